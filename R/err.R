@@ -1,0 +1,65 @@
+# Classed conditions. Every error the package raises on bad input inherits from
+# "epimask_error" (plus a subclass naming the kind of problem), so callers and
+# tests can catch them precisely; statistical trouble is a classed warning.
+
+#' Conditions signalled by epimask
+#'
+#' Errors raised on bad input have class `epimask_error` and a subclass naming
+#' the kind of problem: `epimask_error_type` (wrong type), `epimask_error_value`
+#' (NA, NaN, Inf or out of range), `epimask_error_length` (mismatched lengths or
+#' dimensions), `epimask_error_empty` (no data), `epimask_error_name` (a column
+#' or term that does not exist), `epimask_error_singular` (a design that cannot
+#' be fitted). Warnings about statistical trouble have class `epimask_warning`
+#' and a subclass such as `epimask_warning_convergence`,
+#' `epimask_warning_separation` or `epimask_warning_boundary`.
+#'
+#' @name epimask-conditions
+#' @examples
+#' res <- tryCatch(irls_fit(matrix("a"), 1), epimask_error = function(e) conditionMessage(e))
+#' res
+NULL
+
+epimask_abort <- function(message, class = NULL, arg = NULL, call = NULL) {
+  cnd <- structure(
+    class = c(class, "epimask_error", "error", "condition"),
+    list(message = message, call = call, arg = arg)
+  )
+  stop(cnd)
+}
+
+epimask_warn <- function(message, class = NULL, call = NULL) {
+  cnd <- structure(
+    class = c(class, "epimask_warning", "warning", "condition"),
+    list(message = message, call = call)
+  )
+  warning(cnd)
+}
+
+# Shorthands for the common kinds, so messages stay uniform.
+abort_type <- function(arg, expected, call = NULL) {
+  epimask_abort(sprintf("`%s` must be %s.", arg, expected),
+                "epimask_error_type", arg = arg, call = call)
+}
+
+abort_value <- function(arg, expected, call = NULL) {
+  epimask_abort(sprintf("`%s` must be %s.", arg, expected),
+                "epimask_error_value", arg = arg, call = call)
+}
+
+abort_length <- function(arg, expected, call = NULL) {
+  epimask_abort(sprintf("`%s` must %s.", arg, expected),
+                "epimask_error_length", arg = arg, call = call)
+}
+
+abort_empty <- function(arg, call = NULL) {
+  epimask_abort(sprintf("`%s` must not be empty.", arg),
+                "epimask_error_empty", arg = arg, call = call)
+}
+
+abort_name <- function(arg, missing, where, call = NULL) {
+  epimask_abort(
+    sprintf("`%s` names %s not found in %s: %s.", arg,
+            if (length(missing) == 1L) "a column" else "columns",
+            where, paste0("'", missing, "'", collapse = ", ")),
+    "epimask_error_name", arg = arg, call = call)
+}

@@ -1,0 +1,144 @@
+# Argument checks shared by every exported function. Each check returns the
+# (possibly coerced) value, so callers write `x <- check_numeric_matrix(x)`,
+# and raises a classed epimask error naming the argument otherwise.
+
+arg_name <- function(x) deparse1(x)
+
+check_flag <- function(x, arg = arg_name(substitute(x))) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x))
+    abort_type(arg, "a single TRUE or FALSE")
+  x
+}
+
+check_string <- function(x, arg = arg_name(substitute(x)), allow_null = FALSE) {
+  if (is.null(x) && allow_null) return(x)
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !nzchar(x))
+    abort_type(arg, "a single non-empty character string")
+  x
+}
+
+# match.arg with a classed error; `choices` default taken from the caller's formals.
+check_choice <- function(x, choices, arg = arg_name(substitute(x))) {
+  if (identical(x, choices)) return(choices[[1L]])
+  if (!is.character(x) || length(x) != 1L || is.na(x))
+    abort_type(arg, sprintf("one of %s", paste0('"', choices, '"', collapse = ", ")))
+  hit <- pmatch(x, choices)
+  if (is.na(hit))
+    abort_value(arg, sprintf("one of %s, not \"%s\"",
+                             paste0('"', choices, '"', collapse = ", "), x))
+  choices[[hit]]
+}
+
+check_number <- function(x, arg = arg_name(substitute(x)), lower = -Inf,
+                         upper = Inf, lower_open = FALSE, upper_open = FALSE,
+                         allow_null = FALSE, integer = FALSE) {
+  if (is.null(x) && allow_null) return(x)
+  if (!is.numeric(x) || length(x) != 1L || is.object(x))
+    abort_type(arg, if (integer) "a single whole number" else "a single number")
+  if (is.na(x) || !is.finite(x))
+    abort_value(arg, "a finite number, not NA, NaN or Inf")
+  if (integer && x != round(x))
+    abort_value(arg, "a whole number")
+  too_low <- if (lower_open) x <= lower else x < lower
+  too_high <- if (upper_open) x >= upper else x > upper
+  if (too_low || too_high)
+    abort_value(arg, describe_range(lower, upper, lower_open, upper_open,
+                                    integer))
+  if (integer) as.integer(x) else as.double(x)
+}
+
+check_count <- function(x, arg = arg_name(substitute(x)), lower = 1L,
+                        allow_null = FALSE) {
+  check_number(x, arg, lower = lower, upper = .Machine$integer.max,
+               allow_null = allow_null, integer = TRUE)
+}
+
+describe_range <- function(lower, upper, lower_open, upper_open, integer) {
+  what <- if (integer) "a whole number" else "a number"
+  lo <- if (is.finite(lower)) sprintf("%s %s", if (lower_open) ">" else ">=", format(lower))
+  hi <- if (is.finite(upper) && upper < .Machine$integer.max)
+    sprintf("%s %s", if (upper_open) "<" else "<=", format(upper))
+  paste(c(what, paste(c(lo, hi), collapse = " and ")), collapse = " ")
+}
+
+check_numeric_vector <- function(x, arg = arg_name(substitute(x)), len = NULL,
+                                 finite = TRUE, allow_null = FALSE,
+                                 nonempty = TRUE) {
+  if (is.null(x) && allow_null) return(x)
+  if (is.data.frame(x) || is.list(x) || !(is.numeric(x) || is.logical(x)) ||
+      is.factor(x))
+    abort_type(arg, "a numeric vector")
+  if (nonempty && length(x) == 0L) abort_empty(arg)
+  if (!is.null(len) && length(x) != len)
+    abort_length(arg, sprintf("have length %d, not %d", len, length(x)))
+  if (finite && anyNA(x))
+    abort_value(arg, "free of NA and NaN")
+  if (finite && any(is.infinite(x)))
+    abort_value(arg, "finite (no Inf)")
+  storage.mode(x) <- "double"
+  x
+}
+
+check_numeric_matrix <- function(x, arg = arg_name(substitute(x)), nrow = NULL,
+                                 ncol = NULL, finite = TRUE) {
+  if (is.data.frame(x)) {
+    ok <- vapply(x, function(col) is.numeric(col) || is.logical(col), logical(1))
+    if (!all(ok))
+      abort_type(arg, sprintf("numeric; column(s) %s are not",
+                              paste0("'", names(x)[!ok], "'", collapse = ", ")))
+    x <- as.matrix(x)
+  }
+  if (is.null(dim(x)) && (is.numeric(x) || is.logical(x)) && !is.object(x))
+    x <- matrix(x, ncol = 1L)
+  if (!is.matrix(x) || !(is.numeric(x) || is.logical(x)))
+    abort_type(arg, "a numeric matrix")
+  if (length(x) == 0L) abort_empty(arg)
+  if (!is.null(nrow) && nrow(x) != nrow)
+    abort_length(arg, sprintf("have %d rows, not %d", nrow, nrow(x)))
+  if (!is.null(ncol) && ncol(x) != ncol)
+    abort_length(arg, sprintf("have %d columns, not %d", ncol, ncol(x)))
+  if (finite && anyNA(x)) abort_value(arg, "free of NA and NaN")
+  if (finite && any(is.infinite(x))) abort_value(arg, "finite (no Inf)")
+  storage.mode(x) <- "double"
+  x
+}
+
+check_data <- function(x, arg = arg_name(substitute(x))) {
+  if (!(is.data.frame(x) || is.matrix(x)))
+    abort_type(arg, "a data frame or a matrix")
+  if (NROW(x) == 0L || NCOL(x) == 0L) abort_empty(arg)
+  x
+}
+
+check_columns <- function(cols, data, arg = arg_name(substitute(cols)),
+                          data_arg = "data", allow_null = FALSE) {
+  if (is.null(cols) && allow_null) return(cols)
+  if (!is.character(cols) || length(cols) == 0L || anyNA(cols))
+    abort_type(arg, "a character vector of column names")
+  missing <- setdiff(cols, colnames(data))
+  if (length(missing)) abort_name(arg, missing, sprintf("`%s`", data_arg))
+  cols
+}
+
+check_function <- function(x, arg = arg_name(substitute(x)), allow_null = FALSE) {
+  if (is.null(x) && allow_null) return(x)
+  if (!is.function(x)) abort_type(arg, "a function")
+  x
+}
+
+check_formula <- function(x, arg = arg_name(substitute(x))) {
+  if (!inherits(x, "formula")) abort_type(arg, "a formula such as y ~ x")
+  x
+}
+
+# Resolve a family given as a family object, a family function or its name.
+check_family <- function(family, arg = "family") {
+  if (is.character(family) && length(family) == 1L) {
+    fam_fun <- get0(family, envir = asNamespace("stats"), mode = "function")
+    if (is.null(fam_fun)) abort_value(arg, sprintf("a known family, not \"%s\"", family))
+    family <- fam_fun()
+  }
+  if (is.function(family)) family <- family()
+  if (!inherits(family, "family")) abort_type(arg, "a family object such as binomial()")
+  family
+}

@@ -1,0 +1,4 @@
+#' @useDynLib epimask, .registration = TRUE
+#' @importFrom stats binomial gaussian poisson Gamma quasibinomial quasipoisson
+#' @keywords internal
+"_PACKAGE"

@@ -1,0 +1,110 @@
+#include <stdlib.h>
+#include <stdint.h>
+#include "freq.h"
+
+/* Open addressing with linear probing over row indices; the table holds the
+ * index of the first row of each distinct key (or -1), so memory is O(n). */
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t row_hash(const int *codes, size_t n, int k, size_t row)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int j = 0; j < k; j++)
+        h = mix64(h ^ (uint64_t)(uint32_t) codes[row + (size_t) j * n]) + (uint64_t) j;
+    return h;
+}
+
+static int rows_equal(const int *a, size_t na, size_t ra,
+                      const int *b, size_t nb, size_t rb, int k)
+{
+    for (int j = 0; j < k; j++)
+        if (a[ra + (size_t) j * na] != b[rb + (size_t) j * nb]) return 0;
+    return 1;
+}
+
+static size_t table_capacity(size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    return cap;
+}
+
+/* Slot holding a row equal to `row` of `keys`, or the empty slot where it
+ * belongs. `slot_row` maps slots to rows of `table_keys`. */
+static size_t probe(const ptrdiff_t *slot_row, size_t mask,
+                    const int *table_keys, size_t table_n,
+                    const int *keys, size_t n, size_t row, int k)
+{
+    size_t s = (size_t) row_hash(keys, n, k, row) & mask;
+    while (slot_row[s] >= 0 &&
+           !rows_equal(table_keys, table_n, (size_t) slot_row[s], keys, n, row, k))
+        s = (s + 1) & mask;
+    return s;
+}
+
+int freq_group(const int *codes, size_t n, int k, int *group, int *size)
+{
+    size_t cap = table_capacity(n), mask = cap - 1;
+    ptrdiff_t *slot_row = malloc(cap * sizeof(ptrdiff_t));
+    int *slot_group = malloc(cap * sizeof(int));
+    if (!slot_row || !slot_group) {
+        free(slot_row);
+        free(slot_group);
+        return -1;
+    }
+    for (size_t s = 0; s < cap; s++) slot_row[s] = -1;
+
+    int n_groups = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t s = probe(slot_row, mask, codes, n, codes, n, i, k);
+        if (slot_row[s] < 0) {
+            slot_row[s] = (ptrdiff_t) i;
+            slot_group[s] = n_groups;
+            size[n_groups] = 0;
+            n_groups++;
+        }
+        group[i] = slot_group[s];
+        size[group[i]]++;
+    }
+    free(slot_row);
+    free(slot_group);
+    return n_groups;
+}
+
+int freq_match_count(const int *ref, size_t nref, const int *qry, size_t nqry,
+                     int k, int *count)
+{
+    size_t cap = table_capacity(nref), mask = cap - 1;
+    ptrdiff_t *slot_row = malloc(cap * sizeof(ptrdiff_t));
+    int *slot_count = malloc(cap * sizeof(int));
+    if (!slot_row || !slot_count) {
+        free(slot_row);
+        free(slot_count);
+        return -1;
+    }
+    for (size_t s = 0; s < cap; s++) {
+        slot_row[s] = -1;
+        slot_count[s] = 0;
+    }
+    for (size_t i = 0; i < nref; i++) {
+        size_t s = probe(slot_row, mask, ref, nref, ref, nref, i, k);
+        if (slot_row[s] < 0) slot_row[s] = (ptrdiff_t) i;
+        slot_count[s]++;
+    }
+    for (size_t i = 0; i < nqry; i++) {
+        size_t s = probe(slot_row, mask, ref, nref, qry, nqry, i, k);
+        count[i] = slot_row[s] < 0 ? 0 : slot_count[s];
+    }
+    free(slot_row);
+    free(slot_count);
+    return 0;
+}

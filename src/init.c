@@ -1,0 +1,21 @@
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/Rdynload.h>
+#include <R_ext/Visibility.h>
+#include "r_epimask.h"
+
+#define CALLDEF(name, n) {"C_" #name, (DL_FUNC) &r_##name, n}
+
+static const R_CallMethodDef call_methods[] = {
+    /* freq */
+    CALLDEF(freq_group, 1),
+    CALLDEF(freq_match, 2),
+    {NULL, NULL, 0}
+};
+
+void attribute_visible R_init_epimask(DllInfo *dll)
+{
+    R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+    R_useDynamicSymbols(dll, FALSE);
+    R_forceSymbols(dll, TRUE);
+}

@@ -1,0 +1,12 @@
+#ifndef EPIMASK_R_H
+#define EPIMASK_R_H
+
+#include <Rinternals.h>
+
+/* .Call entry points, one block per concern; each is registered in init.c. */
+
+/* r_freq.c */
+SEXP r_freq_group(SEXP codes);
+SEXP r_freq_match(SEXP ref, SEXP qry);
+
+#endif

@@ -1,0 +1,4 @@
+library(testthat)
+library(epimask)
+
+test_check("epimask")

@@ -1,0 +1,43 @@
+# The hashed counts are checked against table()/paste() in plain R.
+
+brute_groups <- function(df, keys) {
+  key <- do.call(paste, c(lapply(df[keys], function(x) ifelse(is.na(x), "<NA>", as.character(x))), sep = "\r"))
+  first <- match(key, unique(key))
+  list(group = first, size = as.vector(table(factor(key, levels = unique(key)))))
+}
+
+test_that("key_groups equals a paste/table count, NA being a category", {
+  set.seed(1)
+  df <- data.frame(a = sample(c(1:5, NA), 500, TRUE),
+                   b = sample(c("x", "y", NA), 500, TRUE),
+                   d = as.Date("2000-01-01") + sample(0:3, 500, TRUE),
+                   f = factor(sample(c("m", "f"), 500, TRUE)))
+  keys <- c("a", "b", "d", "f")
+  got <- epimask:::key_groups(df, keys)
+  want <- brute_groups(df, keys)
+  expect_identical(got$group, want$group)
+  expect_identical(got$size, want$size)
+})
+
+test_that("key_match_count equals a double loop", {
+  set.seed(2)
+  src <- data.frame(x = round(runif(3000), 2), s = sample(c("a", "b"), 3000, TRUE))
+  rel <- data.frame(x = c(src$x[1:40], 2, NA), s = c(src$s[1:40], "a", "b"))
+  got <- epimask:::key_match_count(rel, src, c("x", "s"))
+  want <- vapply(seq_len(nrow(rel)), function(i)
+    sum(src$x == rel$x[i] & src$s == rel$s[i], na.rm = TRUE), numeric(1))
+  expect_equal(got, as.integer(want))
+  expect_identical(got[41:42], c(0L, 0L))
+})
+
+test_that("factor keys match by label across data sets with different levels", {
+  a <- data.frame(k = factor(c("u", "v"), levels = c("v", "u")))
+  b <- data.frame(k = factor(c("u", "u", "w")))
+  expect_identical(epimask:::key_match_count(a, b, "k"), c(2L, 0L))
+})
+
+test_that("one-row and empty reference data are handled", {
+  a <- data.frame(k = 1)
+  expect_identical(epimask:::key_groups(a, "k")$size, 1L)
+  expect_identical(epimask:::key_match_count(a, a[0, , drop = FALSE], "k"), 0L)
+})
