@@ -5,11 +5,14 @@
 set -euo pipefail
 
 r_pkgs="roxygen2 knitr rmarkdown ggplot2 future future.apply progressr data.table tibble sf testthat"
-sys_tools="pandoc qpdf tidy"
+# command:Debian packages providing it (pdflatex builds the PDF manual).
+sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended"
 
 missing_r=$(Rscript --vanilla -e "p <- strsplit('$r_pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)])")
 missing_sys=""
-for t in $sys_tools; do command -v "$t" >/dev/null 2>&1 || missing_sys="$missing_sys $t"; done
+for pair in $sys_tools; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || missing_sys="$missing_sys $(echo "${pair#*:}" | tr , ' ')"
+done
 
 if [ -z "$missing_r" ] && [ -z "$missing_sys" ]; then
   echo "install-deps: everything is installed"
@@ -34,6 +37,6 @@ if [ -n "$still" ]; then
   lib=$(Rscript --vanilla -e 'cat(.libPaths()[1])')
   Rscript --vanilla -e "install.packages(strsplit('$still', ' ')[[1]], lib = '$lib', repos = 'https://cloud.r-project.org', Ncpus = 2)"
 fi
-for t in pandoc qpdf; do
+for t in pandoc qpdf pdflatex; do
   command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t not found; vignettes or PDF checks may be skipped"
 done
