@@ -66,7 +66,6 @@ test_that("a seed reproduces the data and leaves the global RNG state alone", {
   expect_identical(a$s2, s2)
 
   # a session without .Random.seed stays without one
-  had <- exists(".Random.seed", envir = globalenv())
   saved <- get(".Random.seed", envir = globalenv())
   rm(".Random.seed", envir = globalenv())
   simulate_zdl(1, n = 5, seed = 1)
