@@ -305,6 +305,13 @@ err_signal <- function(eng, dose) {
                                 "standard error is not meaningful."),
                          dose, if (eng$boundary_side < 0) "lower" else "upper"),
                  "epimask_warning_boundary")
+  md <- eng$model_data
+  use <- md$w > 0 & md$m > 0 & is.finite(eng$linear.predictors)
+  tiny <- 10 * .Machine$double.eps
+  p <- eng$fitted.values[use]
+  if (any(p < tiny | p > 1 - tiny))
+    epimask_warn("Fitted probabilities numerically 0 or 1 occurred (separation).",
+                 "epimask_warning_separation")
   if (!eng$converged)
     epimask_warn(sprintf("The ERR fit did not converge in %d iterations.", eng$iter),
                  "epimask_warning_convergence")
@@ -350,8 +357,10 @@ err_loglik <- function(p, y, m, w) {
 
 # ---- profile-likelihood interval -----------------------------------------
 
-# Profile deviance D(beta) (minimised over gamma), warm-started from the last
-# fit; returns Inf where some case would have odds 0.
+# Profile deviance D(beta) (minimised over gamma) and its slope, warm-started
+# from the last fit. By the envelope theorem dD/dbeta = -2 U_beta at the
+# constrained optimum, so the slope comes free with the fit. D is Inf where
+# some case would have odds 0.
 err_profiler <- function(eng) {
   md <- eng$model_data
   p <- ncol(md$z)
@@ -360,15 +369,16 @@ err_profiler <- function(eng) {
     f <- err_call_fit(md$z, md$d, md$y, md$m, md$w, md$offset, c(last_gamma, beta),
                       TRUE, eng$ctl)
     if (f$status == 1L) err_abort_singular()
-    if (is.finite(f$deviance)) last_gamma <<- f$coefficients[seq_len(p)]
-    f$deviance
+    if (!is.finite(f$deviance)) return(list(dev = Inf, slope = NA_real_))
+    last_gamma <<- f$coefficients[seq_len(p)]
+    list(dev = f$deviance, slope = -2 * f$score[[p + 1L]])
   }
 }
 
 err_profile_ci <- function(eng, level) {
   q <- stats::qchisq(level, 1)
-  beta_hat <- eng$coefficients[length(eng$coefficients)]
-  se <- eng$se[length(eng$se)]
+  beta_hat <- eng$coefficients[[length(eng$coefficients)]]
+  se <- eng$se[[length(eng$se)]]
   step <- if (is.finite(se) && se > 0) se else 0.1 * max(abs(beta_hat), 1)
   lower <- err_profile_end(eng, -1, beta_hat, step, q)
   upper <- err_profile_end(eng, +1, beta_hat, step, q)
@@ -377,45 +387,51 @@ err_profile_ci <- function(eng, level) {
        limits = eng$limits, level = level, threshold = q)
 }
 
-# One end of the interval, walking from beta_hat in direction `side` with
-# doubling steps until the profile deviance rises by q, then uniroot.
+# One end of the interval: the root of excess(b) = D(b) - D(beta_hat) - q on
+# the `side` of beta_hat, by Newton steps on the profile deviance, safeguarded
+# by bisection once the root is bracketed and by step doubling before. The end
+# is open when the admissible limit is reached (or the profile levels off
+# towards an infinite limit) with excess still <= 0.
 err_profile_end <- function(eng, side, beta_hat, step, q) {
   profile <- err_profiler(eng)
-  dev_hat <- eng$deviance
-  excess <- function(b) profile(b) - dev_hat - q
   limit <- eng$limits[[if (side < 0) "lower" else "upper"]]
-  if (beta_hat == limit) return(list(end = limit, open = TRUE))
-  b_in <- beta_hat
-  f_in <- -q
-  for (k in 0:60) {
-    b <- beta_hat + side * step * 2^k
-    at_limit <- side * (b - limit) >= 0
-    if (at_limit) b <- limit
-    f <- excess(b)
-    if (!is.finite(f) || f > 0) break
-    if (at_limit) return(list(end = limit, open = TRUE))
-    # towards an infinite limit the profile may level off below q
-    flat <- k >= 5 && abs(f - f_in) < 1e-7 * (abs(dev_hat) + 1) && f < -1e-3
-    b_in <- b
-    f_in <- f
-    if (flat) return(list(end = limit, open = TRUE))
-  }
-  if (is.finite(f) && f <= 0) return(list(end = limit, open = TRUE))
-  # a case at odds 0 makes the limit itself infinite: close in on it
-  while (!is.finite(f)) {
-    mid <- (b_in + b) / 2
-    fm <- excess(mid)
-    if (!is.finite(fm) || fm > 0) {
-      b <- mid; f <- fm
+  open_end <- list(end = limit, open = TRUE)
+  if (beta_hat == limit) return(open_end)
+  beyond <- function(b) side * (b - limit) >= 0
+  inner <- beta_hat                      # last point with excess <= 0
+  outer <- NA_real_                      # first point with excess > 0
+  x <- beta_hat + side * sqrt(q) * step  # the Wald guess
+  f_prev <- -q
+  for (iter in 1:200) {
+    if (beyond(x)) x <- limit
+    ev <- profile(x)
+    f <- ev$dev - eng$deviance - q
+    if (is.finite(f) && abs(f) < 1e-9) return(list(end = x, open = FALSE))
+    if (!is.finite(f) || f > 0) {
+      outer <- x
     } else {
-      b_in <- mid; f_in <- fm
+      if (x == limit) return(open_end)
+      flat <- !is.finite(limit) && abs(x - beta_hat) > 32 * step &&
+        abs(f - f_prev) < 1e-7 * (abs(eng$deviance) + 1) && f < -1e-3
+      if (flat || abs(x - beta_hat) > 1e15 * step) return(open_end)
+      inner <- x
+      f_prev <- f
+    }
+    if (!is.na(outer) && abs(outer - inner) <= 1e-12 * (abs(inner) + step))
+      return(list(end = if (is.finite(f) && f > 0) inner else x, open = FALSE))
+    newton <- if (is.finite(f) && is.finite(ev$slope) && side * ev$slope > 0)
+      x - f / ev$slope else NA_real_
+    if (is.na(outer)) {
+      # still looking for a bracket: Newton, but at most 4 times as far out
+      far <- inner + side * 4 * max(abs(inner - beta_hat), step)
+      x <- if (is.na(newton) || side * (newton - far) > 0) far else newton
+      if (side * (x - inner) <= 0) x <- far
+    } else {
+      inside <- !is.na(newton) && (newton - inner) * (newton - outer) < 0
+      x <- if (inside) newton else (inner + outer) / 2
     }
   }
-  root <- stats::uniroot(excess, sort(c(b_in, b)),
-                         f.lower = if (b_in < b) f_in else f,
-                         f.upper = if (b_in < b) f else f_in,
-                         tol = 1e-10 * max(abs(b - b_in), 1e-8), maxiter = 200)
-  list(end = root$root, open = FALSE)
+  list(end = (inner + outer) / 2, open = FALSE)
 }
 
 # ---- fast entry point for replicated fits --------------------------------

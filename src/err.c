@@ -21,21 +21,6 @@
 /* Below this 1 + beta d the fit checks whether the optimum is the limit itself. */
 #define U_BOUNDARY 1e-8
 
-static double log1pexp(double x)
-{
-    if (x <= -37.0) return exp(x);
-    if (x <= 18.0) return log1p(exp(x));
-    if (x <= 33.3) return x + exp(-x);
-    return x;
-}
-
-static double expit(double x)
-{
-    if (x >= 0) return 1.0 / (1.0 + exp(-x));
-    double e = exp(x);
-    return e / (1.0 + e);
-}
-
 static int informative(const err_data *dat, size_t i)
 {
     return dat->w[i] > 0 && dat->m[i] > 0;
@@ -75,11 +60,31 @@ void err_beta_range(const err_data *dat, double *lo, double *hi)
 }
 
 /* Deviance contribution of one record given eta (u > 0). */
-static double record_deviance(double y, double m, double w, double eta)
+/* The pieces of expit(eta) from one exponential: e = exp(-|eta|),
+ * log(1 + exp(eta)) = max(eta, 0) + log1p(e), and p, 1 - p. */
+typedef struct { double p, omp, log1pexp_pos, log1pexp_neg; } err_logit;
+
+static err_logit logit_parts(double eta)
+{
+    err_logit r;
+    double e = exp(-fabs(eta)), l = log1p(e);
+    if (eta >= 0) {
+        r.p = 1.0 / (1.0 + e); r.omp = e / (1.0 + e);
+        r.log1pexp_pos = eta + l; r.log1pexp_neg = l;
+    } else {
+        r.p = e / (1.0 + e); r.omp = 1.0 / (1.0 + e);
+        r.log1pexp_pos = l; r.log1pexp_neg = -eta + l;
+    }
+    return r;
+}
+
+/* Deviance contribution of one record (u > 0); -log p = log(1 + e^-eta),
+ * -log(1 - p) = log(1 + e^eta). The saturated terms vanish for y = 0 or m. */
+static double record_deviance(double y, double m, double w, const err_logit *lg)
 {
     double dev = 0;
-    if (y > 0) dev += y * (log(y / m) + log1pexp(-eta));
-    if (m - y > 0) dev += (m - y) * (log((m - y) / m) + log1pexp(eta));
+    if (y > 0) dev += y * ((y < m ? log(y / m) : 0.0) + lg->log1pexp_neg);
+    if (m - y > 0) dev += (m - y) * ((y > 0 ? log((m - y) / m) : 0.0) + lg->log1pexp_pos);
     return 2.0 * w * dev;
 }
 
@@ -89,7 +94,8 @@ static double deviance_given_zg(const err_data *dat, const double *zg,
     double dev = 0;
     for (size_t i = 0; i < dat->n; i++) {
         double u = odds_factor(beta, dat->d[i]);
-        double eta = u > 0 ? zg[i] + log1p(beta * dat->d[i]) : -INFINITY;
+        double eta = u > 0 ? zg[i] + (dat->d[i] == 0 ? 0.0 : log1p(beta * dat->d[i]))
+                           : -INFINITY;
         if (eta_out) eta_out[i] = eta;
         if (!informative(dat, i)) continue;
         if (u < 0) return INFINITY;
@@ -98,7 +104,8 @@ static double deviance_given_zg(const err_data *dat, const double *zg,
             if (dat->y[i] > 0) return INFINITY;
             continue;
         }
-        dev += record_deviance(dat->y[i], dat->m[i], dat->w[i], eta);
+        err_logit lg = logit_parts(eta);
+        dev += record_deviance(dat->y[i], dat->m[i], dat->w[i], &lg);
     }
     return dev;
 }
@@ -138,11 +145,13 @@ double err_derivatives(const err_data *dat, const double *gamma, double beta,
             vgb = w * m * q * d;
             vbb = -w * m * (d * q) * (d * q);
         } else {
-            double eta = zg[i] + log1p(beta * d);
-            double p_i = expit(eta), omp = expit(-eta);
-            double q = exp(zg[i] - log1pexp(eta));
+            double eta = zg[i] + (d == 0 ? 0.0 : log1p(beta * d));
+            err_logit lg = logit_parts(eta);
+            double p_i = lg.p, omp = lg.omp;
+            /* q = p / u; from logs only where p itself would underflow */
+            double q = eta > -700 ? p_i / u : exp(zg[i] - lg.log1pexp_pos);
             double a = d / u;
-            dev += record_deviance(y, m, w, eta);
+            dev += record_deviance(y, m, w, &lg);
             wr = w * (y - m * p_i);
             score[p] += w * (y > 0 ? y * a : 0.0) - w * m * d * q;
             vgg = w * m * p_i * omp;
@@ -201,25 +210,42 @@ static int chol_solve(int k, const double *A, const double *b, double *x, double
 }
 
 typedef struct {
-    double *zg, *score, *info, *L, *step, *trial;
+    double *zg, *score, *info, *score_t, *info_t, *L, *step, *trial;
 } err_work;
 
 static int work_alloc(err_work *wk, size_t n, int P)
 {
-    size_t nn = n > 0 ? n : 1;
+    size_t nn = n > 0 ? n : 1, PP = (size_t) P * P;
     wk->zg = (double *) malloc(nn * sizeof(double));
     wk->score = (double *) malloc((size_t) P * sizeof(double));
-    wk->info = (double *) malloc((size_t) P * P * sizeof(double));
-    wk->L = (double *) malloc((size_t) P * P * sizeof(double));
+    wk->info = (double *) malloc(PP * sizeof(double));
+    wk->score_t = (double *) malloc((size_t) P * sizeof(double));
+    wk->info_t = (double *) malloc(PP * sizeof(double));
+    wk->L = (double *) malloc(PP * sizeof(double));
     wk->step = (double *) malloc((size_t) P * sizeof(double));
     wk->trial = (double *) malloc((size_t) P * sizeof(double));
-    return wk->zg && wk->score && wk->info && wk->L && wk->step && wk->trial;
+    return wk->zg && wk->score && wk->info && wk->score_t && wk->info_t &&
+        wk->L && wk->step && wk->trial;
 }
 
 static void work_free(err_work *wk)
 {
-    free(wk->zg); free(wk->score); free(wk->info);
-    free(wk->L); free(wk->step); free(wk->trial);
+    free(wk->zg); free(wk->score); free(wk->info); free(wk->score_t);
+    free(wk->info_t); free(wk->L); free(wk->step); free(wk->trial);
+}
+
+/* The trial point was accepted: its derivatives become the current ones. */
+static void work_accept_trial(err_work *wk)
+{
+    double *s = wk->score, *i = wk->info;
+    wk->score = wk->score_t; wk->info = wk->info_t;
+    wk->score_t = s; wk->info_t = i;
+}
+
+static void copy_out(const err_work *wk, int P, double *score, double *info)
+{
+    if (score) memcpy(score, wk->score, (size_t) P * sizeof(double));
+    if (info) memcpy(info, wk->info, (size_t) P * P * sizeof(double));
 }
 
 static double accept_slack(double dev)
@@ -227,17 +253,22 @@ static double accept_slack(double dev)
     return 1e-13 * (fabs(dev) + 1.0);
 }
 
+static void result_init(err_result *res)
+{
+    res->iter = 0; res->converged = 0; res->boundary = 0; res->status = ERR_OK;
+    res->deviance = NAN;
+}
+
 void err_fit_gamma(const err_data *dat, double *gamma, double beta,
-                   const err_control *ctl, err_result *res)
+                   const err_control *ctl, err_result *res,
+                   double *score, double *info)
 {
     int p = dat->p, P = p + 1;
     err_work wk;
-    res->iter = 0; res->converged = 0; res->boundary = 0; res->status = ERR_OK;
-    res->deviance = NAN;
-    if (!work_alloc(&wk, dat->n, P)) { work_free(&wk); res->status = ERR_NOMEM; return; }
+    result_init(res);
     double *gscore = (double *) malloc((size_t) P * sizeof(double));
     double *ginfo = (double *) malloc((size_t) P * P * sizeof(double));
-    if (!gscore || !ginfo) {
+    if (!work_alloc(&wk, dat->n, P) || !gscore || !ginfo) {
         free(gscore); free(ginfo); work_free(&wk); res->status = ERR_NOMEM; return;
     }
     double dev = err_derivatives(dat, gamma, beta, 0, wk.score, wk.info, wk.zg);
@@ -256,8 +287,7 @@ void err_fit_gamma(const err_data *dat, double *gamma, double beta,
         int h;
         for (h = 0; h <= ctl->max_halving; h++, t *= 0.5) {
             for (int j = 0; j < p; j++) wk.trial[j] = gamma[j] + t * wk.step[j];
-            linear_part(dat, wk.trial, wk.zg);
-            dev_new = deviance_given_zg(dat, wk.zg, beta, NULL);
+            dev_new = err_derivatives(dat, wk.trial, beta, 0, wk.score_t, wk.info_t, wk.zg);
             if (isfinite(dev_new) && dev_new <= dev + accept_slack(dev)) break;
         }
         if (h > ctl->max_halving) {
@@ -268,14 +298,16 @@ void err_fit_gamma(const err_data *dat, double *gamma, double beta,
             break;
         }
         memcpy(gamma, wk.trial, (size_t) p * sizeof(double));
+        work_accept_trial(&wk);
         double dev_old = dev;
-        dev = err_derivatives(dat, gamma, beta, 0, wk.score, wk.info, wk.zg);
+        dev = dev_new;
         res->deviance = dev;
         if (h == 0 && fabs(dev_old - dev) < ctl->eps * (fabs(dev) + 0.1)) {
             res->converged = 1;
             break;
         }
     }
+    copy_out(&wk, P, score, info);
     free(gscore); free(ginfo);
     work_free(&wk);
 }
@@ -313,27 +345,26 @@ static double step_to_boundary(const err_data *dat, double beta, double sb)
 
 /* Is the constrained maximum at the admissible limit on `side`? It is when the
  * profile over gamma at the limit is finite, no worse than the current
- * deviance, and the likelihood still rises outwards there. */
+ * deviance, and the likelihood still rises outwards there. On acceptance the
+ * estimate and wk's score and information move to the limit; otherwise wk is
+ * left untouched. */
 static int try_limit(const err_data *dat, const err_control *ctl, int side,
                      double limit, double dev, double *gamma, double *beta,
                      err_work *wk, err_result *res)
 {
-    int p = dat->p;
-    double *gb = (double *) malloc((size_t) (p > 0 ? p : 1) * sizeof(double));
+    int p = dat->p, P = p + 1;
+    double *gb = (double *) malloc((size_t) P * sizeof(double));
     if (!gb) return 0;
     memcpy(gb, gamma, (size_t) p * sizeof(double));
     err_result r;
-    err_fit_gamma(dat, gb, limit, ctl, &r);
-    int accept = 0;
-    if (r.status == ERR_OK && isfinite(r.deviance) &&
-        r.deviance <= dev + 1e-8 * (fabs(dev) + 0.1)) {
-        err_derivatives(dat, gb, limit, 0, wk->score, wk->info, wk->zg);
-        double sbeta = wk->score[p];
-        accept = side < 0 ? sbeta <= 0 : sbeta >= 0;
-    }
+    err_fit_gamma(dat, gb, limit, ctl, &r, wk->score_t, wk->info_t);
+    int accept = r.status == ERR_OK && isfinite(r.deviance) &&
+        r.deviance <= dev + 1e-8 * (fabs(dev) + 0.1) &&
+        (side < 0 ? wk->score_t[p] <= 0 : wk->score_t[p] >= 0);
     if (accept) {
         memcpy(gamma, gb, (size_t) p * sizeof(double));
         *beta = limit;
+        work_accept_trial(wk);
         res->deviance = r.deviance;
         res->converged = r.converged;
         res->boundary = side;
@@ -343,18 +374,19 @@ static int try_limit(const err_data *dat, const err_control *ctl, int side,
 }
 
 void err_fit_joint(const err_data *dat, double *gamma, double *beta,
-                   const err_control *ctl, err_result *res)
+                   const err_control *ctl, err_result *res,
+                   double *score, double *info)
 {
     int p = dat->p, P = p + 1;
     err_work wk;
-    res->iter = 0; res->converged = 0; res->boundary = 0; res->status = ERR_OK;
-    res->deviance = NAN;
+    result_init(res);
     if (!work_alloc(&wk, dat->n, P)) { work_free(&wk); res->status = ERR_NOMEM; return; }
     double lo, hi;
     err_beta_range(dat, &lo, &hi);
     double dev = err_derivatives(dat, gamma, *beta, 0, wk.score, wk.info, wk.zg);
     res->deviance = dev;
     if (!isfinite(dev)) res->status = ERR_INFEASIBLE;
+    int info_observed = 1;
     for (int iter = 1; res->status == ERR_OK && iter <= ctl->maxit; iter++) {
         res->iter = iter;
         int newton = 1;
@@ -362,6 +394,7 @@ void err_fit_joint(const err_data *dat, double *gamma, double *beta,
             /* away from the optimum the observed information may be indefinite:
              * take a Fisher-scoring step instead */
             newton = 0;
+            info_observed = 0;
             err_derivatives(dat, gamma, *beta, 1, wk.score, wk.info, wk.zg);
             if (chol_solve(P, wk.info, wk.score, wk.step, wk.L)) {
                 res->status = ERR_SINGULAR;
@@ -374,7 +407,8 @@ void err_fit_joint(const err_data *dat, double *gamma, double *beta,
         for (h = 0; h <= ctl->max_halving; h++, t *= 0.5) {
             for (int j = 0; j < P; j++)
                 wk.trial[j] = (j < p ? gamma[j] : *beta) + t * wk.step[j];
-            dev_new = err_deviance(dat, wk.trial, wk.trial[p], NULL);
+            dev_new = err_derivatives(dat, wk.trial, wk.trial[p], 0, wk.score_t,
+                                      wk.info_t, wk.zg);
             if (isfinite(dev_new) && dev_new <= dev + accept_slack(dev)) break;
         }
         if (h > ctl->max_halving) {
@@ -385,8 +419,10 @@ void err_fit_joint(const err_data *dat, double *gamma, double *beta,
         }
         memcpy(gamma, wk.trial, (size_t) p * sizeof(double));
         *beta = wk.trial[p];
+        work_accept_trial(&wk);
+        info_observed = 1;
         double dev_old = dev;
-        dev = err_derivatives(dat, gamma, *beta, 0, wk.score, wk.info, wk.zg);
+        dev = dev_new;
         res->deviance = dev;
         if (newton && h == 0 && t0 == 1 &&
             fabs(dev_old - dev) < ctl->eps * (fabs(dev) + 0.1)) {
@@ -400,5 +436,8 @@ void err_fit_joint(const err_data *dat, double *gamma, double *beta,
             if (try_limit(dat, ctl, side, limit, dev, gamma, beta, &wk, res)) break;
         }
     }
+    if (!info_observed && (score || info))
+        err_derivatives(dat, gamma, *beta, 0, wk.score, wk.info, wk.zg);
+    copy_out(&wk, P, score, info);
     work_free(&wk);
 }

@@ -67,13 +67,16 @@ double err_derivatives(const err_data *dat, const double *gamma, double beta,
  * fall by more than 90% in one step. When beta runs to an admissible limit
  * and the likelihood still rises there, the fit stops at the limit with
  * res->boundary set. gamma (p) and beta hold the start on entry and the
- * estimate on exit. */
+ * estimate on exit. score (p + 1) and info ((p + 1)^2), unless NULL, receive
+ * the score and observed information at the estimate. */
 void err_fit_joint(const err_data *dat, double *gamma, double *beta,
-                   const err_control *ctl, err_result *res);
+                   const err_control *ctl, err_result *res,
+                   double *score, double *info);
 
 /* Maximise over gamma with beta held fixed (a logistic regression with offset
  * log(1 + beta d)); gamma holds the (warm) start on entry. */
 void err_fit_gamma(const err_data *dat, double *gamma, double beta,
-                   const err_control *ctl, err_result *res);
+                   const err_control *ctl, err_result *res,
+                   double *score, double *info);
 
 #endif

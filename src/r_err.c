@@ -84,16 +84,18 @@ SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
     double *th = REAL(theta);
     for (int j = 0; j < P; j++) th[j] = REAL(start)[j];
     err_result res;
-    if (asLogical(fixed) == TRUE)
-        err_fit_gamma(&dat, th, th[p], &ctl, &res);
-    else
-        err_fit_joint(&dat, th, th + p, &ctl, &res);
-    if (res.status == ERR_NOMEM) error("not enough memory to fit %zu records", dat.n);
-
     SEXP score = PROTECT(allocVector(REALSXP, P));
     SEXP info = PROTECT(allocMatrix(REALSXP, P, P));
-    double *zg = (double *) R_alloc(dat.n > 0 ? dat.n : 1, sizeof(double));
-    err_derivatives(&dat, th, th[p], 0, REAL(score), REAL(info), zg);
+    if (asLogical(fixed) == TRUE)
+        err_fit_gamma(&dat, th, th[p], &ctl, &res, REAL(score), REAL(info));
+    else
+        err_fit_joint(&dat, th, th + p, &ctl, &res, REAL(score), REAL(info));
+    if (res.status == ERR_NOMEM) error("not enough memory to fit %zu records", dat.n);
+    if (res.status == ERR_INFEASIBLE || res.status == ERR_SINGULAR) {
+        /* the derivatives are not defined there */
+        for (int j = 0; j < P; j++) REAL(score)[j] = NA_REAL;
+        for (int j = 0; j < P * P; j++) REAL(info)[j] = NA_REAL;
+    }
 
     const char *names[] = {"coefficients", "deviance", "iter", "converged",
                            "boundary", "status", "score", "info"};

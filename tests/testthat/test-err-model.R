@@ -97,9 +97,10 @@ test_that("profile interval ends sit where the glm profile deviance rises by 3.8
   expect_lt(ci$lower, beta_hat)
   expect_gt(ci$upper, beta_hat)
   # the profile minimum is the joint estimate
-  best <- optimize(err_ref_profile, c(ci$lower, ci$upper), formula = case ~ sex + age,
-                   data = cohort, dose = "dose", tol = 1e-9)
-  expect_equal(best$minimum, beta_hat, tolerance = 1e-6)
+  prof <- vapply(beta_hat + c(-1e-3, 0, 1e-3), err_ref_profile, numeric(1),
+                 formula = case ~ sex + age, data = cohort, dose = "dose")
+  expect_equal(prof[2], deviance(fit), tolerance = 1e-11)
+  expect_true(all(prof[c(1, 3)] > prof[2]))
   ci_tab <- confint(fit)
   expect_equal(unname(ci_tab["dose", ]), c(ci$lower, ci$upper))
   wald <- coef(fit)[1:3] + outer(fit$se[1:3], qnorm(c(0.025, 0.975)))
@@ -337,6 +338,13 @@ test_that("negative doses are allowed with the constraint on both sides", {
     rise <- err_ref_profile(end, case ~ sex + age, x, "dose_c") - deviance(fit)
     expect_lt(abs(rise - qchisq(0.95, 1)), 1e-4)
   }
+})
+
+test_that("separation in the log-linear part is a classed warning", {
+  x <- cohort[1:1000, ]
+  x$score <- (2 * x$case - 1) * runif(nrow(x), 0.1, 1)  # separates cases completely
+  expect_warning(fit_err(case ~ score, x, dose = "dose"),
+                 class = "epimask_warning_separation")
 })
 
 test_that("non-convergence is a classed warning", {
