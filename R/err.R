@@ -68,6 +68,7 @@
 #' fit
 #' summary(fit)
 #' confint(fit)
+#' @importFrom stats coef vcov confint logLik deviance nobs predict
 #' @export
 fit_err <- function(formula, data, dose, weights = NULL, level = 0.95,
                     control = list()) {
