@@ -144,6 +144,26 @@ test_that("an ERR at the lower admissible limit is flagged with a classed warnin
   expect_lt(abs(rise - qchisq(0.95, 1)), 1e-4)
   expect_output(print(summary(fit)), "lower end not reached")
   expect_output(print(summary(fit)), "admissible limit")
+  # the mirror image: negative doses, the ERR at the upper limit +1/3
+  x$neg_dose <- -x$dose
+  expect_warning(mirror <- fit_err(case ~ sex, x, dose = "neg_dose"),
+                 class = "epimask_warning_boundary")
+  expect_equal(coef(mirror)[["neg_dose"]], 1 / 3)
+  expect_equal(unname(coef(mirror)[1:2]), unname(coef(fit)[1:2]), tolerance = 1e-8)
+  expect_true(mirror$profile_ci$open[["upper"]])
+  expect_equal(mirror$profile_ci$lower, -ci$upper, tolerance = 1e-8)
+})
+
+test_that("a common outcome (probabilities near 1) is fitted as accurately", {
+  x <- cohort[1:1500, ]
+  set.seed(7)
+  odds <- exp(3 + 0.5 * x$sex + 0.02 * x$age) * (1 + 0.4 * x$dose)
+  x$case <- rbinom(nrow(x), 1, odds / (1 + odds))
+  fit <- fit_err(case ~ sex + age, x, dose = "dose")
+  z <- model.matrix(~ sex + age, x)
+  ref <- err_ref_newton(c(coef(glm(case ~ sex + age, binomial, x)), 0.2), z, x$dose, x$case)
+  expect_equal(unname(coef(fit)), unname(ref), tolerance = 1e-8)
+  expect_equal(deviance(fit), 2 * err_ref_negll(ref, z, x$dose, x$case), tolerance = 1e-10)
 })
 
 test_that("intervals may be open on either side", {
