@@ -277,6 +277,10 @@ test_that("predict gives log odds, probabilities and the ERR", {
   se <- predict(fit, nd, se.fit = TRUE)$se.fit
   grad <- cbind(1, nd$sex, nd$age, nd$dose / (1 + cf[["dose"]] * nd$dose))
   expect_equal(unname(se), sqrt(rowSums((grad %*% vcov(fit)) * grad)))
+  # a dose outside the admissible range has no odds
+  bad <- data.frame(sex = 0, age = 20, dose = -10 / cf[["dose"]])
+  expect_warning(out <- predict(fit, bad), class = "epimask_warning_range")
+  expect_true(is.na(out))
 })
 
 test_that("the fast entry point reproduces fit_err", {
@@ -289,6 +293,9 @@ test_that("the fast entry point reproduces fit_err", {
                                    start = unname(coef(fit)))
   expect_equal(unname(warm$coefficients), unname(coef(fit)), tolerance = 1e-9)
   expect_lte(warm$iter, 2L)
+  expect_error(epimask:::err_fit_matrix(cohort_z, cohort$dose, cohort$case,
+                                        start = c(coef(fit)[1:3], -1)),
+               "`start`", class = "epimask_error_value")
 })
 
 test_that("summary prints a coefficient table, the LR test and the interval", {
