@@ -10,6 +10,9 @@ static const R_CallMethodDef call_methods[] = {
     /* freq */
     CALLDEF(freq_group, 1),
     CALLDEF(freq_match, 2),
+    /* err: linear excess-relative-risk model (r_err.c) */
+    CALLDEF(err_fit, 9),
+    CALLDEF(err_derivs, 8),
     {NULL, NULL, 0}
 };
 

@@ -9,4 +9,10 @@
 SEXP r_freq_group(SEXP codes);
 SEXP r_freq_match(SEXP ref, SEXP qry);
 
+/* r_err.c: linear excess-relative-risk model */
+SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
+               SEXP fixed, SEXP control);
+SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
+                  SEXP expected);
+
 #endif
