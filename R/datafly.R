@@ -225,6 +225,12 @@ random_codes <- function(m, avoid) {
   codes
 }
 
+#' @rdname datafly
+#' @param x,object An `epimask_datafly` object.
+#' @param ... Passed on to [graphics::barplot()] by `plot()`; unused otherwise.
+#' @details `summary()` lists the level chosen per key, the generalization
+#'   steps and the distribution of EC sizes; `plot()` draws a bar chart of the
+#'   EC sizes of the release, counting classes or records (`what`).
 #' @export
 print.epimask_datafly <- function(x, ...) {
   cat(sprintf("Datafly release (k = %d, at most %s%% suppressed): %d of %d records kept, %d suppressed\n",
@@ -239,6 +245,7 @@ print.epimask_datafly <- function(x, ...) {
   invisible(x)
 }
 
+#' @rdname datafly
 #' @export
 summary.epimask_datafly <- function(object, ...) {
   structure(list(
@@ -251,6 +258,7 @@ summary.epimask_datafly <- function(object, ...) {
     class = "summary.epimask_datafly")
 }
 
+#' @rdname datafly
 #' @export
 print.summary.epimask_datafly <- function(x, ...) {
   print(x$datafly)
@@ -263,6 +271,9 @@ print.summary.epimask_datafly <- function(x, ...) {
   invisible(x)
 }
 
+#' @rdname datafly
+#' @param y Unused.
+#' @param what Bar heights: number of `"classes"` or of `"records"` per EC size.
 #' @export
 plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"), ...) {
   what <- check_choice(what, c("classes", "records"))

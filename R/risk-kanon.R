@@ -95,6 +95,7 @@ risk_kanon <- function(data, keys, population = NULL, pi = 1, k = 5,
                        alpha = 0.1, weights = NULL, pop_count = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
+  check_key_names(keys)
   pi <- check_number(pi, lower = 0, upper = 1, lower_open = TRUE)
   k <- check_count(k)
   alpha <- check_number(alpha, lower = 0, upper = 1, lower_open = TRUE,
@@ -204,6 +205,18 @@ check_sampling_weights <- function(weights, data) {
   w
 }
 
+# The EC table adds these columns after the keys.
+class_stat_names <- c("size", "pop_size", "risk", "unique", "double")
+
+check_key_names <- function(keys) {
+  clash <- intersect(keys, class_stat_names)
+  if (length(clash))
+    abort_value("keys", sprintf(
+      "key columns not named %s (names used by the equivalence-class table); rename %s",
+      paste0("'", class_stat_names, "'", collapse = ", "),
+      paste0("'", clash, "'", collapse = ", ")))
+}
+
 # Per-group sums of w for groups 1..n_groups.
 group_sums <- function(w, group, n_groups) {
   sums <- rowsum(w, group, reorder = TRUE)
@@ -298,6 +311,16 @@ record_ids <- function(data) {
   row.names(data)
 }
 
+#' @rdname risk_kanon
+#' @param x,object An `epimask_kanon` object.
+#' @param digits Significant digits shown.
+#' @param ... Passed on to [graphics::barplot()] by `plot()`; unused otherwise.
+#' @details `summary()` gives the risk measures, the common thresholds
+#'   (minimum cell sizes 3, 5, 11, 20; El Emam & Malin), the distribution of
+#'   EC sizes and the per-record table of El Emam & Malin's Table 3 (ID, keys,
+#'   probability of re-identification; see [as.data.frame.epimask_kanon()]).
+#'   `plot()` draws a bar chart of the EC sizes, classes smaller than `k` in
+#'   red, counting classes or records (`what`).
 #' @export
 print.epimask_kanon <- function(x, digits = 3, ...) {
   fmt <- function(v) format(signif(v, digits))
@@ -342,6 +365,7 @@ as.data.frame.epimask_kanon <- function(x, row.names = NULL, optional = FALSE, .
   out
 }
 
+#' @rdname risk_kanon
 #' @export
 summary.epimask_kanon <- function(object, ...) {
   measures <- data.frame(
@@ -362,6 +386,8 @@ summary.epimask_kanon <- function(object, ...) {
             class = "summary.epimask_kanon")
 }
 
+#' @rdname risk_kanon
+#' @param n Number of records shown by the `summary()` print.
 #' @export
 print.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
   print(x$kanon, digits = digits)
@@ -385,6 +411,9 @@ print.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
   invisible(x)
 }
 
+#' @rdname risk_kanon
+#' @param y Unused.
+#' @param what Bar heights: number of `"classes"` or of `"records"` per EC size.
 #' @export
 plot.epimask_kanon <- function(x, y = NULL, what = c("classes", "records"), ...) {
   what <- check_choice(what, c("classes", "records"))

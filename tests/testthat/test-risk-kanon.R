@@ -249,3 +249,8 @@ test_that("print, summary (Table 3 layout) and plot work", {
   expect_equal(sum(h), 16)
   expect_equal(sum(plot(r, what = "records")), 27)
 })
+
+test_that("keys named like the EC-table columns are refused", {
+  d <- data.frame(size = c(1, 2), a = c("x", "y"))
+  expect_error(risk_kanon(d, c("size", "a")), "`keys`", class = "epimask_error_value")
+})
