@@ -34,8 +34,10 @@ key_codes <- function(data, keys, other = NULL) {
   }
   per_key <- lapply(keys, code_one)
   to_matrix <- function(which) {
-    m <- vapply(per_key, `[[`, integer(length(per_key[[1L]][[which]])), which)
-    matrix(m, ncol = length(keys))
+    n_rows <- length(per_key[[1L]][[which]])
+    m <- vapply(per_key, `[[`, integer(n_rows), which)
+    dim(m) <- c(n_rows, length(keys))  # in place: no copy of n x k codes
+    m
   }
   if (is.null(other)) list(to_matrix(1L)) else list(to_matrix(1L), to_matrix(2L))
 }
