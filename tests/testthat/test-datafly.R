@@ -86,6 +86,7 @@ test_that("too few records: all suppressed with a warning", {
 })
 
 test_that("a tibble in gives a tibble out; input unchanged", {
+  skip_if_not_installed("tibble")
   tb <- tibble::as_tibble(sweeney_6a)
   before <- tb
   res <- suppressWarnings(datafly(tb, c("sex", "zip"),
@@ -127,4 +128,34 @@ test_that("print, summary and plot work", {
   pdf(NULL)
   on.exit(dev.off())
   expect_equal(sum(plot(res)), 5)
+})
+
+test_that("on random data the release is k-anonymous within the suppression budget", {
+  set.seed(21)
+  n <- 3000
+  d <- data.frame(
+    birth = as.Date("1940-01-01") + sample(0:20000, n, TRUE),
+    zip = sprintf("%05d", sample(c(2138:2145, 10001:10010), n, TRUE)),
+    age = sample(18:90, n, TRUE),
+    dx = sample(c("I21", "I22", "J45", "J46", "K50"), n, TRUE))
+  tab <- data.frame(code = c("I21", "I22", "J45", "J46", "K50"),
+                    chapter = c("I", "I", "J", "J", "K"))
+  h <- list(birth = hierarchy_date(), zip = hierarchy_zip(),
+            age = hierarchy_numeric(c(5, 10, 20)), dx = hierarchy_category(tab))
+  res <- datafly(d, names(d), h, k = 5, max_suppress = 0.02)
+  expect_lte(res$n_suppressed, 0.02 * n)
+  expect_equal(nrow(res$data), n - res$n_suppressed)
+  sizes <- table(do.call(paste, res$data))
+  expect_gte(min(sizes), 5)
+  expect_identical(sort(as.vector(sizes)), sort(res$class_sizes))
+  # every released key value is the chosen level of the original value
+  kept <- setdiff(seq_len(n), res$suppressed)
+  for (key in names(d)) {
+    expect_identical(res$data[[key]],
+                     generalize(d[[key]][kept], h[[key]], res$levels[[key]]))
+  }
+  expect_equal(res$discernability,
+               sum(as.double(res$class_sizes)^2) + n * res$n_suppressed)
+  expect_gt(res$levels[["birth"]], 0L)
+  expect_false(any(as.character(d$birth) %in% res$data$birth))
 })

@@ -188,6 +188,8 @@ test_that("a population with NA keys and weights give the brute-force F_j", {
 })
 
 test_that("tibble, data.table and matrix input give the same result", {
+  skip_if_not_installed("tibble")
+  skip_if_not_installed("data.table")
   d <- transform(malin_table1, decade = decade_of(yob))
   r <- risk_kanon(d, c("sex", "decade"))
   expect_equal(risk_kanon(tibble::as_tibble(d), c("sex", "decade"))$record_risk,
