@@ -51,7 +51,73 @@ static size_t probe(const ptrdiff_t *slot_row, size_t mask,
     return s;
 }
 
-int freq_group(const int *codes, size_t n, int k, int *group, int *size)
+/* When the ranges of the code columns multiply to less than 2^64, a row packs
+ * into one 64-bit integer (mixed radix) and the table compares packed keys
+ * without going back to the code matrix: far fewer cache misses on millions
+ * of rows. Returns 1 and fills base/mult, or 0 when the product overflows. */
+static int packing_radices(const int *codes, size_t n, int k,
+                           int64_t *base, uint64_t *mult)
+{
+    uint64_t span = 1;
+    for (int j = 0; j < k; j++) {
+        const int *col = codes + (size_t) j * n;
+        int lo = col[0], hi = col[0];
+        for (size_t i = 1; i < n; i++) {
+            if (col[i] < lo) lo = col[i];
+            if (col[i] > hi) hi = col[i];
+        }
+        uint64_t radix = (uint64_t) ((int64_t) hi - (int64_t) lo + 1);
+        base[j] = lo;
+        mult[j] = span;
+        if (span > UINT64_MAX / radix) return 0;
+        span *= radix;
+    }
+    return 1;
+}
+
+static uint64_t packed_row(const int *codes, size_t n, int k, size_t row,
+                           const int64_t *base, const uint64_t *mult)
+{
+    uint64_t key = 0;
+    for (int j = 0; j < k; j++)
+        key += (uint64_t) ((int64_t) codes[row + (size_t) j * n] - base[j]) * mult[j];
+    return key;
+}
+
+static int freq_group_packed(const int *codes, size_t n, int k,
+                             const int64_t *base, const uint64_t *mult,
+                             int *group, int *size)
+{
+    size_t cap = table_capacity(n), mask = cap - 1;
+    uint64_t *slot_key = malloc(cap * sizeof(uint64_t));
+    int *slot_group = malloc(cap * sizeof(int));
+    if (!slot_key || !slot_group) {
+        free(slot_key);
+        free(slot_group);
+        return -1;
+    }
+    for (size_t s = 0; s < cap; s++) slot_group[s] = -1;
+
+    int n_groups = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = packed_row(codes, n, k, i, base, mult);
+        size_t s = (size_t) mix64(key) & mask;
+        while (slot_group[s] >= 0 && slot_key[s] != key) s = (s + 1) & mask;
+        if (slot_group[s] < 0) {
+            slot_key[s] = key;
+            slot_group[s] = n_groups;
+            size[n_groups] = 0;
+            n_groups++;
+        }
+        group[i] = slot_group[s];
+        size[group[i]]++;
+    }
+    free(slot_key);
+    free(slot_group);
+    return n_groups;
+}
+
+static int freq_group_rows(const int *codes, size_t n, int k, int *group, int *size)
 {
     size_t cap = table_capacity(n), mask = cap - 1;
     ptrdiff_t *slot_row = malloc(cap * sizeof(ptrdiff_t));
@@ -77,6 +143,24 @@ int freq_group(const int *codes, size_t n, int k, int *group, int *size)
     }
     free(slot_row);
     free(slot_group);
+    return n_groups;
+}
+
+int freq_group(const int *codes, size_t n, int k, int *group, int *size)
+{
+    if (n == 0) return 0;
+    int64_t *base = malloc((size_t) (k > 0 ? k : 1) * sizeof(int64_t));
+    uint64_t *mult = malloc((size_t) (k > 0 ? k : 1) * sizeof(uint64_t));
+    if (!base || !mult) {
+        free(base);
+        free(mult);
+        return -1;
+    }
+    int n_groups = packing_radices(codes, n, k, base, mult)
+        ? freq_group_packed(codes, n, k, base, mult, group, size)
+        : freq_group_rows(codes, n, k, group, size);
+    free(base);
+    free(mult);
     return n_groups;
 }
 

@@ -41,3 +41,27 @@ test_that("one-row and empty reference data are handled", {
   expect_identical(epimask:::key_groups(a, "k")$size, 1L)
   expect_identical(epimask:::key_match_count(a, a[0, , drop = FALSE], "k"), 0L)
 })
+
+test_that("key_groups equals a paste/table count on both C paths", {
+  # Few distinct codes: rows pack into one 64-bit key. Four all-distinct
+  # columns of 70,000 codes: the code ranges overflow 64 bits and rows are
+  # compared column by column.
+  set.seed(3)
+  small <- data.frame(y = sample(c(1950:1960, NA), 2000, TRUE),
+                      d = as.Date("2000-01-01") + sample(c(0:5, NA), 2000, TRUE),
+                      l = sample(c(TRUE, FALSE, NA), 2000, TRUE),
+                      f = factor(sample(c("a", "b", NA), 2000, TRUE)),
+                      x = sample(c(0.5, 2, NA), 2000, TRUE))
+  got <- epimask:::key_groups(small, names(small))
+  want <- brute_groups(small, names(small))
+  expect_identical(got$group, want$group)
+  expect_identical(got$size, want$size)
+  m <- 70000
+  wide <- data.frame(a = sample(m), b = sample(m) * 1e6, c = as.character(sample(m)),
+                     d = sample(m))
+  wide <- wide[c(seq_len(m), 1:50), ]
+  got <- epimask:::key_groups(wide, names(wide))
+  want <- brute_groups(wide, names(wide))
+  expect_identical(got$group, want$group)
+  expect_identical(got$size, want$size)
+})

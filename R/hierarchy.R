@@ -1,0 +1,263 @@
+# Generalization hierarchies for Datafly (METHODS 8): per key, a sequence of
+# recodings from level 0 (the original values) up to full suppression ("*").
+# Every level is computed from the original values, so levels need not be
+# chained, and a hierarchy is a plain value independent of the data.
+
+new_hierarchy <- function(levels, labels, type) {
+  structure(list(levels = levels, labels = labels, type = type),
+            class = "epimask_hierarchy")
+}
+
+suppress_all <- function(x) rep("*", length(x))
+
+#' Generalization hierarchies
+#'
+#' Ready hierarchies for [datafly()] and [generalize()]. Each goes from level
+#' 0, the original values, to a top level where every value is replaced by
+#' `"*"`. `NA` stays `NA` (a category of its own) below the top level.
+#'
+#' * `hierarchy_date()`: day -> month (`"1965-09"`) -> year (`"1965"`) ->
+#'   decade (`"1960-1969"`) -> `*`. The key may be a `Date`, a date-time, or
+#'   character dates read with `format`.
+#' * `hierarchy_zip()`: ZIP or postal codes; level \eqn{i} replaces the last
+#'   \eqn{i} characters by `fill` (`02138` -> `02130` -> `02100` -> ...), the
+#'   top level (`digits`) is `*`. Numeric codes are zero-padded to `digits`.
+#' * `hierarchy_numeric()`: numbers in intervals of growing `widths` starting
+#'   at `origin`. Whole numbers with whole widths are labelled `"20-24"`,
+#'   others `"[20,25)"`. Widths that are multiples of each other keep the
+#'   levels nested.
+#' * `hierarchy_category()`: a user lookup table; its first column holds the
+#'   original values, each further column one level up. A value absent from
+#'   the table is an error (class `epimask_error_value`).
+#'
+#' A hierarchy can also be given to [datafly()] as a plain list from level 0
+#' up, each element a function of the original values or a lookup table (a
+#' named vector mapping original values to generalized ones, or a data frame
+#' with the original values in its first column and the generalized ones in
+#' its second); see [as_hierarchy()].
+#'
+#' @param steps The levels above the original, a subset of
+#'   `c("month", "year", "decade")` in this order.
+#' @param format `NULL`, or the [strptime()] format of character dates.
+#' @param digits Length of the codes (the number of levels below `*`).
+#' @param fill Character that replaces dropped digits, `"0"` or `"*"`.
+#' @param widths Increasing positive interval widths, one level each.
+#' @param origin Left end of one interval at every level.
+#' @param table A data frame (or character matrix): original values, then one
+#'   column per level.
+#' @return An object of class `epimask_hierarchy`.
+#' @examples
+#' h <- hierarchy_date()
+#' h
+#' generalize(as.Date("1965-09-20"), h, 3)
+#' generalize("02138", hierarchy_zip(), 1)
+#' generalize(c(1959, 1962), hierarchy_numeric(c(5, 10)), 2)
+#' tab <- data.frame(code = c("I21", "I22", "J45"), group = c("I2", "I2", "J4"),
+#'                   chapter = c("I", "I", "J"))
+#' generalize(c("J45", "I22"), hierarchy_category(tab), 1)
+#' @name hierarchies
+NULL
+
+#' @rdname hierarchies
+#' @export
+hierarchy_date <- function(steps = c("month", "year", "decade"), format = NULL) {
+  all_steps <- c("month", "year", "decade")
+  if (!is.character(steps) || !length(steps) || anyNA(steps) ||
+      !all(steps %in% all_steps) || anyDuplicated(steps) ||
+      is.unsorted(match(steps, all_steps)))
+    abort_value("steps", "a subset of \"month\", \"year\", \"decade\", in that order")
+  format <- check_string(format, allow_null = TRUE)
+  to_date <- function(x) {
+    if (inherits(x, "Date")) return(x)
+    if (inherits(x, "POSIXt")) return(as.Date(x))
+    if (is.character(x) && !is.null(format)) {
+      d <- as.Date(x, format = format)
+      if (any(is.na(d) & !is.na(x)))
+        abort_value("hierarchies", sprintf("dates in the format \"%s\"", format))
+      return(d)
+    }
+    abort_type("hierarchies", paste0(
+      "a date hierarchy applied to Date or date-time keys ",
+      "(or character dates with `format` given)"))
+  }
+  year <- function(x) as.integer(format(to_date(x), "%Y"))
+  recode <- list(
+    month = function(x) format(to_date(x), "%Y-%m"),
+    year = function(x) as.character(year(x)),
+    decade = function(x) {
+      y <- year(x)
+      lo <- y - y %% 10L
+      ifelse(is.na(y), NA_character_, paste0(lo, "-", lo + 9L))
+    })
+  new_hierarchy(c(list(identity), recode[steps], list(suppress_all)),
+                c("day", steps, "*"), "date")
+}
+
+#' @rdname hierarchies
+#' @export
+hierarchy_zip <- function(digits = 5, fill = c("0", "*")) {
+  digits <- check_count(digits)
+  fill <- check_choice(fill, c("0", "*"))
+  as_code <- function(x) {
+    if (is.factor(x)) x <- as.character(x)
+    if (is.numeric(x)) {
+      out <- formatC(x, width = digits, flag = "0", format = "d")
+      out[is.na(x)] <- NA_character_
+      return(out)
+    }
+    if (!is.character(x))
+      abort_type("hierarchies", "a ZIP hierarchy applied to character or numeric codes")
+    x
+  }
+  drop_digits <- function(i) {
+    force(i)
+    function(x) {
+      code <- as_code(x)
+      keep <- pmax(nchar(code) - i, 0L)
+      out <- paste0(substr(code, 1L, keep),
+                    strrep(fill, pmin(i, nchar(code))))
+      out[is.na(code)] <- NA_character_
+      out
+    }
+  }
+  middle <- lapply(seq_len(digits - 1L), drop_digits)
+  new_hierarchy(c(list(identity), middle, list(suppress_all)),
+                c("code", sprintf("last %d replaced", seq_len(digits - 1L)), "*"),
+                "zip")
+}
+
+#' @rdname hierarchies
+#' @export
+hierarchy_numeric <- function(widths = c(5, 10, 20, 50, 100), origin = 0) {
+  widths <- check_numeric_vector(widths, "widths")
+  if (any(widths <= 0) || is.unsorted(widths, strictly = TRUE))
+    abort_value("widths", "increasing positive interval widths")
+  origin <- check_number(origin)
+  interval <- function(w) {
+    force(w)
+    function(x) {
+      if (!is.numeric(x) || is.object(x))
+        abort_type("hierarchies", "a numeric hierarchy applied to numeric keys")
+      lo <- origin + floor((x - origin) / w) * w
+      whole <- all(x == round(x), na.rm = TRUE) && w == round(w) &&
+        origin == round(origin)
+      out <- if (whole) paste0(format_num(lo), "-", format_num(lo + w - 1))
+             else paste0("[", format_num(lo), ",", format_num(lo + w), ")")
+      out[is.na(x)] <- NA_character_
+      out
+    }
+  }
+  new_hierarchy(c(list(identity), lapply(widths, interval), list(suppress_all)),
+                c("value", sprintf("width %s", format_num(widths)), "*"), "numeric")
+}
+
+format_num <- function(x) format(x, scientific = FALSE, trim = TRUE, digits = 15)
+
+#' @rdname hierarchies
+#' @export
+hierarchy_category <- function(table) {
+  if (is.matrix(table)) table <- as.data.frame(table, stringsAsFactors = FALSE)
+  if (!is.data.frame(table) || ncol(table) < 2L)
+    abort_type("table", "a data frame: original values, then one column per level")
+  if (nrow(table) == 0L) abort_empty("table")
+  from <- as.character(table[[1L]])
+  if (anyDuplicated(from))
+    abort_value("table", "a table listing each original value once")
+  level_of <- function(j) lookup_recode(from, as.character(table[[j]]))
+  levels <- lapply(seq(2L, ncol(table)), level_of)
+  labels <- names(table)
+  if (length(unique(table[[ncol(table)]])) > 1L) {
+    levels <- c(levels, list(suppress_all))
+    labels <- c(labels, "*")
+  }
+  new_hierarchy(c(list(identity), levels), labels, "category")
+}
+
+# A recoding function from a lookup of original values to generalized ones.
+lookup_recode <- function(from, to) {
+  force(from)
+  force(to)
+  function(x) {
+    values <- if (is.factor(x)) as.character(x) else x
+    idx <- match(as.character(values), from)
+    unknown <- is.na(idx) & !is.na(values)
+    if (any(unknown))
+      abort_value("hierarchies", sprintf(
+        "a lookup table covering every value of the key; missing: %s",
+        paste0("'", utils::head(unique(values[unknown]), 5L), "'", collapse = ", ")))
+    to[idx]
+  }
+}
+
+#' Convert a user hierarchy to a hierarchy object
+#'
+#' `as_hierarchy()` turns a list of levels, from level 0 (the original values)
+#' up, into an `epimask_hierarchy`. Each element is a function of the original
+#' values returning the generalized values, or a lookup table: a named vector
+#' (names the original values) or a data frame with the original values in its
+#' first column and the generalized values in its second. [datafly()] appends a
+#' level replacing everything by `"*"` when the top level given does not
+#' already reduce the key to one value.
+#'
+#' @param x A list of levels or an `epimask_hierarchy`.
+#' @return An `epimask_hierarchy`.
+#' @examples
+#' h <- as_hierarchy(list(identity, function(x) substr(x, 1, 3),
+#'                        c(I21 = "I", I22 = "I", J45 = "J")))
+#' generalize(c("I21", "J45"), h, 2)
+#' @export
+as_hierarchy <- function(x) {
+  if (inherits(x, "epimask_hierarchy")) return(x)
+  if (is.function(x) || !is.list(x) || is.data.frame(x) || length(x) == 0L)
+    abort_type("hierarchies", paste0(
+      "a hierarchy object or a list of functions / lookup tables from level 0 up"))
+  levels <- lapply(x, function(level) {
+    if (is.function(level)) return(level)
+    if (is.data.frame(level) && ncol(level) >= 2L)
+      return(lookup_recode(as.character(level[[1L]]), as.character(level[[2L]])))
+    if (is.atomic(level) && !is.null(names(level)))
+      return(lookup_recode(names(level), unname(as.character(level))))
+    abort_type("hierarchies", paste0(
+      "levels that are functions, named vectors or two-column lookup data frames"))
+  })
+  new_hierarchy(levels, sprintf("level %d", seq_along(levels) - 1L), "user")
+}
+
+#' Generalize values to a level of a hierarchy
+#'
+#' @param x A vector of original values.
+#' @param hierarchy An `epimask_hierarchy` (see [hierarchies]) or a list of
+#'   levels accepted by [as_hierarchy()].
+#' @param level Level from 0 (original) to the top of the hierarchy.
+#' @return The generalized values, the same length as `x`.
+#' @examples
+#' generalize(as.Date(c("1965-09-20", "1964-11-07")), hierarchy_date(), 2)
+#' @export
+generalize <- function(x, hierarchy, level) {
+  hierarchy <- as_hierarchy(hierarchy)
+  level <- check_count(level, lower = 0L)
+  top <- length(hierarchy$levels) - 1L
+  if (level > top)
+    abort_value("level", sprintf("a level from 0 to %d", top))
+  apply_level(hierarchy, x, level)
+}
+
+apply_level <- function(hierarchy, x, level) {
+  out <- hierarchy$levels[[level + 1L]](x)
+  if (length(out) != length(x))
+    abort_length("hierarchies", sprintf(
+      "have levels returning one value per record (level %d returned %d for %d)",
+      level, length(out), length(x)))
+  out
+}
+
+#' @export
+format.epimask_hierarchy <- function(x, ...) {
+  sprintf("%s hierarchy: %s", x$type, paste(x$labels, collapse = " -> "))
+}
+
+#' @export
+print.epimask_hierarchy <- function(x, ...) {
+  cat(format(x), "\n", sep = "")
+  invisible(x)
+}

@@ -1,0 +1,438 @@
+# k-anonymity risk (METHODS 7): equivalence classes on the quasi-identifiers
+# (hashed counts in src/freq.c), prosecutor / journalist / marketer risk,
+# k-anonymity and k-map checks, and the D3 / D4 hypothesis-test k' of
+# El Emam & Dankar (2008).
+
+#' k-anonymity re-identification risk
+#'
+#' Groups the records of `data` into equivalence classes (ECs) on the
+#' quasi-identifiers `keys` and measures the re-identification risk under the
+#' prosecutor, journalist and marketer scenarios (El Emam & Dankar 2008;
+#' El Emam & Malin 2014).
+#'
+#' With \eqn{f_j} the sample size of EC \eqn{j}, \eqn{F_j} its population size,
+#' \eqn{J} the number of ECs and \eqn{n} the number of records:
+#' record (prosecutor) risk \eqn{1 / f_{j(i)}}; maximum risk \eqn{1 / \min f_j};
+#' average risk \eqn{J / n}; strict average risk the average risk when
+#' \eqn{\min f_j \ge 3} (no uniques or doubles), else the maximum risk;
+#' journalist risk \eqn{1 / \min F_j} over the ECs present in the sample;
+#' marketer risk \eqn{(1/n) \sum_j f_j / F_j}. The data are k-anonymous when
+#' \eqn{\min f_j \ge k} and k-map when \eqn{\min F_j \ge k}.
+#'
+#' The D3 (Poisson) and D4 (zero-truncated Poisson) tests of El Emam & Dankar
+#' give \eqn{k'}, the smallest EC size that rejects \eqn{H_0: F_j < k} at level
+#' `alpha` when a sample with sampling fraction `pi` is drawn (see [k_prime()]);
+#' the data pass D3 / D4 when \eqn{\min f_j \ge \min(k, k')}.
+#'
+#' The discernability metric (Bayardo & Agrawal) is
+#' \eqn{\sum_{f_j \ge k} f_j^2 + n \times} (records in ECs smaller than `k`):
+#' records in classes smaller than `k` are charged as if suppressed.
+#'
+#' **Where the population sizes \eqn{F_j} come from**, in this order:
+#' 1. `population`, a data frame with the key columns (the identification
+#'    database or a population register). By default it holds one row per
+#'    person; with `pop_count` naming a column of counts it holds one row per
+#'    combination of key values (rows repeating a combination are added up).
+#'    Every EC of the sample must occur in the population, at least as often as
+#'    in the sample, else an error of class `epimask_error_value` naming
+#'    `population` is raised.
+#' 2. `weights`, sampling weights (inverse inclusion probabilities, each
+#'    \eqn{\ge 1}) of the records: \eqn{F_j} is estimated by the sum of the
+#'    weights in EC \eqn{j}.
+#' 3. Otherwise the crude estimate \eqn{F_j = f_j / \pi} of a simple random
+#'    sample with fraction `pi`; with the default `pi = 1` the data are the
+#'    whole population and journalist risk equals the maximum risk.
+#'
+#' **Keys** may be character, factor (compared by label), logical, integer,
+#' double, Date or date-time columns. `NA` in a key is a category of its own:
+#' all records with `NA` in a key (and equal values in the other keys) form one
+#' EC, and an `NA` in the population matches an `NA` in the sample.
+#'
+#' @param data A data frame (tibble and data.table accepted) or a matrix.
+#' @param keys Character vector: the quasi-identifier columns.
+#' @param population `NULL` or a data frame with the key columns (see Details).
+#' @param pi Sampling fraction in (0, 1], used by the D3 / D4 tests and, without
+#'   `population` or `weights`, to estimate the population EC sizes.
+#' @param k Minimum EC size (threshold risk \eqn{1/k}), a whole number >= 1.
+#' @param alpha Level of the D3 / D4 tests, in (0, 1).
+#' @param weights `NULL`, the name of a column of `data`, or a numeric vector
+#'   of length `nrow(data)`: sampling weights (each >= 1).
+#' @param pop_count `NULL` (one row per person in `population`) or the name of
+#'   a column of `population` holding the number of people with those key
+#'   values.
+#' @return An object of class `epimask_kanon`, a list with
+#'   \item{record_risk}{prosecutor risk \eqn{1/f} of each record, in row order.}
+#'   \item{group}{the EC (row of `classes`) of each record.}
+#'   \item{classes}{the EC table: the key values, `size` (\eqn{f_j}),
+#'     `pop_size` (\eqn{F_j}), `risk` (\eqn{1/f_j}), `unique` and `double`
+#'     flags; ECs in order of first appearance.}
+#'   \item{max_risk, avg_risk, strict_avg_risk}{prosecutor risk measures.}
+#'   \item{journalist_risk, marketer_risk}{from the population EC sizes.}
+#'   \item{k_prime}{named integer `c(D3 =, D4 =)`, see [k_prime()].}
+#'   \item{k_anonymous, k_map}{the k-anonymity and k-map checks.}
+#'   \item{passes_k_prime}{named logical `c(D3 =, D4 =)`: \eqn{\min f_j \ge
+#'     \min(k, k')}.}
+#'   \item{discernability}{the discernability metric.}
+#'   \item{n, n_classes, n_uniques, n_doubles}{counts of records and ECs.}
+#'   \item{population_source}{`"population"`, `"weights"` or
+#'     `"sampling fraction"`.}
+#'   and the arguments `keys`, `k`, `pi`, `alpha`.
+#' @references El Emam K, Dankar FK (2008). Protecting privacy using
+#'   k-anonymity. JAMIA 15:627-637. El Emam K, Malin B (2014). Concepts and
+#'   methods for de-identifying clinical trial data.
+#' @seealso [datafly()] to generalize the data until they are k-anonymous,
+#'   [k_prime()].
+#' @examples
+#' trial <- data.frame(sex = c("M", "M", "F", "M", "F", "F", "M"),
+#'                     yob = c(1959, 1969, 1955, 1959, 1955, 1975, 1959))
+#' r <- risk_kanon(trial, c("sex", "yob"), k = 2)
+#' r
+#' r$classes
+#' summary(r)
+#' plot(r)
+#' @export
+risk_kanon <- function(data, keys, population = NULL, pi = 1, k = 5,
+                       alpha = 0.1, weights = NULL, pop_count = NULL) {
+  data <- check_key_data(data, "data")
+  keys <- check_columns(keys, data)
+  check_key_names(keys)
+  pi <- check_number(pi, lower = 0, upper = 1, lower_open = TRUE)
+  k <- check_count(k)
+  alpha <- check_number(alpha, lower = 0, upper = 1, lower_open = TRUE,
+                        upper_open = TRUE)
+  n <- nrow(data)
+
+  if (!is.null(population)) {
+    if (!is.null(weights))
+      abort_value("weights", "NULL when `population` is given")
+    ec <- groups_with_population(data, keys, population, pop_count)
+    source <- "population"
+  } else {
+    ec <- key_groups(data, keys)
+    w <- check_sampling_weights(weights, data)
+    ec$pop_size <- if (is.null(w)) ec$size / pi else group_sums(w, ec$group, length(ec$size))
+    source <- if (is.null(w)) "sampling fraction" else "weights"
+  }
+
+  classes <- class_table(data, keys, ec)
+  f <- ec$size
+  min_f <- min(f)
+  kp <- k_prime(k, pi, alpha)
+  avg <- length(f) / n
+  max_risk <- 1 / min_f
+
+  structure(list(
+    record_risk = 1 / f[ec$group],
+    group = ec$group,
+    classes = classes,
+    max_risk = max_risk,
+    avg_risk = avg,
+    strict_avg_risk = if (min_f >= 3) avg else max_risk,
+    journalist_risk = 1 / min(ec$pop_size),
+    marketer_risk = sum(f / ec$pop_size) / n,
+    k_prime = kp,
+    k_anonymous = min_f >= k,
+    k_map = min(ec$pop_size) >= k,
+    passes_k_prime = c(D3 = min_f >= min(k, kp[["D3"]]),
+                       D4 = min_f >= min(k, kp[["D4"]])),
+    discernability = discernability(f, k, n),
+    n = n, n_classes = length(f), n_uniques = sum(f == 1L),
+    n_doubles = sum(f == 2L),
+    population_source = source,
+    record_ids = record_ids(data),
+    keys = keys, k = k, pi = pi, alpha = alpha
+  ), class = "epimask_kanon")
+}
+
+#' The D3 / D4 minimum equivalence-class size k'
+#'
+#' El Emam & Dankar (2008) test \eqn{H_0: F_j < k} with the sample EC size
+#' \eqn{f_j} following a Poisson distribution with mean \eqn{\lambda_0 = \pi k}
+#' under the null. D3: \eqn{k' = \min\{x \ge 0 : P(X \ge x) \le \alpha\}},
+#' \eqn{X \sim} Poisson(\eqn{\lambda_0}). D4 uses the zero-truncated Poisson,
+#' \eqn{P(X = x \mid X \ge 1) = e^{-\lambda} \lambda^x / (x! (1 - e^{-\lambda}))},
+#' with \eqn{x \ge 1}, since ECs absent from the sample are never seen. Both are
+#' capped at `k`: a sample EC of size \eqn{\min(k, k')} or more passes.
+#'
+#' @param k Minimum EC size, a whole number >= 1.
+#' @param pi Sampling fraction in (0, 1].
+#' @param alpha Level of the test, in (0, 1).
+#' @return Named integer vector `c(D3 =, D4 =)`.
+#' @examples
+#' k_prime(5, pi = 0.1)   # D3 2, D4 3
+#' k_prime(10, pi = 0.3)  # 6, 6
+#' @export
+k_prime <- function(k, pi, alpha = 0.1) {
+  k <- check_count(k)
+  pi <- check_number(pi, lower = 0, upper = 1, lower_open = TRUE)
+  alpha <- check_number(alpha, lower = 0, upper = 1, lower_open = TRUE,
+                        upper_open = TRUE)
+  lambda <- pi * k
+  # k' is capped at k, so only x = 0..k need testing; P(X >= x) = upper tail at x - 1.
+  x <- 0:k
+  tail_d3 <- stats::ppois(x - 1, lambda, lower.tail = FALSE)
+  x1 <- seq_len(k)
+  tail_d4 <- stats::ppois(x1 - 1, lambda, lower.tail = FALSE) / -expm1(-lambda)
+  c(D3 = as.integer(min(x[tail_d3 <= alpha], k)),
+    D4 = as.integer(min(x1[tail_d4 <= alpha], k)))
+}
+
+# Discernability (Bayardo & Agrawal 2005): each record is charged the size of
+# its EC, a record in an EC smaller than k (to be suppressed) the whole n.
+discernability <- function(size, k, n) {
+  big <- size >= k
+  sum(as.double(size[big])^2) + as.double(n) * sum(as.double(size[!big]))
+}
+
+# Key data as a data frame with at least one row (matrices become data frames).
+check_key_data <- function(data, arg) {
+  if (is.matrix(data)) data <- as.data.frame(data, stringsAsFactors = FALSE)
+  if (!is.data.frame(data)) abort_type(arg, "a data frame or a matrix")
+  if (nrow(data) == 0L || ncol(data) == 0L) abort_empty(arg)
+  data
+}
+
+check_sampling_weights <- function(weights, data) {
+  if (is.null(weights)) return(NULL)
+  if (is.character(weights)) {
+    weights <- check_string(weights)
+    check_columns(weights, data, "weights")
+    weights <- data[[weights]]
+  }
+  w <- check_numeric_vector(weights, "weights", len = nrow(data))
+  if (any(w < 1))
+    abort_value("weights", "sampling weights (inverse inclusion probabilities), each >= 1")
+  w
+}
+
+# The EC table adds these columns after the keys.
+class_stat_names <- c("size", "pop_size", "risk", "unique", "double")
+
+check_key_names <- function(keys) {
+  clash <- intersect(keys, class_stat_names)
+  if (length(clash))
+    abort_value("keys", sprintf(
+      "key columns not named %s (names used by the equivalence-class table); rename %s",
+      paste0("'", class_stat_names, "'", collapse = ", "),
+      paste0("'", clash, "'", collapse = ", ")))
+}
+
+# Per-group sums of w for groups 1..n_groups.
+group_sums <- function(w, group, n_groups) {
+  sums <- rowsum(w, group, reorder = TRUE)
+  out <- numeric(n_groups)
+  out[as.integer(rownames(sums))] <- sums[, 1L]
+  out
+}
+
+# ECs of the sample and their population sizes: the sample and population key
+# codes share one code space and are grouped together, sample rows first, so
+# sample ECs get the ids 1..J in order of first appearance.
+groups_with_population <- function(data, keys, population, pop_count) {
+  population <- check_key_data(population, "population")
+  check_columns(keys, population, "keys", data_arg = "population")
+  check_key_types(data, population, keys)
+  counts <- population_counts(population, pop_count)
+  codes <- key_codes(data, keys, population)
+  both <- .Call(C_freq_group, rbind(codes[[1L]], codes[[2L]]))
+  n <- nrow(data)
+  group <- both$group[seq_len(n)]
+  n_classes <- max(group)
+  size <- tabulate(group, n_classes)
+  pop_group <- both$group[-seq_len(n)]
+  in_sample <- pop_group <= n_classes
+  pop_size <- group_sums(counts[in_sample], pop_group[in_sample], n_classes)
+  check_population_covers(pop_size, size, group, data, keys)
+  list(group = group, size = size, pop_size = pop_size)
+}
+
+population_counts <- function(population, pop_count) {
+  if (is.null(pop_count)) return(rep(1, nrow(population)))
+  pop_count <- check_string(pop_count)
+  check_columns(pop_count, population, "pop_count", data_arg = "population")
+  counts <- check_numeric_vector(population[[pop_count]], "pop_count")
+  if (any(counts < 0)) abort_value("pop_count", "a column of counts >= 0")
+  counts
+}
+
+# Key columns compare by value only when they are of compatible kinds.
+check_key_types <- function(data, population, keys) {
+  kind <- function(x) {
+    if (is.factor(x) || is.character(x)) return("character")
+    if (inherits(x, "Date")) return("Date")
+    if (inherits(x, "POSIXt")) return("date-time")
+    if (is.numeric(x)) return("number")
+    class(x)[[1L]]
+  }
+  for (key in keys) {
+    a <- kind(data[[key]])
+    b <- kind(population[[key]])
+    if (a != b)
+      abort_type("population", sprintf(
+        "a data frame whose key column '%s' has the type of `data` (%s), not %s",
+        key, a, b))
+  }
+}
+
+check_population_covers <- function(pop_size, size, group, data, keys) {
+  bad <- which(pop_size < size)
+  if (!length(bad)) return(invisible())
+  first <- match(bad[[1L]], group)
+  shown <- paste(vapply(keys, function(key) format(data[[key]][first]), ""),
+                 collapse = ", ")
+  missing <- sum(pop_size[bad] == 0)
+  abort_value("population", sprintf(paste0(
+    "a population containing every equivalence class of the sample at least as ",
+    "often as the sample; %d class(es) are missing and %d smaller than in the ",
+    "sample, e.g. (%s)"), missing, length(bad) - missing, shown))
+}
+
+# EC table: key values of each class (from its first record), sizes, flags.
+class_table <- function(data, keys, ec) {
+  group <- ec$group
+  # Groups are numbered by first appearance, so a record opens a new group
+  # exactly where the running maximum of the ids rises.
+  first <- which(group > c(0L, cummax(group)[-length(group)]))
+  out <- lapply(keys, function(key) data[[key]][first])
+  names(out) <- keys
+  out <- as.data.frame(out, stringsAsFactors = FALSE, optional = TRUE)
+  names(out) <- keys
+  out$size <- ec$size
+  out$pop_size <- ec$pop_size
+  out$risk <- 1 / ec$size
+  out$unique <- ec$size == 1L
+  out$double <- ec$size == 2L
+  out
+}
+
+# Row names of the data when they carry information, else NULL (IDs 1..n).
+record_ids <- function(data) {
+  if (.row_names_info(data) < 0L || inherits(data, "data.table")) return(NULL)
+  row.names(data)
+}
+
+#' @rdname risk_kanon
+#' @param x,object An `epimask_kanon` object.
+#' @param digits Significant digits shown.
+#' @param ... Passed on to [graphics::barplot()] by `plot()`; unused otherwise.
+#' @details `summary()` gives the risk measures, the common thresholds
+#'   (minimum cell sizes 3, 5, 11, 20; El Emam & Malin), the distribution of
+#'   EC sizes and the per-record table of El Emam & Malin's Table 3 (ID, keys,
+#'   probability of re-identification; see [as.data.frame.epimask_kanon()]).
+#'   `plot()` draws a bar chart of the EC sizes, classes smaller than `k` in
+#'   red, counting classes or records (`what`).
+#' @export
+print.epimask_kanon <- function(x, digits = 3, ...) {
+  fmt <- function(v) format(signif(v, digits))
+  yes_no <- function(v) if (isTRUE(v)) "yes" else "no"
+  cat(sprintf("k-anonymity risk: %d records, keys %s\n", x$n,
+              paste(x$keys, collapse = ", ")))
+  cat(sprintf("  %d equivalence classes; %d uniques, %d doubles; smallest class %d\n",
+              x$n_classes, x$n_uniques, x$n_doubles, min(x$classes$size)))
+  cat(sprintf("  prosecutor risk: maximum %s, average %s, strict average %s\n",
+              fmt(x$max_risk), fmt(x$avg_risk), fmt(x$strict_avg_risk)))
+  cat(sprintf("  journalist risk %s, marketer risk %s (population sizes from %s)\n",
+              fmt(x$journalist_risk), fmt(x$marketer_risk), x$population_source))
+  cat(sprintf("  k = %d: k-anonymous %s, k-map %s\n", x$k, yes_no(x$k_anonymous),
+              yes_no(x$k_map)))
+  cat(sprintf("  D3 / D4 (pi = %s, alpha = %s): k' = %d / %d, passes %s / %s\n",
+              format(x$pi), format(x$alpha), x$k_prime[["D3"]], x$k_prime[["D4"]],
+              yes_no(x$passes_k_prime[["D3"]]), yes_no(x$passes_k_prime[["D4"]])))
+  cat(sprintf("  discernability %s\n", format(x$discernability, big.mark = ",")))
+  invisible(x)
+}
+
+#' Per-record risk table
+#'
+#' The records with their key values and probability of re-identification, in
+#' the layout of El Emam & Malin (2014), Table 3.
+#'
+#' @param x An `epimask_kanon` object from [risk_kanon()].
+#' @param row.names,optional Ignored (the IDs are a column).
+#' @param ... Unused.
+#' @return A data frame with columns `ID`, the keys and `risk`.
+#' @examples
+#' r <- risk_kanon(data.frame(sex = c("M", "F", "M"), yob = c(1959, 1955, 1959)),
+#'                 c("sex", "yob"))
+#' as.data.frame(r)
+#' @export
+as.data.frame.epimask_kanon <- function(x, row.names = NULL, optional = FALSE, ...) {
+  ids <- if (is.null(x$record_ids)) seq_len(x$n) else x$record_ids
+  out <- x$classes[x$group, x$keys, drop = FALSE]
+  out <- cbind(data.frame(ID = ids, stringsAsFactors = FALSE), out)
+  out$risk <- x$record_risk
+  rownames(out) <- NULL
+  out
+}
+
+#' @rdname risk_kanon
+#' @export
+summary.epimask_kanon <- function(object, ...) {
+  measures <- data.frame(
+    measure = c("maximum risk (prosecutor)", "average risk", "strict average risk",
+                "journalist risk", "marketer risk"),
+    value = c(object$max_risk, object$avg_risk, object$strict_avg_risk,
+              object$journalist_risk, object$marketer_risk),
+    stringsAsFactors = FALSE)
+  # The cell-size thresholds in use (El Emam & Malin): 3, 5, 11, 20.
+  cells <- c(3L, 5L, 11L, 20L)
+  thresholds <- data.frame(
+    min_class_size = cells, threshold = 1 / cells,
+    maximum_risk_met = object$max_risk <= 1 / cells,
+    strict_average_met = object$strict_avg_risk <= 1 / cells)
+  sizes <- table(size = object$classes$size)
+  structure(list(kanon = object, measures = measures, thresholds = thresholds,
+                 class_sizes = sizes, records = as.data.frame(object)),
+            class = "summary.epimask_kanon")
+}
+
+#' @rdname risk_kanon
+#' @param n Number of records shown by the `summary()` print.
+#' @export
+print.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
+  print(x$kanon, digits = digits)
+  cat("\nRisk measures:\n")
+  m <- x$measures
+  m$value <- signif(m$value, digits)
+  print(m, row.names = FALSE)
+  cat("\nCommon thresholds (minimum cell size 3, 5, 11, 20):\n")
+  th <- x$thresholds
+  th$threshold <- signif(th$threshold, digits)
+  print(th, row.names = FALSE)
+  cat("\nEquivalence class sizes (number of classes):\n")
+  print(x$class_sizes)
+  rec <- x$records
+  cat(sprintf("\nProbability of re-identification per record%s:\n",
+              if (nrow(rec) > n) sprintf(" (first %d of %d)", n, nrow(rec)) else ""))
+  rec <- utils::head(rec, n)
+  rec$risk <- signif(rec$risk, digits)
+  names(rec)[names(rec) == "risk"] <- "probability of re-identification"
+  print(rec, row.names = FALSE)
+  invisible(x)
+}
+
+#' @rdname risk_kanon
+#' @param y Unused.
+#' @param what Bar heights: number of `"classes"` or of `"records"` per EC size.
+#' @export
+plot.epimask_kanon <- function(x, y = NULL, what = c("classes", "records"), ...) {
+  what <- check_choice(what, c("classes", "records"))
+  class_size_barplot(x$classes$size, x$k, what, ...)
+}
+
+# Bar chart of the EC-size distribution; classes smaller than k in red.
+class_size_barplot <- function(size, k, what = "classes", main = NULL, ...) {
+  counts <- table(size)
+  sizes <- as.integer(names(counts))
+  heights <- if (what == "records") as.vector(counts) * sizes else as.vector(counts)
+  cols <- ifelse(sizes < k, "firebrick", "grey60")
+  if (is.null(main)) main <- "Equivalence class sizes"
+  graphics::barplot(heights, names.arg = sizes, col = cols, border = NA,
+                    xlab = "equivalence class size",
+                    ylab = if (what == "records") "records" else "classes",
+                    main = main, ...)
+  graphics::legend("topright", fill = c("firebrick", "grey60"), border = NA,
+                   legend = c(sprintf("smaller than k = %d", k), "k or more"),
+                   bty = "n")
+  invisible(stats::setNames(heights, sizes))
+}
