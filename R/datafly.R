@@ -31,7 +31,7 @@
 #' @param k Minimum equivalence-class size (minimum bin size), a whole number
 #'   >= 1.
 #' @param max_suppress Largest share of the records that may be suppressed, in
-#'   \[0, 1\].
+#'   the interval from 0 to 1.
 #' @param id `NULL` or the names of one-to-one identifier columns to replace by
 #'   pseudonyms.
 #' @return An object of class `epimask_datafly`, a list with
