@@ -29,7 +29,7 @@
 #'   replacing every value by `"*"` is appended when the top level given does
 #'   not reduce the key to a single value.
 #' @param k Minimum equivalence-class size (minimum bin size), a whole number
-#'   >= 1.
+#'   of at least 1.
 #' @param max_suppress Largest share of the records that may be suppressed, in
 #'   the interval from 0 to 1.
 #' @param id `NULL` or the names of one-to-one identifier columns to replace by
