@@ -10,6 +10,8 @@ static const R_CallMethodDef call_methods[] = {
     /* freq */
     CALLDEF(freq_group, 1),
     CALLDEF(freq_match, 2),
+    /* kernel masking (mask) */
+    CALLDEF(kernel_smooth, 6),
     {NULL, NULL, 0}
 };
 

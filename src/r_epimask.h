@@ -9,4 +9,8 @@
 SEXP r_freq_group(SEXP codes);
 SEXP r_freq_match(SEXP ref, SEXP qry);
 
+/* r_kernel.c (kernel masking) */
+SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
+                     SEXP threads);
+
 #endif
