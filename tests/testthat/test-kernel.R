@@ -168,3 +168,40 @@ test_that("mask_grid builds a list of schemes over kernels and lambdas", {
   expect_output(print(g), "ring kernel, lambda = 0.01")
   expect_length(c(g[1:2], mask_round(2)), 3)
 })
+
+test_that("a fine grid (large n, small lambda) gives the brute-force rows", {
+  set.seed(7)
+  n <- 4000
+  x3 <- matrix(runif(3 * n), ncol = 3)
+  Z <- matrix(rnorm(2 * n), ncol = 2)
+  rows <- sample(n, 25)
+  cases <- list(
+    list(kernel = "exponential", lambda = 2e-3, x = x3, args = list()),
+    list(kernel = "gaussian", lambda = 1e-4, x = x3[, 1:2], args = list()),
+    list(kernel = "ring_angle", lambda = 1e-3, x = x3[, 1:2],
+         args = list(source = c(0.5, 0.5), direction = c(0, 1))),
+    list(kernel = "bvn", lambda = 1e-3, x = x3[, 2:3], args = list(rho = -0.5)))
+  for (cs in cases) {
+    sch <- do.call(mask_kernel, c(list(cs$kernel, cs$lambda, cs$x), cs$args))
+    got <- epimask:::kernel_smooth(sch, Z)[rows, ]
+    sds <- apply(cs$x, 2, sd)
+    want <- t(vapply(rows, function(i) {
+      delta <- vapply(seq_len(n), function(k)
+        ref_delta(cs$kernel, cs$x[i, ], cs$x[k, ], cs$args$source, cs$args$direction,
+                  sds, if (is.null(cs$args$rho)) 0 else cs$args$rho), 0)
+      w <- exp(-delta / cs$lambda)
+      colSums(w * Z) / sum(w)
+    }, numeric(2)))
+    expect_close(got, want, label = cs$kernel)
+  }
+})
+
+test_that("one thread and two threads give identical results", {
+  fx <- kernel_fixture(300)
+  sch <- mask_kernel("exponential", 0.05, fx$xy, groups = fx$groups)
+  old <- options(epimask.threads = 1L)
+  on.exit(options(old))
+  one <- epimask:::kernel_smooth(sch, fx$Z)
+  options(epimask.threads = 2L)
+  expect_identical(epimask:::kernel_smooth(sch, fx$Z), one)
+})
