@@ -40,8 +40,9 @@ delta_to <- function(kernel, xy, i) {
 
 # lambda giving about `neighbours` records with delta <= 36 lambda
 lambda_for <- function(kernel, xy) {
-  targets <- sample(nrow(xy), 200)
-  kth <- vapply(targets, function(i) sort(delta_to(kernel, xy, i))[neighbours + 1], 0)
+  targets <- sample(nrow(xy), 100)
+  k <- neighbours + 1
+  kth <- vapply(targets, function(i) sort(delta_to(kernel, xy, i), partial = k)[k], 0)
   median(kth) / 36
 }
 
