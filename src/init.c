@@ -13,6 +13,8 @@ static const R_CallMethodDef call_methods[] = {
     /* err: linear excess-relative-risk model (r_err.c) */
     CALLDEF(err_fit, 9),
     CALLDEF(err_derivs, 8),
+    /* kernel masking (mask) */
+    CALLDEF(kernel_smooth, 6),
     {NULL, NULL, 0}
 };
 

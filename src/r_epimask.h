@@ -14,5 +14,8 @@ SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
                SEXP fixed, SEXP control);
 SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
                   SEXP expected);
+/* r_kernel.c (kernel masking) */
+SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
+                     SEXP threads);
 
 #endif
