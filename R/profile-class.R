@@ -130,12 +130,12 @@ check_reference <- function(reference, arg = "reference") {
     abort_type(arg, "a list with element `truth` (and `se`)")
   truth <- check_number(reference$truth, sprintf("%s$truth", arg))
   se <- reference$se
-  if (is.null(se)) se <- NA_real_
+  if (is.null(se) || identical(se, NA)) se <- NA_real_
   if (!is.numeric(se) || length(se) != 1L || is.infinite(se) ||
       (!is.na(se) && se < 0))
     abort_value(sprintf("%s$se", arg), "a single non-negative number or NA")
   mse <- reference$mse
-  if (is.null(mse)) mse <- se^2
+  if (is.null(mse) || identical(mse, NA)) mse <- se^2
   if (!is.numeric(mse) || length(mse) != 1L || is.infinite(mse) ||
       (!is.na(mse) && mse < 0))
     abort_value(sprintf("%s$mse", arg), "a single non-negative number or NA")

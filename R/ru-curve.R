@@ -48,7 +48,7 @@ ru_curve_gradient <- function(u, theta) {
 #' @return An object of class `ru_curve`: a list with `theta`, `se` (of
 #'   theta), `rss`, `n` (points used), `n_clipped` (points with U > 1),
 #'   `data` (the points used) and `boundary` (TRUE when theta hit the edge of
-#'   `interval`, which also raises a warning of class
+#'   `interval`, or the fit is as good there as at the optimum, which also raises a warning of class
 #'   `epimask_warning_boundary`). Methods: `print()`, `coef()` and
 #'   `predict(object, newdata)`, `newdata` a vector of U values or a data
 #'   frame with column `analysis_potential`.
@@ -80,8 +80,8 @@ fit_ru_curve <- function(ru, interval = c(1e-3, 1e6)) {
                   "epimask_error_value", arg = "ru")
   fit <- ru_curve_lsq(u, y, log(interval))
   theta <- exp(fit$log_theta)
-  boundary <- fit$log_theta <= log(interval[1]) + 1e-6 ||
-    fit$log_theta >= log(interval[2]) - 1e-6
+  boundary <- fit$log_theta <= log(interval[1]) + 1e-8 ||
+    fit$log_theta >= log(interval[2]) - 1e-8
   if (boundary)
     epimask_warn(sprintf("theta reached the edge of `interval` (%s); the points do not pin the curve down.",
                          format(signif(theta, 3))), "epimask_warning_boundary")
@@ -117,6 +117,11 @@ ru_curve_lsq <- function(u, y, log_range) {
     lt <- cand
     if (done) break
   }
+  r <- rss(lt)
+  # When the RSS is as low at an end of the range as at the optimum, the data
+  # do not pin theta down (e.g. every point at anonymity 1): report that end.
+  flat <- function(end) rss(end) - r <= 1e-10 * (1 + r)
+  if (flat(log_range[2])) lt <- log_range[2] else if (flat(log_range[1])) lt <- log_range[1]
   r <- rss(lt)
   jac <- ru_curve_gradient(u, exp(lt))
   df <- length(y) - 1L
