@@ -201,6 +201,9 @@ gg_degree_plot <- function(pd, pal, log) {
     log = ggplot2::scale_x_log10(breaks = ax$at, labels = ax$labels),
     linear = ggplot2::scale_x_continuous())
   if (log_y) p <- p + ggplot2::scale_y_log10()
+  if (!is.na(ax$break_at))
+    p <- p + ggplot2::annotate("text", x = ax$break_at, y = -Inf, label = "//",
+                               vjust = 0.1, size = 3.5, fontface = "bold")
   if (ax$kind == "scheme" && max(nchar(ax$labels)) * length(ax$labels) > 60)
     p <- p + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 90, hjust = 1, vjust = 0.5))
   p + ggplot2::labs(x = if (ax$kind == "scheme") NULL else pd$xlab, y = pd$ylab)
