@@ -31,6 +31,9 @@ ru_z <- function() stats::qnorm(0.975)
 #' @param replicates data.frame with columns `scheme`, `replicate`,
 #'   `estimate`, `se` and optionally `risk`, `degree`, `kernel` (the last two
 #'   constant within a scheme). Schemes keep their order of first appearance.
+#'   `risk` must be a probability in \[0, 1\] (anonymity = 1 - risk): for the
+#'   matching risk of METHODS 5 that is the expected match risk divided by n
+#'   (the expected proportion of correct matches), not the count.
 #' @param reference list with `truth` (beta), `se` (its SE, may be NA),
 #'   optionally `mse` (MSE(beta), default `se^2`) and `type`.
 #' @return data.frame, one row per scheme.
