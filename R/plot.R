@@ -191,9 +191,9 @@ base_legend <- function(keys, n_rows) {
 scheme_axis_margin <- function(axis) {
   if (is.null(axis) || axis$kind != "scheme")
     return(list(lines = 4.2, rotate = FALSE, labels = NULL))
-  char_w <- graphics::par("cin")[2] * 0.45 * 0.85
+  char_w <- graphics::par("cin")[2] * 0.42 * 0.85
   slot <- (graphics::par("fin")[1] - 1.4) / length(axis$labels)
-  slot_chars <- max(6L, floor(0.9 * slot / char_w))
+  slot_chars <- max(6L, floor(0.95 * slot / char_w))
   wrapped <- vapply(axis$labels, function(l)
     paste(strwrap(l, width = slot_chars), collapse = "\n"), "", USE.NAMES = FALSE)
   parts <- strsplit(wrapped, "\n", fixed = TRUE)
@@ -203,7 +203,7 @@ scheme_axis_margin <- function(axis) {
     return(list(lines = 3.4 + 0.9 * n_lines, rotate = FALSE, labels = wrapped,
                 padj = 1))
   label_w <- max(nchar(axis$labels)) * char_w
-  list(lines = min(1.2 + label_w / graphics::par("csi"), 14), rotate = TRUE,
+  list(lines = min(1.2 + 0.85 * label_w / graphics::par("csi"), 14), rotate = TRUE,
        labels = axis$labels)
 }
 
