@@ -146,10 +146,11 @@ test_that("autoplot gives a ggplot for every type", {
 test_that("scheme labels are wrapped when they fit, turned vertical otherwise", {
   with_null_device({
     sam <- epimask:::scheme_axis_margin
-    ax <- epimask:::degree_axis(c(NA, 1), c("None", "Rounded to three decimal digits"))
+    ax <- epimask:::degree_axis(rep(NA, 6), cologne_table2$scheme)
     fit <- sam(ax)
     expect_false(fit$rotate)
     expect_match(fit$labels[2], "\n", fixed = TRUE)
+    expect_identical(gsub("\n", " ", fit$labels, fixed = TRUE), cologne_table2$scheme)
     many <- epimask:::degree_axis(rep(NA, 30), sprintf("Randomized scheme number %d", 1:30))
     expect_true(sam(many)$rotate)
     expect_false(sam(epimask:::degree_axis(c(0, 1), c("a", "b")))$rotate)
