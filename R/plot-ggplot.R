@@ -106,6 +106,7 @@ gg_label_layers <- function(lab, colours) {
 
 gg_ru_plot <- function(pd, pal, object, curve, labels, panel) {
   d <- pd$data
+  check_ru_points(d, "object")
   d <- d[is.finite(d$x) & is.finite(d$y), , drop = FALSE]
   lim <- c(-0.02, 1.02)
   fit <- if (curve) ru_try_curve(object) else NULL

@@ -250,6 +250,7 @@ pad_range <- function(r, frac = 0.04, log = FALSE) {
 
 base_ru_plot <- function(pd, pal, keys, xlim, ylim, labels, cex_labels) {
   d <- pd$data
+  check_ru_points(d, "x")
   xlim <- xlim %||% c(0, 1)
   ylim <- ylim %||% c(0, 1)
   base_frame(pad_range(xlim, 0.02), pad_range(ylim, 0.02), "", pd$xlab, pd$ylab)
@@ -275,6 +276,13 @@ base_ru_plot <- function(pd, pal, keys, xlim, ylim, labels, cex_labels) {
 label_colours <- function(pal, idx) {
   rgb <- grDevices::col2rgb(pal[idx]) * 0.75
   grDevices::rgb(rgb[1, ], rgb[2, ], rgb[3, ], maxColorValue = 255)
+}
+
+check_ru_points <- function(d, arg) {
+  if (!any(is.finite(d$x) & is.finite(d$y)))
+    epimask_abort(paste("The profile has no scheme with both an analysis potential and",
+                        "a risk to plot (was the risk computed?)."),
+                  "epimask_error_value", arg = arg)
 }
 
 base_tradeoff_plot <- function(pd, pal, log, xlim, ylim, labels, cex_labels) {

@@ -44,8 +44,10 @@ test_that("plot arguments are checked with classed errors", {
     expect_error(plot(ru, log = "z"), "`log`", class = "epimask_error_value")
     expect_error(plot(ru, labels = NA), class = "epimask_error_type")
     no_risk <- ru
-    no_risk$risk <- NA_real_
+    no_risk$risk <- no_risk$anonymity <- NA_real_
     expect_error(plot(no_risk, "tradeoff"), class = "epimask_error_value")
+    expect_error(plot(no_risk, "ru"), "risk", class = "epimask_error_value")
+    expect_error(plot(no_risk, "risk"), class = "epimask_error_value")
   })
 })
 
