@@ -141,17 +141,17 @@ hierarchy_numeric <- function(widths = c(5, 10, 20, 50, 100), origin = 0) {
       lo <- origin + floor((x - origin) / w) * w
       whole <- all(x == round(x), na.rm = TRUE) && w == round(w) &&
         origin == round(origin)
-      out <- if (whole) paste0(format_num(lo), "-", format_num(lo + w - 1))
-             else paste0("[", format_num(lo), ",", format_num(lo + w), ")")
+      out <- if (whole) paste0(format_bound(lo), "-", format_bound(lo + w - 1))
+             else paste0("[", format_bound(lo), ",", format_bound(lo + w), ")")
       out[is.na(x)] <- NA_character_
       out
     }
   }
   new_hierarchy(c(list(identity), lapply(widths, interval), list(suppress_all)),
-                c("value", sprintf("width %s", format_num(widths)), "*"), "numeric")
+                c("value", sprintf("width %s", format_bound(widths)), "*"), "numeric")
 }
 
-format_num <- function(x) format(x, scientific = FALSE, trim = TRUE, digits = 15)
+format_bound <- function(x) format(x, scientific = FALSE, trim = TRUE, digits = 15)
 
 #' @rdname hierarchies
 #' @export

@@ -104,7 +104,7 @@ mask_group <- function(breaks, value = c("mean", "midpoint"), reference = NULL) 
   breaks <- as.double(breaks)
   if (value == "midpoint" && any(is.infinite(breaks)))
     abort_value("breaks", "finite for `value = \"midpoint\"`")
-  if (!is.null(reference)) reference <- check_reference(reference)
+  if (!is.null(reference)) reference <- check_group_reference(reference)
   widths <- diff(breaks)
   degree <- mean(widths[is.finite(widths)])
   if (is.nan(degree)) degree <- Inf
@@ -113,7 +113,7 @@ mask_group <- function(breaks, value = c("mean", "midpoint"), reference = NULL) 
                   breaks = breaks, value = value, reference = reference)
 }
 
-check_reference <- function(reference) {
+check_group_reference <- function(reference) {
   if (is.list(reference)) {
     if (is.null(names(reference)) || any(!nzchar(names(reference))))
       abort_type("reference", "a numeric vector or a named list of numeric vectors")
