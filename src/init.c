@@ -10,6 +10,9 @@ static const R_CallMethodDef call_methods[] = {
     /* freq */
     CALLDEF(freq_group, 1),
     CALLDEF(freq_match, 2),
+    /* risk: record-matching probability (r_risk.c) */
+    CALLDEF(risk_match, 8),
+    CALLDEF(risk_triangle_normal, 4),
     {NULL, NULL, 0}
 };
 

@@ -9,4 +9,10 @@
 SEXP r_freq_group(SEXP codes);
 SEXP r_freq_match(SEXP ref, SEXP qry);
 
+/* r_risk.c: record-matching probability */
+SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
+                  SEXP unknown_range, SEXP target_record, SEXP target_known,
+                  SEXP pred_mean, SEXP threads);
+SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
+
 #endif
