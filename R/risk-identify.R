@@ -67,7 +67,7 @@
 #' source <- data.frame(id = 1:5000, dose = round(rexp(5000, 2), 3))
 #' released <- source[sample(5000, 64), ]
 #' risk_identifiability(released, source, keys = "dose", id = "id")
-#' # rounding to 2 significant digits: chance matches, no true identification
+#' # rounding to 2 significant digits: fewer true identifications, chance matches
 #' rounded <- transform(released, dose = signif(dose, 2))
 #' risk_identifiability(rounded, source, keys = "dose", id = "id")
 risk_identifiability <- function(released, source, keys, id = NULL) {

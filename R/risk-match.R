@@ -291,7 +291,7 @@ print.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
   ties <- x$ties
   shown <- ties[seq_len(min(nrow(ties), 5L)), , drop = FALSE]
   tab <- data.frame(
-    "Records sharing the top probability" = as.character(shown$c),
+    "Records at top probability (c)" = as.character(shown$c),
     "Targets" = shown$targets,
     "True record among them" = shown$correct,
     "Expected correct" = fmt(shown$expected_correct),
@@ -299,7 +299,7 @@ print.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
   if (nrow(ties) > 5L) {
     rest <- ties[-seq_len(5L), , drop = FALSE]
     tab <- rbind(tab, data.frame(
-      "Records sharing the top probability" = sprintf("%d-%d", min(rest$c), max(rest$c)),
+      "Records at top probability (c)" = sprintf("%d-%d", min(rest$c), max(rest$c)),
       "Targets" = sum(rest$targets), "True record among them" = sum(rest$correct),
       "Expected correct" = fmt(sum(rest$expected_correct)), check.names = FALSE))
   }
