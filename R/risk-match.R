@@ -48,7 +48,8 @@
 #' `targets` gives an unbiased estimate of the percentage of correct matches.
 #'
 #' @param original The original data: a data frame or numeric matrix, one row
-#'   per person.
+#'   per person. Only its `known` columns are used: they are what the intruder
+#'   knows about each target.
 #' @param masked The released masked data, with the same rows (row `i` is the
 #'   same person as in `original`) and the `known` and `unknown` columns.
 #' @param known Names of the variables the intruder knows (at least one).

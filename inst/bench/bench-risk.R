@@ -19,7 +19,7 @@ make_data <- function(n, lambda = 0.05, seed = 1) {
   y <- rpois(n, exp(1 + 2 * x))
   Z <- cbind(x = x, y = y)
   masked <- matrix(0, n, 2, dimnames = list(NULL, c("x", "y")))
-  for (rows in split(seq_len(n), ceiling(seq_len(n) / 1000))) {
+  for (rows in split(seq_len(n), ceiling(seq_len(n) / 200))) {
     d2 <- outer(s[rows, 1], s[, 1], "-")^2 + outer(s[rows, 2], s[, 2], "-")^2
     w <- exp(-sqrt(d2) / lambda)
     masked[rows, ] <- (w / rowSums(w)) %*% Z
