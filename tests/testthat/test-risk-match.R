@@ -17,7 +17,7 @@ test_that("the closed-form triangle expectation equals numerical integration", {
 })
 
 test_that("risk_match equals the brute-force version on kernel-masked data", {
-  fx <- risk_fixture(n = 20)
+  fx <- risk_fixture(n = 16)
   for (kernel in c("exponential", "ring")) {
     for (lambda in c(0.02, 0.2, 1)) {
       masked <- as.data.frame(kernel_mask(fx$data, fx$coords, kernel, lambda))
