@@ -139,8 +139,8 @@ check_targets <- function(targets, n) {
 # The columns `cols` of `data` as a double matrix; a classed error naming
 # `arg` and the offending columns otherwise.
 numeric_columns <- function(data, cols, arg) {
-  x <- if (is.data.frame(data)) as.list(data[cols]) else
-    lapply(cols, function(col) data[, col])
+  x <- lapply(cols, function(col)
+    if (is.data.frame(data)) data[[col]] else data[, col])
   names(x) <- cols
   bad <- !vapply(x, function(col) (is.numeric(col) || is.logical(col)) &&
                    !is.factor(col), logical(1))

@@ -117,6 +117,18 @@ test_that("targets evaluate a subset; matrices work as data frames", {
   expect_identical(one$per_target, full$per_target)
 })
 
+test_that("tibbles and data.tables are accepted", {
+  skip_if_not_installed("data.table")
+  skip_if_not_installed("tibble")
+  fx <- risk_fixture(n = 20, seed = 13)
+  m <- as.data.frame(kernel_mask(fx$data, fx$coords, "ring", 0.1))
+  want <- risk_match(fx$data, m, "x", "y")
+  expect_identical(risk_match(data.table::as.data.table(fx$data),
+                              data.table::as.data.table(m), "x", "y"), want)
+  expect_identical(risk_match(tibble::as_tibble(fx$data), tibble::as_tibble(m),
+                              "x", "y"), want)
+})
+
 test_that("the caller's data are not modified", {
   fx <- risk_fixture(n = 20)
   o <- fx$data
