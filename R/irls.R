@@ -167,7 +167,7 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
                      mustart = NULL, intercept = NULL) {
   family <- check_family(family)
   codes <- family_codes(family)
-  x <- check_numeric_matrix(x, "x")
+  x <- check_design(x, "x")
   n <- nrow(x)
   ynames <- if (is.matrix(y)) rownames(y) else names(y)
   ynames <- ynames %||% rownames(x)
@@ -197,7 +197,20 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
 }
 
 has_intercept_column <- function(x) {
-  any(vapply(seq_len(ncol(x)), function(j) all(x[, j] == 1), logical(1)))
+  candidates <- which(x[1L, ] == 1)
+  for (j in candidates) if (all(x[, j] == 1)) return(TRUE)
+  FALSE
+}
+
+# check_numeric_matrix() without its temporary n x p logical matrices: a
+# design can have millions of rows.
+check_design <- function(x, arg) {
+  if (!(is.matrix(x) && is.double(x) && length(x) > 0L))
+    x <- check_numeric_matrix(x, arg, finite = FALSE)
+  bad <- .Call(C_irls_nonfinite, x)
+  if (bad == 1L) abort_value(arg, "free of NA and NaN")
+  if (bad == 2L) abort_value(arg, "finite (no Inf)")
+  x
 }
 
 # One run of the C iteration, with glm.fit's order of starting values.
@@ -288,7 +301,8 @@ null_deviance <- function(y, prior, offset, family, intercept, mu, codes, ctl) {
   }
   wtdmu <- if (intercept) sum(prior * y) / sum(prior) else
     family$linkinv(offset %||% rep.int(0, length(y)))
-  sum(family$dev.resids(y, wtdmu, prior))
+  if (length(wtdmu) == 1L) wtdmu <- rep.int(wtdmu, length(y))
+  sum(.Call(C_irls_family_eval, codes, 5L, as.double(wtdmu), y, prior))
 }
 
 irls_flags <- function(fit, mu, family) {
@@ -347,7 +361,7 @@ irls_fit_many <- function(x, Y, family = gaussian(), weights = NULL, offset = NU
                           control = list(), warm_start = TRUE, start = NULL) {
   family <- check_family(family)
   codes <- family_codes(family)
-  x <- check_numeric_matrix(x, "x")
+  x <- check_design(x, "x")
   n <- nrow(x)
   Y <- check_numeric_matrix(Y, "Y", nrow = n)
   weights <- check_numeric_vector(weights, "weights", len = n, allow_null = TRUE)

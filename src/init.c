@@ -13,6 +13,7 @@ static const R_CallMethodDef call_methods[] = {
     /* irls (GLM fitting core) */
     CALLDEF(irls_fit, 8),
     CALLDEF(irls_family_eval, 5),
+    CALLDEF(irls_nonfinite, 1),
     {NULL, NULL, 0}
 };
 

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <string.h>
 #include <R.h>
 #include <Rinternals.h>
@@ -100,4 +101,20 @@ SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
     }
     UNPROTECT(1);
     return out;
+}
+
+/* 0 if every element of a double vector or matrix is finite, 1 if one is NA
+ * or NaN, 2 if one is infinite: an allocation-free check for large designs. */
+SEXP r_irls_nonfinite(SEXP x)
+{
+    if (!isReal(x)) error("internal: `x` must be double");
+    R_xlen_t n = XLENGTH(x);
+    const double *v = REAL(x);
+    int found = 0;
+    for (R_xlen_t i = 0; i < n; i++) {
+        if (isfinite(v[i])) continue;
+        if (isnan(v[i])) return ScalarInteger(1);
+        found = 2;
+    }
+    return ScalarInteger(found);
 }
