@@ -81,6 +81,7 @@ SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
  * 4 variance, 5 dev.resids (with y and wt). */
 SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
 {
+    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
     glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
     int w = asInteger(what);
     R_xlen_t n = XLENGTH(v);
