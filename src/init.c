@@ -14,6 +14,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(irls_fit, 8),
     CALLDEF(irls_family_eval, 5),
     CALLDEF(irls_nonfinite, 1),
+    CALLDEF(irls_aic, 5),
     {NULL, NULL, 0}
 };
 

@@ -14,5 +14,6 @@ SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
                 SEXP control, SEXP start_mode, SEXP start);
 SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
 SEXP r_irls_nonfinite(SEXP x);
+SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt);
 
 #endif
