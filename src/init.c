@@ -18,6 +18,11 @@ static const R_CallMethodDef call_methods[] = {
     /* risk: record-matching probability (r_risk.c) */
     CALLDEF(risk_match, 8),
     CALLDEF(risk_triangle_normal, 4),
+    /* irls (GLM fitting core) */
+    CALLDEF(irls_fit, 8),
+    CALLDEF(irls_family_eval, 5),
+    CALLDEF(irls_nonfinite, 1),
+    CALLDEF(irls_aic, 5),
     {NULL, NULL, 0}
 };
 
