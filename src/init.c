@@ -10,6 +10,9 @@ static const R_CallMethodDef call_methods[] = {
     /* freq */
     CALLDEF(freq_group, 1),
     CALLDEF(freq_match, 2),
+    /* irls (GLM fitting core) */
+    CALLDEF(irls_fit, 8),
+    CALLDEF(irls_family_eval, 5),
     {NULL, NULL, 0}
 };
 

@@ -9,4 +9,9 @@
 SEXP r_freq_group(SEXP codes);
 SEXP r_freq_match(SEXP ref, SEXP qry);
 
+/* r_irls.c (GLM fitting core) */
+SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
+                SEXP control, SEXP start_mode, SEXP start);
+SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
+
 #endif

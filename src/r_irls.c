@@ -1,0 +1,102 @@
+#include <string.h>
+#include <R.h>
+#include <Rinternals.h>
+#include "irls.h"
+#include "r_epimask.h"
+
+/* The R side (R/irls.R) has checked types, lengths and values; these checks
+ * only keep a malformed internal call from reading out of bounds. */
+static void check_double(SEXP v, R_xlen_t len, const char *arg)
+{
+    if (!isReal(v) || (len >= 0 && XLENGTH(v) != len))
+        error("internal: `%s` must be a double vector of length %lld", arg, (long long) len);
+}
+
+SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
+                SEXP control, SEXP start_mode, SEXP start)
+{
+    if (!isReal(x) || !isMatrix(x)) error("internal: `x` must be a double matrix");
+    size_t n = (size_t) nrows(x);
+    int p = ncols(x);
+    check_double(y, (R_xlen_t) n, "y");
+    check_double(weights, (R_xlen_t) n, "weights");
+    if (!isNull(offset)) check_double(offset, (R_xlen_t) n, "offset");
+    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
+    check_double(control, 6, "control");
+    if (!isInteger(start_mode) || XLENGTH(start_mode) != 1) error("internal: bad start mode");
+    int mode = INTEGER(start_mode)[0];
+    check_double(start, mode == IRLS_START_COEF ? (R_xlen_t) p : (R_xlen_t) n, "start");
+
+    glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
+    if (!family_supported(fam)) error("internal: unsupported family/link codes");
+    const double *ctl_v = REAL(control);
+    irls_control ctl = { (int) ctl_v[0], ctl_v[1], (int) ctl_v[2], ctl_v[3], ctl_v[4], (int) ctl_v[5] };
+
+    const char *names[] = { "coefficients", "linear.predictors", "fitted.values",
+                            "weights", "residuals", "cov.unscaled", "pivot",
+                            "deviance", "iter", "converged", "boundary", "rank",
+                            "status", "warnings", "used_qr", "" };
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP beta = PROTECT(allocVector(REALSXP, p));
+    SEXP eta = PROTECT(allocVector(REALSXP, (R_xlen_t) n));
+    SEXP mu = PROTECT(allocVector(REALSXP, (R_xlen_t) n));
+    SEXP ww = PROTECT(allocVector(REALSXP, (R_xlen_t) n));
+    SEXP resid = PROTECT(allocVector(REALSXP, (R_xlen_t) n));
+    SEXP cov = PROTECT(allocMatrix(REALSXP, p, p));
+    SEXP pivot = PROTECT(allocVector(INTSXP, p));
+    memset(REAL(beta), 0, (size_t) p * sizeof(double));
+    if (mode == IRLS_START_COEF) memcpy(REAL(beta), REAL(start), (size_t) p * sizeof(double));
+    if (mode == IRLS_START_ETA) memcpy(REAL(eta), REAL(start), n * sizeof(double));
+    if (mode == IRLS_START_MU) memcpy(REAL(mu), REAL(start), n * sizeof(double));
+
+    irls_result res;
+    irls_run(REAL(x), n, p, REAL(y), REAL(weights), isNull(offset) ? NULL : REAL(offset),
+             fam, &ctl, mode, REAL(beta), REAL(eta), REAL(mu), REAL(ww), REAL(resid),
+             REAL(cov), INTEGER(pivot), &res);
+    for (int j = 0; j < p; j++) INTEGER(pivot)[j]++;
+
+    SET_VECTOR_ELT(out, 0, beta);
+    SET_VECTOR_ELT(out, 1, eta);
+    SET_VECTOR_ELT(out, 2, mu);
+    SET_VECTOR_ELT(out, 3, ww);
+    SET_VECTOR_ELT(out, 4, resid);
+    SET_VECTOR_ELT(out, 5, cov);
+    SET_VECTOR_ELT(out, 6, pivot);
+    SET_VECTOR_ELT(out, 7, ScalarReal(res.deviance));
+    SET_VECTOR_ELT(out, 8, ScalarInteger(res.iter));
+    SET_VECTOR_ELT(out, 9, ScalarLogical(res.converged));
+    SET_VECTOR_ELT(out, 10, ScalarLogical(res.boundary));
+    SET_VECTOR_ELT(out, 11, ScalarInteger(res.rank));
+    SET_VECTOR_ELT(out, 12, ScalarInteger(res.status));
+    SET_VECTOR_ELT(out, 13, ScalarInteger(res.warnings));
+    SET_VECTOR_ELT(out, 14, ScalarLogical(res.used_qr));
+    UNPROTECT(8);
+    return out;
+}
+
+/* Family functions evaluated by the C code, exposed so that tests can check
+ * them against R's family objects: what = 1 linkfun, 2 linkinv, 3 mu.eta,
+ * 4 variance, 5 dev.resids (with y and wt). */
+SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
+{
+    glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
+    int w = asInteger(what);
+    R_xlen_t n = XLENGTH(v);
+    check_double(v, n, "v");
+    if (w == 5) { check_double(y, n, "y"); check_double(wt, n, "wt"); }
+    SEXP out = PROTECT(allocVector(REALSXP, n));
+    const double *pv = REAL(v);
+    double *po = REAL(out);
+    for (R_xlen_t i = 0; i < n; i++) {
+        switch (w) {
+        case 1: po[i] = link_fun(fam.link, pv[i]); break;
+        case 2: po[i] = link_inv(fam.link, pv[i]); break;
+        case 3: po[i] = link_mu_eta(fam.link, pv[i]); break;
+        case 4: po[i] = family_variance(fam.family, pv[i]); break;
+        case 5: po[i] = family_dev_resid(fam.family, REAL(y)[i], pv[i], REAL(wt)[i]); break;
+        default: po[i] = NA_REAL;
+        }
+    }
+    UNPROTECT(1);
+    return out;
+}
