@@ -13,6 +13,8 @@ static const R_CallMethodDef call_methods[] = {
     /* irls (GLM fitting core) */
     CALLDEF(irls_fit, 8),
     CALLDEF(irls_family_eval, 5),
+    /* kernel masking (mask) */
+    CALLDEF(kernel_smooth, 6),
     {NULL, NULL, 0}
 };
 

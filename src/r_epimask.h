@@ -13,5 +13,8 @@ SEXP r_freq_match(SEXP ref, SEXP qry);
 SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
                 SEXP control, SEXP start_mode, SEXP start);
 SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
+/* r_kernel.c (kernel masking) */
+SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
+                     SEXP threads);
 
 #endif

@@ -1,0 +1,42 @@
+#ifndef EPIMASK_KERNEL_H
+#define EPIMASK_KERNEL_H
+
+#include <stddef.h>
+#include "spatial_index.h"
+
+/* Kernel-weighted matrix masking (METHODS 1.1) without forming A.
+ * Coordinates have already been mapped to a space where delta is a plain
+ * metric: exponential and ring (Euclidean), gaussian and bvn (squared
+ * Euclidean, bvn after whitening), ring_angle (L1 in (radius, angle)),
+ * shrink (Euclidean, for K = exp(-||.|| / h)). */
+
+typedef enum {
+    KF_EXP = 0,    /* w = exp(-delta / lambda), a = w / sum(w)           */
+    KF_SHRINK = 1  /* a = (1[i = k] + lambda K) / (1 + lambda sum K), K = exp(-delta / h) */
+} kernel_form;
+
+typedef enum {
+    KM_SMOOTH = 0, /* out = A Z                    */
+    KM_DERIV0 = 1, /* out = A'(0) Z (dA/dlambda at 0) */
+    KM_DENSE = 2   /* out = A, dense n x n (column-major) */
+} kernel_mode;
+
+typedef struct {
+    si_metric metric;
+    kernel_form form;
+    double lambda;    /* degree of masking, > 0 for the exp form */
+    double scale;     /* lambda (exp form) or bandwidth h (shrink) */
+    double max_delta; /* cutoff * scale: larger delta means weight 0 */
+} kernel_spec;
+
+/* Search radius in coordinate units for the index. */
+double kernel_radius(const kernel_spec *ks);
+
+/* Process targets perm[from .. to-1] of the index. Z and out are row-major
+ * n x p (KM_SMOOTH, KM_DERIV0) or out is column-major n x n (KM_DENSE).
+ * nb and delta are scratch of n entries per thread (nthreads blocks). */
+void kernel_apply(const sindex *ix, const kernel_spec *ks, const int *group,
+                  const double *Z, int p, double *out, kernel_mode mode,
+                  int *nb, double *delta, int nthreads, size_t from, size_t to);
+
+#endif
