@@ -182,3 +182,56 @@ richardson_derivative <- function(g, central = FALSE, step = 1e-3, levels = 4L) 
   }
   table[[1L]]
 }
+
+# ---- linear schemes: A Z and A'(0) Z -----------------------------------------
+
+check_scheme <- function(scheme, arg = "scheme") {
+  if (!inherits(scheme, "mask_scheme"))
+    abort_type(arg, "a mask_scheme (from mask_kernel(), mask_matrix(), mask_none(), ...)")
+  scheme
+}
+
+scheme_degree <- function(scheme) scheme$degree
+
+# A scheme acting as Z -> A Z on every masked column (the same A for all).
+is_linear_scheme <- function(scheme) {
+  switch(scheme$type,
+         none = TRUE, kernel = TRUE,
+         matrix = is.null(scheme$B) && is.null(scheme$C),
+         FALSE)
+}
+
+abort_not_linear <- function(arg = "scheme") {
+  abort_type(arg, paste("a linear mask (mask_kernel(), mask_none() or mask_matrix()",
+                        "without `B` and `C`)"))
+}
+
+scheme_linear_apply <- function(scheme, Z) {
+  if (!is_linear_scheme(scheme)) abort_not_linear()
+  switch(scheme$type,
+         none = Z,
+         kernel = kernel_smooth(scheme, Z),
+         matrix = {
+           A <- matrix_scheme_A(scheme)
+           if (nrow(A) != nrow(Z))
+             abort_length("x", sprintf("have one row per row of the scheme's `A` (%d), not %d",
+                                       nrow(A), nrow(Z)))
+           A %*% Z
+         })
+}
+
+# A'(0) Z. Kernels: analytic (mask's C core; zero for the exp form).
+# mask_matrix(function(lambda) ...): Richardson-extrapolated forward
+# differences, since A(lambda) need not exist for lambda < 0.
+scheme_derivative_at_zero <- function(scheme, Z) {
+  if (!is_linear_scheme(scheme)) abort_not_linear()
+  switch(scheme$type,
+         none = matrix(0, nrow(Z), ncol(Z)),
+         kernel = kernel_deriv0(scheme, Z),
+         matrix = {
+           if (!is.function(scheme$A))
+             abort_type("scheme", "a mask_matrix() whose `A` is a function of lambda (a fixed A has no derivative)")
+           richardson_derivative(function(h) scheme_linear_apply(scheme_at(scheme, h), Z),
+                                 central = FALSE, step = 1e-3)
+         })
+}

@@ -209,3 +209,70 @@ term_function_value <- function(f, fit, data) {
     abort_type("term", "a function returning the estimate and its SE (length 2)")
   as.double(unname(value))
 }
+
+# ---- population-level odds ratio (METHODS 3.1) ----------------------------------
+
+#' Population-level odds ratio as a profile target
+#'
+#' The quantity of interest of the zip-code application of Zhou, Dominici and
+#' Louis (2010): the odds ratio of death, Black vs White, standardised to the
+#' population. With \eqn{p^B_j} and \eqn{p^W_j} the model's predicted
+#' probabilities for record \eqn{j} with the `race` variable set to 1 and to 0
+#' and its other (possibly masked) covariates kept,
+#' \eqn{p_R = \sum_j N_j p^R_j / \sum_j N_j} (\eqn{N_j} the `weight`, e.g.
+#' person-years) and \eqn{OR = [p_B / (1 - p_B)] / [p_W / (1 - p_W)]}.
+#' Predictions leave out any offset (they are per unit of exposure). The naive
+#' SE is the delta method on \eqn{\log OR} with the model's covariance at
+#' dispersion 1: \eqn{\nabla \log OR = \nabla p_B / (p_B (1 - p_B)) -
+#' \nabla p_W / (p_W (1 - p_W))}, \eqn{\nabla p_R = \sum_j N_j
+#' h'(\eta^R_j) x^R_j / \sum_j N_j} (METHODS.md section 3.1), and
+#' \eqn{SE(OR) = OR \cdot SE(\log OR)}.
+#'
+#' @param race Name of the race variable (1 = Black, 0 = White; a share in
+#'   aggregated data).
+#' @param weight Name of the population weight column \eqn{N_j}, or `NULL`
+#'   for equal weights.
+#' @return A function `function(fit, data)` of a [fit_glm()] fit and the data
+#'   it was fitted to, returning `c(estimate = OR, se = SE)`, for the `term`
+#'   argument of [ru_profile()] and [utility_glm()].
+#' @export
+#' @examples
+#' set.seed(2)
+#' d <- data.frame(black = rbinom(300, 1, 0.3), age = runif(300), py = rpois(300, 50) + 1)
+#' d$deaths <- rbinom(300, d$py, plogis(-3 + 0.4 * d$black + d$age))
+#' fit <- fit_glm(cbind(deaths, py - deaths) ~ black + age, d, family = binomial())
+#' population_or("black", weight = "py")(fit, d)
+population_or <- function(race, weight = NULL) {
+  race <- check_string(race)
+  weight <- check_string(weight, allow_null = TRUE)
+  function(fit, data) {
+    data <- as_plain_data(data)
+    check_columns(c(race, weight), data, arg = "race/weight", data_arg = "data")
+    beta <- stats::coef(fit)
+    if (anyNA(beta)) return(c(estimate = NA_real_, se = NA_real_))
+    family <- fit$family %||% stats::family(fit)
+    cov <- stats::vcov(fit)
+    dispersion <- fit$dispersion
+    if (is.numeric(dispersion) && length(dispersion) == 1L && is.finite(dispersion) &&
+        dispersion > 0) cov <- cov / dispersion
+    size <- if (is.null(weight)) rep(1, nrow(data)) else as.double(data[[weight]])
+    black <- standardised_probability(fit, data, race, 1, beta, family, size)
+    white <- standardised_probability(fit, data, race, 0, beta, family, size)
+    log_or <- stats::qlogis(black$p) - stats::qlogis(white$p)
+    grad <- black$grad / (black$p * (1 - black$p)) - white$grad / (white$p * (1 - white$p))
+    se_log <- sqrt(drop(crossprod(grad, cov %*% grad)))
+    c(estimate = exp(log_or), se = exp(log_or) * se_log)
+  }
+}
+
+# p_R = sum N_j h(x_j^R' beta) / sum N_j and its gradient in beta.
+standardised_probability <- function(fit, data, race, value, beta, family, size) {
+  data[[race]] <- rep(value, nrow(data))
+  tt <- stats::delete.response(stats::terms(fit))
+  mf <- stats::model.frame(tt, data, xlev = fit$xlevels)
+  x <- stats::model.matrix(tt, mf)
+  eta <- drop(x %*% beta)
+  total <- sum(size)
+  list(p = sum(size * family$linkinv(eta)) / total,
+       grad = colSums(size * family$mu.eta(eta) * x) / total)
+}
