@@ -489,9 +489,17 @@ bootstrap_summary <- function(boot, estimate) {
 run_scheme <- function(scheme, label, job, stream) {
   with_rng_stream(stream, {
     R <- replicate_count(scheme, job)
-    masked <- mask_replicates(scheme, job, R)
-    est <- estimate_replicates(scheme, job, masked)
-    risk <- scheme_risk(scheme, job, masked)
+    est <- NULL
+    if (use_sufficient_statistics(scheme, job, R)) {
+      first <- apply_mask(scheme, job$sims[[1L]], job$vars)
+      est <- estimate_by_sufficient_statistics(scheme, job, first)
+      if (!is.null(est)) risk <- rep(scheme_risk(scheme, job, list(first)), R)
+    }
+    if (is.null(est)) {
+      masked <- mask_replicates(scheme, job, R)
+      est <- estimate_replicates(scheme, job, masked)
+      risk <- scheme_risk(scheme, job, masked)
+    }
     boot <- if (job$bootstrap > 0L) bootstrap_scheme(scheme, job)
     reps <- data.frame(scheme = label, replicate = seq_len(R),
                        estimate = est$estimate, se = est$se, risk = risk,
@@ -567,4 +575,145 @@ add_bootstrap_columns <- function(table, results, labels, reps) {
   boot <- do.call(rbind, rows)
   boot <- boot[match(table$scheme, labels), , drop = FALSE]
   cbind(table, as.data.frame(boot))
+}
+
+# ---- replicates through sufficient statistics ---------------------------------------
+# With a canonical link and the dispersion fixed at 1 (poisson-log,
+# binomial-logit) the quasi-score of replicate r on linearly masked data,
+# X~' W (A y_r - mu(b)) = 0, and the information X~' diag(w mu.eta) X~ depend
+# on the outcome only through T_r = (A' W X~)' y_r. A linear scheme then
+# needs A' on the p columns of W X~ instead of A on nrep outcome columns, and
+# the nrep fits are Newton steps on p-vectors, vectorised over replicates.
+# The estimates and naive SEs are those of the IRLS fit of A y_r on X~.
+
+# Largest n for which A' is applied through the dense kernel matrix; above
+# it the outcome replicates are smoothed instead (one pass over n x nrep).
+# Option `epimask.dense_max` (default 2500, a 50 MB matrix).
+dense_transpose_max <- function() {
+  value <- getOption("epimask.dense_max", 2500L)
+  if (!is.numeric(value) || length(value) != 1L || is.na(value)) 2500L else value
+}
+
+canonical_fixed_dispersion <- function(family) {
+  (family$family == "poisson" && family$link == "log") ||
+    (family$family == "binomial" && family$link == "logit")
+}
+
+use_sufficient_statistics <- function(scheme, job, R) {
+  response <- deparse(job$model$formula[[2L]])
+  job$simulated && R > 1L && is_linear_scheme(scheme) &&
+    shared_design(scheme, job, R) && canonical_fixed_dispersion(job$model$family) &&
+    identical(job$varying, response)
+}
+
+estimate_by_sufficient_statistics <- function(scheme, job, first) {
+  model <- job$model
+  mf <- stats::model.frame(model$formula, first, na.action = stats::na.omit)
+  if (nrow(mf) != nrow(first)) return(NULL)
+  x <- stats::model.matrix(attr(mf, "terms"), mf)
+  weights <- stats::model.weights(mf)
+  if (is.null(weights)) weights <- rep(1, nrow(x))
+  offset <- stats::model.offset(mf)
+  if (is.null(offset)) offset <- rep(0, nrow(x))
+  response <- deparse(model$formula[[2L]])
+  Y <- job$vary[[response]]
+  wx <- weights * x
+  stat <- if (!response %in% job$vars) crossprod(wx, Y)
+          else if (nrow(x) <= dense_transpose_max() || scheme$type != "kernel")
+            crossprod(scheme_transpose_apply(scheme, wx), Y)
+          else crossprod(wx, scheme_linear_apply(scheme, Y))
+  start <- tryCatch(fit_formula(model, first)$coefficients, epimask_error = function(e) NULL)
+  if (is.null(start) || anyNA(start)) return(NULL)
+  fits <- newton_many(x, stat, model$family, offset, weights, start)
+  j <- match(job$term, colnames(x))
+  list(estimate = fits$coefficients[j, ], se = fits$se[j, ])
+}
+
+# A' M for a linear scheme (kernels through the dense matrix).
+scheme_transpose_apply <- function(scheme, M) {
+  switch(scheme$type,
+         none = M,
+         kernel = crossprod(kernel_matrix(scheme, n_max = nrow(M)), M),
+         matrix = crossprod(matrix_scheme_A(scheme), M))
+}
+
+# Newton's method (= IRLS for a canonical link) for nrep GLMs sharing the
+# design x, given T = X' W y per replicate (columns of `stat`). Step halving
+# on the quasi-log-likelihood T'b - sum w kappa(eta), which is concave.
+newton_many <- function(x, stat, family, offset, weights, start, maxit = 50L,
+                        tol = 1e-11) {
+  p <- ncol(x)
+  R <- ncol(stat)
+  pairs <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
+  xx <- x[, pairs[, 1L], drop = FALSE] * x[, pairs[, 2L], drop = FALSE]
+  cumulant <- if (family$family == "poisson") exp else
+    function(eta) ifelse(eta > 0, eta + log1p(exp(-eta)), log1p(exp(eta)))
+  objective <- function(beta, cols) {
+    eta <- x %*% beta + offset
+    colSums(stat[, cols, drop = FALSE] * beta) - colSums(weights * cumulant(eta))
+  }
+  beta <- matrix(start, p, R)
+  value <- objective(beta, seq_len(R))
+  active <- rep(TRUE, R)
+  failed <- !is.finite(value)
+  for (iter in seq_len(maxit)) {
+    idx <- which(active)
+    if (!length(idx)) break
+    b <- beta[, idx, drop = FALSE]
+    eta <- x %*% b + offset
+    score <- stat[, idx, drop = FALSE] - crossprod(x, weights * family$linkinv(eta))
+    info <- crossprod(xx, weights * family$mu.eta(eta))
+    step <- solve_packed(info, score, pairs, p)
+    singular <- !is.finite(colSums(step))
+    failed[idx[singular]] <- TRUE
+    step[, singular] <- 0
+    new_value <- objective(b + step, idx)
+    for (half in seq_len(30L)) {
+      worse <- is.na(new_value) | new_value < value[idx] - 1e-12 * abs(value[idx])
+      if (!any(worse)) break
+      step[, worse] <- step[, worse] / 2
+      new_value[worse] <- objective(b[, worse, drop = FALSE] + step[, worse, drop = FALSE],
+                                    idx[worse])
+    }
+    beta[, idx] <- b + step
+    value[idx] <- new_value
+    done <- colSums(abs(step) > tol * (abs(beta[, idx, drop = FALSE]) + 1)) == 0
+    failed[idx[!is.finite(new_value)]] <- TRUE
+    active[idx[done | singular | !is.finite(new_value)]] <- FALSE
+  }
+  eta <- x %*% beta + offset
+  info <- crossprod(xx, weights * family$mu.eta(eta))
+  se <- sqrt(packed_inverse_diagonal(info, pairs, p))
+  failed <- failed | active | !is.finite(colSums(beta)) | !is.finite(colSums(se))
+  beta[, failed] <- NA_real_
+  se[, failed] <- NA_real_
+  dimnames(beta) <- dimnames(se) <- list(colnames(x), NULL)
+  list(coefficients = beta, se = se)
+}
+
+# Symmetric p x p matrices stored as packed upper triangles (columns of
+# `packed`, rows in the order of `pairs`).
+unpack_symmetric <- function(column, pairs, p) {
+  m <- matrix(0, p, p)
+  m[pairs] <- column
+  m[pairs[, 2:1, drop = FALSE]] <- column
+  m
+}
+
+solve_packed <- function(packed, rhs, pairs, p) {
+  if (p == 1L) return(rhs / packed)
+  vapply(seq_len(ncol(rhs)), function(r) {
+    out <- tryCatch(solve(unpack_symmetric(packed[, r], pairs, p), rhs[, r]),
+                    error = function(e) rep(NA_real_, p))
+    out
+  }, numeric(p))
+}
+
+packed_inverse_diagonal <- function(packed, pairs, p) {
+  if (p == 1L) return(matrix(1 / packed, 1L))
+  vapply(seq_len(ncol(packed)), function(r) {
+    inv <- tryCatch(chol2inv(chol(unpack_symmetric(packed[, r], pairs, p))),
+                    error = function(e) matrix(NA_real_, p, p))
+    diag(inv)
+  }, numeric(p))
 }
