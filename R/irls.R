@@ -169,6 +169,8 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
   codes <- family_codes(family)
   x <- check_numeric_matrix(x, "x")
   n <- nrow(x)
+  ynames <- if (is.matrix(y)) rownames(y) else names(y)
+  ynames <- ynames %||% rownames(x)
   y <- check_response(y, n, family)
   weights <- check_numeric_vector(weights, "weights", len = n, allow_null = TRUE)
   if (!is.null(weights) && any(weights < 0)) abort_value("weights", "non-negative")
@@ -188,6 +190,9 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
   if (all(init$weights == 0)) abort_empty("weights")
   if (is.null(intercept)) intercept <- has_intercept_column(x)
   fit <- irls_call(x, init, codes, offset, ctl, start, etastart)
+  for (el in c("linear.predictors", "fitted.values", "residuals", "weights"))
+    names(fit[[el]]) <- ynames
+  names(init$y) <- names(init$weights) <- ynames
   irls_finish(fit, x, init, family, offset, ctl, intercept, codes)
 }
 
@@ -204,7 +209,8 @@ irls_call <- function(x, init, codes, offset, ctl, start = NULL, etastart = NULL
   } else {
     mode <- 2L; start_vec <- as.double(init$mustart)
   }
-  ctl_vec <- c(ctl$maxit, ctl$epsilon, ctl$trace, ctl$qr_tol, ctl$chol_tol, ctl$nthreads)
+  ctl_vec <- c(ctl$maxit, ctl$epsilon, ctl$trace, ctl$qr_tol, ctl$chol_tol, ctl$nthreads,
+               ctl$final_weights %||% 0L)
   fit <- .Call(C_irls_fit, x, init$y, init$weights, offset, codes, as.double(ctl_vec),
                mode, as.double(start_vec))
   report_irls_status(fit$status)
@@ -275,7 +281,7 @@ null_deviance <- function(y, prior, offset, family, intercept, mu, codes, ctl) {
     ones <- matrix(1, length(y), 1L)
     init <- list(y = y, weights = prior, mustart = mu)
     fit <- .Call(C_irls_fit, ones, y, prior, offset, codes,
-                 as.double(c(ctl$maxit, ctl$epsilon, FALSE, ctl$qr_tol, ctl$chol_tol, ctl$nthreads)),
+                 as.double(c(ctl$maxit, ctl$epsilon, FALSE, ctl$qr_tol, ctl$chol_tol, ctl$nthreads, 1L)),
                  2L, as.double(mu))
     if (fit$status != 0L) return(NA_real_)
     return(fit$deviance)
@@ -361,6 +367,10 @@ irls_fit_many <- function(x, Y, family = gaussian(), weights = NULL, offset = NU
     yk <- Y[, k]
     check_support(yk, prior, family)
     init <- run_initialize(family, yk, prior, NULL, NULL, NULL)
+    # glm's SEs use the working weights of the last step, i.e. at the
+    # previous iterate; a warm-started fit is not on glm.fit's path, so its
+    # weights are refreshed at the final estimate instead.
+    ctl$final_weights <- as.integer(warm_start)
     fit <- irls_call(x, init, codes, offset, ctl, start = start)
     kept <- fit$pivot[seq_len(fit$rank)]
     b <- rep(NA_real_, p)

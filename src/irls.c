@@ -229,6 +229,19 @@ static int solve_qr(const irls_problem *pr, const double *sw, const double *z,
     return rank;
 }
 
+/* Sized for all n rows, so that it serves every later step. */
+static void alloc_qr(qr_workspace *qr, size_t n, int p)
+{
+    qr->xw = (double *) R_alloc(n * p, sizeof(double));
+    qr->zw = (double *) R_alloc(n, sizeof(double));
+    qr->rsd = (double *) R_alloc(n, sizeof(double));
+    qr->qty = (double *) R_alloc(n, sizeof(double));
+    qr->qraux = (double *) R_alloc(p, sizeof(double));
+    qr->work = (double *) R_alloc(2 * (size_t) p, sizeof(double));
+    qr->coef = (double *) R_alloc(p, sizeof(double));
+    qr->jpvt = (int *) R_alloc(p, sizeof(int));
+}
+
 static int halve_step(const irls_problem *pr, double *start, const double *coefold,
                       double *eta, double *mu, double *part, int *part_ok,
                       double *dev, int *valid)
@@ -309,16 +322,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
             for (int j = 0; j < p; j++) pivot[j] = j;
         }
         if (used_qr) {
-            if (qr.xw == NULL) {
-                qr.xw = (double *) R_alloc(n_good * p, sizeof(double));
-                qr.zw = (double *) R_alloc(n_good, sizeof(double));
-                qr.rsd = (double *) R_alloc(n_good, sizeof(double));
-                qr.qty = (double *) R_alloc(n_good, sizeof(double));
-                qr.qraux = (double *) R_alloc(p, sizeof(double));
-                qr.work = (double *) R_alloc(2 * (size_t) p, sizeof(double));
-                qr.coef = (double *) R_alloc(p, sizeof(double));
-                qr.jpvt = (int *) R_alloc(p, sizeof(int));
-            }
+            if (qr.xw == NULL) alloc_qr(&qr, n, p);
             rank = solve_qr(&pr, sw, z, n_good, ctl->qr_tol, &qr, fac, start, pivot);
         }
         int finite = 1;
@@ -358,6 +362,23 @@ void irls_run(const double *x, size_t n, int p, const double *y,
         devold = dev;
         memcpy(coefold, start, (size_t) p * sizeof(double));
         have_coefold = 1;
+    }
+
+    if (ctl->final_weights && conv) {
+        if (working_step(&pr, eta, mu, sw, z, part_ok, part_good, &n_good) == IRLS_OK && n_good > 0) {
+            double *unused = (double *) R_alloc(p, sizeof(double));
+            used_qr = n_good < (size_t) p;
+            if (!used_qr) {
+                accumulate_normal(&pr, sw, z, A, b, chunk_A, chunk_b, scratch);
+                used_qr = solve_cholesky(p, A, b, ctl->chol_tol, fac, unused);
+                rank = p;
+                for (int j = 0; j < p; j++) pivot[j] = j;
+            }
+            if (used_qr) {
+                if (qr.xw == NULL) alloc_qr(&qr, n, p);
+                rank = solve_qr(&pr, sw, z, n_good, ctl->qr_tol, &qr, fac, unused, pivot);
+            }
+        }
     }
 
     /* coef is the last accepted step (glm.fit's `coef`) */

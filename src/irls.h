@@ -21,6 +21,11 @@ typedef struct {
     double chol_tol; /* smallest accepted L_jj^2 / A_jj (1 - R^2 of column j on
                         the earlier ones) before switching to the QR solver */
     int nthreads;    /* <= 0: OpenMP default */
+    int final_weights; /* 0: as glm.fit, the working weights (and so the
+                          covariance) are those of the last step, computed
+                          at the previous iterate; 1: recomputed at the
+                          final estimate (used after warm starts, whose
+                          last step may start far from glm.fit's path) */
 } irls_control;
 
 enum irls_start_mode {

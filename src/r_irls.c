@@ -22,7 +22,7 @@ SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
     check_double(weights, (R_xlen_t) n, "weights");
     if (!isNull(offset)) check_double(offset, (R_xlen_t) n, "offset");
     if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
-    check_double(control, 6, "control");
+    check_double(control, 7, "control");
     if (!isInteger(start_mode) || XLENGTH(start_mode) != 1) error("internal: bad start mode");
     int mode = INTEGER(start_mode)[0];
     check_double(start, mode == IRLS_START_COEF ? (R_xlen_t) p : (R_xlen_t) n, "start");
@@ -30,7 +30,8 @@ SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
     glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
     if (!family_supported(fam)) error("internal: unsupported family/link codes");
     const double *ctl_v = REAL(control);
-    irls_control ctl = { (int) ctl_v[0], ctl_v[1], (int) ctl_v[2], ctl_v[3], ctl_v[4], (int) ctl_v[5] };
+    irls_control ctl = { (int) ctl_v[0], ctl_v[1], (int) ctl_v[2], ctl_v[3], ctl_v[4],
+                         (int) ctl_v[5], (int) ctl_v[6] };
 
     const char *names[] = { "coefficients", "linear.predictors", "fitted.values",
                             "weights", "residuals", "cov.unscaled", "pivot",

@@ -1,0 +1,304 @@
+# irls_fit() is checked against glm()/glm.fit on real data for every
+# family and link, and on the hard cases (aliasing, separation, halving).
+
+test_that("the C family functions equal R's family objects", {
+  eta <- c(-800, -40, -31, -30, -29.9, -8.2, -3, -0.5, 0, 1e-8, 0.7, 2, 8.2, 29.9, 30, 31, 40, 701)
+  fams <- list(binomial("logit"), binomial("probit"), binomial("cloglog"), binomial("log"),
+               poisson("log"), poisson("identity"), poisson("sqrt"), gaussian("identity"),
+               gaussian("log"), gaussian("inverse"), Gamma("inverse"), Gamma("log"), Gamma("identity"))
+  for (f in fams) {
+    codes <- epimask:::family_codes(f)
+    ev <- function(what, v, y = v, wt = v) .Call(epimask:::C_irls_family_eval, codes, what, v, y, wt)
+    e <- if (f$link %in% c("sqrt", "inverse")) eta[eta > 0 & eta < 50] else eta
+    expect_equal(ev(2L, e), f$linkinv(e), tolerance = 1e-15, info = paste(f$family, f$link))
+    expect_equal(ev(3L, e), f$mu.eta(e), tolerance = 1e-15, info = paste(f$family, f$link))
+    mu <- if (f$family == "binomial") c(1e-12, 0.01, 0.3, 0.5, 0.99) else c(1e-3, 0.5, 2, 40)
+    expect_equal(ev(1L, mu), f$linkfun(mu), tolerance = 1e-15, info = paste(f$family, f$link))
+    expect_equal(ev(4L, mu), f$variance(mu), tolerance = 1e-15, info = f$family)
+    y <- if (f$family == "binomial") c(0, 1, 0.3, 1, 0) else if (f$family == "Gamma") c(0.2, 1, 3, 40) else c(0, 1, 3, 40)
+    wt <- seq_along(mu)
+    expect_equal(ev(5L, mu, y, as.double(wt)), f$dev.resids(y, mu, wt), tolerance = 1e-15, info = f$family)
+  }
+})
+
+test_that("binomial links match glm on MASS::birthwt, esoph and survival::lung", {
+  birthwt <- shipped_data("birthwt", "MASS")
+  birthwt$race <- factor(birthwt$race)
+  for (link in c("logit", "probit", "cloglog")) {
+    ref <- glm(low ~ age + lwt + race + smoke + ptl + ht + ui, binomial(link), birthwt)
+    expect_same_fit(irls_like(ref), ref)
+  }
+  ref <- glm(cbind(ncases, ncontrols) ~ agegp, binomial("log"), datasets::esoph)
+  expect_same_fit(irls_like(ref), ref)
+  lung <- shipped_data("lung", "survival")
+  lung <- na.omit(lung[c("status", "age", "sex", "ph.ecog", "wt.loss")])
+  ref <- glm(I(status - 1) ~ age + sex + ph.ecog, binomial("cloglog"), lung, weights = as.numeric(wt.loss > 0))
+  expect_same_fit(irls_like(ref), ref)
+})
+
+test_that("two-column and proportion binomial responses match glm (esoph)", {
+  esoph <- datasets::esoph
+  ref <- glm(cbind(ncases, ncontrols) ~ agegp + alcgp + tobgp, binomial, esoph)
+  fit <- irls_fit(model.matrix(ref), cbind(esoph$ncases, esoph$ncontrols), binomial)
+  expect_same_fit(fit, ref)
+  tot <- esoph$ncases + esoph$ncontrols
+  fit2 <- irls_fit(model.matrix(ref), esoph$ncases / tot, "binomial", weights = tot)
+  expect_same_fit(fit2, ref)
+  ref_q <- glm(cbind(ncases, ncontrols) ~ agegp + alcgp, quasibinomial("probit"), esoph)
+  expect_same_fit(irls_like(ref_q), ref_q)
+  expect_gt(irls_like(ref_q)$dispersion, 1)
+})
+
+test_that("poisson links, weights and offsets match glm", {
+  ref <- glm(breaks ~ wool * tension, poisson, datasets::warpbreaks)
+  expect_same_fit(irls_like(ref), ref)
+  ref <- glm(breaks ~ wool + tension, poisson("sqrt"), datasets::warpbreaks,
+             weights = rep(1:3, length.out = 54))
+  expect_same_fit(irls_like(ref), ref)
+  ref <- glm(count ~ spray, poisson("identity"), datasets::InsectSprays)
+  expect_same_fit(irls_like(ref), ref)
+  insurance <- shipped_data("Insurance", "MASS")
+  ref <- glm(Claims ~ District + Group + Age, poisson, insurance, offset = log(Holders))
+  fit <- irls_like(ref)
+  expect_same_fit(fit, ref)
+  # glm.fit's own null deviance ignores the offset; glm() refits it
+  expect_false(isTRUE(all.equal(fit$null.deviance,
+    glm.fit(model.matrix(ref), insurance$Claims, offset = log(insurance$Holders),
+            family = poisson())$null.deviance)))
+  quine <- shipped_data("quine", "MASS")
+  ref <- glm(Days ~ Eth + Sex + Age + Lrn, quasipoisson, quine)
+  expect_same_fit(irls_like(ref), ref)
+  seatbelts <- as.data.frame(datasets::Seatbelts)
+  ref <- glm(DriversKilled ~ law + PetrolPrice, quasipoisson("log"), seatbelts,
+             offset = log(kms))
+  expect_same_fit(irls_like(ref), ref)
+})
+
+test_that("gaussian and Gamma links match glm (mtcars, survival::lung)", {
+  mtcars <- datasets::mtcars
+  ref <- glm(mpg ~ wt + hp + factor(cyl), gaussian, mtcars, weights = carb)
+  expect_same_fit(irls_like(ref), ref)
+  ref <- glm(mpg ~ wt, gaussian("log"), mtcars)
+  expect_same_fit(irls_like(ref), ref)
+  ref <- glm(mpg ~ wt + hp, gaussian("inverse"), mtcars, offset = rep(0.01, 32))
+  expect_same_fit(irls_like(ref), ref)
+  ref <- glm(mpg ~ wt + hp, Gamma, mtcars, weights = cyl)
+  expect_same_fit(irls_like(ref), ref)
+  ref <- glm(mpg ~ wt + hp, Gamma("identity"), mtcars)
+  expect_same_fit(irls_like(ref), ref)
+  lung <- shipped_data("lung", "survival")
+  lung <- na.omit(lung[c("time", "age", "sex", "ph.ecog")])
+  ref <- glm(time ~ age + sex + ph.ecog, Gamma("log"), lung)
+  expect_same_fit(irls_like(ref), ref)
+})
+
+test_that("zero prior weights drop rows from the fit but keep their fitted values", {
+  pima <- shipped_data("Pima.tr", "MASS")
+  w <- rep(c(1, 0, 2, 1), length.out = nrow(pima))
+  ref <- glm(type ~ npreg + glu + bmi + ped + age, binomial, pima, weights = w)
+  fit <- irls_like(ref)
+  expect_same_fit(fit, ref)
+  expect_equal(fit$df.residual, sum(w > 0) - 6)
+  expect_true(all(fit$fitted.values[w == 0] > 0 & fit$fitted.values[w == 0] < 1))
+  expect_equal(unname(fit$weights[w == 0]), rep(0, sum(w == 0)))
+})
+
+test_that("aliased columns are the ones glm reports", {
+  d <- shipped_data("birthwt", "MASS")
+  d$age2 <- 2 * d$age
+  d$zero <- 0
+  d$combo <- d$age - 0.5 * d$lwt
+  for (f in list(binomial(), gaussian(), poisson())) {
+    resp <- switch(f$family, binomial = "low", gaussian = "bwt", poisson = "ftv")
+    fml <- as.formula(paste(resp, "~ age + age2 + lwt + zero + combo + smoke"))
+    ref <- glm(fml, f, d)
+    fit <- irls_like(ref)
+    expect_identical(is.na(fit$coefficients), is.na(coef(ref)))
+    expect_equal(fit$rank, ref$rank)
+    expect_equal(fit$coefficients, coef(ref), tolerance = 1e-8, ignore_attr = TRUE)
+    expect_equal(fit$se[!is.na(coef(ref))], sqrt(diag(vcov(ref, complete = FALSE))),
+                 tolerance = 1e-8, ignore_attr = TRUE)
+    expect_true(fit$flags$used_qr)
+  }
+  # a column nearly (not exactly) collinear stays in, as in glm (dqrdc2 tol 1e-11)
+  set.seed(11)
+  x1 <- rnorm(60); x2 <- rnorm(60); y <- rnorm(60)
+  x3 <- x1 + x2 + 1e-6 * rnorm(60)
+  ref <- glm(y ~ x1 + x2 + x3)
+  fit <- irls_like(ref)
+  expect_identical(is.na(fit$coefficients), is.na(coef(ref)))
+  expect_equal(fit$deviance, ref$deviance, tolerance = 1e-8)
+})
+
+test_that("separation gives a classed warning and glm's estimates", {
+  x <- 1:10
+  y <- as.numeric(x > 5)
+  ref <- suppressWarnings(glm(y ~ x, binomial))
+  expect_warning(
+    expect_warning(fit <- irls_fit(cbind(1, x), y, binomial), class = "epimask_warning_separation"),
+    class = "epimask_warning_convergence")
+  expect_true(fit$flags$separation)
+  expect_false(fit$converged)
+  expect_equal(unname(fit$coefficients), unname(coef(ref)), tolerance = 1e-8)
+})
+
+test_that("non-convergence is flagged like glm.fit with a small maxit", {
+  birthwt <- shipped_data("birthwt", "MASS")
+  x <- model.matrix(~ age + lwt + smoke, birthwt)
+  ref <- suppressWarnings(glm.fit(x, birthwt$low, family = binomial(), control = list(maxit = 2)))
+  expect_warning(fit <- irls_fit(x, birthwt$low, binomial, control = list(maxit = 2)),
+                        class = "epimask_warning_convergence")
+  expect_false(fit$converged)
+  expect_equal(fit$iter, 2L)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-8)
+})
+
+test_that("step halving follows glm.fit (poisson identity link at the boundary)", {
+  x <- 0:9
+  y <- c(0, 0, 0, 0, 1, 3, 6, 9, 14, 20)
+  ref <- suppressWarnings(glm(y ~ x, poisson("identity"), start = c(1, 1)))
+  expect_warning(
+    expect_warning(fit <- irls_fit(cbind(1, x), y, poisson("identity"), start = c(1, 1)),
+                          class = "epimask_warning_boundary"),
+    class = "epimask_warning_separation")
+  expect_true(fit$boundary)
+  expect_true(fit$flags$step_halved)
+  expect_equal(fit$iter, ref$iter)
+  expect_equal(fit$deviance, ref$deviance, tolerance = 1e-8)
+  expect_equal(unname(fit$coefficients[2]), unname(coef(ref)[2]), tolerance = 1e-8)
+})
+
+test_that("start, etastart and mustart are used as glm.fit uses them", {
+  warpbreaks <- datasets::warpbreaks
+  x <- model.matrix(~ wool + tension, warpbreaks)
+  ref <- glm.fit(x, warpbreaks$breaks, family = poisson(), start = c(3, 0, 0, 0))
+  fit <- irls_fit(x, warpbreaks$breaks, poisson, start = c(3, 0, 0, 0))
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-8)
+  expect_equal(fit$iter, ref$iter)
+  ref <- glm.fit(x, warpbreaks$breaks, family = poisson(), mustart = rep(20, 54))
+  fit <- irls_fit(x, warpbreaks$breaks, poisson, mustart = rep(20, 54))
+  expect_equal(fit$iter, ref$iter)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-8)
+  ref <- glm.fit(x, warpbreaks$breaks, family = poisson(), etastart = rep(3, 54))
+  fit <- irls_fit(x, warpbreaks$breaks, poisson, etastart = rep(3, 54))
+  expect_equal(fit$iter, ref$iter)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-8)
+})
+
+test_that("masked (non-integer) counts are fitted quietly with dispersion 1", {
+  warpbreaks <- datasets::warpbreaks
+  y <- warpbreaks$breaks + 0.37
+  x <- model.matrix(~ wool + tension, warpbreaks)
+  ref <- suppressWarnings(glm.fit(x, y, family = poisson()))
+  expect_silent(fit <- irls_fit(x, y, poisson))
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-8)
+  expect_equal(fit$dispersion, 1)
+  expect_true(is.na(fit$aic))
+  yb <- c(0.2, 0.9, 0.4, 0.7, 0.1, 0.55)
+  expect_silent(irls_fit(cbind(1, 1:6), yb, binomial, weights = rep(3, 6)))
+})
+
+test_that("results do not depend on the number of threads", {
+  set.seed(5)
+  n <- 30000
+  x <- cbind(1, matrix(rnorm(n * 3), n))
+  y <- rpois(n, exp(0.2 + x[, 2] * 0.3))
+  f1 <- irls_fit(x, y, poisson, control = list(nthreads = 1))
+  f2 <- irls_fit(x, y, poisson, control = list(nthreads = 2))
+  expect_identical(f1$coefficients, f2$coefficients)
+  ref <- glm.fit(x, y, family = poisson())
+  expect_equal(f1$coefficients, ref$coefficients, tolerance = 1e-8, ignore_attr = TRUE)
+})
+
+# Standard errors from the Fisher information at the estimate, by brute force.
+info_se <- function(x, fit, family, dispersion = 1) {
+  eta <- drop(x %*% fit$coefficients)
+  w <- family$mu.eta(eta)^2 / family$variance(family$linkinv(eta))
+  sqrt(dispersion * diag(solve(t(x) %*% (w * x))))
+}
+
+# Standard errors from the Fisher information at the estimate, by brute force.
+info_se <- function(x, fit, family, dispersion = 1) {
+  eta <- drop(x %*% coef(fit))
+  w <- family$mu.eta(eta)^2 / family$variance(family$linkinv(eta))
+  sqrt(dispersion * diag(solve(t(x) %*% (w * x))))
+}
+
+test_that("irls_fit_many equals glm.fit column by column", {
+  set.seed(8)
+  n <- 200
+  x <- cbind(1, a = rnorm(n), b = runif(n))
+  eta <- drop(x %*% c(-0.3, 0.8, 0.5))
+  Y <- replicate(4, rbinom(n, 1, plogis(eta)))
+  cold <- epimask:::irls_fit_many(x, Y, binomial, warm_start = FALSE)
+  warm <- epimask:::irls_fit_many(x, Y, binomial)
+  for (k in 1:4) {
+    ref <- glm.fit(x, Y[, k], family = binomial())
+    expect_equal(cold$coefficients[, k], ref$coefficients, tolerance = 1e-8)
+    expect_equal(cold$se[, k], sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = 1e-8)
+    expect_equal(cold$deviance[k], ref$deviance, tolerance = 1e-8)
+    expect_equal(warm$coefficients[, k], ref$coefficients, tolerance = 1e-8)
+    expect_equal(warm$deviance[k], ref$deviance, tolerance = 1e-8)
+  }
+  # Gamma-log is Fisher scoring with linear convergence: at epsilon = 1e-8 a
+  # fit is only ~1e-6 from the MLE, and paths from different starts end at
+  # different such points. The cold path must follow glm.fit exactly.
+  Yg <- replicate(3, rgamma(n, 2, 2 / exp(0.1 + 0.2 * x[, 2])))
+  cold <- epimask:::irls_fit_many(x, Yg, Gamma("log"), warm_start = FALSE)
+  ref <- glm(Yg[, 3] ~ x - 1, family = Gamma("log"))
+  expect_equal(cold$coefficients[, 3], coef(ref), tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(cold$se[, 3], sqrt(diag(vcov(ref))), tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(cold$dispersion[3], summary(ref)$dispersion, tolerance = 1e-8)
+  # With the canonical (inverse) link IRLS is Newton's method, so warm and
+  # cold starts reach the same MLE, to 1e-8 once both stop at epsilon 1e-12
+  # (at 1e-8 the last Newton step leaves ~1e-8 of its own); warm-start SEs
+  # use the weights at the estimate, i.e. the information at the MLE.
+  Yi <- replicate(3, rgamma(n, 2, 2 * (0.5 + 0.1 * x[, 2] + 0.2 * x[, 3])))
+  tight <- list(epsilon = 1e-12)
+  warm <- epimask:::irls_fit_many(x, Yi, Gamma("inverse"), control = tight)
+  for (k in 1:3) {
+    ref <- glm(Yi[, k] ~ x - 1, family = Gamma("inverse"), control = tight)
+    pearson <- sum(residuals(ref, "pearson")^2) / ref$df.residual
+    expect_equal(warm$coefficients[, k], coef(ref), tolerance = 1e-8, ignore_attr = TRUE)
+    expect_equal(warm$dispersion[k], pearson, tolerance = 1e-8)
+    expect_equal(warm$se[, k], info_se(x, ref, Gamma("inverse"), pearson), tolerance = 1e-8,
+                 ignore_attr = TRUE)
+  }
+})
+
+test_that("bad input gives classed errors naming the argument", {
+  x <- cbind(1, 1:5)
+  y <- c(0, 1, 0, 1, 1)
+  expect_error(irls_fit(matrix("a"), 1), class = "epimask_error_type")
+  expect_error(irls_fit(list(1), 1), class = "epimask_error_type")
+  expect_error(irls_fit(cbind(1, c(1, NA, 3, 4, 5)), y), class = "epimask_error_value")
+  expect_error(irls_fit(cbind(1, c(1, Inf, 3, 4, 5)), y), class = "epimask_error_value")
+  expect_error(irls_fit(x, c(0, NA, 1, 1, 0)), class = "epimask_error_value")
+  expect_error(irls_fit(x, c(0, Inf, 1, 1, 0)), class = "epimask_error_value")
+  expect_error(irls_fit(x, "a"), class = "epimask_error_type")
+  expect_error(irls_fit(x, y[-1]), class = "epimask_error_length")
+  expect_error(irls_fit(x, y, weights = 1:4), class = "epimask_error_length")
+  expect_error(irls_fit(x, y, weights = c(1, NA, 1, 1, 1)), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, weights = c(1, -1, 1, 1, 1)), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, weights = rep(0, 5)), class = "epimask_error_empty")
+  expect_error(irls_fit(x, y, offset = 1:3), class = "epimask_error_length")
+  expect_error(irls_fit(x, y, offset = c(1, NaN, 1, 1, 1)), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, start = 1), class = "epimask_error_length")
+  expect_error(irls_fit(matrix(numeric(0), 0, 2), numeric(0)), class = "epimask_error_empty")
+  expect_error(irls_fit(x, c(0, 2, 1, 1, 0), binomial), class = "epimask_error_value")
+  expect_error(irls_fit(x, cbind(c(1, -1, 1, 1, 1), 1), binomial), class = "epimask_error_value")
+  expect_error(irls_fit(x, c(0, -1, 1, 1, 0), poisson), class = "epimask_error_value")
+  expect_error(irls_fit(x, c(1, 0, 1, 1, 2), Gamma), class = "epimask_error_value")
+  expect_error(irls_fit(x, c(1, 0, 1, 1, 2), gaussian("log")), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, "no_such_family"), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, inverse.gaussian()), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, binomial("cauchit")), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, 42), class = "epimask_error_type")
+  expect_error(irls_fit(x, y, control = list(maxit = 0)), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, control = list(epsilon = -1)), class = "epimask_error_value")
+  expect_error(irls_fit(x, y, control = list(foo = 1)), class = "epimask_error_value")
+  err <- tryCatch(irls_fit(x, y, weights = c(1, -1, 1, 1, 1)), error = identity)
+  expect_match(conditionMessage(err), "`weights`")
+  err <- tryCatch(irls_fit(x, y, binomial("cauchit")), error = identity)
+  expect_match(conditionMessage(err), "`family`")
+})
