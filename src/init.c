@@ -15,6 +15,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(irls_family_eval, 5),
     /* kernel masking (mask) */
     CALLDEF(kernel_smooth, 6),
+    /* err: linear excess-relative-risk model (r_err.c) */
+    CALLDEF(err_fit, 9),
+    CALLDEF(err_derivs, 8),
     {NULL, NULL, 0}
 };
 

@@ -16,5 +16,10 @@ SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
 /* r_kernel.c (kernel masking) */
 SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
                      SEXP threads);
+/* r_err.c: linear excess-relative-risk model */
+SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
+               SEXP fixed, SEXP control);
+SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
+                  SEXP expected);
 
 #endif
