@@ -23,33 +23,38 @@ ref_delta <- function(kernel, u, s, source = NULL, direction = NULL, sds = NULL,
     })
 }
 
+# Dissimilarity matrix by a double loop (for shrink: the Euclidean distance);
+# it does not depend on lambda, so tests compute it once per kernel.
+ref_delta_matrix <- function(kernel, coords, source = NULL, direction = NULL, rho = 0) {
+  coords <- as.matrix(coords)
+  n <- nrow(coords)
+  sds <- c(sd(coords[, 1]), if (ncol(coords) > 1) sd(coords[, 2]))
+  D <- matrix(0, n, n)
+  for (i in seq_len(n)) for (k in seq_len(n)) {
+    D[i, k] <- if (kernel == "shrink") sqrt(sum((coords[i, ] - coords[k, ])^2))
+               else ref_delta(kernel, coords[i, ], coords[k, ], source, direction, sds, rho)
+  }
+  D
+}
+
 ref_kernel_matrix <- function(kernel, lambda, coords, source = NULL, direction = NULL,
-                              groups = NULL, rho = 0, bandwidth = NULL) {
+                              groups = NULL, rho = 0, bandwidth = NULL, D = NULL) {
   coords <- as.matrix(coords)
   n <- nrow(coords)
   if (lambda == 0) return(diag(n))
   if (is.null(groups)) groups <- rep(1, n)
-  sds <- c(sd(coords[, 1]), if (ncol(coords) > 1) sd(coords[, 2]))
+  if (is.null(D)) D <- ref_delta_matrix(kernel, coords, source, direction, rho)
   A <- matrix(0, n, n)
-  if (kernel == "shrink") {
-    for (i in seq_len(n)) {
-      K <- numeric(n)
-      for (k in seq_len(n)) {
-        if (k != i && groups[k] == groups[i])
-          K[k] <- exp(-sqrt(sum((coords[i, ] - coords[k, ])^2)) / bandwidth)
-      }
+  for (i in seq_len(n)) {
+    same <- groups == groups[i]
+    if (kernel == "shrink") {
+      K <- ifelse(same & seq_len(n) != i, exp(-D[i, ] / bandwidth), 0)
       A[i, ] <- lambda * K / (1 + lambda * sum(K))
       A[i, i] <- 1 / (1 + lambda * sum(K))
+    } else {
+      w <- ifelse(same, exp(-D[i, ] / lambda), 0)
+      A[i, ] <- w / sum(w)
     }
-    return(A)
-  }
-  for (i in seq_len(n)) {
-    w <- numeric(n)
-    for (k in seq_len(n)) {
-      if (groups[k] == groups[i])
-        w[k] <- exp(-ref_delta(kernel, coords[i, ], coords[k, ], source, direction, sds, rho) / lambda)
-    }
-    A[i, ] <- w / sum(w)
   }
   A
 }
@@ -71,4 +76,13 @@ kernel_fixture <- function(n = 150, seed = 42) {
   xy <- matrix(runif(2 * n, -1, 1), ncol = 2)
   list(xy = xy, groups = ifelse(xy[, 1] > 0.25 & abs(xy[, 2]) < 0.5, "blocked", "open"),
        Z = cbind(exp(-2 * sqrt(rowSums(xy^2))), rpois(n, 3), rnorm(n)))
+}
+
+# Largest absolute difference below tol (waldo's expect_equal is slow on
+# hundreds of matrix comparisons; an absolute bound on O(1) data is stricter).
+expect_close <- function(object, expected, tol = 1e-10, label = NULL) {
+  expect_identical(dim(object), dim(expected))
+  err <- max(abs(object - expected))
+  expect(is.finite(err) && err <= tol,
+         sprintf("%s: max abs difference %g > %g", if (is.null(label)) "result" else label, err, tol))
 }
