@@ -18,6 +18,9 @@ static const R_CallMethodDef call_methods[] = {
     /* err: linear excess-relative-risk model (r_err.c) */
     CALLDEF(err_fit, 9),
     CALLDEF(err_derivs, 8),
+    /* risk: record-matching probability (r_risk.c) */
+    CALLDEF(risk_match, 8),
+    CALLDEF(risk_triangle_normal, 4),
     {NULL, NULL, 0}
 };
 

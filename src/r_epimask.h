@@ -21,5 +21,10 @@ SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
                SEXP fixed, SEXP control);
 SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
                   SEXP expected);
+/* r_risk.c: record-matching probability */
+SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
+                  SEXP unknown_range, SEXP target_record, SEXP target_known,
+                  SEXP pred_mean, SEXP threads);
+SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
 
 #endif

@@ -1,0 +1,160 @@
+#include <math.h>
+#include "risk_match.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The standard normal density and tail areas from the C99 exp/erfc (pure
+ * functions, safe in threads). Each of the three points of the triangle needs
+ * one tail area, taken on its own side of 0, so that differences of small
+ * tails keep their relative precision far from the mean. */
+#define RM_INV_SQRT_2PI 0.398942280401432677939946059934
+#define RM_INV_SQRT_2 0.707106781186547524400844362105
+
+/* Pr(Z > |x|). */
+static inline double outer_tail(double x)
+{
+    return 0.5 * erfc(fabs(x) * RM_INV_SQRT_2);
+}
+
+/* Pr(lo < Z < hi) for lo <= hi, from the outer tails at lo and hi. */
+static inline double between(double lo, double tail_lo, double hi, double tail_hi)
+{
+    if (lo >= 0) return tail_lo - tail_hi;
+    if (hi <= 0) return tail_hi - tail_lo;
+    return 1.0 - tail_lo - tail_hi;
+}
+
+/* The expectation in standard units: the triangle is (u - x1) / d on [x1, x0]
+ * and (x2 - u) / d on [x0, x2], x1 = x0 - d, x2 = x0 + d. Integrating
+ * u phi(u) = -phi'(u):
+ *   d E = phi(x1) - 2 phi(x0) + phi(x2) + x2 [Phi(x2) - Phi(x0)] - x1 [Phi(x0) - Phi(x1)].
+ * phi(x0 -+ d) = phi(x0) exp(+-x0 d) exp(-d^2 / 2) saves two exp() calls when
+ * the factors stay in range; `shrink` = exp(-d^2 / 2) is passed in because it
+ * is the same for every candidate. Rounding errors are absolute, of order
+ * eps (|x0| + d) / d, so the result is clamped to [0, 1]. */
+static inline double triangle_std(double x0, double d, double shrink)
+{
+    double x1 = x0 - d, x2 = x0 + d;
+    /* Support beyond 40 SDs: the density there is below 1e-340. */
+    if (x1 > 40.0 || x2 < -40.0) return 0.0;
+    double phi0 = RM_INV_SQRT_2PI * exp(-0.5 * x0 * x0), phi1, phi2;
+    double tilt = x0 * d;
+    if (shrink > 1e-300 && fabs(tilt) < 600.0) {
+        double up = exp(tilt);
+        phi1 = phi0 * up * shrink;
+        phi2 = phi0 / up * shrink;
+    } else {
+        phi1 = RM_INV_SQRT_2PI * exp(-0.5 * x1 * x1);
+        phi2 = RM_INV_SQRT_2PI * exp(-0.5 * x2 * x2);
+    }
+    double t0 = outer_tail(x0), t1 = outer_tail(x1), t2 = outer_tail(x2);
+    double e = phi1 - 2.0 * phi0 + phi2 + x2 * between(x0, t0, x2, t2) -
+               x1 * between(x1, t1, x0, t0);
+    e /= d;
+    if (e < 0) return 0.0;
+    return e > 1.0 ? 1.0 : e;
+}
+
+double rm_triangle_normal(double a, double mean, double sd, double half_width)
+{
+    if (!(half_width > 0)) return 1.0;
+    if (!(sd > 0)) {
+        double v = 1.0 - fabs(a - mean) / half_width;
+        return v > 0 ? v : 0.0;
+    }
+    double d = half_width / sd;
+    return triangle_std((a - mean) / sd, d, exp(-0.5 * d * d));
+}
+
+/* Unnormalised matching probability of every candidate for one target:
+ * p^A_j p^U_j (METHODS 5). */
+static void target_scores(const rm_released *rel, const rm_targets *tg,
+                          size_t i, double *score)
+{
+    size_t n = rel->n;
+    for (size_t j = 0; j < n; j++) score[j] = 1.0;
+
+    for (int v = 0; v < rel->n_known; v++) {
+        const double *col = rel->masked_known + (size_t) v * n;
+        double t = tg->known[i + (size_t) v * tg->n_targets];
+        double far = 0.0, near = INFINITY;
+        for (size_t j = 0; j < n; j++) {
+            double dist = fabs(col[j] - t);
+            if (dist > far) far = dist;
+            if (dist < near) near = dist;
+        }
+        /* Every candidate at the same distance (Delta = 0 included): the
+         * factor is the same for all and carries no information. */
+        if (!(far > near)) continue;
+        for (size_t j = 0; j < n; j++) {
+            double f = 1.0 - fabs(col[j] - t) / far;
+            score[j] *= f > 0 ? f : 0.0;
+        }
+    }
+
+    for (int u = 0; u < rel->n_unknown; u++) {
+        const double *col = rel->masked_unknown + (size_t) u * n;
+        double mean = tg->pred_mean[i + (size_t) u * tg->n_targets];
+        double sd = rel->unknown_sd[u], range = rel->unknown_range[u];
+        if (!(range > 0)) continue;
+        if (!(sd > 0)) {
+            for (size_t j = 0; j < n; j++)
+                if (score[j] > 0)
+                    score[j] *= rm_triangle_normal(col[j], mean, sd, range);
+            continue;
+        }
+        double d = range / sd, shrink = exp(-0.5 * d * d);
+        for (size_t j = 0; j < n; j++)
+            if (score[j] > 0)
+                score[j] *= triangle_std((col[j] - mean) / sd, d, shrink);
+    }
+}
+
+static void summarise_target(const double *score, size_t n, size_t truth,
+                             double *prob_true, double *prob_max, int *n_tied,
+                             int *correct)
+{
+    double sum = 0.0, best = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        sum += score[j];
+        if (score[j] > best) best = score[j];
+    }
+    if (!(best > 0) || !isfinite(sum)) {
+        /* No candidate has positive probability: no preference, all tie. */
+        *prob_true = *prob_max = 1.0 / (double) n;
+        *n_tied = (int) n;
+        *correct = 1;
+        return;
+    }
+    double cut = best * (1.0 - RM_TIE_TOL);
+    int tied = 0;
+    for (size_t j = 0; j < n; j++)
+        if (score[j] >= cut) tied++;
+    *prob_true = score[truth] / sum;
+    *prob_max = best / sum;
+    *n_tied = tied;
+    *correct = score[truth] >= cut;
+}
+
+void rm_match_targets(const rm_released *rel, const rm_targets *tg,
+                      size_t from, size_t to, int threads, double *work,
+                      rm_result *res)
+{
+    ptrdiff_t lo = (ptrdiff_t) from, hi = (ptrdiff_t) to;
+    if (threads < 1) threads = 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static)
+#endif
+    for (ptrdiff_t i = lo; i < hi; i++) {
+        int thread = 0;
+#ifdef _OPENMP
+        thread = omp_get_thread_num();
+#endif
+        double *score = work + (size_t) thread * rel->n;
+        target_scores(rel, tg, (size_t) i, score);
+        summarise_target(score, rel->n, (size_t) tg->record[i],
+                         res->prob_true + i, res->prob_max + i,
+                         res->n_tied + i, res->correct + i);
+    }
+}

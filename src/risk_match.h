@@ -1,0 +1,52 @@
+#ifndef EPIMASK_RISK_MATCH_H
+#define EPIMASK_RISK_MATCH_H
+
+#include <stddef.h>
+
+/* Record-matching disclosure risk (METHODS 5). Plain C over column-major
+ * arrays; nothing here calls R. */
+
+/* The released data as the intruder sees them, with what the intruder has
+ * estimated from them (regression of each unknown on the knowns). */
+typedef struct {
+    size_t n;                     /* released records = candidates */
+    int n_known;
+    const double *masked_known;   /* n x n_known */
+    int n_unknown;
+    const double *masked_unknown; /* n x n_unknown */
+    const double *unknown_sd;     /* per unknown: residual SD sigma >= 0 */
+    const double *unknown_range;  /* per unknown: Delta^U = max - min >= 0 */
+} rm_released;
+
+/* The targets: the intruder's true known values for each target person and
+ * the predictive mean of each unknown at those values. */
+typedef struct {
+    size_t n_targets;
+    const int *record;            /* 0-based index of the target's true record */
+    const double *known;          /* n_targets x n_known */
+    const double *pred_mean;      /* n_targets x n_unknown */
+} rm_targets;
+
+/* Per-target results, arrays of length n_targets. */
+typedef struct {
+    double *prob_true;            /* Pr(J = true record | t) */
+    double *prob_max;             /* the largest Pr(J = j | t) */
+    int *n_tied;                  /* c: records sharing the largest probability */
+    int *correct;                 /* I: 1 if the true record is among them */
+} rm_result;
+
+/* Relative tolerance within which two matching probabilities tie. */
+#define RM_TIE_TOL 1e-12
+
+/* E[(1 - |a - z| / half_width)_+] for z ~ N(mean, sd^2), in closed form.
+ * sd = 0 gives the triangle at the mean; half_width = 0 gives 1 (the factor
+ * carries no information). */
+double rm_triangle_normal(double a, double mean, double sd, double half_width);
+
+/* Evaluate targets [from, to) with up to `threads` OpenMP threads. `work`
+ * must hold threads * n doubles (one score vector per thread). */
+void rm_match_targets(const rm_released *rel, const rm_targets *tg,
+                      size_t from, size_t to, int threads, double *work,
+                      rm_result *res);
+
+#endif
