@@ -1,0 +1,158 @@
+# The security-utility curve of Cologne et al. (2012), METHODS section 6.1:
+# anonymity = [1 - U^theta]^(1/theta), fitted by nonlinear least squares.
+
+# The curve, computed on the log scale so that large theta (the paper found
+# 178) and U close to 0 or 1 stay accurate: U^theta = exp(theta log U).
+ru_curve_value <- function(u, theta) {
+  out <- rep(NA_real_, length(u))
+  ok <- !is.na(u)
+  u <- pmin(pmax(u[ok], 0), 1)
+  val <- numeric(length(u))
+  val[u <= 0] <- 1
+  inside <- u > 0 & u < 1
+  val[inside] <- exp(log(-expm1(theta * log(u[inside]))) / theta)
+  out[ok] <- val
+  out
+}
+
+# d curve / d log(theta), used for Gauss-Newton steps and the standard error.
+ru_curve_gradient <- function(u, theta) {
+  grad <- numeric(length(u))
+  inside <- u > 0 & u < 1
+  ui <- u[inside]
+  log_u <- log(ui)
+  pow <- exp(theta * log_u)
+  g <- log(-expm1(theta * log_u))
+  f <- exp(g / theta)
+  dtheta <- f * (-g / theta^2 - pow * log_u / (theta * (1 - pow)))
+  grad[inside] <- dtheta * theta
+  grad
+}
+
+#' Fit the security-utility curve to a risk-utility profile
+#'
+#' Fits METHODS section 6.1's curve anonymity = \[1 - U^theta\]^(1/theta) of
+#' Cologne et al. (2012) by nonlinear least squares, where U is the
+#' analysis-potential score. U is clipped to \[0, 1\] (scores above 1 are
+#' shown by the plot but count as 1 in the fit) and rows whose U or anonymity
+#' is NA are dropped. The residual sum of squares is minimised over
+#' log(theta) by a grid search followed by [stats::optimize()] and a few
+#' Gauss-Newton steps; the standard error of theta is the usual nonlinear
+#' least-squares one (residual variance over the squared gradient, by the
+#' delta method from log(theta)), NA when the fit is exact or has no residual
+#' degrees of freedom.
+#'
+#' @param ru an `ru_profile`, or a data frame with columns
+#'   `analysis_potential` and `anonymity`.
+#' @param interval range of theta searched.
+#' @return An object of class `ru_curve`: a list with `theta`, `se` (of
+#'   theta), `rss`, `n` (points used), `n_clipped` (points with U > 1),
+#'   `data` (the points used) and `boundary` (TRUE when theta hit the edge of
+#'   `interval`, or the fit is as good there as at the optimum, which also raises a warning of class
+#'   `epimask_warning_boundary`). Methods: `print()`, `coef()` and
+#'   `predict(object, newdata)`, `newdata` a vector of U values or a data
+#'   frame with column `analysis_potential`.
+#' @export
+#' @examples
+#' ru <- epimask:::example_ru_profile()
+#' curve <- fit_ru_curve(ru)
+#' curve
+#' predict(curve, c(0.5, 0.9, 0.99))
+fit_ru_curve <- function(ru, interval = c(1e-3, 1e6)) {
+  if (!(inherits(ru, "ru_profile") || is.data.frame(ru)))
+    abort_type("ru", "an `ru_profile` object")
+  if (!inherits(ru, "ru_profile"))
+    check_columns(c("analysis_potential", "anonymity"), ru, arg = "required columns",
+                  data_arg = "ru")
+  interval <- check_numeric_vector(interval, "interval", len = 2L)
+  if (interval[1] <= 0 || interval[2] <= interval[1])
+    abort_value("interval", "two increasing positive numbers")
+  keep <- !is.na(ru$analysis_potential) & !is.na(ru$anonymity)
+  u_raw <- ru$analysis_potential[keep]
+  y <- ru$anonymity[keep]
+  if (length(y) == 0L)
+    epimask_abort("`ru` has no scheme with both an analysis potential and an anonymity score.",
+                  "epimask_error_empty", arg = "ru")
+  u <- pmin(pmax(u_raw, 0), 1)
+  if (!any(u > 0 & u < 1))
+    epimask_abort(paste("`ru` needs at least one scheme with analysis potential",
+                        "strictly between 0 and 1 to fit the curve."),
+                  "epimask_error_value", arg = "ru")
+  fit <- ru_curve_lsq(u, y, log(interval))
+  theta <- exp(fit$log_theta)
+  boundary <- fit$log_theta <= log(interval[1]) + 1e-8 ||
+    fit$log_theta >= log(interval[2]) - 1e-8
+  if (boundary)
+    epimask_warn(sprintf("theta reached the edge of `interval` (%s); the points do not pin the curve down.",
+                         format(signif(theta, 3))), "epimask_warning_boundary")
+  structure(list(
+    theta = theta, se = if (boundary) NA_real_ else theta * fit$se_log_theta, rss = fit$rss,
+    n = length(y), n_clipped = sum(u_raw > 1),
+    data = data.frame(analysis_potential = u, anonymity = y,
+                      scheme = if (is.null(ru$scheme)) seq_along(y) else ru$scheme[keep],
+                      stringsAsFactors = FALSE),
+    boundary = boundary
+  ), class = "ru_curve")
+}
+
+ru_curve_lsq <- function(u, y, log_range) {
+  rss <- function(lt) sum((y - ru_curve_value(u, exp(lt)))^2)
+  grid <- seq(log_range[1], log_range[2], length.out = 241L)
+  vals <- vapply(grid, rss, numeric(1))
+  best <- which.min(vals)
+  lo <- grid[max(1L, best - 1L)]
+  hi <- grid[min(length(grid), best + 1L)]
+  lt <- stats::optimize(rss, c(lo, hi), tol = 1e-12)$minimum
+  if (vals[best] < rss(lt)) lt <- grid[best]
+  # Gauss-Newton polish: quadratic convergence where optimize() is only linear.
+  for (iter in 1:20) {
+    res <- y - ru_curve_value(u, exp(lt))
+    jac <- ru_curve_gradient(u, exp(lt))
+    denom <- sum(jac^2)
+    if (denom <= 0) break
+    step <- sum(jac * res) / denom
+    cand <- min(max(lt + step, log_range[1]), log_range[2])
+    if (rss(cand) > rss(lt)) break
+    done <- abs(cand - lt) < 1e-13 * max(1, abs(lt))
+    lt <- cand
+    if (done) break
+  }
+  r <- rss(lt)
+  # When the RSS is as low at an end of the range as at the optimum, the data
+  # do not pin theta down (e.g. every point at anonymity 1): report that end.
+  flat <- function(end) rss(end) - r <= 1e-10 * (1 + r)
+  if (flat(log_range[2])) lt <- log_range[2] else if (flat(log_range[1])) lt <- log_range[1]
+  r <- rss(lt)
+  jac <- ru_curve_gradient(u, exp(lt))
+  df <- length(y) - 1L
+  se <- if (df > 0 && sum(jac^2) > 0 && r > 0) sqrt(r / df / sum(jac^2)) else NA_real_
+  list(log_theta = lt, rss = r, se_log_theta = se)
+}
+
+#' @export
+coef.ru_curve <- function(object, ...) c(theta = object$theta)
+
+#' @export
+predict.ru_curve <- function(object, newdata = NULL, ...) {
+  u <- if (is.null(newdata)) object$data$analysis_potential else
+    if (is.data.frame(newdata)) newdata$analysis_potential else newdata
+  if (is.null(u) || !is.numeric(u))
+    abort_type("newdata", "numeric analysis-potential scores or a data frame with column `analysis_potential`")
+  ru_curve_value(u, object$theta)
+}
+
+#' @export
+format.ru_curve <- function(x, ...) {
+  c("Security-utility curve: anonymity = [1 - U^theta]^(1/theta)",
+    sprintf("theta = %s%s, RSS = %s, %d point%s%s",
+            format_num(x$theta, 4),
+            if (is.na(x$se)) "" else sprintf(" (SE %s)", format_num(x$se, 2)),
+            format_num(x$rss, 3), x$n, if (x$n == 1L) "" else "s",
+            if (x$n_clipped > 0) sprintf(" (%d with U > 1 clipped to 1)", x$n_clipped) else ""))
+}
+
+#' @export
+print.ru_curve <- function(x, ...) {
+  cat(format(x), sep = "\n")
+  invisible(x)
+}
