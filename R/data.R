@@ -63,6 +63,8 @@
 #' mean(dose_cohort$dose == 0)
 #' cases <- subset(dose_cohort, case == 1)
 #' nrow(cases)
+#' @md
+#' @usage data(dose_cohort)
 "dose_cohort"
 
 #' Synthetic zip-code-level mortality data
@@ -136,4 +138,6 @@
 #'              p_age75_79 + p_age80_84 + p_age85plus + p_female,
 #'            family = binomial(), data = zip_mortality)
 #' coef(fit)["p_black"]
+#' @md
+#' @usage data(zip_mortality)
 "zip_mortality"
