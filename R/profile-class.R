@@ -37,7 +37,7 @@ ru_z <- function() stats::qnorm(0.975)
 #' @noRd
 summarise_replicates <- function(replicates, reference) {
   replicates <- check_replicates(replicates)
-  reference <- check_reference(reference)
+  reference <- check_ru_reference(reference)
   schemes <- unique(replicates$scheme)
   rows <- lapply(schemes, function(s) {
     summarise_scheme(replicates[replicates$scheme == s, , drop = FALSE],
@@ -125,7 +125,7 @@ check_replicates <- function(replicates, arg = "replicates") {
   replicates
 }
 
-check_reference <- function(reference, arg = "reference") {
+check_ru_reference <- function(reference, arg = "reference") {
   if (!is.list(reference) || is.null(reference$truth))
     abort_type(arg, "a list with element `truth` (and `se`)")
   truth <- check_number(reference$truth, sprintf("%s$truth", arg))
@@ -202,7 +202,7 @@ new_ru_profile <- function(table, replicates, reference, meta = list()) {
   unknown <- setdiff(unique(replicates$scheme), table$scheme)
   if (length(unknown))
     abort_name("replicates$scheme", unknown, "`table$scheme`")
-  reference <- check_reference(reference)
+  reference <- check_ru_reference(reference)
   meta <- check_meta(meta)
   cols <- c(ru_profile_columns, intersect(ru_profile_extra_columns, names(table)),
             setdiff(names(table), c(ru_profile_columns, ru_profile_extra_columns)))
