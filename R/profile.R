@@ -358,6 +358,24 @@ fit_formula <- function(model, data) {
             class = "epimask_light_fit")
 }
 
+# The linear ERR model through its array interface (no profile interval,
+# which a replicate does not need); fit_err() for responses it cannot take.
+fit_err_light <- function(model, data) {
+  used <- intersect(unique(c(all.vars(model$formula), model$dose)), names(data))
+  data <- data[stats::complete.cases(data[used]), , drop = FALSE]
+  mf <- stats::model.frame(model$formula, data)
+  y <- stats::model.response(mf)
+  if (is.matrix(y) || !is.null(stats::model.weights(mf))) {
+    fit <- fit_model(model, data)
+    return(list(coefficients = stats::coef(fit), se = sqrt(diag(stats::vcov(fit)))))
+  }
+  z <- stats::model.matrix(attr(mf, "terms"), mf)
+  fit <- err_fit_matrix(z, as.double(data[[model$dose]]), as.double(y),
+                        offset = stats::model.offset(mf))
+  names(fit$coefficients) <- names(fit$se) <- c(colnames(z), model$dose)
+  fit
+}
+
 #' @export
 coef.epimask_light_fit <- function(object, ...) object$coefficients
 
@@ -375,10 +393,12 @@ replicate_estimate <- function(job, data) {
   out <- tryCatch({
     if (is.function(model$term)) {
       term_function_value(model$term, fit_model(model, data), data)
+    } else if (model$type == "err") {
+      fit <- fit_err_light(model, data)
+      c(fit$coefficients[[job$term]], fit$se[[job$term]])
     } else {
-      fit <- if (model$type == "err") fit_model(model, data) else fit_formula(model, data)
-      se <- if (model$type == "err") sqrt(diag(stats::vcov(fit))) else fit$se
-      c(stats::coef(fit)[[job$term]], se[[job$term]])
+      fit <- fit_formula(model, data)
+      c(fit$coefficients[[job$term]], fit$se[[job$term]])
     }
   }, epimask_error = function(e) c(NA_real_, NA_real_))
   as.double(out)
