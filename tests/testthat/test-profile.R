@@ -198,3 +198,68 @@ test_that("bad input gets classed errors naming the argument", {
   expect_error(ru_profile(d, mask_round(1), y ~ x, risk = "none", bootstrap = -1),
                "`bootstrap`", class = "epimask_error_value")
 })
+
+test_that("matching risk: risk_match on each scheme's masked data, anonymity = 1 - risk", {
+  d <- profile_fixture(n = 100)
+  coords <- cbind(d$s1, d$s2)
+  schemes <- list(mask_kernel("ring", 0.05, coords, source = c(0, 0)), mask_round(1))
+  ru <- ru_profile(d, schemes, y ~ x, family = poisson(), vars = c("x", "y"),
+                   known = "x", unknown = "y", progress = FALSE, threads = 1)
+  all_schemes <- c(list(mask_none()), schemes)
+  for (i in seq_along(all_schemes)) {
+    masked <- apply_mask(all_schemes[[i]], d, vars = c("x", "y"))
+    expected <- risk_match(d, masked, known = "x", unknown = "y", threads = 1)
+    expect_equal(ru$risk[i], expected$percent_correct / 100)
+  }
+  expect_equal(ru$anonymity, 1 - ru$risk)
+})
+
+test_that("identifiability risk: masked keys against the original as source", {
+  d <- profile_fixture(n = 120)
+  d$age <- round(runif(120, 20, 80))
+  schemes <- list(mask_round(-1, type = "decimal"), mask_round(1, type = "significant"))
+  ru <- ru_profile(d, schemes, y ~ x + age, family = poisson(), vars = "age", term = "x",
+                   risk = "identifiability", known = "age", progress = FALSE)
+  all_schemes <- c(list(mask_none()), schemes)
+  for (i in seq_along(all_schemes)) {
+    masked <- apply_mask(all_schemes[[i]], d, vars = "age")
+    masked$id <- d$id <- seq_len(nrow(d))
+    expected <- risk_identifiability(masked, d, keys = "age", id = "id")
+    expect_equal(ru$risk[i], expected$score)
+    expect_equal(ru$anonymity[i], expected$anonymity)
+  }
+})
+
+test_that("linear ERR profiles (family = \"err\") equal fit_err on the masked data", {
+  set.seed(8)
+  n <- 300
+  d <- data.frame(dose = rexp(n), age = runif(n, 20, 60))
+  p0 <- plogis(-2 + 0.01 * d$age)
+  odds <- p0 / (1 - p0) * (1 + 0.8 * d$dose)
+  d$case <- rbinom(n, 1, odds / (1 + odds))
+  schemes <- list(mask_round(1, type = "decimal"), mask_group(c(0, 0.5, 1, 2, 20)))
+  ru <- ru_profile(d, schemes, case ~ age, family = "err", vars = "dose", term = "dose",
+                   risk = "identifiability", known = "dose", progress = FALSE)
+  all_schemes <- c(list(mask_none()), schemes)
+  for (i in seq_along(all_schemes)) {
+    fit <- fit_err(case ~ age, apply_mask(all_schemes[[i]], d, vars = "dose"), dose = "dose")
+    expect_equal(ru$estimate[i], unname(coef(fit)["dose"]), tolerance = 1e-6)
+    expect_equal(ru$se[i], unname(sqrt(diag(vcov(fit)))["dose"]), tolerance = 1e-6)
+  }
+})
+
+test_that("a function term (population OR) is evaluated on every masked data set", {
+  set.seed(2)
+  n <- 150
+  d <- data.frame(black = runif(n), age = runif(n), py = rpois(n, 50) + 1)
+  d$deaths <- rbinom(n, d$py, plogis(-3 + 0.4 * d$black + d$age))
+  target <- population_or("black", "py")
+  schemes <- list(mask_round(1, type = "decimal"))
+  ru <- ru_profile(d, schemes, cbind(deaths, py - deaths) ~ black + age,
+                   family = binomial(), vars = "age", term = target, risk = "none",
+                   progress = FALSE)
+  masked <- apply_mask(schemes[[1]], d, vars = "age")
+  fit <- fit_glm(cbind(deaths, py - deaths) ~ black + age, masked, family = binomial())
+  expect_equal(ru$estimate[2], unname(target(fit, masked)[1]))
+  expect_equal(ru$se[2], unname(target(fit, masked)[2]))
+})
