@@ -666,7 +666,10 @@ newton_many <- function(x, stat, family, offset, weights, start, maxit = 50L,
   R <- ncol(stat)
   pairs <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
   xx <- x[, pairs[, 1L], drop = FALSE] * x[, pairs[, 2L], drop = FALSE]
-  cumulant <- if (family$family == "poisson") exp else
+  poisson_log <- family$family == "poisson"
+  mean_of <- if (poisson_log) exp else stats::plogis
+  variance_of <- if (poisson_log) function(mu) mu else function(mu) mu * (1 - mu)
+  cumulant <- if (poisson_log) exp else
     function(eta) ifelse(eta > 0, eta + log1p(exp(-eta)), log1p(exp(eta)))
   objective <- function(beta, cols) {
     eta <- x %*% beta + offset
@@ -680,9 +683,9 @@ newton_many <- function(x, stat, family, offset, weights, start, maxit = 50L,
     idx <- which(active)
     if (!length(idx)) break
     b <- beta[, idx, drop = FALSE]
-    eta <- x %*% b + offset
-    score <- stat[, idx, drop = FALSE] - crossprod(x, weights * family$linkinv(eta))
-    info <- crossprod(xx, weights * family$mu.eta(eta))
+    mu <- mean_of(x %*% b + offset)
+    score <- stat[, idx, drop = FALSE] - crossprod(x, weights * mu)
+    info <- crossprod(xx, weights * variance_of(mu))
     step <- solve_packed(info, score, pairs, p)
     singular <- !is.finite(colSums(step))
     failed[idx[singular]] <- TRUE
@@ -701,8 +704,8 @@ newton_many <- function(x, stat, family, offset, weights, start, maxit = 50L,
     failed[idx[!is.finite(new_value)]] <- TRUE
     active[idx[done | singular | !is.finite(new_value)]] <- FALSE
   }
-  eta <- x %*% beta + offset
-  info <- crossprod(xx, weights * family$mu.eta(eta))
+  mu <- mean_of(x %*% beta + offset)
+  info <- crossprod(xx, weights * variance_of(mu))
   se <- sqrt(packed_inverse_diagonal(info, pairs, p))
   failed <- failed | active | !is.finite(colSums(beta)) | !is.finite(colSums(se))
   beta[, failed] <- NA_real_
@@ -720,17 +723,33 @@ unpack_symmetric <- function(column, pairs, p) {
   m
 }
 
+# Packed 2 x 2 systems (intercept and one covariate, the common case) are
+# solved in closed form for all replicates at once.
 solve_packed <- function(packed, rhs, pairs, p) {
   if (p == 1L) return(rhs / packed)
+  if (p == 2L) {
+    det <- packed[1L, ] * packed[3L, ] - packed[2L, ]^2
+    ok <- is.finite(det) & det > 1e-12 * packed[1L, ] * packed[3L, ]
+    out <- rbind(packed[3L, ] * rhs[1L, ] - packed[2L, ] * rhs[2L, ],
+                 packed[1L, ] * rhs[2L, ] - packed[2L, ] * rhs[1L, ]) /
+      rep(det, each = 2L)
+    out[, !ok] <- NA_real_
+    return(out)
+  }
   vapply(seq_len(ncol(rhs)), function(r) {
-    out <- tryCatch(solve(unpack_symmetric(packed[, r], pairs, p), rhs[, r]),
-                    error = function(e) rep(NA_real_, p))
-    out
+    tryCatch(solve(unpack_symmetric(packed[, r], pairs, p), rhs[, r]),
+             error = function(e) rep(NA_real_, p))
   }, numeric(p))
 }
 
 packed_inverse_diagonal <- function(packed, pairs, p) {
   if (p == 1L) return(matrix(1 / packed, 1L))
+  if (p == 2L) {
+    det <- packed[1L, ] * packed[3L, ] - packed[2L, ]^2
+    out <- rbind(packed[3L, ], packed[1L, ]) / rep(det, each = 2L)
+    out[, !(is.finite(det) & det > 0)] <- NA_real_
+    return(out)
+  }
   vapply(seq_len(ncol(packed)), function(r) {
     inv <- tryCatch(chol2inv(chol(unpack_symmetric(packed[, r], pairs, p))),
                     error = function(e) matrix(NA_real_, p, p))

@@ -43,12 +43,13 @@ test_that("the unmasked scheme has analysis potential 1 and bias 0", {
 # Paths: poisson-log through sufficient statistics (A' applied to the design,
 # densely or, with a small epimask.dense_max, by smoothing the outcomes);
 # quasipoisson by smoothing all outcome replicates and irls_fit_many.
-sim_cases <- list(list(family = poisson(), dense_max = 2500),
-                  list(family = poisson(), dense_max = 10),
-                  list(family = quasipoisson(), dense_max = 2500))
+sim_cases <- list(list(family = poisson(), dense_max = 2500, formula = y ~ x),
+                  list(family = poisson(), dense_max = 10, formula = y ~ x),
+                  list(family = poisson(), dense_max = 2500, formula = y ~ x + z),
+                  list(family = quasipoisson(), dense_max = 2500, formula = y ~ x))
 for (case in sim_cases)
-test_that(sprintf("simulated replicates (%s, dense_max %d): every replicate equals apply_mask + glm",
-                  case$family$family, case$dense_max), {
+test_that(sprintf("simulated replicates (%s, %s, dense_max %d): every replicate equals apply_mask + glm",
+                  case$family$family, deparse(case$formula), case$dense_max), {
   old <- options(epimask.dense_max = case$dense_max)
   on.exit(options(old))
   d <- profile_fixture(n = 120)
@@ -64,7 +65,7 @@ test_that(sprintf("simulated replicates (%s, dense_max %d): every replicate equa
   schemes <- list(mask_kernel("ring", 0.05, coords, source = c(0, 0)),
                   mask_kernel("exponential", 0.2, coords),
                   mask_truncate(1))
-  ru <- ru_profile(d, schemes, y ~ x, family = case$family, vars = c("x", "y"),
+  ru <- ru_profile(d, schemes, case$formula, family = case$family, vars = c("x", "y"),
                    term = "x", risk = "none", nrep = 6, simulate = simulate,
                    truth = 2, seed = 1, progress = FALSE)
   expect_equal(draw, 6)
@@ -77,7 +78,7 @@ test_that(sprintf("simulated replicates (%s, dense_max %d): every replicate equa
       data_r <- d
       data_r$y <- outcomes[, r]
       masked <- apply_mask(all_schemes[[i]], data_r, vars = c("x", "y"))
-      suppressWarnings(glm_term(y ~ x, masked, case$family, "x"))
+      suppressWarnings(glm_term(case$formula, masked, case$family, "x"))
     }, numeric(2))
     expect_equal(got$estimate, expected["estimate", ], tolerance = 1e-7)
     expect_equal(got$se, expected["se", ], tolerance = 1e-7)
