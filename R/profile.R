@@ -379,13 +379,6 @@ fit_err_light <- function(model, data) {
 #' @export
 coef.epimask_light_fit <- function(object, ...) object$coefficients
 
-#' @export
-vcov.epimask_light_fit <- function(object, ...) {
-  out <- diag(object$se^2, length(object$se))
-  dimnames(out) <- list(names(object$se), names(object$se))
-  out
-}
-
 # Estimate and naive SE of the profile's quantity on one masked data set;
 # NA when the fit fails (e.g. a covariate masked to a constant).
 replicate_estimate <- function(job, data) {

@@ -95,21 +95,21 @@ utility_table <- function(est_o, est_m, truth) {
 #' @export
 format.epimask_utility <- function(x, digits = 4, ...) {
   tab <- x$table
+  with_se <- function(est, se) sprintf("%s (%s)", format_num(est, digits), format_num(se, digits - 1L))
   shown <- data.frame(
     term = tab$term,
-    original = format_num(tab$estimate_original, digits),
-    `SE` = format_num(tab$se_original, digits - 1),
-    masked = format_num(tab$estimate_masked, digits),
-    `SE ` = format_num(tab$se_masked, digits - 1),
+    original = with_se(tab$estimate_original, tab$se_original),
+    masked = with_se(tab$estimate_masked, tab$se_masked),
     `bias%` = format_num(tab$rel_bias, 2),
-    `MSE` = format_num(tab$mse_masked, digits - 1),
+    MSE = format_num(tab$mse_masked, digits - 1L),
     U = format_num(tab$analysis_potential, 3),
     overlap = format_num(tab$ci_overlap, 2),
     check.names = FALSE, stringsAsFactors = FALSE)
   header <- sprintf("Analysis potential of masked data (%s model, reference: %s)",
                     x$family, if (x$reference == "truth") "true value" else
                       "original estimate")
-  c(header, utils::capture.output(print(shown, row.names = FALSE, right = TRUE)))
+  c(header, utils::capture.output(print(shown, row.names = FALSE, right = TRUE)),
+    "estimate (SE); U = MSE(original) / MSE(masked); overlap of the 95% CIs")
 }
 
 #' @export
