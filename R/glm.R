@@ -1,6 +1,9 @@
 # fit_glm(): the formula front end of irls_fit(), with the methods users
 # expect from a glm object.
 
+#' @importFrom stats coef vcov confint deviance fitted logLik nobs predict residuals
+NULL
+
 #' Fit a generalized linear model (formula interface)
 #'
 #' Like [stats::glm()], but the iteration runs in C through [irls_fit()]. The
@@ -155,7 +158,7 @@ logLik.epimask_glm <- function(object, ...) {
   p <- object$rank
   if (fam %in% c("gaussian", "Gamma", "inverse.gaussian")) p <- p + 1L
   val <- p - object$aic / 2
-  structure(val, nobs = nobs(object), df = p, class = "logLik")
+  structure(val, nobs = stats::nobs(object), df = p, class = "logLik")
 }
 
 #' @export
@@ -196,7 +199,7 @@ coef_table <- function(object) {
 #' @export
 summary.epimask_glm <- function(object, ...) {
   structure(list(
-    call = object$call, family = object$family, deviance.resid = residuals(object, "deviance"),
+    call = object$call, family = object$family, deviance.resid = stats::residuals(object, "deviance"),
     coefficients = coef_table(object), aliased = object$aliased, dispersion = object$dispersion,
     est_disp = !fixed_dispersion(object$family), df.residual = object$df.residual,
     df.null = object$df.null, deviance = object$deviance, null.deviance = object$null.deviance,

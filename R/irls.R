@@ -167,7 +167,7 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
                      mustart = NULL, intercept = NULL) {
   family <- check_family(family)
   codes <- family_codes(family)
-  x <- check_numeric_matrix(x, "x")
+  x <- check_design(x, "x")
   n <- nrow(x)
   ynames <- if (is.matrix(y)) rownames(y) else names(y)
   ynames <- ynames %||% rownames(x)
@@ -197,7 +197,20 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
 }
 
 has_intercept_column <- function(x) {
-  any(vapply(seq_len(ncol(x)), function(j) all(x[, j] == 1), logical(1)))
+  candidates <- which(x[1L, ] == 1)
+  for (j in candidates) if (all(x[, j] == 1)) return(TRUE)
+  FALSE
+}
+
+# check_numeric_matrix() without its temporary n x p logical matrices: a
+# design can have millions of rows.
+check_design <- function(x, arg) {
+  if (!(is.matrix(x) && is.double(x) && length(x) > 0L))
+    x <- check_numeric_matrix(x, arg, finite = FALSE)
+  bad <- .Call(C_irls_nonfinite, x)
+  if (bad == 1L) abort_value(arg, "free of NA and NaN")
+  if (bad == 2L) abort_value(arg, "finite (no Inf)")
+  x
 }
 
 # One run of the C iteration, with glm.fit's order of starting values.
@@ -262,7 +275,7 @@ irls_finish <- function(fit, x, init, family, offset, ctl, intercept, codes) {
   flags <- irls_flags(fit, mu, family)
   signal_irls_warnings(fit, flags, family)
 
-  aic <- irls_aic(family, y, init$n, mu, prior, fit$deviance, rank)
+  aic <- irls_aic(family, y, init$n, mu, prior, fit$deviance, rank, codes)
   structure(list(
     coefficients = coef, se = se, vcov = vcov, cov.unscaled = cov_unscaled,
     deviance = fit$deviance, null.deviance = null_dev,
@@ -288,7 +301,8 @@ null_deviance <- function(y, prior, offset, family, intercept, mu, codes, ctl) {
   }
   wtdmu <- if (intercept) sum(prior * y) / sum(prior) else
     family$linkinv(offset %||% rep.int(0, length(y)))
-  sum(family$dev.resids(y, wtdmu, prior))
+  if (length(wtdmu) == 1L) wtdmu <- rep.int(wtdmu, length(y))
+  sum(.Call(C_irls_family_eval, codes, 5L, as.double(wtdmu), y, prior))
 }
 
 irls_flags <- function(fit, mu, family) {
@@ -322,9 +336,15 @@ signal_irls_warnings <- function(fit, flags, family) {
       "epimask_warning_separation")
 }
 
-irls_aic <- function(family, y, n, mu, prior, deviance, rank) {
+irls_aic <- function(family, y, n, mu, prior, deviance, rank, codes) {
   if (family$family == "poisson" && any(abs(y - round(y)) > 1e-7)) return(NA_real_)
-  aic <- suppressWarnings(family$aic(y, n, mu, prior, deviance))
+  aic <- if (family$family %in% c("binomial", "poisson")) {
+    # binomial()$aic and poisson()$aic, computed in C (same dbinom/dpois)
+    .Call(C_irls_aic, codes, as.double(y), as.double(n %||% rep.int(1, length(y))),
+          as.double(mu), as.double(prior))
+  } else {
+    suppressWarnings(family$aic(y, n, mu, prior, deviance))
+  }
   aic + 2 * rank
 }
 
@@ -347,7 +367,7 @@ irls_fit_many <- function(x, Y, family = gaussian(), weights = NULL, offset = NU
                           control = list(), warm_start = TRUE, start = NULL) {
   family <- check_family(family)
   codes <- family_codes(family)
-  x <- check_numeric_matrix(x, "x")
+  x <- check_design(x, "x")
   n <- nrow(x)
   Y <- check_numeric_matrix(Y, "Y", nrow = n)
   weights <- check_numeric_vector(weights, "weights", len = n, allow_null = TRUE)

@@ -51,7 +51,7 @@ double link_fun(int link, double mu)
     }
 }
 
-double link_inv(int link, double eta)
+static inline double link_inv_(int link, double eta)
 {
     double t;
     switch (link) {
@@ -71,7 +71,7 @@ double link_inv(int link, double eta)
     }
 }
 
-double link_mu_eta(int link, double eta)
+static inline double link_mu_eta_(int link, double eta)
 {
     double opexp, e;
     switch (link) {
@@ -91,7 +91,7 @@ double link_mu_eta(int link, double eta)
     }
 }
 
-int link_valid_eta(int link, double eta)
+static inline int link_valid_eta_(int link, double eta)
 {
     switch (link) {
     case LINK_INVERSE: return isfinite(eta) && eta != 0.0;
@@ -100,7 +100,7 @@ int link_valid_eta(int link, double eta)
     }
 }
 
-double family_variance(int family, double mu)
+static inline double family_variance_(int family, double mu)
 {
     switch (family) {
     case FAM_GAUSSIAN: return 1.0;
@@ -111,12 +111,12 @@ double family_variance(int family, double mu)
     }
 }
 
-static double y_log_y(double y, double mu)
+static inline double y_log_y(double y, double mu)
 {
     return (y != 0.0) ? (y * log(y / mu)) : 0.0;
 }
 
-double family_dev_resid(int family, double y, double mu, double wt)
+static inline double family_dev_resid_(int family, double y, double mu, double wt)
 {
     switch (family) {
     case FAM_GAUSSIAN: return wt * (y - mu) * (y - mu);
@@ -129,7 +129,7 @@ double family_dev_resid(int family, double y, double mu, double wt)
     }
 }
 
-int family_valid_mu(int family, double mu)
+static inline int family_valid_mu_(int family, double mu)
 {
     switch (family) {
     case FAM_BINOMIAL: return isfinite(mu) && mu > 0.0 && mu < 1.0;
@@ -137,4 +137,41 @@ int family_valid_mu(int family, double mu)
     case FAM_GAMMA: return isfinite(mu) && mu > 0.0;
     default: return 1;
     }
+}
+
+double link_inv(int link, double eta) { return link_inv_(link, eta); }
+double link_mu_eta(int link, double eta) { return link_mu_eta_(link, eta); }
+int link_valid_eta(int link, double eta) { return link_valid_eta_(link, eta); }
+double family_variance(int family, double mu) { return family_variance_(family, mu); }
+double family_dev_resid(int family, double y, double mu, double wt)
+{
+    return family_dev_resid_(family, y, mu, wt);
+}
+int family_valid_mu(int family, double mu) { return family_valid_mu_(family, mu); }
+
+void family_row_eval(glm_family f, double eta, double y, double wt, family_row *out)
+{
+    double e, t, opexp;
+    switch (f.link) {
+    case LINK_LOGIT:
+        e = exp(eta);
+        t = eta < LOGIT_MTHRESH ? DBL_EPSILON : (eta > LOGIT_THRESH ? LOGIT_INVEPS : e);
+        out->mu = t / (1.0 + t);
+        opexp = 1.0 + e;
+        out->mu_eta = (eta > LOGIT_THRESH || eta < LOGIT_MTHRESH) ? DBL_EPSILON : e / (opexp * opexp);
+        break;
+    case LINK_LOG:
+        out->mu = out->mu_eta = fmax(exp(eta), DBL_EPSILON);
+        break;
+    case LINK_IDENTITY:
+        out->mu = eta;
+        out->mu_eta = 1.0;
+        break;
+    default:
+        out->mu = link_inv_(f.link, eta);
+        out->mu_eta = link_mu_eta_(f.link, eta);
+    }
+    out->valid = link_valid_eta_(f.link, eta) && family_valid_mu_(f.family, out->mu);
+    out->variance = family_variance_(f.family, out->mu);
+    out->dev = family_dev_resid_(f.family, y, out->mu, wt);
 }

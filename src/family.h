@@ -35,6 +35,17 @@ double link_mu_eta(int link, double eta);
 int link_valid_eta(int link, double eta);
 
 double family_variance(int family, double mu);
+
+/* All IRLS needs at one row, in one call (sharing exp(eta) between the
+ * inverse link and its derivative, with values identical to the separate
+ * functions): mu, d(mu)/d(eta), V(mu), the deviance residual, and whether
+ * eta and mu lie in the valid region. */
+typedef struct {
+    double mu, mu_eta, variance, dev;
+    int valid;
+} family_row;
+
+void family_row_eval(glm_family f, double eta, double y, double wt, family_row *out);
 double family_dev_resid(int family, double y, double mu, double wt);
 int family_valid_mu(int family, double mu);
 

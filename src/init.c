@@ -21,6 +21,8 @@ static const R_CallMethodDef call_methods[] = {
     /* risk: record-matching probability (r_risk.c) */
     CALLDEF(risk_match, 8),
     CALLDEF(risk_triangle_normal, 4),
+    CALLDEF(irls_nonfinite, 1),
+    CALLDEF(irls_aic, 5),
     {NULL, NULL, 0}
 };
 

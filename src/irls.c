@@ -93,14 +93,44 @@ static double compute_mu_dev(const irls_problem *pr, const double *eta, double *
     return sum_in_order(part, nchunk);
 }
 
-/* Working weights (as sqrt) and working response; sw = 0 marks rows outside
- * glm.fit's `good` subset. Returns an irls_status. */
+static int working_row_from(const irls_problem *pr, size_t i, double eta_i, double mu_i,
+                            double v, double me, double *sw, double *z)
+{
+    *sw = 0.0;
+    *z = 0.0;
+    if (!(pr->wt[i] > 0.0)) return IRLS_OK;
+    if (isnan(v) || v == 0.0) return IRLS_ERR_VARIANCE;
+    if (isnan(me)) return IRLS_ERR_MU_ETA;
+    if (me == 0.0) return IRLS_OK;
+    double off = pr->offset ? pr->offset[i] : 0.0;
+    *z = (eta_i - off) + (pr->y[i] - mu_i) / me;
+    *sw = sqrt(pr->wt[i] * me * me / v);
+    return IRLS_OK;
+}
+
+/* glm.fit's working weight (as its square root) and working response for one
+ * row; returns an irls_status, and sets *sw = 0 for rows outside the `good`
+ * subset (prior weight 0 or d(mu)/d(eta) == 0). */
+static int working_row(const irls_problem *pr, size_t i, double eta_i, double mu_i,
+                       double *sw, double *z)
+{
+    return working_row_from(pr, i, eta_i, mu_i, family_variance(pr->fam.family, mu_i),
+                            link_mu_eta(pr->fam.link, eta_i), sw, z);
+}
+
+/* The variance error outranks the d(mu)/d(eta) one, as in glm.fit. */
+static int merge_status(int a, int b)
+{
+    if (a == IRLS_ERR_VARIANCE || b == IRLS_ERR_VARIANCE) return IRLS_ERR_VARIANCE;
+    return a ? a : b;
+}
+
+/* Working weights and response for every row. Returns an irls_status. */
 static int working_step(const irls_problem *pr, const double *eta, const double *mu,
                         double *sw, double *z, int *part_err, size_t *part_good,
                         size_t *n_good)
 {
     int nchunk = pr->nchunk;
-    glm_family f = pr->fam;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
 #endif
@@ -108,18 +138,8 @@ static int working_step(const irls_problem *pr, const double *eta, const double 
         size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1), good = 0;
         int err = IRLS_OK;
         for (size_t i = lo; i < hi; i++) {
-            sw[i] = 0.0;
-            z[i] = 0.0;
-            if (!(pr->wt[i] > 0.0)) continue;
-            double v = family_variance(f.family, mu[i]);
-            double me = link_mu_eta(f.link, eta[i]);
-            if (isnan(v) || v == 0.0) { err = IRLS_ERR_VARIANCE; continue; }
-            if (isnan(me)) { if (!err) err = IRLS_ERR_MU_ETA; continue; }
-            if (me == 0.0) continue;
-            double off = pr->offset ? pr->offset[i] : 0.0;
-            z[i] = (eta[i] - off) + (pr->y[i] - mu[i]) / me;
-            sw[i] = sqrt(pr->wt[i] * me * me / v);
-            good++;
+            err = merge_status(err, working_row(pr, i, eta[i], mu[i], sw + i, z + i));
+            good += sw[i] != 0.0;
         }
         part_err[c] = err;
         part_good[c] = good;
@@ -127,18 +147,105 @@ static int working_step(const irls_problem *pr, const double *eta, const double 
     int err = IRLS_OK;
     size_t ng = 0;
     for (int c = 0; c < nchunk; c++) {
-        if (part_err[c] == IRLS_ERR_VARIANCE || (part_err[c] && !err)) err = part_err[c];
+        err = merge_status(err, part_err[c]);
         ng += part_good[c];
     }
     *n_good = ng;
     return err;
 }
 
-/* Upper triangle of A = X' W X and b = X' W z over the good rows, one row
- * block at a time through a BLOCK_ROWS x p scratch (dsyrk / dgemv). */
+/* Rows of sqrt(W) X are added four at a time as rank-4 updates of the upper
+ * triangle, A[k, j] += sum_r s_r[j] s_r[k]: the inner loop over k is an axpy
+ * the compiler vectorizes, and no accumulator forms a long dependency chain
+ * (a dot-product dsyrk from the reference BLAS is latency-bound for the
+ * narrow designs of epidemiology). Wide designs go through dsyrk instead. */
+#define SMALL_P 48
+#ifdef _OPENMP
+#define SIMD_LOOP _Pragma("omp simd")
+#else
+#define SIMD_LOOP
+#endif
+#define GROUP 4
+
+static void add_rows_small(int p, int m, const double *S, const double *t,
+                           double *A, double *b)
+{
+    int r = 0;
+    for (; r + GROUP <= m; r += GROUP) {
+        const double *s0 = S + (size_t) r * p, *s1 = s0 + p, *s2 = s1 + p, *s3 = s2 + p;
+        for (int j = 0; j < p; j++) {
+            double a0 = s0[j], a1 = s1[j], a2 = s2[j], a3 = s3[j];
+            double *Aj = A + (size_t) j * p;
+            SIMD_LOOP
+            for (int k = 0; k <= j; k++)
+                Aj[k] += a0 * s0[k] + a1 * s1[k] + a2 * s2[k] + a3 * s3[k];
+        }
+        for (int k = 0; k < p; k++)
+            b[k] += t[r] * s0[k] + t[r + 1] * s1[k] + t[r + 2] * s2[k] + t[r + 3] * s3[k];
+    }
+    for (; r < m; r++) {
+        const double *s0 = S + (size_t) r * p;
+        for (int j = 0; j < p; j++) {
+            double a0 = s0[j];
+            double *Aj = A + (size_t) j * p;
+            for (int k = 0; k <= j; k++) Aj[k] += a0 * s0[k];
+        }
+        for (int k = 0; k < p; k++) b[k] += t[r] * s0[k];
+    }
+}
+
+/* Adds the rows idx[0..m-1] (offsets from `lo`) of sqrt(W) X and sqrt(W) z
+ * to the upper triangle of Ac and to bc, through the scratch S (BLOCK_ROWS x
+ * p) and t, so X is never copied wholesale. */
+static void add_block(const irls_problem *pr, size_t lo, const int *idx, int m,
+                      const double *sw, const double *z, double *S, double *t,
+                      double *Ac, double *bc)
+{
+    int p = pr->p;
+    if (m == 0) return;
+    for (int r = 0; r < m; r++) t[r] = sw[lo + idx[r]] * z[lo + idx[r]];
+    if (p <= SMALL_P) {
+        for (int j = 0; j < p; j++) {
+            const double *xj = pr->x + (size_t) j * pr->n + lo;
+            for (int r = 0; r < m; r++) S[(size_t) r * p + j] = sw[lo + idx[r]] * xj[idx[r]];
+        }
+        add_rows_small(p, m, S, t, Ac, bc);
+    } else {
+        int lda = BLOCK_ROWS, inc = 1;
+        double one = 1.0;
+        for (int j = 0; j < p; j++) {
+            const double *xj = pr->x + (size_t) j * pr->n + lo;
+            for (int r = 0; r < m; r++) S[r + (size_t) j * BLOCK_ROWS] = sw[lo + idx[r]] * xj[idx[r]];
+        }
+        F77_CALL(dsyrk)("U", "T", &p, &m, &one, S, &lda, &one, Ac, &p FCONE FCONE);
+        F77_CALL(dgemv)("T", &m, &p, &one, S, &lda, t, &inc, &one, bc, &inc FCONE);
+    }
+}
+
+typedef struct {
+    double *chunk_A, *chunk_b, *scratch;
+    int *idx;
+} normal_workspace;
+
+static void reduce_normal(const irls_problem *pr, const normal_workspace *nw,
+                          double *A, double *b)
+{
+    int p = pr->p;
+    size_t pp = (size_t) p * p;
+    memset(A, 0, pp * sizeof(double));
+    memset(b, 0, (size_t) p * sizeof(double));
+    for (int c = 0; c < pr->nchunk; c++) {
+        const double *Ac = nw->chunk_A + pp * c, *bc = nw->chunk_b + (size_t) p * c;
+        for (int j = 0; j < p; j++) {
+            for (int k = 0; k <= j; k++) A[k + (size_t) j * p] += Ac[k + (size_t) j * p];
+            b[j] += bc[j];
+        }
+    }
+}
+
+/* Upper triangle of A = X' W X and b = X' W z over the good rows. */
 static void accumulate_normal(const irls_problem *pr, const double *sw, const double *z,
-                              double *A, double *b, double *chunk_A, double *chunk_b,
-                              double *scratch)
+                              double *A, double *b, const normal_workspace *nw)
 {
     int p = pr->p, nchunk = pr->nchunk;
     size_t pp = (size_t) p * p;
@@ -146,35 +253,90 @@ static void accumulate_normal(const irls_problem *pr, const double *sw, const do
 #pragma omp parallel for num_threads(pr->nthreads) schedule(static)
 #endif
     for (int c = 0; c < nchunk; c++) {
-        double *Ac = chunk_A + pp * c, *bc = chunk_b + (size_t) p * c;
-        double *S = scratch + (size_t) c * BLOCK_ROWS * (p + 1), *t = S + (size_t) BLOCK_ROWS * p;
+        double *Ac = nw->chunk_A + pp * c, *bc = nw->chunk_b + (size_t) p * c;
+        double *S = nw->scratch + (size_t) c * BLOCK_ROWS * (p + 1), *t = S + (size_t) BLOCK_ROWS * p;
+        int *idx = nw->idx + (size_t) c * BLOCK_ROWS;
         memset(Ac, 0, pp * sizeof(double));
         memset(bc, 0, (size_t) p * sizeof(double));
-        size_t i = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
-        int lda = BLOCK_ROWS, inc = 1;
-        double one = 1.0;
-        while (i < hi) {
+        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
+        for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
+            size_t bhi = blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi;
             int m = 0;
-            for (; i < hi && m < BLOCK_ROWS; i++) {
-                if (sw[i] == 0.0) continue;
-                for (int j = 0; j < p; j++) S[m + (size_t) j * BLOCK_ROWS] = sw[i] * pr->x[i + (size_t) j * pr->n];
-                t[m] = sw[i] * z[i];
-                m++;
-            }
-            if (m == 0) continue;
-            F77_CALL(dsyrk)("U", "T", &p, &m, &one, S, &lda, &one, Ac, &p FCONE FCONE);
-            F77_CALL(dgemv)("T", &m, &p, &one, S, &lda, t, &inc, &one, bc, &inc FCONE);
+            for (size_t i = blo; i < bhi; i++)
+                if (sw[i] != 0.0) idx[m++] = (int) (i - blo);
+            add_block(pr, blo, idx, m, sw, z, S, t, Ac, bc);
         }
     }
-    memset(A, 0, pp * sizeof(double));
-    memset(b, 0, (size_t) p * sizeof(double));
+    reduce_normal(pr, nw, A, b);
+}
+
+/* The fused pass of one IRLS step over each block of rows while it is in
+ * cache: eta = X beta + offset (skipped when beta is NULL: eta is given),
+ * mu, the deviance and the validity of eta and mu; then the next step's
+ * working weights and response at this (eta, mu) and their X'WX, X'Wz.
+ * Returns the deviance; *err and *n_good describe the working step. */
+static double row_pass(const irls_problem *pr, const double *beta, double *eta, double *mu,
+                       double *sw, double *z, double *A, double *b, const normal_workspace *nw,
+                       double *part, int *part_ok, int *part_err, size_t *part_good,
+                       int *valid, int *err, size_t *n_good)
+{
+    int p = pr->p, nchunk = pr->nchunk;
+    size_t pp = (size_t) p * p;
+    glm_family f = pr->fam;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
+#endif
     for (int c = 0; c < nchunk; c++) {
-        const double *Ac = chunk_A + pp * c, *bc = chunk_b + (size_t) p * c;
-        for (int j = 0; j < p; j++) {
-            for (int k = 0; k <= j; k++) A[k + (size_t) j * p] += Ac[k + (size_t) j * p];
-            b[j] += bc[j];
+        double *Ac = nw->chunk_A + pp * c, *bc = nw->chunk_b + (size_t) p * c;
+        double *S = nw->scratch + (size_t) c * BLOCK_ROWS * (p + 1), *t = S + (size_t) BLOCK_ROWS * p;
+        int *idx = nw->idx + (size_t) c * BLOCK_ROWS;
+        memset(Ac, 0, pp * sizeof(double));
+        memset(bc, 0, (size_t) p * sizeof(double));
+        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1), good = 0;
+        double dev = 0.0;
+        int ok = 1, e = IRLS_OK;
+        for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
+            size_t bhi = blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi;
+            if (beta) {
+                for (size_t i = blo; i < bhi; i++) eta[i] = pr->offset ? pr->offset[i] : 0.0;
+                for (int j = 0; j < p; j++) {
+                    const double *xj = pr->x + (size_t) j * pr->n;
+                    double bj = beta[j];
+                    if (bj == 0.0) continue;
+                    for (size_t i = blo; i < bhi; i++) eta[i] += xj[i] * bj;
+                }
+            }
+            int m = 0;
+            for (size_t i = blo; i < bhi; i++) {
+                family_row fr;
+                family_row_eval(f, eta[i], pr->y[i], pr->wt[i], &fr);
+                mu[i] = fr.mu;
+                ok &= fr.valid;
+                dev += fr.dev;
+                int st = working_row_from(pr, i, eta[i], fr.mu, fr.variance, fr.mu_eta, sw + i, z + i);
+                if (st) e = merge_status(e, st);
+                if (sw[i] != 0.0) idx[m++] = (int) (i - blo);
+            }
+            good += (size_t) m;
+            add_block(pr, blo, idx, m, sw, z, S, t, Ac, bc);
         }
+        part[c] = dev;
+        part_ok[c] = ok;
+        part_err[c] = e;
+        part_good[c] = good;
     }
+    int ok = 1, e = IRLS_OK;
+    size_t ng = 0;
+    for (int c = 0; c < nchunk; c++) {
+        ok &= part_ok[c];
+        e = merge_status(e, part_err[c]);
+        ng += part_good[c];
+    }
+    reduce_normal(pr, nw, A, b);
+    *valid = ok;
+    *err = e;
+    *n_good = ng;
+    return sum_in_order(part, nchunk);
 }
 
 /* Cholesky solve of A beta = b. Returns 0 when A is numerically of full rank
@@ -260,6 +422,45 @@ static int choose_chunks(size_t n, int p)
     return k < 1.0 ? 1 : (int) k;
 }
 
+typedef struct {
+    double *sw, *z, *A, *b;
+    size_t n_good;
+    int err;
+} working_state;
+
+static void swap_states(working_state *a, working_state *b)
+{
+    working_state t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void alloc_state(working_state *s, size_t n, int p)
+{
+    s->sw = (double *) R_alloc(n, sizeof(double));
+    s->z = (double *) R_alloc(n, sizeof(double));
+    s->A = (double *) R_alloc((size_t) p * p, sizeof(double));
+    s->b = (double *) R_alloc(p, sizeof(double));
+    s->n_good = 0;
+    s->err = IRLS_OK;
+}
+
+/* Solves the weighted least-squares step of `cur` into beta_new; returns
+ * the rank and sets *used_qr. */
+static int solve_step(const irls_problem *pr, const working_state *cur, const irls_control *ctl,
+                      qr_workspace *qr, double *fac, double *beta_new, int *pivot, int *used_qr)
+{
+    int p = pr->p;
+    *used_qr = cur->n_good < (size_t) p;
+    if (!*used_qr) {
+        *used_qr = solve_cholesky(p, cur->A, cur->b, ctl->chol_tol, fac, beta_new);
+        for (int j = 0; j < p; j++) pivot[j] = j;
+        if (!*used_qr) return p;
+    }
+    if (qr->xw == NULL) alloc_qr(qr, pr->n, p);
+    return solve_qr(pr, cur->sw, cur->z, cur->n_good, ctl->qr_tol, qr, fac, beta_new, pivot);
+}
+
 void irls_run(const double *x, size_t n, int p, const double *y,
               const double *wt, const double *offset, glm_family fam,
               const irls_control *ctl, int start_mode, double *beta,
@@ -277,60 +478,63 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     int nchunk = pr.nchunk;
     double *part = (double *) R_alloc(nchunk, sizeof(double));
     int *part_ok = (int *) R_alloc(nchunk, sizeof(int));
+    int *part_err = (int *) R_alloc(nchunk, sizeof(int));
     size_t *part_good = (size_t *) R_alloc(nchunk, sizeof(size_t));
-    double *sw = (double *) R_alloc(n, sizeof(double));
-    double *z = (double *) R_alloc(n, sizeof(double));
-    double *A = (double *) R_alloc(pp, sizeof(double));
-    double *b = (double *) R_alloc(p, sizeof(double));
     double *fac = (double *) R_alloc(pp, sizeof(double));
     double *start = (double *) R_alloc(p, sizeof(double));
     double *coefold = (double *) R_alloc(p, sizeof(double));
-    double *chunk_A = (double *) R_alloc(pp * nchunk, sizeof(double));
-    double *chunk_b = (double *) R_alloc((size_t) p * nchunk, sizeof(double));
-    double *scratch = (double *) R_alloc((size_t) BLOCK_ROWS * (p + 1) * nchunk, sizeof(double));
+    normal_workspace nw;
+    nw.chunk_A = (double *) R_alloc(pp * nchunk, sizeof(double));
+    nw.chunk_b = (double *) R_alloc((size_t) p * nchunk, sizeof(double));
+    nw.scratch = (double *) R_alloc((size_t) BLOCK_ROWS * (p + 1) * nchunk, sizeof(double));
+    nw.idx = (int *) R_alloc((size_t) BLOCK_ROWS * nchunk, sizeof(int));
     qr_workspace qr = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    /* cur: the working state the last step was solved with (glm.fit's w);
+     * next: the state at the current estimate, filled by the fused pass */
+    working_state cur, next;
+    alloc_state(&cur, n, p);
+    alloc_state(&next, n, p);
+    memset(cur.sw, 0, n * sizeof(double));
 
     memset(res, 0, sizeof(*res));
-    res->rank = 0;
-    int have_coefold = 0, valid = 0;
+    int have_coefold = 0, valid = 0, have_next = 0;
     for (int j = 0; j < p; j++) pivot[j] = j;
 
+    const double *beta_in = NULL;
     if (start_mode == IRLS_START_COEF) {
         memcpy(coefold, beta, (size_t) p * sizeof(double));
         have_coefold = 1;
-        compute_eta(&pr, beta, eta);
+        beta_in = beta;
     } else if (start_mode == IRLS_START_MU) {
         for (size_t i = 0; i < n; i++) eta[i] = link_fun(fam.link, mu[i]);
     }
-    double devold = compute_mu_dev(&pr, eta, mu, part, part_ok, &valid), dev = devold;
+    double devold = row_pass(&pr, beta_in, eta, mu, next.sw, next.z, next.A, next.b, &nw,
+                             part, part_ok, part_err, part_good, &valid, &next.err, &next.n_good);
+    double dev = devold;
     if (!valid) { res->status = IRLS_ERR_START; return; }
+    have_next = 1;
 
     int conv = 0, boundary = 0, rank = p, used_qr = 0;
-    size_t n_good = 0;
     for (int iter = 1; iter <= ctl->maxit; iter++) {
         R_CheckUserInterrupt();
         res->iter = iter;
-        int err = working_step(&pr, eta, mu, sw, z, part_ok, part_good, &n_good);
-        if (err) { res->status = err; return; }
-        if (n_good == 0) { res->warnings |= IRLS_WARN_NO_INFORMATIVE; conv = 0; break; }
+        if (!have_next) {
+            next.err = working_step(&pr, eta, mu, next.sw, next.z, part_err, part_good, &next.n_good);
+            if (!next.err && next.n_good > 0) accumulate_normal(&pr, next.sw, next.z, next.A, next.b, &nw);
+        }
+        swap_states(&cur, &next);
+        have_next = 0;
+        if (cur.err) { res->status = cur.err; return; }
+        if (cur.n_good == 0) { res->warnings |= IRLS_WARN_NO_INFORMATIVE; conv = 0; break; }
 
-        used_qr = n_good < (size_t) p;
-        if (!used_qr) {
-            accumulate_normal(&pr, sw, z, A, b, chunk_A, chunk_b, scratch);
-            used_qr = solve_cholesky(p, A, b, ctl->chol_tol, fac, start);
-            rank = p;
-            for (int j = 0; j < p; j++) pivot[j] = j;
-        }
-        if (used_qr) {
-            if (qr.xw == NULL) alloc_qr(&qr, n, p);
-            rank = solve_qr(&pr, sw, z, n_good, ctl->qr_tol, &qr, fac, start, pivot);
-        }
+        rank = solve_step(&pr, &cur, ctl, &qr, fac, start, pivot, &used_qr);
         int finite = 1;
         for (int j = 0; j < p; j++) finite &= isfinite(start[j]);
         if (!finite) { res->warnings |= IRLS_WARN_NONFINITE_COEF; conv = 0; break; }
 
-        compute_eta(&pr, start, eta);
-        dev = compute_mu_dev(&pr, eta, mu, part, part_ok, &valid);
+        dev = row_pass(&pr, start, eta, mu, next.sw, next.z, next.A, next.b, &nw,
+                       part, part_ok, part_err, part_good, &valid, &next.err, &next.n_good);
+        have_next = 1;
         if (ctl->trace) Rprintf("Deviance = %.7g Iterations - %d\n", dev, iter);
         boundary = 0;
         if (!isfinite(dev)) {
@@ -341,6 +545,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
                 halve_step(&pr, start, coefold, eta, mu, part, part_ok, &dev, &valid);
             }
             boundary = 1;
+            have_next = 0;
             if (ctl->trace) Rprintf("Step halved: new deviance = %.7g\n", dev);
         }
         if (!valid) {
@@ -351,40 +556,34 @@ void irls_run(const double *x, size_t n, int p, const double *y,
                 halve_step(&pr, start, coefold, eta, mu, part, part_ok, &dev, &valid);
             }
             boundary = 1;
+            have_next = 0;
             if (ctl->trace) Rprintf("Step halved: new deviance = %.7g\n", dev);
         }
+        memcpy(coefold, start, (size_t) p * sizeof(double));
+        have_coefold = 1;
         if (fabs(dev - devold) / (0.1 + fabs(dev)) < ctl->epsilon) {
             conv = 1;
-            memcpy(coefold, start, (size_t) p * sizeof(double));
-            have_coefold = 1;
             break;
         }
         devold = dev;
-        memcpy(coefold, start, (size_t) p * sizeof(double));
-        have_coefold = 1;
     }
 
     if (ctl->final_weights && conv) {
-        if (working_step(&pr, eta, mu, sw, z, part_ok, part_good, &n_good) == IRLS_OK && n_good > 0) {
+        if (!have_next) {
+            next.err = working_step(&pr, eta, mu, next.sw, next.z, part_err, part_good, &next.n_good);
+            if (!next.err && next.n_good > 0) accumulate_normal(&pr, next.sw, next.z, next.A, next.b, &nw);
+        }
+        if (!next.err && next.n_good > 0) {
             double *unused = (double *) R_alloc(p, sizeof(double));
-            used_qr = n_good < (size_t) p;
-            if (!used_qr) {
-                accumulate_normal(&pr, sw, z, A, b, chunk_A, chunk_b, scratch);
-                used_qr = solve_cholesky(p, A, b, ctl->chol_tol, fac, unused);
-                rank = p;
-                for (int j = 0; j < p; j++) pivot[j] = j;
-            }
-            if (used_qr) {
-                if (qr.xw == NULL) alloc_qr(&qr, n, p);
-                rank = solve_qr(&pr, sw, z, n_good, ctl->qr_tol, &qr, fac, unused, pivot);
-            }
+            swap_states(&cur, &next);
+            rank = solve_step(&pr, &cur, ctl, &qr, fac, unused, pivot, &used_qr);
         }
     }
 
     /* coef is the last accepted step (glm.fit's `coef`) */
     for (int j = 0; j < p; j++) beta[j] = have_coefold ? coefold[j] : NAN;
     for (size_t i = 0; i < n; i++) {
-        work_w[i] = sw[i] * sw[i];
+        work_w[i] = cur.sw[i] * cur.sw[i];
         resid[i] = (y[i] - mu[i]) / link_mu_eta(fam.link, eta[i]);
     }
     memset(cov, 0, pp * sizeof(double));

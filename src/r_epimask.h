@@ -26,5 +26,7 @@ SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
                   SEXP unknown_range, SEXP target_record, SEXP target_known,
                   SEXP pred_mean, SEXP threads);
 SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
+SEXP r_irls_nonfinite(SEXP x);
+SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt);
 
 #endif

@@ -1,6 +1,8 @@
+#include <math.h>
 #include <string.h>
 #include <R.h>
 #include <Rinternals.h>
+#include <Rmath.h>
 #include "irls.h"
 #include "r_epimask.h"
 
@@ -80,6 +82,7 @@ SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
  * 4 variance, 5 dev.resids (with y and wt). */
 SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
 {
+    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
     glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
     int w = asInteger(what);
     R_xlen_t n = XLENGTH(v);
@@ -100,4 +103,49 @@ SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
     }
     UNPROTECT(1);
     return out;
+}
+
+/* 0 if every element of a double vector or matrix is finite, 1 if one is NA
+ * or NaN, 2 if one is infinite: an allocation-free check for large designs. */
+SEXP r_irls_nonfinite(SEXP x)
+{
+    if (!isReal(x)) error("internal: `x` must be double");
+    R_xlen_t n = XLENGTH(x);
+    const double *v = REAL(x);
+    int found = 0;
+    for (R_xlen_t i = 0; i < n; i++) {
+        if (isfinite(v[i])) continue;
+        if (isnan(v[i])) return ScalarInteger(1);
+        found = 2;
+    }
+    return ScalarInteger(found);
+}
+
+/* -2 log-likelihood part of family$aic for binomial and poisson, with R's own
+ * dbinom/dpois, so the values are those of binomial()$aic / poisson()$aic
+ * without their n-length temporaries. n is the binomial size vector of
+ * family$initialize. */
+SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt)
+{
+    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
+    R_xlen_t len = XLENGTH(y);
+    check_double(n, len, "n");
+    check_double(mu, len, "mu");
+    check_double(wt, len, "wt");
+    const double *py = REAL(y), *pn = REAL(n), *pm = REAL(mu), *pw = REAL(wt);
+    double s = 0.0;
+    if (INTEGER(family)[0] == FAM_BINOMIAL) {
+        int use_n = 0;
+        for (R_xlen_t i = 0; i < len && !use_n; i++) use_n = pn[i] > 1.0;
+        const double *m = use_n ? pn : pw;
+        for (R_xlen_t i = 0; i < len; i++) {
+            if (!(m[i] > 0.0)) continue;
+            s += (pw[i] / m[i]) * dbinom(nearbyint(m[i] * py[i]), nearbyint(m[i]), pm[i], 1);
+        }
+    } else if (INTEGER(family)[0] == FAM_POISSON) {
+        for (R_xlen_t i = 0; i < len; i++) s += dpois(py[i], pm[i], 1) * pw[i];
+    } else {
+        error("internal: aic only for binomial and poisson");
+    }
+    return ScalarReal(-2.0 * s);
 }
