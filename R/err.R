@@ -664,16 +664,22 @@ err_format_lr <- function(lr, digits) {
 
 err_format_ci <- function(ci, dose, digits) {
   fmt <- function(v) format(signif(v, digits))
-  lo <- if (ci$open[["lower"]]) {
-    if (is.finite(ci$lower)) paste0("<= ", fmt(ci$lower), " limit") else "-Inf"
-  } else fmt(ci$lower)
-  hi <- if (ci$open[["upper"]]) {
-    if (is.finite(ci$upper)) paste0(fmt(ci$upper), " limit") else "Inf"
-  } else fmt(ci$upper)
+  end <- function(side) {
+    v <- ci[[side]]
+    if (!ci$open[[side]] || !is.finite(v)) return(fmt(v))
+    paste0(fmt(v), " [limit]")
+  }
   out <- sprintf("%g%% profile-likelihood interval for the ERR per unit %s: (%s, %s)",
-                 100 * ci$level, dose, lo, hi)
-  notes <- c(if (ci$open[["lower"]]) "lower end not reached within the admissible range",
-             if (ci$open[["upper"]]) "upper end not reached within the admissible range")
-  if (length(notes)) out <- paste0(out, "\n  (", paste(notes, collapse = "; "), ")")
+                 100 * ci$level, dose, end("lower"), end("upper"))
+  note <- function(side) {
+    if (!ci$open[[side]]) return(NULL)
+    sprintf("%s end not reached: the profile deviance stays within %s of its minimum %s",
+            side, fmt(ci$threshold),
+            if (is.finite(ci[[side]]))
+              sprintf("up to the admissible limit %s (1 + ERR * %s > 0)", fmt(ci[[side]]), dose)
+            else "however far the ERR goes")
+  }
+  notes <- c(note("lower"), note("upper"))
+  if (length(notes)) out <- paste0(out, paste0("\n  ", notes, collapse = ""))
   out
 }

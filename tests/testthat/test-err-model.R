@@ -144,6 +144,26 @@ test_that("an ERR at the lower admissible limit is flagged with a classed warnin
   expect_lt(abs(rise - qchisq(0.95, 1)), 1e-4)
   expect_output(print(summary(fit)), "lower end not reached")
   expect_output(print(summary(fit)), "admissible limit")
+  # the mirror image: negative doses, the ERR at the upper limit +1/3
+  x$neg_dose <- -x$dose
+  expect_warning(mirror <- fit_err(case ~ sex, x, dose = "neg_dose"),
+                 class = "epimask_warning_boundary")
+  expect_equal(coef(mirror)[["neg_dose"]], 1 / 3)
+  expect_equal(unname(coef(mirror)[1:2]), unname(coef(fit)[1:2]), tolerance = 1e-8)
+  expect_true(mirror$profile_ci$open[["upper"]])
+  expect_equal(mirror$profile_ci$lower, -ci$upper, tolerance = 1e-8)
+})
+
+test_that("a common outcome (probabilities near 1) is fitted as accurately", {
+  x <- cohort[1:1500, ]
+  set.seed(7)
+  odds <- exp(3 + 0.5 * x$sex + 0.02 * x$age) * (1 + 0.4 * x$dose)
+  x$case <- rbinom(nrow(x), 1, odds / (1 + odds))
+  fit <- fit_err(case ~ sex + age, x, dose = "dose")
+  z <- model.matrix(~ sex + age, x)
+  ref <- err_ref_newton(c(coef(glm(case ~ sex + age, binomial, x)), 0.2), z, x$dose, x$case)
+  expect_equal(unname(coef(fit)), unname(ref), tolerance = 1e-8)
+  expect_equal(deviance(fit), 2 * err_ref_negll(ref, z, x$dose, x$case), tolerance = 1e-10)
 })
 
 test_that("intervals may be open on either side", {
@@ -257,6 +277,10 @@ test_that("predict gives log odds, probabilities and the ERR", {
   se <- predict(fit, nd, se.fit = TRUE)$se.fit
   grad <- cbind(1, nd$sex, nd$age, nd$dose / (1 + cf[["dose"]] * nd$dose))
   expect_equal(unname(se), sqrt(rowSums((grad %*% vcov(fit)) * grad)))
+  # a dose outside the admissible range has no odds
+  bad <- data.frame(sex = 0, age = 20, dose = -10 / cf[["dose"]])
+  expect_warning(out <- predict(fit, bad), class = "epimask_warning_range")
+  expect_true(is.na(out))
 })
 
 test_that("the fast entry point reproduces fit_err", {
@@ -269,6 +293,9 @@ test_that("the fast entry point reproduces fit_err", {
                                    start = unname(coef(fit)))
   expect_equal(unname(warm$coefficients), unname(coef(fit)), tolerance = 1e-9)
   expect_lte(warm$iter, 2L)
+  expect_error(epimask:::err_fit_matrix(cohort_z, cohort$dose, cohort$case,
+                                        start = c(coef(fit)[1:3], -1)),
+               "`start`", class = "epimask_error_value")
 })
 
 test_that("summary prints a coefficient table, the LR test and the interval", {
