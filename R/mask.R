@@ -57,6 +57,7 @@
 #' apply_mask(mask_round(2), d, "dose")
 #' apply_mask(mask_truncate(1), d, "dose")
 #' apply_mask(mask_group(c(0, 0.5, 1, 2)), d, "dose")
+#' apply_mask(mask_group(c(0, 0.5, 1, 2), "midpoint"), d, "dose")
 #' set.seed(1)
 #' apply_mask(mask_noise(0.1, lower = 0), d, "dose")
 #' mask_none()

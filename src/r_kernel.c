@@ -61,7 +61,7 @@ SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
     const double *xc = REAL(coords);
     for (size_t i = 0; i < n; i++)
         for (int k = 0; k < d; k++) x[i * (size_t) d + k] = xc[i + (size_t) k * n];
-    double *zr = NULL, *outr = NULL;
+    double *outr = NULL; /* dense output */
     SEXP out;
     if (kmode == KM_DENSE) {
         out = PROTECT(allocMatrix(REALSXP, (int) n, (int) n));
@@ -70,11 +70,6 @@ SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
     } else {
         out = PROTECT(allocMatrix(REALSXP, (int) n, p));
         if (p == 0) { UNPROTECT(1); return out; }
-        zr = (double *) R_alloc(n * (size_t) p, sizeof(double));
-        outr = (double *) R_alloc(n * (size_t) p, sizeof(double));
-        const double *zc = REAL(Z);
-        for (size_t i = 0; i < n; i++)
-            for (int j = 0; j < p; j++) zr[i * (size_t) p + j] = zc[i + (size_t) j * n];
     }
 
     size_t max_cells = 2 * n + 16;
@@ -84,19 +79,45 @@ SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
     sindex ix;
     sindex_build(&ix, x, n, d, kernel_radius(&ks), max_cells, perm, cell_of, start);
 
+    /* Smoothing works on copies sorted by cell, so that the neighbours of a
+     * target sit close together in memory (the gain is large for big n);
+     * rebuilding on sorted data gives the same grid with the identity order. */
+    const int *order = NULL;
+    double *zs = NULL, *outs = outr;
+    if (kmode != KM_DENSE) {
+        int *orig = (int *) R_alloc(n, sizeof(int));
+        memcpy(orig, perm, n * sizeof(int));
+        order = orig;
+        const double *zc = REAL(Z);
+        double *xs = (double *) R_alloc(n * (size_t) d, sizeof(double));
+        zs = (double *) R_alloc(n * (size_t) p, sizeof(double));
+        outs = (double *) R_alloc(n * (size_t) p, sizeof(double));
+        int *gs = grp ? (int *) R_alloc(n, sizeof(int)) : NULL;
+        for (size_t q = 0; q < n; q++) {
+            size_t i = (size_t) order[q];
+            memcpy(xs + q * (size_t) d, x + i * (size_t) d, (size_t) d * sizeof(double));
+            for (int j = 0; j < p; j++) zs[q * (size_t) p + j] = zc[i + (size_t) j * n];
+            if (gs) gs[q] = grp[i];
+        }
+        grp = gs;
+        sindex_build(&ix, xs, n, d, kernel_radius(&ks), max_cells, perm, cell_of, start);
+    }
+
     int *nb = (int *) R_alloc(n * (size_t) nthreads, sizeof(int));
     double *delta = (double *) R_alloc(n * (size_t) nthreads, sizeof(double));
     for (size_t from = 0; from < n; from += KERNEL_BLOCK) {
         size_t to = from + KERNEL_BLOCK < n ? from + KERNEL_BLOCK : n;
-        kernel_apply(&ix, &ks, grp, zr, p, outr, (kernel_mode) kmode, nb, delta,
+        kernel_apply(&ix, &ks, grp, zs, p, outs, (kernel_mode) kmode, nb, delta,
                      nthreads, from, to);
         R_CheckUserInterrupt();
     }
 
     if (kmode != KM_DENSE) {
         double *oc = REAL(out);
-        for (size_t i = 0; i < n; i++)
-            for (int j = 0; j < p; j++) oc[i + (size_t) j * n] = outr[i * (size_t) p + j];
+        for (size_t q = 0; q < n; q++) {
+            size_t i = (size_t) order[q];
+            for (int j = 0; j < p; j++) oc[i + (size_t) j * n] = outs[q * (size_t) p + j];
+        }
     }
     UNPROTECT(1);
     return out;

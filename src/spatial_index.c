@@ -85,7 +85,7 @@ void sindex_build(sindex *ix, const double *x, size_t n, int d, double radius,
         ix->cell[k] = width;
         if (k >= g) { ix->reach[k] = 0; ix->lo[k] = 0.0; continue; }
         double r = ceil(radius / width);
-        if (r < 1) r = 1;
+        if (!(r >= 1)) r = 1; /* also catches NaN from an infinite radius */
         if (r > (double) ix->ncell[k]) r = (double) ix->ncell[k];
         ix->reach[k] = (int) r;
     }

@@ -205,3 +205,15 @@ test_that("one thread and two threads give identical results", {
   options(epimask.threads = 2L)
   expect_identical(epimask:::kernel_smooth(sch, fx$Z), one)
 })
+
+test_that("extreme lambdas: identity near 0, group means for huge lambda", {
+  fx <- kernel_fixture(50)
+  for (kernel in c("exponential", "gaussian", "ring")) {
+    args <- kernel_args[[kernel]]
+    tiny <- do.call(mask_kernel, c(list(kernel, 1e-300, fx$xy), args))
+    expect_identical(epimask:::kernel_smooth(tiny, fx$Z), fx$Z)
+    huge <- do.call(mask_kernel, c(list(kernel, 1e300, fx$xy), args))
+    expect_close(epimask:::kernel_smooth(huge, fx$Z),
+                 matrix(colMeans(fx$Z), 50, 3, byrow = TRUE), tol = 1e-12)
+  }
+})
