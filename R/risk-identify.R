@@ -1,6 +1,6 @@
 # Identifiability by exact matching of released records to a source database
 # (Cologne et al. 2012; METHODS 6). The counting is the hashed O(n) match of
-# R/freq.R (C core src/freq.c).
+# R/freq.R (C core src/freq.c); the true person is found by matching ids.
 
 #' Identifiability risk by exact matching
 #'
@@ -67,7 +67,7 @@
 #' source <- data.frame(id = 1:5000, dose = round(rexp(5000, 2), 3))
 #' released <- source[sample(5000, 64), ]
 #' risk_identifiability(released, source, keys = "dose", id = "id")
-#' # rounding to 2 significant digits: chance matches, no true identification
+#' # rounding to 2 significant digits: fewer true identifications, chance matches
 #' rounded <- transform(released, dose = signif(dose, 2))
 #' risk_identifiability(rounded, source, keys = "dose", id = "id")
 risk_identifiability <- function(released, source, keys, id = NULL) {
@@ -87,10 +87,10 @@ risk_identifiability <- function(released, source, keys, id = NULL) {
   source <- as_key_frame(source, c(keys, id), "source")
   if (id_used) check_id(released, source, id)
 
-  matches <- key_match_count(released, source, keys)
-  true_match <- if (id_used)
-    key_match_count(released, source, c(keys, id)) > 0L else
-      rep(NA, length(matches))
+  codes <- key_codes(released, keys, source)
+  matches <- .Call(C_freq_match, codes[[2L]], codes[[1L]])
+  true_match <- if (id_used) person_among_matches(released, source, id, codes) else
+    rep(NA, length(matches))
   perceived_risk <- ifelse(matches > 0L, 1 / matches, 0)
   risk <- if (id_used) ifelse(true_match, perceived_risk, 0) else perceived_risk
 
@@ -131,6 +131,26 @@ check_id <- function(released, source, id) {
     abort_value("id", sprintf("free of NA in `released` and `source` (column '%s')", id))
   if (anyDuplicated(key_values(source[[id]])))
     abort_value("id", sprintf("unique in `source` (column '%s' has duplicates)", id))
+}
+
+# Whether each released record's own person (same id) is in the source with
+# the same key codes, i.e. among the record's matches. `codes` are the key
+# codes of both data sets in a shared code space (key_codes()).
+person_among_matches <- function(released, source, id, codes) {
+  a <- key_values(released[[id]])
+  b <- key_values(source[[id]])
+  if (typeof(a) != typeof(b)) {
+    a <- as.character(a)
+    b <- as.character(b)
+  }
+  row <- match(a, b)
+  found <- !is.na(row)
+  same <- rep(FALSE, length(a))
+  if (any(found)) {
+    own <- codes[[2L]][row[found], , drop = FALSE]
+    same[found] <- rowSums(codes[[1L]][found, , drop = FALSE] != own) == 0L
+  }
+  same
 }
 
 # The n_i table: released records by their number of source matches.

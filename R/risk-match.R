@@ -48,7 +48,8 @@
 #' `targets` gives an unbiased estimate of the percentage of correct matches.
 #'
 #' @param original The original data: a data frame or numeric matrix, one row
-#'   per person.
+#'   per person. Only its `known` columns are used: they are what the intruder
+#'   knows about each target.
 #' @param masked The released masked data, with the same rows (row `i` is the
 #'   same person as in `original`) and the `known` and `unknown` columns.
 #' @param known Names of the variables the intruder knows (at least one).
@@ -138,8 +139,8 @@ check_targets <- function(targets, n) {
 # The columns `cols` of `data` as a double matrix; a classed error naming
 # `arg` and the offending columns otherwise.
 numeric_columns <- function(data, cols, arg) {
-  x <- if (is.data.frame(data)) as.list(data[cols]) else
-    lapply(cols, function(col) data[, col])
+  x <- lapply(cols, function(col)
+    if (is.data.frame(data)) data[[col]] else data[, col])
   names(x) <- cols
   bad <- !vapply(x, function(col) (is.numeric(col) || is.logical(col)) &&
                    !is.factor(col), logical(1))
@@ -291,7 +292,7 @@ print.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
   ties <- x$ties
   shown <- ties[seq_len(min(nrow(ties), 5L)), , drop = FALSE]
   tab <- data.frame(
-    "Records sharing the top probability" = as.character(shown$c),
+    "Records at top probability (c)" = as.character(shown$c),
     "Targets" = shown$targets,
     "True record among them" = shown$correct,
     "Expected correct" = fmt(shown$expected_correct),
@@ -299,7 +300,7 @@ print.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
   if (nrow(ties) > 5L) {
     rest <- ties[-seq_len(5L), , drop = FALSE]
     tab <- rbind(tab, data.frame(
-      "Records sharing the top probability" = sprintf("%d-%d", min(rest$c), max(rest$c)),
+      "Records at top probability (c)" = sprintf("%d-%d", min(rest$c), max(rest$c)),
       "Targets" = sum(rest$targets), "True record among them" = sum(rest$correct),
       "Expected correct" = fmt(sum(rest$expected_correct)), check.names = FALSE))
   }

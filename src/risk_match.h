@@ -38,6 +38,14 @@ typedef struct {
 /* Relative tolerance within which two matching probabilities tie. */
 #define RM_TIE_TOL 1e-12
 
+/* Fill the table of the normal tail (once; not thread-safe, so the first
+ * call must come from serial code: rm_match_targets and rm_triangle_normal
+ * call it themselves before any parallel region). */
+void rm_init(void);
+
+/* Pr(Z > x) for a standard normal Z, from the same table (for tests). */
+double rm_normal_upper_tail(double x);
+
 /* E[(1 - |a - z| / half_width)_+] for z ~ N(mean, sd^2), in closed form.
  * sd = 0 gives the triangle at the mean; half_width = 0 gives 1 (the factor
  * carries no information). */

@@ -128,3 +128,17 @@ test_that("NA is a key value of its own and inputs are not modified", {
   m <- risk_identifiability(as.matrix(data.frame(k = c(1, 2))), as.matrix(src), "k")
   expect_identical(m$records$matches, c(1L, 1L))
 })
+
+test_that("tibbles and data.tables are accepted", {
+  skip_if_not_installed("data.table")
+  skip_if_not_installed("tibble")
+  fx <- cologne_fixture()
+  want <- risk_identifiability(fx$released, fx$source, "dose", id = "id")
+  got <- risk_identifiability(data.table::as.data.table(fx$released),
+                              data.table::as.data.table(fx$source), "dose", id = "id")
+  expect_identical(got$score, want$score)
+  expect_identical(got$records, want$records)
+  got <- risk_identifiability(tibble::as_tibble(fx$released),
+                              tibble::as_tibble(fx$source), "dose", id = "id")
+  expect_identical(got$counts, want$counts)
+})

@@ -1,0 +1,100 @@
+# Benchmarks for the disclosure-risk measures (not a test). Run with
+#   Rscript inst/bench/bench-risk.R
+# Prints the time of risk_match() at several n, the ratio against a plain R
+# double loop of METHODS 5 (closed-form unknown factor with pnorm/dnorm) at
+# n = 500, and the time of risk_identifiability() against a 2-million-row
+# source database.
+library(epimask)
+
+threads <- as.integer(Sys.getenv("EPIMASK_BENCH_THREADS", "2"))
+cat(sprintf("risk_match with %d thread(s)\n", threads))
+
+# Kernel-masked point-source data (METHODS 10, example I): masked = A Z with
+# an exponential kernel at lambda = 0.05, applied in blocks of rows so that no
+# n x n matrix is held at once.
+make_data <- function(n, lambda = 0.05, seed = 1) {
+  set.seed(seed)
+  s <- matrix(runif(2 * n, -1, 1), n, 2)
+  x <- exp(-2 * sqrt(rowSums(s^2)))
+  y <- rpois(n, exp(1 + 2 * x))
+  Z <- cbind(x = x, y = y)
+  masked <- matrix(0, n, 2, dimnames = list(NULL, c("x", "y")))
+  for (rows in split(seq_len(n), ceiling(seq_len(n) / 200))) {
+    d2 <- outer(s[rows, 1], s[, 1], "-")^2 + outer(s[rows, 2], s[, 2], "-")^2
+    w <- exp(-sqrt(d2) / lambda)
+    masked[rows, ] <- (w / rowSums(w)) %*% Z
+  }
+  list(original = as.data.frame(Z), masked = as.data.frame(masked))
+}
+
+# METHODS 5 in plain R, one target at a time over all candidates.
+loop_risk_match <- function(original, masked) {
+  n <- nrow(masked)
+  fit <- lm(masked$y ~ masked$x)
+  b <- coef(fit)
+  sigma <- sqrt(sum(residuals(fit)^2) / (n - 2))
+  D <- diff(range(masked$y))
+  tri <- function(a, m) {
+    x0 <- (a - m) / sigma; d <- D / sigma; x1 <- x0 - d; x2 <- x0 + d
+    (dnorm(x1) - 2 * dnorm(x0) + dnorm(x2) + x2 * (pnorm(x2) - pnorm(x0)) -
+       x1 * (pnorm(x0) - pnorm(x1))) / d
+  }
+  correct <- 0
+  for (i in seq_len(n)) {
+    t <- original$x[i]
+    far <- 0
+    for (j in seq_len(n)) far <- max(far, abs(masked$x[j] - t))
+    m <- b[1] + b[2] * t
+    score <- numeric(n)
+    for (j in seq_len(n))
+      score[j] <- (1 - abs(masked$x[j] - t) / far) * tri(masked$y[j], m)
+    top <- score >= max(score) * (1 - 1e-12)
+    correct <- correct + top[i] / sum(top)
+  }
+  100 * correct / n
+}
+
+# Elapsed seconds, and CPU seconds (user + system, all threads) to judge the
+# figures on a loaded machine.
+timed <- function(expr) {
+  t <- system.time(value <- force(expr))
+  list(value = value, seconds = t[["elapsed"]],
+       cpu = t[["user.self"]] + t[["sys.self"]])
+}
+
+for (n in c(1000, 10000, 30000)) {
+  d <- make_data(n)
+  if (n <= 10000) {
+    r <- timed(risk_match(d$original, d$masked, "x", "y", threads = threads))
+    cat(sprintf("  n = %6d, all targets: %7.2f s elapsed, %7.2f s CPU (%.1f%% correct)\n",
+                n, r$seconds, r$cpu, r$value$percent_correct))
+  } else {
+    # all 3e4 targets would be 9e8 pairs; time 3000 targets and scale
+    r <- timed(risk_match(d$original, d$masked, "x", "y", targets = 1:3000,
+                          threads = threads))
+    cat(sprintf("  n = %6d, 3000 targets: %7.2f s elapsed, %7.2f s CPU (all targets ~ %.0f s)\n",
+                n, r$seconds, r$cpu, r$seconds * n / 3000))
+  }
+}
+
+d <- make_data(500)
+fast <- timed(risk_match(d$original, d$masked, "x", "y", threads = threads))
+slow <- timed(loop_risk_match(d$original, d$masked))
+cat(sprintf("  n = 500: C %.3f s, R double loop %.2f s, ratio %.0f (same result: %s)\n",
+            fast$seconds, slow$seconds, slow$seconds / max(fast$seconds, 1e-3),
+            isTRUE(all.equal(fast$value$percent_correct, slow$value))))
+
+cat("risk_identifiability\n")
+set.seed(2)
+N <- 2e6
+source <- data.frame(id = seq_len(N), dose = round(rexp(N, 1 / 0.2), 4),
+                     city = sample(c("Hiroshima", "Nagasaki"), N, TRUE))
+released <- source[sample(N, 16000), ]
+released$dose <- signif(released$dose, 2)
+r <- timed(risk_identifiability(released, source, c("dose", "city"), id = "id"))
+cat(sprintf("  16000 released vs %g source records: %.2f s (score %.4f, perceived %.4f)\n",
+            N, r$seconds, r$value$score, r$value$perceived))
+rel_all <- source
+rel_all$dose <- signif(rel_all$dose, 2)
+r <- timed(risk_identifiability(rel_all, source, c("dose", "city"), id = "id"))
+cat(sprintf("  %g released vs %g source records: %.2f s\n", N, N, r$seconds))
