@@ -106,6 +106,7 @@ gg_label_layers <- function(lab, colours) {
 
 gg_ru_plot <- function(pd, pal, object, curve, labels, panel) {
   d <- pd$data
+  check_ru_points(d, "object")
   d <- d[is.finite(d$x) & is.finite(d$y), , drop = FALSE]
   lim <- c(-0.02, 1.02)
   fit <- if (curve) ru_try_curve(object) else NULL
@@ -197,13 +198,22 @@ gg_degree_plot <- function(pd, pal, log) {
   p <- p + ggplot2::geom_point(ggplot2::aes(shape = .data$group), size = 2.4) +
     gg_group_scales(pal)
   p <- p + switch(ax$kind,
-    scheme = ggplot2::scale_x_continuous(breaks = ax$at, labels = ax$labels),
+    scheme = ggplot2::scale_x_continuous(breaks = ax$at, labels = wrap_labels(ax$labels, 12L),
+                                         expand = ggplot2::expansion(add = 0.6)),
     log = ggplot2::scale_x_log10(breaks = ax$at, labels = ax$labels),
     linear = ggplot2::scale_x_continuous())
   if (log_y) p <- p + ggplot2::scale_y_log10()
-  if (ax$kind == "scheme" && max(nchar(ax$labels)) * length(ax$labels) > 60)
+  if (!is.na(ax$break_at))
+    p <- p + ggplot2::annotate("text", x = ax$break_at, y = -Inf, label = "//",
+                               vjust = 0.1, size = 3.5, fontface = "bold")
+  if (ax$kind == "scheme" && length(ax$labels) > 8L)
     p <- p + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 90, hjust = 1, vjust = 0.5))
   p + ggplot2::labs(x = if (ax$kind == "scheme") NULL else pd$xlab, y = pd$ylab)
+}
+
+wrap_labels <- function(labels, width) {
+  vapply(labels, function(l) paste(strwrap(l, width = width), collapse = "\n"), "",
+         USE.NAMES = FALSE)
 }
 
 # Sideways offsets for the estimate panel, as a fraction of the axis range.

@@ -172,7 +172,8 @@ place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.03,
         box <- c(ccx - w[i] / 2, ccx + w[i] / 2, ccy - h[i] / 2, ccy + h[i] / 2)
         if (box[1] < bounds[1] || box[2] > bounds[2] ||
             box[3] < bounds[3] || box[4] > bounds[4]) next
-        cost <- box_overlap(box, placed) +
+        leader_hits <- if (ring > 1L) leader_crossings(px[i], py[i], box, placed) else 0
+        cost <- box_overlap(box, placed) + 0.02 * leader_hits +
           box_overlap(box, cbind(px[ok_pt] - radius, px[ok_pt] + radius,
                                  py[ok_pt] - radius, py[ok_pt] + radius)) +
           0.5 * box_overlap(box, lines_box) + 1e-6 * ring
@@ -192,6 +193,23 @@ place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.03,
                               best[2] - h[i] / 2 - gap / 4, best[2] + h[i] / 2 + gap / 4))
   }
   data.frame(x = cx, y = cy, leader = leader)
+}
+
+# How many of 12 points along the leader from (x, y) to a label box fall inside
+# labels already placed: leaders should not cross other labels.
+leader_crossings <- function(x, y, box, placed) {
+  if (!nrow(placed)) return(0)
+  ex <- min(max(x, box[1]), box[2])
+  ey <- min(max(y, box[3]), box[4])
+  t <- seq(0, 1, length.out = 12)
+  sx <- x + t * (ex - x)
+  sy <- y + t * (ey - y)
+  hits <- 0
+  for (k in seq_len(nrow(placed))) {
+    hits <- hits + sum(sx > placed[k, 1] & sx < placed[k, 2] &
+                         sy > placed[k, 3] & sy < placed[k, 4])
+  }
+  hits
 }
 
 # Total overlap area of one box (x0, x1, y0, y1) with the rows of `boxes`.

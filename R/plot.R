@@ -71,7 +71,8 @@ plot.ru_profile <- function(x, type = c("ru", "estimate", "mse", "risk", "tradeo
   op <- graphics::par(mar = c(bottom$lines, 4.6, 0.8 + 1.25 * n_rows + if (is.null(main)) 0 else 1.6, 1.2),
                       mgp = c(2.7, 0.65, 0), tcl = -0.3, las = 1, ...)
   if (!is.null(pd$axis)) pd$axis$rotate <- bottom$rotate
-  if (bottom$rotate) pd$xlab <- ""
+  if (!is.null(bottom$labels)) pd$axis$labels <- bottom$labels
+  if (!is.null(pd$axis) && pd$axis$kind == "scheme") pd$xlab <- ""
   on.exit(graphics::par(op))
   switch(type,
          ru = base_ru_plot(pd, pal, keys, xlim, ylim, labels, cex.labels),
@@ -188,12 +189,22 @@ base_legend <- function(keys, n_rows) {
 # One position per scheme: horizontal labels when they fit between the ticks,
 # otherwise vertical ones with the bottom margin grown to hold them.
 scheme_axis_margin <- function(axis) {
-  if (is.null(axis) || axis$kind != "scheme") return(list(lines = 4.2, rotate = FALSE))
-  char_w <- graphics::par("cin")[2] * 0.5 * 0.85
+  if (is.null(axis) || axis$kind != "scheme")
+    return(list(lines = 4.2, rotate = FALSE, labels = NULL))
+  char_w <- graphics::par("cin")[2] * 0.42 * 0.85
+  slot <- (graphics::par("fin")[1] - 1.4) / length(axis$labels)
+  slot_chars <- max(6L, floor(0.95 * slot / char_w))
+  wrapped <- vapply(axis$labels, function(l)
+    paste(strwrap(l, width = slot_chars), collapse = "\n"), "", USE.NAMES = FALSE)
+  parts <- strsplit(wrapped, "\n", fixed = TRUE)
+  n_lines <- max(lengths(parts))
+  widest <- max(nchar(unlist(parts)))
+  if (widest <= slot_chars && n_lines <= 4L)
+    return(list(lines = 3.4 + 0.9 * n_lines, rotate = FALSE, labels = wrapped,
+                padj = 1))
   label_w <- max(nchar(axis$labels)) * char_w
-  slot <- (graphics::par("fin")[1] - 1.2) / length(axis$labels)
-  if (label_w < 0.9 * slot) return(list(lines = 4.2, rotate = FALSE))
-  list(lines = min(1.5 + label_w / graphics::par("csi"), 14), rotate = TRUE)
+  list(lines = min(1.2 + 0.85 * label_w / graphics::par("csi"), 14), rotate = TRUE,
+       labels = axis$labels)
 }
 
 # Light background grid, axes and box.
@@ -205,8 +216,11 @@ base_frame <- function(xlim, ylim, log, xlab, ylab, x_at = NULL, x_labels = NULL
   xt <- if (is.null(x_at)) graphics::axTicks(1) else x_at
   yt <- graphics::axTicks(2)
   graphics::abline(v = xt, h = yt, col = "grey92", lwd = 0.8)
+  multi <- !is.null(x_labels) && any(grepl("\n", x_labels, fixed = TRUE))
   graphics::axis(1, at = xt, labels = if (is.null(x_labels)) TRUE else x_labels,
-                 las = if (rotate) 2 else 1,
+                 las = if (rotate) 2 else 1, padj = if (multi) 1 else NA,
+                 gap.axis = if (is.null(x_labels)) NA else -1,
+                 mgp = if (multi) c(2.7, 0.3, 0) else graphics::par("mgp"),
                  cex.axis = 0.85)
   graphics::axis(2, at = yt, cex.axis = 0.85)
   graphics::box(col = "grey30")
@@ -236,6 +250,7 @@ pad_range <- function(r, frac = 0.04, log = FALSE) {
 
 base_ru_plot <- function(pd, pal, keys, xlim, ylim, labels, cex_labels) {
   d <- pd$data
+  check_ru_points(d, "x")
   xlim <- xlim %||% c(0, 1)
   ylim <- ylim %||% c(0, 1)
   base_frame(pad_range(xlim, 0.02), pad_range(ylim, 0.02), "", pd$xlab, pd$ylab)
@@ -261,6 +276,13 @@ base_ru_plot <- function(pd, pal, keys, xlim, ylim, labels, cex_labels) {
 label_colours <- function(pal, idx) {
   rgb <- grDevices::col2rgb(pal[idx]) * 0.75
   grDevices::rgb(rgb[1, ], rgb[2, ], rgb[3, ], maxColorValue = 255)
+}
+
+check_ru_points <- function(d, arg) {
+  if (!any(is.finite(d$x) & is.finite(d$y)))
+    epimask_abort(paste("The profile has no scheme with both an analysis potential and",
+                        "a risk to plot (was the risk computed?)."),
+                  "epimask_error_value", arg = arg)
 }
 
 base_tradeoff_plot <- function(pd, pal, log, xlim, ylim, labels, cex_labels) {

@@ -31,6 +31,9 @@ ru_z <- function() stats::qnorm(0.975)
 #' @param replicates data.frame with columns `scheme`, `replicate`,
 #'   `estimate`, `se` and optionally `risk`, `degree`, `kernel` (the last two
 #'   constant within a scheme). Schemes keep their order of first appearance.
+#'   `risk` must be a probability in \[0, 1\] (anonymity = 1 - risk): for the
+#'   matching risk of METHODS 5 that is the expected match risk divided by n
+#'   (the expected proportion of correct matches), not the count.
 #' @param reference list with `truth` (beta), `se` (its SE, may be NA),
 #'   optionally `mse` (MSE(beta), default `se^2`) and `type`.
 #' @return data.frame, one row per scheme.
@@ -249,6 +252,7 @@ ru_meta <- function(ru) attr(ru, "meta")
 
 # Subsetting keeps the class while every required column survives (rows may go;
 # the replicates follow the rows kept); otherwise it degrades to a data.frame.
+#' @rdname ru_profile-methods
 #' @export
 `[.ru_profile` <- function(x, ...) {
   out <- NextMethod()
@@ -276,6 +280,8 @@ strip_ru_profile <- function(x) {
   x
 }
 
+#' @rdname ru_profile-methods
+#' @param row.names,optional as in [as.data.frame()].
 #' @export
 as.data.frame.ru_profile <- function(x, row.names = NULL, optional = FALSE, ...) {
   out <- strip_ru_profile(x)
@@ -313,7 +319,7 @@ format_num <- function(x, digits = 3) {
 ru_display_table <- function(x, digits = 3) {
   # Key columns first, so a narrow console drops the secondary ones.
   spec <- list(
-    scheme = NULL, degree = 3, estimate = digits + 1, se = digits,
+    scheme = NULL, degree = 3, estimate = digits + 1, se = digits + 1,
     rel_bias = 2, mse = digits, analysis_potential = digits, risk = 2,
     sd = digits, nrep = 0, width_ratio = 2, ci_overlap = 2)
   headers <- c(scheme = "scheme", degree = "degree", nrep = "reps",
@@ -336,6 +342,11 @@ ru_display_table <- function(x, digits = 3) {
 
 #' Print, format and summarise a risk-utility profile
 #'
+#' Row subsetting (`x[i, ]`, [subset()]) keeps the class and the replicates of
+#' the schemes kept; selecting columns so that a required one is lost, or
+#' every row, gives a plain data frame. `as.data.frame()` drops the class and
+#' the attributes and keeps every column.
+#'
 #' `format()` gives the lines `print()` shows: a header naming the number of
 #' schemes, the term, the model family and the risk measure, the reference
 #' value, and one row per scheme with degree, mean estimate, mean naive SE,
@@ -347,9 +358,10 @@ ru_display_table <- function(x, digits = 3) {
 #' @param digits significant digits for most columns.
 #' @param n maximum number of rows to print.
 #' @param width console width the printed table is fitted to.
-#' @param ... unused.
+#' @param ... for `[`, the row and column indices; otherwise unused.
 #' @return `format()`: a character vector; `print()`: `x`, invisibly;
-#'   `summary()`: a data frame of class `summary.ru_profile`.
+#'   `summary()`: a data frame of class `summary.ru_profile`; `[`: an
+#'   `ru_profile` or a data frame; `as.data.frame()`: a data frame.
 #' @name ru_profile-methods
 #' @examples
 #' ru <- epimask:::example_ru_profile()
@@ -434,6 +446,7 @@ summary.ru_profile <- function(object, ...) {
             header = ru_header(object))
 }
 
+#' @rdname ru_profile-methods
 #' @export
 print.summary.ru_profile <- function(x, digits = 4, ...) {
   tab <- data.frame(

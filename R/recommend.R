@@ -15,6 +15,8 @@
 #' @param ru an `ru_profile`.
 #' @param max_risk the largest acceptable risk, in \[0, 1\].
 #' @param n_runner_ups how many next-best schemes to report.
+#' @param x an `epimask_recommendation`.
+#' @param ... unused.
 #' @return An object of class `epimask_recommendation`: a list with `scheme`
 #'   (the label, or `NULL` when no scheme satisfies the budget), `choice` (its
 #'   row of the profile as a data frame, or `NULL`), `runner_ups` (the next
@@ -75,6 +77,7 @@ no_choice_message <- function(x) {
   msg
 }
 
+#' @rdname recommend
 #' @export
 format.epimask_recommendation <- function(x, ...) {
   if (is.null(x$choice)) {
@@ -97,6 +100,7 @@ format.epimask_recommendation <- function(x, ...) {
   strwrap(lines, width = getOption("width", 80), exdent = 2)
 }
 
+#' @rdname recommend
 #' @export
 print.epimask_recommendation <- function(x, ...) {
   cat(format(x), sep = "\n")

@@ -45,6 +45,10 @@ ru_curve_gradient <- function(u, theta) {
 #' @param ru an `ru_profile`, or a data frame with columns
 #'   `analysis_potential` and `anonymity`.
 #' @param interval range of theta searched.
+#' @param object,x an `ru_curve`.
+#' @param newdata analysis-potential scores (numeric) or a data frame with
+#'   column `analysis_potential`; default the points fitted.
+#' @param ... unused.
 #' @return An object of class `ru_curve`: a list with `theta`, `se` (of
 #'   theta), `rss`, `n` (points used), `n_clipped` (points with U > 1),
 #'   `data` (the points used) and `boundary` (TRUE when theta hit the edge of
@@ -129,9 +133,11 @@ ru_curve_lsq <- function(u, y, log_range) {
   list(log_theta = lt, rss = r, se_log_theta = se)
 }
 
+#' @rdname fit_ru_curve
 #' @export
 coef.ru_curve <- function(object, ...) c(theta = object$theta)
 
+#' @rdname fit_ru_curve
 #' @export
 predict.ru_curve <- function(object, newdata = NULL, ...) {
   u <- if (is.null(newdata)) object$data$analysis_potential else
@@ -141,6 +147,7 @@ predict.ru_curve <- function(object, newdata = NULL, ...) {
   ru_curve_value(u, object$theta)
 }
 
+#' @rdname fit_ru_curve
 #' @export
 format.ru_curve <- function(x, ...) {
   c("Security-utility curve: anonymity = [1 - U^theta]^(1/theta)",
@@ -151,6 +158,7 @@ format.ru_curve <- function(x, ...) {
             if (x$n_clipped > 0) sprintf(" (%d with U > 1 clipped to 1)", x$n_clipped) else ""))
 }
 
+#' @rdname fit_ru_curve
 #' @export
 print.ru_curve <- function(x, ...) {
   cat(format(x), sep = "\n")

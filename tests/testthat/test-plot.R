@@ -44,8 +44,10 @@ test_that("plot arguments are checked with classed errors", {
     expect_error(plot(ru, log = "z"), "`log`", class = "epimask_error_value")
     expect_error(plot(ru, labels = NA), class = "epimask_error_type")
     no_risk <- ru
-    no_risk$risk <- NA_real_
+    no_risk$risk <- no_risk$anonymity <- NA_real_
     expect_error(plot(no_risk, "tradeoff"), class = "epimask_error_value")
+    expect_error(plot(no_risk, "ru"), "risk", class = "epimask_error_value")
+    expect_error(plot(no_risk, "risk"), class = "epimask_error_value")
   })
 })
 
@@ -141,4 +143,18 @@ test_that("autoplot gives a ggplot for every type", {
                class = "epimask_error_value")
   expect_error(epimask:::autoplot.ru_profile(data.frame()), "`object`",
                class = "epimask_error_type")
+})
+
+test_that("scheme labels are wrapped when they fit, turned vertical otherwise", {
+  with_null_device({
+    sam <- epimask:::scheme_axis_margin
+    ax <- epimask:::degree_axis(rep(NA, 6), cologne_table2$scheme)
+    fit <- sam(ax)
+    expect_false(fit$rotate)
+    expect_match(fit$labels[2], "\n", fixed = TRUE)
+    expect_identical(gsub("\n", " ", fit$labels, fixed = TRUE), cologne_table2$scheme)
+    many <- epimask:::degree_axis(rep(NA, 30), sprintf("Randomized scheme number %d", 1:30))
+    expect_true(sam(many)$rotate)
+    expect_false(sam(epimask:::degree_axis(c(0, 1), c("a", "b")))$rotate)
+  })
 })
