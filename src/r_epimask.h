@@ -13,6 +13,8 @@ SEXP r_freq_match(SEXP ref, SEXP qry);
 SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
                 SEXP control, SEXP start_mode, SEXP start);
 SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
+SEXP r_irls_nonfinite(SEXP x);
+SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt);
 /* r_kernel.c (kernel masking) */
 SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
                      SEXP threads);
@@ -26,7 +28,5 @@ SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
                   SEXP unknown_range, SEXP target_record, SEXP target_known,
                   SEXP pred_mean, SEXP threads);
 SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
-SEXP r_irls_nonfinite(SEXP x);
-SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt);
 
 #endif
