@@ -90,6 +90,36 @@ test_that(sprintf("simulated replicates (%s, %s, dense_max %d): every replicate 
   expect_equal(ru$analysis_potential[1], 1)
 })
 
+test_that("binomial-logit replicates with an offset equal apply_mask + glm", {
+  d <- profile_fixture(n = 120)
+  d$w <- runif(nrow(d), 0.5, 2)
+  coords <- cbind(d$s1, d$s2)
+  set.seed(12)
+  outcomes <- replicate(4, rbinom(nrow(d), 1, plogis(-0.5 + 1.5 * d$x)))
+  d$y <- outcomes[, 1]
+  draw <- 0
+  simulate <- function(data) {
+    draw <<- draw + 1
+    data$y <- outcomes[, draw]
+    data
+  }
+  scheme <- mask_kernel("exponential", 0.1, coords)
+  form <- y ~ x + offset(log(w))
+  ru <- ru_profile(d, list(scheme), form, family = binomial(), vars = c("x", "y", "w"),
+                   term = "x", risk = "none", nrep = 4, simulate = simulate, seed = 1,
+                   progress = FALSE)
+  expected <- vapply(1:4, function(r) {
+    data_r <- d
+    data_r$y <- outcomes[, r]
+    masked <- apply_mask(scheme, data_r, vars = c("x", "y", "w"))
+    suppressWarnings(glm_term(form, masked, binomial(), "x"))
+  }, numeric(2))
+  reps <- replicates(ru)
+  got <- reps[reps$scheme == ru$scheme[2], ]
+  expect_equal(got$estimate, expected["estimate", ], tolerance = 1e-7)
+  expect_equal(got$se, expected["se", ], tolerance = 1e-7)
+})
+
 test_that("randomized schemes get nrep replicates from the scheme's own stream", {
   d <- profile_fixture(n = 100)
   noise <- mask_noise(0.2)
