@@ -312,7 +312,8 @@ simulate_replicates <- function(data, simulate, nrep, stream, model, vars) {
   varying <- used[vapply(used, function(v) {
     any(vapply(sims[-1L], function(s) !identical(s[[v]], sims[[1L]][[v]]), logical(1)))
   }, logical(1))]
-  vary <- lapply(stats::setNames(varying, varying), function(v) {
+  numeric_varying <- varying[vapply(varying, function(v) is.numeric(sims[[1L]][[v]]), logical(1))]
+  vary <- lapply(stats::setNames(numeric_varying, numeric_varying), function(v) {
     vapply(sims, function(s) as.double(s[[v]]), numeric(nrow(data)))
   })
   list(sims = sims, varying = varying, vary = vary)
@@ -341,7 +342,7 @@ mask_replicates <- function(scheme, job, R) {
   plain_vary <- setdiff(job$varying, job$vars)
   lapply(seq_len(R), function(r) {
     d <- first
-    for (v in plain_vary) d[[v]] <- job$vary[[v]][, r]
+    for (v in plain_vary) d[[v]] <- job$sims[[r]][[v]]
     for (k in seq_along(masked_vary)) d[[masked_vary[[k]]]] <- Zm[, (k - 1L) * R + r]
     d
   })
