@@ -67,6 +67,7 @@ bias_first_order <- function(x, beta, family, scheme, f = NULL, grad = NULL,
                              masked = NULL) {
   setup <- bias_setup(x, beta, family, scheme, f, masked)
   x <- setup$x
+  beta <- setup$beta
   fam <- setup$family
   eta <- drop(x %*% beta)
   mu <- fam$linkinv(eta)
@@ -95,12 +96,16 @@ bias_asymptotic <- function(x, beta, family, scheme, f = NULL, grad = NULL,
                             masked = NULL) {
   setup <- bias_setup(x, beta, family, scheme, f, masked)
   x <- setup$x
+  beta <- setup$beta
   fam <- setup$family
   mu <- fam$linkinv(drop(x %*% beta))
   smoothed <- scheme_linear_apply(scheme, cbind(mu, x[, setup$masked, drop = FALSE]))
   x_masked <- x
   x_masked[, setup$masked] <- smoothed[, -1L]
-  beta_lambda <- masked_limit_fit(x_masked, smoothed[, 1L], fam, start = beta)
+  # no masking (A = I): the limit is beta itself, not a refit of it
+  identity_scheme <- scheme$type == "none" || (scheme$type == "kernel" && scheme$lambda == 0)
+  beta_lambda <- if (identity_scheme) beta else
+    masked_limit_fit(x_masked, smoothed[, 1L], fam, start = beta)
   names(beta_lambda) <- colnames(x)
   out <- beta_lambda - beta
   names(out) <- colnames(x)
@@ -147,7 +152,7 @@ solve_information <- function(info, rhs) {
 # The exact limit beta(lambda): a quasi-likelihood fit to a non-integer
 # response, solved tightly because callers difference it.
 masked_limit_fit <- function(x, y, family, start) {
-  fit <- suppressWarnings(irls_fit(x, y, family = family,
+  fit <- suppressWarnings(irls_fit(x, y, family = family, start = start,
                                    control = list(epsilon = 1e-13, maxit = 100)))
   coefs <- fit$coefficients
   if (anyNA(coefs) || !isTRUE(fit$converged))

@@ -133,3 +133,21 @@ test_that("bias functions reject bad input with classed errors", {
                "`x`", class = "epimask_error_length")
   expect_error(bias_first_order(fx$x, c(1, NA), poisson(), scheme), class = "epimask_error_value")
 })
+
+test_that("only the `masked` columns of x are smoothed", {
+  fx <- bias_fixture()
+  set.seed(5)
+  x <- cbind(fx$x, z = rnorm(nrow(fx$x)))
+  beta <- c(1, 2, 0.3)
+  A <- ring_matrix_r(fx$radius, 0.1)
+  mu <- exp(drop(x %*% beta))
+  design <- cbind(1, A %*% x[, "x"], x[, "z"])
+  ref <- glm.fit(design, drop(A %*% mu), family = quasipoisson(),
+                 control = glm.control(epsilon = 1e-12, maxit = 100))
+  scheme <- mask_kernel("ring", 0.1, fx$coords, source = c(0, 0))
+  got <- bias_asymptotic(x, beta, poisson(), scheme, masked = "x")
+  expect_equal(as.vector(got), unname(ref$coefficients) - beta, tolerance = 1e-7)
+  expect_error(bias_asymptotic(x, beta, poisson(), scheme, masked = "w"),
+               "`masked`", class = "epimask_error_name")
+  expect_true(all(bias_asymptotic(x, beta, poisson(), mask_none()) == 0))
+})
