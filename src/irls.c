@@ -93,7 +93,7 @@ static double compute_mu_dev(const irls_problem *pr, const double *eta, double *
     return sum_in_order(part, nchunk);
 }
 
-static int working_row_from(const irls_problem *pr, size_t i, double eta_i, double mu_i,
+static inline int working_row_from(const irls_problem *pr, size_t i, double eta_i, double mu_i,
                             double v, double me, double *sw, double *z)
 {
     *sw = 0.0;
@@ -194,6 +194,38 @@ static void add_rows_small(int p, int m, const double *S, const double *t,
     }
 }
 
+/* As add_rows_small, for unscaled rows S[idx[r]] (row-major, p wide) with
+ * weights w[r] and weighted responses wz[r] = w[r] z[r]: A += sum w s s',
+ * b += sum wz s. Used by the fused pass, which has just gathered the rows. */
+static void add_rows_weighted(int p, int m, const double *S, const int *idx,
+                              const double *w, const double *wz, double *A, double *b)
+{
+    int r = 0;
+    for (; r + GROUP <= m; r += GROUP) {
+        const double *s0 = S + (size_t) idx[r] * p, *s1 = S + (size_t) idx[r + 1] * p,
+            *s2 = S + (size_t) idx[r + 2] * p, *s3 = S + (size_t) idx[r + 3] * p;
+        for (int j = 0; j < p; j++) {
+            double a0 = w[r] * s0[j], a1 = w[r + 1] * s1[j], a2 = w[r + 2] * s2[j],
+                a3 = w[r + 3] * s3[j];
+            double *Aj = A + (size_t) j * p;
+            SIMD_LOOP
+            for (int k = 0; k <= j; k++)
+                Aj[k] += a0 * s0[k] + a1 * s1[k] + a2 * s2[k] + a3 * s3[k];
+        }
+        for (int k = 0; k < p; k++)
+            b[k] += wz[r] * s0[k] + wz[r + 1] * s1[k] + wz[r + 2] * s2[k] + wz[r + 3] * s3[k];
+    }
+    for (; r < m; r++) {
+        const double *s0 = S + (size_t) idx[r] * p;
+        for (int j = 0; j < p; j++) {
+            double a0 = w[r] * s0[j];
+            double *Aj = A + (size_t) j * p;
+            for (int k = 0; k <= j; k++) Aj[k] += a0 * s0[k];
+        }
+        for (int k = 0; k < p; k++) b[k] += wz[r] * s0[k];
+    }
+}
+
 /* Adds the rows idx[0..m-1] (offsets from `lo`) of sqrt(W) X and sqrt(W) z
  * to the upper triangle of Ac and to bc, through the scratch S (BLOCK_ROWS x
  * p) and t, so X is never copied wholesale. */
@@ -223,7 +255,7 @@ static void add_block(const irls_problem *pr, size_t lo, const int *idx, int m,
 }
 
 typedef struct {
-    double *chunk_A, *chunk_b, *scratch;
+    double *chunk_A, *chunk_b, *scratch, *wbuf;
     int *idx;
 } normal_workspace;
 
@@ -295,14 +327,30 @@ static double row_pass(const irls_problem *pr, const double *beta, double *eta, 
         size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1), good = 0;
         double dev = 0.0;
         int ok = 1, e = IRLS_OK;
+        double *w = nw->wbuf + (size_t) c * 2 * BLOCK_ROWS, *wz = w + BLOCK_ROWS;
+        int small = p <= SMALL_P;
         for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
             size_t bhi = blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi;
-            if (beta) {
+            int len = (int) (bhi - blo);
+            if (small) {
+                /* rows of the block, row-major, read once for eta and X'WX */
+                for (int j = 0; j < p; j++) {
+                    const double *xj = pr->x + (size_t) j * pr->n + blo;
+                    for (int r = 0; r < len; r++) S[(size_t) r * p + j] = xj[r];
+                }
+                if (beta) {
+                    for (int r = 0; r < len; r++) {
+                        const double *sr = S + (size_t) r * p;
+                        double e_r = pr->offset ? pr->offset[blo + r] : 0.0;
+                        for (int j = 0; j < p; j++) e_r += sr[j] * beta[j];
+                        eta[blo + r] = e_r;
+                    }
+                }
+            } else if (beta) {
                 for (size_t i = blo; i < bhi; i++) eta[i] = pr->offset ? pr->offset[i] : 0.0;
                 for (int j = 0; j < p; j++) {
                     const double *xj = pr->x + (size_t) j * pr->n;
                     double bj = beta[j];
-                    if (bj == 0.0) continue;
                     for (size_t i = blo; i < bhi; i++) eta[i] += xj[i] * bj;
                 }
             }
@@ -315,10 +363,15 @@ static double row_pass(const irls_problem *pr, const double *beta, double *eta, 
                 dev += fr.dev;
                 int st = working_row_from(pr, i, eta[i], fr.mu, fr.variance, fr.mu_eta, sw + i, z + i);
                 if (st) e = merge_status(e, st);
-                if (sw[i] != 0.0) idx[m++] = (int) (i - blo);
+                if (sw[i] != 0.0) {
+                    w[m] = sw[i] * sw[i];
+                    wz[m] = w[m] * z[i];
+                    idx[m++] = (int) (i - blo);
+                }
             }
             good += (size_t) m;
-            add_block(pr, blo, idx, m, sw, z, S, t, Ac, bc);
+            if (small) add_rows_weighted(p, m, S, idx, w, wz, Ac, bc);
+            else add_block(pr, blo, idx, m, sw, z, S, t, Ac, bc);
         }
         part[c] = dev;
         part_ok[c] = ok;
@@ -488,6 +541,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     nw.chunk_b = (double *) R_alloc((size_t) p * nchunk, sizeof(double));
     nw.scratch = (double *) R_alloc((size_t) BLOCK_ROWS * (p + 1) * nchunk, sizeof(double));
     nw.idx = (int *) R_alloc((size_t) BLOCK_ROWS * nchunk, sizeof(int));
+    nw.wbuf = (double *) R_alloc((size_t) 2 * BLOCK_ROWS * nchunk, sizeof(double));
     qr_workspace qr = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     /* cur: the working state the last step was solved with (glm.fit's w);
      * next: the state at the current estimate, filled by the fused pass */

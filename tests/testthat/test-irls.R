@@ -198,16 +198,35 @@ test_that("masked (non-integer) counts are fitted quietly with dispersion 1", {
   expect_silent(irls_fit(cbind(1, 1:6), yb, binomial, weights = rep(3, 6)))
 })
 
+test_that("wide designs (the dsyrk path) match glm.fit, with zero weights", {
+  set.seed(21)
+  n <- 400
+  x <- cbind(1, matrix(rnorm(n * 59), n))
+  y <- rpois(n, exp(0.3 + 0.1 * x[, 2]))
+  w <- rep(c(1, 0, 2, 1), length.out = n)
+  ref <- glm.fit(x, y, weights = w, family = poisson())
+  fit <- irls_fit(x, y, poisson, weights = w)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(fit$se, sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = 1e-8,
+               ignore_attr = TRUE)
+  expect_equal(fit$deviance, ref$deviance, tolerance = 1e-8)
+  expect_equal(fit$iter, ref$iter)
+})
+
 test_that("results do not depend on the number of threads", {
   set.seed(5)
   n <- 30000
   x <- cbind(1, matrix(rnorm(n * 3), n))
   y <- rpois(n, exp(0.2 + x[, 2] * 0.3))
-  f1 <- irls_fit(x, y, poisson, control = list(nthreads = 1))
-  f2 <- irls_fit(x, y, poisson, control = list(nthreads = 2))
+  w <- rep(c(1, 1, 0), length.out = n)
+  f1 <- irls_fit(x, y, poisson, weights = w, control = list(nthreads = 1))
+  f2 <- irls_fit(x, y, poisson, weights = w, control = list(nthreads = 2))
   expect_identical(f1$coefficients, f2$coefficients)
-  ref <- glm.fit(x, y, family = poisson())
+  expect_identical(f1$se, f2$se)
+  ref <- glm.fit(x, y, weights = w, family = poisson())
   expect_equal(f1$coefficients, ref$coefficients, tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(f1$se, sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = 1e-8,
+               ignore_attr = TRUE)
 })
 
 # Standard errors from the Fisher information at the estimate, by brute force.
