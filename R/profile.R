@@ -103,6 +103,9 @@
 #' @param parallel Run the schemes in parallel with \pkg{future.apply}.
 #' @param progress Show a progress bar (\pkg{progressr}, when installed).
 #' @param bootstrap Number of bootstrap resamples (0 for none).
+#' @param aggregate Optional aggregated-data reference estimate (e.g.
+#'   `zdl_aggregate(sim)$estimate`), kept with the profile and drawn as a
+#'   reference line in the estimate plot.
 #' @param ... Further arguments for the risk measure ([risk_match()], e.g.
 #'   `targets` or `threads`, or [risk_identifiability()]).
 #' @return An `ru_profile`: a data frame with one row per scheme and columns
@@ -133,7 +136,8 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        term = NULL, risk = c("match", "identifiability", "none"),
                        known = NULL, unknown = NULL, nrep = 1, simulate = NULL,
                        truth = NULL, seed = NULL, parallel = FALSE,
-                       progress = interactive(), bootstrap = 0, ...) {
+                       progress = interactive(), bootstrap = 0, aggregate = NULL,
+                       ...) {
   data <- as_plain_data(check_data(data))
   schemes <- check_scheme_list(schemes)
   check_formula(formula)
@@ -143,6 +147,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   bootstrap <- check_count(bootstrap, lower = 0L)
   check_function(simulate, allow_null = TRUE)
   truth <- check_number(truth, allow_null = TRUE)
+  aggregate <- check_number(aggregate, allow_null = TRUE)
   seed <- check_number(seed, allow_null = TRUE)
   parallel <- check_flag(parallel)
   progress <- check_flag(progress)
@@ -162,7 +167,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
 
   run_one <- function(i) run_scheme(schemes[[i]], labels[[i]], job, streams[[i + 1L]])
   results <- map_schemes(length(schemes), run_one, parallel, progress, streams[-1L])
-  assemble_profile(results, labels, schemes, model, job, truth)
+  assemble_profile(results, labels, schemes, model, job, truth, aggregate)
 }
 
 # ---- arguments ----------------------------------------------------------------
@@ -456,7 +461,7 @@ map_schemes <- function(k, run_one, parallel, progress, streams) {
 
 # ---- the profile object ---------------------------------------------------------------
 
-assemble_profile <- function(results, labels, schemes, model, job, truth) {
+assemble_profile <- function(results, labels, schemes, model, job, truth, aggregate) {
   reps <- do.call(rbind, lapply(results, `[[`, "replicates"))
   reps <- drop_failed_replicates(reps)
   none <- labels[vapply(schemes, function(s) identical(s$type, "none"), logical(1))][[1L]]
@@ -473,7 +478,7 @@ assemble_profile <- function(results, labels, schemes, model, job, truth) {
   if (job$bootstrap > 0L) table <- add_bootstrap_columns(table, results, labels, reps)
   meta <- list(term = if (is.function(model$term)) "custom" else job$term,
                family = if (model$type == "err") "linear ERR" else model$family,
-               risk = job$risk)
+               risk = job$risk, aggregate = aggregate)
   new_ru_profile(table, reps, reference, meta)
 }
 

@@ -26,6 +26,7 @@ profile_study <- function(lambda, nrep, parallel, simulate = redraw) {
   ru_profile(sim, schemes, y ~ x, family = poisson(), vars = c("x", "y"), term = "x",
              risk = "match", known = "x", unknown = "y", nrep = nrep,
              simulate = simulate, truth = 2, seed = 1, parallel = parallel,
+             aggregate = zdl_aggregate(sim)$estimate,
              progress = FALSE, threads = if (parallel) 1L else NULL)
 }
 

@@ -33,7 +33,8 @@ test_that("deterministic schemes: estimates and SEs equal apply_mask + glm", {
 test_that("the unmasked scheme has analysis potential 1 and bias 0", {
   d <- profile_fixture()
   ru <- ru_profile(d, list(mask_none(), mask_round(2)), y ~ x, family = poisson(),
-                   risk = "none", progress = FALSE)
+                   risk = "none", progress = FALSE, aggregate = 1.5)
+  expect_identical(attr(ru, "meta")$aggregate, 1.5)
   expect_equal(nrow(ru), 2L)   # mask_none given: not added twice
   expect_identical(ru$bias[1], 0)
   expect_identical(ru$analysis_potential[1], 1)
@@ -228,6 +229,8 @@ test_that("bad input gets classed errors naming the argument", {
                "`simulate`", class = "epimask_error_type")
   expect_error(ru_profile(d, mask_round(1), y ~ x, risk = "none", bootstrap = -1),
                "`bootstrap`", class = "epimask_error_value")
+  expect_error(ru_profile(d, mask_round(1), y ~ x, risk = "none", aggregate = "a"),
+               "`aggregate`", class = "epimask_error_type")
 })
 
 test_that("matching risk: risk_match on each scheme's masked data, anonymity = 1 - risk", {
