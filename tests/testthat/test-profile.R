@@ -63,8 +63,10 @@ test_that(sprintf("simulated replicates (%s, %s, dense_max %d): every replicate 
     data$y <- outcomes[, draw]
     data
   }
+  W <- exp(-as.matrix(dist(coords)) / 0.3)
   schemes <- list(mask_kernel("ring", 0.05, coords, source = c(0, 0)),
                   mask_kernel("exponential", 0.2, coords),
+                  mask_matrix(W / rowSums(W)),
                   mask_truncate(1))
   ru <- ru_profile(d, schemes, case$formula, family = case$family, vars = c("x", "y"),
                    term = "x", risk = "none", nrep = 6, simulate = simulate,
