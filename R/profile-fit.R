@@ -130,8 +130,14 @@ use_sufficient_statistics <- function(scheme, job, R) {
     identical(job$varying, response)
 }
 
-estimate_by_sufficient_statistics <- function(scheme, job, first) {
+# Returns the estimates and the first masked data set (for the risk), or
+# NULL when the data need the general path (rows dropped, failed start).
+estimate_by_sufficient_statistics <- function(scheme, job) {
   model <- job$model
+  dense <- scheme_dense_matrix(scheme, nrow(job$sims[[1L]]))
+  # with the dense A at hand, the first data set is masked by it too
+  first <- apply_mask(if (is.null(dense)) scheme else mask_matrix(dense),
+                      job$sims[[1L]], job$vars)
   mf <- stats::model.frame(model$formula, first, na.action = stats::na.omit)
   if (nrow(mf) != nrow(first)) return(NULL)
   x <- stats::model.matrix(attr(mf, "terms"), mf)
@@ -143,22 +149,22 @@ estimate_by_sufficient_statistics <- function(scheme, job, first) {
   Y <- job$vary[[response]]
   wx <- weights * x
   stat <- if (!response %in% job$vars) crossprod(wx, Y)
-          else if (nrow(x) <= dense_transpose_max() || scheme$type != "kernel")
-            crossprod(scheme_transpose_apply(scheme, wx), Y)
+          else if (!is.null(dense)) crossprod(crossprod(dense, wx), Y)
           else crossprod(wx, scheme_linear_apply(scheme, Y))
   start <- tryCatch(fit_formula(model, first)$coefficients, epimask_error = function(e) NULL)
   if (is.null(start) || anyNA(start)) return(NULL)
   fits <- newton_many(x, stat, model$family, offset, weights, start)
   j <- match(job$term, colnames(x))
-  list(estimate = fits$coefficients[j, ], se = fits$se[j, ])
+  list(estimate = fits$coefficients[j, ], se = fits$se[j, ], first = first)
 }
 
-# A' M for a linear scheme (kernels through the dense matrix).
-scheme_transpose_apply <- function(scheme, M) {
+# The dense A of a linear scheme when it is cheap to hold (identity: NULL,
+# nothing to apply; kernels up to dense_transpose_max() records).
+scheme_dense_matrix <- function(scheme, n) {
   switch(scheme$type,
-         none = M,
-         kernel = crossprod(kernel_matrix(scheme, n_max = nrow(M)), M),
-         matrix = crossprod(matrix_scheme_A(scheme), M))
+         kernel = if (n <= dense_transpose_max()) kernel_matrix(scheme, n_max = n),
+         matrix = matrix_scheme_A(scheme),
+         NULL)
 }
 
 # Newton's method (= IRLS for a canonical link) for nrep GLMs sharing the
@@ -174,42 +180,45 @@ newton_many <- function(x, stat, family, offset, weights, start, maxit = 50L,
   mean_of <- if (poisson_log) exp else stats::plogis
   variance_of <- if (poisson_log) function(mu) mu else function(mu) mu * (1 - mu)
   cumulant <- if (poisson_log) exp else
-    function(eta) ifelse(eta > 0, eta + log1p(exp(-eta)), log1p(exp(eta)))
-  objective <- function(beta, cols) {
-    eta <- x %*% beta + offset
+    function(eta) pmax(eta, 0) + log1p(exp(-abs(eta)))   # log(1 + e^eta), stably
+  objective <- function(beta, eta, cols) {
     colSums(stat[, cols, drop = FALSE] * beta) - colSums(weights * cumulant(eta))
   }
+  predictor <- function(beta) x %*% beta + offset
   beta <- matrix(start, p, R)
-  value <- objective(beta, seq_len(R))
+  eta <- predictor(beta)
+  value <- objective(beta, eta, seq_len(R))
   active <- rep(TRUE, R)
   failed <- !is.finite(value)
   for (iter in seq_len(maxit)) {
     idx <- which(active)
     if (!length(idx)) break
     b <- beta[, idx, drop = FALSE]
-    mu <- mean_of(x %*% b + offset)
+    mu <- mean_of(eta[, idx, drop = FALSE])
     score <- stat[, idx, drop = FALSE] - crossprod(x, weights * mu)
     info <- crossprod(xx, weights * variance_of(mu))
     step <- solve_packed(info, score, pairs, p)
     singular <- !is.finite(colSums(step))
     failed[idx[singular]] <- TRUE
     step[, singular] <- 0
-    new_value <- objective(b + step, idx)
+    new_eta <- predictor(b + step)
+    new_value <- objective(b + step, new_eta, idx)
     for (half in seq_len(30L)) {
       worse <- is.na(new_value) | new_value < value[idx] - 1e-12 * abs(value[idx])
       if (!any(worse)) break
       step[, worse] <- step[, worse] / 2
-      new_value[worse] <- objective(b[, worse, drop = FALSE] + step[, worse, drop = FALSE],
-                                    idx[worse])
+      trial <- b[, worse, drop = FALSE] + step[, worse, drop = FALSE]
+      new_eta[, worse] <- predictor(trial)
+      new_value[worse] <- objective(trial, new_eta[, worse, drop = FALSE], idx[worse])
     }
     beta[, idx] <- b + step
+    eta[, idx] <- new_eta
     value[idx] <- new_value
     done <- colSums(abs(step) > tol * (abs(beta[, idx, drop = FALSE]) + 1)) == 0
     failed[idx[!is.finite(new_value)]] <- TRUE
     active[idx[done | singular | !is.finite(new_value)]] <- FALSE
   }
-  mu <- mean_of(x %*% beta + offset)
-  info <- crossprod(xx, weights * variance_of(mu))
+  info <- crossprod(xx, weights * variance_of(mean_of(eta)))
   se <- sqrt(packed_inverse_diagonal(info, pairs, p))
   failed <- failed | active | !is.finite(colSums(beta)) | !is.finite(colSums(se))
   beta[, failed] <- NA_real_

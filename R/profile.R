@@ -422,9 +422,8 @@ run_scheme <- function(scheme, label, job, stream) {
     R <- replicate_count(scheme, job)
     est <- NULL
     if (use_sufficient_statistics(scheme, job, R)) {
-      first <- apply_mask(scheme, job$sims[[1L]], job$vars)
-      est <- estimate_by_sufficient_statistics(scheme, job, first)
-      if (!is.null(est)) risk <- rep(scheme_risk(scheme, job, list(first)), R)
+      est <- estimate_by_sufficient_statistics(scheme, job)
+      if (!is.null(est)) risk <- rep(scheme_risk(scheme, job, list(est$first)), R)
     }
     if (is.null(est)) {
       masked <- mask_replicates(scheme, job, R)
