@@ -5,7 +5,7 @@
 # first replicate of each scheme.
 #
 # 1. The full study with ru_profile() on 2 future workers (target < 60 s).
-# 2. A reduced study (2 kernels x 2 lambdas x 250 replicates), serial, with
+# 2. A reduced study (2 kernels x 2 lambdas x 500 replicates), serial, with
 #    ru_profile() and with a straightforward R loop: dense A built in R from
 #    METHODS 1.1, A %*% cbind(x, y) and glm() for every replicate, the same
 #    risk_match() on the first replicate of each scheme. The estimates of
@@ -48,7 +48,7 @@ print(full)
 
 # ---- 2. reduced study: ru_profile vs a straightforward loop ----------------------
 lambda_small <- lambdas[c(8, 16)]
-nrep_small <- 250
+nrep_small <- 500
 
 ring_radius <- sqrt(rowSums(coords^2))
 dense_A <- function(kernel, lambda) {
