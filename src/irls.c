@@ -162,8 +162,11 @@ static int working_step(const irls_problem *pr, const double *eta, const double 
 #define SMALL_P 48
 #ifdef _OPENMP
 #define SIMD_LOOP _Pragma("omp simd")
+#define SIMD_REDUCTION(v) _Pragma(SIMD_STR(omp simd reduction(+:v)))
+#define SIMD_STR(x) #x
 #else
 #define SIMD_LOOP
+#define SIMD_REDUCTION(v)
 #endif
 #define GROUP 4
 
@@ -194,35 +197,31 @@ static void add_rows_small(int p, int m, const double *S, const double *t,
     }
 }
 
-/* As add_rows_small, for unscaled rows S[idx[r]] (row-major, p wide) with
- * weights w[r] and weighted responses wz[r] = w[r] z[r]: A += sum w s s',
- * b += sum wz s. Used by the fused pass, which has just gathered the rows. */
-static void add_rows_weighted(int p, int m, const double *S, const int *idx,
-                              const double *w, const double *wz, double *A, double *b)
+/* X'WX and X'Wz of one block of rows [lo, lo + len) read straight from the
+ * columns of X: w[r] is the working weight (0 outside the good subset, so the
+ * row adds exactly nothing), wz[r] = w[r] z[r]. Each entry is a dot product
+ * over the block, vectorized by `omp simd` with a reduction; u is scratch. */
+static void add_block_columns(const irls_problem *pr, size_t lo, int len, const double *w,
+                              const double *wz, double *u, double *A, double *b)
 {
-    int r = 0;
-    for (; r + GROUP <= m; r += GROUP) {
-        const double *s0 = S + (size_t) idx[r] * p, *s1 = S + (size_t) idx[r + 1] * p,
-            *s2 = S + (size_t) idx[r + 2] * p, *s3 = S + (size_t) idx[r + 3] * p;
-        for (int j = 0; j < p; j++) {
-            double a0 = w[r] * s0[j], a1 = w[r + 1] * s1[j], a2 = w[r + 2] * s2[j],
-                a3 = w[r + 3] * s3[j];
-            double *Aj = A + (size_t) j * p;
-            SIMD_LOOP
-            for (int k = 0; k <= j; k++)
-                Aj[k] += a0 * s0[k] + a1 * s1[k] + a2 * s2[k] + a3 * s3[k];
+    int p = pr->p;
+    for (int j = 0; j < p; j++) {
+        const double *xj = pr->x + (size_t) j * pr->n + lo;
+        double sb = 0.0;
+        SIMD_REDUCTION(sb)
+        for (int r = 0; r < len; r++) {
+            u[r] = w[r] * xj[r];
+            sb += wz[r] * xj[r];
         }
-        for (int k = 0; k < p; k++)
-            b[k] += wz[r] * s0[k] + wz[r + 1] * s1[k] + wz[r + 2] * s2[k] + wz[r + 3] * s3[k];
-    }
-    for (; r < m; r++) {
-        const double *s0 = S + (size_t) idx[r] * p;
-        for (int j = 0; j < p; j++) {
-            double a0 = w[r] * s0[j];
-            double *Aj = A + (size_t) j * p;
-            for (int k = 0; k <= j; k++) Aj[k] += a0 * s0[k];
+        b[j] += sb;
+        double *Aj = A + (size_t) j * p;
+        for (int k = 0; k <= j; k++) {
+            const double *xk = pr->x + (size_t) k * pr->n + lo;
+            double s = 0.0;
+            SIMD_REDUCTION(s)
+            for (int r = 0; r < len; r++) s += u[r] * xk[r];
+            Aj[k] += s;
         }
-        for (int k = 0; k < p; k++) b[k] += wz[r] * s0[k];
     }
 }
 
@@ -332,21 +331,7 @@ static double row_pass(const irls_problem *pr, const double *beta, double *eta, 
         for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
             size_t bhi = blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi;
             int len = (int) (bhi - blo);
-            if (small) {
-                /* rows of the block, row-major, read once for eta and X'WX */
-                for (int j = 0; j < p; j++) {
-                    const double *xj = pr->x + (size_t) j * pr->n + blo;
-                    for (int r = 0; r < len; r++) S[(size_t) r * p + j] = xj[r];
-                }
-                if (beta) {
-                    for (int r = 0; r < len; r++) {
-                        const double *sr = S + (size_t) r * p;
-                        double e_r = pr->offset ? pr->offset[blo + r] : 0.0;
-                        for (int j = 0; j < p; j++) e_r += sr[j] * beta[j];
-                        eta[blo + r] = e_r;
-                    }
-                }
-            } else if (beta) {
+            if (beta) {
                 for (size_t i = blo; i < bhi; i++) eta[i] = pr->offset ? pr->offset[i] : 0.0;
                 for (int j = 0; j < p; j++) {
                     const double *xj = pr->x + (size_t) j * pr->n;
@@ -363,14 +348,14 @@ static double row_pass(const irls_problem *pr, const double *beta, double *eta, 
                 dev += fr.dev;
                 int st = working_row_from(pr, i, eta[i], fr.mu, fr.variance, fr.mu_eta, sw + i, z + i);
                 if (st) e = merge_status(e, st);
-                if (sw[i] != 0.0) {
-                    w[m] = sw[i] * sw[i];
-                    wz[m] = w[m] * z[i];
-                    idx[m++] = (int) (i - blo);
-                }
+                int r = (int) (i - blo);
+                w[r] = sw[i] * sw[i];
+                wz[r] = w[r] * z[i];
+                if (sw[i] != 0.0) idx[m++] = r;
             }
             good += (size_t) m;
-            if (small) add_rows_weighted(p, m, S, idx, w, wz, Ac, bc);
+            if (m == 0) continue;
+            if (small) add_block_columns(pr, blo, len, w, wz, S, Ac, bc);
             else add_block(pr, blo, idx, m, sw, z, S, t, Ac, bc);
         }
         part[c] = dev;
