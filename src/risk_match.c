@@ -157,7 +157,9 @@ static void target_scores(const rm_released *rel, const rm_targets *tg,
         if (!(far > near)) continue;
         double inv_far = 1.0 / far;
         for (size_t j = 0; j < n; j++) {
-            double f = 1.0 - fabs(col[j] - t) * inv_far;
+            double dist = fabs(col[j] - t);
+            /* the farthest candidates get exactly 0, as dist / far = 1 would */
+            double f = dist >= far ? 0.0 : 1.0 - dist * inv_far;
             score[j] *= f > 0 ? f : 0.0;
         }
     }
