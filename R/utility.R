@@ -1,0 +1,278 @@
+# Analysis potential of masked data (METHODS 3): fit the analyst's model to the
+# original and to the masked data and compare the estimates of the quantity of
+# interest. The same per-term arithmetic serves ru_profile(), so the helpers
+# that fit one model and pull out one quantity live here.
+
+#' Analysis potential of masked data for one model
+#'
+#' Fits the analyst's model to the original and to the masked data and
+#' compares the estimates (Cologne et al. 2012; METHODS.md section 3). With
+#' \eqn{\beta} the reference value (`truth` when given, otherwise the estimate
+#' from the original data) and \eqn{\beta_m} the estimate from the masked data:
+#' bias \eqn{= \beta_m - \beta}, relative bias \eqn{= 100 |bias| / |\beta|},
+#' \eqn{MSE(\beta_m) = SE_m^2 + bias^2}, \eqn{MSE(\beta) = SE^2 +
+#' (\hat\beta - \beta)^2} (just \eqn{SE^2} without `truth`), the
+#' analysis-potential score \eqn{U = MSE(\beta) / MSE(\beta_m)} (Cologne
+#' eq. 3; it may exceed 1), and the overlap of the two naive 95% confidence
+#' intervals (Karr et al. 2006: the length of their intersection averaged over
+#' both lengths; 1 for identical, 0 for disjoint intervals).
+#'
+#' @param original,masked The original and the masked data (data frames with
+#'   the variables of `formula`).
+#' @param formula Model formula, as for [glm()]. For `family = "err"` it gives
+#'   the response and the log-linear part of the linear excess-relative-risk
+#'   model (see [fit_err()]).
+#' @param family A family object, family function or family name as for
+#'   [glm()], or `"err"` for linear excess-relative-risk binary regression
+#'   with `term` naming the dose column.
+#' @param term The quantity of interest: coefficient name(s) (default: every
+#'   coefficient except the intercept; for `"err"` the dose column, required),
+#'   or a function `function(fit, data)` returning the estimate and its naive
+#'   SE (a length-2 numeric vector or a list with `estimate` and `se`), such
+#'   as [population_or()].
+#' @param truth The true value(s) of the quantity, when known (simulation);
+#'   one number per term.
+#' @return An object of class `epimask_utility`: a list with `table` (one row
+#'   per term: `term`, `estimate_original`, `se_original`, `estimate_masked`,
+#'   `se_masked`, `reference`, `bias`, `rel_bias`, `mse_original`,
+#'   `mse_masked`, `analysis_potential`, `ci_overlap`) and the two fits
+#'   (`original`, `masked`).
+#' @references Cologne J, Grant EJ, Nakashima E, Chen Y, Funamoto S,
+#'   Katayama H (2012). Protecting privacy of shared epidemiologic data without
+#'   compromising analysis potential. \emph{Journal of Environmental and Public
+#'   Health} 2012, 193680. \doi{10.1155/2012/193680}
+#' @seealso [ru_profile()] for a whole list of masking schemes.
+#' @export
+#' @examples
+#' set.seed(1)
+#' d <- data.frame(x = runif(200))
+#' d$y <- rpois(200, exp(1 + d$x))
+#' masked <- apply_mask(mask_round(1, type = "decimal"), d, vars = "x")
+#' utility_glm(d, masked, y ~ x, family = poisson())
+utility_glm <- function(original, masked, formula, family = gaussian(),
+                        term = NULL, truth = NULL) {
+  original <- as_plain_data(check_data(original))
+  masked <- as_plain_data(check_data(masked))
+  check_formula(formula)
+  model <- resolve_model(family, term, formula)
+  fit_o <- fit_model(model, original)
+  fit_m <- fit_model(model, masked)
+  terms <- resolve_terms(model, fit_o, original, multiple = TRUE)
+  est_o <- term_estimates(model, fit_o, original, terms)
+  est_m <- term_estimates(model, fit_m, masked, terms)
+  if (!is.null(truth)) {
+    truth <- check_numeric_vector(truth, len = nrow(est_o))
+  }
+  table <- utility_table(est_o, est_m, truth)
+  structure(list(table = table, original = fit_o, masked = fit_m,
+                 formula = formula, family = model$label,
+                 reference = if (is.null(truth)) "original" else "truth"),
+            class = "epimask_utility")
+}
+
+utility_table <- function(est_o, est_m, truth) {
+  z <- stats::qnorm(0.975)
+  reference <- if (is.null(truth)) est_o$estimate else truth
+  bias <- est_m$estimate - reference
+  mse_o <- est_o$se^2 + (est_o$estimate - reference)^2
+  mse_m <- est_m$se^2 + bias^2
+  overlap <- vapply(seq_len(nrow(est_o)), function(j) {
+    ci_overlap(est_o$estimate[j] - z * est_o$se[j], est_o$estimate[j] + z * est_o$se[j],
+               est_m$estimate[j] - z * est_m$se[j], est_m$estimate[j] + z * est_m$se[j])
+  }, numeric(1))
+  data.frame(
+    term = est_o$term,
+    estimate_original = est_o$estimate, se_original = est_o$se,
+    estimate_masked = est_m$estimate, se_masked = est_m$se,
+    reference = reference, bias = bias,
+    rel_bias = ifelse(reference != 0, 100 * abs(bias) / abs(reference), NA_real_),
+    mse_original = mse_o, mse_masked = mse_m,
+    analysis_potential = ifelse(mse_m > 0, mse_o / mse_m, NA_real_),
+    ci_overlap = overlap,
+    stringsAsFactors = FALSE)
+}
+
+#' @export
+format.epimask_utility <- function(x, digits = 4, ...) {
+  tab <- x$table
+  with_se <- function(est, se) sprintf("%s (%s)", format_num(est, digits), format_num(se, digits - 1L))
+  shown <- data.frame(
+    term = tab$term,
+    original = with_se(tab$estimate_original, tab$se_original),
+    masked = with_se(tab$estimate_masked, tab$se_masked),
+    `bias%` = format_num(tab$rel_bias, 2),
+    MSE = format_num(tab$mse_masked, digits - 1L),
+    U = format_num(tab$analysis_potential, 3),
+    overlap = format_num(tab$ci_overlap, 2),
+    check.names = FALSE, stringsAsFactors = FALSE)
+  header <- sprintf("Analysis potential of masked data (%s model, reference: %s)",
+                    x$family, if (x$reference == "truth") "true value" else
+                      "original estimate")
+  c(header, utils::capture.output(print(shown, row.names = FALSE, right = TRUE)),
+    "estimate (SE); U = MSE(original) / MSE(masked); overlap of the 95% CIs")
+}
+
+#' @export
+print.epimask_utility <- function(x, ...) {
+  cat(format(x, ...), sep = "\n")
+  invisible(x)
+}
+
+#' @export
+as.data.frame.epimask_utility <- function(x, ...) x$table
+
+# ---- one model, one quantity ----------------------------------------------
+
+# tibbles and data.tables become plain data frames, so `[[<-` and model.frame
+# behave the same whatever the caller used.
+as_plain_data <- function(data) {
+  if (is.matrix(data)) return(as.data.frame(data, stringsAsFactors = FALSE))
+  if (!identical(class(data), "data.frame")) data <- as.data.frame(data)
+  data
+}
+
+# The analyst's model: a GLM family, or the linear ERR model with a dose.
+resolve_model <- function(family, term, formula, arg = "family") {
+  is_err <- is.character(family) && length(family) == 1L && identical(family, "err")
+  if (is_err) {
+    if (!is.character(term) || length(term) != 1L || is.na(term))
+      abort_type("term", "the name of the dose column when family = \"err\"")
+    return(list(type = "err", family = NULL, label = "linear ERR",
+                formula = formula, term = term, dose = term))
+  }
+  family <- check_family(family, arg)
+  if (!is.null(term) && !is.function(term) &&
+      (!is.character(term) || length(term) == 0L || anyNA(term)))
+    abort_type("term", "coefficient name(s) or a function(fit, data)")
+  list(type = "glm", family = family,
+       label = sprintf("%s (%s link)", family$family, family$link),
+       formula = formula, term = term, dose = NULL)
+}
+
+fit_model <- function(model, data) {
+  if (model$type == "err")
+    return(fit_err(model$formula, data, dose = model$dose))
+  fit_glm(model$formula, data, family = model$family)
+}
+
+# Coefficient names the quantity refers to: for a function term a single
+# label; for the ERR model the dose coefficient; otherwise the named
+# coefficients (all non-intercept ones by default), which must exist.
+resolve_terms <- function(model, fit, data, multiple = FALSE) {
+  term <- model$term
+  if (is.function(term)) return("custom")
+  coefs <- names(stats::coef(fit))
+  if (model$type == "err") return(err_coef_name(fit, model$dose))
+  if (is.null(term)) {
+    term <- setdiff(coefs, "(Intercept)")
+    if (!length(term)) abort_value("term", "given: the model has only an intercept")
+    if (!multiple) term <- term[[1L]]
+  }
+  missing <- setdiff(term, coefs)
+  if (length(missing))
+    epimask_abort(sprintf("`term` names %s not in the model: %s (coefficients: %s).",
+                          if (length(missing) == 1L) "a coefficient" else "coefficients",
+                          paste0("'", missing, "'", collapse = ", "),
+                          paste0("'", coefs, "'", collapse = ", ")),
+                  "epimask_error_name", arg = "term")
+  if (!multiple && length(term) != 1L)
+    abort_length("term", "name a single coefficient")
+  term
+}
+
+# The ERR coefficient of a fit_err() fit: named after the dose column.
+err_coef_name <- function(fit, dose) {
+  coefs <- names(stats::coef(fit))
+  hit <- intersect(c(dose, paste0("beta:", dose), "beta"), coefs)
+  if (!length(hit))
+    epimask_abort(sprintf("The ERR fit has no coefficient for the dose '%s'.", dose),
+                  "epimask_error_name", arg = "term")
+  hit[[1L]]
+}
+
+term_estimates <- function(model, fit, data, terms) {
+  if (is.function(model$term)) {
+    value <- term_function_value(model$term, fit, data)
+    return(data.frame(term = "custom", estimate = value[[1L]], se = value[[2L]],
+                      stringsAsFactors = FALSE))
+  }
+  se <- sqrt(diag(stats::vcov(fit)))
+  data.frame(term = terms, estimate = unname(stats::coef(fit)[terms]),
+             se = unname(se[terms]), stringsAsFactors = FALSE)
+}
+
+# A term function returns c(estimate, se) or list(estimate =, se =).
+term_function_value <- function(f, fit, data) {
+  value <- f(fit, data)
+  if (is.list(value) && !is.null(value$estimate)) value <- c(value$estimate, value$se)
+  if (!is.numeric(value) || length(value) != 2L)
+    abort_type("term", "a function returning the estimate and its SE (length 2)")
+  as.double(unname(value))
+}
+
+# ---- population-level odds ratio (METHODS 3.1) ----------------------------------
+
+#' Population-level odds ratio as a profile target
+#'
+#' The quantity of interest of the zip-code application of Zhou, Dominici and
+#' Louis (2010): the odds ratio of death, Black vs White, standardised to the
+#' population. With \eqn{p^B_j} and \eqn{p^W_j} the model's predicted
+#' probabilities for record \eqn{j} with the `race` variable set to 1 and to 0
+#' and its other (possibly masked) covariates kept,
+#' \eqn{p_R = \sum_j N_j p^R_j / \sum_j N_j} (\eqn{N_j} the `weight`, e.g.
+#' person-years) and \eqn{OR = [p_B / (1 - p_B)] / [p_W / (1 - p_W)]}.
+#' Predictions leave out any offset (they are per unit of exposure). The naive
+#' SE is the delta method on \eqn{\log OR} with the model's covariance at
+#' dispersion 1: \eqn{\nabla \log OR = \nabla p_B / (p_B (1 - p_B)) -
+#' \nabla p_W / (p_W (1 - p_W))}, \eqn{\nabla p_R = \sum_j N_j
+#' h'(\eta^R_j) x^R_j / \sum_j N_j} (METHODS.md section 3.1), and
+#' \eqn{SE(OR) = OR \cdot SE(\log OR)}.
+#'
+#' @param race Name of the race variable (1 = Black, 0 = White; a share in
+#'   aggregated data).
+#' @param weight Name of the population weight column \eqn{N_j}, or `NULL`
+#'   for equal weights.
+#' @return A function `function(fit, data)` of a [fit_glm()] fit and the data
+#'   it was fitted to, returning `c(estimate = OR, se = SE)`, for the `term`
+#'   argument of [ru_profile()] and [utility_glm()].
+#' @export
+#' @examples
+#' set.seed(2)
+#' d <- data.frame(black = rbinom(300, 1, 0.3), age = runif(300), py = rpois(300, 50) + 1)
+#' d$deaths <- rbinom(300, d$py, plogis(-3 + 0.4 * d$black + d$age))
+#' fit <- fit_glm(cbind(deaths, py - deaths) ~ black + age, d, family = binomial())
+#' population_or("black", weight = "py")(fit, d)
+population_or <- function(race, weight = NULL) {
+  race <- check_string(race)
+  weight <- check_string(weight, allow_null = TRUE)
+  function(fit, data) {
+    data <- as_plain_data(data)
+    check_columns(c(race, weight), data, arg = "race/weight", data_arg = "data")
+    beta <- stats::coef(fit)
+    if (anyNA(beta)) return(c(estimate = NA_real_, se = NA_real_))
+    family <- fit$family %||% stats::family(fit)
+    cov <- stats::vcov(fit)
+    dispersion <- fit$dispersion
+    if (is.numeric(dispersion) && length(dispersion) == 1L && is.finite(dispersion) &&
+        dispersion > 0) cov <- cov / dispersion
+    size <- if (is.null(weight)) rep(1, nrow(data)) else as.double(data[[weight]])
+    black <- standardised_probability(fit, data, race, 1, beta, family, size)
+    white <- standardised_probability(fit, data, race, 0, beta, family, size)
+    log_or <- stats::qlogis(black$p) - stats::qlogis(white$p)
+    grad <- black$grad / (black$p * (1 - black$p)) - white$grad / (white$p * (1 - white$p))
+    se_log <- sqrt(drop(crossprod(grad, cov %*% grad)))
+    c(estimate = exp(log_or), se = exp(log_or) * se_log)
+  }
+}
+
+# p_R = sum N_j h(x_j^R' beta) / sum N_j and its gradient in beta.
+standardised_probability <- function(fit, data, race, value, beta, family, size) {
+  data[[race]] <- rep(value, nrow(data))
+  tt <- stats::delete.response(stats::terms(fit))
+  mf <- stats::model.frame(tt, data, xlev = fit$xlevels)
+  x <- stats::model.matrix(tt, mf)
+  eta <- drop(x %*% beta)
+  total <- sum(size)
+  list(p = sum(size * family$linkinv(eta)) / total,
+       grad = colSums(size * family$mu.eta(eta) * x) / total)
+}
