@@ -23,14 +23,6 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(irls_family_eval, 5),
     CALLDEF(irls_nonfinite, 1),
     CALLDEF(irls_aic, 5),
-    /* kernel masking (mask) */
-    CALLDEF(kernel_smooth, 6),
-    /* err: linear excess-relative-risk model (r_err.c) */
-    CALLDEF(err_fit, 9),
-    CALLDEF(err_derivs, 8),
-    /* risk: record-matching probability (r_risk.c) */
-    CALLDEF(risk_match, 8),
-    CALLDEF(risk_triangle_normal, 4),
     {NULL, NULL, 0}
 };
 

@@ -14,32 +14,22 @@ SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
                SEXP fixed, SEXP control);
 SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
                   SEXP expected);
+
 /* r_kernel.c (kernel masking) */
 SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
                      SEXP threads);
+
 /* r_risk.c: record-matching probability */
 SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
                   SEXP unknown_range, SEXP target_record, SEXP target_known,
                   SEXP pred_mean, SEXP threads);
 SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
+
 /* r_irls.c (GLM fitting core) */
 SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
                 SEXP control, SEXP start_mode, SEXP start);
 SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
 SEXP r_irls_nonfinite(SEXP x);
 SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt);
-/* r_kernel.c (kernel masking) */
-SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
-                     SEXP threads);
-/* r_err.c: linear excess-relative-risk model */
-SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
-               SEXP fixed, SEXP control);
-SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
-                  SEXP expected);
-/* r_risk.c: record-matching probability */
-SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
-                  SEXP unknown_range, SEXP target_record, SEXP target_known,
-                  SEXP pred_mean, SEXP threads);
-SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
 
 #endif
