@@ -114,13 +114,18 @@ mask_kernel <- function(kernel, lambda, coords, source = NULL, direction = NULL,
   }
   new_mask_scheme(
     type = "kernel", method = kernel, degree = lambda,
-    label = sprintf("%s %s", kernel, format(lambda, digits = 4)),
+    label = sprintf("%s %s", kernel_family_name(kernel, rho), format(lambda, digits = 4)),
     kernel = kernel, lambda = lambda, coords = coords, source = source,
     direction = direction, groups = groups, rho = rho, bandwidth = bandwidth,
     cutoff = cutoff)
 }
 
 # Coordinates as a finite double matrix, from a matrix, data frame, vector or sf.
+# bvn kernels with different correlations are different kernels in a profile.
+kernel_family_name <- function(kernel, rho) {
+  if (identical(kernel, "bvn")) sprintf("bvn rho=%s", format(rho, digits = 3)) else kernel
+}
+
 kernel_coords <- function(coords) {
   if (inherits(coords, c("sf", "sfc"))) {
     if (!requireNamespace("sf", quietly = TRUE))

@@ -417,6 +417,7 @@ format.mask_scheme <- function(x, ...) {
                      if (is.function(x$A)) sprintf(", lambda = %s", num(x$lambda)) else ""),
     kernel = paste0(sprintf("%s kernel, lambda = %s", x$kernel, num(x$lambda)),
                     if (x$kernel == "shrink") sprintf(", bandwidth = %s", num(x$bandwidth)) else "",
+                    if (x$kernel == "bvn") sprintf(", rho = %s", num(x$rho)) else "",
                     if (!is.null(x$groups)) sprintf(", %d groups", max(x$groups)) else ""),
     x$label)
 }

@@ -222,7 +222,7 @@ scheme_labels <- function(schemes) {
 }
 
 scheme_family_label <- function(scheme) {
-  if (identical(scheme$type, "kernel")) scheme$kernel else scheme$type
+  if (identical(scheme$type, "kernel")) kernel_family_name(scheme$kernel, scheme$rho) else scheme$type
 }
 
 # ---- random number streams ------------------------------------------------------
