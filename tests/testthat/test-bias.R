@@ -151,3 +151,17 @@ test_that("only the `masked` columns of x are smoothed", {
                "`masked`", class = "epimask_error_name")
   expect_true(all(bias_asymptotic(x, beta, poisson(), mask_none()) == 0))
 })
+
+test_that("bias_asymptotic handles near-exact fits (deviance at rounding noise)", {
+  # Example III at a tiny lambda: A mu is fitted almost exactly, so the relative
+  # deviance test cannot reach 1e-13; the answer must still equal glm.fit's.
+  sim <- simulate_zdl(3, n = 1000, seed = 1)
+  sch <- mask_kernel("ring_block", 0.002, cbind(sim$s1, sim$s2), source = c(0, 0),
+                     groups = sim$blocked)
+  x <- cbind(1, sim$x)
+  got <- bias_asymptotic(x, c(1, 2), poisson(), sch)
+  A <- kernel_matrix(sch)
+  ref <- suppressWarnings(glm.fit(A %*% x, A %*% exp(x %*% c(1, 2)), family = quasipoisson(),
+                                  control = list(epsilon = 1e-14, maxit = 200)))
+  expect_equal(unname(c(got)), unname(ref$coefficients - c(1, 2)), tolerance = 1e-8)
+})

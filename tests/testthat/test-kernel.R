@@ -217,3 +217,11 @@ test_that("extreme lambdas: identity near 0, group means for huge lambda", {
                  matrix(colMeans(fx$Z), 50, 3, byrow = TRUE), tol = 1e-12)
   }
 })
+
+test_that("bvn schemes with different correlations have different labels", {
+  xy <- cbind(c(0, 1, 2, 3), c(1, 0, 3, 2))
+  a <- mask_kernel("bvn", 0.1, xy, rho = 0.5)
+  b <- mask_kernel("bvn", 0.1, xy, rho = -0.5)
+  expect_false(identical(a$label, b$label))
+  expect_match(format(a), "rho = 0.5", fixed = TRUE)
+})
