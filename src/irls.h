@@ -76,4 +76,29 @@ void irls_run(const double *x, size_t n, int p, const double *y,
               double *eta, double *mu, double *work_w, double *resid,
               double *cov, int *pivot, irls_result *res);
 
+/* Single passes over the data around the iteration. */
+
+/* 0 if every element is finite, 1 if one is NA or NaN, 2 if one is infinite. */
+int irls_nonfinite(const double *v, size_t len, int nthreads);
+
+/* 1 if a response is outside the family's support (binomial: a proportion
+ * outside [0, 1] with positive weight; poisson: negative; Gamma: not
+ * positive), 0 otherwise. */
+int irls_support(int family, const double *y, const double *wt, size_t n);
+
+/* family$initialize of the stats families for a response vector: y_out is
+ * the response it leaves (binomial: 0 where the weight is 0) and mustart
+ * its starting means; returns 1 where initialize would stop. */
+int irls_initialize(int family, const double *y, const double *wt, size_t n,
+                    double *y_out, double *mustart);
+
+/* glm.fit's null deviance when no model has to be fitted: at the weighted
+ * mean of y (intercept) or at linkinv(offset) (no intercept; offset may be
+ * NULL for 0). */
+double irls_null_deviance(glm_family f, const double *y, const double *wt, const double *offset,
+                          size_t n, int intercept);
+
+/* 1 if a fitted mean is numerically 0 or 1 (binomial) or 0 (poisson). */
+int irls_separation(int family, const double *mu, size_t n);
+
 #endif

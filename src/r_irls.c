@@ -110,15 +110,64 @@ SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
 SEXP r_irls_nonfinite(SEXP x)
 {
     if (!isReal(x)) error("internal: `x` must be double");
-    R_xlen_t n = XLENGTH(x);
-    const double *v = REAL(x);
-    int found = 0;
-    for (R_xlen_t i = 0; i < n; i++) {
-        if (isfinite(v[i])) continue;
-        if (isnan(v[i])) return ScalarInteger(1);
-        found = 2;
-    }
-    return ScalarInteger(found);
+    return ScalarInteger(irls_nonfinite(REAL(x), (size_t) XLENGTH(x), 0));
+}
+
+static glm_family family_of(SEXP family)
+{
+    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
+    glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
+    return fam;
+}
+
+/* The support check of check_support() for a response vector: TRUE if a
+ * response lies outside the family's support. */
+SEXP r_irls_support(SEXP family, SEXP y, SEXP wt)
+{
+    glm_family fam = family_of(family);
+    R_xlen_t n = XLENGTH(y);
+    check_double(y, n, "y");
+    check_double(wt, n, "wt");
+    return ScalarLogical(irls_support(fam.family, REAL(y), REAL(wt), (size_t) n));
+}
+
+/* family$initialize of a stats family for a response vector: list(y,
+ * mustart, status), status 1 where initialize would stop. */
+SEXP r_irls_initialize(SEXP family, SEXP y, SEXP wt)
+{
+    glm_family fam = family_of(family);
+    R_xlen_t n = XLENGTH(y);
+    check_double(y, n, "y");
+    check_double(wt, n, "wt");
+    const char *names[] = { "y", "mustart", "status", "" };
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP y_out = PROTECT(allocVector(REALSXP, n));
+    SEXP mustart = PROTECT(allocVector(REALSXP, n));
+    int bad = irls_initialize(fam.family, REAL(y), REAL(wt), (size_t) n, REAL(y_out), REAL(mustart));
+    SET_VECTOR_ELT(out, 0, y_out);
+    SET_VECTOR_ELT(out, 1, mustart);
+    SET_VECTOR_ELT(out, 2, ScalarInteger(bad));
+    UNPROTECT(3);
+    return out;
+}
+
+/* glm.fit's null deviance without a refit (see irls_null_deviance). */
+SEXP r_irls_null_deviance(SEXP family, SEXP y, SEXP wt, SEXP offset, SEXP intercept)
+{
+    glm_family fam = family_of(family);
+    R_xlen_t n = XLENGTH(y);
+    check_double(y, n, "y");
+    check_double(wt, n, "wt");
+    if (!isNull(offset)) check_double(offset, n, "offset");
+    return ScalarReal(irls_null_deviance(fam, REAL(y), REAL(wt), isNull(offset) ? NULL : REAL(offset),
+                                         (size_t) n, asLogical(intercept)));
+}
+
+SEXP r_irls_separation(SEXP family, SEXP mu)
+{
+    glm_family fam = family_of(family);
+    check_double(mu, XLENGTH(mu), "mu");
+    return ScalarLogical(irls_separation(fam.family, REAL(mu), (size_t) XLENGTH(mu)));
 }
 
 /* -2 log-likelihood part of family$aic for binomial and poisson, with R's own
@@ -143,6 +192,9 @@ SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt)
             s += (pw[i] / m[i]) * dbinom(nearbyint(m[i] * py[i]), nearbyint(m[i]), pm[i], 1);
         }
     } else if (INTEGER(family)[0] == FAM_POISSON) {
+        /* poisson()$aic is not defined for non-integer responses */
+        for (R_xlen_t i = 0; i < len; i++)
+            if (fabs(py[i] - nearbyint(py[i])) > 1e-7) return ScalarReal(NA_REAL);
         for (R_xlen_t i = 0; i < len; i++) s += dpois(py[i], pm[i], 1) * pw[i];
     } else {
         error("internal: aic only for binomial and poisson");
