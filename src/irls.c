@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 #include "irls.h"
+#include "vmath.h"
 
 #ifndef FCONE
 #define FCONE
@@ -38,12 +39,26 @@
 #define SIMD_REDUCTION4(a, b, c, d) _Pragma(SIMD_STR(omp simd reduction(+:a, b, c, d)))
 #define SIMD_REDUCTION2(a, b) _Pragma(SIMD_STR(omp simd reduction(+:a, b)))
 #define SIMD_OR2(a, b) _Pragma(SIMD_STR(omp simd reduction(|:a, b)))
+#define SIMD_OR(a) _Pragma(SIMD_STR(omp simd reduction(|:a)))
+#define SIMD_SUM_OR(s, a) _Pragma(SIMD_STR(omp simd reduction(+:s) reduction(|:a)))
 #else
 #define SIMD_LOOP
 #define SIMD_REDUCTION(v)
 #define SIMD_REDUCTION4(a, b, c, d)
 #define SIMD_REDUCTION2(a, b)
 #define SIMD_OR2(a, b)
+#define SIMD_OR(a)
+#define SIMD_SUM_OR(s, a)
+#endif
+
+/* The cross-product kernels are compiled twice on x86-64 with GCC, for
+ * AVX2 (4 doubles per instruction; no FMA, so each product is rounded as in
+ * the baseline code) and for the baseline SSE2, the loader picking one for
+ * the running CPU. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VECTOR_CLONES __attribute__((noinline, target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
 #endif
 
 /* Constants of R's src/library/stats/src/family.c (logit link), as in family.c. */
@@ -75,8 +90,8 @@ static double sum_in_order(const double *part, int nchunk)
 
 /* Per-chunk scratch: G, the upper triangle of the (p + 1) x (p + 1) Gram
  * matrix of [sqrt(W) X, sqrt(W) z] (so X'WX and X'Wz), U the block of
- * [sqrt(W) X, sqrt(W) z] (BLOCK_ROWS x (p + 1), column-major), and two
- * block-long vectors for the family evaluation. */
+ * [sqrt(W) X, sqrt(W) z] (BLOCK_ROWS x (p + 1), column-major), and
+ * three block-long vectors for the family evaluation. */
 typedef struct {
     double *base;
     size_t stride;   /* doubles between chunks, a multiple of LINE_DOUBLES */
@@ -92,7 +107,7 @@ static void alloc_chunks(chunk_workspace *cw, int p, int nchunk)
 {
     size_t q = (size_t) p + 1;
     cw->g_len = round_line(q * q);
-    cw->stride = cw->g_len + round_line((size_t) BLOCK_ROWS * (q + 2));
+    cw->stride = cw->g_len + round_line((size_t) BLOCK_ROWS * (q + 3));
     double *raw = (double *) R_alloc(cw->stride * nchunk + LINE_DOUBLES, sizeof(double));
     uintptr_t a = (uintptr_t) raw, line = LINE_DOUBLES * sizeof(double);
     cw->base = (double *) ((a + line - 1) / line * line);
@@ -106,6 +121,7 @@ static double *chunk_U(const chunk_workspace *cw, int c) { return chunk_G(cw, c)
  * block, reading each column pair once per block pair (the reference BLAS
  * dsyrk is a single latency-bound dot product at a time). Diagonal blocks
  * also write one entry below the diagonal, which nothing reads. */
+VECTOR_CLONES
 static void gram_block(int q, int len, const double *U, int ld, double *G)
 {
     int j = 0;
@@ -155,6 +171,7 @@ static void gram_block(int q, int len, const double *U, int ld, double *G)
 
 /* Adds rows [lo, lo + len) of sqrt(W) X and sqrt(W) z to G. Rows outside the
  * good subset have sw = z = 0 and add exactly zero. */
+VECTOR_CLONES
 static void normal_block(const irls_problem *pr, size_t lo, int len, const double *sw,
                          const double *z, double *U, double *G)
 {
@@ -173,6 +190,7 @@ static void normal_block(const irls_problem *pr, size_t lo, int len, const doubl
 
 /* eta = X beta + offset over a block, in glm.fit's order (x %*% beta by
  * columns, then the offset). */
+VECTOR_CLONES
 static void eta_block(const irls_problem *pr, const double *beta, size_t lo, int len,
                       double *restrict eta)
 {
@@ -193,12 +211,39 @@ static void eta_block(const irls_problem *pr, const double *beta, size_t lo, int
 /* mu = linkinv(eta) and me = mu.eta(eta) over a block, with the switch on the
  * link taken once: the libm calls go in a loop of their own and the
  * clamping arithmetic in a vectorized one (values identical to family.c). */
+/* Where every argument of a block is in the safe range of vmath.h (the
+ * usual case), the block goes through the vectorized exp() or log();
+ * otherwise the caller redoes it with libm. Returns 1 if it did. */
+static inline int exp_block(int len, const double *restrict x, double *restrict e)
+{
+    double bad = 0.0;
+    SIMD_REDUCTION(bad)
+    for (int r = 0; r < len; r++) bad += fabs(x[r]) <= VM_EXP_SAFE ? 0.0 : 1.0;
+    if (bad != 0.0) return 0;
+    SIMD_LOOP
+    for (int r = 0; r < len; r++) e[r] = vm_exp_core(x[r]);
+    return 1;
+}
+
+static inline int log_block(int len, double *restrict a)
+{
+    double bad = 0.0;
+    SIMD_REDUCTION(bad)
+    for (int r = 0; r < len; r++) bad += a[r] >= VM_LOG_MIN && a[r] <= VM_LOG_MAX ? 0.0 : 1.0;
+    if (bad != 0.0) return 0;
+    SIMD_LOOP
+    for (int r = 0; r < len; r++) a[r] = vm_log_core(a[r]);
+    return 1;
+}
+
+VECTOR_CLONES
 static void link_block(int link, int len, const double *restrict eta, double *restrict mu,
                        double *restrict me)
 {
     switch (link) {
     case LINK_LOGIT:
-        for (int r = 0; r < len; r++) me[r] = exp(eta[r]);
+        if (!exp_block(len, eta, me))
+            for (int r = 0; r < len; r++) me[r] = exp(eta[r]);
         SIMD_LOOP
         for (int r = 0; r < len; r++) {
             double e = me[r], x = eta[r];
@@ -209,7 +254,8 @@ static void link_block(int link, int len, const double *restrict eta, double *re
         }
         break;
     case LINK_LOG:
-        for (int r = 0; r < len; r++) mu[r] = exp(eta[r]);
+        if (!exp_block(len, eta, mu))
+            for (int r = 0; r < len; r++) mu[r] = exp(eta[r]);
         SIMD_LOOP
         for (int r = 0; r < len; r++) {
             double m = mu[r] > DBL_EPSILON ? mu[r] : DBL_EPSILON;
@@ -253,29 +299,43 @@ static int valid_block(glm_family f, int len, const double *eta, const double *m
     return !bad;
 }
 
-/* Sum of the deviance residuals of a block (dev.resids of family.c, summed
- * in row order). */
-static double dev_block(int family, int len, const double *y, const double *mu,
-                        const double *wt, double s)
+/* Adds the deviance residuals of a block (dev.resids of family.c) to s.
+ * y log(y / mu) is taken as 0 for y = 0 through log(1) = 0; l1 and l2 are
+ * scratch. A block with a logarithm outside the safe range is redone row by
+ * row by family_dev_resid(). */
+VECTOR_CLONES
+static double dev_block(int family, int len, const double *restrict y, const double *restrict mu,
+                        const double *restrict wt, double s, double *restrict l1,
+                        double *restrict l2)
 {
     switch (family) {
     case FAM_BINOMIAL:
+        SIMD_LOOP
         for (int r = 0; r < len; r++) {
-            double yr = y[r], m = mu[r], a = 0.0, b = 0.0;
-            if (yr != 0.0) a = yr * log(yr / m);
-            if (1.0 - yr != 0.0) b = (1.0 - yr) * log((1.0 - yr) / (1.0 - m));
-            s += 2.0 * wt[r] * (a + b);
+            double y1 = 1.0 - y[r];
+            l1[r] = y[r] != 0.0 ? y[r] / mu[r] : 1.0;
+            l2[r] = y1 != 0.0 ? y1 / (1.0 - mu[r]) : 1.0;
+        }
+        if (log_block(len, l1) && log_block(len, l2)) {
+            SIMD_REDUCTION(s)
+            for (int r = 0; r < len; r++) s += 2.0 * wt[r] * (y[r] * l1[r] + (1.0 - y[r]) * l2[r]);
+            return s;
         }
         break;
     case FAM_POISSON:
-        for (int r = 0; r < len; r++) {
-            double yr = y[r], m = mu[r];
-            s += yr > 0.0 ? 2.0 * wt[r] * (yr * log(yr / m) - (yr - m)) : 2.0 * m * wt[r];
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) l1[r] = y[r] > 0.0 ? y[r] / mu[r] : 1.0;
+        if (log_block(len, l1)) {
+            SIMD_REDUCTION(s)
+            for (int r = 0; r < len; r++)
+                s += y[r] > 0.0 ? 2.0 * wt[r] * (y[r] * l1[r] - (y[r] - mu[r])) : 2.0 * mu[r] * wt[r];
+            return s;
         }
         break;
     default:
-        for (int r = 0; r < len; r++) s += family_dev_resid(family, y[r], mu[r], wt[r]);
+        break;
     }
+    for (int r = 0; r < len; r++) s += family_dev_resid(family, y[r], mu[r], wt[r]);
     return s;
 }
 
@@ -380,7 +440,7 @@ static void row_pass(const irls_problem *pr, const double *beta, int working,
 #endif
     for (int c = 0; c < nchunk; c++) {
         double *G = chunk_G(cw, c), *U = chunk_U(cw, c);
-        double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS;
+        double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS, *l2 = v + BLOCK_ROWS;
         size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
         double dev = 0.0;
         int ok = 1;
@@ -392,7 +452,7 @@ static void row_pass(const irls_problem *pr, const double *beta, int working,
             if (beta) eta_block(pr, beta, blo, len, e);
             link_block(f.link, len, e, m, me);
             ok &= valid_block(f, len, e, m);
-            dev = dev_block(f.family, len, pr->y + blo, m, pr->wt + blo, dev);
+            dev = dev_block(f.family, len, pr->y + blo, m, pr->wt + blo, dev, v, l2);
             if (!working) continue;
             working_block(pr, blo, len, e, m, me, v, sw + blo, z + blo, resid + blo, &st);
             normal_block(pr, blo, len, sw + blo, z + blo, U, G);
@@ -436,7 +496,24 @@ static void eta_from_mu(const irls_problem *pr, const double *mu, double *eta)
 #endif
     for (int c = 0; c < nchunk; c++) {
         size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
-        for (size_t i = lo; i < hi; i++) eta[i] = link_fun(link, mu[i]);
+        if (link == LINK_LOGIT || link == LINK_LOG) {
+            /* log(mu / (1 - mu)) or log(mu), vectorized where safe */
+            for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
+                int len = (int) ((blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi) - blo);
+                const double *m = mu + blo;
+                double *e = eta + blo;
+                if (link == LINK_LOGIT) {
+                    SIMD_LOOP
+                    for (int r = 0; r < len; r++) e[r] = m[r] / (1.0 - m[r]);
+                } else {
+                    memcpy(e, m, (size_t) len * sizeof(double));
+                }
+                if (!log_block(len, e))
+                    for (int r = 0; r < len; r++) e[r] = link_fun(link, m[r]);
+            }
+        } else {
+            for (size_t i = lo; i < hi; i++) eta[i] = link_fun(link, mu[i]);
+        }
     }
 }
 
@@ -509,7 +586,7 @@ static int choose_chunks(size_t n, int p)
 {
     double q = (double) p + 1.0;
     double by_rows = ceil((double) n / ROWS_PER_CHUNK);
-    double by_memory = floor(CHUNK_MEMORY_DOUBLES / (q * q + (double) BLOCK_ROWS * (q + 2.0)));
+    double by_memory = floor(CHUNK_MEMORY_DOUBLES / (q * q + (double) BLOCK_ROWS * (q + 3.0)));
     double k = fmin(fmin(by_rows, MAX_CHUNKS), by_memory);
     return k < 1.0 ? 1 : (int) k;
 }
