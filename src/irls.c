@@ -56,7 +56,10 @@
  * the baseline code) and for the baseline SSE2, the loader picking one for
  * the running CPU. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define VECTOR_CLONES __attribute__((noinline, target_clones("avx2", "default")))
+#define VECTOR_CLONES __attribute__((noinline, target_clones("avx2", "default"), \
+                                     optimize("no-trapping-math")))
+#elif defined(__GNUC__) && !defined(__clang__)
+#define VECTOR_CLONES __attribute__((optimize("no-trapping-math")))
 #else
 #define VECTOR_CLONES
 #endif
@@ -194,9 +197,25 @@ VECTOR_CLONES
 static void eta_block(const irls_problem *pr, const double *beta, size_t lo, int len,
                       double *restrict eta)
 {
+    /* four columns per sweep over the block, each product added in turn */
     memset(eta, 0, (size_t) len * sizeof(double));
-    for (int j = 0; j < pr->p; j++) {
-        const double *xj = pr->x + (size_t) j * pr->n + lo;
+    int p = pr->p, j = 0;
+    size_t n = pr->n;
+    for (; j + 4 <= p; j += 4) {
+        const double *x0 = pr->x + (size_t) j * n + lo, *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
+        double b0 = beta[j], b1 = beta[j + 1], b2 = beta[j + 2], b3 = beta[j + 3];
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) {
+            double e = eta[r];
+            e += x0[r] * b0;
+            e += x1[r] * b1;
+            e += x2[r] * b2;
+            e += x3[r] * b3;
+            eta[r] = e;
+        }
+    }
+    for (; j < p; j++) {
+        const double *xj = pr->x + (size_t) j * n + lo;
         double bj = beta[j];
         SIMD_LOOP
         for (int r = 0; r < len; r++) eta[r] += xj[r] * bj;
@@ -249,8 +268,10 @@ static void link_block(int link, int len, const double *restrict eta, double *re
             double e = me[r], x = eta[r];
             double t = x < LOGIT_MTHRESH ? DBL_EPSILON : (x > LOGIT_THRESH ? LOGIT_INVEPS : e);
             double opexp = 1.0 + e;
+            /* divisions outside the conditionals, which then vectorize */
+            double d = e / (opexp * opexp);
             mu[r] = t / (1.0 + t);
-            me[r] = (x > LOGIT_THRESH || x < LOGIT_MTHRESH) ? DBL_EPSILON : e / (opexp * opexp);
+            me[r] = ((x > LOGIT_THRESH) | (x < LOGIT_MTHRESH)) ? DBL_EPSILON : d;
         }
         break;
     case LINK_LOG:
@@ -279,6 +300,7 @@ static void link_block(int link, int len, const double *restrict eta, double *re
 }
 
 /* valideta(eta) && validmu(mu) over a block. */
+VECTOR_CLONES
 static int valid_block(glm_family f, int len, const double *eta, const double *mu)
 {
     int bad = 0;
@@ -287,11 +309,11 @@ static int valid_block(glm_family f, int len, const double *eta, const double *m
     }
     switch (f.family) {
     case FAM_BINOMIAL:
-        for (int r = 0; r < len; r++) bad |= !(mu[r] > 0.0 && mu[r] < 1.0);
+        for (int r = 0; r < len; r++) bad |= !((mu[r] > 0.0) & (mu[r] < 1.0));
         break;
     case FAM_POISSON:
     case FAM_GAMMA:
-        for (int r = 0; r < len; r++) bad |= !(mu[r] > 0.0 && mu[r] < HUGE_VAL);
+        for (int r = 0; r < len; r++) bad |= !((mu[r] > 0.0) & (mu[r] < HUGE_VAL));
         break;
     default:
         break;
@@ -312,9 +334,9 @@ static double dev_block(int family, int len, const double *restrict y, const dou
     case FAM_BINOMIAL:
         SIMD_LOOP
         for (int r = 0; r < len; r++) {
-            double y1 = 1.0 - y[r];
-            l1[r] = y[r] != 0.0 ? y[r] / mu[r] : 1.0;
-            l2[r] = y1 != 0.0 ? y1 / (1.0 - mu[r]) : 1.0;
+            double y1 = 1.0 - y[r], a1 = y[r] / mu[r], a2 = y1 / (1.0 - mu[r]);
+            l1[r] = y[r] != 0.0 ? a1 : 1.0;
+            l2[r] = y1 != 0.0 ? a2 : 1.0;
         }
         if (log_block(len, l1) && log_block(len, l2)) {
             SIMD_REDUCTION(s)
@@ -324,11 +346,16 @@ static double dev_block(int family, int len, const double *restrict y, const dou
         break;
     case FAM_POISSON:
         SIMD_LOOP
-        for (int r = 0; r < len; r++) l1[r] = y[r] > 0.0 ? y[r] / mu[r] : 1.0;
+        for (int r = 0; r < len; r++) {
+            double a = y[r] / mu[r];
+            l1[r] = y[r] > 0.0 ? a : 1.0;
+        }
         if (log_block(len, l1)) {
             SIMD_REDUCTION(s)
-            for (int r = 0; r < len; r++)
-                s += y[r] > 0.0 ? 2.0 * wt[r] * (y[r] * l1[r] - (y[r] - mu[r])) : 2.0 * mu[r] * wt[r];
+            for (int r = 0; r < len; r++) {
+                double pos = 2.0 * wt[r] * (y[r] * l1[r] - (y[r] - mu[r])), zero = 2.0 * mu[r] * wt[r];
+                s += y[r] > 0.0 ? pos : zero;
+            }
             return s;
         }
         break;
@@ -349,13 +376,16 @@ typedef struct {
  * 0 or mu.eta == 0 are outside the good subset (sw = z = 0). Errors (NA or
  * 0 in V(mu), NA in mu.eta) are only counted on rows with positive prior
  * weight, as in glm.fit. */
+VECTOR_CLONES
 static void working_block(const irls_problem *pr, size_t lo, int len, const double *eta,
                           const double *mu, const double *me, double *restrict v,
                           double *restrict sw, double *restrict z, double *restrict resid,
                           working_stats *st)
 {
+    static const double no_offset[BLOCK_ROWS];
     const double *y = pr->y + lo, *wt = pr->wt + lo;
-    const double *off = pr->offset ? pr->offset + lo : NULL;
+    /* eta - 0 is eta, bit for bit */
+    const double *off = pr->offset ? pr->offset + lo : no_offset;
     switch (pr->fam.family) {
     case FAM_GAUSSIAN:
         SIMD_LOOP
@@ -376,18 +406,21 @@ static void working_block(const irls_problem *pr, size_t lo, int len, const doub
     default:
         for (int r = 0; r < len; r++) v[r] = family_variance(pr->fam.family, mu[r]);
     }
-    int var_err = 0, me_err = 0;
-    SIMD_OR2(var_err, me_err)
+    /* counted in doubles: GCC vectorizes the loop only if all its data
+     * have the width of a double */
+    double var_err = 0.0, me_err = 0.0;
+    SIMD_REDUCTION2(var_err, me_err)
     for (int r = 0; r < len; r++) {
         double d = me[r], vr = v[r], res = (y[r] - mu[r]) / d;
         int pos = wt[r] > 0.0;
-        var_err |= pos & ((vr != vr) | (vr == 0.0));
-        me_err |= pos & (d != d);
+        var_err += (pos & ((vr != vr) | (vr == 0.0))) ? 1.0 : 0.0;
+        me_err += (pos & (d != d)) ? 1.0 : 0.0;
         int good = pos & (d != 0.0);
-        resid[r] = res;
-        z[r] = good ? (eta[r] - (off ? off[r] : 0.0)) + res : 0.0;
         /* the weight before its square root, in glm.fit's order */
-        v[r] = good ? wt[r] * (d * d) / vr : 0.0;
+        double w = wt[r] * (d * d) / vr, zr = (eta[r] - off[r]) + res;
+        resid[r] = res;
+        z[r] = good ? zr : 0.0;
+        v[r] = good ? w : 0.0;
     }
     size_t ng = 0;
     /* scalar: sqrt() keeps errno semantics and is not vectorized at -O2 */
@@ -395,8 +428,8 @@ static void working_block(const irls_problem *pr, size_t lo, int len, const doub
         sw[r] = sqrt(v[r]);
         ng += sw[r] != 0.0;
     }
-    st->var_err |= var_err;
-    st->me_err |= me_err;
+    st->var_err |= var_err != 0.0;
+    st->me_err |= me_err != 0.0;
     st->good += ng;
 }
 
