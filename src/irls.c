@@ -233,7 +233,7 @@ static void eta_block(const irls_problem *pr, const double *beta, size_t lo, int
 /* Where every argument of a block is in the safe range of vmath.h (the
  * usual case), the block goes through the vectorized exp() or log();
  * otherwise the caller redoes it with libm. Returns 1 if it did. */
-static inline int exp_block(int len, const double *restrict x, double *restrict e)
+VM_INLINE int exp_block(int len, const double *restrict x, double *restrict e)
 {
     double bad = 0.0;
     SIMD_REDUCTION(bad)
@@ -244,7 +244,7 @@ static inline int exp_block(int len, const double *restrict x, double *restrict 
     return 1;
 }
 
-static inline int log_block(int len, double *restrict a)
+VM_INLINE int log_block(int len, double *restrict a)
 {
     double bad = 0.0;
     SIMD_REDUCTION(bad)

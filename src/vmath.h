@@ -13,20 +13,27 @@
 
 #include <stdint.h>
 
+/* forced inline, so that the AVX2 clones of the callers vectorize them too */
+#if defined(__GNUC__)
+#define VM_INLINE static inline __attribute__((always_inline))
+#else
+#define VM_INLINE static inline
+#endif
+
 /* (a union, not memcpy: GCC vectorizes loops through it) */
 typedef union {
     double d;
     uint64_t u;
 } vm_pun;
 
-static inline uint64_t vm_bits(double d)
+VM_INLINE uint64_t vm_bits(double d)
 {
     vm_pun v;
     v.d = d;
     return v.u;
 }
 
-static inline double vm_double(uint64_t u)
+VM_INLINE double vm_double(uint64_t u)
 {
     vm_pun v;
     v.u = u;
@@ -39,7 +46,7 @@ static inline double vm_double(uint64_t u)
 #define VM_LOG_MIN 2.2250738585072014e-308
 #define VM_LOG_MAX 1.7976931348623157e308
 
-static inline double vm_exp_core(double x)
+VM_INLINE double vm_exp_core(double x)
 {
     const double shift = 6755399441055744.0; /* 1.5 * 2^52: rounds to an integer */
     double kd = x * 1.4426950408889634 + shift;
@@ -64,7 +71,7 @@ static inline double vm_exp_core(double x)
     return (1.0 + p) * scale;
 }
 
-static inline double vm_log_core(double x)
+VM_INLINE double vm_log_core(double x)
 {
     /* x = 2^e m with sqrt(2)/2 <= m < sqrt(2), in integer arithmetic on the
      * bits (musl's reduction); e is converted through 2^52 + integer */
