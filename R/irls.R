@@ -191,7 +191,8 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
                      mustart = NULL, intercept = NULL) {
   family <- check_family(family)
   codes <- family_codes(family)
-  x <- check_design(x, "x")
+  # non-finite values in x are caught by the first pass of the C iteration
+  x <- check_design(x, "x", scan = FALSE)
   n <- nrow(x)
   ynames <- if (is.matrix(y)) rownames(y) else names(y)
   ynames <- ynames %||% rownames(x)
@@ -222,21 +223,21 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
   irls_finish(fit, x, init, family, offset, ctl, intercept, codes)
 }
 
-has_intercept_column <- function(x) {
-  candidates <- which(x[1L, ] == 1)
-  for (j in candidates) if (all(x[, j] == 1)) return(TRUE)
-  FALSE
-}
+has_intercept_column <- function(x) .Call(C_irls_ones_column, x)
 
 # check_numeric_matrix() without its temporary n x p logical matrices: a
-# design can have millions of rows.
-check_design <- function(x, arg) {
+# design can have millions of rows. `scan = FALSE` leaves the search for
+# non-finite values to the caller.
+check_design <- function(x, arg, scan = TRUE) {
   if (!(is.matrix(x) && is.double(x) && length(x) > 0L))
     x <- check_numeric_matrix(x, arg, finite = FALSE)
-  bad <- .Call(C_irls_nonfinite, x)
+  if (scan) report_nonfinite_design(.Call(C_irls_nonfinite, x), arg)
+  x
+}
+
+report_nonfinite_design <- function(bad, arg) {
   if (bad == 1L) abort_value(arg, "free of NA and NaN")
   if (bad == 2L) abort_value(arg, "finite (no Inf)")
-  x
 }
 
 # One run of the C iteration, with glm.fit's order of starting values.
@@ -258,6 +259,7 @@ irls_call <- function(x, init, codes, offset, ctl, start = NULL, etastart = NULL
 
 report_irls_status <- function(status) {
   if (status == 0L) return(invisible())
+  if (status %in% 6:7) report_nonfinite_design(status - 5L, "x")
   msg <- switch(as.character(status),
     "1" = "valid for the family: no valid starting values were found; supply `start`, `etastart` or `mustart`",
     "2" = "such that the variance function is non-zero and not NA at the fitted means",

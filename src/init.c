@@ -27,6 +27,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(irls_initialize, 3),
     CALLDEF(irls_null_deviance, 5),
     CALLDEF(irls_separation, 2),
+    CALLDEF(irls_ones_column, 1),
     {NULL, NULL, 0}
 };
 

@@ -741,6 +741,15 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     }
     double devold = pass_working(&px, beta_in, &next, &valid);
     double dev = devold;
+    /* The first pass has read every element of X into X'WX: a non-finite
+     * x makes a diagonal entry (a sum of (sqrt(w) x)^2) NaN or Inf, so X
+     * needs a scan of its own only then (instead of before every fit). */
+    int diag_finite = 1;
+    for (int j = 0; j < p; j++) diag_finite &= isfinite(next.A[j + (size_t) j * p]);
+    if (!diag_finite) {
+        int bad = irls_nonfinite(x, n * (size_t) p, ctl->nthreads);
+        if (bad) { res->status = bad == 1 ? IRLS_ERR_X_NAN : IRLS_ERR_X_INF; return; }
+    }
     if (!valid) { res->status = IRLS_ERR_START; return; }
     have_next = 1;
     resid_current = 1;
@@ -893,25 +902,21 @@ int irls_initialize(int family, const double *y, const double *wt, size_t n,
         for (size_t i = 0; i < n; i++) {
             double yi = wt[i] == 0.0 ? 0.0 : y[i];
             bad |= yi < 0.0 || yi > 1.0;
-            y_out[i] = yi;
+            if (y_out) y_out[i] = yi;
             mustart[i] = (wt[i] * yi + 0.5) / (wt[i] + 1.0);
         }
         break;
     case FAM_POISSON:
         for (size_t i = 0; i < n; i++) {
             bad |= y[i] < 0.0;
-            y_out[i] = y[i];
             mustart[i] = y[i] + 0.1;
         }
         break;
     case FAM_GAMMA:
-        for (size_t i = 0; i < n; i++) {
-            bad |= y[i] <= 0.0;
-            y_out[i] = mustart[i] = y[i];
-        }
+        for (size_t i = 0; i < n; i++) bad |= y[i] <= 0.0;
         break;
     default:
-        for (size_t i = 0; i < n; i++) y_out[i] = mustart[i] = y[i];
+        break;
     }
     return bad;
 }
@@ -977,4 +982,67 @@ int irls_separation(int family, const double *mu, size_t n)
         for (size_t i = 0; i < n; i++) sep |= mu[i] < eps;
     }
     return sep;
+}
+
+/* The log-likelihood sum of binomial()$aic and poisson()$aic (so the AIC is
+ * -2 times it plus 2 rank) in the common case, with logarithms only:
+ * binomial rows with size m = 1 and a 0/1 response (dbinom(y, 1, mu) is
+ * log(mu) or log(1 - mu)) or with m <= 0 (no term); poisson rows with an
+ * integer count below IRLS_AIC_TABLE (dpois(y, mu) = y log(mu) - mu -
+ * lfact[y]). Returns 0, leaving the sum to R's dbinom/dpois, if some row is
+ * outside that case. */
+int irls_loglik_simple(int family, const double *y, const double *m, const double *wt,
+                       const double *mu, size_t n, const double *lfact, double *out)
+{
+    double a[BLOCK_ROWS];
+    long double s = 0.0;
+    for (size_t lo = 0; lo < n; lo += BLOCK_ROWS) {
+        int len = (int) ((lo + BLOCK_ROWS < n ? lo + BLOCK_ROWS : n) - lo);
+        const double *yb = y + lo, *mb = mu + lo, *wb = wt + lo;
+        int simple = 1;
+        if (family == FAM_BINOMIAL) {
+            const double *sb = m + lo;
+            for (int r = 0; r < len; r++) {
+                int none = !(sb[r] > 0.0);
+                simple &= none || (sb[r] == 1.0 && (yb[r] == 0.0 || yb[r] == 1.0));
+                a[r] = none ? 1.0 : (yb[r] == 1.0 ? mb[r] : 1.0 - mb[r]);
+            }
+        } else if (family == FAM_POISSON) {
+            for (int r = 0; r < len; r++) {
+                simple &= yb[r] >= 0.0 && yb[r] < IRLS_AIC_TABLE && yb[r] == floor(yb[r]);
+                a[r] = mb[r];
+            }
+        } else {
+            return 0;
+        }
+        if (!simple) return 0;
+        if (!log_block(len, a))
+            for (int r = 0; r < len; r++) a[r] = log(a[r]);
+        double t = 0.0;
+        if (family == FAM_BINOMIAL) {
+            /* wt / m is wt where m = wt = 1, and rows with m <= 0 have log(1) = 0 */
+            const double *sb = m + lo;
+            for (int r = 0; r < len; r++) t += sb[r] > 0.0 ? (wb[r] / sb[r]) * a[r] : 0.0;
+        } else {
+            for (int r = 0; r < len; r++) {
+                double k = yb[r];
+                double d = k == 0.0 ? -mb[r] : k * a[r] - mb[r] - lfact[(int) k];
+                t += d * wb[r];
+            }
+        }
+        s += t;
+    }
+    *out = (double) s;
+    return 1;
+}
+
+int irls_ones_column(const double *x, size_t n, int p)
+{
+    for (int j = 0; j < p; j++) {
+        const double *xj = x + (size_t) j * n;
+        size_t i = 0;
+        while (i < n && xj[i] == 1.0) i++;
+        if (i == n) return 1;
+    }
+    return 0;
 }

@@ -40,7 +40,9 @@ enum irls_status {
     IRLS_ERR_VARIANCE = 2, /* NA or 0 in V(mu) */
     IRLS_ERR_MU_ETA = 3,   /* NA in d(mu)/d(eta) */
     IRLS_ERR_NO_VALID = 4, /* invalid first step and nothing to halve towards */
-    IRLS_ERR_HALVING = 5   /* step halving did not restore a valid fit */
+    IRLS_ERR_HALVING = 5,  /* step halving did not restore a valid fit */
+    IRLS_ERR_X_NAN = 6,    /* NA or NaN in X */
+    IRLS_ERR_X_INF = 7     /* an infinite value in X (and no NA) */
 };
 
 /* Bits of irls_result.warnings. */
@@ -78,6 +80,9 @@ void irls_run(const double *x, size_t n, int p, const double *y,
 
 /* Single passes over the data around the iteration. */
 
+/* 1 if a column of the n x p matrix x is all ones (an intercept). */
+int irls_ones_column(const double *x, size_t n, int p);
+
 /* 0 if every element is finite, 1 if one is NA or NaN, 2 if one is infinite. */
 int irls_nonfinite(const double *v, size_t len, int nthreads);
 
@@ -86,9 +91,10 @@ int irls_nonfinite(const double *v, size_t len, int nthreads);
  * positive), 0 otherwise. */
 int irls_support(int family, const double *y, const double *wt, size_t n);
 
-/* family$initialize of the stats families for a response vector: y_out is
- * the response it leaves (binomial: 0 where the weight is 0) and mustart
- * its starting means; returns 1 where initialize would stop. */
+/* family$initialize of the stats families for a response vector: y_out
+ * (binomial only, if not NULL) is the response it leaves (0 where the
+ * weight is 0) and mustart (binomial and poisson; the others start from y
+ * itself) the starting means; returns 1 where initialize would stop. */
 int irls_initialize(int family, const double *y, const double *wt, size_t n,
                     double *y_out, double *mustart);
 
@@ -97,6 +103,13 @@ int irls_initialize(int family, const double *y, const double *wt, size_t n,
  * NULL for 0). */
 double irls_null_deviance(glm_family f, const double *y, const double *wt, const double *offset,
                           size_t n, int intercept);
+
+/* The log-likelihood sum of binomial()$aic / poisson()$aic without special
+ * functions where possible (m: binomial sizes; lfact[k] = lgamma(k + 1)
+ * for k < IRLS_AIC_TABLE); returns 0 if the data need dbinom/dpois. */
+#define IRLS_AIC_TABLE 256
+int irls_loglik_simple(int family, const double *y, const double *m, const double *wt,
+                       const double *mu, size_t n, const double *lfact, double *out);
 
 /* 1 if a fitted mean is numerically 0 or 1 (binomial) or 0 (poisson). */
 int irls_separation(int family, const double *mu, size_t n);

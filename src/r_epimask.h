@@ -32,5 +32,6 @@ SEXP r_irls_support(SEXP family, SEXP y, SEXP wt);
 SEXP r_irls_initialize(SEXP family, SEXP y, SEXP wt);
 SEXP r_irls_null_deviance(SEXP family, SEXP y, SEXP wt, SEXP offset, SEXP intercept);
 SEXP r_irls_separation(SEXP family, SEXP mu);
+SEXP r_irls_ones_column(SEXP x);
 
 #endif

@@ -113,6 +113,12 @@ SEXP r_irls_nonfinite(SEXP x)
     return ScalarInteger(irls_nonfinite(REAL(x), (size_t) XLENGTH(x), 0));
 }
 
+SEXP r_irls_ones_column(SEXP x)
+{
+    if (!isReal(x) || !isMatrix(x)) error("internal: `x` must be a double matrix");
+    return ScalarLogical(irls_ones_column(REAL(x), (size_t) nrows(x), ncols(x)));
+}
+
 static glm_family family_of(SEXP family)
 {
     if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
@@ -140,10 +146,17 @@ SEXP r_irls_initialize(SEXP family, SEXP y, SEXP wt)
     check_double(y, n, "y");
     check_double(wt, n, "wt");
     const char *names[] = { "y", "mustart", "status", "" };
+    const double *py = REAL(y), *pw = REAL(wt);
+    /* y and mustart are new vectors only where they differ from y */
+    int zeroed = 0;
+    if (fam.family == FAM_BINOMIAL)
+        for (R_xlen_t i = 0; i < n && !zeroed; i++) zeroed = pw[i] == 0.0 && py[i] != 0.0;
+    int own_start = fam.family == FAM_BINOMIAL || fam.family == FAM_POISSON;
     SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SEXP y_out = PROTECT(allocVector(REALSXP, n));
-    SEXP mustart = PROTECT(allocVector(REALSXP, n));
-    int bad = irls_initialize(fam.family, REAL(y), REAL(wt), (size_t) n, REAL(y_out), REAL(mustart));
+    SEXP y_out = PROTECT(zeroed ? allocVector(REALSXP, n) : y);
+    SEXP mustart = PROTECT(own_start ? allocVector(REALSXP, n) : y);
+    int bad = irls_initialize(fam.family, py, pw, (size_t) n, zeroed ? REAL(y_out) : NULL,
+                              own_start ? REAL(mustart) : NULL);
     SET_VECTOR_ELT(out, 0, y_out);
     SET_VECTOR_ELT(out, 1, mustart);
     SET_VECTOR_ELT(out, 2, ScalarInteger(bad));
@@ -182,11 +195,14 @@ SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt)
     check_double(mu, len, "mu");
     check_double(wt, len, "wt");
     const double *py = REAL(y), *pn = REAL(n), *pm = REAL(mu), *pw = REAL(wt);
-    double s = 0.0;
+    double s = 0.0, lfact[IRLS_AIC_TABLE];
+    for (int k = 0; k < IRLS_AIC_TABLE; k++) lfact[k] = lgammafn(k + 1.0);
     if (INTEGER(family)[0] == FAM_BINOMIAL) {
         int use_n = 0;
         for (R_xlen_t i = 0; i < len && !use_n; i++) use_n = pn[i] > 1.0;
         const double *m = use_n ? pn : pw;
+        if (irls_loglik_simple(FAM_BINOMIAL, py, m, pw, pm, (size_t) len, lfact, &s))
+            return ScalarReal(-2.0 * s);
         for (R_xlen_t i = 0; i < len; i++) {
             if (!(m[i] > 0.0)) continue;
             s += (pw[i] / m[i]) * dbinom(nearbyint(m[i] * py[i]), nearbyint(m[i]), pm[i], 1);
@@ -195,6 +211,8 @@ SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt)
         /* poisson()$aic is not defined for non-integer responses */
         for (R_xlen_t i = 0; i < len; i++)
             if (fabs(py[i] - nearbyint(py[i])) > 1e-7) return ScalarReal(NA_REAL);
+        if (irls_loglik_simple(FAM_POISSON, py, NULL, pw, pm, (size_t) len, lfact, &s))
+            return ScalarReal(-2.0 * s);
         for (R_xlen_t i = 0; i < len; i++) s += dpois(py[i], pm[i], 1) * pw[i];
     } else {
         error("internal: aic only for binomial and poisson");
