@@ -4,6 +4,7 @@
 #include <Rinternals.h>
 #include <Rmath.h>
 #include "irls.h"
+#include "vmath.h"
 #include "r_epimask.h"
 
 /* The R side (R/irls.R) has checked types, lengths and values; these checks
@@ -79,7 +80,9 @@ SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
 
 /* Family functions evaluated by the C code, exposed so that tests can check
  * them against R's family objects: what = 1 linkfun, 2 linkinv, 3 mu.eta,
- * 4 variance, 5 dev.resids (with y and wt). */
+ * 4 variance, 5 dev.resids (with y and wt); and the vectorizable exp (6)
+ * and log (7) of vmath.h on their safe ranges (libm elsewhere, as in the
+ * iteration). */
 SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
 {
     if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
@@ -98,6 +101,10 @@ SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
         case 3: po[i] = link_mu_eta(fam.link, pv[i]); break;
         case 4: po[i] = family_variance(fam.family, pv[i]); break;
         case 5: po[i] = family_dev_resid(fam.family, REAL(y)[i], pv[i], REAL(wt)[i]); break;
+        case 6: po[i] = fabs(pv[i]) <= VM_EXP_SAFE ? vm_exp_core(pv[i]) : exp(pv[i]); break;
+        case 7:
+            po[i] = pv[i] >= VM_LOG_MIN && pv[i] <= VM_LOG_MAX ? vm_log_core(pv[i]) : log(pv[i]);
+            break;
         default: po[i] = NA_REAL;
         }
     }
