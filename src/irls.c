@@ -51,15 +51,17 @@
 #define SIMD_SUM_OR(s, a)
 #endif
 
-/* The cross-product kernels are compiled twice on x86-64 with GCC, for
- * AVX2 (4 doubles per instruction; no FMA, so each product is rounded as in
- * the baseline code) and for the baseline SSE2, the loader picking one for
- * the running CPU. */
+/* The block kernels are compiled twice on x86-64 with GCC, for AVX2 (4
+ * doubles per instruction; no FMA, so each product is rounded as in the
+ * baseline code) and for the baseline SSE2, the loader picking one for the
+ * running CPU. Neither floating-point traps nor errno are used here, and
+ * telling GCC so lets it vectorize loops with selects, divisions and sqrt
+ * (the values computed are the same). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define VECTOR_CLONES __attribute__((noinline, target_clones("avx2", "default"), \
-                                     optimize("no-trapping-math")))
+                                     optimize("no-trapping-math", "no-math-errno")))
 #elif defined(__GNUC__) && !defined(__clang__)
-#define VECTOR_CLONES __attribute__((optimize("no-trapping-math")))
+#define VECTOR_CLONES __attribute__((optimize("no-trapping-math", "no-math-errno")))
 #else
 #define VECTOR_CLONES
 #endif
@@ -331,7 +333,25 @@ static double dev_block(int family, int len, const double *restrict y, const dou
                         double *restrict l2)
 {
     switch (family) {
-    case FAM_BINOMIAL:
+    case FAM_BINOMIAL: {
+        double nonbinary = 0.0;
+        SIMD_REDUCTION(nonbinary)
+        for (int r = 0; r < len; r++) nonbinary += (y[r] == 0.0) | (y[r] == 1.0) ? 0.0 : 1.0;
+        if (nonbinary == 0.0) {
+            /* 0/1 responses: one of the two terms is y log(y / mu) with
+             * y = 1, the other 0 (the same bits as the general formula) */
+            SIMD_LOOP
+            for (int r = 0; r < len; r++) {
+                double a1 = 1.0 / mu[r], a0 = 1.0 / (1.0 - mu[r]);
+                l1[r] = y[r] == 1.0 ? a1 : a0;
+            }
+            if (log_block(len, l1)) {
+                SIMD_REDUCTION(s)
+                for (int r = 0; r < len; r++) s += 2.0 * wt[r] * l1[r];
+                return s;
+            }
+            break;
+        }
         SIMD_LOOP
         for (int r = 0; r < len; r++) {
             double y1 = 1.0 - y[r], a1 = y[r] / mu[r], a2 = y1 / (1.0 - mu[r]);
@@ -344,6 +364,7 @@ static double dev_block(int family, int len, const double *restrict y, const dou
             return s;
         }
         break;
+    }
     case FAM_POISSON:
         SIMD_LOOP
         for (int r = 0; r < len; r++) {
@@ -422,15 +443,14 @@ static void working_block(const irls_problem *pr, size_t lo, int len, const doub
         z[r] = good ? zr : 0.0;
         v[r] = good ? w : 0.0;
     }
-    size_t ng = 0;
-    /* scalar: sqrt() keeps errno semantics and is not vectorized at -O2 */
-    for (int r = 0; r < len; r++) {
-        sw[r] = sqrt(v[r]);
-        ng += sw[r] != 0.0;
-    }
+    SIMD_LOOP
+    for (int r = 0; r < len; r++) sw[r] = sqrt(v[r]);
+    double ng = 0.0;
+    SIMD_REDUCTION(ng)
+    for (int r = 0; r < len; r++) ng += sw[r] != 0.0 ? 1.0 : 0.0;
     st->var_err |= var_err != 0.0;
     st->me_err |= me_err != 0.0;
-    st->good += ng;
+    st->good += (size_t) ng;
 }
 
 /* Per-chunk results of a pass, reduced in chunk order. */
