@@ -1011,38 +1011,46 @@ int irls_separation(int family, const double *mu, size_t n)
  * integer count below IRLS_AIC_TABLE (dpois(y, mu) = y log(mu) - mu -
  * lfact[y]). Returns 0, leaving the sum to R's dbinom/dpois, if some row is
  * outside that case. */
+VECTOR_CLONES
 int irls_loglik_simple(int family, const double *y, const double *m, const double *wt,
                        const double *mu, size_t n, const double *lfact, double *out)
 {
     double a[BLOCK_ROWS];
     long double s = 0.0;
+    if (family != FAM_BINOMIAL && family != FAM_POISSON) return 0;
     for (size_t lo = 0; lo < n; lo += BLOCK_ROWS) {
         int len = (int) ((lo + BLOCK_ROWS < n ? lo + BLOCK_ROWS : n) - lo);
         const double *yb = y + lo, *mb = mu + lo, *wb = wt + lo;
-        int simple = 1;
+        double other = 0.0, t = 0.0;
         if (family == FAM_BINOMIAL) {
             const double *sb = m + lo;
+            SIMD_REDUCTION(other)
             for (int r = 0; r < len; r++) {
                 int none = !(sb[r] > 0.0);
-                simple &= none || (sb[r] == 1.0 && (yb[r] == 0.0 || yb[r] == 1.0));
-                a[r] = none ? 1.0 : (yb[r] == 1.0 ? mb[r] : 1.0 - mb[r]);
-            }
-        } else if (family == FAM_POISSON) {
-            for (int r = 0; r < len; r++) {
-                simple &= yb[r] >= 0.0 && yb[r] < IRLS_AIC_TABLE && yb[r] == floor(yb[r]);
-                a[r] = mb[r];
+                int simple = none | ((sb[r] == 1.0) & ((yb[r] == 0.0) | (yb[r] == 1.0)));
+                other += simple ? 0.0 : 1.0;
+                double q = 1.0 - mb[r];
+                a[r] = none ? 1.0 : (yb[r] == 1.0 ? mb[r] : q);
             }
         } else {
-            return 0;
+            SIMD_REDUCTION(other)
+            for (int r = 0; r < len; r++) {
+                int simple = (yb[r] >= 0.0) & (yb[r] < IRLS_AIC_TABLE) & (yb[r] == floor(yb[r]));
+                other += simple ? 0.0 : 1.0;
+                a[r] = mb[r];
+            }
         }
-        if (!simple) return 0;
+        if (other != 0.0) return 0;
         if (!log_block(len, a))
             for (int r = 0; r < len; r++) a[r] = log(a[r]);
-        double t = 0.0;
         if (family == FAM_BINOMIAL) {
-            /* wt / m is wt where m = wt = 1, and rows with m <= 0 have log(1) = 0 */
+            /* wt / m is wt where m = wt = 1, and rows with m <= 0 have no term */
             const double *sb = m + lo;
-            for (int r = 0; r < len; r++) t += sb[r] > 0.0 ? (wb[r] / sb[r]) * a[r] : 0.0;
+            SIMD_REDUCTION(t)
+            for (int r = 0; r < len; r++) {
+                double term = (wb[r] / sb[r]) * a[r];
+                t += sb[r] > 0.0 ? term : 0.0;
+            }
         } else {
             for (int r = 0; r < len; r++) {
                 double k = yb[r];
