@@ -2,6 +2,7 @@
 #include <float.h>
 #include <string.h>
 #include <stdint.h>
+#include <time.h>
 #include <R.h>
 #include <R_ext/BLAS.h>
 #include <R_ext/Lapack.h>
@@ -20,7 +21,9 @@
 
 /* Rows are split into a number of chunks that depends only on n and p, and
  * partial sums are reduced in chunk order, so a fit gives the same bits
- * whatever the number of threads. Within a chunk, rows are processed in
+ * whatever the number of threads. Chunks are handed out dynamically: on a
+ * shared machine a thread that loses its core holds up one chunk, not half
+ * of the rows. Within a chunk, rows are processed in
  * blocks of BLOCK_ROWS whose columns of X stay in the L1/L2 cache between
  * the linear predictor and the cross-products. */
 #define ROWS_PER_CHUNK 4096
@@ -455,7 +458,7 @@ static void working_block(const irls_problem *pr, size_t lo, int len, const doub
 
 /* Per-chunk results of a pass, reduced in chunk order. */
 typedef struct {
-    double *dev;
+    double *dev, *cpu;
     int *ok, *var_err, *me_err;
     size_t *good;
 } pass_parts;
@@ -463,10 +466,44 @@ typedef struct {
 static void alloc_parts(pass_parts *pp, int nchunk)
 {
     pp->dev = (double *) R_alloc(nchunk, sizeof(double));
+    pp->cpu = (double *) R_alloc(nchunk, sizeof(double));
     pp->ok = (int *) R_alloc(nchunk, sizeof(int));
     pp->var_err = (int *) R_alloc(nchunk, sizeof(int));
     pp->me_err = (int *) R_alloc(nchunk, sizeof(int));
     pp->good = (size_t *) R_alloc(nchunk, sizeof(size_t));
+}
+
+/* Elapsed time and the CPU time of the calling thread (0 where the
+ * platform has no per-thread clock: threads are then always kept). */
+static double wall_seconds(void)
+{
+#ifdef _OPENMP
+    return omp_get_wtime();
+#else
+    return 0.0;
+#endif
+}
+
+static double thread_cpu_seconds(void)
+{
+#ifdef CLOCK_THREAD_CPUTIME_ID
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return ts.tv_sec + 1e-9 * ts.tv_nsec;
+#endif
+    return 0.0;
+}
+
+/* On a machine whose cores are busy with other work, the threads of a pass
+ * end up sharing a core and wait for each other at every barrier, which is
+ * slower than one thread. The CPU time spent in the chunks over the elapsed
+ * time of the pass measures the parallelism obtained; below 1.3 the rest of
+ * the fit runs on one thread (the chunks, and so the results, are the same
+ * for any number of threads). */
+static void keep_threads_if_useful(irls_problem *pr, double wall, const double *chunk_cpu)
+{
+    double cpu = 0.0;
+    for (int c = 0; c < pr->nchunk; c++) cpu += chunk_cpu[c];
+    if (wall > 1e-3 && cpu > 0.0 && cpu < 1.3 * wall) pr->nthreads = pr->fam_threads = 1;
 }
 
 typedef struct {
@@ -481,17 +518,19 @@ typedef struct {
  * deviance and the validity of eta and mu; then, if `working`, the next
  * step's working weights and response at this (eta, mu), the working
  * residuals, and their X'WX (upper triangle of A) and X'Wz (b). */
-static void row_pass(const irls_problem *pr, const double *beta, int working,
+static void row_pass(irls_problem *pr, const double *beta, int working,
                      double *eta, double *mu, double *sw, double *z, double *resid,
                      double *A, double *b, const chunk_workspace *cw, const pass_parts *pp,
                      pass_result *out)
 {
-    int p = pr->p, q = p + 1, nchunk = pr->nchunk;
+    int p = pr->p, q = p + 1, nchunk = pr->nchunk, threads = pr->fam_threads;
     glm_family f = pr->fam;
+    double wall = threads > 1 ? wall_seconds() : 0.0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
     for (int c = 0; c < nchunk; c++) {
+        double cpu0 = threads > 1 ? thread_cpu_seconds() : 0.0;
         double *G = chunk_G(cw, c), *U = chunk_U(cw, c);
         double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS, *l2 = v + BLOCK_ROWS;
         size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
@@ -511,11 +550,13 @@ static void row_pass(const irls_problem *pr, const double *beta, int working,
             normal_block(pr, blo, len, sw + blo, z + blo, U, G);
         }
         pp->dev[c] = dev;
+        pp->cpu[c] = threads > 1 ? thread_cpu_seconds() - cpu0 : 0.0;
         pp->ok[c] = ok;
         pp->var_err[c] = st.var_err;
         pp->me_err[c] = st.me_err;
         pp->good[c] = st.good;
     }
+    if (threads > 1) keep_threads_if_useful(pr, wall_seconds() - wall, pp->cpu);
     int ok = 1, var_err = 0, me_err = 0;
     size_t ng = 0;
     for (int c = 0; c < nchunk; c++) {
@@ -545,7 +586,7 @@ static void eta_from_mu(const irls_problem *pr, const double *mu, double *eta)
 {
     int nchunk = pr->nchunk, link = pr->fam.link;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
+#pragma omp parallel for num_threads(pr->fam_threads) schedule(dynamic, 1)
 #endif
     for (int c = 0; c < nchunk; c++) {
         size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
@@ -685,7 +726,7 @@ static int solve_step(const irls_problem *pr, const working_state *cur, const ir
 
 /* Everything a pass needs besides the problem. */
 typedef struct {
-    const irls_problem *pr;
+    irls_problem *pr;
     const chunk_workspace *cw;
     const pass_parts *parts;
     double *eta, *mu, *resid;
