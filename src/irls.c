@@ -41,17 +41,11 @@
 #define SIMD_REDUCTION(v) _Pragma(SIMD_STR(omp simd reduction(+:v)))
 #define SIMD_REDUCTION4(a, b, c, d) _Pragma(SIMD_STR(omp simd reduction(+:a, b, c, d)))
 #define SIMD_REDUCTION2(a, b) _Pragma(SIMD_STR(omp simd reduction(+:a, b)))
-#define SIMD_OR2(a, b) _Pragma(SIMD_STR(omp simd reduction(|:a, b)))
-#define SIMD_OR(a) _Pragma(SIMD_STR(omp simd reduction(|:a)))
-#define SIMD_SUM_OR(s, a) _Pragma(SIMD_STR(omp simd reduction(+:s) reduction(|:a)))
 #else
 #define SIMD_LOOP
 #define SIMD_REDUCTION(v)
 #define SIMD_REDUCTION4(a, b, c, d)
 #define SIMD_REDUCTION2(a, b)
-#define SIMD_OR2(a, b)
-#define SIMD_OR(a)
-#define SIMD_SUM_OR(s, a)
 #endif
 
 /* The block kernels are compiled twice on x86-64 with GCC, for AVX2 (4
