@@ -68,32 +68,56 @@ check_response <- function(y, n, family) {
   if (NROW(y) != n)
     abort_length("y", sprintf("have one value per row of `x` (%d), not %d", n, NROW(y)))
   if (anyNA(y)) abort_value("y", "free of NA and NaN")
-  if (any(is.infinite(y))) abort_value("y", "finite (no Inf)")
+  if (is.double(y) && .Call(C_irls_nonfinite, y) == 2L) abort_value("y", "finite (no Inf)")
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   storage.mode(y) <- "double"
   y
 }
 
-check_support <- function(y, weights, family) {
+check_support <- function(y, weights, family, codes = family_codes(family)) {
   fam <- family$family
+  bad <- !is.matrix(y) && .Call(C_irls_support, codes, y, as.double(weights))
   if (fam %in% c("binomial", "quasibinomial")) {
     if (is.matrix(y)) {
       if (any(y < 0)) abort_value("y", "non-negative counts of successes and failures")
-    } else if (any((y < 0 | y > 1) & weights > 0)) {
+    } else if (bad) {
       abort_value("y", "proportions between 0 and 1 for the binomial family")
     }
   } else if (fam %in% c("poisson", "quasipoisson")) {
-    if (any(y < 0)) abort_value("y", "non-negative for the poisson family")
+    if (bad) abort_value("y", "non-negative for the poisson family")
   } else if (fam == "Gamma") {
-    if (any(y <= 0)) abort_value("y", "positive for the Gamma family")
+    if (bad) abort_value("y", "positive for the Gamma family")
   }
+}
+
+# The initialize expression of the stats family of the same name, if
+# `family` is one (then run_initialize() can do its work in C).
+stats_initialize <- function(family) {
+  ctor <- switch(family$family, binomial = stats::binomial, quasibinomial = stats::quasibinomial,
+                 poisson = stats::poisson, quasipoisson = stats::quasipoisson,
+                 Gamma = stats::Gamma,
+                 gaussian = if (family$link == "identity") stats::gaussian,
+                 NULL)
+  if (is.null(ctor)) NULL else ctor()$initialize
 }
 
 # Evaluates family$initialize exactly as glm.fit does, returning y (as a
 # proportion for binomial), the prior weights (times the trials for a
 # two-column binomial response), mustart and n (for the AIC).
-run_initialize <- function(family, y, weights, start, etastart, mustart) {
+run_initialize <- function(family, y, weights, start, etastart, mustart,
+                           codes = family_codes(family)) {
   nobs <- NROW(y)
+  ref <- if (!is.matrix(y)) stats_initialize(family)
+  if (!is.null(ref) && identical(family$initialize, ref)) {
+    # the same computation in one pass: mustart (binomial: (w y + 0.5) / (w + 1)
+    # with y set to 0 where w is 0; poisson: y + 0.1; gaussian, Gamma: y)
+    weights <- as.double(weights)
+    fast <- .Call(C_irls_initialize, codes, y, weights)
+    if (fast$status != 0L)
+      abort_value("y", sprintf("valid for the %s family", family$family))
+    return(list(y = fast$y, weights = weights, mustart = mustart %||% fast$mustart,
+                n = rep.int(1, nobs)))
+  }
   init_env <- environment()
   n <- NULL
   mukeep <- mustart
@@ -167,7 +191,8 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
                      mustart = NULL, intercept = NULL) {
   family <- check_family(family)
   codes <- family_codes(family)
-  x <- check_design(x, "x")
+  # non-finite values in x are caught by the first pass of the C iteration
+  x <- check_design(x, "x", scan = FALSE)
   n <- nrow(x)
   ynames <- if (is.matrix(y)) rownames(y) else names(y)
   ynames <- ynames %||% rownames(x)
@@ -181,36 +206,38 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
   if (!is.null(intercept)) intercept <- check_flag(intercept, "intercept")
   ctl <- irls_control(control)
   prior <- weights %||% rep.int(1, n)
-  check_support(y, prior, family)
+  check_support(y, prior, family, codes)
   if (family$family == "gaussian" && is.null(start) && is.null(etastart) && is.null(mustart) &&
       ((family$link == "log" && any(y <= 0)) || (family$link == "inverse" && any(y == 0))))
     abort_value("y", sprintf("%s for the gaussian family with %s link, unless `start`, `etastart` or `mustart` is given",
                              if (family$link == "log") "positive" else "non-zero", family$link))
-  init <- run_initialize(family, y, prior, start, etastart, mustart)
-  if (all(init$weights == 0)) abort_empty("weights")
+  init <- run_initialize(family, y, prior, start, etastart, mustart, codes)
+  if (!is.null(weights) && all(init$weights == 0)) abort_empty("weights")
   if (is.null(intercept)) intercept <- has_intercept_column(x)
   fit <- irls_call(x, init, codes, offset, ctl, start, etastart)
-  for (el in c("linear.predictors", "fitted.values", "residuals", "weights"))
-    names(fit[[el]]) <- ynames
-  names(init$y) <- names(init$weights) <- ynames
+  if (!is.null(ynames)) {
+    for (el in c("linear.predictors", "fitted.values", "residuals", "weights"))
+      names(fit[[el]]) <- ynames
+    names(init$y) <- names(init$weights) <- ynames
+  }
   irls_finish(fit, x, init, family, offset, ctl, intercept, codes)
 }
 
-has_intercept_column <- function(x) {
-  candidates <- which(x[1L, ] == 1)
-  for (j in candidates) if (all(x[, j] == 1)) return(TRUE)
-  FALSE
-}
+has_intercept_column <- function(x) .Call(C_irls_ones_column, x)
 
 # check_numeric_matrix() without its temporary n x p logical matrices: a
-# design can have millions of rows.
-check_design <- function(x, arg) {
+# design can have millions of rows. `scan = FALSE` leaves the search for
+# non-finite values to the caller.
+check_design <- function(x, arg, scan = TRUE) {
   if (!(is.matrix(x) && is.double(x) && length(x) > 0L))
     x <- check_numeric_matrix(x, arg, finite = FALSE)
-  bad <- .Call(C_irls_nonfinite, x)
+  if (scan) report_nonfinite_design(.Call(C_irls_nonfinite, x), arg)
+  x
+}
+
+report_nonfinite_design <- function(bad, arg) {
   if (bad == 1L) abort_value(arg, "free of NA and NaN")
   if (bad == 2L) abort_value(arg, "finite (no Inf)")
-  x
 }
 
 # One run of the C iteration, with glm.fit's order of starting values.
@@ -232,6 +259,7 @@ irls_call <- function(x, init, codes, offset, ctl, start = NULL, etastart = NULL
 
 report_irls_status <- function(status) {
   if (status == 0L) return(invisible())
+  if (status %in% 6:7) report_nonfinite_design(status - 5L, "x")
   msg <- switch(as.character(status),
     "1" = "valid for the family: no valid starting values were found; supply `start`, `etastart` or `mustart`",
     "2" = "such that the variance function is non-zero and not NA at the fitted means",
@@ -272,7 +300,7 @@ irls_finish <- function(fit, x, init, family, offset, ctl, intercept, codes) {
   names(se) <- xnames
 
   null_dev <- null_deviance(y, prior, offset, family, intercept, mu, codes, ctl)
-  flags <- irls_flags(fit, mu, family)
+  flags <- irls_flags(fit, mu, family, codes)
   signal_irls_warnings(fit, flags, family)
 
   aic <- irls_aic(family, y, init$n, mu, prior, fit$deviance, rank, codes)
@@ -299,16 +327,13 @@ null_deviance <- function(y, prior, offset, family, intercept, mu, codes, ctl) {
     if (fit$status != 0L) return(NA_real_)
     return(fit$deviance)
   }
-  wtdmu <- if (intercept) sum(prior * y) / sum(prior) else
-    family$linkinv(offset %||% rep.int(0, length(y)))
-  if (length(wtdmu) == 1L) wtdmu <- rep.int(wtdmu, length(y))
-  sum(.Call(C_irls_family_eval, codes, 5L, as.double(wtdmu), y, prior))
+  # deviance at wtdmu = sum(prior * y) / sum(prior), or at linkinv(offset)
+  .Call(C_irls_null_deviance, codes, y, prior, offset, intercept)
 }
 
-irls_flags <- function(fit, mu, family) {
-  eps <- 10 * .Machine$double.eps
-  sep <- if (family$family %in% c("binomial", "quasibinomial")) any(mu > 1 - eps | mu < eps)
-         else if (family$family %in% c("poisson", "quasipoisson")) any(mu < eps) else FALSE
+irls_flags <- function(fit, mu, family, codes = family_codes(family)) {
+  # binomial: a mean within 10 * .Machine$double.eps of 0 or 1; poisson: of 0
+  sep <- .Call(C_irls_separation, codes, mu)
   list(separation = sep,
        step_halved = bitwAnd(fit$warnings, 3L) > 0L,
        nonfinite_coefficients = bitwAnd(fit$warnings, 4L) > 0L,
@@ -337,9 +362,9 @@ signal_irls_warnings <- function(fit, flags, family) {
 }
 
 irls_aic <- function(family, y, n, mu, prior, deviance, rank, codes) {
-  if (family$family == "poisson" && any(abs(y - round(y)) > 1e-7)) return(NA_real_)
   aic <- if (family$family %in% c("binomial", "poisson")) {
-    # binomial()$aic and poisson()$aic, computed in C (same dbinom/dpois)
+    # binomial()$aic and poisson()$aic, computed in C (same dbinom/dpois;
+    # NA for a non-integer poisson response)
     .Call(C_irls_aic, codes, as.double(y), as.double(n %||% rep.int(1, length(y))),
           as.double(mu), as.double(prior))
   } else {

@@ -23,6 +23,11 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(irls_family_eval, 5),
     CALLDEF(irls_nonfinite, 1),
     CALLDEF(irls_aic, 5),
+    CALLDEF(irls_support, 3),
+    CALLDEF(irls_initialize, 3),
+    CALLDEF(irls_null_deviance, 5),
+    CALLDEF(irls_separation, 2),
+    CALLDEF(irls_ones_column, 1),
     {NULL, NULL, 0}
 };
 

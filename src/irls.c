@@ -1,5 +1,8 @@
 #include <math.h>
+#include <float.h>
 #include <string.h>
+#include <stdint.h>
+#include <time.h>
 #include <R.h>
 #include <R_ext/BLAS.h>
 #include <R_ext/Lapack.h>
@@ -10,6 +13,7 @@
 #include <omp.h>
 #endif
 #include "irls.h"
+#include "vmath.h"
 
 #ifndef FCONE
 #define FCONE
@@ -17,12 +21,52 @@
 
 /* Rows are split into a number of chunks that depends only on n and p, and
  * partial sums are reduced in chunk order, so a fit gives the same bits
- * whatever the number of threads. */
+ * whatever the number of threads. Chunks are handed out dynamically: on a
+ * shared machine a thread that loses its core holds up one chunk, not half
+ * of the rows. Within a chunk, rows are processed in
+ * blocks of BLOCK_ROWS whose columns of X stay in the L1/L2 cache between
+ * the linear predictor and the cross-products. */
 #define ROWS_PER_CHUNK 4096
 #define MAX_CHUNKS 64
 #define BLOCK_ROWS 256
 #define CHUNK_MEMORY_DOUBLES 4194304.0
 #define PARALLEL_MIN_ROWS 20000
+/* per-chunk scratch starts on its own cache line (8 doubles): no false
+ * sharing between threads */
+#define LINE_DOUBLES 8
+
+#ifdef _OPENMP
+#define SIMD_STR(x) #x
+#define SIMD_LOOP _Pragma("omp simd")
+#define SIMD_REDUCTION(v) _Pragma(SIMD_STR(omp simd reduction(+:v)))
+#define SIMD_REDUCTION4(a, b, c, d) _Pragma(SIMD_STR(omp simd reduction(+:a, b, c, d)))
+#define SIMD_REDUCTION2(a, b) _Pragma(SIMD_STR(omp simd reduction(+:a, b)))
+#else
+#define SIMD_LOOP
+#define SIMD_REDUCTION(v)
+#define SIMD_REDUCTION4(a, b, c, d)
+#define SIMD_REDUCTION2(a, b)
+#endif
+
+/* The block kernels are compiled twice on x86-64 with GCC, for AVX2 (4
+ * doubles per instruction; no FMA, so each product is rounded as in the
+ * baseline code) and for the baseline SSE2, the loader picking one for the
+ * running CPU. Neither floating-point traps nor errno are used here, and
+ * telling GCC so lets it vectorize loops with selects, divisions and sqrt
+ * (the values computed are the same). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VECTOR_CLONES __attribute__((noinline, target_clones("avx2", "default"), \
+                                     optimize("no-trapping-math", "no-math-errno")))
+#elif defined(__GNUC__) && !defined(__clang__)
+#define VECTOR_CLONES __attribute__((optimize("no-trapping-math", "no-math-errno")))
+#else
+#define VECTOR_CLONES
+#endif
+
+/* Constants of R's src/library/stats/src/family.c (logit link), as in family.c. */
+#define LOGIT_THRESH 30.0
+#define LOGIT_MTHRESH -30.0
+#define LOGIT_INVEPS (1.0 / DBL_EPSILON)
 
 typedef struct {
     const double *x, *y, *wt, *offset;
@@ -46,335 +90,563 @@ static double sum_in_order(const double *part, int nchunk)
     return s;
 }
 
-/* eta = X beta + offset */
-static void compute_eta(const irls_problem *pr, const double *beta, double *eta)
+/* Per-chunk scratch: G, the upper triangle of the (p + 1) x (p + 1) Gram
+ * matrix of [sqrt(W) X, sqrt(W) z] (so X'WX and X'Wz), U the block of
+ * [sqrt(W) X, sqrt(W) z] (BLOCK_ROWS x (p + 1), column-major), and
+ * three block-long vectors for the family evaluation. */
+typedef struct {
+    double *base;
+    size_t stride;   /* doubles between chunks, a multiple of LINE_DOUBLES */
+    size_t g_len;    /* (p + 1)^2 rounded up to a cache line */
+} chunk_workspace;
+
+static size_t round_line(size_t k)
 {
-    int nchunk = pr->nchunk;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->nthreads) schedule(static)
-#endif
-    for (int c = 0; c < nchunk; c++) {
-        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
-        for (size_t i = lo; i < hi; i++) eta[i] = pr->offset ? pr->offset[i] : 0.0;
-        for (int j = 0; j < pr->p; j++) {
-            const double *xj = pr->x + (size_t) j * pr->n;
-            double bj = beta[j];
-            if (bj == 0.0) continue;
-            for (size_t i = lo; i < hi; i++) eta[i] += xj[i] * bj;
-        }
-    }
+    return (k + LINE_DOUBLES - 1) / LINE_DOUBLES * LINE_DOUBLES;
 }
 
-/* mu = linkinv(eta); returns the deviance, and in *valid whether every eta
- * and mu lies in the family's valid region (valideta && validmu). */
-static double compute_mu_dev(const irls_problem *pr, const double *eta, double *mu,
-                             double *part, int *part_ok, int *valid)
+static void alloc_chunks(chunk_workspace *cw, int p, int nchunk)
 {
-    int nchunk = pr->nchunk;
-    glm_family f = pr->fam;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
-#endif
-    for (int c = 0; c < nchunk; c++) {
-        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
-        double s = 0.0;
-        int ok = 1;
-        for (size_t i = lo; i < hi; i++) {
-            mu[i] = link_inv(f.link, eta[i]);
-            ok &= link_valid_eta(f.link, eta[i]) && family_valid_mu(f.family, mu[i]);
-            s += family_dev_resid(f.family, pr->y[i], mu[i], pr->wt[i]);
-        }
-        part[c] = s;
-        part_ok[c] = ok;
-    }
-    int ok = 1;
-    for (int c = 0; c < nchunk; c++) ok &= part_ok[c];
-    *valid = ok;
-    return sum_in_order(part, nchunk);
+    size_t q = (size_t) p + 1;
+    cw->g_len = round_line(q * q);
+    cw->stride = cw->g_len + round_line((size_t) BLOCK_ROWS * (q + 3));
+    double *raw = (double *) R_alloc(cw->stride * nchunk + LINE_DOUBLES, sizeof(double));
+    uintptr_t a = (uintptr_t) raw, line = LINE_DOUBLES * sizeof(double);
+    cw->base = (double *) ((a + line - 1) / line * line);
 }
 
-static inline int working_row_from(const irls_problem *pr, size_t i, double eta_i, double mu_i,
-                            double v, double me, double *sw, double *z)
-{
-    *sw = 0.0;
-    *z = 0.0;
-    if (!(pr->wt[i] > 0.0)) return IRLS_OK;
-    if (isnan(v) || v == 0.0) return IRLS_ERR_VARIANCE;
-    if (isnan(me)) return IRLS_ERR_MU_ETA;
-    if (me == 0.0) return IRLS_OK;
-    double off = pr->offset ? pr->offset[i] : 0.0;
-    *z = (eta_i - off) + (pr->y[i] - mu_i) / me;
-    *sw = sqrt(pr->wt[i] * me * me / v);
-    return IRLS_OK;
-}
+static double *chunk_G(const chunk_workspace *cw, int c) { return cw->base + cw->stride * c; }
+static double *chunk_U(const chunk_workspace *cw, int c) { return chunk_G(cw, c) + cw->g_len; }
 
-/* glm.fit's working weight (as its square root) and working response for one
- * row; returns an irls_status, and sets *sw = 0 for rows outside the `good`
- * subset (prior weight 0 or d(mu)/d(eta) == 0). */
-static int working_row(const irls_problem *pr, size_t i, double eta_i, double mu_i,
-                       double *sw, double *z)
-{
-    return working_row_from(pr, i, eta_i, mu_i, family_variance(pr->fam.family, mu_i),
-                            link_mu_eta(pr->fam.link, eta_i), sw, z);
-}
-
-/* The variance error outranks the d(mu)/d(eta) one, as in glm.fit. */
-static int merge_status(int a, int b)
-{
-    if (a == IRLS_ERR_VARIANCE || b == IRLS_ERR_VARIANCE) return IRLS_ERR_VARIANCE;
-    return a ? a : b;
-}
-
-/* Working weights and response for every row. Returns an irls_status. */
-static int working_step(const irls_problem *pr, const double *eta, const double *mu,
-                        double *sw, double *z, int *part_err, size_t *part_good,
-                        size_t *n_good)
-{
-    int nchunk = pr->nchunk;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
-#endif
-    for (int c = 0; c < nchunk; c++) {
-        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1), good = 0;
-        int err = IRLS_OK;
-        for (size_t i = lo; i < hi; i++) {
-            err = merge_status(err, working_row(pr, i, eta[i], mu[i], sw + i, z + i));
-            good += sw[i] != 0.0;
-        }
-        part_err[c] = err;
-        part_good[c] = good;
-    }
-    int err = IRLS_OK;
-    size_t ng = 0;
-    for (int c = 0; c < nchunk; c++) {
-        err = merge_status(err, part_err[c]);
-        ng += part_good[c];
-    }
-    *n_good = ng;
-    return err;
-}
-
-/* Rows of sqrt(W) X are added four at a time as rank-4 updates of the upper
- * triangle, A[k, j] += sum_r s_r[j] s_r[k]: the inner loop over k is an axpy
- * the compiler vectorizes, and no accumulator forms a long dependency chain
- * (a dot-product dsyrk from the reference BLAS is latency-bound for the
- * narrow designs of epidemiology). Wide designs go through dsyrk instead. */
-#define SMALL_P 48
-#ifdef _OPENMP
-#define SIMD_LOOP _Pragma("omp simd")
-#define SIMD_REDUCTION(v) _Pragma(SIMD_STR(omp simd reduction(+:v)))
-#define SIMD_STR(x) #x
+/* G[k + j q] += sum_r U[r, k] U[r, j] for k <= j: 2 x 2 blocks of dot
+ * products, i.e. four independent vectorized accumulators per pass over the
+ * block, reading each column pair once per block pair (the reference BLAS
+ * dsyrk is a single latency-bound dot product at a time). Diagonal blocks
+ * also write one entry below the diagonal, which nothing reads. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define GRAM_FMA 1
+#define GRAM_INLINE static inline __attribute__((always_inline))
 #else
-#define SIMD_LOOP
-#define SIMD_REDUCTION(v)
+#define GRAM_INLINE static inline
 #endif
-#define GROUP 4
 
-static void add_rows_small(int p, int m, const double *S, const double *t,
-                           double *A, double *b)
+GRAM_INLINE void gram_block_impl(int q, int len, const double *U, int ld, double *G)
 {
-    int r = 0;
-    for (; r + GROUP <= m; r += GROUP) {
-        const double *s0 = S + (size_t) r * p, *s1 = s0 + p, *s2 = s1 + p, *s3 = s2 + p;
-        for (int j = 0; j < p; j++) {
-            double a0 = s0[j], a1 = s1[j], a2 = s2[j], a3 = s3[j];
-            double *Aj = A + (size_t) j * p;
-            SIMD_LOOP
-            for (int k = 0; k <= j; k++)
-                Aj[k] += a0 * s0[k] + a1 * s1[k] + a2 * s2[k] + a3 * s3[k];
+    int j = 0;
+    for (; j + 1 < q; j += 2) {
+        const double *uj0 = U + (size_t) j * ld, *uj1 = uj0 + ld;
+        double *G0 = G + (size_t) j * q, *G1 = G0 + q;
+        for (int k = 0; k <= j; k += 2) {
+            const double *uk0 = U + (size_t) k * ld, *uk1 = uk0 + ld;
+            double s00 = 0.0, s01 = 0.0, s10 = 0.0, s11 = 0.0;
+            SIMD_REDUCTION4(s00, s01, s10, s11)
+            for (int r = 0; r < len; r++) {
+                s00 += uk0[r] * uj0[r];
+                s01 += uk1[r] * uj0[r];
+                s10 += uk0[r] * uj1[r];
+                s11 += uk1[r] * uj1[r];
+            }
+            G0[k] += s00;
+            G0[k + 1] += s01;
+            G1[k] += s10;
+            G1[k + 1] += s11;
         }
-        for (int k = 0; k < p; k++)
-            b[k] += t[r] * s0[k] + t[r + 1] * s1[k] + t[r + 2] * s2[k] + t[r + 3] * s3[k];
     }
-    for (; r < m; r++) {
-        const double *s0 = S + (size_t) r * p;
-        for (int j = 0; j < p; j++) {
-            double a0 = s0[j];
-            double *Aj = A + (size_t) j * p;
-            for (int k = 0; k <= j; k++) Aj[k] += a0 * s0[k];
+    if (j < q) {
+        const double *uj = U + (size_t) j * ld;
+        double *Gj = G + (size_t) j * q;
+        int k = 0;
+        for (; k + 1 < j; k += 2) {
+            const double *uk0 = U + (size_t) k * ld, *uk1 = uk0 + ld;
+            double s0 = 0.0, s1 = 0.0;
+            SIMD_REDUCTION2(s0, s1)
+            for (int r = 0; r < len; r++) {
+                s0 += uk0[r] * uj[r];
+                s1 += uk1[r] * uj[r];
+            }
+            Gj[k] += s0;
+            Gj[k + 1] += s1;
         }
-        for (int k = 0; k < p; k++) b[k] += t[r] * s0[k];
+        for (; k <= j; k++) {
+            const double *uk = U + (size_t) k * ld;
+            double s = 0.0;
+            SIMD_REDUCTION(s)
+            for (int r = 0; r < len; r++) s += uk[r] * uj[r];
+            Gj[k] += s;
+        }
     }
 }
 
-/* X'WX and X'Wz of one block of rows [lo, lo + len) read straight from the
- * columns of X: w[r] is the working weight (0 outside the good subset, so the
- * row adds exactly nothing), wz[r] = w[r] z[r]. Each entry is a dot product
- * over the block, vectorized by `omp simd` with a reduction; u is scratch. */
-static void add_block_columns(const irls_problem *pr, size_t lo, int len, const double *w,
-                              const double *wz, double *u, double *A, double *b)
+#ifdef GRAM_FMA
+/* With FMA (set once per fit, before any parallel region) the products are
+ * accumulated by fused multiply-adds: half the instructions of the
+ * compute-bound kernel, and sums at least as accurate. */
+static int gram_use_fma = 0;
+
+__attribute__((noinline, target("avx2,fma")))
+static void gram_block_fma(int q, int len, const double *U, int ld, double *G)
+{
+    gram_block_impl(q, len, U, ld, G);
+}
+
+static void gram_detect_fma(void)
+{
+    __builtin_cpu_init();
+    gram_use_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+static void gram_detect_fma(void) {}
+#endif
+
+VECTOR_CLONES
+static void gram_block_base(int q, int len, const double *U, int ld, double *G)
+{
+    gram_block_impl(q, len, U, ld, G);
+}
+
+static void gram_block(int q, int len, const double *U, int ld, double *G)
+{
+#ifdef GRAM_FMA
+    if (gram_use_fma) {
+        gram_block_fma(q, len, U, ld, G);
+        return;
+    }
+#endif
+    gram_block_base(q, len, U, ld, G);
+}
+
+/* Adds rows [lo, lo + len) of sqrt(W) X and sqrt(W) z to G. Rows outside the
+ * good subset have sw = z = 0 and add exactly zero. */
+VECTOR_CLONES
+static void normal_block(const irls_problem *pr, size_t lo, int len, const double *sw,
+                         const double *z, double *U, double *G)
 {
     int p = pr->p;
     for (int j = 0; j < p; j++) {
         const double *xj = pr->x + (size_t) j * pr->n + lo;
-        double sb = 0.0;
-        SIMD_REDUCTION(sb)
+        double *uj = U + (size_t) j * BLOCK_ROWS;
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) uj[r] = sw[r] * xj[r];
+    }
+    double *t = U + (size_t) p * BLOCK_ROWS;
+    SIMD_LOOP
+    for (int r = 0; r < len; r++) t[r] = sw[r] * z[r];
+    gram_block(p + 1, len, U, BLOCK_ROWS, G);
+}
+
+/* eta = X beta + offset over a block, in glm.fit's order (x %*% beta by
+ * columns, then the offset). */
+VECTOR_CLONES
+static void eta_block(const irls_problem *pr, const double *beta, size_t lo, int len,
+                      double *restrict eta)
+{
+    /* four columns per sweep over the block, each product added in turn */
+    memset(eta, 0, (size_t) len * sizeof(double));
+    int p = pr->p, j = 0;
+    size_t n = pr->n;
+    for (; j + 4 <= p; j += 4) {
+        const double *x0 = pr->x + (size_t) j * n + lo, *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
+        double b0 = beta[j], b1 = beta[j + 1], b2 = beta[j + 2], b3 = beta[j + 3];
+        SIMD_LOOP
         for (int r = 0; r < len; r++) {
-            u[r] = w[r] * xj[r];
-            sb += wz[r] * xj[r];
+            double e = eta[r];
+            e += x0[r] * b0;
+            e += x1[r] * b1;
+            e += x2[r] * b2;
+            e += x3[r] * b3;
+            eta[r] = e;
         }
-        b[j] += sb;
-        double *Aj = A + (size_t) j * p;
-        for (int k = 0; k <= j; k++) {
-            const double *xk = pr->x + (size_t) k * pr->n + lo;
-            double s = 0.0;
-            SIMD_REDUCTION(s)
-            for (int r = 0; r < len; r++) s += u[r] * xk[r];
-            Aj[k] += s;
+    }
+    for (; j < p; j++) {
+        const double *xj = pr->x + (size_t) j * n + lo;
+        double bj = beta[j];
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) eta[r] += xj[r] * bj;
+    }
+    if (pr->offset) {
+        const double *off = pr->offset + lo;
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) eta[r] += off[r];
+    }
+}
+
+/* mu = linkinv(eta) and me = mu.eta(eta) over a block, with the switch on the
+ * link taken once: the libm calls go in a loop of their own and the
+ * clamping arithmetic in a vectorized one (values identical to family.c). */
+/* Where every argument of a block is in the safe range of vmath.h (the
+ * usual case), the block goes through the vectorized exp() or log();
+ * otherwise the caller redoes it with libm. Returns 1 if it did. */
+VM_INLINE int exp_block(int len, const double *restrict x, double *restrict e)
+{
+    double bad = 0.0;
+    SIMD_REDUCTION(bad)
+    for (int r = 0; r < len; r++) bad += fabs(x[r]) <= VM_EXP_SAFE ? 0.0 : 1.0;
+    if (bad != 0.0) return 0;
+    SIMD_LOOP
+    for (int r = 0; r < len; r++) e[r] = vm_exp_core(x[r]);
+    return 1;
+}
+
+VM_INLINE int log_block(int len, double *restrict a)
+{
+    double bad = 0.0;
+    SIMD_REDUCTION(bad)
+    for (int r = 0; r < len; r++) bad += a[r] >= VM_LOG_MIN && a[r] <= VM_LOG_MAX ? 0.0 : 1.0;
+    if (bad != 0.0) return 0;
+    SIMD_LOOP
+    for (int r = 0; r < len; r++) a[r] = vm_log_core(a[r]);
+    return 1;
+}
+
+VECTOR_CLONES
+static void link_block(int link, int len, const double *restrict eta, double *restrict mu,
+                       double *restrict me)
+{
+    switch (link) {
+    case LINK_LOGIT:
+        if (!exp_block(len, eta, me))
+            for (int r = 0; r < len; r++) me[r] = exp(eta[r]);
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) {
+            double e = me[r], x = eta[r];
+            double t = x < LOGIT_MTHRESH ? DBL_EPSILON : (x > LOGIT_THRESH ? LOGIT_INVEPS : e);
+            double opexp = 1.0 + e;
+            /* divisions outside the conditionals, which then vectorize */
+            double d = e / (opexp * opexp);
+            mu[r] = t / (1.0 + t);
+            me[r] = ((x > LOGIT_THRESH) | (x < LOGIT_MTHRESH)) ? DBL_EPSILON : d;
+        }
+        break;
+    case LINK_LOG:
+        if (!exp_block(len, eta, mu))
+            for (int r = 0; r < len; r++) mu[r] = exp(eta[r]);
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) {
+            double m = mu[r] > DBL_EPSILON ? mu[r] : DBL_EPSILON;
+            mu[r] = m;
+            me[r] = m;
+        }
+        break;
+    case LINK_IDENTITY:
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) {
+            mu[r] = eta[r];
+            me[r] = 1.0;
+        }
+        break;
+    default:
+        for (int r = 0; r < len; r++) {
+            mu[r] = link_inv(link, eta[r]);
+            me[r] = link_mu_eta(link, eta[r]);
         }
     }
 }
 
-/* Adds the rows idx[0..m-1] (offsets from `lo`) of sqrt(W) X and sqrt(W) z
- * to the upper triangle of Ac and to bc, through the scratch S (BLOCK_ROWS x
- * p) and t, so X is never copied wholesale. */
-static void add_block(const irls_problem *pr, size_t lo, const int *idx, int m,
-                      const double *sw, const double *z, double *S, double *t,
-                      double *Ac, double *bc)
+/* valideta(eta) && validmu(mu) over a block. */
+VECTOR_CLONES
+static int valid_block(glm_family f, int len, const double *eta, const double *mu)
 {
-    int p = pr->p;
-    if (m == 0) return;
-    for (int r = 0; r < m; r++) t[r] = sw[lo + idx[r]] * z[lo + idx[r]];
-    if (p <= SMALL_P) {
-        for (int j = 0; j < p; j++) {
-            const double *xj = pr->x + (size_t) j * pr->n + lo;
-            for (int r = 0; r < m; r++) S[(size_t) r * p + j] = sw[lo + idx[r]] * xj[idx[r]];
-        }
-        add_rows_small(p, m, S, t, Ac, bc);
-    } else {
-        int lda = BLOCK_ROWS, inc = 1;
-        double one = 1.0;
-        for (int j = 0; j < p; j++) {
-            const double *xj = pr->x + (size_t) j * pr->n + lo;
-            for (int r = 0; r < m; r++) S[r + (size_t) j * BLOCK_ROWS] = sw[lo + idx[r]] * xj[idx[r]];
-        }
-        F77_CALL(dsyrk)("U", "T", &p, &m, &one, S, &lda, &one, Ac, &p FCONE FCONE);
-        F77_CALL(dgemv)("T", &m, &p, &one, S, &lda, t, &inc, &one, bc, &inc FCONE);
+    int bad = 0;
+    if (f.link == LINK_INVERSE || f.link == LINK_SQRT) {
+        for (int r = 0; r < len; r++) bad |= !link_valid_eta(f.link, eta[r]);
     }
+    switch (f.family) {
+    case FAM_BINOMIAL:
+        for (int r = 0; r < len; r++) bad |= !((mu[r] > 0.0) & (mu[r] < 1.0));
+        break;
+    case FAM_POISSON:
+    case FAM_GAMMA:
+        for (int r = 0; r < len; r++) bad |= !((mu[r] > 0.0) & (mu[r] < HUGE_VAL));
+        break;
+    default:
+        break;
+    }
+    return !bad;
+}
+
+/* Adds the deviance residuals of a block (dev.resids of family.c) to s.
+ * y log(y / mu) is taken as 0 for y = 0 through log(1) = 0; l1 and l2 are
+ * scratch. A block with a logarithm outside the safe range is redone row by
+ * row by family_dev_resid(). */
+VECTOR_CLONES
+static double dev_block(int family, int len, const double *restrict y, const double *restrict mu,
+                        const double *restrict wt, double s, double *restrict l1,
+                        double *restrict l2)
+{
+    switch (family) {
+    case FAM_BINOMIAL: {
+        double nonbinary = 0.0;
+        SIMD_REDUCTION(nonbinary)
+        for (int r = 0; r < len; r++) nonbinary += (y[r] == 0.0) | (y[r] == 1.0) ? 0.0 : 1.0;
+        if (nonbinary == 0.0) {
+            /* 0/1 responses: one of the two terms is y log(y / mu) with
+             * y = 1, the other 0 (the same bits as the general formula) */
+            SIMD_LOOP
+            for (int r = 0; r < len; r++) {
+                double a1 = 1.0 / mu[r], a0 = 1.0 / (1.0 - mu[r]);
+                l1[r] = y[r] == 1.0 ? a1 : a0;
+            }
+            if (log_block(len, l1)) {
+                SIMD_REDUCTION(s)
+                for (int r = 0; r < len; r++) s += 2.0 * wt[r] * l1[r];
+                return s;
+            }
+            break;
+        }
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) {
+            double y1 = 1.0 - y[r], a1 = y[r] / mu[r], a2 = y1 / (1.0 - mu[r]);
+            l1[r] = y[r] != 0.0 ? a1 : 1.0;
+            l2[r] = y1 != 0.0 ? a2 : 1.0;
+        }
+        if (log_block(len, l1) && log_block(len, l2)) {
+            SIMD_REDUCTION(s)
+            for (int r = 0; r < len; r++) s += 2.0 * wt[r] * (y[r] * l1[r] + (1.0 - y[r]) * l2[r]);
+            return s;
+        }
+        break;
+    }
+    case FAM_POISSON:
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) {
+            double a = y[r] / mu[r];
+            l1[r] = y[r] > 0.0 ? a : 1.0;
+        }
+        if (log_block(len, l1)) {
+            SIMD_REDUCTION(s)
+            for (int r = 0; r < len; r++) {
+                double pos = 2.0 * wt[r] * (y[r] * l1[r] - (y[r] - mu[r])), zero = 2.0 * mu[r] * wt[r];
+                s += y[r] > 0.0 ? pos : zero;
+            }
+            return s;
+        }
+        break;
+    default:
+        break;
+    }
+    for (int r = 0; r < len; r++) s += family_dev_resid(family, y[r], mu[r], wt[r]);
+    return s;
 }
 
 typedef struct {
-    double *chunk_A, *chunk_b, *scratch, *wbuf;
-    int *idx;
-} normal_workspace;
+    int var_err, me_err;
+    size_t good;
+} working_stats;
 
-static void reduce_normal(const irls_problem *pr, const normal_workspace *nw,
-                          double *A, double *b)
+/* glm.fit's working response z and weights (as their square root sw) over a
+ * block, and the working residuals (y - mu) / mu.eta: rows with prior weight
+ * 0 or mu.eta == 0 are outside the good subset (sw = z = 0). Errors (NA or
+ * 0 in V(mu), NA in mu.eta) are only counted on rows with positive prior
+ * weight, as in glm.fit. */
+VECTOR_CLONES
+static void working_block(const irls_problem *pr, size_t lo, int len, const double *eta,
+                          const double *mu, const double *me, double *restrict v,
+                          double *restrict sw, double *restrict z, double *restrict resid,
+                          working_stats *st)
 {
-    int p = pr->p;
-    size_t pp = (size_t) p * p;
-    memset(A, 0, pp * sizeof(double));
-    memset(b, 0, (size_t) p * sizeof(double));
-    for (int c = 0; c < pr->nchunk; c++) {
-        const double *Ac = nw->chunk_A + pp * c, *bc = nw->chunk_b + (size_t) p * c;
-        for (int j = 0; j < p; j++) {
-            for (int k = 0; k <= j; k++) A[k + (size_t) j * p] += Ac[k + (size_t) j * p];
-            b[j] += bc[j];
-        }
+    static const double no_offset[BLOCK_ROWS];
+    const double *y = pr->y + lo, *wt = pr->wt + lo;
+    /* eta - 0 is eta, bit for bit */
+    const double *off = pr->offset ? pr->offset + lo : no_offset;
+    switch (pr->fam.family) {
+    case FAM_GAUSSIAN:
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) v[r] = 1.0;
+        break;
+    case FAM_BINOMIAL:
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) v[r] = mu[r] * (1.0 - mu[r]);
+        break;
+    case FAM_POISSON:
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) v[r] = mu[r];
+        break;
+    case FAM_GAMMA:
+        SIMD_LOOP
+        for (int r = 0; r < len; r++) v[r] = mu[r] * mu[r];
+        break;
+    default:
+        for (int r = 0; r < len; r++) v[r] = family_variance(pr->fam.family, mu[r]);
     }
+    /* counted in doubles: GCC vectorizes the loop only if all its data
+     * have the width of a double */
+    double var_err = 0.0, me_err = 0.0;
+    SIMD_REDUCTION2(var_err, me_err)
+    for (int r = 0; r < len; r++) {
+        double d = me[r], vr = v[r], res = (y[r] - mu[r]) / d;
+        int pos = wt[r] > 0.0;
+        var_err += (pos & ((vr != vr) | (vr == 0.0))) ? 1.0 : 0.0;
+        me_err += (pos & (d != d)) ? 1.0 : 0.0;
+        int good = pos & (d != 0.0);
+        /* the weight before its square root, in glm.fit's order */
+        double w = wt[r] * (d * d) / vr, zr = (eta[r] - off[r]) + res;
+        resid[r] = res;
+        z[r] = good ? zr : 0.0;
+        v[r] = good ? w : 0.0;
+    }
+    SIMD_LOOP
+    for (int r = 0; r < len; r++) sw[r] = sqrt(v[r]);
+    double ng = 0.0;
+    SIMD_REDUCTION(ng)
+    for (int r = 0; r < len; r++) ng += sw[r] != 0.0 ? 1.0 : 0.0;
+    st->var_err |= var_err != 0.0;
+    st->me_err |= me_err != 0.0;
+    st->good += (size_t) ng;
 }
 
-/* Upper triangle of A = X' W X and b = X' W z over the good rows. */
-static void accumulate_normal(const irls_problem *pr, const double *sw, const double *z,
-                              double *A, double *b, const normal_workspace *nw)
+/* Per-chunk results of a pass, reduced in chunk order. */
+typedef struct {
+    double *dev, *cpu;
+    int *ok, *var_err, *me_err;
+    size_t *good;
+} pass_parts;
+
+static void alloc_parts(pass_parts *pp, int nchunk)
 {
-    int p = pr->p, nchunk = pr->nchunk;
-    size_t pp = (size_t) p * p;
+    pp->dev = (double *) R_alloc(nchunk, sizeof(double));
+    pp->cpu = (double *) R_alloc(nchunk, sizeof(double));
+    pp->ok = (int *) R_alloc(nchunk, sizeof(int));
+    pp->var_err = (int *) R_alloc(nchunk, sizeof(int));
+    pp->me_err = (int *) R_alloc(nchunk, sizeof(int));
+    pp->good = (size_t *) R_alloc(nchunk, sizeof(size_t));
+}
+
+/* Elapsed time and the CPU time of the calling thread (0 where the
+ * platform has no per-thread clock: threads are then always kept). */
+static double wall_seconds(void)
+{
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->nthreads) schedule(static)
+    return omp_get_wtime();
+#else
+    return 0.0;
 #endif
-    for (int c = 0; c < nchunk; c++) {
-        double *Ac = nw->chunk_A + pp * c, *bc = nw->chunk_b + (size_t) p * c;
-        double *S = nw->scratch + (size_t) c * BLOCK_ROWS * (p + 1), *t = S + (size_t) BLOCK_ROWS * p;
-        int *idx = nw->idx + (size_t) c * BLOCK_ROWS;
-        memset(Ac, 0, pp * sizeof(double));
-        memset(bc, 0, (size_t) p * sizeof(double));
-        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
-        for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
-            size_t bhi = blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi;
-            int m = 0;
-            for (size_t i = blo; i < bhi; i++)
-                if (sw[i] != 0.0) idx[m++] = (int) (i - blo);
-            add_block(pr, blo, idx, m, sw, z, S, t, Ac, bc);
-        }
-    }
-    reduce_normal(pr, nw, A, b);
 }
 
-/* The fused pass of one IRLS step over each block of rows while it is in
- * cache: eta = X beta + offset (skipped when beta is NULL: eta is given),
- * mu, the deviance and the validity of eta and mu; then the next step's
- * working weights and response at this (eta, mu) and their X'WX, X'Wz.
- * Returns the deviance; *err and *n_good describe the working step. */
-static double row_pass(const irls_problem *pr, const double *beta, double *eta, double *mu,
-                       double *sw, double *z, double *A, double *b, const normal_workspace *nw,
-                       double *part, int *part_ok, int *part_err, size_t *part_good,
-                       int *valid, int *err, size_t *n_good)
+static double thread_cpu_seconds(void)
 {
-    int p = pr->p, nchunk = pr->nchunk;
-    size_t pp = (size_t) p * p;
+#ifdef CLOCK_THREAD_CPUTIME_ID
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return ts.tv_sec + 1e-9 * ts.tv_nsec;
+#endif
+    return 0.0;
+}
+
+/* On a machine whose cores are busy with other work, the threads of a pass
+ * end up sharing a core and wait for each other at every barrier, which is
+ * slower than one thread. The CPU time spent in the chunks over the elapsed
+ * time of the pass measures the parallelism obtained; below 1.3 the rest of
+ * the fit runs on one thread (the chunks, and so the results, are the same
+ * for any number of threads). */
+static void keep_threads_if_useful(irls_problem *pr, double wall, const double *chunk_cpu)
+{
+    double cpu = 0.0;
+    for (int c = 0; c < pr->nchunk; c++) cpu += chunk_cpu[c];
+    if (wall > 1e-3 && cpu > 0.0 && cpu < 1.3 * wall) pr->nthreads = pr->fam_threads = 1;
+}
+
+typedef struct {
+    double dev;      /* deviance at (eta, mu) */
+    int valid;       /* every eta and mu in the family's valid region */
+    int err;         /* irls_status of the working step */
+    size_t n_good;   /* rows with a non-zero working weight */
+} pass_result;
+
+/* One pass over the rows, each block of rows done while it is in cache:
+ * eta = X beta + offset (skipped when beta is NULL: eta is given), mu, the
+ * deviance and the validity of eta and mu; then, if `working`, the next
+ * step's working weights and response at this (eta, mu), the working
+ * residuals, and their X'WX (upper triangle of A) and X'Wz (b). */
+static void row_pass(irls_problem *pr, const double *beta, int working,
+                     double *eta, double *mu, double *sw, double *z, double *resid,
+                     double *A, double *b, const chunk_workspace *cw, const pass_parts *pp,
+                     pass_result *out)
+{
+    int p = pr->p, q = p + 1, nchunk = pr->nchunk, threads = pr->fam_threads;
     glm_family f = pr->fam;
+    double wall = threads > 1 ? wall_seconds() : 0.0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
     for (int c = 0; c < nchunk; c++) {
-        double *Ac = nw->chunk_A + pp * c, *bc = nw->chunk_b + (size_t) p * c;
-        double *S = nw->scratch + (size_t) c * BLOCK_ROWS * (p + 1), *t = S + (size_t) BLOCK_ROWS * p;
-        int *idx = nw->idx + (size_t) c * BLOCK_ROWS;
-        memset(Ac, 0, pp * sizeof(double));
-        memset(bc, 0, (size_t) p * sizeof(double));
-        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1), good = 0;
+        double cpu0 = threads > 1 ? thread_cpu_seconds() : 0.0;
+        double *G = chunk_G(cw, c), *U = chunk_U(cw, c);
+        double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS, *l2 = v + BLOCK_ROWS;
+        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
         double dev = 0.0;
-        int ok = 1, e = IRLS_OK;
-        double *w = nw->wbuf + (size_t) c * 2 * BLOCK_ROWS, *wz = w + BLOCK_ROWS;
-        int small = p <= SMALL_P;
+        int ok = 1;
+        working_stats st = { 0, 0, 0 };
+        if (working) memset(G, 0, (size_t) q * q * sizeof(double));
         for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
-            size_t bhi = blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi;
-            int len = (int) (bhi - blo);
-            if (beta) {
-                for (size_t i = blo; i < bhi; i++) eta[i] = pr->offset ? pr->offset[i] : 0.0;
-                for (int j = 0; j < p; j++) {
-                    const double *xj = pr->x + (size_t) j * pr->n;
-                    double bj = beta[j];
-                    for (size_t i = blo; i < bhi; i++) eta[i] += xj[i] * bj;
-                }
-            }
-            int m = 0;
-            for (size_t i = blo; i < bhi; i++) {
-                family_row fr;
-                family_row_eval(f, eta[i], pr->y[i], pr->wt[i], &fr);
-                mu[i] = fr.mu;
-                ok &= fr.valid;
-                dev += fr.dev;
-                int st = working_row_from(pr, i, eta[i], fr.mu, fr.variance, fr.mu_eta, sw + i, z + i);
-                if (st) e = merge_status(e, st);
-                int r = (int) (i - blo);
-                w[r] = sw[i] * sw[i];
-                wz[r] = w[r] * z[i];
-                if (sw[i] != 0.0) idx[m++] = r;
-            }
-            good += (size_t) m;
-            if (m == 0) continue;
-            if (small) add_block_columns(pr, blo, len, w, wz, S, Ac, bc);
-            else add_block(pr, blo, idx, m, sw, z, S, t, Ac, bc);
+            int len = (int) ((blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi) - blo);
+            double *e = eta + blo, *m = mu + blo;
+            if (beta) eta_block(pr, beta, blo, len, e);
+            link_block(f.link, len, e, m, me);
+            ok &= valid_block(f, len, e, m);
+            dev = dev_block(f.family, len, pr->y + blo, m, pr->wt + blo, dev, v, l2);
+            if (!working) continue;
+            working_block(pr, blo, len, e, m, me, v, sw + blo, z + blo, resid + blo, &st);
+            normal_block(pr, blo, len, sw + blo, z + blo, U, G);
         }
-        part[c] = dev;
-        part_ok[c] = ok;
-        part_err[c] = e;
-        part_good[c] = good;
+        pp->dev[c] = dev;
+        pp->cpu[c] = threads > 1 ? thread_cpu_seconds() - cpu0 : 0.0;
+        pp->ok[c] = ok;
+        pp->var_err[c] = st.var_err;
+        pp->me_err[c] = st.me_err;
+        pp->good[c] = st.good;
     }
-    int ok = 1, e = IRLS_OK;
+    if (threads > 1) keep_threads_if_useful(pr, wall_seconds() - wall, pp->cpu);
+    int ok = 1, var_err = 0, me_err = 0;
     size_t ng = 0;
     for (int c = 0; c < nchunk; c++) {
-        ok &= part_ok[c];
-        e = merge_status(e, part_err[c]);
-        ng += part_good[c];
+        ok &= pp->ok[c];
+        var_err |= pp->var_err[c];
+        me_err |= pp->me_err[c];
+        ng += pp->good[c];
     }
-    reduce_normal(pr, nw, A, b);
-    *valid = ok;
-    *err = e;
-    *n_good = ng;
-    return sum_in_order(part, nchunk);
+    out->dev = sum_in_order(pp->dev, nchunk);
+    out->valid = ok;
+    /* an NA or 0 in V(mu) outranks an NA in mu.eta, as in glm.fit */
+    out->err = var_err ? IRLS_ERR_VARIANCE : (me_err ? IRLS_ERR_MU_ETA : IRLS_OK);
+    out->n_good = ng;
+    if (!working) return;
+    memset(A, 0, (size_t) p * p * sizeof(double));
+    memset(b, 0, (size_t) p * sizeof(double));
+    for (int c = 0; c < nchunk; c++) {
+        const double *G = chunk_G(cw, c);
+        for (int j = 0; j < p; j++)
+            for (int k = 0; k <= j; k++) A[k + (size_t) j * p] += G[k + (size_t) j * q];
+        for (int k = 0; k < p; k++) b[k] += G[k + (size_t) p * q];
+    }
+}
+
+/* eta = linkfun(mustart), glm.fit's start from family$initialize. */
+static void eta_from_mu(const irls_problem *pr, const double *mu, double *eta)
+{
+    int nchunk = pr->nchunk, link = pr->fam.link;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(pr->fam_threads) schedule(dynamic, 1)
+#endif
+    for (int c = 0; c < nchunk; c++) {
+        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
+        if (link == LINK_LOGIT || link == LINK_LOG) {
+            /* log(mu / (1 - mu)) or log(mu), vectorized where safe */
+            for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
+                int len = (int) ((blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi) - blo);
+                const double *m = mu + blo;
+                double *e = eta + blo;
+                if (link == LINK_LOGIT) {
+                    SIMD_LOOP
+                    for (int r = 0; r < len; r++) e[r] = m[r] / (1.0 - m[r]);
+                } else {
+                    memcpy(e, m, (size_t) len * sizeof(double));
+                }
+                if (!log_block(len, e))
+                    for (int r = 0; r < len; r++) e[r] = link_fun(link, m[r]);
+            }
+        } else {
+            for (size_t i = lo; i < hi; i++) eta[i] = link_fun(link, mu[i]);
+        }
+    }
 }
 
 /* Cholesky solve of A beta = b. Returns 0 when A is numerically of full rank
@@ -442,20 +714,11 @@ static void alloc_qr(qr_workspace *qr, size_t n, int p)
     qr->jpvt = (int *) R_alloc(p, sizeof(int));
 }
 
-static int halve_step(const irls_problem *pr, double *start, const double *coefold,
-                      double *eta, double *mu, double *part, int *part_ok,
-                      double *dev, int *valid)
-{
-    for (int j = 0; j < pr->p; j++) start[j] = (start[j] + coefold[j]) / 2.0;
-    compute_eta(pr, start, eta);
-    *dev = compute_mu_dev(pr, eta, mu, part, part_ok, valid);
-    return 0;
-}
-
 static int choose_chunks(size_t n, int p)
 {
+    double q = (double) p + 1.0;
     double by_rows = ceil((double) n / ROWS_PER_CHUNK);
-    double by_memory = floor(CHUNK_MEMORY_DOUBLES / ((double) p * p + (double) (BLOCK_ROWS + 1) * (p + 1)));
+    double by_memory = floor(CHUNK_MEMORY_DOUBLES / (q * q + (double) BLOCK_ROWS * (q + 3.0)));
     double k = fmin(fmin(by_rows, MAX_CHUNKS), by_memory);
     return k < 1.0 ? 1 : (int) k;
 }
@@ -499,6 +762,38 @@ static int solve_step(const irls_problem *pr, const working_state *cur, const ir
     return solve_qr(pr, cur->sw, cur->z, cur->n_good, ctl->qr_tol, qr, fac, beta_new, pivot);
 }
 
+/* Everything a pass needs besides the problem. */
+typedef struct {
+    irls_problem *pr;
+    const chunk_workspace *cw;
+    const pass_parts *parts;
+    double *eta, *mu, *resid;
+} pass_context;
+
+/* A pass that also fills the working state `st` at the resulting (eta, mu);
+ * returns the deviance and sets *valid. */
+static double pass_working(const pass_context *px, const double *beta, working_state *st,
+                           int *valid)
+{
+    pass_result r;
+    row_pass(px->pr, beta, 1, px->eta, px->mu, st->sw, st->z, px->resid, st->A, st->b,
+             px->cw, px->parts, &r);
+    st->err = r.err;
+    st->n_good = r.n_good;
+    *valid = r.valid;
+    return r.dev;
+}
+
+/* A pass for a halved step: eta, mu and the deviance only. */
+static double pass_plain(const pass_context *px, const double *beta, int *valid)
+{
+    pass_result r;
+    row_pass(px->pr, beta, 0, px->eta, px->mu, NULL, NULL, NULL, NULL, NULL,
+             px->cw, px->parts, &r);
+    *valid = r.valid;
+    return r.dev;
+}
+
 void irls_run(const double *x, size_t n, int p, const double *y,
               const double *wt, const double *offset, glm_family fam,
               const irls_control *ctl, int start_mode, double *beta,
@@ -506,6 +801,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
               double *cov, int *pivot, irls_result *res)
 {
     irls_problem pr = { x, y, wt, offset, n, p, fam, choose_chunks(n, p), 1, 1 };
+    gram_detect_fma();
 #ifdef _OPENMP
     int nt = ctl->nthreads > 0 ? ctl->nthreads : omp_get_max_threads();
     if (n < PARALLEL_MIN_ROWS) nt = 1;
@@ -513,20 +809,14 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     pr.fam_threads = family_thread_safe(fam) ? nt : 1;
 #endif
     size_t pp = (size_t) p * p;
-    int nchunk = pr.nchunk;
-    double *part = (double *) R_alloc(nchunk, sizeof(double));
-    int *part_ok = (int *) R_alloc(nchunk, sizeof(int));
-    int *part_err = (int *) R_alloc(nchunk, sizeof(int));
-    size_t *part_good = (size_t *) R_alloc(nchunk, sizeof(size_t));
     double *fac = (double *) R_alloc(pp, sizeof(double));
     double *start = (double *) R_alloc(p, sizeof(double));
     double *coefold = (double *) R_alloc(p, sizeof(double));
-    normal_workspace nw;
-    nw.chunk_A = (double *) R_alloc(pp * nchunk, sizeof(double));
-    nw.chunk_b = (double *) R_alloc((size_t) p * nchunk, sizeof(double));
-    nw.scratch = (double *) R_alloc((size_t) BLOCK_ROWS * (p + 1) * nchunk, sizeof(double));
-    nw.idx = (int *) R_alloc((size_t) BLOCK_ROWS * nchunk, sizeof(int));
-    nw.wbuf = (double *) R_alloc((size_t) 2 * BLOCK_ROWS * nchunk, sizeof(double));
+    chunk_workspace cw;
+    alloc_chunks(&cw, p, pr.nchunk);
+    pass_parts parts;
+    alloc_parts(&parts, pr.nchunk);
+    pass_context px = { &pr, &cw, &parts, eta, mu, resid };
     qr_workspace qr = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     /* cur: the working state the last step was solved with (glm.fit's w);
      * next: the state at the current estimate, filled by the fused pass */
@@ -537,6 +827,8 @@ void irls_run(const double *x, size_t n, int p, const double *y,
 
     memset(res, 0, sizeof(*res));
     int have_coefold = 0, valid = 0, have_next = 0;
+    /* resid holds the working residuals at the current eta */
+    int resid_current = 0;
     for (int j = 0; j < p; j++) pivot[j] = j;
 
     const double *beta_in = NULL;
@@ -545,21 +837,30 @@ void irls_run(const double *x, size_t n, int p, const double *y,
         have_coefold = 1;
         beta_in = beta;
     } else if (start_mode == IRLS_START_MU) {
-        for (size_t i = 0; i < n; i++) eta[i] = link_fun(fam.link, mu[i]);
+        eta_from_mu(&pr, mu, eta);
     }
-    double devold = row_pass(&pr, beta_in, eta, mu, next.sw, next.z, next.A, next.b, &nw,
-                             part, part_ok, part_err, part_good, &valid, &next.err, &next.n_good);
+    double devold = pass_working(&px, beta_in, &next, &valid);
     double dev = devold;
+    /* The first pass has read every element of X into X'WX: a non-finite
+     * x makes a diagonal entry (a sum of (sqrt(w) x)^2) NaN or Inf, so X
+     * needs a scan of its own only then (instead of before every fit). */
+    int diag_finite = 1;
+    for (int j = 0; j < p; j++) diag_finite &= isfinite(next.A[j + (size_t) j * p]);
+    if (!diag_finite) {
+        int bad = irls_nonfinite(x, n * (size_t) p, ctl->nthreads);
+        if (bad) { res->status = bad == 1 ? IRLS_ERR_X_NAN : IRLS_ERR_X_INF; return; }
+    }
     if (!valid) { res->status = IRLS_ERR_START; return; }
     have_next = 1;
+    resid_current = 1;
 
     int conv = 0, boundary = 0, rank = p, used_qr = 0;
     for (int iter = 1; iter <= ctl->maxit; iter++) {
         R_CheckUserInterrupt();
         res->iter = iter;
         if (!have_next) {
-            next.err = working_step(&pr, eta, mu, next.sw, next.z, part_err, part_good, &next.n_good);
-            if (!next.err && next.n_good > 0) accumulate_normal(&pr, next.sw, next.z, next.A, next.b, &nw);
+            pass_working(&px, NULL, &next, &valid);
+            resid_current = 1;
         }
         swap_states(&cur, &next);
         have_next = 0;
@@ -571,9 +872,9 @@ void irls_run(const double *x, size_t n, int p, const double *y,
         for (int j = 0; j < p; j++) finite &= isfinite(start[j]);
         if (!finite) { res->warnings |= IRLS_WARN_NONFINITE_COEF; conv = 0; break; }
 
-        dev = row_pass(&pr, start, eta, mu, next.sw, next.z, next.A, next.b, &nw,
-                       part, part_ok, part_err, part_good, &valid, &next.err, &next.n_good);
+        dev = pass_working(&px, start, &next, &valid);
         have_next = 1;
+        resid_current = 1;
         if (ctl->trace) Rprintf("Deviance = %.7g Iterations - %d\n", dev, iter);
         boundary = 0;
         if (!isfinite(dev)) {
@@ -581,10 +882,12 @@ void irls_run(const double *x, size_t n, int p, const double *y,
             res->warnings |= IRLS_WARN_DIVERGENCE;
             for (int ii = 1; !isfinite(dev); ii++) {
                 if (ii > ctl->maxit) { res->status = IRLS_ERR_HALVING; return; }
-                halve_step(&pr, start, coefold, eta, mu, part, part_ok, &dev, &valid);
+                for (int j = 0; j < p; j++) start[j] = (start[j] + coefold[j]) / 2.0;
+                dev = pass_plain(&px, start, &valid);
             }
             boundary = 1;
             have_next = 0;
+            resid_current = 0;
             if (ctl->trace) Rprintf("Step halved: new deviance = %.7g\n", dev);
         }
         if (!valid) {
@@ -592,10 +895,12 @@ void irls_run(const double *x, size_t n, int p, const double *y,
             res->warnings |= IRLS_WARN_OUT_OF_BOUNDS;
             for (int ii = 1; !valid; ii++) {
                 if (ii > ctl->maxit) { res->status = IRLS_ERR_HALVING; return; }
-                halve_step(&pr, start, coefold, eta, mu, part, part_ok, &dev, &valid);
+                for (int j = 0; j < p; j++) start[j] = (start[j] + coefold[j]) / 2.0;
+                dev = pass_plain(&px, start, &valid);
             }
             boundary = 1;
             have_next = 0;
+            resid_current = 0;
             if (ctl->trace) Rprintf("Step halved: new deviance = %.7g\n", dev);
         }
         memcpy(coefold, start, (size_t) p * sizeof(double));
@@ -609,8 +914,8 @@ void irls_run(const double *x, size_t n, int p, const double *y,
 
     if (ctl->final_weights && conv) {
         if (!have_next) {
-            next.err = working_step(&pr, eta, mu, next.sw, next.z, part_err, part_good, &next.n_good);
-            if (!next.err && next.n_good > 0) accumulate_normal(&pr, next.sw, next.z, next.A, next.b, &nw);
+            pass_working(&px, NULL, &next, &valid);
+            resid_current = 1;
         }
         if (!next.err && next.n_good > 0) {
             double *unused = (double *) R_alloc(p, sizeof(double));
@@ -621,10 +926,17 @@ void irls_run(const double *x, size_t n, int p, const double *y,
 
     /* coef is the last accepted step (glm.fit's `coef`) */
     for (int j = 0; j < p; j++) beta[j] = have_coefold ? coefold[j] : NAN;
-    for (size_t i = 0; i < n; i++) {
-        work_w[i] = cur.sw[i] * cur.sw[i];
-        resid[i] = (y[i] - mu[i]) / link_mu_eta(fam.link, eta[i]);
+    const double *csw = cur.sw;
+    int nchunk = pr.nchunk;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(pr.nthreads) schedule(static)
+#endif
+    for (int c = 0; c < nchunk; c++) {
+        size_t lo = chunk_lo(&pr, c), hi = chunk_lo(&pr, c + 1);
+        for (size_t i = lo; i < hi; i++) work_w[i] = csw[i] * csw[i];
     }
+    if (!resid_current)
+        for (size_t i = 0; i < n; i++) resid[i] = (y[i] - mu[i]) / link_mu_eta(fam.link, eta[i]);
     memset(cov, 0, pp * sizeof(double));
     if (res->iter > 0 && rank > 0 && !(res->warnings & (IRLS_WARN_NO_INFORMATIVE | IRLS_WARN_NONFINITE_COEF))) {
         int info = 0;
@@ -641,4 +953,204 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     res->boundary = boundary;
     res->rank = rank;
     res->used_qr = used_qr;
+}
+
+/* ---- Preparation and summaries around the iteration (single passes over
+ * the data without the n-long temporaries of the equivalent R code). ---- */
+
+int irls_nonfinite(const double *v, size_t len, int nthreads)
+{
+    int nan_found = 0, inf_found = 0;
+#ifdef _OPENMP
+    if (len < 100000) nthreads = 1;
+#pragma omp parallel for num_threads(nthreads > 0 ? nthreads : omp_get_max_threads()) \
+    schedule(static) reduction(|:nan_found, inf_found)
+#endif
+    for (size_t i = 0; i < len; i++) {
+        double d = v[i];
+        nan_found |= d != d;
+        inf_found |= (d == HUGE_VAL) | (d == -HUGE_VAL);
+    }
+    return nan_found ? 1 : (inf_found ? 2 : 0);
+}
+
+int irls_support(int family, const double *y, const double *wt, size_t n)
+{
+    int bad = 0;
+    switch (family) {
+    case FAM_BINOMIAL:
+        for (size_t i = 0; i < n; i++) bad |= (y[i] < 0.0 || y[i] > 1.0) && wt[i] > 0.0;
+        break;
+    case FAM_POISSON:
+        for (size_t i = 0; i < n; i++) bad |= y[i] < 0.0;
+        break;
+    case FAM_GAMMA:
+        for (size_t i = 0; i < n; i++) bad |= y[i] <= 0.0;
+        break;
+    default:
+        break;
+    }
+    return bad;
+}
+
+int irls_initialize(int family, const double *y, const double *wt, size_t n,
+                    double *y_out, double *mustart)
+{
+    int bad = 0;
+    switch (family) {
+    case FAM_BINOMIAL:
+        for (size_t i = 0; i < n; i++) {
+            double yi = wt[i] == 0.0 ? 0.0 : y[i];
+            bad |= yi < 0.0 || yi > 1.0;
+            if (y_out) y_out[i] = yi;
+            mustart[i] = (wt[i] * yi + 0.5) / (wt[i] + 1.0);
+        }
+        break;
+    case FAM_POISSON:
+        for (size_t i = 0; i < n; i++) {
+            bad |= y[i] < 0.0;
+            mustart[i] = y[i] + 0.1;
+        }
+        break;
+    case FAM_GAMMA:
+        for (size_t i = 0; i < n; i++) bad |= y[i] <= 0.0;
+        break;
+    default:
+        break;
+    }
+    return bad;
+}
+
+/* Sum of the deviance residuals at one common mean `m`, as
+ * sum(dev.resids(y, rep(m, n), wt)): the terms of binary responses (and
+ * of small integer counts) are computed once and reused, bit for bit the
+ * values of the row-by-row formula. */
+static double dev_const_mu(glm_family f, const double *y, const double *wt, size_t n, double m)
+{
+    long double s = 0.0;
+    if (f.family == FAM_BINOMIAL) {
+        double at0 = family_dev_resid(f.family, 0.0, m, 1.0) / 2.0;
+        double at1 = family_dev_resid(f.family, 1.0, m, 1.0) / 2.0;
+        for (size_t i = 0; i < n; i++) {
+            double d;
+            if (y[i] == 0.0) d = 2.0 * wt[i] * at0;
+            else if (y[i] == 1.0) d = 2.0 * wt[i] * at1;
+            else d = family_dev_resid(f.family, y[i], m, wt[i]);
+            s += d;
+        }
+    } else if (f.family == FAM_POISSON) {
+        enum { NTAB = 256 };
+        double tab[NTAB];
+        for (int k = 0; k < NTAB; k++) tab[k] = k > 0 ? (double) k * log((double) k / m) - ((double) k - m) : 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double yi = y[i], d;
+            if (yi > 0.0 && yi < NTAB && yi == (double) (int) yi) d = 2.0 * wt[i] * tab[(int) yi];
+            else d = family_dev_resid(f.family, yi, m, wt[i]);
+            s += d;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) s += family_dev_resid(f.family, y[i], m, wt[i]);
+    }
+    return (double) s;
+}
+
+double irls_null_deviance(glm_family f, const double *y, const double *wt, const double *offset,
+                          size_t n, int intercept)
+{
+    if (intercept) {
+        long double sw = 0.0, swy = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            swy += wt[i] * y[i];
+            sw += wt[i];
+        }
+        /* as sum(wt * y) / sum(wt): each sum rounded to double first */
+        return dev_const_mu(f, y, wt, n, (double) swy / (double) sw);
+    }
+    if (!offset) return dev_const_mu(f, y, wt, n, link_inv(f.link, 0.0));
+    long double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += family_dev_resid(f.family, y[i], link_inv(f.link, offset[i]), wt[i]);
+    return (double) s;
+}
+
+int irls_separation(int family, const double *mu, size_t n)
+{
+    double eps = 10.0 * DBL_EPSILON;
+    int sep = 0;
+    if (family == FAM_BINOMIAL) {
+        for (size_t i = 0; i < n; i++) sep |= mu[i] > 1.0 - eps || mu[i] < eps;
+    } else if (family == FAM_POISSON) {
+        for (size_t i = 0; i < n; i++) sep |= mu[i] < eps;
+    }
+    return sep;
+}
+
+/* The log-likelihood sum of binomial()$aic and poisson()$aic (so the AIC is
+ * -2 times it plus 2 rank) in the common case, with logarithms only:
+ * binomial rows with size m = 1 and a 0/1 response (dbinom(y, 1, mu) is
+ * log(mu) or log(1 - mu)) or with m <= 0 (no term); poisson rows with an
+ * integer count below IRLS_AIC_TABLE (dpois(y, mu) = y log(mu) - mu -
+ * lfact[y]). Returns 0, leaving the sum to R's dbinom/dpois, if some row is
+ * outside that case. */
+VECTOR_CLONES
+int irls_loglik_simple(int family, const double *y, const double *m, const double *wt,
+                       const double *mu, size_t n, const double *lfact, double *out)
+{
+    double a[BLOCK_ROWS];
+    long double s = 0.0;
+    if (family != FAM_BINOMIAL && family != FAM_POISSON) return 0;
+    for (size_t lo = 0; lo < n; lo += BLOCK_ROWS) {
+        int len = (int) ((lo + BLOCK_ROWS < n ? lo + BLOCK_ROWS : n) - lo);
+        const double *yb = y + lo, *mb = mu + lo, *wb = wt + lo;
+        double other = 0.0, t = 0.0;
+        if (family == FAM_BINOMIAL) {
+            const double *sb = m + lo;
+            SIMD_REDUCTION(other)
+            for (int r = 0; r < len; r++) {
+                int none = !(sb[r] > 0.0);
+                int simple = none | ((sb[r] == 1.0) & ((yb[r] == 0.0) | (yb[r] == 1.0)));
+                other += simple ? 0.0 : 1.0;
+                double q = 1.0 - mb[r];
+                a[r] = none ? 1.0 : (yb[r] == 1.0 ? mb[r] : q);
+            }
+        } else {
+            SIMD_REDUCTION(other)
+            for (int r = 0; r < len; r++) {
+                int simple = (yb[r] >= 0.0) & (yb[r] < IRLS_AIC_TABLE) & (yb[r] == floor(yb[r]));
+                other += simple ? 0.0 : 1.0;
+                a[r] = mb[r];
+            }
+        }
+        if (other != 0.0) return 0;
+        if (!log_block(len, a))
+            for (int r = 0; r < len; r++) a[r] = log(a[r]);
+        if (family == FAM_BINOMIAL) {
+            /* wt / m is wt where m = wt = 1, and rows with m <= 0 have no term */
+            const double *sb = m + lo;
+            SIMD_REDUCTION(t)
+            for (int r = 0; r < len; r++) {
+                double term = (wb[r] / sb[r]) * a[r];
+                t += sb[r] > 0.0 ? term : 0.0;
+            }
+        } else {
+            for (int r = 0; r < len; r++) {
+                double k = yb[r];
+                double d = k == 0.0 ? -mb[r] : k * a[r] - mb[r] - lfact[(int) k];
+                t += d * wb[r];
+            }
+        }
+        s += t;
+    }
+    *out = (double) s;
+    return 1;
+}
+
+int irls_ones_column(const double *x, size_t n, int p)
+{
+    for (int j = 0; j < p; j++) {
+        const double *xj = x + (size_t) j * n;
+        size_t i = 0;
+        while (i < n && xj[i] == 1.0) i++;
+        if (i == n) return 1;
+    }
+    return 0;
 }

@@ -40,7 +40,9 @@ enum irls_status {
     IRLS_ERR_VARIANCE = 2, /* NA or 0 in V(mu) */
     IRLS_ERR_MU_ETA = 3,   /* NA in d(mu)/d(eta) */
     IRLS_ERR_NO_VALID = 4, /* invalid first step and nothing to halve towards */
-    IRLS_ERR_HALVING = 5   /* step halving did not restore a valid fit */
+    IRLS_ERR_HALVING = 5,  /* step halving did not restore a valid fit */
+    IRLS_ERR_X_NAN = 6,    /* NA or NaN in X */
+    IRLS_ERR_X_INF = 7     /* an infinite value in X (and no NA) */
 };
 
 /* Bits of irls_result.warnings. */
@@ -75,5 +77,41 @@ void irls_run(const double *x, size_t n, int p, const double *y,
               const irls_control *ctl, int start_mode, double *beta,
               double *eta, double *mu, double *work_w, double *resid,
               double *cov, int *pivot, irls_result *res);
+
+/* Single passes over the data around the iteration. */
+
+/* 1 if a column of the n x p matrix x is all ones (an intercept). */
+int irls_ones_column(const double *x, size_t n, int p);
+
+/* 0 if every element is finite, 1 if one is NA or NaN, 2 if one is infinite. */
+int irls_nonfinite(const double *v, size_t len, int nthreads);
+
+/* 1 if a response is outside the family's support (binomial: a proportion
+ * outside [0, 1] with positive weight; poisson: negative; Gamma: not
+ * positive), 0 otherwise. */
+int irls_support(int family, const double *y, const double *wt, size_t n);
+
+/* family$initialize of the stats families for a response vector: y_out
+ * (binomial only, if not NULL) is the response it leaves (0 where the
+ * weight is 0) and mustart (binomial and poisson; the others start from y
+ * itself) the starting means; returns 1 where initialize would stop. */
+int irls_initialize(int family, const double *y, const double *wt, size_t n,
+                    double *y_out, double *mustart);
+
+/* glm.fit's null deviance when no model has to be fitted: at the weighted
+ * mean of y (intercept) or at linkinv(offset) (no intercept; offset may be
+ * NULL for 0). */
+double irls_null_deviance(glm_family f, const double *y, const double *wt, const double *offset,
+                          size_t n, int intercept);
+
+/* The log-likelihood sum of binomial()$aic / poisson()$aic without special
+ * functions where possible (m: binomial sizes; lfact[k] = lgamma(k + 1)
+ * for k < IRLS_AIC_TABLE); returns 0 if the data need dbinom/dpois. */
+#define IRLS_AIC_TABLE 256
+int irls_loglik_simple(int family, const double *y, const double *m, const double *wt,
+                       const double *mu, size_t n, const double *lfact, double *out);
+
+/* 1 if a fitted mean is numerically 0 or 1 (binomial) or 0 (poisson). */
+int irls_separation(int family, const double *mu, size_t n);
 
 #endif

@@ -31,5 +31,10 @@ SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
 SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
 SEXP r_irls_nonfinite(SEXP x);
 SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt);
+SEXP r_irls_support(SEXP family, SEXP y, SEXP wt);
+SEXP r_irls_initialize(SEXP family, SEXP y, SEXP wt);
+SEXP r_irls_null_deviance(SEXP family, SEXP y, SEXP wt, SEXP offset, SEXP intercept);
+SEXP r_irls_separation(SEXP family, SEXP mu);
+SEXP r_irls_ones_column(SEXP x);
 
 #endif
