@@ -176,7 +176,7 @@ place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.03,
         cost <- box_overlap(box, placed) + 0.02 * leader_hits +
           box_overlap(box, cbind(px[ok_pt] - radius, px[ok_pt] + radius,
                                  py[ok_pt] - radius, py[ok_pt] + radius)) +
-          0.5 * box_overlap(box, lines_box) + 1e-6 * ring
+          5 * box_overlap(box, lines_box) + 1e-6 * ring
         if (cost < best_cost) {
           best_cost <- cost
           best <- c(ccx, ccy, ring)
