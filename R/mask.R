@@ -231,7 +231,18 @@ apply_mask <- function(scheme, data, vars = NULL) {
   vars <- mask_vars(data, vars)
   Z <- extract_vars(data, vars)
   Zm <- mask_values(scheme, Z)
+  check_no_overflow(Z, Zm)
   replace_vars(data, vars, unname(Zm))
+}
+
+# Finite data must stay finite: values near the largest double can overflow
+# (a weighted sum, added noise, rounding up, scaling by 10^digits) and a
+# release of Inf/NaN would be silently useless.
+check_no_overflow <- function(Z, Zm) {
+  if (any(is.finite(Z) & !is.finite(Zm)))
+    abort_value("data", paste0("values small enough to mask: some masked values overflow ",
+                               "to Inf or NaN (rescale the data)"))
+  invisible()
 }
 
 mask_vars <- function(data, vars) {
@@ -394,7 +405,22 @@ mask_kernel_values <- function(scheme, Z) {
   if (anyNA(Z) || any(is.infinite(Z)))
     abort_value("data", "free of NA and Inf in the masked columns for a kernel mask")
   if (scheme$lambda == 0) return(Z)
-  kernel_call(scheme, Z, 0L)
+  Zm <- kernel_call(scheme, Z, 0L)
+  warn_if_nothing_masked(scheme, Z, Zm)
+  Zm
+}
+
+# At lambda > 0 a record left exactly as it was received no weight from any
+# record with another value (the weights fell below the cutoff): the release
+# is the original data. Columns without variation cannot tell, so they are
+# left out; the warning needs at least one varying column.
+warn_if_nothing_masked <- function(scheme, Z, Zm) {
+  varying <- apply(Z, 2L, function(z) any(z != z[1L]))
+  if (!any(varying) || any(Zm[, varying] != Z[, varying])) return(invisible())
+  epimask_warn(sprintf(paste0(
+    "lambda = %s is so small that no record receives weight from another record: ",
+    "the masked columns equal the original data."), format(scheme$lambda, digits = 4)),
+    "epimask_warning_nomask")
 }
 
 # ---- printing and lists -----------------------------------------------------
