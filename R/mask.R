@@ -235,6 +235,18 @@ apply_mask <- function(scheme, data, vars = NULL) {
   replace_vars(data, vars, unname(Zm))
 }
 
+# trunc(Z * 10^digits) / 10^digits without overflow: a value whose scaling
+# overflows (|Z| > 1e16 or 10^digits = Inf) has no digits to drop; with
+# 10^digits = 0 every finite value truncates to 0.
+truncate_values <- function(Z, digits) {
+  scale <- 10^digits
+  if (scale == 0) return(Z * 0)
+  out <- trunc(Z * scale) / scale
+  unchanged <- is.finite(Z) & !is.finite(out)
+  out[unchanged] <- Z[unchanged]
+  out
+}
+
 # Finite data must stay finite: values near the largest double can overflow
 # (a weighted sum, added noise, rounding up, scaling by 10^digits) and a
 # release of Inf/NaN would be silently useless.
@@ -307,7 +319,7 @@ mask_values <- function(scheme, Z) {
     none = Z,
     round = if (scheme$round_type == "significant") signif(Z, scheme$digits)
             else round(Z, scheme$digits),
-    truncate = trunc(Z * 10^scheme$digits) / 10^scheme$digits,
+    truncate = truncate_values(Z, scheme$digits),
     group = mask_group_values(scheme, Z),
     noise = mask_noise_values(scheme, Z),
     matrix = mask_matrix_values(scheme, Z),

@@ -60,7 +60,8 @@ check_count <- function(x, arg = arg_name(substitute(x)), lower = 1L,
 describe_range <- function(lower, upper, lower_open, upper_open, integer) {
   what <- if (integer) "a whole number" else "a number"
   lo <- if (is.finite(lower)) sprintf("%s %s", if (lower_open) ">" else ">=", format(lower))
-  hi <- if (is.finite(upper) && upper < .Machine$integer.max)
+  # a count's implicit upper bound (the largest integer) goes unsaid
+  hi <- if (is.finite(upper) && !(integer && upper >= .Machine$integer.max))
     sprintf("%s %s", if (upper_open) "<" else "<=", format(upper))
   paste(c(what, paste(c(lo, hi), collapse = " and ")), collapse = " ")
 }
