@@ -106,12 +106,14 @@ mask_kernel <- function(kernel, lambda, coords, source = NULL, direction = NULL,
     if (n < 2L || any(!(sds > 0)))
       abort_value("coords", "two columns with positive standard deviation for the \"bvn\" kernel")
   }
-  if (kernel == "shrink") {
-    if (is.null(bandwidth))
-      epimask_abort("`bandwidth` is required for the \"shrink\" kernel.",
-                    "epimask_error_value", arg = "bandwidth")
-    bandwidth <- check_number(bandwidth, "bandwidth", lower = 0, lower_open = TRUE)
-  }
+  if (kernel == "shrink" && is.null(bandwidth))
+    epimask_abort("`bandwidth` is required for the \"shrink\" kernel.",
+                  "epimask_error_value", arg = "bandwidth")
+  # checked even where the kernel ignores it: the scheme stores it
+  bandwidth <- check_number(bandwidth, "bandwidth", lower = 0, lower_open = TRUE,
+                            allow_null = TRUE)
+  if (kernel != "ring_angle" && !is.null(direction))
+    direction <- check_numeric_vector(direction, "direction")
   scheme <- new_mask_scheme(
     type = "kernel", method = kernel, degree = lambda,
     label = sprintf("%s %s", kernel, format(lambda, digits = 4)),

@@ -87,7 +87,8 @@ utility_table <- function(est_o, est_m, truth) {
     reference = reference, bias = bias,
     rel_bias = ifelse(reference != 0, 100 * abs(bias) / abs(reference), NA_real_),
     mse_original = mse_o, mse_masked = mse_m,
-    analysis_potential = ifelse(mse_m > 0, mse_o / mse_m, NA_real_),
+    # (an overflowing MSE, e.g. from a truth near the largest double, gives NA, not NaN)
+    analysis_potential = ifelse(mse_m > 0 & is.finite(mse_m), mse_o / mse_m, NA_real_),
     ci_overlap = overlap,
     stringsAsFactors = FALSE)
 }

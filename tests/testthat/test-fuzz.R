@@ -127,13 +127,25 @@ fuzz_budget <- function(fun) {
 # caller's, but the pool's functions raise none.)
 fuzz_base_warning_ok <- function(w) FALSE
 
-# What a returned value must satisfy beyond not failing: masks of finite data
-# stay finite; risk measures are finite numbers.
-fuzz_valid <- function(fun, res) {
+# What a returned value must satisfy beyond not failing: no NaN anywhere in
+# it (a silent NaN is a failure) unless a classed warning said why (e.g. a
+# fit that did not converge); masks of finite data stay finite.
+has_nan <- function(x, depth = 0L) {
+  if (depth > 3L || is.function(x) || is.environment(x)) return(FALSE)
+  if (is.list(x)) return(any(vapply(x, has_nan, logical(1), depth = depth + 1L)))
+  is.double(x) && any(is.nan(x))
+}
+
+fuzz_valid <- function(fun, res, warned) {
+  # a grouping scheme keeps the caller's reference values, where NA (and so
+  # NaN) marks a missing value that the means skip
+  if (inherits(res, "mask_scheme")) res$reference <- NULL
+  # (generalize() at level 0 is the identity: NaN in, NaN out)
+  if (!warned && fun != "generalize" && has_nan(res)) return(FALSE)
   switch(fun,
     apply_mask = {
       num <- if (is.matrix(res)) res else res[vapply(res, is.numeric, logical(1))]
-      !any(is.nan(as.matrix(num))) && !any(is.infinite(as.matrix(num)))
+      all(is.finite(as.matrix(num)))
     },
     risk_match = is.finite(res$expected_match_risk) && all(is.finite(res$sigma)),
     kernel_matrix = all(is.finite(res)),
@@ -143,16 +155,19 @@ fuzz_valid <- function(fun, res) {
 fuzz_one <- function(fun, args) {
   f <- getExportedValue("epimask", fun)
   warned <- list()
+  classed_warning <- FALSE
   outcome <- withCallingHandlers(
     tryCatch({
       res <- do.call(f, args, quote = TRUE)
       # printing and formatting the result must work too
       if (inherits(res, c("mask_scheme", "mask_list", "ru_profile"))) format(res)
-      if (fuzz_valid(fun, res)) "ok" else "UNCLASSED ERROR: invalid result (NaN/Inf)"
+      if (fuzz_valid(fun, res, classed_warning)) "ok"
+      else "UNCLASSED ERROR: invalid result (NaN/Inf without a warning)"
     },
     epimask_error = function(e) "epimask_error",
     error = function(e) paste("UNCLASSED ERROR:", conditionMessage(e))),
     warning = function(w) {
+      if (inherits(w, "epimask_warning")) classed_warning <<- TRUE
       if (!inherits(w, "epimask_warning") && !fuzz_base_warning_ok(w))
         warned[[length(warned) + 1L]] <<- conditionMessage(w)
       invokeRestart("muffleWarning")
