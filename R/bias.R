@@ -117,14 +117,27 @@ bias_setup <- function(x, beta, family, scheme, f, masked) {
   x <- check_numeric_matrix(x)
   if (is.null(colnames(x))) colnames(x) <- paste0("x", seq_len(ncol(x)))
   beta <- check_numeric_vector(beta, len = ncol(x))
+  dim(beta) <- NULL  # a one-column matrix would not conform below
   family <- check_family(family)
   check_scheme(scheme)
   check_function(f, allow_null = TRUE)
+  if (!is.null(f)) check_f_value(f, beta)
   masked <- resolve_masked_columns(masked, x)
   if (!is.null(scheme$coords) && NROW(scheme$coords) != nrow(x))
     abort_length("x", sprintf("have one row per location of `scheme` (%d), not %d",
                               NROW(scheme$coords), nrow(x)))
   list(x = x, beta = beta, family = family, masked = masked)
+}
+
+# f must map the coefficients to one finite number; try it once at beta so a
+# wrong f fails here, not deep in the difference quotients.
+check_f_value <- function(f, beta) {
+  value <- tryCatch(f(beta), error = function(e)
+    abort_value("f", sprintf("a function of the coefficient vector; f(beta) failed: %s",
+                             conditionMessage(e))))
+  if (!is.numeric(value) || length(value) != 1L || !is.finite(value))
+    abort_value("f", "a function returning one finite number")
+  invisible(value)
 }
 
 resolve_masked_columns <- function(masked, x) {
@@ -173,7 +186,12 @@ at_score_root <- function(fit, x, y, family) {
 }
 
 f_gradient <- function(f, grad, beta) {
-  if (is.function(grad)) return(check_numeric_vector(grad(beta), "grad", len = length(beta)))
+  if (is.function(grad)) {
+    value <- tryCatch(grad(beta), error = function(e)
+      abort_value("grad", sprintf("a function of the coefficient vector; grad(beta) failed: %s",
+                                  conditionMessage(e))))
+    return(check_numeric_vector(value, "grad", len = length(beta)))
+  }
   if (!is.null(grad)) return(check_numeric_vector(grad, len = length(beta)))
   vapply(seq_along(beta), function(j) {
     e <- replace(numeric(length(beta)), j, 1)

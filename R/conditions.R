@@ -10,8 +10,16 @@
 #' dimensions), `epimask_error_empty` (no data), `epimask_error_name` (a column
 #' or term that does not exist), `epimask_error_singular` (a design that cannot
 #' be fitted). Warnings about statistical trouble have class `epimask_warning`
-#' and a subclass such as `epimask_warning_convergence`,
-#' `epimask_warning_separation` or `epimask_warning_boundary`.
+#' and a subclass: `epimask_warning_convergence` (a fit did not converge or
+#' failed on some masked data sets), `epimask_warning_separation` (fitted
+#' probabilities 0 or 1), `epimask_warning_boundary` (an estimate at the edge
+#' of its admissible range), `epimask_warning_nomask` (a kernel mask whose
+#' lambda is so small that no record receives weight from another: the
+#' release equals the original), `epimask_warning_suppressed` (Datafly
+#' suppressed every record), `epimask_warning_identifier` (a column looks like
+#' an identifier), `epimask_warning_reference` (group means fall back to
+#' midpoints), `epimask_warning_range` (predictions outside the model's
+#' range), `epimask_warning_budget` (no scheme meets the risk budget).
 #'
 #' @name epimask-conditions
 #' @examples

@@ -56,6 +56,9 @@ fit_glm <- function(formula, data, family = gaussian(), weights = NULL, offset =
   off <- eval_in_data(offset_expr, data, env, "offset")
   check_aux_vector(wts, nrow(data), "weights")
   check_aux_vector(off, nrow(data), "offset")
+  # logical vectors pass the checks; model.offset() would refuse them
+  if (is.logical(wts)) wts <- as.double(wts)
+  if (is.logical(off)) off <- as.double(off)
 
   mf <- tryCatch(
     # do.call inlines the evaluated weights and offset, which model.frame

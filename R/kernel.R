@@ -106,18 +106,39 @@ mask_kernel <- function(kernel, lambda, coords, source = NULL, direction = NULL,
     if (n < 2L || any(!(sds > 0)))
       abort_value("coords", "two columns with positive standard deviation for the \"bvn\" kernel")
   }
-  if (kernel == "shrink") {
-    if (is.null(bandwidth))
-      epimask_abort("`bandwidth` is required for the \"shrink\" kernel.",
-                    "epimask_error_value", arg = "bandwidth")
-    bandwidth <- check_number(bandwidth, "bandwidth", lower = 0, lower_open = TRUE)
-  }
-  new_mask_scheme(
+  if (kernel == "shrink" && is.null(bandwidth))
+    epimask_abort("`bandwidth` is required for the \"shrink\" kernel.",
+                  "epimask_error_value", arg = "bandwidth")
+  # checked even where the kernel ignores it: the scheme stores it
+  bandwidth <- check_number(bandwidth, "bandwidth", lower = 0, lower_open = TRUE,
+                            allow_null = TRUE)
+  if (kernel != "ring_angle" && !is.null(direction))
+    direction <- check_numeric_vector(direction, "direction")
+  scheme <- new_mask_scheme(
     type = "kernel", method = kernel, degree = lambda,
     label = sprintf("%s %s", kernel_family_name(kernel, rho), format(lambda, digits = 4)),
     kernel = kernel, lambda = lambda, coords = coords, source = source,
     direction = direction, groups = groups, rho = rho, bandwidth = bandwidth,
     cutoff = cutoff)
+  check_kernel_extent(scheme)
+  scheme
+}
+
+# Finite coordinates can still be so far apart (e.g. 1e200) that their
+# distances overflow to Inf and the weights become NaN (Inf - Inf in the ring
+# kernels): refuse them here rather than return NaN from apply_mask().
+check_kernel_extent <- function(scheme) {
+  spread <- function(x) apply(x, 2L, function(v) diff(range(v)))
+  pts <- rbind(scheme$coords, scheme$source)
+  finite_space <- function() {
+    x <- kernel_space(scheme)$x
+    all(is.finite(x)) && is.finite(sum(spread(x)^2) * nrow(x))
+  }
+  ok <- is.finite(sum(spread(pts)^2) * nrow(pts)) &&
+    tryCatch(finite_space(), error = function(e) FALSE)
+  if (!ok)
+    abort_value("coords", "coordinates whose pairwise distances are finite (rescale them)")
+  invisible(scheme)
 }
 
 # Coordinates as a finite double matrix, from a matrix, data frame, vector or sf.

@@ -231,7 +231,30 @@ apply_mask <- function(scheme, data, vars = NULL) {
   vars <- mask_vars(data, vars)
   Z <- extract_vars(data, vars)
   Zm <- mask_values(scheme, Z)
+  check_no_overflow(Z, Zm)
   replace_vars(data, vars, unname(Zm))
+}
+
+# trunc(Z * 10^digits) / 10^digits without overflow: a value whose scaling
+# overflows (|Z| > 1e16 or 10^digits = Inf) has no digits to drop; with
+# 10^digits = 0 every finite value truncates to 0.
+truncate_values <- function(Z, digits) {
+  scale <- 10^digits
+  if (scale == 0) return(Z * 0)
+  out <- trunc(Z * scale) / scale
+  unchanged <- is.finite(Z) & !is.finite(out)
+  out[unchanged] <- Z[unchanged]
+  out
+}
+
+# Finite data must stay finite: values near the largest double can overflow
+# (a weighted sum, added noise, rounding up, scaling by 10^digits) and a
+# release of Inf/NaN would be silently useless.
+check_no_overflow <- function(Z, Zm) {
+  if (any(is.finite(Z) & !is.finite(Zm)))
+    abort_value("data", paste0("values small enough to mask: some masked values overflow ",
+                               "to Inf or NaN (rescale the data)"))
+  invisible()
 }
 
 mask_vars <- function(data, vars) {
@@ -296,7 +319,7 @@ mask_values <- function(scheme, Z) {
     none = Z,
     round = if (scheme$round_type == "significant") signif(Z, scheme$digits)
             else round(Z, scheme$digits),
-    truncate = trunc(Z * 10^scheme$digits) / 10^scheme$digits,
+    truncate = truncate_values(Z, scheme$digits),
     group = mask_group_values(scheme, Z),
     noise = mask_noise_values(scheme, Z),
     matrix = mask_matrix_values(scheme, Z),
@@ -394,7 +417,22 @@ mask_kernel_values <- function(scheme, Z) {
   if (anyNA(Z) || any(is.infinite(Z)))
     abort_value("data", "free of NA and Inf in the masked columns for a kernel mask")
   if (scheme$lambda == 0) return(Z)
-  kernel_call(scheme, Z, 0L)
+  Zm <- kernel_call(scheme, Z, 0L)
+  warn_if_nothing_masked(scheme, Z, Zm)
+  Zm
+}
+
+# At lambda > 0 a record left exactly as it was received no weight from any
+# record with another value (the weights fell below the cutoff): the release
+# is the original data. Columns without variation cannot tell, so they are
+# left out; the warning needs at least one varying column.
+warn_if_nothing_masked <- function(scheme, Z, Zm) {
+  varying <- apply(Z, 2L, function(z) any(z != z[1L]))
+  if (!any(varying) || any(Zm[, varying] != Z[, varying])) return(invisible())
+  epimask_warn(sprintf(paste0(
+    "lambda = %s is so small that no record receives weight from another record: ",
+    "the masked columns equal the original data."), format(scheme$lambda, digits = 4)),
+    "epimask_warning_nomask")
 }
 
 # ---- printing and lists -----------------------------------------------------

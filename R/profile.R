@@ -148,7 +148,8 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   check_function(simulate, allow_null = TRUE)
   truth <- check_number(truth, allow_null = TRUE)
   aggregate <- check_number(aggregate, allow_null = TRUE)
-  seed <- check_number(seed, allow_null = TRUE)
+  seed <- check_number(seed, allow_null = TRUE, lower = -.Machine$integer.max,
+                       upper = .Machine$integer.max)
   parallel <- check_flag(parallel)
   progress <- check_flag(progress)
   vars <- profile_vars(vars, data, model)
@@ -202,8 +203,11 @@ check_risk_columns <- function(risk, known, unknown, data) {
 # The coefficient the profile follows, checked on a fit to the original data
 # so a wrong name fails before any masking.
 profile_term <- function(model, data) {
-  fit <- if (is.function(model$term) || model$type == "err") fit_model(model, data)
-         else fit_formula(model, data)
+  fit <- tryCatch(
+    if (is.function(model$term) || model$type == "err") fit_model(model, data)
+    else fit_formula(model, data),
+    epimask_error = function(e) stop(e),
+    error = function(e) model_frame_error(e, model$formula, data))
   if (is.function(model$term)) {
     term_function_value(model$term, fit, data)
     return("custom")

@@ -179,23 +179,33 @@ intruder_regression <- function(masked_known, masked_unknown, target_known) {
                 range = double(0)))
   n <- nrow(masked_known)
   design <- cbind(1, masked_known)
-  fit <- qr(design)
+  fit <- tryCatch(qr(design), error = function(e) abort_intruder_overflow())
   q <- fit$rank
   if (n <= q)
     epimask_abort(sprintf(paste0(
       "The intruder's regression of `unknown` on `known` needs more records ",
       "than coefficients (n = %d, q = %d): sigma^2 = RSS / (n - q) is undefined."),
       n, q), "epimask_error_singular", arg = "masked")
-  coef <- qr.coef(fit, masked_unknown)
+  coef <- tryCatch(qr.coef(fit, masked_unknown), error = function(e) abort_intruder_overflow())
   coef <- matrix(coef, ncol = n_unknown)
   coef[is.na(coef)] <- 0
-  resid <- matrix(qr.resid(fit, masked_unknown), ncol = n_unknown)
+  resid <- tryCatch(qr.resid(fit, masked_unknown), error = function(e) abort_intruder_overflow())
+  resid <- matrix(resid, ncol = n_unknown)
   sigma <- sqrt(colSums(resid^2) / (n - q))
   rng <- apply(masked_unknown, 2L, function(u) max(u) - min(u))
   mean <- cbind(1, target_known) %*% coef
+  # values near the largest double overflow the squares and ranges; the match
+  # probabilities would then be silently uniform
+  if (!all(is.finite(sigma)) || !all(is.finite(rng)) || !all(is.finite(mean)))
+    abort_intruder_overflow()
   list(mean = matrix(as.double(mean), n_targets, n_unknown),
        sigma = stats::setNames(as.double(sigma), colnames(masked_unknown)),
        range = as.double(rng))
+}
+
+abort_intruder_overflow <- function() {
+  abort_value("masked", paste0("values small enough for the intruder's regression: ",
+                               "its residual SD, range or predictions overflow (rescale the data)"))
 }
 
 new_epimask_match <- function(res, targets, n, known, unknown, sigma) {

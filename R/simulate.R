@@ -65,7 +65,8 @@ zdl_direction <- c(1, 0)
 simulate_zdl <- function(example = 1:3, n = 1000, seed = NULL) {
   example <- check_zdl_example(example)
   n <- check_count(n)
-  seed <- check_number(seed, allow_null = TRUE)
+  seed <- check_number(seed, allow_null = TRUE, lower = -.Machine$integer.max,
+                       upper = .Machine$integer.max)
   with_local_seed(seed, draw_zdl(example, n))
 }
 

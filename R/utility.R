@@ -87,7 +87,8 @@ utility_table <- function(est_o, est_m, truth) {
     reference = reference, bias = bias,
     rel_bias = ifelse(reference != 0, 100 * abs(bias) / abs(reference), NA_real_),
     mse_original = mse_o, mse_masked = mse_m,
-    analysis_potential = ifelse(mse_m > 0, mse_o / mse_m, NA_real_),
+    # (an overflowing MSE, e.g. from a truth near the largest double, gives NA, not NaN)
+    analysis_potential = ifelse(mse_m > 0 & is.finite(mse_m), mse_o / mse_m, NA_real_),
     ci_overlap = overlap,
     stringsAsFactors = FALSE)
 }
@@ -144,9 +145,17 @@ resolve_model <- function(family, term, formula, arg = "family") {
   if (!is.null(term) && !is.function(term) &&
       (!is.character(term) || length(term) == 0L || anyNA(term)))
     abort_type("term", "coefficient name(s) or a function(fit, data)")
+  if (is.function(term) && !accepts_two_arguments(term))
+    abort_type("term", "a function of two arguments, function(fit, data)")
   list(type = "glm", family = family,
        label = sprintf("%s (%s link)", family$family, family$link),
        formula = formula, term = term, dose = NULL)
+}
+
+accepts_two_arguments <- function(f) {
+  args <- names(formals(f))
+  if (is.primitive(f)) args <- names(formals(args(f)))
+  "..." %in% args || length(args) >= 2L
 }
 
 fit_model <- function(model, data) {
@@ -203,7 +212,9 @@ term_estimates <- function(model, fit, data, terms) {
 
 # A term function returns c(estimate, se) or list(estimate =, se =).
 term_function_value <- function(f, fit, data) {
-  value <- f(fit, data)
+  value <- tryCatch(f(fit, data), error = function(e)
+    abort_value("term", sprintf("a function(fit, data) that works on the fit; it failed: %s",
+                                conditionMessage(e))))
   if (is.list(value) && !is.null(value$estimate)) value <- c(value$estimate, value$se)
   if (!is.numeric(value) || length(value) != 2L)
     abort_type("term", "a function returning the estimate and its SE (length 2)")

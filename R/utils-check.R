@@ -39,6 +39,10 @@ check_number <- function(x, arg = arg_name(substitute(x)), lower = -Inf,
     abort_value(arg, "a finite number, not NA, NaN or Inf")
   if (integer && x != round(x))
     abort_value(arg, "a whole number")
+  # as.integer() would turn a larger whole number into NA with a base warning
+  if (integer && abs(x) > .Machine$integer.max)
+    abort_value(arg, sprintf("a whole number between -%d and %d",
+                             .Machine$integer.max, .Machine$integer.max))
   too_low <- if (lower_open) x <= lower else x < lower
   too_high <- if (upper_open) x >= upper else x > upper
   if (too_low || too_high)
@@ -56,7 +60,8 @@ check_count <- function(x, arg = arg_name(substitute(x)), lower = 1L,
 describe_range <- function(lower, upper, lower_open, upper_open, integer) {
   what <- if (integer) "a whole number" else "a number"
   lo <- if (is.finite(lower)) sprintf("%s %s", if (lower_open) ">" else ">=", format(lower))
-  hi <- if (is.finite(upper) && upper < .Machine$integer.max)
+  # a count's implicit upper bound (the largest integer) goes unsaid
+  hi <- if (is.finite(upper) && !(integer && upper >= .Machine$integer.max))
     sprintf("%s %s", if (upper_open) "<" else "<=", format(upper))
   paste(c(what, paste(c(lo, hi), collapse = " and ")), collapse = " ")
 }
@@ -134,11 +139,17 @@ check_formula <- function(x, arg = arg_name(substitute(x))) {
 # Resolve a family given as a family object, a family function or its name.
 check_family <- function(family, arg = "family") {
   if (is.character(family) && length(family) == 1L) {
-    fam_fun <- get0(family, envir = asNamespace("stats"), mode = "function")
+    fam_fun <- if (!is.na(family) && nzchar(family))
+      get0(family, envir = asNamespace("stats"), mode = "function")
     if (is.null(fam_fun)) abort_value(arg, sprintf("a known family, not \"%s\"", family))
-    family <- fam_fun()
+    family <- fam_fun
   }
-  if (is.function(family)) family <- family()
+  # a family function is called with its defaults; any other function fails
+  # here with a classed error rather than with its own message
+  if (is.function(family))
+    family <- tryCatch(family(), error = function(e)
+      abort_type(arg, sprintf("a family object such as binomial(); calling the function failed: %s",
+                              conditionMessage(e))))
   if (!inherits(family, "family")) abort_type(arg, "a family object such as binomial()")
   family
 }

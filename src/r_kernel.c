@@ -10,7 +10,22 @@
 #include "spatial_index.h"
 #include "r_epimask.h"
 
-#define KERNEL_BLOCK 32768
+/* Rows per block between interrupt checks. A row costs up to n weight
+ * evaluations (all of them when lambda is large against the spacing), so the
+ * block shrinks with n to keep the worst case near KERNEL_BLOCK_WORK
+ * evaluations (a fraction of a second), but not below a size that keeps
+ * every thread busy. */
+#define KERNEL_BLOCK_MAX 32768
+#define KERNEL_BLOCK_WORK 2e7
+
+static size_t kernel_block_rows(size_t n, int nthreads)
+{
+    double rows = KERNEL_BLOCK_WORK / (n > 0 ? (double) n : 1.0);
+    double floor_rows = 64.0 * (nthreads > 0 ? nthreads : 1);
+    if (rows < floor_rows) rows = floor_rows;
+    if (rows > KERNEL_BLOCK_MAX) rows = KERNEL_BLOCK_MAX;
+    return (size_t) rows;
+}
 
 /* coords: n x d double matrix (already in delta space); group: integer codes
  * or NULL; Z: n x p double matrix (ignored for mode 2); spec: double vector
@@ -105,8 +120,9 @@ SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
 
     int *nb = (int *) R_alloc(n * (size_t) nthreads, sizeof(int));
     double *delta = (double *) R_alloc(n * (size_t) nthreads, sizeof(double));
-    for (size_t from = 0; from < n; from += KERNEL_BLOCK) {
-        size_t to = from + KERNEL_BLOCK < n ? from + KERNEL_BLOCK : n;
+    size_t block = kernel_block_rows(n, nthreads);
+    for (size_t from = 0; from < n; from += block) {
+        size_t to = from + block < n ? from + block : n;
         kernel_apply(&ix, &ks, grp, zs, p, outs, (kernel_mode) kmode, nb, delta,
                      nthreads, from, to);
         R_CheckUserInterrupt();

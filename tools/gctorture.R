@@ -25,6 +25,23 @@ calls <- list(
   risk_match = function() risk_match(dat, apply_mask(mask_noise(0.1), dat, c("x", "z")), "x", "z")$per_target,
   risk_identifiability = function() risk_identifiability(dat, dat, keys = c("k1", "k2"), id = "id")$score,
   risk_kanon = function() risk_kanon(dat, c("k1", "k2"), k = 2)$record_risk,
+  # further paths through the same entry points (other kernels, modes, options)
+  kernel_gaussian_2cols = function() apply_mask(mask_kernel("gaussian", 0.05, coords), dat, c("x", "y", "z")),
+  kernel_ring_angle = function() apply_mask(mask_kernel("ring_angle", 0.3, coords, source = c(0.5, 0.5),
+                                                        direction = c(1, 0)), dat, "x"),
+  kernel_ring_block = function() apply_mask(mask_kernel("ring_block", 0.3, coords, source = c(0.5, 0.5),
+                                                        groups = dat$g), dat, "x"),
+  kernel_deriv = function() bias_first_order(cbind(1, dat$x), c(0.5, 0.2), poisson(),
+                                             mask_kernel("shrink", 0.1, coords, bandwidth = 0.3)),
+  kernel_two_threads = function() { old <- options(epimask.threads = 2L); on.exit(options(old))
+                                    apply_mask(mask_kernel("exponential", 0.3, coords), dat, "x") },
+  risk_match_targets = function() risk_match(dat, apply_mask(mask_noise(0.1), dat, c("x", "y", "z")),
+                                             c("x", "k2"), c("y", "z"), targets = c(2, 5, 7),
+                                             threads = 2)$per_target,
+  risk_match_no_unknown = function() risk_match(dat, apply_mask(mask_round(1), dat, "x"), "x")$per_target,
+  freq_na_keys = function() epimask:::key_groups(transform(dat, k1 = replace(k1, 3, NA)), c("k1", "k2")),
+  irls_binomial = function() irls_fit(cbind(1, dat$x), as.double(dat$y > 2), binomial())$coefficients,
+  fit_glm_gamma = function() coef(fit_glm(y + 1 ~ x, data = dat, family = Gamma(link = "log"))),
   # entry points not reached through the calls above with these inputs
   risk_triangle_normal = function() .Call(epimask:::C_risk_triangle_normal, dat$x, 0.4, 0.5, 1),
   err_derivs = function() .Call(epimask:::C_err_derivs, cbind(1, cohort$sex == "m"), cohort$dose,
