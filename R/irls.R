@@ -283,6 +283,11 @@ irls_finish <- function(fit, x, init, family, offset, ctl, intercept, codes) {
   coef <- fit$coefficients
   coef[aliased] <- NA_real_
   names(coef) <- names(aliased) <- xnames
+  # NaN (not NA) estimates mean the arithmetic overflowed: never return them.
+  if (any(is.nan(coef[!aliased])))
+    epimask_abort(paste("The fit overflowed: `x` or `y` are on a scale where IRLS",
+                        "arithmetic is not finite; rescale them."),
+                  "epimask_error_value", arg = "x")
   mu <- fit$fitted.values
   eta <- fit$linear.predictors
 

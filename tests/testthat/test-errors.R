@@ -134,3 +134,9 @@ test_that("ru_profile() names a formula variable missing from the data", {
   expect_arg_error(ru_profile(d, mask_round(1), y ~ nope, risk = "none", progress = FALSE),
                    "epimask_error_name", "formula", "'nope'")
 })
+
+test_that("fits that overflow give a classed error, not NaN estimates", {
+  h <- data.frame(x = c(1, 2, 3, 4) * 1e307, y = c(1, 3, 2, 5) * 1e307)
+  expect_error(suppressWarnings(fit_glm(y ~ x, h, poisson())), "overflowed",
+               class = "epimask_error_value")
+})
