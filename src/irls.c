@@ -877,23 +877,14 @@ void irls_run(const double *x, size_t n, int p, const double *y,
         resid_current = 1;
         if (ctl->trace) Rprintf("Deviance = %.7g Iterations - %d\n", dev, iter);
         boundary = 0;
-        if (!isfinite(dev)) {
+        /* glm.fit's two step-halving loops: first until the deviance is
+         * finite, then until eta and mu are valid. */
+        for (int check = 0; check < 2; check++) {
+            int bad = check == 0 ? !isfinite(dev) : !valid;
+            if (!bad) continue;
             if (!have_coefold) { res->status = IRLS_ERR_NO_VALID; return; }
-            res->warnings |= IRLS_WARN_DIVERGENCE;
-            for (int ii = 1; !isfinite(dev); ii++) {
-                if (ii > ctl->maxit) { res->status = IRLS_ERR_HALVING; return; }
-                for (int j = 0; j < p; j++) start[j] = (start[j] + coefold[j]) / 2.0;
-                dev = pass_plain(&px, start, &valid);
-            }
-            boundary = 1;
-            have_next = 0;
-            resid_current = 0;
-            if (ctl->trace) Rprintf("Step halved: new deviance = %.7g\n", dev);
-        }
-        if (!valid) {
-            if (!have_coefold) { res->status = IRLS_ERR_NO_VALID; return; }
-            res->warnings |= IRLS_WARN_OUT_OF_BOUNDS;
-            for (int ii = 1; !valid; ii++) {
+            res->warnings |= check == 0 ? IRLS_WARN_DIVERGENCE : IRLS_WARN_OUT_OF_BOUNDS;
+            for (int ii = 1; check == 0 ? !isfinite(dev) : !valid; ii++) {
                 if (ii > ctl->maxit) { res->status = IRLS_ERR_HALVING; return; }
                 for (int j = 0; j < p; j++) start[j] = (start[j] + coefold[j]) / 2.0;
                 dev = pass_plain(&px, start, &valid);
