@@ -23,7 +23,7 @@ cat(sprintf("dose_cohort: %d people, %d cases (synthetic data)\n\n",
 ident <- list(
   original = risk_identifiability(cases, dose_cohort, keys = "dose", id = "id"),
   `rounded to 3 significant digits` =
-    risk_identifiability(apply_mask(mask_round(3), cases, vars = "dose"), dose_cohort,
+    risk_identifiability(apply_mask(cases, mask_round(3), vars = "dose"), dose_cohort,
                          keys = "dose", id = "id")
 )
 for (name in names(ident)) {

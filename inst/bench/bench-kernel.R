@@ -75,8 +75,8 @@ for (n in n_dense) {
     lambda <- lambda_for(kernel, dat$xy)
     sch <- make_scheme(kernel, lambda, dat$xy)
     t_dense <- best_time(function() dense_r(kernel, lambda, dat$xy, dat$Z))
-    t_c <- best_time(function() apply_mask(sch, dat$Z))
-    diff <- max(abs(apply_mask(sch, dat$Z) - dense_r(kernel, lambda, dat$xy, dat$Z)))
+    t_c <- best_time(function() apply_mask(dat$Z, sch))
+    diff <- max(abs(apply_mask(dat$Z, sch) - dense_r(kernel, lambda, dat$xy, dat$Z)))
     cat(sprintf("%-12s %6d %10.3g %10.3f %10.4f %8.0f %10.1e\n",
                 kernel, n, lambda, t_dense, t_c, t_dense / t_c, diff))
   }
@@ -90,7 +90,7 @@ for (n in n_large) {
   for (kernel in kernels) {
     lambda <- lambda_for(kernel, dat$xy)
     sch <- make_scheme(kernel, lambda, dat$xy)
-    tm <- system.time(out <- apply_mask(sch, dat$Z))
+    tm <- system.time(out <- apply_mask(dat$Z, sch))
     cat(sprintf("%-12s %8.0f %10.3g %10.3f %8.2f\n", kernel, n, lambda, tm[["elapsed"]],
                 tm[["user.self"]] + tm[["sys.self"]]))
   }

@@ -56,9 +56,9 @@ test_that("mask_truncate() and mask_round() refuse bad or huge digits", {
 test_that("mask_none() takes no argument; its scheme still checks the data", {
   # mask_none() has no argument that could be wrong: the classed errors come
   # from applying it.
-  expect_arg_error(apply_mask(mask_none(), "a"), "epimask_error_type", "data")
-  expect_arg_error(apply_mask(mask_none(), data.frame()), "epimask_error_empty", "data")
-  expect_arg_error(apply_mask(mask_none(), data.frame(x = 1:3), "y"),
+  expect_arg_error(apply_mask("a", mask_none()), "epimask_error_type", "data")
+  expect_arg_error(apply_mask(data.frame(), mask_none()), "epimask_error_empty", "data")
+  expect_arg_error(apply_mask(data.frame(x = 1:3), mask_none(), "y"),
                    "epimask_error_name", "vars")
 })
 
@@ -68,16 +68,16 @@ test_that("masks whose values would overflow are refused", {
                    "coords", "finite")
   expect_arg_error(mask_kernel("ring", 0.1, xy, source = c(1e308, 0)),
                    "epimask_error_value", "coords", "finite")
-  expect_arg_error(apply_mask(mask_noise(1e308), data.frame(x = 1:3)),
+  expect_arg_error(apply_mask(data.frame(x = 1:3), mask_noise(1e308)),
                    "epimask_error_value", "data", "overflow")
   # rounding and truncation of huge values stay finite (no digits to drop)
   huge <- data.frame(x = c(1.7976e308, -1e306, 123.456))
-  expect_identical(apply_mask(mask_truncate(3), huge)$x, c(1.7976e308, -1e306, 123.456))
-  expect_identical(apply_mask(mask_truncate(400), huge)$x, huge$x)
-  expect_identical(apply_mask(mask_truncate(-400), huge)$x, c(0, 0, 0))
-  expect_true(all(is.finite(apply_mask(mask_round(3), huge)$x)))
-  expect_arg_error(apply_mask(mask_kernel("exponential", 10, xy),
-                              data.frame(x = c(rep(1e308, 5), rep(-1e308, 5)))),
+  expect_identical(apply_mask(huge, mask_truncate(3))$x, c(1.7976e308, -1e306, 123.456))
+  expect_identical(apply_mask(huge, mask_truncate(400))$x, huge$x)
+  expect_identical(apply_mask(huge, mask_truncate(-400))$x, c(0, 0, 0))
+  expect_true(all(is.finite(apply_mask(huge, mask_round(3))$x)))
+  expect_arg_error(apply_mask(data.frame(x = c(rep(1e308, 5), rep(-1e308, 5))),
+                              mask_kernel("exponential", 10, xy)),
                    "epimask_error_value", "data", "overflow")
   big <- data.frame(x = runif(6) * 1e307, y = runif(6) * 1e307)
   expect_arg_error(risk_match(big, big + 1e306, "x", "y"), "epimask_error_value",
@@ -88,11 +88,11 @@ test_that("a kernel lambda too small to move any record gives a classed warning"
   xy <- cbind(1:10, 0)
   d <- data.frame(x = rnorm(10))
   s <- mask_kernel("exponential", 1e-3, xy)   # spacing 1, cutoff 36 * 1e-3
-  expect_warning(out <- apply_mask(s, d), class = "epimask_warning_nomask")
+  expect_warning(out <- apply_mask(d, s), class = "epimask_warning_nomask")
   expect_identical(out$x, d$x)
   # constant columns cannot show it, and a lambda that moves values does not warn
-  expect_no_warning(apply_mask(s, data.frame(x = rep(1, 10))))
-  expect_no_warning(apply_mask(mask_kernel("exponential", 1, xy), d))
+  expect_no_warning(apply_mask(data.frame(x = rep(1, 10)), s))
+  expect_no_warning(apply_mask(d, mask_kernel("exponential", 1, xy)))
 })
 
 test_that("functions passed as arguments fail with classed errors", {

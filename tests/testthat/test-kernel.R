@@ -57,7 +57,7 @@ test_that("lambda = 0 is the identity and small lambda is stable", {
     args <- c(list(kernel, 0, fx$xy), kernel_args[[kernel]])
     sch <- do.call(mask_kernel, args)
     expect_identical(kernel_matrix(sch), diag(80))
-    expect_identical(apply_mask(sch, fx$Z), fx$Z)
+    expect_identical(apply_mask(fx$Z, sch), fx$Z)
     tiny <- do.call(mask_kernel, c(list(kernel, 1e-12, fx$xy), kernel_args[[kernel]]))
     out <- epimask:::kernel_smooth(tiny, fx$Z)
     expect_false(anyNA(out))
@@ -151,9 +151,9 @@ test_that("bad input gets classed errors naming the argument", {
   expect_identical(e$arg, "groups")
   expect_error(mask_kernel("exponential", 0.1, "a"), class = "epimask_error_type")
   sch <- mask_kernel("exponential", 0.1, fx$xy)
-  e <- expect_error(apply_mask(sch, data.frame(x = 1:10)), class = "epimask_error_length")
+  e <- expect_error(apply_mask(data.frame(x = 1:10), sch), class = "epimask_error_length")
   expect_identical(e$arg, "data")
-  e <- expect_error(apply_mask(sch, data.frame(x = c(NA, 1:29))), class = "epimask_error_value")
+  e <- expect_error(apply_mask(data.frame(x = c(NA, 1:29)), sch), class = "epimask_error_value")
 })
 
 test_that("mask_grid builds a list of schemes over kernels and lambdas", {

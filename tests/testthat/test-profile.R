@@ -15,7 +15,7 @@ test_that("deterministic schemes: estimates and SEs equal apply_mask + glm", {
   ref <- glm_term(y ~ x + z, d, poisson(), "x")
   expect_equal(ru$estimate[1], ref[["estimate"]], tolerance = 1e-7)
   for (i in seq_along(schemes)) {
-    masked <- apply_mask(schemes[[i]], d, vars = c("x", "y"))
+    masked <- apply_mask(d, schemes[[i]], vars = c("x", "y"))
     expected <- suppressWarnings(glm_term(y ~ x + z, masked, poisson(), "x"))
     expect_equal(ru$estimate[i + 1], expected[["estimate"]], tolerance = 1e-7)
     expect_equal(ru$se[i + 1], expected[["se"]], tolerance = 1e-7)
@@ -80,7 +80,7 @@ test_that(sprintf("simulated replicates (%s, %s, dense_max %d): every replicate 
     expected <- vapply(1:6, function(r) {
       data_r <- d
       data_r$y <- outcomes[, r]
-      masked <- apply_mask(all_schemes[[i]], data_r, vars = c("x", "y"))
+      masked <- apply_mask(data_r, all_schemes[[i]], vars = c("x", "y"))
       suppressWarnings(glm_term(case$formula, masked, case$family, "x"))
     }, numeric(2))
     expect_equal(got$estimate, expected["estimate", ], tolerance = 1e-7)
@@ -114,7 +114,7 @@ test_that("binomial-logit replicates with an offset equal apply_mask + glm", {
   expected <- vapply(1:4, function(r) {
     data_r <- d
     data_r$y <- outcomes[, r]
-    masked <- apply_mask(scheme, data_r, vars = c("x", "y", "w"))
+    masked <- apply_mask(data_r, scheme, vars = c("x", "y", "w"))
     suppressWarnings(glm_term(form, masked, binomial(), "x"))
   }, numeric(2))
   reps <- replicates(ru)
@@ -133,7 +133,7 @@ test_that("randomized schemes get nrep replicates from the scheme's own stream",
   # the streams: one for the simulation, then one per scheme in order
   streams <- epimask:::rng_streams(4L, 5)
   masked <- epimask:::with_rng_stream(streams[[3]], lapply(1:4, function(r)
-    apply_mask(noise, d, vars = "x")))
+    apply_mask(d, noise, vars = "x")))
   expected <- vapply(masked, function(m) glm_term(y ~ x, m, poisson(), "x")[["estimate"]],
                      numeric(1))
   expect_equal(reps$estimate[reps$scheme == ru$scheme[2]], expected, tolerance = 1e-7)
@@ -243,7 +243,7 @@ test_that("matching risk: risk_match on each scheme's masked data, anonymity = 1
                    known = "x", unknown = "y", progress = FALSE, threads = 1)
   all_schemes <- c(list(mask_none()), schemes)
   for (i in seq_along(all_schemes)) {
-    masked <- apply_mask(all_schemes[[i]], d, vars = c("x", "y"))
+    masked <- apply_mask(d, all_schemes[[i]], vars = c("x", "y"))
     expected <- risk_match(d, masked, known = "x", unknown = "y", threads = 1)
     expect_equal(ru$risk[i], expected$percent_correct / 100)
   }
@@ -258,7 +258,7 @@ test_that("identifiability risk: masked keys against the original as source", {
                    risk = "identifiability", known = "age", progress = FALSE)
   all_schemes <- c(list(mask_none()), schemes)
   for (i in seq_along(all_schemes)) {
-    masked <- apply_mask(all_schemes[[i]], d, vars = "age")
+    masked <- apply_mask(d, all_schemes[[i]], vars = "age")
     masked$id <- d$id <- seq_len(nrow(d))
     expected <- risk_identifiability(masked, d, keys = "age", id = "id")
     expect_equal(ru$risk[i], expected$score)
@@ -278,7 +278,7 @@ test_that("linear ERR profiles (family = \"err\") equal fit_err on the masked da
                    risk = "identifiability", known = "dose", progress = FALSE)
   all_schemes <- c(list(mask_none()), schemes)
   for (i in seq_along(all_schemes)) {
-    fit <- fit_err(case ~ age, apply_mask(all_schemes[[i]], d, vars = "dose"), dose = "dose")
+    fit <- fit_err(case ~ age, apply_mask(d, all_schemes[[i]], vars = "dose"), dose = "dose")
     expect_equal(ru$estimate[i], unname(coef(fit)["dose"]), tolerance = 1e-6)
     expect_equal(ru$se[i], unname(sqrt(diag(vcov(fit)))["dose"]), tolerance = 1e-6)
   }
@@ -294,7 +294,7 @@ test_that("a function term (population OR) is evaluated on every masked data set
   ru <- ru_profile(d, schemes, cbind(deaths, py - deaths) ~ black + age,
                    family = binomial(), vars = "age", term = target, risk = "none",
                    progress = FALSE)
-  masked <- apply_mask(schemes[[1]], d, vars = "age")
+  masked <- apply_mask(d, schemes[[1]], vars = "age")
   fit <- fit_glm(cbind(deaths, py - deaths) ~ black + age, masked, family = binomial())
   expect_equal(ru$estimate[2], unname(target(fit, masked)[1]))
   expect_equal(ru$se[2], unname(target(fit, masked)[2]))

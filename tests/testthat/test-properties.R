@@ -65,7 +65,7 @@ test_that("masking never modifies the caller's data or scheme", {
       a_data <- addresses(input)
       v_scheme <- deep_copy(s)
       a_scheme <- addresses(s)
-      out <- apply_mask(s, input, if (is.data.frame(input)) c("x", "y") else NULL)
+      out <- apply_mask(input, s, if (is.data.frame(input)) c("x", "y") else NULL)
       expect_untouched(input, v_data, a_data)
       expect_untouched(s, v_scheme, a_scheme)
     }
@@ -79,7 +79,7 @@ test_that("masking a data.table or tibble leaves it unchanged (no change by refe
     dt <- data.table::as.data.table(d)
     v <- data.table::copy(dt)
     a <- addresses(dt)
-    out <- apply_mask(s, dt, c("x", "y"))
+    out <- apply_mask(dt, s, c("x", "y"))
     expect_identical(dt, v)
     expect_identical(addresses(dt), a)
     expect_false(identical(data.table::address(out), a[[1]]))
@@ -87,14 +87,14 @@ test_that("masking a data.table or tibble leaves it unchanged (no change by refe
   if (requireNamespace("tibble", quietly = TRUE)) {
     tb <- tibble::as_tibble(d)
     v <- deep_copy(tb)
-    out <- apply_mask(s, tb, c("x", "y"))
+    out <- apply_mask(tb, s, c("x", "y"))
     expect_identical(tb, v)
   }
 })
 
 test_that("risk functions never modify the caller's objects", {
   d <- prop_data()
-  masked <- apply_mask(mask_noise(0.5), d, c("x", "y"))
+  masked <- apply_mask(d, mask_noise(0.5), c("x", "y"))
   check_untouched_after <- function(f, ...) {
     args <- list(...)
     before <- lapply(args, deep_copy)
@@ -124,7 +124,7 @@ test_that("a masked column holds no original value", {
   schemes <- prop_schemes(d)
   for (nm in names(schemes)) {
     set.seed(1)
-    out <- apply_mask(schemes[[nm]], d, c("x", "y"))
+    out <- apply_mask(d, schemes[[nm]], c("x", "y"))
     for (v in c("x", "y")) {
       expect_true(all(out[[v]] != d[[v]]), label = paste(nm, v, "row-wise"))
       expect_false(any(out[[v]] %in% d[[v]]), label = paste(nm, v, "anywhere"))
@@ -143,7 +143,7 @@ test_that("a release carries no masking parameter", {
   forbidden <- c("lambda", "kernel", "coords", "scheme", "source", "direction",
                  "groups", "bandwidth", "breaks", "amount", "digits", "A")
   for (s in prop_schemes(d)) {
-    out <- apply_mask(s, d_rn, c("x", "y"))
+    out <- apply_mask(d_rn, s, c("x", "y"))
     expect_setequal(names(attributes(out)), names(attributes(d_rn)))
     expect_identical(class(out), class(d_rn))
     expect_identical(rownames(out), as.character(seq_len(nrow(d))))
@@ -151,7 +151,7 @@ test_that("a release carries no masking parameter", {
       expect_length(intersect(names(attributes(out[[v]])), forbidden), 0L)
       expect_true(all(names(attributes(out[[v]])) %in% names(attributes(d_rn[[v]]))))
     }
-    out_m <- apply_mask(s, m)
+    out_m <- apply_mask(m, s)
     expect_setequal(names(attributes(out_m)), c("dim", "dimnames"))
     expect_null(rownames(out_m))
     expect_identical(colnames(out_m), colnames(m))
@@ -165,11 +165,11 @@ test_that("kernel masking and record matching do not depend on the thread count"
     old <- options(epimask.threads = threads)
     on.exit(options(old))
     lapply(c("exponential", "ring", "shrink"), function(k)
-      apply_mask(mask_kernel(k, 0.1, xy, source = c(0.5, 0.5), bandwidth = 0.2),
-                 d, c("x", "y")))
+      apply_mask(d, mask_kernel(k, 0.1, xy, source = c(0.5, 0.5), bandwidth = 0.2),
+                 c("x", "y")))
   }
   expect_identical(run(1L), run(2L))
-  masked <- apply_mask(mask_noise(0.5), d, c("x", "y"))
+  masked <- apply_mask(d, mask_noise(0.5), c("x", "y"))
   expect_identical(risk_match(d, masked, "x", "y", threads = 1L),
                    risk_match(d, masked, "x", "y", threads = 2L))
 })
@@ -231,7 +231,7 @@ test_that("the long C loops answer an interrupt", {
   s <- mask_kernel("exponential", 1e3, xy)
   got <- interrupt_child({
     options(epimask.threads = 1L)
-    apply_mask(s, d)
+    apply_mask(d, s)
   })
   expect_identical(got$result, "interrupted")
   expect_lt(got$seconds, 5)

@@ -3,7 +3,7 @@
 
 test_that("utility_glm compares glm fits on original and masked data (METHODS 3)", {
   d <- profile_fixture(n = 200)
-  masked <- apply_mask(mask_round(1, type = "decimal"), d, vars = "x")
+  masked <- apply_mask(d, mask_round(1, type = "decimal"), vars = "x")
   u <- utility_glm(d, masked, y ~ x + z, family = poisson())
   expect_s3_class(u, "epimask_utility")
   expect_identical(u$table$term, c("x", "z"))
@@ -41,7 +41,7 @@ test_that("utility_glm of identical data has analysis potential 1 and full overl
 
 test_that("utility_glm with truth uses it as the reference (Cologne Table 2 arithmetic)", {
   d <- profile_fixture(n = 150)
-  masked <- apply_mask(mask_noise(0.05), d, vars = "x")
+  masked <- apply_mask(d, mask_noise(0.05), vars = "x")
   u <- utility_glm(d, masked, y ~ x, family = poisson(), term = "x", truth = 2)
   fo <- glm(y ~ x, poisson(), d)
   fm <- glm(y ~ x, poisson(), masked)
@@ -60,7 +60,7 @@ test_that("utility_glm fits the linear ERR model with family = \"err\"", {
   d <- data.frame(dose = rexp(n), age = runif(n, 20, 60))
   d$case <- rbinom(n, 1, plogis(-2 + 0.01 * d$age) * (1 + 0.5 * d$dose) /
                      (1 + plogis(-2 + 0.01 * d$age) * 0.5 * d$dose))
-  masked <- apply_mask(mask_round(1, type = "decimal"), d, vars = "dose")
+  masked <- apply_mask(d, mask_round(1, type = "decimal"), vars = "dose")
   u <- utility_glm(d, masked, case ~ age, family = "err", term = "dose")
   fo <- fit_err(case ~ age, d, dose = "dose")
   fm <- fit_err(case ~ age, masked, dose = "dose")
@@ -114,7 +114,7 @@ test_that("population_or gives the standardised OR and its delta-method SE", {
   expected <- population_or_reference(ref_fit, d, "black", "py")
   expect_equal(unname(got), expected, tolerance = 1e-6)
   # aggregated data: race is a share; the target of ru_profile()
-  u <- utility_glm(d, apply_mask(mask_round(1, type = "decimal"), d, "age"),
+  u <- utility_glm(d, apply_mask(d, mask_round(1, type = "decimal"), "age"),
                    cbind(deaths, py - deaths) ~ black + age, family = binomial(),
                    term = population_or("black", "py"))
   expect_equal(u$table$estimate_original, expected[1], tolerance = 1e-6)

@@ -68,7 +68,7 @@ ring_kernels <- c("ring", "ring_angle", "ring_block")
 #' sch <- mask_kernel("ring", 0.05, xy, source = c(0, 0))
 #' sch
 #' d <- data.frame(x = xy[, 1]^2, y = rpois(100, 3))
-#' head(apply_mask(sch, d))
+#' head(apply_mask(d, sch))
 #' @export
 mask_kernel <- function(kernel, lambda, coords, source = NULL, direction = NULL,
                         groups = NULL, rho = 0, bandwidth = NULL, cutoff = 36) {
@@ -318,4 +318,27 @@ mask_grid <- function(kernel, lambda, coords, ..., none = FALSE) {
     lapply(lambda, function(l) mask_kernel(k, l, coords, ...))), recursive = FALSE)
   if (check_flag(none, "none")) schemes <- c(list(mask_none()), schemes)
   new_mask_list(schemes)
+}
+
+mask_kernel_values <- function(scheme, Z) {
+  check_rows_match(Z, scheme, "data")
+  if (anyNA(Z) || any(is.infinite(Z)))
+    abort_value("data", "free of NA and Inf in the masked columns for a kernel mask")
+  if (scheme$lambda == 0) return(Z)
+  Zm <- kernel_call(scheme, Z, 0L)
+  warn_if_nothing_masked(scheme, Z, Zm)
+  Zm
+}
+
+# At lambda > 0 a record left exactly as it was received no weight from any
+# record with another value (the weights fell below the cutoff): the release
+# is the original data. Columns without variation cannot tell, so they are
+# left out; the warning needs at least one varying column.
+warn_if_nothing_masked <- function(scheme, Z, Zm) {
+  varying <- apply(Z, 2L, function(z) any(z != z[1L]))
+  if (!any(varying) || any(Zm[, varying] != Z[, varying])) return(invisible())
+  epimask_warn(sprintf(paste0(
+    "lambda = %s is so small that no record receives weight from another record: ",
+    "the masked columns equal the original data."), format(scheme$lambda, digits = 4)),
+    "epimask_warning_nomask")
 }

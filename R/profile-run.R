@@ -88,9 +88,12 @@
 #'   first coefficient after the intercept), for `"err"` the dose column, or a
 #'   function `function(fit, data)` of a [fit_glm()] fit and the masked data
 #'   returning the estimate and its naive SE, such as [population_or()].
-#' @param risk `"match"`, `"identifiability"` or `"none"`.
+#' @param risk The disclosure-risk measure: `"match"`, `"identifiability"`,
+#'   `"none"` or any other name of [risk_spec()] (with `known`, `unknown` and
+#'   `...` as its arguments), a [risk_spec()], or a function
+#'   `function(original, masked)` returning a number in \[0, 1\].
 #' @param known Columns the intruder knows (the keys for
-#'   `"identifiability"`); required unless `risk = "none"`.
+#'   `"identifiability"`); required by `"match"` and `"identifiability"`.
 #' @param unknown Columns the intruder wants to learn (`"match"` only).
 #' @param nrep Number of replicates of randomized schemes or of simulated data
 #'   sets.
@@ -142,7 +145,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   schemes <- check_scheme_list(schemes)
   check_formula(formula)
   model <- resolve_model(family, term, formula)
-  risk <- check_choice(risk, c("match", "identifiability", "none"))
+  risk <- profile_risk_spec(risk, known, unknown, data, ...)
   nrep <- check_count(nrep)
   bootstrap <- check_count(bootstrap, lower = 0L)
   check_function(simulate, allow_null = TRUE)
@@ -153,12 +156,10 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   parallel <- check_flag(parallel)
   progress <- check_flag(progress)
   vars <- profile_vars(vars, data, model)
-  risk_cols <- check_risk_columns(risk, known, unknown, data)
   if (parallel && !requireNamespace("future.apply", quietly = TRUE))
     abort_value("parallel", "FALSE unless the future.apply package is installed")
 
-  job <- list(model = model, vars = vars, risk = risk, known = risk_cols$known,
-              unknown = risk_cols$unknown, risk_args = list(...), nrep = nrep,
+  job <- list(model = model, vars = vars, risk = risk, nrep = nrep,
               bootstrap = bootstrap, simulated = !is.null(simulate))
   job$term <- profile_term(model, data)
   schemes <- with_reference_scheme(schemes)
@@ -190,14 +191,28 @@ profile_vars <- function(vars, data, model) {
   used[vapply(used, function(v) is.numeric(data[[v]]), logical(1))]
 }
 
-check_risk_columns <- function(risk, known, unknown, data) {
-  if (risk == "none") return(list(known = NULL, unknown = NULL))
-  if (is.null(known))
-    epimask_abort(sprintf("`known` must name the columns the intruder knows when risk = \"%s\" (or use risk = \"none\").", risk),
-                  "epimask_error_value", arg = "known")
-  known <- check_columns(known, data)
-  if (risk == "match") unknown <- check_columns(unknown, data, allow_null = TRUE)
-  list(known = known, unknown = if (risk == "match") unknown)
+# The profile's risk as a risk_spec (or a user function). The legacy form,
+# a name with `known` / `unknown` / `...`, becomes risk_spec(name, ...); the
+# columns a spec names are checked against the data now, not per scheme.
+profile_risk_spec <- function(risk, known, unknown, data, ...) {
+  if (missing(risk) || (is.character(risk) && length(risk) > 1L)) risk <- risk[[1L]]
+  if (is.character(risk)) {
+    risk <- check_choice(risk, names(risk_registry), arg = "risk")
+    args <- list(...)
+    if (risk == "match") args <- c(list(known = known, unknown = unknown), args)
+    if (risk == "identifiability") args <- c(list(known = known), args)
+    if (risk %in% c("match", "identifiability") && is.null(known))
+      epimask_abort(sprintf("`known` must name the columns the intruder knows when risk = \"%s\" (or use risk = \"none\").", risk),
+                    "epimask_error_value", arg = "known")
+    risk <- do.call(as_risk_spec, c(list(risk), args))
+  } else {
+    risk <- as_risk_spec(risk)
+  }
+  if (inherits(risk, "epimask_risk_spec")) {
+    for (col_arg in intersect(c("known", "unknown", "keys"), names(risk$args)))
+      check_columns(risk$args[[col_arg]], data, arg = col_arg)
+  }
+  risk
 }
 
 # The coefficient the profile follows, checked on a fit to the original data
@@ -344,9 +359,9 @@ mask_replicates <- function(scheme, job, R) {
   masked_vary <- intersect(job$varying, job$vars)
   if (R == 1L || !job$simulated || !is_linear_scheme(scheme) || !length(masked_vary)) {
     return(lapply(seq_len(R), function(r)
-      apply_mask(scheme, unmasked_replicate(job, r), job$vars)))
+      apply_mask(unmasked_replicate(job, r), scheme, job$vars)))
   }
-  first <- apply_mask(scheme, job$sims[[1L]], job$vars)
+  first <- apply_mask(job$sims[[1L]], scheme, job$vars)
   Z <- do.call(cbind, job$vary[masked_vary])
   Zm <- scheme_linear_apply(scheme, Z)
   plain_vary <- setdiff(job$varying, job$vars)
@@ -362,24 +377,13 @@ mask_replicates <- function(scheme, job, R) {
 
 scheme_risk <- function(scheme, job, masked) {
   R <- length(masked)
-  if (job$risk == "none") return(rep(NA_real_, R))
+  if (is_no_risk(job$risk)) return(rep(NA_real_, R))
   if (job$simulated || !identical(scheme$type, "noise"))
-    return(rep(risk_value(job, job$sims[[1L]], masked[[1L]]), R))
-  vapply(masked, function(d) risk_value(job, job$sims[[1L]], d), numeric(1))
+    return(rep(risk_value(job$risk, job$sims[[1L]], masked[[1L]]), R))
+  vapply(masked, function(d) risk_value(job$risk, job$sims[[1L]], d), numeric(1))
 }
 
-risk_value <- function(job, original, masked) {
-  if (job$risk == "match") {
-    res <- do.call(risk_match, c(list(original, masked, known = job$known,
-                                      unknown = job$unknown), job$risk_args))
-    return(res$percent_correct / 100)
-  }
-  id <- ".epimask_record"
-  original[[id]] <- masked[[id]] <- seq_len(nrow(original))
-  res <- do.call(risk_identifiability, c(list(masked, original, keys = job$known, id = id),
-                                         job$risk_args))
-  res$score
-}
+is_no_risk <- function(spec) inherits(spec, "epimask_risk_spec") && spec$name == "none"
 
 # ---- bootstrap ------------------------------------------------------------------------
 
@@ -388,7 +392,7 @@ bootstrap_scheme <- function(scheme, job) {
   n <- nrow(data)
   vapply(seq_len(job$bootstrap), function(b) {
     idx <- sample.int(n, n, replace = TRUE)
-    masked <- apply_mask(resample_scheme(scheme, idx), data[idx, , drop = FALSE], job$vars)
+    masked <- apply_mask(data[idx, , drop = FALSE], resample_scheme(scheme, idx), job$vars)
     replicate_estimate(job, masked)[[1L]]
   }, numeric(1))
 }
@@ -481,7 +485,7 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
   if (job$bootstrap > 0L) table <- add_bootstrap_columns(table, results, labels, reps)
   meta <- list(term = if (is.function(model$term)) "custom" else job$term,
                family = if (model$type == "err") "linear ERR" else model$family,
-               risk = job$risk, aggregate = aggregate)
+               risk = risk_spec_label(job$risk), aggregate = aggregate)
   new_ru_profile(table, reps, reference, meta)
 }
 

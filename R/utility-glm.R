@@ -47,7 +47,7 @@
 #' set.seed(1)
 #' d <- data.frame(x = runif(200))
 #' d$y <- rpois(200, exp(1 + d$x))
-#' masked <- apply_mask(mask_round(1, type = "decimal"), d, vars = "x")
+#' masked <- apply_mask(d, mask_round(1, type = "decimal"), vars = "x")
 #' utility_glm(d, masked, y ~ x, family = poisson())
 utility_glm <- function(original, masked, formula, family = gaussian(),
                         term = NULL, truth = NULL) {

@@ -1,0 +1,84 @@
+# General matrix masking A Z B + C (METHODS 1).
+
+#' General matrix masking A Z B + C
+#'
+#' The masked variables Z (an n x p matrix) become `A Z B + C`. `A` may be a
+#' fixed n x n matrix, or a function of `lambda` returning one, which lets
+#' later code vary the degree (e.g. differentiate `A` numerically at 0).
+#'
+#' @param A An n x n numeric matrix, or a function with an argument `lambda`
+#'   returning one.
+#' @param B A p x p numeric matrix (p masked variables), or `NULL` for the
+#'   identity.
+#' @param C An n x p numeric matrix, a vector of length p (added to each row),
+#'   a single number, or `NULL` for 0.
+#' @param lambda The degree: the value at which a function `A` is evaluated
+#'   (required then). For a fixed `A` it is only recorded (default 0).
+#' @return A `mask_scheme` with `method = "matrix"`.
+#' @examples
+#' A <- matrix(1 / 3, 3, 3)
+#' apply_mask(data.frame(x = 1:3, y = c(2, 4, 9)), mask_matrix(A))
+#' shrink_all <- function(lambda) (diag(3) + lambda * matrix(1, 3, 3)) / (1 + 3 * lambda)
+#' apply_mask(matrix(c(1, 2, 3), 3), mask_matrix(shrink_all, lambda = 0.5))
+#' @export
+mask_matrix <- function(A, B = NULL, C = NULL, lambda = NULL) {
+  if (is.function(A)) {
+    if (!"lambda" %in% names(formals(A)))
+      abort_type("A", "a matrix or a function with an argument `lambda`")
+    lambda <- check_number(lambda, "lambda", lower = 0)
+  } else {
+    A <- check_numeric_matrix(A, "A")
+    if (nrow(A) != ncol(A)) abort_length("A", "be square")
+    lambda <- check_number(if (is.null(lambda)) 0 else lambda, "lambda", lower = 0)
+  }
+  if (!is.null(B)) B <- check_numeric_matrix(B, "B")
+  if (!is.null(B) && nrow(B) != ncol(B)) abort_length("B", "be square")
+  if (!is.null(C)) {
+    if (is.null(dim(C))) C <- check_numeric_vector(C, "C") else C <- check_numeric_matrix(C, "C")
+  }
+  scheme <- new_mask_scheme("matrix", "matrix", lambda,
+                            sprintf("matrix %s", format(lambda, digits = 4)),
+                            A = A, B = B, C = C, lambda = lambda)
+  if (!is.function(A)) return(scheme)
+  matrix_scheme_A(scheme)  # fail now, not at apply time, if A(lambda) is not a matrix
+  scheme
+}
+
+matrix_scheme_A <- function(scheme) {
+  A <- scheme$A
+  if (is.function(A)) {
+    A <- A(lambda = scheme$lambda)
+    A <- check_numeric_matrix(A, "A(lambda)")
+    if (nrow(A) != ncol(A)) abort_length("A(lambda)", "be square")
+  }
+  A
+}
+
+mask_matrix_values <- function(scheme, Z) {
+  A <- matrix_scheme_A(scheme)
+  if (nrow(A) != nrow(Z))
+    abort_length("data", sprintf("have as many rows as the scheme's `A` (%d), not %d",
+                                 nrow(A), nrow(Z)))
+  if (anyNA(Z)) abort_value("data", "free of NA in the masked columns for a matrix mask")
+  out <- A %*% Z
+  B <- scheme$B
+  if (!is.null(B)) {
+    if (nrow(B) != ncol(Z))
+      abort_length("vars", sprintf("have as many columns as `B` has rows (%d), not %d",
+                                   nrow(B), ncol(Z)))
+    out <- out %*% B
+  }
+  C <- scheme$C
+  if (!is.null(C)) {
+    if (is.matrix(C)) {
+      if (!identical(dim(C), dim(out)))
+        abort_length("C", sprintf("be a %d x %d matrix", nrow(out), ncol(out)))
+      out <- out + C
+    } else if (length(C) == 1L || length(C) == ncol(out)) {
+      out <- sweep(out, 2L, rep_len(C, ncol(out)), `+`)
+    } else {
+      abort_length("C", sprintf("have length 1 or %d (one value per masked column)", ncol(out)))
+    }
+  }
+  unname(out)
+}

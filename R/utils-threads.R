@@ -1,0 +1,35 @@
+# One thread policy for every OpenMP routine of the C core (kernel masking,
+# matching risk, IRLS, frequency counts): the number of threads a .Call gets.
+
+#' Threads used by the C core
+#'
+#' Every OpenMP routine of epimask (kernel masking, matching risk, model
+#' fitting, frequency counts) runs on `epimask_threads()` threads. The value
+#' is, in order: the `threads` argument when given; the option
+#' `epimask.threads`; otherwise the number of cores
+#' ([parallel::detectCores()]). It is never more than the environment
+#' variable `OMP_THREAD_LIMIT` allows, and never more than 2 under
+#' `R CMD check` (which sets `_R_CHECK_LIMIT_CORES_`), as CRAN asks.
+#'
+#' @param threads `NULL` or a whole number of threads (at least 1).
+#' @return The number of threads, an integer of at least 1.
+#' @family utilities
+#' @examples
+#' epimask_threads()
+#' old <- options(epimask.threads = 1)
+#' epimask_threads()
+#' options(old)
+#' @export
+epimask_threads <- function(threads = NULL) {
+  if (is.null(threads)) threads <- getOption("epimask.threads", NULL)
+  if (is.null(threads)) {
+    threads <- parallel::detectCores(logical = TRUE)
+    if (is.na(threads)) threads <- 1L
+  }
+  threads <- check_count(threads, "threads", lower = 1L)
+  limit <- suppressWarnings(as.integer(Sys.getenv("OMP_THREAD_LIMIT", "")))
+  if (!is.na(limit) && limit >= 1L) threads <- min(threads, limit)
+  check_limit <- tolower(Sys.getenv("_R_CHECK_LIMIT_CORES_", ""))
+  if (nzchar(check_limit) && check_limit != "false") threads <- min(threads, 2L)
+  as.integer(threads)
+}

@@ -1,0 +1,68 @@
+/* Field access for the named-list contract of the .Call glue (r_util.h). */
+#include <math.h>
+#include <string.h>
+#include "r_util.h"
+
+void r_field_error(const char *name, const char *expected)
+{
+    Rf_error("epimask-field: %s: %s", name, expected);
+}
+
+SEXP r_field(SEXP list, const char *name)
+{
+    if (TYPEOF(list) != VECSXP) r_field_error("(spec)", "a named list");
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    R_xlen_t n = XLENGTH(list);
+    if (TYPEOF(names) == STRSXP) {
+        for (R_xlen_t i = 0; i < n; i++) {
+            if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(list, i);
+        }
+    }
+    r_field_error(name, "present");
+    return R_NilValue; /* not reached */
+}
+
+R_xlen_t r_field_length(SEXP list, const char *name)
+{
+    return XLENGTH(r_field(list, name));
+}
+
+const double *r_field_double(SEXP list, const char *name, R_xlen_t len, int finite)
+{
+    SEXP x = r_field(list, name);
+    if (TYPEOF(x) != REALSXP) r_field_error(name, "a double vector");
+    if (len >= 0 && XLENGTH(x) != len) r_field_error(name, "of the expected length");
+    const double *v = REAL_RO(x);
+    if (finite) {
+        R_xlen_t n = XLENGTH(x);
+        for (R_xlen_t i = 0; i < n; i++)
+            if (!R_FINITE(v[i])) r_field_error(name, "finite (no NA, NaN or Inf)");
+    }
+    return v;
+}
+
+const int *r_field_int(SEXP list, const char *name, R_xlen_t len)
+{
+    SEXP x = r_field(list, name);
+    if (TYPEOF(x) != INTSXP) r_field_error(name, "an integer vector");
+    if (len >= 0 && XLENGTH(x) != len) r_field_error(name, "of the expected length");
+    const int *v = INTEGER_RO(x);
+    R_xlen_t n = XLENGTH(x);
+    for (R_xlen_t i = 0; i < n; i++)
+        if (v[i] == NA_INTEGER) r_field_error(name, "free of NA");
+    return v;
+}
+
+int r_field_int1(SEXP list, const char *name, int lo, int hi)
+{
+    const int *v = r_field_int(list, name, 1);
+    if (v[0] < lo || v[0] > hi) r_field_error(name, "within its allowed range");
+    return v[0];
+}
+
+double r_field_double1(SEXP list, const char *name, double lo, double hi)
+{
+    const double *v = r_field_double(list, name, 1, 1);
+    if (v[0] < lo || v[0] > hi) r_field_error(name, "within its allowed range");
+    return v[0];
+}

@@ -1,0 +1,27 @@
+#ifndef EPIMASK_R_UTIL_H
+#define EPIMASK_R_UTIL_H
+
+#include <Rinternals.h>
+
+/* The R-to-C contract: every .Call entry receives named lists whose fields
+ * are read by name with these helpers. Each checks the field's presence,
+ * type, length and (for doubles) finiteness, and answers with an R error
+ * "epimask-field: <field>: <what was expected>" that the R side turns into a
+ * classed epimask_error naming the field (see R/utils-call.R). */
+
+SEXP r_field(SEXP list, const char *name);
+/* A double vector of length len (len < 0: any length >= 0); finite when
+ * finite != 0. */
+const double *r_field_double(SEXP list, const char *name, R_xlen_t len, int finite);
+/* An integer vector of length len (len < 0: any length), no NA. */
+const int *r_field_int(SEXP list, const char *name, R_xlen_t len);
+/* A single integer within [lo, hi]. */
+int r_field_int1(SEXP list, const char *name, int lo, int hi);
+/* A single finite double within [lo, hi]. */
+double r_field_double1(SEXP list, const char *name, double lo, double hi);
+/* Length of a field (after checking it exists). */
+R_xlen_t r_field_length(SEXP list, const char *name);
+
+void r_field_error(const char *name, const char *expected) __attribute__((noreturn));
+
+#endif
