@@ -352,7 +352,11 @@ check_ru_profile <- function(x, arg = "ru") {
 #'   and, when computed, `risk`; only the schemes present in `ru`.
 #' @export
 #' @examples
-#' ru <- epimask:::example_ru_profile()
+#' sim <- simulate_zdl(1, n = 300, seed = 1)
+#' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
+#'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
+#' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
+#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
 #' head(replicates(ru))
 replicates <- function(ru) {
   check_ru_profile(ru)
@@ -492,10 +496,14 @@ short_scheme_label <- function(x) {
 #'
 #' `format()` gives the lines `print()` shows: a header naming the number of
 #' schemes, the term, the model family and the risk measure, the reference
-#' value, and one row per scheme with degree, mean estimate, mean naive SE,
-#' empirical SD, relative bias (%), MSE, analysis potential U, risk and width
-#' ratio (columns that are all NA are left out). `summary()` lays the table out
-#' as Table 2 of Cologne et al. (2012), with the anonymity score added.
+#' value, and one row per scheme with, first whatever the width, the scheme,
+#' its analysis potential U (marked `*` above 1: no measurable loss, not a
+#' gain) and risk, then whether it is on the risk-utility frontier, relative
+#' bias (%), mean estimate, mean naive SE, MSE, empirical SD and width ratio
+#' as the width allows (columns that are all NA are left out; scheme labels
+#' are shortened to fit). `summary()` lays the table out as Table 2 of
+#' Cologne et al. (2012), with the anonymity score, the frontier and the
+#' Monte Carlo standard errors (in parentheses) added.
 #'
 #' @param x,object an `ru_profile`.
 #' @param digits significant digits for most columns.
@@ -507,8 +515,13 @@ short_scheme_label <- function(x) {
 #'   `ru_profile` or a data frame; `as.data.frame()`: a data frame.
 #' @name ru_profile-methods
 #' @examples
-#' ru <- epimask:::example_ru_profile()
+#' sim <- simulate_zdl(1, n = 300, seed = 1)
+#' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
+#'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
+#' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
+#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
 #' ru
+#' print(ru, width = 40)
 #' summary(ru)
 #' ru[ru$risk <= 0.2, ]
 NULL
@@ -577,8 +590,8 @@ format_left <- function(tab) {
 
 #' @rdname ru_profile-methods
 #' @export
-print.ru_profile <- function(x, digits = 3, n = 20L, ...) {
-  cat(format(x, digits = digits, n = n), sep = "\n")
+print.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width", 80), ...) {
+  cat(format(x, digits = digits, n = n, width = width), sep = "\n")
   invisible(x)
 }
 

@@ -37,7 +37,10 @@
 #' et al.); `truth` is then the true value. The per-replicate estimates,
 #' naive SEs and risks are kept ([replicates()]).
 #'
-#' **Risk.** `"match"`: the matching risk of [risk_match()] of the masked data
+#' **Risk.** Exact-match identifiability cannot see masks that change values
+#' without creating ties (noise, kernels, matrix masks): a profile resting on
+#' it with such schemes raises a warning of class
+#' `epimask_warning_blind_risk`. `"match"`: the matching risk of [risk_match()] of the masked data
 #' against the original with the `known` and `unknown` variables; risk =
 #' expected proportion of correct matches (`percent_correct / 100`).
 #' `"identifiability"`: [risk_identifiability()] of the masked `known`
@@ -82,8 +85,9 @@
 #'   response and the log-linear part (see [fit_err()]).
 #' @param family A family object, function or name, or `"err"` for the linear
 #'   excess-relative-risk model with `term` as the dose.
-#' @param vars Columns to mask; default the variables of the model (and for
-#'   `"err"` the dose) that are numeric columns of `data`.
+#' @param vars Columns to mask; default the covariates of the model (and for
+#'   `"err"` the dose) that are numeric columns of `data`. The response is
+#'   not masked unless named here (a message says so).
 #' @param term The quantity of interest: a coefficient name (default the
 #'   first coefficient after the intercept), for `"err"` the dose column, or a
 #'   function `function(fit, data)` of a [fit_glm()] fit and the masked data
@@ -109,14 +113,39 @@
 #' @param aggregate Optional aggregated-data reference estimate (e.g.
 #'   `zdl_aggregate(sim)$estimate`), kept with the profile and drawn as a
 #'   reference line in the estimate plot.
+#' @param context `NULL` or a [release_context()]: its threshold becomes the
+#'   profile's risk budget (metadata `budget`), used by [recommend()] and
+#'   drawn by the plots.
+#' @param risk_nrep `NULL` (the risk of a randomized scheme is evaluated on
+#'   every replicate) or a number: evaluate it on the first `risk_nrep`
+#'   replicates only (the profile's risk is their mean, `risk_se` its Monte
+#'   Carlo SE). An exhaustive matching risk on 16,000 records takes seconds
+#'   per evaluation, so this bounds the cost of many noise replicates.
 #' @param ... Further arguments for the risk measure ([risk_match()], e.g.
 #'   `targets` or `threads`, or [risk_identifiability()]).
 #' @return An `ru_profile`: a data frame with one row per scheme and columns
 #'   `scheme`, `degree`, `estimate` (mean over replicates), `se` (mean naive
 #'   SE), `sd` (empirical SD), `bias`, `rel_bias`, `mse`,
 #'   `analysis_potential`, `risk`, `anonymity`, `width_ratio`, plus `kernel`,
-#'   `nrep`, the CI columns and the bootstrap columns; see [replicates()],
-#'   [plot.ru_profile()], [recommend()].
+#'   `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
+#'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
+#'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
+#'   risk-utility frontier: no other scheme is at least as good on risk and
+#'   U within uncertainty and clearly better on one), `generator` and
+#'   `strength` ([scheme_generator()], [mask_sweep()]), `unmasked` (records
+#'   whose masked values all equal the original ones in the first replicate;
+#'   NA for no masking) and the bootstrap columns; see [replicates()],
+#'   [plot.ru_profile()], [recommend()]. Metadata (`attr(, "meta")`) holds
+#'   `budget` and `context`.
+#'
+#' **Monte Carlo standard errors.** Over the R replicates of a scheme, with
+#' \eqn{d_r} the replicate's deviation from the reference and \eqn{b_r} its
+#' squared naive SE: `bias_se` = sd(d) / sqrt(R); `mse_se` and
+#' `analysis_potential_se` by the delta method on the means of
+#' \eqn{(b_r, d_r)} (MSE = mean(b) + mean(d)^2, U = MSE(reference) / MSE),
+#' with, in a simulation study, the reference's replicates on the same data
+#' sets (paired) so that the reference's own sampling error enters;
+#' `risk_se` = sd / sqrt(k) over the k replicates whose risk was evaluated.
 #' @references Cologne J, Grant EJ, Nakashima E, Chen Y, Funamoto S,
 #'   Katayama H (2012). Protecting privacy of shared epidemiologic data
 #'   without compromising analysis potential. \emph{Journal of Environmental
@@ -127,6 +156,14 @@
 #'   \doi{10.1214/09-AOAS325}
 #' @export
 #' @examples
+#' sim <- simulate_zdl(1, n = 300, seed = 1)
+#' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
+#'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
+#' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
+#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
+#' ru
+#' summary(ru)
+#' # Zhou et al.'s kernel masks of a simulation study
 #' sim <- simulate_zdl(1, n = 200, seed = 1)
 #' coords <- cbind(sim$s1, sim$s2)
 #' schemes <- mask_grid(c("ring", "exponential"), c(0.02, 0.1), coords,
@@ -166,6 +203,10 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
               bootstrap = bootstrap, simulated = !is.null(simulate),
               risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep))
   job$term <- profile_term(model, data)
+  # said once the arguments are known to be good
+  if (!length(vars)) abort_value("vars", "given: the model has no numeric covariate to mask")
+  if (!is.null(attr(vars, "note"))) message(attr(vars, "note"))
+  job$vars <- as.vector(vars)
   schemes <- with_reference_scheme(schemes)
   labels <- scheme_labels(schemes)
   streams <- rng_streams(length(schemes) + 1L, seed)
@@ -200,13 +241,10 @@ profile_vars <- function(vars, data, model) {
   if (length(model$formula) == 2L) used <- unique(c(all.vars(model$formula), model$dose))
   used <- setdiff(intersect(used, names(data)), response)
   used <- used[vapply(used, function(v) is.numeric(data[[v]]), logical(1))]
-  if (!length(used))
-    abort_value("vars", "given: the model has no numeric covariate to mask")
-  if (length(response))
-    message(sprintf(paste0("Masking %s (`vars` not given); the response %s is not masked ",
-                           "(give `vars` to choose)."),
-                    paste0("'", used, "'", collapse = ", "),
-                    paste0("'", response, "'", collapse = ", ")))
+  if (length(response) && length(used))
+    attr(used, "note") <- sprintf(paste0(
+      "Masking %s (`vars` not given); the response %s is not masked (give `vars` to choose)."),
+      paste0("'", used, "'", collapse = ", "), paste0("'", response, "'", collapse = ", "))
   used
 }
 
