@@ -53,7 +53,7 @@ summarise_replicates <- function(replicates, reference) {
   out <- do.call(rbind, rows)
   rownames(out) <- NULL
   out$pareto <- ru_pareto(out$risk, out$analysis_potential, out$risk_se,
-                          out$analysis_potential_se)
+                          out$analysis_potential_se, out$bias, out$bias_se)
   out
 }
 
@@ -169,19 +169,24 @@ monte_carlo_se <- function(rep, reference, ref_reps, bias, mse, u) {
 # least as good on both risk and U (within their uncertainty) and clearly
 # better on one. "Clearly" means by more than z times the SE of the
 # difference (SEs that are NA count as 0) plus 1e-9; U above 1 counts as 1
-# (no measurable loss). NA where risk or U is NA.
-ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, z = ru_z()) {
+# (no measurable loss). A scheme whose U above 1 is an artefact hiding bias
+# (see u_artefacts()) is neither on the frontier nor dominates others. NA
+# where risk or U is NA.
+ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, bias = NULL, bias_se = NULL,
+                      z = ru_z()) {
   n <- length(risk)
   if (is.null(risk_se)) risk_se <- rep(NA_real_, n)
   if (is.null(u_se)) u_se <- rep(NA_real_, n)
+  known <- !is.na(risk) & !is.na(u)
+  artefact <- if (is.null(bias)) rep(FALSE, n) else u_artefacts(u, bias, bias_se, known, z)
   risk_se[is.na(risk_se)] <- 0
   u_se[is.na(u_se)] <- 0
   u <- pmin(u, 1)
-  known <- !is.na(risk) & !is.na(u)
   out <- rep(NA, n)
-  for (i in which(known)) {
+  pool <- which(known & !artefact)
+  for (i in pool) {
     dominated <- FALSE
-    for (j in which(known)) {
+    for (j in pool) {
       if (j == i) next
       tie_r <- z * sqrt(risk_se[i]^2 + risk_se[j]^2) + 1e-9
       tie_u <- z * sqrt(u_se[i]^2 + u_se[j]^2) + 1e-9
@@ -193,6 +198,28 @@ ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, z = ru_z()) {
       }
     }
     out[i] <- !dominated
+  }
+  out[known & artefact] <- FALSE
+  out
+}
+
+# U above 1 says the masked fit's MSE is smaller than the original's: with
+# a naive SE that shrinks under masking (noise or coarse rounding of a dose
+# spread the doses) this can hide a large bias. A U of 1 + e shows sampling
+# error of at least e, so scheme s with U_s > 1 is an artefact when another
+# scheme t (among `pool`) within that error (U_t >= 1 - e) is clearly less
+# biased: |bias_t| < |bias_s| by more than z times the SE of the difference.
+u_artefacts <- function(u, bias, bias_se = NULL, pool = rep(TRUE, length(u)), z = ru_z()) {
+  n <- length(u)
+  if (is.null(bias_se)) bias_se <- rep(NA_real_, n)
+  bias_se[is.na(bias_se)] <- 0
+  out <- rep(FALSE, n)
+  for (s in which(pool & !is.na(u) & u > 1 & !is.na(bias))) {
+    e <- u[s] - 1
+    others <- which(pool & !is.na(u) & !is.na(bias) & seq_len(n) != s)
+    less_biased <- abs(bias[others]) <
+      abs(bias[s]) - z * sqrt(bias_se[s]^2 + bias_se[others]^2) - 1e-12
+    out[s] <- any(less_biased & u[others] >= 1 - e)
   }
   out
 }

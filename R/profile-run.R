@@ -131,7 +131,9 @@
 #'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
 #'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
 #'   risk-utility frontier: no other scheme is at least as good on risk and
-#'   U within uncertainty and clearly better on one), `generator` and
+#'   U within uncertainty and clearly better on one; U above 1 counts as 1,
+#'   and a scheme whose U above 1 hides bias, see [recommend()], is not on
+#'   it), `generator` and
 #'   `strength` ([scheme_generator()], [mask_sweep()]), `unmasked` (records
 #'   whose masked values all equal the original ones in the first replicate;
 #'   NA for no masking) and the bootstrap columns; see [replicates()],

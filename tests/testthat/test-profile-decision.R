@@ -124,6 +124,26 @@ test_that("pareto matches a brute-force dominance check", {
   expect_gte(sum(ru$pareto), 1)
 })
 
+test_that("a U above 1 that hides bias is off the frontier and never recommended", {
+  # 'hidden': U 1.35 through a shrunken SE, bias 7%; 'honest': U 0.95, bias 1%
+  reps <- data.frame(scheme = c("none", "hidden", "honest", "coarse"), replicate = 1,
+                     estimate = c(1, 0.93, 0.99, 0.8), se = c(0.1, 0.05, 0.102, 0.1),
+                     risk = c(0.6, 0.001, 0.01, 0.005))
+  ru <- epimask:::ru_profile_from_replicates(reps, list(truth = 1, se = 0.1))
+  expect_gt(ru$analysis_potential[2], 1)
+  # brute force with the artefact set by hand: 'hidden' (U 1 + e, e > 0.05)
+  # is beaten by 'honest' (U >= 1 - e, bias 0.01 < 0.3)
+  expect_true(ru$analysis_potential[3] >= 2 - ru$analysis_potential[2])
+  keep <- c(TRUE, FALSE, TRUE, TRUE)
+  expected <- rep(FALSE, 4)
+  expected[keep] <- brute_pareto(ru$risk[keep], ru$analysis_potential[keep],
+                                 ru$risk_se[keep], ru$analysis_potential_se[keep])
+  expect_identical(ru$pareto, expected)
+  rec <- recommend(ru, max_risk = 0.2)
+  expect_identical(rec$scheme, "honest")
+  expect_match(rec$runner_ups$reason[rec$runner_ups$scheme == "hidden"], "sampling artefact")
+})
+
 test_that("every U within noise of 1: recommend() picks a lowest-risk scheme", {
   set.seed(5)
   reps <- do.call(rbind, lapply(1:5, function(i) data.frame(
@@ -148,7 +168,7 @@ test_that("U above 1 is no measurable loss, never beating a less biased scheme",
   expect_gt(ru$analysis_potential[2], 1)
   rec <- recommend(ru, max_risk = 0.2)
   expect_identical(rec$scheme, "clean")
-  expect_match(rec$runner_ups$reason[1], "more bias")
+  expect_match(rec$runner_ups$reason[1], "sampling artefact")
   # the biased scheme alone: reported as no measurable loss, not a gain
   rec2 <- recommend(ru[1:2, ], max_risk = 0.2)
   text <- gsub("\\s+", " ", paste(format(rec2), collapse = " "))
@@ -233,8 +253,11 @@ test_that("mask_sweep orders weak to strong and tags generator and strength", {
   expect_identical(vapply(unclass(unname(gr)), function(s) length(s$breaks), 1L), c(4L, 2L))
   expect_identical(scheme_strength(mask_none()), 0)
   expect_error(mask_sweep(mask_round, digits = 1), class = "epimask_error_value")
-  expect_error(mask_sweep(mask_round, digits = 1:2, type = c("significant", "decimal")),
+  expect_error(mask_sweep(function(a, b) mask_none(), a = 1:2, b = 1:2),
                class = "epimask_error_value")
+  # the degree is swept when another argument is a long vector too
+  g <- mask_sweep(mask_group, breaks = list(c(0, 1, 5), c(0, 5)), reference = c(0.5, 2, 4))
+  expect_identical(g[[1]]$reference, c(0.5, 2, 4))
   expect_error(mask_sweep(mask_round, 1:2), class = "epimask_error_type")
   expect_error(mask_sweep(function(x) x, x = 1:2), class = "epimask_error_type")
   # the profile carries them
