@@ -10,7 +10,8 @@ ru_profile_columns <- c("scheme", "degree", "estimate", "se", "sd", "bias",
                         "anonymity", "width_ratio")
 ru_profile_extra_columns <- c("kernel", "nrep", "ci_lower", "ci_upper",
                               "ci_overlap", "bias_se", "mse_se",
-                              "analysis_potential_se", "risk_se", "pareto",
+                              "analysis_potential_se", "risk_se",
+                              "analysis_potential_capped", "pareto",
                               "generator", "strength", "unmasked")
 
 # Two-sided 95% normal quantile used for every naive interval.
@@ -52,8 +53,10 @@ summarise_replicates <- function(replicates, reference) {
   })
   out <- do.call(rbind, rows)
   rownames(out) <- NULL
-  out$pareto <- ru_pareto(out$risk, out$analysis_potential, out$risk_se,
-                          out$analysis_potential_se, out$bias, out$bias_se)
+  out$analysis_potential_capped <- capped_potential(out$mse, out$bias, reference$mse,
+                                                    reference$se)
+  out$pareto <- ru_pareto(out$risk, out$analysis_potential_capped, out$risk_se,
+                          out$analysis_potential_se)
   out
 }
 
@@ -168,25 +171,21 @@ monte_carlo_se <- function(rep, reference, ref_reps, bias, mse, u) {
 # The risk-utility frontier: scheme i is on it unless another scheme j is at
 # least as good on both risk and U (within their uncertainty) and clearly
 # better on one. "Clearly" means by more than z times the SE of the
-# difference (SEs that are NA count as 0) plus 1e-9; U above 1 counts as 1
-# (no measurable loss). A scheme whose U above 1 is an artefact hiding bias
-# (see u_artefacts()) is neither on the frontier nor dominates others. NA
-# where risk or U is NA.
-ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, bias = NULL, bias_se = NULL,
-                      z = ru_z()) {
+# difference (SEs that are NA count as 0) plus 1e-9. `u` is the capped
+# analysis potential (capped_potential()), so U above 1 counts as no
+# measurable loss. NA where risk or U is NA.
+ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, z = ru_z()) {
   n <- length(risk)
   if (is.null(risk_se)) risk_se <- rep(NA_real_, n)
   if (is.null(u_se)) u_se <- rep(NA_real_, n)
-  known <- !is.na(risk) & !is.na(u)
-  artefact <- if (is.null(bias)) rep(FALSE, n) else u_artefacts(u, bias, bias_se, known, z)
   risk_se[is.na(risk_se)] <- 0
   u_se[is.na(u_se)] <- 0
   u <- pmin(u, 1)
+  known <- !is.na(risk) & !is.na(u)
   out <- rep(NA, n)
-  pool <- which(known & !artefact)
-  for (i in pool) {
+  for (i in which(known)) {
     dominated <- FALSE
-    for (j in pool) {
+    for (j in which(known)) {
       if (j == i) next
       tie_r <- z * sqrt(risk_se[i]^2 + risk_se[j]^2) + 1e-9
       tie_u <- z * sqrt(u_se[i]^2 + u_se[j]^2) + 1e-9
@@ -199,29 +198,22 @@ ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, bias = NULL, bias_se
     }
     out[i] <- !dominated
   }
-  out[known & artefact] <- FALSE
   out
 }
 
-# U above 1 says the masked fit's MSE is smaller than the original's: with
-# a naive SE that shrinks under masking (noise or coarse rounding of a dose
-# spread the doses) this can hide a large bias. A U of 1 + e shows sampling
-# error of at least e, so scheme s with U_s > 1 is an artefact when another
-# scheme t (among `pool`) within that error (U_t >= 1 - e) is clearly less
-# biased: |bias_t| < |bias_s| by more than z times the SE of the difference.
-u_artefacts <- function(u, bias, bias_se = NULL, pool = rep(TRUE, length(u)), z = ru_z()) {
-  n <- length(u)
-  if (is.null(bias_se)) bias_se <- rep(NA_real_, n)
-  bias_se[is.na(bias_se)] <- 0
-  out <- rep(FALSE, n)
-  for (s in which(pool & !is.na(u) & u > 1 & !is.na(bias))) {
-    e <- u[s] - 1
-    others <- which(pool & !is.na(u) & !is.na(bias) & seq_len(n) != s)
-    less_biased <- abs(bias[others]) <
-      abs(bias[s]) - z * sqrt(bias_se[s]^2 + bias_se[others]^2) - 1e-12
-    out[s] <- any(less_biased & u[others] >= 1 - e)
-  }
-  out
+# The capped analysis potential: U with the masked fit's variance part
+# (MSE - bias^2, the mean squared naive SE) floored at the reference's,
+# since masking cannot add information. U above 1 comes from a naive SE that
+# shrank under masking (noise or coarse rounding spread a dose), which can
+# hide a large bias; the capped U is at most 1 and counts that bias in full:
+#   U_capped = MSE_ref / (max(MSE - bias^2, SE_ref^2) + bias^2).
+# It equals U wherever the naive SE did not shrink below the reference's.
+capped_potential <- function(mse, bias, ref_mse, ref_se) {
+  var_part <- pmax(mse - bias^2, 0)
+  floor_var <- if (is.na(ref_se)) 0 else ref_se^2
+  out <- ref_mse / (pmax(var_part, floor_var) + bias^2)
+  out[!is.finite(out)] <- NA_real_
+  pmin(out, 1)
 }
 
 # Karr et al. (2006) average interval overlap; 1 for identical intervals, 0 for
@@ -319,6 +311,7 @@ check_profile_table <- function(table, arg = "table") {
   numeric_cols <- c(setdiff(ru_profile_columns, "scheme"),
                     intersect(c("nrep", "ci_lower", "ci_upper", "ci_overlap", "bias_se",
                                 "mse_se", "analysis_potential_se", "risk_se", "strength",
+                                "analysis_potential_capped",
                                 "unmasked"), names(table)))
   for (col in numeric_cols) {
     if (!(is.numeric(table[[col]]) || all(is.na(table[[col]]))))

@@ -9,20 +9,21 @@
 #' Among the schemes of a risk-utility profile whose risk does not exceed the
 #' budget, picks the one with the best analysis potential U, allowing for the
 #' uncertainty of U:
-#' 1. U above 1 (a masked fit with a smaller MSE than the original, a
-#'    sampling artefact) counts as 1: "no measurable loss", never better than
-#'    no masking.
+#' 1. U above 1 (a masked fit with a smaller MSE than the original) is a
+#'    sampling artefact: "no measurable loss", never better than no masking.
+#'    It comes from a naive SE that shrank under masking (noise or coarse
+#'    rounding spread a dose), which can hide a large bias. Schemes are
+#'    therefore ranked by the capped analysis potential (column
+#'    `analysis_potential_capped`), \eqn{MSE_{ref} / (\max(MSE - bias^2,
+#'    SE_{ref}^2) + bias^2)}: the masked variance floored at the original's,
+#'    since masking cannot add information. It is at most 1, equals U
+#'    wherever the naive SE did not shrink, and counts a hidden bias in full.
 #' 2. Schemes whose U is within \eqn{z \sqrt{SE_i^2 + SE_b^2}} (\eqn{z} =
 #'    1.96; the Monte Carlo SEs `analysis_potential_se`, 0 where NA) of the
 #'    best scheme \eqn{b} are tied with it.
 #' 3. Ties go to the lowest risk; schemes whose risks are also tied (within
 #'    their Monte Carlo uncertainty) go to the smallest absolute bias, then to
 #'    the earlier row.
-#' 4. A U of \eqn{1 + e} shows sampling error of at least \eqn{e} (a naive SE
-#'    that shrinks under masking can hide a large bias): a scheme whose U is
-#'    above 1 is set aside when another scheme within the budget reaches
-#'    \eqn{U \ge 1 - e} with clearly less bias. So U above 1 never wins over
-#'    a less biased scheme.
 #'
 #' The budget is `max_risk`, or the threshold of a release `context`
 #' ([release_context()]), or the budget stored with the profile
@@ -83,7 +84,9 @@ recommend <- function(ru, max_risk = NULL, n_runner_ups = 3L, context = NULL) {
   tab$.row <- seq_len(nrow(tab))
   u_se <- zero_if_na(tab$analysis_potential_se %||% rep(NA_real_, nrow(tab)))
   r_se <- zero_if_na(tab$risk_se %||% rep(NA_real_, nrow(tab)))
-  tab$.u <- pmin(tab$analysis_potential, 1)
+  ref <- ru_reference(ru)
+  tab$.u <- tab$analysis_potential_capped %||%
+    capped_potential(tab$mse, tab$bias, ref$mse, ref$se)
   tab$.u_se <- u_se
   tab$.r_se <- r_se
   known <- !is.na(tab$risk) & !is.na(tab$analysis_potential)
@@ -143,24 +146,21 @@ within_noise <- function(a, b, se_a, se_b) abs(a - b) <= ru_z() * sqrt(se_a^2 + 
 # (lowest risk, then tied risks by smallest |bias|, then row), then the others
 # by U, risk and row.
 rank_within_budget <- function(eligible) {
-  if (!nrow(eligible)) return(list(table = eligible, ties = character(), artefacts = character()))
-  artefact <- u_artefacts(eligible$analysis_potential, eligible$bias,
-                          eligible$bias_se %||% rep(NA_real_, nrow(eligible)))
-  pool <- eligible[!artefact, , drop = FALSE]
-  best <- which.max(pool$.u)
-  tied <- within_noise(pool$.u, pool$.u[best], pool$.u_se, pool$.u_se[best])
-  tied_tab <- pool[tied, , drop = FALSE]
+  if (!nrow(eligible)) return(list(table = eligible, ties = character()))
+  best <- which.max(eligible$.u)
+  tied <- within_noise(eligible$.u, eligible$.u[best], eligible$.u_se, eligible$.u_se[best])
+  tied_tab <- eligible[tied, , drop = FALSE]
   tied_tab <- tied_tab[order(tied_tab$risk, tied_tab$.row), , drop = FALSE]
   # among risks tied with the lowest, the least biased wins
   low <- within_noise(tied_tab$risk, tied_tab$risk[1L], tied_tab$.r_se, tied_tab$.r_se[1L])
   head_tab <- tied_tab[low, , drop = FALSE]
   head_tab <- head_tab[order(abs(head_tab$bias), head_tab$risk, head_tab$.row), , drop = FALSE]
   tied_tab <- rbind(head_tab, tied_tab[!low, , drop = FALSE])
-  rest <- rbind(pool[!tied, , drop = FALSE], eligible[artefact, , drop = FALSE])
+  rest <- eligible[!tied, , drop = FALSE]
   rest <- rest[order(-rest$.u, rest$risk, rest$.row), , drop = FALSE]
   table <- rbind(tied_tab, rest)
   rownames(table) <- NULL
-  list(table = table, ties = tied_tab$scheme, artefacts = eligible$scheme[artefact])
+  list(table = table, ties = tied_tab$scheme)
 }
 
 # The next schemes within budget and the better-U schemes over it, each with
@@ -172,8 +172,7 @@ explain_runner_ups <- function(choice, ranked, over, n) {
   inside <- ranked$table[-1L, , drop = FALSE]
   inside <- inside[seq_len(min(n, nrow(inside))), , drop = FALSE]
   reason_inside <- vapply(seq_len(nrow(inside)), function(i)
-    lost_reason(inside[i, , drop = FALSE], choice, inside$scheme[[i]] %in% ranked$ties,
-                inside$scheme[[i]] %in% ranked$artefacts), "")
+    lost_reason(inside[i, , drop = FALSE], choice, inside$scheme[[i]] %in% ranked$ties), "")
   better_over <- over[over$.u > choice$.u + 1e-9 |
                         within_noise(over$.u, choice$.u, over$.u_se, choice$.u_se), , drop = FALSE]
   better_over <- better_over[order(-better_over$.u, better_over$risk), , drop = FALSE]
@@ -188,14 +187,16 @@ explain_runner_ups <- function(choice, ranked, over, n) {
   out
 }
 
-lost_reason <- function(row, choice, tied, artefact = FALSE) {
-  if (artefact)
-    return(sprintf(paste0("U %s above 1 is a sampling artefact: a scheme as good within it is ",
-                          "less biased (relative bias %s%% vs %s%% here)"),
-                   format_num(row$analysis_potential, 3), format_num(choice$rel_bias, 2),
-                   format_num(row$rel_bias, 2)))
-  if (!tied)
-    return(sprintf("lower analysis potential (%s vs %s)", describe_u(row), describe_u(choice)))
+lost_reason <- function(row, choice, tied) {
+  if (!tied) {
+    why <- sprintf("lower analysis potential (%s vs %s)", describe_u(row), describe_u(choice))
+    if (!is.na(row$analysis_potential) && row$analysis_potential > 1)
+      why <- sprintf(paste0("U %s above 1 comes from a naive SE smaller than the original's; ",
+                            "with the original's SE it is %s (relative bias %s%%)"),
+                     format_num(row$analysis_potential, 3), format_num(row$.u, 3),
+                     format_num(row$rel_bias, 2))
+    return(why)
+  }
   if (!within_noise(row$risk, choice$risk, row$.r_se, choice$.r_se) && row$risk > choice$risk)
     return(sprintf("U tied within uncertainty, higher risk (%s vs %s)",
                    format_num(row$risk, 2), format_num(choice$risk, 2)))

@@ -131,9 +131,10 @@
 #'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
 #'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
 #'   risk-utility frontier: no other scheme is at least as good on risk and
-#'   U within uncertainty and clearly better on one; U above 1 counts as 1,
-#'   and a scheme whose U above 1 hides bias, see [recommend()], is not on
-#'   it), `generator` and
+#'   U within uncertainty and clearly better on one, on the capped U),
+#'   `analysis_potential_capped` (U with the masked naive variance floored at
+#'   the original's, at most 1: a bias hidden by a naive SE that shrank under
+#'   masking counts in full; see [recommend()]), `generator` and
 #'   `strength` ([scheme_generator()], [mask_sweep()]), `unmasked` (records
 #'   whose masked values all equal the original ones in the first replicate;
 #'   NA for no masking) and the bootstrap columns; see [replicates()],

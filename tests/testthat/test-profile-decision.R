@@ -119,7 +119,9 @@ test_that("pareto matches a brute-force dominance check", {
   }
   # on a real profile: the column is that check
   ru <- zhou_like_profile()
-  expect_identical(ru$pareto, brute_pareto(ru$risk, ru$analysis_potential, ru$risk_se,
+  capped <- pmin(0.1^2 / (pmax(ru$mse - ru$bias^2, 0.1^2) + ru$bias^2), 1)
+  expect_equal(ru$analysis_potential_capped, capped)
+  expect_identical(ru$pareto, brute_pareto(ru$risk, capped, ru$risk_se,
                                            ru$analysis_potential_se))
   expect_gte(sum(ru$pareto), 1)
 })
@@ -128,20 +130,20 @@ test_that("a U above 1 that hides bias is off the frontier and never recommended
   # 'hidden': U 1.35 through a shrunken SE, bias 7%; 'honest': U 0.95, bias 1%
   reps <- data.frame(scheme = c("none", "hidden", "honest", "coarse"), replicate = 1,
                      estimate = c(1, 0.93, 0.99, 0.8), se = c(0.1, 0.05, 0.102, 0.1),
-                     risk = c(0.6, 0.001, 0.01, 0.005))
+                     risk = c(0.6, 0.01, 0.01, 0.005))
   ru <- epimask:::ru_profile_from_replicates(reps, list(truth = 1, se = 0.1))
   expect_gt(ru$analysis_potential[2], 1)
-  # brute force with the artefact set by hand: 'hidden' (U 1 + e, e > 0.05)
-  # is beaten by 'honest' (U >= 1 - e, bias 0.01 < 0.3)
-  expect_true(ru$analysis_potential[3] >= 2 - ru$analysis_potential[2])
-  keep <- c(TRUE, FALSE, TRUE, TRUE)
-  expected <- rep(FALSE, 4)
-  expected[keep] <- brute_pareto(ru$risk[keep], ru$analysis_potential[keep],
-                                 ru$risk_se[keep], ru$analysis_potential_se[keep])
-  expect_identical(ru$pareto, expected)
+  # capped U by hand: the masked variance floored at the original's 0.1^2
+  capped <- 0.01 / (pmax(c(0.01, 0.05^2, 0.102^2, 0.01), 0.01) + c(0, 0.07, 0.01, 0.2)^2)
+  expect_equal(ru$analysis_potential_capped, capped)
+  expect_lt(ru$analysis_potential_capped[2], ru$analysis_potential_capped[3])
+  expect_identical(ru$pareto, brute_pareto(ru$risk, capped, ru$risk_se,
+                                           ru$analysis_potential_se))
+  expect_false(ru$pareto[2])
   rec <- recommend(ru, max_risk = 0.2)
   expect_identical(rec$scheme, "honest")
-  expect_match(rec$runner_ups$reason[rec$runner_ups$scheme == "hidden"], "sampling artefact")
+  expect_match(rec$runner_ups$reason[rec$runner_ups$scheme == "hidden"],
+               "naive SE smaller than the original's; with the original's SE it is 0.67")
 })
 
 test_that("every U within noise of 1: recommend() picks a lowest-risk scheme", {
@@ -168,7 +170,7 @@ test_that("U above 1 is no measurable loss, never beating a less biased scheme",
   expect_gt(ru$analysis_potential[2], 1)
   rec <- recommend(ru, max_risk = 0.2)
   expect_identical(rec$scheme, "clean")
-  expect_match(rec$runner_ups$reason[1], "sampling artefact")
+  expect_match(rec$runner_ups$reason[1], "with the original's SE it is 0.917")
   # the biased scheme alone: reported as no measurable loss, not a gain
   rec2 <- recommend(ru[1:2, ], max_risk = 0.2)
   text <- gsub("\\s+", " ", paste(format(rec2), collapse = " "))

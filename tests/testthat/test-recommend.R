@@ -1,27 +1,19 @@
 # recommend(): the best analysis potential within a risk budget.
 
-# The rule written out independently: U above 1 set aside when a scheme
-# within its excess is clearly less biased; capped U, ties within 1.96 SE of
-# the difference with the best, ties by risk, then |bias|; the rest by U
-# then risk.
+# The rule written out independently: the capped U (masked variance floored
+# at the original's), ties within 1.96 SE of the difference with the best,
+# ties by risk, then |bias|; the rest by capped U then risk.
 expected_ranking <- function(ru, budget) {
   t <- as.data.frame(ru)
+  ref_se <- attr(ru, "reference")$se
+  ref_mse <- attr(ru, "reference")$mse
   t <- t[!is.na(t$risk) & !is.na(t$analysis_potential) & t$risk <= budget, ]
-  bse <- ifelse(is.na(t$bias_se), 0, t$bias_se)
-  art <- vapply(seq_len(nrow(t)), function(s) {
-    if (t$analysis_potential[s] <= 1) return(FALSE)
-    o <- setdiff(seq_len(nrow(t)), s)
-    any(abs(t$bias[o]) < abs(t$bias[s]) - 1.96 * sqrt(bse[s]^2 + bse[o]^2) - 1e-12 &
-          t$analysis_potential[o] >= 2 - t$analysis_potential[s])
-  }, logical(1))
-  p <- t[!art, ]
-  u <- pmin(p$analysis_potential, 1)
-  se <- ifelse(is.na(p$analysis_potential_se), 0, p$analysis_potential_se)
+  u <- pmin(ref_mse / (pmax(t$mse - t$bias^2, ref_se^2) + t$bias^2), 1)
+  se <- ifelse(is.na(t$analysis_potential_se), 0, t$analysis_potential_se)
   b <- which.max(u)
   tied <- abs(u - u[b]) <= 1.96 * sqrt(se^2 + se[b]^2) + 1e-9
-  first <- p[tied, ][order(p$risk[tied], abs(p$bias[tied])), ]
-  rest <- rbind(p[!tied, ], t[art, ])
-  rest <- rest[order(-pmin(rest$analysis_potential, 1), rest$risk), ]
+  first <- t[tied, ][order(t$risk[tied], abs(t$bias[tied])), ]
+  rest <- t[!tied, ][order(-u[!tied], t$risk[!tied]), ]
   c(first$scheme, rest$scheme)
 }
 
