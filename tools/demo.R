@@ -106,8 +106,8 @@ cases_match_none <- case_match(mask_none())
 cases_match_chosen <- if (!is.null(choice$scheme)) case_match(chosen_scheme) else NA_real_
 
 row_of <- function(label) as.data.frame(ru)[ru$scheme == label, ]
-fmt_se <- function(x, se) if (is.na(se)) format(signif(x, 3)) else
-  sprintf("%s (SE %s)", format(signif(x, 3)), format(signif(se, 2)))
+fmt_se <- function(x, se) if (is.na(se)) format(signif(x, 4)) else
+  sprintf("%s (SE %s)", format(signif(x, 4)), format(signif(se, 2)))
 ch <- if (!is.null(choice$scheme)) row_of(choice$scheme)
 on_front <- ru$scheme[!is.na(ru$pareto) & ru$pareto]
 
@@ -118,9 +118,10 @@ writeLines(c(
   "DECISION",
   if (is.null(ch)) "  No scheme meets the risk budget." else c(
     sprintf("  Release the doses masked by: %s.", choice$scheme),
-    sprintf("  Analysis potential U = %s; relative bias %.2f%%; matching risk %s (anonymity %.3f).",
-            fmt_se(ch$analysis_potential, ch$analysis_potential_se), ch$rel_bias,
-            fmt_se(ch$risk, ch$risk_se), ch$anonymity)),
+    sprintf("  Analysis potential U = %s (%.4f with the original's SE, at most 1); relative bias %.2f%%;",
+            fmt_se(ch$analysis_potential, ch$analysis_potential_se),
+            ch$analysis_potential_capped, ch$rel_bias),
+    sprintf("  matching risk %s (anonymity %.3f).", fmt_se(ch$risk, ch$risk_se), ch$anonymity)),
   strwrap(format(choice), width = 96, prefix = "  "),
   "",
   "UNCERTAINTY",
@@ -129,7 +130,8 @@ writeLines(c(
   "  is estimated over 2,000 random target records of 16,000: binomial SE about",
   sprintf("  sqrt(r (1 - r) / 2000), e.g. %.3f at the unmasked risk %.2f.",
           sqrt(ru$risk[1] * (1 - ru$risk[1]) / 2000), ru$risk[1]),
-  sprintf("  Schemes whose U differ by less than 1.96 SE of the difference tie; ties go to the lower risk."),
+  "  Schemes whose capped U differ by less than 1.96 SE of the difference (or 0.01) tie;",
+  "  ties go to the lower risk, then the smaller bias.",
   "",
   "RELEASE CONTEXT",
   paste0("  ", format(context)),

@@ -159,7 +159,7 @@ test_that("every U within noise of 1: recommend() picks a lowest-risk scheme", {
   # the runner-ups say why they lost
   expect_match(rec$runner_ups$reason[1], "higher risk")
   text <- gsub("\\s+", " ", paste(format(rec), collapse = " "))
-  expect_match(text, "Runner-ups: scheme 4: U tied within uncertainty, higher risk")
+  expect_match(text, "Runner-ups: scheme 4: U tied, higher risk")
 })
 
 test_that("U above 1 is no measurable loss, never beating a less biased scheme", {

@@ -11,7 +11,7 @@ expected_ranking <- function(ru, budget) {
   u <- pmin(ref_mse / (pmax(t$mse - t$bias^2, ref_se^2) + t$bias^2), 1)
   se <- ifelse(is.na(t$analysis_potential_se), 0, t$analysis_potential_se)
   b <- which.max(u)
-  tied <- abs(u - u[b]) <= 1.96 * sqrt(se^2 + se[b]^2) + 1e-9
+  tied <- abs(u - u[b]) <= 1.96 * sqrt(se^2 + se[b]^2) + 1e-9 | u >= u[b] - 0.01
   first <- t[tied, ][order(t$risk[tied], abs(t$bias[tied])), ]
   rest <- t[!tied, ][order(-u[!tied], t$risk[!tied]), ]
   c(first$scheme, rest$scheme)
@@ -37,8 +37,8 @@ test_that("the choice is the best U among schemes within the budget, ties to low
 test_that("print reads as a sentence", {
   rec <- recommend(zhou_like_profile(), max_risk = 0.2)
   out <- gsub("\\s+", " ", paste(format(rec), collapse = " "))
-  expect_match(out, "^Recommended: exponential, lambda = 0.5 \\(analysis potential 0.27\\d+ \\+- 0.0\\d+, risk 0.011\\)\\. ")
-  expect_match(out, "Runner-ups: exponential, lambda = 0.1: U tied within uncertainty, higher risk \\(0.12 vs 0.011\\)")
+  expect_match(out, "^Recommended: exponential, lambda = 0.5 \\(analysis potential 0.27\\d+ \\+- 0.0\\d+; risk 0.011\\)\\. ")
+  expect_match(out, "Runner-ups: exponential, lambda = 0.1: U tied, higher risk \\(0.12 vs 0.011\\)")
   expect_match(out, "ring, lambda = 0.001: risk 0.73 is over the budget")
   expect_match(out, "Budget: risk <= 0.2; 5 of 13 schemes within it \\(risk: match\\).")
   expect_output(print(rec), "Recommended:")
