@@ -152,5 +152,10 @@ swept_argument <- function(args) {
     named <- intersect(cand, sweep_degree_args)
     if (length(named) == 1L) return(named)
   }
+  # a sweep of one: the single degree-like argument
+  if (!length(cand)) {
+    named <- intersect(names(args), sweep_degree_args)
+    if (length(named) == 1L) return(named)
+  }
   cand
 }

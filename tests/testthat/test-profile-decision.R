@@ -254,7 +254,8 @@ test_that("mask_sweep orders weak to strong and tags generator and strength", {
   gr <- mask_sweep(mask_group, breaks = list(c(0, 5), c(0, 1, 2, 5)))
   expect_identical(vapply(unclass(unname(gr)), function(s) length(s$breaks), 1L), c(4L, 2L))
   expect_identical(scheme_strength(mask_none()), 0)
-  expect_error(mask_sweep(mask_round, digits = 1), class = "epimask_error_value")
+  expect_length(mask_sweep(mask_round, digits = 1), 1L)
+  expect_error(mask_sweep(mask_round, type = "decimal"), class = "epimask_error_value")
   expect_error(mask_sweep(function(a, b) mask_none(), a = 1:2, b = 1:2),
                class = "epimask_error_value")
   # the degree is swept when another argument is a long vector too
