@@ -276,12 +276,19 @@ test_that("mask_sweep orders weak to strong and tags generator and strength", {
 test_that("unmasked counts the records whose masked values equal the originals", {
   d <- profile_fixture(n = 90)
   d$x[1:7] <- round(d$x[1:7], 1)
-  ru <- ru_profile(d, list(mask_round(1, "decimal"), mask_noise(0.1)), y ~ x,
+  d$x[8:12] <- 0
+  ru <- ru_profile(d, list(mask_round(1, "decimal"), mask_noise(0.1, lower = 0),
+                           mask_group(c(0, 0.5, 1))), y ~ x,
                    family = poisson(), vars = "x", risk = "none", nrep = 2, seed = 1,
                    progress = FALSE)
-  expect_true(is.na(ru$unmasked[1]))
-  expect_identical(ru$unmasked[2], as.double(sum(round(d$x, 1) == d$x)))
-  expect_identical(ru$unmasked[3], 0)
+  expect_true(is.na(ru$unmasked[1]))   # no masking
+  expect_true(is.na(ru$unmasked[2]))   # rounding: on-grid values stay by design
+  # noise bounded below at 0: the zeros whose noise was negative stay 0
+  first <- epimask:::with_rng_stream(epimask:::rng_streams(5L, 1)[[4]],
+                                     apply_mask(d, mask_noise(0.1, lower = 0), "x"))
+  expect_identical(ru$unmasked[3], as.double(sum(first$x == d$x)))
+  expect_gt(ru$unmasked[3], 0)
+  expect_identical(ru$unmasked[4], as.double(sum(apply_mask(d, mask_group(c(0, 0.5, 1)), "x")$x == d$x)))
 })
 
 test_that("print shows scheme, U and risk first at width 40 and 80", {
