@@ -3,7 +3,7 @@
 # decision: identifiability of the 64 cases' doses (Cologne Table 1); the
 # linear ERR model under the masking schemes of Cologne Table 2 plus sweeps
 # that reach strong masking (rounding to whole Gy, a few dose bands, noise up
-# to 2 Gy); a disclosure risk that sees every scheme (the matching risk of
+# to 5 Gy); a disclosure risk that sees every scheme (the matching risk of
 # METHODS 5, not exact-match identifiability, which is blind to noise); a
 # release context that sets the risk budget (METHODS 17); the frontier, the
 # security-utility plot and a recommendation with its uncertainty.
@@ -61,7 +61,7 @@ schemes <- c(
   mask_sweep(mask_round, digits = 2:0, type = "decimal"),     # 0.01 Gy .. whole Gy
   mask_sweep(mask_group, breaks = list(lss13, c(0, 0.1, 0.5, 1, 3), c(0, 0.5, 3)),
              value = "mean", reference = dose_cohort$dose),   # 10, 4, 2 dose bands
-  mask_sweep(mask_noise, amount = c(0.001, 0.01, 0.1, 0.5, 1, 2), lower = 0)
+  mask_sweep(mask_noise, amount = c(0.001, 0.01, 0.1, 0.5, 1, 2, 5), lower = 0)
 )
 nrep <- as.integer(Sys.getenv("EPIMASK_DEMO_NREP", "100"))
 if (is.na(nrep) || nrep < 1L) stop("EPIMASK_DEMO_NREP must be a positive whole number")
@@ -150,6 +150,10 @@ writeLines(c(
   sprintf("  %d schemes; analysis potential from %.3f to %.3f; anonymity from %.3f to %.3f",
           nrow(ru), min(ru$analysis_potential), max(ru$analysis_potential),
           min(ru$anonymity), max(ru$anonymity)),
+  sprintf("  Unchanged records: noise bounded below at 0 leaves %s of the %d zero doses at exactly 0",
+          paste(range(ru$unmasked[grepl("^noise", ru$generator)], na.rm = TRUE), collapse = "-"),
+          sum(dose_cohort$dose == 0)),
+  "  (values shared by thousands of people, so they identify no one; the column `unmasked`).",
   sprintf("  On the risk-utility frontier (%d): %s", length(on_front),
           paste(on_front, collapse = "; ")),
   sprintf("  Security-utility curve: theta = %.4g%s%s", curve$theta,
