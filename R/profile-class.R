@@ -455,6 +455,9 @@ ru_header <- function(x) {
 format_num <- function(x, digits = 3) {
   out <- formatC(signif(x, digits), digits = digits, format = "fg", flag = "#")
   out <- sub("\\.$", "", trimws(out))
+  # very small or large numbers in scientific notation, not 0.0000000000000128
+  sci <- !is.na(x) & x != 0 & (abs(x) < 1e-5 | abs(x) >= 1e7)
+  if (any(sci)) out[sci] <- formatC(signif(x[sci], digits), digits = digits - 1L, format = "e")
   out[is.na(x)] <- "NA"
   out
 }
