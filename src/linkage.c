@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <stdint.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -240,28 +241,79 @@ static void link_tree_one(const kdtree *t, const double *x, const double *y, int
     min_dist[i] = sqrt(best);
 }
 
+typedef struct { uint64_t key; size_t i; } qkey;
+
+static int cmp_qkey(const void *a, const void *b)
+{
+    uint64_t x = ((const qkey *) a)->key, y = ((const qkey *) b)->key;
+    return (x > y) - (x < y);
+}
+
+/* Spread the low 21 bits of v to every third bit. */
+static uint64_t spread3(uint64_t v)
+{
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffULL;
+    v = (v | v << 16) & 0x1f0000ff0000ffULL;
+    v = (v | v << 8) & 0x100f00f00f00f00fULL;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+    v = (v | v << 2) & 0x1249249249249249ULL;
+    return v;
+}
+
+/* Queries in Morton order of the tree's bounding box (first three
+ * coordinates), so that consecutive queries visit the same nodes and leaves
+ * (the order changes the speed only: each query's answer is its own). */
+static size_t *query_order(const kdtree *t, const double *x, size_t n, int d)
+{
+    qkey *k = malloc(n * sizeof(qkey));
+    size_t *order = malloc(n * sizeof(size_t));
+    if (!k || !order) { free(k); free(order); return NULL; }
+    int g = d < 3 ? d : 3;
+    const double *bmin = t->box, *bmax = t->box + d;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = 0;
+        for (int c = 0; c < g; c++) {
+            double w = bmax[c] - bmin[c];
+            double u = w > 0 ? (x[i * d + c] - bmin[c]) / w : 0.0;
+            u = u < 0 ? 0 : (u > 1 ? 1 : u);
+            key |= spread3((uint64_t) (u * 2097151.0)) << c;
+        }
+        k[i].key = key;
+        k[i].i = i;
+    }
+    qsort(k, n, sizeof(qkey), cmp_qkey);
+    for (size_t i = 0; i < n; i++) order[i] = k[i].i;
+    free(k);
+    return order;
+}
+
 int linkage_run(const double *x, const double *y, size_t n, int d, int method,
                 int threads, double *weight, double *ties, double *min_dist,
                 int (*interrupted)(void))
 {
     kdtree t;
-    if (method == 1 && kd_build(&t, y, n, d)) return -1;
-    (void) threads;
-    for (size_t start = 0; start < n; start += CHUNK) {
+    size_t *order = NULL;
+    if (method == 1) {
+        if (kd_build(&t, y, n, d)) return -1;
+        order = query_order(&t, x, n, d);
+        if (!order) { kd_free(&t); return -1; }
+    }
+    int status = 0;
+    for (size_t start = 0; start < n && status == 0; start += CHUNK) {
         size_t end = start + CHUNK < n ? start + CHUNK : n;
         long long lo = (long long) start, hi = (long long) end;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads > 0 ? threads : 1)
 #endif
-        for (long long i = lo; i < hi; i++) {
-            if (method == 1) link_tree_one(&t, x, y, d, (size_t) i, weight, ties, min_dist);
-            else link_exhaustive_one(x, y, n, d, (size_t) i, weight, ties, min_dist);
+        for (long long j = lo; j < hi; j++) {
+            if (method == 1)
+                link_tree_one(&t, x, y, d, order[j], weight, ties, min_dist);
+            else
+                link_exhaustive_one(x, y, n, d, (size_t) j, weight, ties, min_dist);
         }
-        if (interrupted && interrupted()) {
-            if (method == 1) kd_free(&t);
-            return -2;
-        }
+        if (interrupted && interrupted()) status = -2;
     }
-    if (method == 1) kd_free(&t);
-    return 0;
+    if (method == 1) { kd_free(&t); free(order); }
+    return status;
 }

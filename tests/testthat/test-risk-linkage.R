@@ -123,3 +123,27 @@ test_that("print, summary, as.data.frame and plot", {
   on.exit(grDevices::dev.off())
   expect_silent(plot(l))
 })
+
+test_that("every new measure is a risk value in [0, 1] with its documented meaning", {
+  d <- dose_cohort[1:3000, ]
+  d$age5 <- 5 * (d$age_exp %/% 5)
+  m <- apply_mask(d, mask_round(1, "decimal"), "dose")
+  keys <- c("city", "sex", "age5")
+  l <- risk_ldiversity(m, keys, "case")
+  expect_equal(risk_value(risk_spec("ldiversity", keys = keys, sensitive = "case"), d, m),
+               1 / l$entropy_l[["case"]])
+  expect_equal(risk_value(risk_spec("ldiversity", keys = keys, sensitive = "case",
+                                    measure = "distinct"), d, m), 1 / l$distinct_l[["case"]])
+  tc <- risk_tcloseness(m, keys, c("dose", "case"))
+  expect_equal(risk_value(risk_spec("tcloseness", keys = keys, sensitive = c("dose", "case")), d, m),
+               max(tc$t))
+  ind <- risk_individual(m, keys, weights = rep(10, nrow(m)))
+  expect_equal(risk_value(risk_spec("individual", keys = keys, weights = rep(10, nrow(m))), d, m),
+               ind$global)
+  s <- risk_suda(m, c(keys, "case"))
+  expect_equal(risk_value(risk_spec("suda", keys = c(keys, "case")), d, m), mean(s$dis))
+  expect_equal(risk_value(risk_spec("suda", keys = c(keys, "case"), measure = "share",
+                                    threshold = 0.01), d, m), mean(s$dis > 0.01))
+  expect_error(risk_spec("ldiversity", keys = keys), class = "epimask_error_value")
+  expect_error(risk_spec("linkage"), class = "epimask_error_value")
+})
