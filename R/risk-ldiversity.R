@@ -306,15 +306,20 @@ print.epimask_ldiversity <- function(x, digits = 3, ...) {
 format.epimask_ldiversity <- function(x, digits = 3, ...) {
   head <- sprintf("l-diversity: %d records in %d equivalence classes of %s",
                   x$n, x$n_classes, paste(x$keys, collapse = ", "))
-  lines <- vapply(x$sensitive, function(s) {
+  lines <- lapply(x$sensitive, function(s) {
     d <- ldiversity_column(x, "distinct", s)
+    # classes of one value: of one record (already identified by the keys)
+    # or of several (their common value disclosed without identifying anyone)
     homogeneous <- d == 1
-    sprintf("  %s: distinct l %d, entropy l %s, recursive (c = %s) l %d; %d records in %d classes with one value",
-            s, as.integer(x$distinct_l[[s]]), format(signif(x$entropy_l[[s]], digits)),
-            format(x$c), as.integer(x$recursive_l[[s]]),
-            as.integer(sum(x$classes$size[homogeneous])), sum(homogeneous))
-  }, character(1))
-  c(head, unname(lines))
+    shared <- homogeneous & x$classes$size > 1
+    c(sprintf("  %s: distinct l %d, entropy l %s, recursive (c = %s) l %d;",
+              s, as.integer(x$distinct_l[[s]]), format(signif(x$entropy_l[[s]], digits)),
+              format(x$c), as.integer(x$recursive_l[[s]])),
+      sprintf("    %d records in %d classes with one value (%d records in %d such classes of 2 or more)",
+              as.integer(sum(x$classes$size[homogeneous])), sum(homogeneous),
+              as.integer(sum(x$classes$size[shared])), sum(shared)))
+  })
+  c(head, unlist(lines))
 }
 
 ldiversity_column <- function(x, stat, s) {
@@ -369,6 +374,7 @@ plot.epimask_ldiversity <- function(x, y = NULL, l = 2, which = x$sensitive[[1L]
   values <- as.integer(rownames(records))
   cols <- ifelse(values < l, "firebrick", "grey60")
   graphics::barplot(records[, 1L], names.arg = values, col = cols, border = NA,
+                    ylim = c(0, 1.15 * max(records)),
                     xlab = sprintf("distinct values of '%s' in the class (distinct l)", which),
                     ylab = "records", main = "l-diversity", ...)
   graphics::legend("topright", fill = c("firebrick", "grey60"), border = NA, bty = "n",

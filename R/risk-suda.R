@@ -183,6 +183,7 @@ plot.epimask_suda <- function(x, y = NULL, ...) {
   old <- graphics::par(mar = c(4, 8, 3, 1))
   on.exit(graphics::par(old))
   graphics::barplot(contrib, horiz = TRUE, las = 1, col = "grey60", border = NA,
+                    xlim = c(0, max(100, contrib)),
                     xlab = "% of the total SUDA score from MSUs with the key",
                     main = "SUDA: contribution of each key", ...)
   invisible(contrib)

@@ -109,7 +109,7 @@ test_that("l-diversity with one sensitive variable uses plain column names", {
   expect_equal(l$classes$entropy, c(exp(-(2/3 * log(2/3) + 1/3 * log(1/3))), 1, 1))
   expect_equal(unname(l$distinct_l), 1)
   expect_equal(as.data.frame(l), l$classes)
-  expect_match(format(l)[2], "3 records in 2 classes with one value")
+  expect_match(format(l)[3], "3 records in 2 classes with one value (2 records in 1 such", fixed = TRUE)
 })
 
 test_that("t-closeness matches dense EMDs for ordered, unordered, numeric and NA values", {
