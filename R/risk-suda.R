@@ -70,6 +70,8 @@ risk_suda <- function(data, keys, max_k = length(keys), dis_fraction = 0.01) {
   dis_fraction <- check_number(dis_fraction, lower = 0, upper = 1, lower_open = TRUE,
                                upper_open = TRUE)
   codes <- key_codes(data, keys)[[1L]]
+  # dense codes 1..K per key: the search indexes items by code
+  for (j in seq_len(A)) codes[, j] <- match(codes[, j], unique(codes[, j]))
   res <- call_c(C_suda_search, list(codes = codes, max_k = max_k), arg = "keys")
   weights <- suda_weights(A, max_k)
   score <- as.vector(res$msu %*% weights)

@@ -50,6 +50,17 @@ test_that("tree and exhaustive search give the weights of the plain double loop"
   }
 })
 
+test_that("the weights do not depend on the number of threads", {
+  set.seed(9)
+  n <- 3000
+  x <- data.frame(a = round(rnorm(n), 1), b = round(runif(n), 2))
+  y <- x + data.frame(a = rnorm(n, 0, 0.05), b = 0)
+  one <- risk_linkage(x, y, c("a", "b"), method = "tree", threads = 1)
+  two <- risk_linkage(x, y, c("a", "b"), method = "tree", threads = 2)
+  expect_identical(one$per_record, two$per_record)
+  expect_identical(one$ties, two$ties)
+})
+
 test_that("Mahalanobis distance matches stats::mahalanobis()", {
   set.seed(8)
   n <- 250
