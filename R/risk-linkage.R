@@ -34,7 +34,8 @@
 #' @param vars Character vector: the numeric variables the intruder knows.
 #' @param distance `"euclidean"` (standardised) or `"mahalanobis"`.
 #' @param method `"auto"`, `"tree"` or `"exhaustive"`.
-#' @param threads Number of threads, `NULL` for [epimask_threads()].
+#' @param threads Number of threads, `NULL` for [epimask_threads()] (one
+#'   below 20,000 records). The weights do not depend on it.
 #' @return An object of class `epimask_linkage`, a list with
 #'   \item{per_record}{each record's re-link weight \eqn{w_i}.}
 #'   \item{risk}{their mean, the linkage risk.}
@@ -67,13 +68,14 @@ risk_linkage <- function(original, masked, vars, distance = c("euclidean", "maha
   check_columns(vars, masked, "vars", data_arg = "masked")
   distance <- check_choice(distance, c("euclidean", "mahalanobis"))
   method <- check_choice(method, c("auto", "tree", "exhaustive"))
-  threads <- epimask_threads(threads)
   if (NROW(original) != NROW(masked))
     abort_length("masked", sprintf("have as many rows as `original` (%d), not %d",
                                    NROW(original), NROW(masked)))
   x <- check_numeric_matrix(as.data.frame(original)[vars], "original")
   y <- check_numeric_matrix(as.data.frame(masked)[vars], "masked")
   n <- nrow(x)
+  # small searches take less time than starting threads (or counting cores)
+  threads <- if (is.null(threads) && n < 20000L) 1L else epimask_threads(threads)
   w <- linkage_transform(x, distance)
   # records as columns: the C side reads each record's coordinates together
   xt <- t(sweep(x, 2L, w$center) %*% w$map)
