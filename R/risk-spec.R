@@ -24,6 +24,25 @@
 #'   \item{`"kanon"`}{[risk_kanon()] of the masked data on `keys`;
 #'     `measure` one of `"strict_avg"` (default), `"avg"`, `"max"`,
 #'     `"journalist"`, `"marketer"` picks the risk reported.}
+#'   \item{`"ldiversity"`}{[risk_ldiversity()] of the masked data on `keys`
+#'     and `sensitive`; risk = \eqn{1/l}, the largest over the sensitive
+#'     variables, with `measure` `"entropy"` (default: an intruder who finds
+#'     the class is about that sure of the value), `"distinct"` or
+#'     `"recursive"` (with `c`) picking the l.}
+#'   \item{`"tcloseness"`}{[risk_tcloseness()] of the masked data on `keys`
+#'     and `sensitive` (with `ordered`); risk = \eqn{t}, the largest EMD.}
+#'   \item{`"individual"`}{[risk_individual()] of the masked data on `keys`
+#'     (with `weights`); risk = the global risk (expected re-identifications
+#'     over n), or the highest record risk with `measure = "max"`.}
+#'   \item{`"suda"`}{[risk_suda()] of the masked data on `keys` (with `max_k`,
+#'     `dis_fraction`); risk = the mean DIS-SUDA score (the expected share of
+#'     records correctly matched as special uniques), or with `measure =
+#'     "share"` the share of records whose DIS-SUDA exceeds `threshold`
+#'     (default 0.1), or with `"max"` the largest.}
+#'   \item{`"linkage"`}{[risk_linkage()] of the original against the masked
+#'     data on `vars` (with `distance`, `method`); risk = the linkage risk,
+#'     the expected share of records re-linked to their own by distance. Sees
+#'     noise of any size that leaves records nearest their originals.}
 #'   \item{`"none"`}{no risk (NA).}
 #' }
 #' Further arguments are passed to the measure's function.
@@ -156,9 +175,51 @@ risk_kanon_value <- function(original, masked, args) {
   res[[paste0(measure, "_risk")]]
 }
 
+risk_ldiversity_value <- function(original, masked, args) {
+  measure <- check_choice(if (is.null(args$measure)) "entropy" else args$measure,
+                          c("entropy", "distinct", "recursive"), arg = "measure")
+  rest <- args[intersect(names(args), "c")]
+  res <- do.call(risk_ldiversity, c(list(masked, keys = args$keys, sensitive = args$sensitive),
+                                    rest))
+  1 / min(res[[paste0(measure, "_l")]])
+}
+
+risk_tcloseness_value <- function(original, masked, args) {
+  res <- risk_tcloseness(masked, keys = args$keys, sensitive = args$sensitive,
+                         ordered = args$ordered)
+  max(res$t)
+}
+
+risk_individual_value <- function(original, masked, args) {
+  measure <- check_choice(if (is.null(args$measure)) "global" else args$measure,
+                          c("global", "max"), arg = "measure")
+  res <- risk_individual(masked, keys = args$keys, weights = args$weights)
+  if (measure == "global") res$global else max(res$per_record)
+}
+
+risk_suda_value <- function(original, masked, args) {
+  measure <- check_choice(if (is.null(args$measure)) "mean" else args$measure,
+                          c("mean", "share", "max"), arg = "measure")
+  rest <- args[intersect(names(args), c("max_k", "dis_fraction"))]
+  res <- do.call(risk_suda, c(list(masked, keys = args$keys), rest))
+  threshold <- if (is.null(args$threshold)) 0.1 else
+    check_number(args$threshold, "threshold", lower = 0, upper = 1)
+  switch(measure, mean = mean(res$dis), max = max(res$dis), share = mean(res$dis > threshold))
+}
+
+risk_linkage_value <- function(original, masked, args) {
+  rest <- args[intersect(names(args), c("distance", "method", "threads"))]
+  do.call(risk_linkage, c(list(original, masked, vars = args$vars), rest))$risk
+}
+
 risk_registry <- list(
   match = list(required = "known", value = risk_match_value),
   identifiability = list(required = "known", value = risk_identifiability_value),
   kanon = list(required = "keys", value = risk_kanon_value),
+  ldiversity = list(required = c("keys", "sensitive"), value = risk_ldiversity_value),
+  tcloseness = list(required = c("keys", "sensitive"), value = risk_tcloseness_value),
+  individual = list(required = "keys", value = risk_individual_value),
+  suda = list(required = "keys", value = risk_suda_value),
+  linkage = list(required = "vars", value = risk_linkage_value),
   none = list(required = character(), value = function(original, masked, args) NA_real_)
 )

@@ -28,6 +28,10 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(irls_null_deviance, 5),
     CALLDEF(irls_separation, 2),
     CALLDEF(irls_ones_column, 1),
+    /* risk measures of the second round (r_individual.c, r_suda.c, r_linkage.c) */
+    CALLDEF(individual_risk, 1),
+    CALLDEF(suda_search, 1),
+    CALLDEF(linkage_run, 1),
     {NULL, NULL, 0}
 };
 

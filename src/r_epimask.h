@@ -37,4 +37,10 @@ SEXP r_irls_null_deviance(SEXP family, SEXP y, SEXP wt, SEXP offset, SEXP interc
 SEXP r_irls_separation(SEXP family, SEXP mu);
 SEXP r_irls_ones_column(SEXP x);
 
+/* r_individual.c, r_suda.c, r_linkage.c: sample-based, special-unique and
+ * linkage risk */
+SEXP r_individual_risk(SEXP spec);
+SEXP r_suda_search(SEXP spec);
+SEXP r_linkage_run(SEXP spec);
+
 #endif

@@ -1,0 +1,45 @@
+/* .Call glue for distance-based record linkage (linkage.c). */
+#include <R_ext/Utils.h>
+#include "r_util.h"
+#include "r_epimask.h"
+#include "linkage.h"
+
+static void check_interrupt(void *unused) { (void) unused; R_CheckUserInterrupt(); }
+
+static int pending_interrupt(void) { return !R_ToplevelExec(check_interrupt, NULL); }
+
+/* spec: list(x, y = d x n double matrices (a record per column), method =
+ * 0L exhaustive / 1L tree, threads = int)
+ * -> list(weight, ties, min_dist), one value per record */
+SEXP r_linkage_run(SEXP spec)
+{
+    SEXP xs = r_field(spec, "x"), ys = r_field(spec, "y");
+    if (!Rf_isReal(xs) || !Rf_isMatrix(xs)) r_field_error("x", "a double matrix");
+    if (!Rf_isReal(ys) || !Rf_isMatrix(ys)) r_field_error("y", "a double matrix");
+    int d = Rf_nrows(xs);
+    R_xlen_t n = Rf_ncols(xs);
+    if (d < 1) r_field_error("x", "a matrix with at least one variable");
+    if (Rf_nrows(ys) != d || Rf_ncols(ys) != n) r_field_error("y", "a matrix of the size of x");
+    const double *x = r_field_double(spec, "x", -1, 1);
+    const double *y = r_field_double(spec, "y", -1, 1);
+    int method = r_field_int1(spec, "method", 0, 1);
+    int threads = r_field_int1(spec, "threads", 1, 1024);
+    SEXP weight = PROTECT(Rf_allocVector(REALSXP, n));
+    SEXP ties = PROTECT(Rf_allocVector(REALSXP, n));
+    SEXP dist = PROTECT(Rf_allocVector(REALSXP, n));
+    int status = linkage_run(x, y, (size_t) n, d, method, threads, REAL(weight), REAL(ties),
+                             REAL(dist), pending_interrupt);
+    if (status == -1) Rf_error("not enough memory to index %ld records", (long) n);
+    if (status == -2) Rf_error("interrupted");
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 3));
+    SET_VECTOR_ELT(out, 0, weight);
+    SET_VECTOR_ELT(out, 1, ties);
+    SET_VECTOR_ELT(out, 2, dist);
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, 3));
+    SET_STRING_ELT(names, 0, Rf_mkChar("weight"));
+    SET_STRING_ELT(names, 1, Rf_mkChar("ties"));
+    SET_STRING_ELT(names, 2, Rf_mkChar("min_dist"));
+    Rf_setAttrib(out, R_NamesSymbol, names);
+    UNPROTECT(5);
+    return out;
+}

@@ -1,0 +1,38 @@
+/* .Call glue for the SUDA2 search (suda.c). */
+#include <R_ext/Utils.h>
+#include "r_util.h"
+#include "r_epimask.h"
+#include "suda.h"
+
+static void check_interrupt(void *unused) { (void) unused; R_CheckUserInterrupt(); }
+
+/* Non-zero when the user asked to stop (without leaving C by a long jump). */
+static int pending_interrupt(void) { return !R_ToplevelExec(check_interrupt, NULL); }
+
+/* spec: list(codes = n x A integer matrix of key codes 1..K_a, max_k = int)
+ * -> list(msu = n x max_k integer counts, attr = A x max_k double counts) */
+SEXP r_suda_search(SEXP spec)
+{
+    SEXP codes = r_field(spec, "codes");
+    if (!Rf_isInteger(codes) || !Rf_isMatrix(codes)) r_field_error("codes", "an integer matrix");
+    int n = Rf_nrows(codes), A = Rf_ncols(codes);
+    if (A < 1 || A > 64) r_field_error("codes", "a matrix of 1 to 64 key columns");
+    const int *cv = INTEGER_RO(codes);
+    for (R_xlen_t i = 0; i < XLENGTH(codes); i++)
+        if (cv[i] == NA_INTEGER || cv[i] < 1) r_field_error("codes", "codes >= 1, free of NA");
+    int max_k = r_field_int1(spec, "max_k", 1, A);
+    SEXP msu = PROTECT(Rf_allocMatrix(INTSXP, n, max_k));
+    SEXP attr = PROTECT(Rf_allocMatrix(REALSXP, A, max_k));
+    int status = suda_search(cv, n, A, max_k, INTEGER(msu), REAL(attr), pending_interrupt);
+    if (status == -1) Rf_error("not enough memory for the SUDA search of %d records", n);
+    if (status == -2) Rf_error("interrupted");
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(out, 0, msu);
+    SET_VECTOR_ELT(out, 1, attr);
+    SEXP names = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_STRING_ELT(names, 0, Rf_mkChar("msu"));
+    SET_STRING_ELT(names, 1, Rf_mkChar("attr"));
+    Rf_setAttrib(out, R_NamesSymbol, names);
+    UNPROTECT(4);
+    return out;
+}
