@@ -16,8 +16,7 @@ SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
                   SEXP expected);
 
 /* r_kernel.c (kernel masking) */
-SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
-                     SEXP threads);
+SEXP r_kernel_smooth(SEXP job);
 
 /* r_risk.c: record-matching probability */
 SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
