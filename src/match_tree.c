@@ -8,6 +8,9 @@
 #include "par_rows.h"
 
 #define MT_LEAF 8
+/* Work of a node's bounds in units of one record scored (for the budget of a
+ * parallel region and of the normaliser's refinement). */
+#define MT_NODE_COST 12.0
 /* Moments in the unknown: orders 0..6 (Taylor degree 5, remainder from the
  * 6th moment) with up to 3 known variables; 0..2 (degree 1) beyond, where
  * 2^k moments per order make the index large. */
@@ -390,8 +393,26 @@ static void unknown_bounds(const mt_target *c, int u, double lo, double hi,
     }
 }
 
-/* Upper bound of the computed score of every record of the node. */
-static double node_upper(const mt_index *ix, const mt_target *c, int node)
+/* The upper bound of unknown factor u over [lo, hi] alone (one evaluation). */
+static double unknown_upper(const mt_target *c, int u, double lo, double hi)
+{
+    double m = c->mean[u];
+    double near = m < lo ? fabs(lo - m) : (m > hi ? fabs(hi - m) : 0.0);
+    if (c->sd[u] > 0) {
+        double a = fabs(lo - m), b = fabs(hi - m), far = a > b ? a : b;
+        double d = c->d[u], xf = far * c->inv_sd[u];
+        double up = rm_triangle_std(near * c->inv_sd[u], d, c->shrink[u]) +
+                    1e-12 * (2.0 + xf + d) / d;
+        return up < 1.0 ? up : 1.0;
+    }
+    double up = 1.0 - near / c->range[u];
+    return up > 0 ? up : 0.0;
+}
+
+/* Upper bound of the computed score of every record of the node. Once the
+ * known factors alone are below `enough` the node will be pruned whatever
+ * the unknown factors (at most 1), so they are not evaluated. */
+static double node_upper(const mt_index *ix, const mt_target *c, int node, double enough)
 {
     const double *mn = ix->box + (size_t) node * 2 * ix->dims, *mx = mn + ix->dims;
     double s = 1.0;
@@ -402,10 +423,8 @@ static double node_upper(const mt_index *ix, const mt_target *c, int node)
         s *= known_factor(dist, c->far[v], c->inv_far[v]);
     }
     for (int u = 0; u < c->U; u++) {
-        if (!c->uact[u] || !(s > 0)) continue;
-        double gl, gh, e;
-        unknown_bounds(c, u, mn[c->K + u], mx[c->K + u], &gl, &gh, &e);
-        s *= gh;
+        if (!c->uact[u] || !(s > 0) || s * (1.0 + 1e-14) < enough) continue;
+        s *= unknown_upper(c, u, mn[c->K + u], mx[c->K + u]);
     }
     return s * (1.0 + 1e-14);
 }
@@ -448,12 +467,12 @@ static double search(const mt_index *ix, const mt_target *c, mt_scratch *s,
     int top = 0;
     double total = 0.0;
     s->stack[top] = 0;
-    s->stack_ub[top++] = node_upper(ix, c, 0);
+    s->stack_ub[top++] = node_upper(ix, c, 0, 0.0);
     while (top > 0) {
         top--;
         int node = s->stack[top];
         double ub = s->stack_ub[top];
-        *work += 1.0;
+        *work += MT_NODE_COST; /* in records scored: a node costs two bounds */
         if (counting ? ub < cut : ub <= best) continue;
         if (ix->left[node] < 0) {
             for (int q = ix->lo[node]; q < ix->hi[node]; q++) {
@@ -468,7 +487,9 @@ static double search(const mt_index *ix, const mt_target *c, mt_scratch *s,
             continue;
         }
         int l = ix->left[node], r = ix->right[node];
-        double ul = node_upper(ix, c, l), ur = node_upper(ix, c, r);
+        /* pass 2 prunes below cut; pass 1 at or below the best so far */
+        double enough = counting ? cut : best;
+        double ul = node_upper(ix, c, l, enough), ur = node_upper(ix, c, r, enough);
         if (ul > ur) { /* push the smaller first: the larger is searched first */
             int tn = l; l = r; r = tn;
             double tu = ul; ul = ur; ur = tu;
@@ -720,7 +741,6 @@ static void heap_pop(mt_scratch *s, int *size)
 /* S within relative prob_tol: the midpoint of certified bounds. Returns a
  * negative value when the refinement would cost more than summing every
  * record (a node costs about MT_NODE_COST records): the caller then sums. */
-#define MT_NODE_COST 12.0
 static double normaliser(const mt_index *ix, const mt_target *c, mt_scratch *s,
                          double prob_tol, double *work)
 {
@@ -750,7 +770,7 @@ static double normaliser(const mt_index *ix, const mt_target *c, mt_scratch *s,
         s_lo -= s->heap_lo[0];
         s_hi -= s->heap_hi[0];
         heap_pop(s, &size);
-        *work += 1.0;
+        *work += 2.0 * MT_NODE_COST;
         spent += 2.0 * MT_NODE_COST;
         if (spent > budget) return -1.0;
         int kids[2] = { ix->left[node], ix->right[node] };

@@ -81,9 +81,11 @@ typedef struct {
 /* Bytes of scratch per thread for the job's method. */
 size_t rm_job_scratch_bytes(const rm_released *rel, const mt_index *ix);
 
-/* Targets [from, to) until about RM_REGION_WORK work is done; returns the
- * first target not done (call again from there after an interrupt check). */
-#define RM_REGION_WORK 4.0e7
+/* Targets [from, to) until about RM_REGION_WORK work (records scored, or
+ * their equivalent in node bounds: about 0.3 s of one core) is done; returns
+ * the first target not done (call again from there after an interrupt
+ * check). */
+#define RM_REGION_WORK 1.0e7
 size_t rm_run(rm_job *job, size_t from, size_t to, int threads);
 
 #endif
