@@ -62,7 +62,7 @@ timed <- function(expr) {
        cpu = t[["user.self"]] + t[["sys.self"]])
 }
 
-bench_sections <- strsplit(Sys.getenv("EPIMASK_BENCH_SECTIONS", "base,scale"), ",")[[1]]
+bench_sections <- strsplit(Sys.getenv("EPIMASK_BENCH_SECTIONS", "base,scale,worst"), ",")[[1]]
 if ("base" %in% bench_sections) {
 for (n in c(1000, 10000, 30000)) {
   d <- make_data(n)
@@ -108,8 +108,8 @@ cat(sprintf("  %g released vs %g source records: %.2f s\n", N, N, r$seconds))
 # about 100 neighbours within the cutoff); the intruder knows x and s1 and
 # wants y. Times are for `n_tg` targets (EPIMASK_BENCH_TARGETS, default 1000)
 # and per target; "all" extrapolates to all n targets. cpu_s = user + system.
-# EPIMASK_BENCH_SECTIONS=scale runs only this section.
-if ("scale" %in% bench_sections) {
+# EPIMASK_BENCH_SECTIONS=scale,worst runs only this section and the next.
+if (any(c("scale", "worst") %in% bench_sections)) {
   n_tg <- as.integer(Sys.getenv("EPIMASK_BENCH_TARGETS", "1000"))
   zdl_masked <- function(n, neighbours = 100, seed = 1) {
     sim <- as.data.frame(simulate_zdl(1, n = n, seed = seed))[, c("s1", "s2", "x", "y")]
@@ -123,6 +123,7 @@ if ("scale" %in% bench_sections) {
     list(elapsed = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]], res = r)
   }
   load_now <- function() sub(".*load average: ", "", system("uptime", intern = TRUE))
+  if ("scale" %in% bench_sections) {
   cat(sprintf("\n-- exact search vs loop: ZDL I ring-masked, known x + s1, unknown y; %d targets --\n",
               n_tg))
   cat(sprintf("%8s %-11s %8s %10s %8s %12s %10s %8s %s\n", "n", "method", "prob_tol",
@@ -145,8 +146,11 @@ if ("scale" %in% bench_sections) {
     }
   }
 
+  }
+
   # Which inputs make the search slow: n = 2e4, 2 known + 1 unknown, 500 targets
-  cat("\n-- worst cases of the search (n = 2e4, 500 targets, prob_tol 1e-6; ratio = loop / tree) --\n")
+  if ("worst" %in% bench_sections) {
+  cat("\n-- worst cases of the search (n = 2e4, 500 targets; ratio = loop / tree, CPU seconds) --\n")
   set.seed(3)
   n <- 2e4
   base <- data.frame(a = runif(n), b = rnorm(n), y = rnorm(n))
@@ -157,14 +161,19 @@ if ("scale" %in% bench_sections) {
     `rounded 0 decimals (heavy ties)` = round(base, 0),
     `unknown nearly exact (sigma tiny)` = transform(base, y = a + 1e-9 * b))
   tg <- round(seq(1, n, length.out = 500))
-  cat(sprintf("%-34s %10s %10s %8s %8s\n", "input", "loop_s", "tree_s", "ratio", "mean_c"))
+  cat(sprintf("%-34s %8s %12s %8s %12s %8s %8s\n", "input", "loop_s", "tree(1e-6)_s",
+              "ratio", "tree(tol 1)_s", "ratio", "mean_c"))
   for (nm in names(cases)) {
     o <- if (nm == "unknown nearly exact (sigma tiny)") cases[[nm]] else base
     d <- list(original = o, masked = cases[[nm]])
     a <- run(d, "exhaustive", 0, tg, known = c("a", "b"), unknown = "y")
     b <- run(d, "tree", 1e-6, tg, known = c("a", "b"), unknown = "y")
-    stopifnot(identical(a$res$per_target$c, b$res$per_target$c))
-    cat(sprintf("%-34s %10.2f %10.2f %8.1f %8.1f\n", nm, a$elapsed, b$elapsed,
-                a$elapsed / b$elapsed, mean(b$res$per_target$c)))
+    r <- run(d, "tree", 1, tg, known = c("a", "b"), unknown = "y")
+    stopifnot(identical(a$res$per_target$c, b$res$per_target$c),
+              identical(a$res$per_target$c, r$res$per_target$c))
+    cat(sprintf("%-34s %8.2f %12.2f %8.1f %12.2f %8.1f %8.1f\n", nm, a$cpu, b$cpu,
+                a$cpu / b$cpu, r$cpu, a$cpu / r$cpu, mean(b$res$per_target$c)))
+  }
+  cat(sprintf("load average: %s\n", load_now()))
   }
 }
