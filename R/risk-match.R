@@ -58,14 +58,21 @@
 #'     records; the records that may tie with the best are rescored with the
 #'     exhaustive loop's own arithmetic. Building the index costs
 #'     \eqn{O(n \log n)} time and \eqn{O(n\,2^k)} memory (\eqn{k} known
-#'     variables; about 100 MB at \eqn{n = 10^6} with 2 known and 1 unknown).
+#'     variables; about 160 MB at \eqn{n = 10^6} distinct records with 2
+#'     known and 1 unknown, plus 16 MB of scratch per thread).
 #'     Each target then visits the nodes whose bound reaches its best
 #'     score, typically tens to hundreds. The normaliser of `prob_true` and
 #'     `prob_max` is certified to relative error `prob_tol` by lower and upper
 #'     bounds from the nodes' moments (never by sampling), refining the
 #'     nodes with the widest bounds first; a smaller `prob_tol` visits more
 #'     nodes, and `prob_tol = 0` sums all \eqn{n} records per target
-#'     (quadratic again, but exact). Slow cases: many records tied at the
+#'     (quadratic again, but exact). A target whose refinement would cost
+#'     more than a quarter of that sum is summed exactly instead, so a tight
+#'     `prob_tol` never costs much more than the loop; on smooth masked data
+#'     with a narrow predictive law (residual SD small against the range of
+#'     the unknown) this is what happens at the default 1e-6, and only the
+#'     rates are then sub-quadratic (`prob_tol = 1` for the rates alone, as
+#'     `ru_profile()` does). Slow cases: many records tied at the
 #'     top (each is rescored: a target whose best score is shared by
 #'     \eqn{m} records costs \eqn{O(m)}), and best scores below about
 #'     \eqn{10^{-10}}, where the rounding margins of the normal integral stop
