@@ -214,16 +214,19 @@ bvn_whiten <- function(x, rho) {
   t(backsolve(upper, t(x), transpose = TRUE)) / sqrt(2)
 }
 
-kernel_threads <- function() {
-  th <- getOption("epimask.threads", 2L)
-  if (!is.numeric(th) || length(th) != 1L || is.na(th) || th < 1) 1L else as.integer(th)
-}
-
+# One .Call with a named list (src/r_kernel.c); threads from epimask_threads().
 kernel_call <- function(scheme, Z, mode) {
   sp <- kernel_space(scheme)
-  spec <- c(sp$metric, sp$form, scheme$lambda, sp$scale, scheme$cutoff)
-  .Call(C_kernel_smooth, sp$x, scheme$groups, Z, as.double(spec),
-        as.integer(mode), kernel_threads())
+  x <- sp$x
+  storage.mode(x) <- "double"
+  job <- list(coords = x,
+              group = if (is.null(scheme$groups)) integer(0) else as.integer(scheme$groups),
+              Z = if (is.null(Z)) matrix(0, 0L, 0L) else Z,
+              metric = as.integer(sp$metric), form = as.integer(sp$form),
+              lambda = as.double(scheme$lambda), scale = as.double(sp$scale),
+              cutoff = as.double(scheme$cutoff), mode = as.integer(mode),
+              threads = epimask_threads())
+  call_c(C_kernel_smooth, job, arg = "scheme")
 }
 
 check_kernel_scheme <- function(scheme, arg = "scheme") {

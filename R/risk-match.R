@@ -42,10 +42,62 @@
 #' candidate has probability 0 leaves the intruder without preference, so all
 #' \eqn{n} records tie.
 #'
-#' The cost is \eqn{O(n \times} targets \eqn{\times} variables\eqn{)} time and
-#' \eqn{O(n)} memory per thread; targets run in parallel with OpenMP and the
-#' computation can be interrupted. For very large `n`, a random sample of
-#' `targets` gives an unbiased estimate of the percentage of correct matches.
+#' @section Methods and their cost:
+#' All methods give the same `c` and `I` for every target, hence the same
+#' `expected_match_risk`, `percent_correct`, `true_match_rate` and
+#' `false_match_rate` (METHODS.md section 11); they differ in time.
+#' \describe{
+#'   \item{`"exhaustive"`}{the loop of METHODS.md section 5, the reference:
+#'     every target against every released record, \eqn{O(n \times}
+#'     targets \eqn{\times} variables\eqn{)} time (about 30 ns per pair on one
+#'     core: 12 s for \eqn{n} = 20,000, 8 hours for \eqn{n = 10^6}).}
+#'   \item{`"tree"`}{an exact branch-and-bound search over a k-d tree of the
+#'     released records (identical records collapsed into one point with a
+#'     count). Each factor of the score decreases with the distance to a
+#'     per-target centre, so a node's box bounds the scores of all its
+#'     records; the records that may tie with the best are rescored with the
+#'     exhaustive loop's own arithmetic. Building the index costs
+#'     \eqn{O(n \log n)} time and \eqn{O(n\,2^k)} memory (\eqn{k} known
+#'     variables; about 160 MB at \eqn{n = 10^6} distinct records with 2
+#'     known and 1 unknown, plus 16 MB of scratch per thread).
+#'     Each target then visits the nodes whose bound reaches its best
+#'     score, typically tens to hundreds. The normaliser of `prob_true` and
+#'     `prob_max` is certified to relative error `prob_tol` by lower and upper
+#'     bounds from the nodes' moments (never by sampling), refining the
+#'     nodes with the widest bounds first; a smaller `prob_tol` visits more
+#'     nodes, and `prob_tol = 0` sums all \eqn{n} records per target
+#'     (quadratic again, but exact). A target whose refinement would cost
+#'     more than a quarter of that sum is summed exactly instead, so a tight
+#'     `prob_tol` never costs much more than the loop; on smooth masked data
+#'     with a narrow predictive law (residual SD small against the range of
+#'     the unknown) this is what happens at the default 1e-6, and only the
+#'     rates are then sub-quadratic (`prob_tol = 1` for the rates alone, as
+#'     `ru_profile()` does). Slow cases: many records tied at the
+#'     top (each is rescored: a target whose best score is shared by
+#'     \eqn{m} records costs \eqn{O(m)}), and best scores below about
+#'     \eqn{10^{-10}}, where the rounding margins of the normal integral stop
+#'     pruning (a target of which every record scores 0 costs \eqn{O(n)}).
+#'     Limits: at most 6 known and 2 unknown variables.}
+#'   \item{`"auto"`}{`"tree"` when \eqn{n \ge 2000}, `prob_tol > 0` and the
+#'     variables are within its limits, else `"exhaustive"`.}
+#' }
+#' Targets run on `threads` OpenMP threads ([epimask_threads()]); the work is
+#' handed out in small chunks inside one parallel region per fixed amount of
+#' work, so a busy machine slows it in proportion and an interrupt is
+#' honoured within a fraction of a second. Memory is \eqn{O(n)}: nothing
+#' \eqn{n \times n} is formed.
+#'
+#' @section Registry scale and clusters:
+#' Targets are independent. With `parallel = TRUE` they are split into
+#' chunks (four per worker) run by [future.apply::future_lapply()] on the
+#' current [future::plan()]: `multisession` on one machine, `cluster` over
+#' several, or \pkg{future.batchtools} on a Slurm or SGE queue, unchanged.
+#' Each worker builds its own index and uses one thread unless `threads` is
+#' given; the result is identical to the serial one. If a worker fails, the
+#' call fails with an error of class `epimask_error_worker` and returns no
+#' partial result. For a release of \eqn{10^7} records, see the vignette
+#' section "Matching risk of a registry on a cluster"
+#' (`vignette("kernel-masking", package = "epimask")`).
 #'
 #' @param original The original data: a data frame or numeric matrix, one row
 #'   per person. Only its `known` columns are used: they are what the intruder
@@ -57,8 +109,16 @@
 #'   (then only the known variables enter the matching probability).
 #' @param targets Row numbers of the persons the intruder looks for (default
 #'   all). Every released record is always a candidate.
-#' @param threads Number of OpenMP threads; `NULL` uses the OpenMP default
-#'   (the environment variable `OMP_NUM_THREADS`, else all cores).
+#' @param threads Number of OpenMP threads; `NULL` uses [epimask_threads()].
+#' @param method `"auto"`, `"tree"` (the exact search) or `"exhaustive"` (the
+#'   reference loop); see the section on methods.
+#' @param prob_tol Relative error allowed in `prob_true` and `prob_max` with
+#'   `method = "tree"` (certified bounds, never sampling); 0 sums every
+#'   record. `c`, `I` and the rates never depend on it.
+#' @param parallel Run chunks of targets on the current [future::plan()]
+#'   (needs \pkg{future.apply}).
+#' @param progress Show a progress bar over chunks of targets
+#'   (\pkg{progressr}, when installed).
 #' @return An object of class `epimask_match`, a list with
 #'   \describe{
 #'     \item{`per_target`}{a data frame with one row per target: `target` (row
@@ -73,6 +133,8 @@
 #'     \item{`n_records`, `n_targets`, `known`, `unknown`, `sigma`}{the numbers
 #'       of released records and targets, the variables, and the residual SD
 #'       of the intruder's regression for each unknown variable.}
+#'     \item{`method`, `prob_tol`}{the method used and the relative error
+#'       certified for `prob_true` and `prob_max` (0 when exact).}
 #'   }
 #' @references Zhou Y, Dominici F, Louis TA (2010). Model-based estimation of
 #'   disclosure risk and analysis validity for masked data.
@@ -90,10 +152,15 @@
 #' masked <- as.data.frame((w / rowSums(w)) %*% as.matrix(original))
 #' risk <- risk_match(original, masked, known = "x", unknown = "y", threads = 1)
 #' risk
+#' # the exact search gives the same c and I as the reference loop
+#' fast <- risk_match(original, masked, "x", "y", method = "tree", threads = 1)
+#' identical(fast$per_target$c, risk$per_target$c)
 #' summary(risk)
 #' head(as.data.frame(risk))
 risk_match <- function(original, masked, known, unknown = NULL,
-                       targets = NULL, threads = NULL) {
+                       targets = NULL, threads = NULL,
+                       method = c("auto", "tree", "exhaustive"), prob_tol = 1e-6,
+                       parallel = FALSE, progress = interactive()) {
   check_data(original)
   check_data(masked)
   if (NROW(masked) != NROW(original))
@@ -112,7 +179,15 @@ risk_match <- function(original, masked, known, unknown = NULL,
                                    paste0("'", both, "'", collapse = ", ")))
   n <- NROW(masked)
   targets <- check_targets(targets, n)
-  threads <- check_count(threads, allow_null = TRUE)
+  threads_given <- !is.null(threads)
+  threads <- epimask_threads(threads)
+  method <- check_choice(method, c("auto", "tree", "exhaustive"))
+  prob_tol <- check_number(prob_tol, lower = 0, upper = 1)
+  check_flag(parallel)
+  check_flag(progress)
+  if (parallel && !requireNamespace("future.apply", quietly = TRUE))
+    abort_value("parallel", "FALSE unless the future.apply package is installed")
+  method <- match_method(method, n, length(known), length(unknown), prob_tol)
 
   masked_known <- numeric_columns(masked, known, "masked")
   masked_unknown <- if (length(unknown)) numeric_columns(masked, unknown, "masked") else
@@ -120,9 +195,96 @@ risk_match <- function(original, masked, known, unknown = NULL,
   target_known <- numeric_columns(original, known, "original")[targets, , drop = FALSE]
 
   intruder <- intruder_regression(masked_known, masked_unknown, target_known)
-  res <- .Call(C_risk_match, masked_known, masked_unknown, intruder$sigma,
-               intruder$range, targets - 1L, target_known, intruder$mean, threads)
-  new_epimask_match(res, targets, n, known, unknown, intruder$sigma)
+  job <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
+              unknown_sd = unname(intruder$sigma), unknown_range = intruder$range,
+              threads = threads, method = if (method == "tree") 1L else 0L,
+              prob_tol = prob_tol, index = NULL)
+  res <- match_targets(job, targets, target_known, intruder$mean, parallel = parallel,
+                       progress = progress,
+                       worker_threads = if (threads_given) threads else 1L)
+  out <- new_epimask_match(res, targets, n, known, unknown, intruder$sigma)
+  out$method <- method
+  out$prob_tol <- if (method == "tree") prob_tol else 0
+  out
+}
+
+# Variables the search handles: 2^k moments per node of the index, and a
+# first-order expansion in one unknown (two are bounded more coarsely).
+match_tree_limits <- c(known = 6L, unknown = 2L)
+
+# "auto": the search when it pays (large n, a positive prob_tol, within its
+# limits); "tree" on input outside its limits says why.
+match_method <- function(method, n, n_known, n_unknown, prob_tol) {
+  fits <- n_known <= match_tree_limits[["known"]] && n_unknown <= match_tree_limits[["unknown"]]
+  if (method == "tree" && !fits)
+    epimask_abort(sprintf(paste0(
+      "`method = \"tree\"` handles at most %d known and %d unknown variables ",
+      "(its index keeps 2^k moments per node); here %d known and %d unknown. ",
+      "Use `method = \"exhaustive\"` (or \"auto\")."),
+      match_tree_limits[["known"]], match_tree_limits[["unknown"]], n_known, n_unknown),
+      "epimask_error_value", arg = "method")
+  if (method != "auto") return(method)
+  if (fits && n >= 2000L && prob_tol > 0) "tree" else "exhaustive"
+}
+
+# Targets in chunks: one .Call (one index) when serial without a progress
+# bar; otherwise chunks of targets, serially with one shared index and a
+# progressr tick per chunk, or over the current future::plan() (each worker
+# builds its own index: an external pointer does not travel). Per-target
+# results do not depend on the chunking, so every route gives the same object.
+match_targets <- function(job, targets, target_known, pred_mean, parallel, progress,
+                          worker_threads) {
+  n_targets <- length(targets)
+  run_chunk <- function(rows, job) {
+    job$target_record <- targets[rows] - 1L
+    job$target_known <- target_known[rows, , drop = FALSE]
+    job$pred_mean <- pred_mean[rows, , drop = FALSE]
+    call_c(C_risk_match, job, arg = "job")
+  }
+  n_chunks <- if (parallel) {
+    max(1L, min(n_targets, 4L * future::nbrOfWorkers()))
+  } else if (progress) {
+    max(1L, min(n_targets %/% 500L, 50L))
+  } else 1L
+  chunks <- unname(split(seq_len(n_targets),
+                         ceiling(seq_len(n_targets) * n_chunks / n_targets)))
+  use_bar <- progress && requireNamespace("progressr", quietly = TRUE)
+  run <- function(tick) {
+    if (parallel) {
+      job$threads <- worker_threads
+      task <- function(rows) {
+        out <- run_chunk(rows, job)
+        tick()
+        out
+      }
+      parts <- tryCatch(
+        future.apply::future_lapply(chunks, task, future.seed = NULL,
+                                    future.packages = "epimask"),
+        error = function(e) epimask_abort(sprintf(paste0(
+          "A parallel worker failed, so risk_match() returns nothing (a partial ",
+          "result would misstate the risk): %s"), conditionMessage(e)),
+          "epimask_error_worker", arg = "parallel"))
+    } else {
+      if (job$method == 1L && length(chunks) > 1L)
+        job$index <- call_c(C_risk_match_index, job, arg = "job")
+      parts <- lapply(chunks, function(rows) {
+        out <- run_chunk(rows, job)
+        tick()
+        out
+      })
+    }
+    list(prob_true = unlist(lapply(parts, `[[`, "prob_true"), use.names = FALSE),
+         prob_max = unlist(lapply(parts, `[[`, "prob_max"), use.names = FALSE),
+         c = unlist(lapply(parts, `[[`, "c"), use.names = FALSE),
+         I = unlist(lapply(parts, `[[`, "I"), use.names = FALSE))
+  }
+  if (use_bar) {
+    return(progressr::with_progress({
+      step <- progressr::progressor(steps = length(chunks))
+      run(function() step())
+    }))
+  }
+  run(function() NULL)
 }
 
 check_targets <- function(targets, n) {

@@ -152,6 +152,10 @@ print.epimask_risk_spec <- function(x, ...) {
 
 risk_match_value <- function(original, masked, args) {
   rest <- args[setdiff(names(args), c("known", "unknown"))]
+  # the profile's risk is the percentage of correct matches, which does not
+  # depend on prob_tol: certify the probabilities only coarsely unless asked
+  if (is.null(rest$prob_tol)) rest$prob_tol <- 1
+  if (is.null(rest$progress)) rest$progress <- FALSE
   res <- do.call(risk_match, c(list(original, masked, known = args$known,
                                     unknown = args$unknown), rest))
   res$percent_correct / 100

@@ -14,9 +14,10 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(err_fit, 9),
     CALLDEF(err_derivs, 8),
     /* kernel masking (mask) */
-    CALLDEF(kernel_smooth, 6),
+    CALLDEF(kernel_smooth, 1),
     /* risk: record-matching probability (r_risk.c) */
-    CALLDEF(risk_match, 8),
+    CALLDEF(risk_match, 1),
+    CALLDEF(risk_match_index, 1),
     CALLDEF(risk_triangle_normal, 4),
     /* irls (GLM fitting core) */
     CALLDEF(irls_fit, 8),

@@ -4,10 +4,8 @@
  * no 0/0 and no underflowed denominators as lambda -> 0. */
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "kernel.h"
+#include "par_rows.h"
 
 double kernel_radius(const kernel_spec *ks)
 {
@@ -76,27 +74,43 @@ static void row_shrink(size_t i, size_t m, const int *nb, double *delta,
     }
 }
 
-void kernel_apply(const sindex *ix, const kernel_spec *ks, const int *group,
-                  const double *Z, int p, double *out, kernel_mode mode,
-                  int *nb, double *delta, int nthreads, size_t from, size_t to)
+/* Work units per row besides the candidates scanned: the row's own setup. */
+#define KERNEL_ROW_OVERHEAD 32.0
+
+typedef struct {
+    const sindex *ix;
+    const kernel_spec *ks;
+    const int *group;
+    const double *Z;
+    int p;
+    double *out;
+    kernel_mode mode;
+    int *nb;
+    double *delta;
+} kernel_job;
+
+static double kernel_row(void *ctx, size_t q, int thread)
 {
+    const kernel_job *job = (const kernel_job *) ctx;
+    const sindex *ix = job->ix;
     const size_t n = ix->n;
-    long lfrom = (long) from, lto = (long) to;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 64)
-#endif
-    for (long q = lfrom; q < lto; q++) {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        int *my_nb = nb + (size_t) tid * n;
-        double *my_delta = delta + (size_t) tid * n;
-        size_t i = (size_t) ix->perm[q];
-        size_t m = sindex_query(ix, i, ks->metric, ks->max_delta, group, my_nb, my_delta);
-        if (ks->form == KF_SHRINK)
-            row_shrink(i, m, my_nb, my_delta, ks, Z, p, out, mode, n);
-        else
-            row_exp(i, m, my_nb, my_delta, ks, Z, p, out, mode, n);
-    }
+    int *my_nb = job->nb + (size_t) thread * n;
+    double *my_delta = job->delta + (size_t) thread * n;
+    size_t i = (size_t) ix->perm[q], scanned = 0;
+    size_t m = sindex_query(ix, i, job->ks->metric, job->ks->max_delta, job->group,
+                           my_nb, my_delta, &scanned);
+    if (job->ks->form == KF_SHRINK)
+        row_shrink(i, m, my_nb, my_delta, job->ks, job->Z, job->p, job->out, job->mode, n);
+    else
+        row_exp(i, m, my_nb, my_delta, job->ks, job->Z, job->p, job->out, job->mode, n);
+    return KERNEL_ROW_OVERHEAD + (double) scanned + 4.0 * (double) m;
+}
+
+size_t kernel_apply(const sindex *ix, const kernel_spec *ks, const int *group,
+                    const double *Z, int p, double *out, kernel_mode mode,
+                    int *nb, double *delta, int nthreads, size_t from, size_t to)
+{
+    kernel_job job = { ix, ks, group, Z, p, out, mode, nb, delta };
+    return par_rows(from, to, KERNEL_CHUNK_ROWS, KERNEL_REGION_WORK, nthreads,
+                    kernel_row, &job);
 }

@@ -32,10 +32,19 @@ typedef struct {
 /* Search radius in coordinate units for the index. */
 double kernel_radius(const kernel_spec *ks);
 
-/* Process targets perm[from .. to-1] of the index. Z and out are row-major
- * n x p (KM_SMOOTH, KM_DERIV0) or out is column-major n x n (KM_DENSE).
- * nb and delta are scratch of n entries per thread (nthreads blocks). */
-void kernel_apply(const sindex *ix, const kernel_spec *ks, const int *group,
+/* Rows handed to a thread at a time, and the work (candidates scanned, plus
+ * a per-row overhead) after which the parallel region ends so that the caller
+ * can check for an interrupt: about 0.1 s of one core, whatever n and the
+ * machine's load (see par_rows.h for why this is counted, never timed). */
+#define KERNEL_CHUNK_ROWS 64
+#define KERNEL_REGION_WORK 3.0e7
+
+/* Process targets perm[from .. to-1] of the index, in one parallel region
+ * that stops after about KERNEL_REGION_WORK; returns the first target not
+ * done (call again from there). Z and out are row-major n x p (KM_SMOOTH,
+ * KM_DERIV0) or out is column-major n x n (KM_DENSE). nb and delta are
+ * scratch of n entries per thread (nthreads blocks). */
+size_t kernel_apply(const sindex *ix, const kernel_spec *ks, const int *group,
                   const double *Z, int p, double *out, kernel_mode mode,
                   int *nb, double *delta, int nthreads, size_t from, size_t to);
 

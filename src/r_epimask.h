@@ -16,13 +16,11 @@ SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
                   SEXP expected);
 
 /* r_kernel.c (kernel masking) */
-SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
-                     SEXP threads);
+SEXP r_kernel_smooth(SEXP job);
 
 /* r_risk.c: record-matching probability */
-SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
-                  SEXP unknown_range, SEXP target_record, SEXP target_known,
-                  SEXP pred_mean, SEXP threads);
+SEXP r_risk_match(SEXP job);
+SEXP r_risk_match_index(SEXP job);
 SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
 
 /* r_irls.c (GLM fitting core) */

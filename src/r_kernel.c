@@ -1,79 +1,67 @@
 /* .Call glue for kernel masking: converts R objects, builds the spatial
- * index, runs the smoothing in blocks (interrupt checks between blocks). */
+ * index, runs the smoothing in parallel regions of bounded work (interrupt
+ * checks between regions). */
 #include <R.h>
 #include <Rinternals.h>
+#include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "kernel.h"
 #include "spatial_index.h"
 #include "r_epimask.h"
+#include "r_util.h"
 
-/* Rows per block between interrupt checks. A row costs up to n weight
- * evaluations (all of them when lambda is large against the spacing), so the
- * block shrinks with n to keep the worst case near KERNEL_BLOCK_WORK
- * evaluations (a fraction of a second), but not below a size that keeps
- * every thread busy. */
-#define KERNEL_BLOCK_MAX 32768
-#define KERNEL_BLOCK_WORK 2e7
-
-static size_t kernel_block_rows(size_t n, int nthreads)
+/* A matrix field: its dimensions (a classed error when it is not a matrix). */
+static void field_dims(SEXP job, const char *name, size_t *nrow, int *ncol)
 {
-    double rows = KERNEL_BLOCK_WORK / (n > 0 ? (double) n : 1.0);
-    double floor_rows = 64.0 * (nthreads > 0 ? nthreads : 1);
-    if (rows < floor_rows) rows = floor_rows;
-    if (rows > KERNEL_BLOCK_MAX) rows = KERNEL_BLOCK_MAX;
-    return (size_t) rows;
+    SEXP x = r_field(job, name);
+    if (!isMatrix(x)) r_field_error(name, "a matrix");
+    *nrow = (size_t) nrows(x);
+    *ncol = ncols(x);
 }
 
-/* coords: n x d double matrix (already in delta space); group: integer codes
- * or NULL; Z: n x p double matrix (ignored for mode 2); spec: double vector
- * (metric, form, lambda, scale, cutoff); mode: 0 A Z, 1 A'(0) Z, 2 dense A;
- * threads: requested number of threads. */
-SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
-                     SEXP threads)
+/* job: a named list (see kernel_call() in R/mask-kernel.R):
+ *   coords  n x d double matrix, already in delta space
+ *   group   integer codes (length n) or integer(0) for none
+ *   Z       n x p double matrix (ignored for mode 2)
+ *   metric, form  codes of si_metric and kernel_form
+ *   lambda, scale, cutoff  positive doubles
+ *   mode    0 A Z, 1 A'(0) Z, 2 dense A
+ *   threads number of threads (from epimask_threads()) */
+SEXP r_kernel_smooth(SEXP job)
 {
-    if (!isReal(coords) || !isMatrix(coords)) error("`coords` must be a double matrix");
-    if (!isReal(spec) || XLENGTH(spec) != 5) error("`spec` must be a double vector of length 5");
-    int kmode = asInteger(mode);
-    if (kmode < 0 || kmode > 2) error("unknown kernel mode");
-    size_t n = (size_t) nrows(coords);
-    int d = ncols(coords);
-    if (n == 0 || d == 0) error("`coords` must not be empty");
+    size_t n;
+    int d;
+    field_dims(job, "coords", &n, &d);
+    const double *xc = r_field_double(job, "coords", -1, 1);
+    if (n == 0 || d == 0) r_field_error("coords", "not empty");
+    int kmode = r_field_int1(job, "mode", 0, 2);
     const int *grp = NULL;
-    if (!isNull(group)) {
-        if (!isInteger(group) || (size_t) XLENGTH(group) != n)
-            error("`group` must be an integer vector with one code per row of `coords`");
-        grp = INTEGER(group);
-    }
+    R_xlen_t ng = r_field_length(job, "group");
+    if (ng > 0) grp = r_field_int(job, "group", (R_xlen_t) n);
     int p = 0;
+    const double *zc = NULL;
     if (kmode != KM_DENSE) {
-        if (!isReal(Z) || !isMatrix(Z) || (size_t) nrows(Z) != n)
-            error("`Z` must be a double matrix with as many rows as `coords`");
-        p = ncols(Z);
+        size_t nz;
+        field_dims(job, "Z", &nz, &p);
+        if (nz != n) r_field_error("Z", "a matrix with one row per row of `coords`");
+        zc = r_field_double(job, "Z", -1, 0);
     }
-    const double *sp = REAL(spec);
     kernel_spec ks;
-    ks.metric = (si_metric) (int) sp[0];
-    ks.form = (kernel_form) (int) sp[1];
-    ks.lambda = sp[2];
-    ks.scale = sp[3];
-    ks.max_delta = sp[4] * sp[3];
-    if (!(ks.scale > 0) || !(ks.lambda > 0) || !(sp[4] > 0))
-        error("kernel scale, lambda and cutoff must be positive");
-
-    int nthreads = asInteger(threads);
-    if (nthreads < 1 || nthreads == NA_INTEGER) nthreads = 1;
-#ifdef _OPENMP
-    if (nthreads > omp_get_num_procs()) nthreads = omp_get_num_procs();
-#else
+    ks.metric = (si_metric) r_field_int1(job, "metric", 0, 2);
+    ks.form = (kernel_form) r_field_int1(job, "form", 0, 1);
+    ks.lambda = r_field_double1(job, "lambda", 0, INFINITY);
+    ks.scale = r_field_double1(job, "scale", 0, INFINITY);
+    double cutoff = r_field_double1(job, "cutoff", 0, INFINITY);
+    if (!(ks.scale > 0) || !(ks.lambda > 0) || !(cutoff > 0))
+        r_field_error("lambda", "positive, with a positive scale and cutoff");
+    ks.max_delta = cutoff * ks.scale;
+    int nthreads = r_field_int1(job, "threads", 1, 1 << 16);
+#ifndef _OPENMP
     nthreads = 1;
 #endif
 
     /* row-major copies: the neighbours of a target are read together */
     double *x = (double *) R_alloc(n * (size_t) d, sizeof(double));
-    const double *xc = REAL(coords);
     for (size_t i = 0; i < n; i++)
         for (int k = 0; k < d; k++) x[i * (size_t) d + k] = xc[i + (size_t) k * n];
     double *outr = NULL; /* dense output */
@@ -103,7 +91,6 @@ SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
         int *orig = (int *) R_alloc(n, sizeof(int));
         memcpy(orig, perm, n * sizeof(int));
         order = orig;
-        const double *zc = REAL(Z);
         double *xs = (double *) R_alloc(n * (size_t) d, sizeof(double));
         zs = (double *) R_alloc(n * (size_t) p, sizeof(double));
         outs = (double *) R_alloc(n * (size_t) p, sizeof(double));
@@ -120,11 +107,11 @@ SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
 
     int *nb = (int *) R_alloc(n * (size_t) nthreads, sizeof(int));
     double *delta = (double *) R_alloc(n * (size_t) nthreads, sizeof(double));
-    size_t block = kernel_block_rows(n, nthreads);
-    for (size_t from = 0; from < n; from += block) {
-        size_t to = from + block < n ? from + block : n;
-        kernel_apply(&ix, &ks, grp, zs, p, outs, (kernel_mode) kmode, nb, delta,
-                     nthreads, from, to);
+    /* one parallel region per KERNEL_REGION_WORK of work (not per block of
+     * rows): few barriers whatever n and the load; interrupts in between */
+    for (size_t from = 0; from < n;) {
+        from = kernel_apply(&ix, &ks, grp, zs, p, outs, (kernel_mode) kmode, nb,
+                            delta, nthreads, from, n);
         R_CheckUserInterrupt();
     }
 

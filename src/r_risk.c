@@ -1,105 +1,140 @@
 #include <R.h>
 #include <Rinternals.h>
 #include <R_ext/Utils.h>
+#include <stdlib.h>
 #include "risk_match.h"
+#include "match_tree.h"
 #include "r_epimask.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "r_util.h"
 
-/* .Call glue for the record-matching risk. The R side (R/risk-match.R) has
- * validated everything and fitted the intruder's regression; here we only
- * check shapes, so that a wrong call from inside the package fails cleanly. */
+/* .Call glue for the record-matching risk (named lists, src/r_util.h). The R
+ * side (R/risk-match.R) has validated everything and fitted the intruder's
+ * regression; here fields are only checked for shape, so that a wrong call
+ * fails cleanly with a classed error. */
 
-static const double *real_matrix(SEXP x, size_t nrow, int ncol, const char *arg)
+/* A double matrix field with the given rows (and columns when ncol >= 0);
+ * returns its data and sets *ncol_out. */
+static const double *field_matrix(SEXP job, const char *name, size_t nrow, int ncol,
+                                  int *ncol_out)
 {
-    if (!isReal(x) || !isMatrix(x) || (size_t) nrows(x) != nrow || ncols(x) != ncol)
-        error("`%s` must be a double matrix with %zu rows and %d columns", arg,
-              nrow, ncol);
-    return REAL(x);
+    SEXP x = r_field(job, name);
+    if (!isReal(x) || !isMatrix(x)) r_field_error(name, "a double matrix");
+    if ((size_t) nrows(x) != nrow || (ncol >= 0 && ncols(x) != ncol))
+        r_field_error(name, "a matrix of the expected dimensions");
+    if (ncol_out) *ncol_out = ncols(x);
+    return r_field_double(job, name, -1, 1);
 }
 
-static int thread_count(SEXP threads)
+/* The released data of a job (fields masked_known, masked_unknown,
+ * unknown_sd, unknown_range). */
+static rm_released released_of(SEXP job)
 {
-    int want = 1;
-#ifdef _OPENMP
-    want = omp_get_max_threads();
-#endif
-    if (!isNull(threads)) {
-        if (!isInteger(threads) || LENGTH(threads) != 1 || INTEGER(threads)[0] < 1)
-            error("`threads` must be a positive integer");
-        want = INTEGER(threads)[0];
+    SEXP mk = r_field(job, "masked_known");
+    if (!isMatrix(mk)) r_field_error("masked_known", "a double matrix");
+    size_t n = (size_t) nrows(mk);
+    if (n == 0) r_field_error("masked_known", "a matrix with at least one row");
+    rm_released rel;
+    rel.n = n;
+    rel.masked_known = field_matrix(job, "masked_known", n, -1, &rel.n_known);
+    rel.masked_unknown = field_matrix(job, "masked_unknown", n, -1, &rel.n_unknown);
+    rel.unknown_sd = r_field_double(job, "unknown_sd", rel.n_unknown, 1);
+    rel.unknown_range = r_field_double(job, "unknown_range", rel.n_unknown, 1);
+    for (int u = 0; u < rel.n_unknown; u++)
+        if (rel.unknown_sd[u] < 0 || rel.unknown_range[u] < 0)
+            r_field_error("unknown_sd", "non-negative, as the unknown ranges");
+    return rel;
+}
+
+static void index_finalizer(SEXP ptr)
+{
+    mt_index *ix = (mt_index *) R_ExternalPtrAddr(ptr);
+    if (!ix) return;
+    mt_free(ix);
+    free(ix);
+    R_ClearExternalPtr(ptr);
+}
+
+static SEXP build_index(const rm_released *rel)
+{
+    if (rel->n_known < 1 || rel->n_known > MT_MAX_KNOWN || rel->n_unknown > MT_MAX_UNKNOWN)
+        r_field_error("masked_known", "within the search's limits on variables");
+    mt_index *ix = (mt_index *) malloc(sizeof(mt_index));
+    if (!ix || mt_build(ix, rel) != 0) {
+        free(ix);
+        error("not enough memory to index %zu released records", rel->n);
     }
-#ifndef _OPENMP
-    want = 1;
-#endif
-    return want;
+    SEXP ptr = PROTECT(R_MakeExternalPtr(ix, install("epimask_match_index"), R_NilValue));
+    R_RegisterCFinalizerEx(ptr, index_finalizer, TRUE);
+    UNPROTECT(1);
+    return ptr;
 }
 
-SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
-                  SEXP unknown_range, SEXP target_record, SEXP target_known,
-                  SEXP pred_mean, SEXP threads)
+/* The search index of the released data, for reuse over chunks of targets. */
+SEXP r_risk_match_index(SEXP job)
 {
-    if (!isReal(masked_known) || !isMatrix(masked_known))
-        error("`masked_known` must be a double matrix");
-    size_t n = (size_t) nrows(masked_known);
-    int n_known = ncols(masked_known);
-    if (n == 0) error("no released records");
-    if (!isMatrix(masked_unknown)) error("`masked_unknown` must be a matrix");
-    int n_unknown = ncols(masked_unknown);
-    if (!isInteger(target_record)) error("`target_record` must be integer");
-    size_t n_targets = (size_t) XLENGTH(target_record);
-    if (!isReal(unknown_sd) || LENGTH(unknown_sd) != n_unknown ||
-        !isReal(unknown_range) || LENGTH(unknown_range) != n_unknown)
-        error("`unknown_sd` and `unknown_range` need one value per unknown variable");
-    const int *record = INTEGER(target_record);
-    for (size_t i = 0; i < n_targets; i++)
-        if (record[i] < 0 || (size_t) record[i] >= n)
-            error("target record %d out of range", record[i]);
+    rm_released rel = released_of(job);
+    return build_index(&rel);
+}
 
-    rm_released rel = {
-        n, n_known, real_matrix(masked_known, n, n_known, "masked_known"),
-        n_unknown, real_matrix(masked_unknown, n, n_unknown, "masked_unknown"),
-        REAL(unknown_sd), REAL(unknown_range)
-    };
+/* job: masked_known (n x k), masked_unknown (n x u), unknown_sd, unknown_range
+ * (length u), target_record (0-based), target_known (targets x k), pred_mean
+ * (targets x u), threads, method (0 exhaustive, 1 tree), prob_tol, index (an
+ * index from r_risk_match_index() of the same released data, or NULL). */
+SEXP r_risk_match(SEXP job)
+{
+    rm_released rel = released_of(job);
+    const int *record = r_field_int(job, "target_record", -1);
+    size_t n_targets = (size_t) r_field_length(job, "target_record");
+    for (size_t i = 0; i < n_targets; i++)
+        if (record[i] < 0 || (size_t) record[i] >= rel.n)
+            r_field_error("target_record", "row numbers of the released data");
     rm_targets tg = {
         n_targets, record,
-        real_matrix(target_known, n_targets, n_known, "target_known"),
-        real_matrix(pred_mean, n_targets, n_unknown, "pred_mean")
+        field_matrix(job, "target_known", n_targets, rel.n_known, NULL),
+        field_matrix(job, "pred_mean", n_targets, rel.n_unknown, NULL)
     };
+    int threads = r_field_int1(job, "threads", 1, 1 << 16);
+    int method = r_field_int1(job, "method", 0, 1);
+    double prob_tol = r_field_double1(job, "prob_tol", 0.0, 1.0);
+#ifndef _OPENMP
+    threads = 1;
+#endif
 
-    int nthreads = thread_count(threads);
-    if ((size_t) nthreads > n_targets && n_targets > 0) nthreads = (int) n_targets;
-    double *work = (double *) R_alloc(n * (size_t) (nthreads > 0 ? nthreads : 1),
-                                      sizeof(double));
+    SEXP index = r_field(job, "index"), own = R_NilValue;
+    const mt_index *ix = NULL;
+    if (method == 1) {
+        if (TYPEOF(index) == EXTPTRSXP && R_ExternalPtrAddr(index)) {
+            ix = (const mt_index *) R_ExternalPtrAddr(index);
+            if (ix->n != rel.n || ix->n_known != rel.n_known || ix->n_unknown != rel.n_unknown)
+                r_field_error("index", "the index of the same released data");
+        } else {
+            own = build_index(&rel);
+            ix = (const mt_index *) R_ExternalPtrAddr(own);
+        }
+    }
+    PROTECT(own);
 
     SEXP prob_true = PROTECT(allocVector(REALSXP, (R_xlen_t) n_targets));
     SEXP prob_max = PROTECT(allocVector(REALSXP, (R_xlen_t) n_targets));
     SEXP n_tied = PROTECT(allocVector(INTSXP, (R_xlen_t) n_targets));
     SEXP correct = PROTECT(allocVector(INTSXP, (R_xlen_t) n_targets));
-    rm_result res = { REAL(prob_true), REAL(prob_max), INTEGER(n_tied),
-                      INTEGER(correct) };
+    rm_result res = { REAL(prob_true), REAL(prob_max), INTEGER(n_tied), INTEGER(correct) };
 
-    /* Blocks of about 2e6 candidate evaluations per thread, so that an
-     * interrupt is honoured within a fraction of a second. */
-    size_t block = (size_t) nthreads * (2000000 / n + 1);
-    for (size_t from = 0; from < n_targets; from += block) {
-        size_t to = from + block < n_targets ? from + block : n_targets;
-        rm_match_targets(&rel, &tg, from, to, nthreads, work, &res);
+    size_t bytes = rm_job_scratch_bytes(&rel, ix);
+    char *scratch = (char *) R_alloc((size_t) threads * bytes + 64, 1);
+    rm_job run = { &rel, &tg, ix, prob_tol, scratch, bytes, &res };
+    /* one parallel region per RM_REGION_WORK of work; interrupts between */
+    for (size_t from = 0; from < n_targets;) {
+        from = rm_run(&run, from, n_targets, threads);
         R_CheckUserInterrupt();
     }
 
-    SEXP out = PROTECT(allocVector(VECSXP, 4));
+    const char *names[] = { "prob_true", "prob_max", "c", "I", "" };
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, prob_true);
     SET_VECTOR_ELT(out, 1, prob_max);
     SET_VECTOR_ELT(out, 2, n_tied);
     SET_VECTOR_ELT(out, 3, correct);
-    SEXP names = PROTECT(allocVector(STRSXP, 4));
-    SET_STRING_ELT(names, 0, mkChar("prob_true"));
-    SET_STRING_ELT(names, 1, mkChar("prob_max"));
-    SET_STRING_ELT(names, 2, mkChar("c"));
-    SET_STRING_ELT(names, 3, mkChar("I"));
-    setAttrib(out, R_NamesSymbol, names);
     UNPROTECT(6);
     return out;
 }

@@ -1,8 +1,5 @@
 #include <math.h>
 #include "risk_match.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* The standard normal density from exp() and tail areas from the Mills
  * ratio R(x) = Pr(Z > x) / phi(x) (pure code, safe in threads). R is smooth
@@ -75,13 +72,6 @@ static inline double outer_tail(double x, double phi, int beside_one)
     return phi * mills_ratio(ax);
 }
 
-double rm_normal_upper_tail(double x)
-{
-    rm_init();
-    if (x < 0) return 1.0 - rm_normal_upper_tail(-x);
-    return outer_tail(x, density(x), 0);
-}
-
 /* Pr(lo < Z < hi) for lo <= hi, from the outer tails at lo and hi. */
 static inline double between(double lo, double tail_lo, double hi, double tail_hi)
 {
@@ -121,6 +111,11 @@ static inline double triangle_std(double x0, double d, double shrink)
     e /= d;
     if (!(e > 0)) return 0.0;
     return e > 1.0 ? 1.0 : e;
+}
+
+double rm_triangle_std(double x0, double d, double shrink)
+{
+    return triangle_std(x0, d, shrink);
 }
 
 double rm_triangle_normal(double a, double mean, double sd, double half_width)
@@ -208,25 +203,10 @@ static void summarise_target(const double *score, size_t n, size_t truth,
     *correct = score[truth] >= cut;
 }
 
-void rm_match_targets(const rm_released *rel, const rm_targets *tg,
-                      size_t from, size_t to, int threads, double *work,
-                      rm_result *res)
+void rm_match_target(const rm_released *rel, const rm_targets *tg, size_t i,
+                     double *score, rm_result *res)
 {
-    ptrdiff_t lo = (ptrdiff_t) from, hi = (ptrdiff_t) to;
-    if (threads < 1) threads = 1;
-    rm_init();
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
-#endif
-    for (ptrdiff_t i = lo; i < hi; i++) {
-        int thread = 0;
-#ifdef _OPENMP
-        thread = omp_get_thread_num();
-#endif
-        double *score = work + (size_t) thread * rel->n;
-        target_scores(rel, tg, (size_t) i, score);
-        summarise_target(score, rel->n, (size_t) tg->record[i],
-                         res->prob_true + i, res->prob_max + i,
-                         res->n_tied + i, res->correct + i);
-    }
+    target_scores(rel, tg, i, score);
+    summarise_target(score, rel->n, (size_t) tg->record[i], res->prob_true + i,
+                     res->prob_max + i, res->n_tied + i, res->correct + i);
 }

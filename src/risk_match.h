@@ -39,22 +39,22 @@ typedef struct {
 #define RM_TIE_TOL 1e-12
 
 /* Fill the table of the normal tail (once; not thread-safe, so the first
- * call must come from serial code: rm_match_targets and rm_triangle_normal
- * call it themselves before any parallel region). */
+ * call must come from serial code, before any parallel region). */
 void rm_init(void);
 
-/* Pr(Z > x) for a standard normal Z, from the same table (for tests). */
-double rm_normal_upper_tail(double x);
+/* The expectation in standard units: x0 = (a - mean) / sd, d = half_width /
+ * sd, shrink = exp(-d^2 / 2); exactly the value the exhaustive loop computes
+ * for a candidate (the search recomputes candidates with it). */
+double rm_triangle_std(double x0, double d, double shrink);
 
 /* E[(1 - |a - z| / half_width)_+] for z ~ N(mean, sd^2), in closed form.
  * sd = 0 gives the triangle at the mean; half_width = 0 gives 1 (the factor
  * carries no information). */
 double rm_triangle_normal(double a, double mean, double sd, double half_width);
 
-/* Evaluate targets [from, to) with up to `threads` OpenMP threads. `work`
- * must hold threads * n doubles (one score vector per thread). */
-void rm_match_targets(const rm_released *rel, const rm_targets *tg,
-                      size_t from, size_t to, int threads, double *work,
-                      rm_result *res);
+/* The exhaustive loop of METHODS 5 for target i: `score` is scratch of n
+ * doubles. rm_init() must have been called from serial code. */
+void rm_match_target(const rm_released *rel, const rm_targets *tg, size_t i,
+                     double *score, rm_result *res);
 
 #endif

@@ -126,7 +126,8 @@ static double dissimilarity(const double *a, const double *b, int d, si_metric m
 }
 
 size_t sindex_query(const sindex *ix, size_t i, si_metric metric,
-                    double max_delta, const int *group, int *nb, double *delta)
+                    double max_delta, const int *group, int *nb, double *delta,
+                    size_t *scanned)
 {
     const int d = ix->d;
     const double *xi = ix->x + i * (size_t) d;
@@ -142,12 +143,13 @@ size_t sindex_query(const sindex *ix, size_t i, si_metric metric,
     double bound = metric == SI_L2 ? max_delta * max_delta : max_delta;
     si_metric raw = metric == SI_L2 ? SI_L2SQ : metric;
     int gi = group ? group[i] : 0;
-    size_t m = 0;
+    size_t m = 0, seen = 0;
     for (long c2 = lo[2]; c2 <= hi[2]; c2++)
         for (long c1 = lo[1]; c1 <= hi[1]; c1++) {
             size_t base = ((size_t) c2 * ix->ncell[1] + (size_t) c1) * ix->ncell[0];
             size_t from = ix->start[base + (size_t) lo[0]];
             size_t to = ix->start[base + (size_t) hi[0] + 1];
+            seen += to - from;
             for (size_t q = from; q < to; q++) {
                 int k = ix->perm[q];
                 if (group && group[k] != gi) continue;
@@ -159,5 +161,6 @@ size_t sindex_query(const sindex *ix, size_t i, si_metric metric,
                 }
             }
         }
+    if (scanned) *scanned = seen;
     return m;
 }

@@ -44,8 +44,10 @@ void sindex_build(sindex *ix, const double *x, size_t n, int d, double radius,
 
 /* Every point k (the target itself included) with delta(i, k) <= max_delta
  * and, when group is not NULL, group[k] == group[i]. Writes indices to nb and
- * dissimilarities to delta; returns their number (at most n). */
+ * dissimilarities to delta; returns their number (at most n). When scanned
+ * is not NULL it receives the number of points looked at (the work done). */
 size_t sindex_query(const sindex *ix, size_t i, si_metric metric,
-                    double max_delta, const int *group, int *nb, double *delta);
+                    double max_delta, const int *group, int *nb, double *delta,
+                    size_t *scanned);
 
 #endif

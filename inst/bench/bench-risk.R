@@ -62,6 +62,8 @@ timed <- function(expr) {
        cpu = t[["user.self"]] + t[["sys.self"]])
 }
 
+bench_sections <- strsplit(Sys.getenv("EPIMASK_BENCH_SECTIONS", "base,scale,worst"), ",")[[1]]
+if ("base" %in% bench_sections) {
 for (n in c(1000, 10000, 30000)) {
   d <- make_data(n)
   if (n <= 10000) {
@@ -98,3 +100,80 @@ rel_all <- source
 rel_all$dose <- signif(rel_all$dose, 2)
 r <- timed(risk_identifiability(rel_all, source, c("dose", "city"), id = "id"))
 cat(sprintf("  %g released vs %g source records: %.2f s\n", N, N, r$seconds))
+}
+
+# ---- registry scale (issue 15): the exact search against the loop ------------
+# The Zhou et al. example I scaled up: simulate_zdl(1, n), the coordinates s1
+# and the exposure x and outcome y masked by the ring kernel (lambda giving
+# about 100 neighbours within the cutoff); the intruder knows x and s1 and
+# wants y. Times are for `n_tg` targets (EPIMASK_BENCH_TARGETS, default 1000)
+# and per target; "all" extrapolates to all n targets. cpu_s = user + system.
+# EPIMASK_BENCH_SECTIONS=scale,worst runs only this section and the next.
+if (any(c("scale", "worst") %in% bench_sections)) {
+  n_tg <- as.integer(Sys.getenv("EPIMASK_BENCH_TARGETS", "1000"))
+  zdl_masked <- function(n, neighbours = 100, seed = 1) {
+    sim <- as.data.frame(simulate_zdl(1, n = n, seed = seed))[, c("s1", "s2", "x", "y")]
+    lambda <- neighbours * sqrt(2) / n / 72
+    sch <- mask_kernel("ring", lambda, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
+    list(original = sim, masked = apply_mask(sim, sch, vars = c("s1", "x", "y")))
+  }
+  run <- function(d, method, prob_tol, targets, known = c("x", "s1"), unknown = "y") {
+    t <- system.time(r <- risk_match(d$original, d$masked, known, unknown, targets = targets,
+                                     method = method, prob_tol = prob_tol, threads = threads))
+    list(elapsed = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]], res = r)
+  }
+  load_now <- function() sub(".*load average: ", "", system("uptime", intern = TRUE))
+  if ("scale" %in% bench_sections) {
+  cat(sprintf("\n-- exact search vs loop: ZDL I ring-masked, known x + s1, unknown y; %d targets --\n",
+              n_tg))
+  cat(sprintf("%8s %-11s %8s %10s %8s %12s %10s %8s %s\n", "n", "method", "prob_tol",
+              "elapsed_s", "cpu_s", "us/target", "all_s", "same_cI", "load"))
+  for (n in c(2e4, 1e5, 1e6)) {
+    d <- zdl_masked(n)
+    tg <- round(seq(1, n, length.out = min(n_tg, n)))
+    ref <- if (n <= 1e5) run(d, "exhaustive", 0, tg) else run(d, "exhaustive", 0, tg[1:100])
+    show <- function(label, tol, r, n_t) {
+      same <- if (n_t == length(ref$res$per_target$c))
+        identical(r$res$per_target$c, ref$res$per_target$c) &&
+          identical(r$res$per_target$I, ref$res$per_target$I) else NA
+      cat(sprintf("%8.0f %-11s %8.0g %10.2f %8.2f %12.0f %10.0f %8s %s\n", n, label, tol,
+                  r$elapsed, r$cpu, 1e6 * r$elapsed / n_t, r$elapsed / n_t * n, same, load_now()))
+    }
+    show("exhaustive", 0, ref, length(ref$res$per_target$c))
+    for (tol in c(1e-6, 1e-3, 1)) {
+      r <- run(d, "tree", tol, if (n <= 1e5) tg else tg[1:100])
+      show("tree", tol, r, length(r$res$per_target$c))
+    }
+  }
+
+  }
+
+  # Which inputs make the search slow: n = 2e4, 2 known + 1 unknown, 500 targets
+  if ("worst" %in% bench_sections) {
+  cat("\n-- worst cases of the search (n = 2e4, 500 targets; ratio = loop / tree, CPU seconds) --\n")
+  set.seed(3)
+  n <- 2e4
+  base <- data.frame(a = runif(n), b = rnorm(n), y = rnorm(n))
+  cases <- list(
+    unmasked = base,
+    noisy = base + rnorm(3 * n, sd = 0.05),
+    `rounded 1 decimal (ties)` = round(base, 1),
+    `rounded 0 decimals (heavy ties)` = round(base, 0),
+    `unknown nearly exact (sigma tiny)` = transform(base, y = a + 1e-9 * b))
+  tg <- round(seq(1, n, length.out = 500))
+  cat(sprintf("%-34s %8s %12s %8s %12s %8s %8s\n", "input", "loop_s", "tree(1e-6)_s",
+              "ratio", "tree(tol 1)_s", "ratio", "mean_c"))
+  for (nm in names(cases)) {
+    o <- if (nm == "unknown nearly exact (sigma tiny)") cases[[nm]] else base
+    d <- list(original = o, masked = cases[[nm]])
+    a <- run(d, "exhaustive", 0, tg, known = c("a", "b"), unknown = "y")
+    b <- run(d, "tree", 1e-6, tg, known = c("a", "b"), unknown = "y")
+    r <- run(d, "tree", 1, tg, known = c("a", "b"), unknown = "y")
+    stopifnot(identical(a$res$per_target$c, b$res$per_target$c),
+              identical(a$res$per_target$c, r$res$per_target$c))
+    cat(sprintf("%-34s %8.2f %12.2f %8.1f %12.2f %8.1f %8.1f\n", nm, a$cpu, b$cpu,
+                a$cpu / b$cpu, r$cpu, a$cpu / r$cpu, mean(b$res$per_target$c)))
+  }
+  cat(sprintf("load average: %s\n", load_now()))
+  }
+}

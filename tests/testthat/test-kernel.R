@@ -225,3 +225,22 @@ test_that("bvn schemes with different correlations have different labels", {
   expect_false(identical(a$label, b$label))
   expect_match(format(a), "rho = 0.5", fixed = TRUE)
 })
+
+test_that("kernel masking gives the same result on 1 and 2 threads (chunks in one region)", {
+  set.seed(11)
+  n <- 3000
+  xy <- matrix(runif(2 * n), ncol = 2)
+  Z <- matrix(rnorm(3 * n), ncol = 3)
+  sch <- mask_kernel("exponential", 0.002, xy)
+  old <- options(epimask.threads = 1)
+  on.exit(options(old), add = TRUE)
+  one <- apply_mask(Z, sch)
+  options(epimask.threads = 2)
+  two <- apply_mask(Z, sch)
+  expect_identical(one, two)
+  # and against the dense definition (METHODS 1.1) on a subset of rows
+  rows <- c(1, 17, 2999)
+  W <- exp(-as.matrix(dist(xy))[rows, ] / 0.002)
+  W[W < exp(-36)] <- 0
+  expect_equal(two[rows, ], unname((W / rowSums(W)) %*% Z), tolerance = 1e-12)
+})

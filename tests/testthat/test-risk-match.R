@@ -189,3 +189,183 @@ test_that("bad input gets a classed error naming the argument", {
   expect_error(risk_match(o[1:2, ], m[1:2, ], "x", "y"), "n = 2, q = 2",
                class = "epimask_error_singular")
 })
+
+# ---- the exact search (method = "tree") against the exhaustive loop ---------
+# The exhaustive loop is itself checked against the brute-force R version
+# above; here every per-target c and I, hence every rate, must be identical,
+# and prob_true / prob_max within the certified relative tolerance.
+
+match_grid_data <- function(kind, n, n_known, n_unknown, seed) {
+  set.seed(seed)
+  p <- n_known + n_unknown
+  coords <- matrix(runif(2 * n, -1, 1), n, 2)
+  o <- as.data.frame(matrix(rnorm(n * p), n, p))
+  names(o) <- c(paste0("k", seq_len(n_known)), if (n_unknown) paste0("u", seq_len(n_unknown)))
+  o[[1]] <- exp(-2 * sqrt(rowSums(coords^2))) # the exposure of METHODS 10
+  m <- switch(kind,
+    kernel = as.data.frame(kernel_mask(o, coords, "ring", 0.05)),
+    rounded = round(o, 1),
+    grouped = as.data.frame(lapply(o, function(v) {
+      breaks <- unique(stats::quantile(v, 0:4 / 4))
+      if (length(breaks) < 2L) return(v)
+      stats::ave(v, cut(v, breaks, include.lowest = TRUE))
+    })),
+    noisy = o + rnorm(n * p, sd = 0.3),
+    unmasked = o,
+    duplicated = {
+      o[] <- o[rep(seq_len(max(1, n %/% 3)), length.out = n), , drop = FALSE]
+      o + rep(rnorm(max(1, n %/% 3) * p, sd = 0.1), length.out = n * p)
+    },
+    constant = {
+      o[[ncol(o)]] <- 2
+      round(o, 1)
+    })
+  # in "duplicated" the original has the repeated rows too
+  list(original = o, masked = m, known = names(o)[seq_len(n_known)],
+       unknown = if (n_unknown) names(o)[n_known + seq_len(n_unknown)])
+}
+
+expect_same_match <- function(tree, exhaustive, prob_tol, info) {
+  expect_identical(tree$per_target$c, exhaustive$per_target$c, info = info)
+  expect_identical(tree$per_target$I, exhaustive$per_target$I, info = info)
+  for (rate in c("expected_match_risk", "percent_correct", "true_match_rate",
+                 "false_match_rate"))
+    expect_identical(tree[[rate]], exhaustive[[rate]], info = paste(info, rate))
+  tol <- prob_tol + 1e-13
+  rel <- function(a, b) ifelse(b == 0, abs(a), abs(a / b - 1))
+  expect_true(all(rel(tree$per_target$prob_true, exhaustive$per_target$prob_true) <= tol),
+              info = info)
+  expect_true(all(rel(tree$per_target$prob_max, exhaustive$per_target$prob_max) <= tol),
+              info = info)
+}
+
+test_that("the tree search gives the exhaustive loop's c, I and rates on every kind of input", {
+  kinds <- c("kernel", "rounded", "grouped", "noisy", "unmasked", "duplicated", "constant")
+  shapes <- rbind(c(1, 0), c(1, 1), c(2, 1), c(3, 0), c(2, 2), c(4, 1), c(4, 2))
+  sizes <- c(1, 2, 9, 120, 700)
+  seed <- 0
+  for (kind in kinds) for (s in seq_len(nrow(shapes))) for (n in sizes) {
+    k <- shapes[s, 1]
+    u <- shapes[s, 2]
+    if (u > 0 && n <= k + 1) next # the intruder's regression needs n > q
+    if (kind == "kernel" && n > 400) next # dense R kernel matrix
+    seed <- seed + 1
+    d <- match_grid_data(kind, n, k, u, seed)
+    info <- sprintf("%s n=%d known=%d unknown=%d", kind, n, k, u)
+    ex <- risk_match(d$original, d$masked, d$known, d$unknown, method = "exhaustive",
+                     threads = 2)
+    tol <- if (seed %% 2) 1e-6 else 1e-3
+    tr <- risk_match(d$original, d$masked, d$known, d$unknown, method = "tree",
+                     prob_tol = tol, threads = 2)
+    expect_same_match(tr, ex, tol, info)
+    expect_identical(tr$method, "tree")
+  }
+})
+
+test_that("a larger grid: n of a few thousand, ties and kernel masking from the package", {
+  for (kind in c("rounded", "grouped", "noisy", "duplicated")) {
+    d <- match_grid_data(kind, 3000, 2, 1, 99)
+    ex <- risk_match(d$original, d$masked, d$known, d$unknown, method = "exhaustive")
+    tr <- risk_match(d$original, d$masked, d$known, d$unknown, method = "tree")
+    expect_same_match(tr, ex, 1e-6, kind)
+  }
+  sim <- as.data.frame(simulate_zdl(1, n = 3000, seed = 3))[, c("s1", "s2", "x", "y")]
+  sch <- mask_kernel("ring", 0.002, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
+  masked <- apply_mask(sim, sch, vars = c("s1", "x", "y"))
+  ex <- risk_match(sim, masked, c("x", "s1"), "y", method = "exhaustive")
+  tr <- risk_match(sim, masked, c("x", "s1"), "y", method = "tree")
+  expect_same_match(tr, ex, 1e-6, "zdl ring")
+  # prob_tol = 0: every record summed, equal up to the order of the sum
+  t0 <- risk_match(sim, masked, c("x", "s1"), "y", method = "tree", prob_tol = 0,
+                   targets = 1:200)
+  e0 <- risk_match(sim, masked, c("x", "s1"), "y", method = "exhaustive", targets = 1:200)
+  expect_same_match(t0, e0, 0, "prob_tol = 0")
+  expect_equal(t0$prob_tol, 0)
+})
+
+test_that("ties within 1e-12 relative are found by the search as by the loop", {
+  # candidates whose scores differ by less than the tie tolerance: the same
+  # value up to the last bits
+  set.seed(5)
+  base <- runif(300)
+  o <- data.frame(a = base, b = rnorm(300))
+  m <- o
+  m$b <- round(m$b)
+  m$a <- round(m$a, 2)
+  m$a[1:50] <- m$a[1:50] * (1 + sample(c(-1, 0, 1), 50, TRUE) * 1e-15)
+  ex <- risk_match(o, m, c("a", "b"), method = "exhaustive")
+  tr <- risk_match(o, m, c("a", "b"), method = "tree")
+  expect_same_match(tr, ex, 1e-6, "near ties")
+  expect_true(any(ex$per_target$c > 1))
+})
+
+test_that("auto picks the search for large inputs and the loop otherwise", {
+  d <- match_grid_data("noisy", 50, 1, 1, 1)
+  expect_identical(risk_match(d$original, d$masked, d$known, d$unknown)$method, "exhaustive")
+  d <- match_grid_data("noisy", 2500, 1, 1, 1)
+  auto <- risk_match(d$original, d$masked, d$known, d$unknown, targets = 1:50)
+  expect_identical(auto$method, "tree")
+  exact <- risk_match(d$original, d$masked, d$known, d$unknown, targets = 1:50,
+                      prob_tol = 0)
+  expect_identical(exact$method, "exhaustive")
+})
+
+test_that("parallel chunks over future give the serial result", {
+  skip_if_not_installed("future.apply")
+  skip_on_cran()
+  d <- match_grid_data("noisy", 400, 2, 1, 11)
+  serial <- risk_match(d$original, d$masked, d$known, d$unknown, method = "tree",
+                       threads = 1)
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  par <- risk_match(d$original, d$masked, d$known, d$unknown, method = "tree",
+                    parallel = TRUE)
+  expect_identical(par, serial)
+  par_ex <- risk_match(d$original, d$masked, d$known, d$unknown, method = "exhaustive",
+                       parallel = TRUE)
+  expect_identical(par_ex$per_target$c, serial$per_target$c)
+  # chunked serially (as with a progress bar) with one shared index
+  chunked <- epimask:::match_targets(
+    list(masked_known = as.matrix(d$masked[d$known]), masked_unknown = as.matrix(d$masked[d$unknown]),
+         unknown_sd = unname(serial$sigma), unknown_range = diff(range(d$masked[[d$unknown]])),
+         threads = 1L, method = 1L, prob_tol = 1e-6, index = NULL),
+    seq_len(400), as.matrix(d$original[d$known]),
+    epimask:::intruder_regression(as.matrix(d$masked[d$known]), as.matrix(d$masked[d$unknown]),
+                                  as.matrix(d$original[d$known]))$mean,
+    parallel = FALSE, progress = TRUE, worker_threads = 1L)
+  expect_identical(chunked$c, serial$per_target$c)
+  expect_identical(chunked$prob_true, serial$per_target$prob_true)
+})
+
+test_that("a failing worker is a classed error, never a partial result", {
+  skip_if_not_installed("future.apply")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  bad_job <- list(masked_known = matrix(1:4 + 0.5, 4), masked_unknown = matrix(0, 4, 0),
+                  unknown_sd = double(0), unknown_range = double(0), threads = 1L,
+                  method = 1L, prob_tol = 2, index = NULL) # prob_tol refused in C
+  expect_error(epimask:::match_targets(bad_job, 1:4, matrix(1:4 + 0, 4), matrix(0, 4, 0),
+                                       parallel = TRUE, progress = FALSE, worker_threads = 1L),
+               "worker failed", class = "epimask_error_worker")
+})
+
+test_that("the search's limits and its arguments give classed errors", {
+  d <- match_grid_data("noisy", 60, 4, 1, 3)
+  o <- cbind(d$original, k5 = rnorm(60), k6 = rnorm(60), k7 = rnorm(60))
+  m <- cbind(d$masked, k5 = o$k5, k6 = o$k6, k7 = o$k7)
+  known7 <- c(d$known, "k5", "k6", "k7")
+  expect_error(risk_match(o, m, known7, method = "tree"), "at most 6 known",
+               class = "epimask_error_value")
+  # auto falls back to the loop there
+  expect_identical(risk_match(o, m, known7, targets = 1:3)$method, "exhaustive")
+  expect_error(risk_match(o, m, "k1", method = "fast"), "`method`",
+               class = "epimask_error_value")
+  expect_error(risk_match(o, m, "k1", prob_tol = -1), "`prob_tol`",
+               class = "epimask_error_value")
+  expect_error(risk_match(o, m, "k1", prob_tol = "a"), "`prob_tol`",
+               class = "epimask_error_type")
+  expect_error(risk_match(o, m, "k1", parallel = NA), "`parallel`",
+               class = "epimask_error_type")
+  expect_error(risk_match(o, m, "k1", progress = 1), "`progress`",
+               class = "epimask_error_type")
+})
