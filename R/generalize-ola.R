@@ -1,0 +1,261 @@
+# Globally optimal generalization (METHODS 16; El Emam et al. 2009, OLA;
+# Kohlmayer et al. 2012, Flash). The k-anonymity part of acceptability is
+# monotone along generalization (with nested hierarchies), so Flash's paths
+# with a binary search on each and predictive tagging find every node's
+# k-status from few evaluations; the least-loss acceptable node is then found
+# by branch and bound over the k-anonymous nodes, cheapest lower bound first,
+# so that l-diversity, t-closeness and a loss that suppression makes
+# non-monotone are handled exactly.
+
+#' Optimal lattice generalization to k-anonymity (OLA / Flash)
+#'
+#' Finds the generalization of least information loss that makes the data
+#' k-anonymous (and l-diverse / t-close when asked), searching the lattice of
+#' all combinations of hierarchy levels without evaluating most of them.
+#'
+#' **The lattice.** One node per vector of levels, one level per key, from 0
+#' (original values) to the top of its hierarchy. A node is *acceptable* when,
+#' after suppressing the records in equivalence classes smaller than `k`, at
+#' most `max_suppress` of the records are suppressed and every remaining class
+#' has at least `l` distinct values (`diversity = "distinct"`) or an entropy l
+#' \eqn{\exp(-\sum_s p_s \log p_s)} of at least `l` (`"entropy"`) and an earth
+#' mover's distance of at most `t` to the overall distribution (METHODS 12) on
+#' every `sensitive` variable. The result is the acceptable node of least
+#' information loss under `metric` ([info_loss()]); ties go to the lower sum of
+#' levels, then to the lexicographically smaller level vector. Losses within a
+#' relative \eqn{10^{-9}} count as ties.
+#'
+#' **The search.** With nested hierarchies (each level a function of the one
+#' below, which [datafly()]'s ready hierarchies are), the k-anonymity part is
+#' monotone: every generalization of a k-anonymous node is k-anonymous. As in
+#' Flash (Kohlmayer et al. 2012), untagged nodes are taken bottom-up; from each
+#' a path climbs through untagged nodes to the top, and a binary search on the
+#' path evaluates few of its nodes; each evaluation tags every generalization
+#' (k-anonymous) or every specialization (not). Then the k-anonymous nodes are
+#' taken in order of a lower bound on their loss (the loss with nothing
+#' suppressed for precision and entropy; for discernibility and average class
+#' size, bounds from evaluated finer nodes) until the bound exceeds the best
+#' loss found, so the answer is exact although the loss and the l-diversity
+#' check are not monotone under suppression. A node's class counts are rolled
+#' up in C from the smallest evaluated finer node's counts, never recomputed
+#' from the records. Without nested hierarchies no tagging is valid and nodes
+#' are evaluated in order of the bound (all of them, for the bound-less
+#' metrics).
+#'
+#' **The release** is built as in [datafly()]: keys generalized to the chosen
+#' levels, records in classes smaller than `k` dropped, `id` columns replaced
+#' by keyed pseudonyms, proxies of generalized keys flagged or dropped.
+#'
+#' @inheritParams datafly
+#' @param metric Information loss to minimize: `"entropy"` (non-uniform
+#'   entropy, the default), `"precision"`, `"discernibility"` or
+#'   `"avg_class_size"` (see [info_loss()]).
+#' @param l `NULL`, or the l of l-diversity required of every released class
+#'   on every `sensitive` variable.
+#' @param sensitive `NULL`, or the sensitive columns (not keys) for `l` and `t`.
+#' @param t `NULL`, or the largest earth mover's distance allowed between a
+#'   released class's distribution of a sensitive variable and the overall one.
+#' @param diversity `"distinct"` or `"entropy"` l-diversity.
+#' @param ordered Sensitive variables whose values are ordered for
+#'   t-closeness; numeric ones are ordered by default.
+#' @return An object of class `c("epimask_ola", "epimask_datafly")`: the
+#'   fields of [datafly()] (without generalization `steps`) plus `metric`,
+#'   `info_loss` (the four losses of the release, named), `nodes_evaluated`
+#'   (nodes whose class counts were computed) and `nodes_total`.
+#' @references El Emam K, Dankar FK, Issa R, et al. (2009). A globally optimal
+#'   k-anonymity method for the de-identification of health data. JAMIA 16,
+#'   670-682. Kohlmayer F, Prasser F, Eckert C, Kemper A, Kuhn KA (2012).
+#'   Flash: efficient, stable and optimal k-anonymity. PASSAT 2012.
+#' @family generalization
+#' @examples
+#' set.seed(1)
+#' people <- data.frame(
+#'   birth = as.Date("1950-01-01") + sample(0:9000, 300, TRUE),
+#'   sex = sample(c("f", "m"), 300, TRUE),
+#'   zip = sample(c("02138", "02139", "02141", "02142"), 300, TRUE),
+#'   dx = sample(c("flu", "asthma", "diabetes"), 300, TRUE))
+#' h <- list(birth = hierarchy_date(), sex = hierarchy_flat(),
+#'           zip = hierarchy_zip())
+#' best <- ola(people, c("birth", "sex", "zip"), h, k = 5)
+#' best
+#' greedy <- datafly(people, c("birth", "sex", "zip"), h, k = 5)
+#' rbind(ola = info_loss(best, "all"), datafly = info_loss(greedy, "all"))
+#' ola(people, c("birth", "sex", "zip"), h, k = 5, l = 2, sensitive = "dx")
+#' @export
+ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
+                metric = c("entropy", "precision", "discernibility", "avg_class_size"),
+                l = NULL, sensitive = NULL, t = NULL, id = NULL,
+                diversity = c("distinct", "entropy"), ordered = NULL,
+                secret = NULL, drop_proxies = FALSE) {
+  args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
+                                secret, drop_proxies)
+  data <- args$data
+  metric <- check_choice(metric, loss_metrics)
+  diversity <- check_choice(diversity, c("distinct", "entropy"))
+  sensitive <- check_columns(sensitive, data, allow_null = TRUE)
+  if (length(intersect(sensitive, c(keys, id))))
+    abort_value("sensitive", "columns that are neither `keys` nor `id`")
+  l <- check_number(l, lower = 1, allow_null = TRUE)
+  t <- check_number(t, lower = 0, upper = 1, allow_null = TRUE)
+  if (is.null(sensitive) != (is.null(l) && is.null(t)))
+    abort_value("sensitive", "given exactly when `l` or `t` is")
+  ordered <- check_columns(ordered, data, allow_null = TRUE)
+  ordered <- union(intersect(ordered, sensitive),
+                   Filter(function(s) is.numeric(data[[s]]), sensitive))
+  warn_possible_identifiers(data, c(keys, id))
+  proxies <- find_proxies(data, keys, id)
+
+  lat <- lattice_build(data, keys, args$hierarchies, sensitive, ordered)
+  k <- args$k
+  model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
+                diversity = diversity)
+  search <- lattice_search(lat, model, metric)
+  levels <- stats::setNames(search$levels, keys)
+
+  out <- finish_release(data, keys, args$hierarchies, levels, k, id,
+                        args$secret, proxies, drop_proxies, lat, model)
+  out$max_suppress <- args$max_suppress
+  out$method <- "OLA"
+  out$metric <- metric
+  out$privacy <- list(l = l, t = t, sensitive = sensitive, diversity = diversity)
+  out$acceptable <- search$found
+  out$nodes_evaluated <- search$nodes_evaluated
+  out$nodes_total <- search$nodes_total
+  out$steps <- data.frame(key = character(), level = integer(),
+                          distinct = integer(), in_small_classes = integer())
+  if (!search$found)
+    epimask_warn(sprintf(paste0(
+      "No lattice node meets the privacy model (k = %d%s); the top node is ",
+      "returned and every record that breaks it is suppressed."), k,
+      if (!is.null(sensitive)) ", with l-diversity / t-closeness" else ""),
+      "epimask_warning_suppressed")
+  structure(out, class = c("epimask_ola", "epimask_datafly"))
+}
+
+loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
+
+# The search of METHODS 16 (see ola()'s details). Returns the chosen levels,
+# whether an acceptable node exists, and the numbers of nodes evaluated and in
+# the lattice.
+lattice_search <- function(lat, model, metric) {
+  top <- lat$top
+  A <- length(top)
+  nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
+  dimnames(nodes) <- NULL
+  storage.mode(nodes) <- "integer"
+  n_nodes <- nrow(nodes)
+  stride <- cumprod(c(1L, top[-A] + 1L))
+  height <- rowSums(nodes)
+  lex_rank <- integer(n_nodes)
+  lex_rank[do.call(order, lapply(seq_len(A), function(v) nodes[, v]))] <- seq_len(n_nodes)
+  at_least <- lapply(seq_len(A), function(v) lapply(0:top[[v]], function(a) nodes[, v] >= a))
+  at_most <- lapply(seq_len(A), function(v) lapply(0:top[[v]], function(a) nodes[, v] <= a))
+  up_set <- function(h) Reduce(`&`, lapply(seq_len(A), function(v) at_least[[v]][[h[[v]] + 1L]]))
+  down_set <- function(h) Reduce(`&`, lapply(seq_len(A), function(v) at_most[[v]][[h[[v]] + 1L]]))
+
+  status <- rep(NA, n_nodes)        # k-anonymity part of acceptability
+  result <- vector("list", n_nodes)
+  n_evaluated <- 0L
+  sum_sq_bound <- rep(0, n_nodes)   # discernibility >= sum f^2 of a finer node
+  classes_bound <- rep(Inf, n_nodes) # number of classes <= that of a finer node
+  cache <- list(c(lat$bottom, list(levels = integer(A))))
+  cache_levels <- matrix(0L, 1L, A)
+  cache_rows <- nrow(lat$bottom$codes)
+
+  pick_source <- function(h) {
+    ok <- rep(TRUE, length(cache))
+    for (v in seq_len(A))
+      ok <- ok & lat$key[[v]]$nested[cbind(cache_levels[, v] + 1L, h[[v]] + 1L)]
+    cand <- which(ok)
+    cache[[cand[which.min(cache_rows[cand])]]]
+  }
+  remember <- function(tab) {
+    cache[[length(cache) + 1L]] <<- tab
+    cache_levels <<- rbind(cache_levels, tab$levels)
+    cache_rows <<- c(cache_rows, nrow(tab$codes))
+    # keep about 2e7 codes; the bottom table (first) always stays
+    while (sum(cache_rows * ncol(tab$codes)) > 2e7 && length(cache) > 2L) {
+      cache[[2L]] <<- NULL
+      cache_levels <<- cache_levels[-2L, , drop = FALSE]
+      cache_rows <<- cache_rows[-2L]
+    }
+  }
+  evaluate <- function(i) {
+    if (!is.null(result[[i]])) return(result[[i]])
+    h <- nodes[i, ]
+    tab <- lattice_rollup(lat, pick_source(h), h)
+    tab$levels <- h
+    ev <- lattice_evaluate(lat, tab, h, model, metric)
+    n_evaluated <<- n_evaluated + 1L
+    result[[i]] <<- ev
+    remember(tab)
+    if (lat$nested) {
+      up <- up_set(h)
+      if (ev$k_ok) status[up] <<- TRUE else status[down_set(h)] <<- FALSE
+      sum_sq_bound[up] <<- pmax(sum_sq_bound[up], ev$sum_sq)
+      classes_bound[up] <<- pmin(classes_bound[up], ev$n_classes)
+    } else {
+      status[i] <<- ev$k_ok
+    }
+    ev
+  }
+
+  bound <- static_bound(lat, nodes, metric)
+  # Flash's paths: climb through untagged nodes, cheapest step first
+  if (lat$nested) {
+    climb <- if (metric %in% c("entropy", "precision")) bound
+             else static_bound(lat, nodes, "precision")
+    for (i in order(height, lex_rank)) {
+      if (!is.na(status[[i]])) next
+      path <- i
+      repeat {
+        h <- nodes[path[[length(path)]], ]
+        succ <- path[[length(path)]] + stride[h < top]
+        succ <- succ[is.na(status[succ])]
+        if (!length(succ)) break
+        path <- c(path, succ[[which.min(climb[succ])]])
+      }
+      lo <- 1L
+      hi <- length(path)
+      while (lo <= hi) {
+        mid <- (lo + hi) %/% 2L
+        ok <- status[[path[[mid]]]]
+        if (is.na(ok)) ok <- evaluate(path[[mid]])$k_ok
+        if (ok) hi <- mid - 1L else lo <- mid + 1L
+      }
+    }
+  }
+
+  # branch and bound over the k-anonymous nodes
+  candidates <- if (lat$nested) which(status) else seq_len(n_nodes)
+  candidates <- candidates[order(bound[candidates], height[candidates],
+                                 lex_rank[candidates])]
+  tol <- function(x) 1e-9 * max(1, abs(x))
+  wins_tie <- function(i, j) height[[i]] < height[[j]] ||
+    (height[[i]] == height[[j]] && lex_rank[[i]] < lex_rank[[j]])
+  best <- NA_integer_
+  best_loss <- Inf
+  for (i in candidates) {
+    if (!is.na(best)) {
+      if (bound[[i]] > best_loss + tol(best_loss)) break
+      b <- bound[[i]]
+      if (lat$nested && metric == "discernibility") b <- max(b, sum_sq_bound[[i]])
+      if (lat$nested && metric == "avg_class_size")
+        b <- max(b, lat$n * (1 - model$max_suppress) / (model$k * classes_bound[[i]]))
+      if (b > best_loss + tol(best_loss)) next
+      if (b >= best_loss - tol(best_loss) && !wins_tie(i, best)) next
+    }
+    ev <- evaluate(i)
+    if (!ev$ok) next
+    loss <- ev$loss[[metric]]
+    if (is.na(best) || loss < best_loss - tol(best_loss) ||
+        (loss <= best_loss + tol(best_loss) && wins_tie(i, best))) {
+      best <- i
+      best_loss <- loss
+    }
+  }
+  found <- !is.na(best)
+  if (!found) best <- n_nodes
+  list(levels = nodes[best, ], found = found, nodes_evaluated = n_evaluated,
+       nodes_total = n_nodes)
+}
