@@ -22,6 +22,9 @@ lattice_key <- function(x, hierarchy) {
   })
   group_n <- lapply(level_codes, function(code)
     as.vector(rowsum(as.double(n_value), code, reorder = TRUE)))
+  # what suppressing a record costs in entropy over keeping it at the level:
+  # log2 n - log2 n_g (METHODS 16), by generalized value
+  suppress_cost <- lapply(group_n, function(ng) log2(length(x)) - log2(ng))
   maps <- lapply(0:top, function(a) lapply(0:top, function(b) {
     if (b < a) return(NULL)
     from <- level_codes[[a + 1L]]
@@ -33,7 +36,7 @@ lattice_key <- function(x, hierarchy) {
   nested <- outer(0:top, 0:top, Vectorize(function(a, b)
     b >= a && !is.null(maps[[a + 1L]][[b + 1L]])))
   list(code0 = code0, top = top, n_value = n_value, level_codes = level_codes,
-       group_n = group_n, maps = maps, nested = nested)
+       group_n = group_n, suppress_cost = suppress_cost, maps = maps, nested = nested)
 }
 
 # Codes of one sensitive variable (NA a value of its own, last when ordered)
@@ -146,9 +149,10 @@ node_loss <- function(lat, levels, size, small, class_codes, metric, k) {
         lat$entropy_base[[v]][[levels[[v]] + 1L]], numeric(1)))
       extra <- 0
       if (any(small)) {
+        small_size <- size[small]
         for (v in seq_len(A)) {
-          ng <- lat$key[[v]]$group_n[[levels[[v]] + 1L]]
-          extra <- extra + sum(size[small] * (log2(n) - log2(ng[class_codes[small, v]])))
+          cost <- lat$key[[v]]$suppress_cost[[levels[[v]] + 1L]]
+          extra <- extra + sum(small_size * cost[class_codes[small, v]])
         }
       }
       base + extra

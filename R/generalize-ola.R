@@ -148,35 +148,43 @@ lattice_search <- function(lat, model, metric) {
   height <- rowSums(nodes)
   lex_rank <- integer(n_nodes)
   lex_rank[do.call(order, lapply(seq_len(A), function(v) nodes[, v]))] <- seq_len(n_nodes)
-  at_least <- lapply(seq_len(A), function(v) lapply(0:top[[v]], function(a) nodes[, v] >= a))
-  at_most <- lapply(seq_len(A), function(v) lapply(0:top[[v]], function(a) nodes[, v] <= a))
-  up_set <- function(h) Reduce(`&`, lapply(seq_len(A), function(v) at_least[[v]][[h[[v]] + 1L]]))
-  down_set <- function(h) Reduce(`&`, lapply(seq_len(A), function(v) at_most[[v]][[h[[v]] + 1L]]))
+  bound <- static_bound(lat, nodes, metric)
+  tag <- function(h, up) .Call(C_lattice_tag, list(nodes = nodes, levels = h, up = up))
 
   status <- rep(NA, n_nodes)        # k-anonymity part of acceptability
   result <- vector("list", n_nodes)
   n_evaluated <- 0L
-  sum_sq_bound <- rep(0, n_nodes)   # discernibility >= sum f^2 of a finer node
-  classes_bound <- rep(Inf, n_nodes) # number of classes <= that of a finer node
+  # bounds from evaluated nodes (valid with nested hierarchies): a node's
+  # classes are unions of a finer node's, so its sum of squared class sizes
+  # is at least, and its number of classes at most, the finer node's; its
+  # suppressed records include a coarser node's, each losing at least as much.
+  sum_sq_bound <- rep(0, n_nodes)
+  classes_bound <- rep(Inf, n_nodes)
+  suppressed_bound <- rep(0, n_nodes)
+  extra_bound <- rep(0, n_nodes)
   cache <- list(c(lat$bottom, list(levels = integer(A))))
-  cache_levels <- matrix(0L, 1L, A)
+  cache_levels <- matrix(0L, A, 1L)  # one column per cached table
   cache_rows <- nrow(lat$bottom$codes)
 
   pick_source <- function(h) {
-    ok <- rep(TRUE, length(cache))
-    for (v in seq_len(A))
-      ok <- ok & lat$key[[v]]$nested[cbind(cache_levels[, v] + 1L, h[[v]] + 1L)]
+    if (lat$nested) {
+      ok <- colSums(cache_levels <= h) == A
+    } else {
+      ok <- rep(TRUE, length(cache))
+      for (v in seq_len(A))
+        ok <- ok & lat$key[[v]]$nested[cbind(cache_levels[v, ] + 1L, h[[v]] + 1L)]
+    }
     cand <- which(ok)
     cache[[cand[which.min(cache_rows[cand])]]]
   }
   remember <- function(tab) {
     cache[[length(cache) + 1L]] <<- tab
-    cache_levels <<- rbind(cache_levels, tab$levels)
+    cache_levels <<- cbind(cache_levels, tab$levels)
     cache_rows <<- c(cache_rows, nrow(tab$codes))
     # keep about 2e7 codes; the bottom table (first) always stays
     while (sum(cache_rows * ncol(tab$codes)) > 2e7 && length(cache) > 2L) {
       cache[[2L]] <<- NULL
-      cache_levels <<- cache_levels[-2L, , drop = FALSE]
+      cache_levels <<- cache_levels[, -2L, drop = FALSE]
       cache_rows <<- cache_rows[-2L]
     }
   }
@@ -190,17 +198,22 @@ lattice_search <- function(lat, model, metric) {
     result[[i]] <<- ev
     remember(tab)
     if (lat$nested) {
-      up <- up_set(h)
-      if (ev$k_ok) status[up] <<- TRUE else status[down_set(h)] <<- FALSE
-      sum_sq_bound[up] <<- pmax(sum_sq_bound[up], ev$sum_sq)
-      classes_bound[up] <<- pmin(classes_bound[up], ev$n_classes)
+      up <- tag(h, 1L)
+      down <- tag(h, 0L)
+      if (ev$k_ok) status[up] <<- TRUE else status[down] <<- FALSE
+      if (metric == "discernibility")
+        sum_sq_bound[up] <<- pmax(sum_sq_bound[up], ev$sum_sq)
+      if (metric == "avg_class_size")
+        classes_bound[up] <<- pmin(classes_bound[up], ev$n_classes)
+      suppressed_bound[down] <<- pmax(suppressed_bound[down], ev$suppressed)
+      if (metric == "entropy")
+        extra_bound[down] <<- pmax(extra_bound[down], ev$loss[["entropy"]] - bound[[i]])
     } else {
       status[i] <<- ev$k_ok
     }
     ev
   }
 
-  bound <- static_bound(lat, nodes, metric)
   # Flash's paths: climb through untagged nodes, cheapest step first
   if (lat$nested) {
     climb <- if (metric %in% c("entropy", "precision")) bound
@@ -239,9 +252,12 @@ lattice_search <- function(lat, model, metric) {
     if (!is.na(best)) {
       if (bound[[i]] > best_loss + tol(best_loss)) break
       b <- bound[[i]]
-      if (lat$nested && metric == "discernibility") b <- max(b, sum_sq_bound[[i]])
-      if (lat$nested && metric == "avg_class_size")
-        b <- max(b, lat$n * (1 - model$max_suppress) / (model$k * classes_bound[[i]]))
+      if (lat$nested) b <- switch(metric,
+        entropy = b + extra_bound[[i]],
+        precision = b + suppressed_bound[[i]] * sum(1 - nodes[i, ] / top) / (lat$n * A),
+        discernibility = max(b, sum_sq_bound[[i]], lat$n * suppressed_bound[[i]]),
+        avg_class_size = max(b, lat$n * (1 - model$max_suppress) /
+                               (model$k * classes_bound[[i]])))
       if (b > best_loss + tol(best_loss)) next
       if (b >= best_loss - tol(best_loss) && !wins_tie(i, best)) next
     }
@@ -258,4 +274,29 @@ lattice_search <- function(lat, model, metric) {
   if (!found) best <- n_nodes
   list(levels = nodes[best, ], found = found, nodes_evaluated = n_evaluated,
        nodes_total = n_nodes)
+}
+
+# The slow exact twin of lattice_search(): every node rolled up from the
+# bottom table and evaluated, the optimum by the same rule. Kept as the
+# reference of the benchmarks (inst/bench/bench-ola.R).
+lattice_exhaustive <- function(lat, model, metric) {
+  top <- lat$top
+  nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
+  dimnames(nodes) <- NULL
+  storage.mode(nodes) <- "integer"
+  bottom <- c(lat$bottom, list(levels = integer(length(top))))
+  loss <- rep(NA_real_, nrow(nodes))
+  for (i in seq_len(nrow(nodes))) {
+    ev <- lattice_evaluate(lat, lattice_rollup(lat, bottom, nodes[i, ]), nodes[i, ],
+                           model, metric)
+    if (ev$ok) loss[[i]] <- ev$loss[[metric]]
+  }
+  ok <- which(!is.na(loss))
+  if (!length(ok)) return(list(levels = nodes[nrow(nodes), ], found = FALSE))
+  best_loss <- min(loss[ok])
+  tied <- ok[loss[ok] <= best_loss + 1e-9 * max(1, abs(best_loss))]
+  m <- nodes[tied, , drop = FALSE]
+  tied <- tied[do.call(order, c(list(rowSums(m)), lapply(seq_along(top), function(v) m[, v])))]
+  list(levels = nodes[tied[[1L]], ], found = TRUE, nodes_evaluated = nrow(nodes),
+       nodes_total = nrow(nodes))
 }

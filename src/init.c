@@ -14,6 +14,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(lattice_group, 1),
     CALLDEF(lattice_rollup, 1),
     CALLDEF(lattice_diversity, 1),
+    CALLDEF(lattice_tag, 1),
     /* err: linear excess-relative-risk model (r_err.c) */
     CALLDEF(err_fit, 9),
     CALLDEF(err_derivs, 8),

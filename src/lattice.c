@@ -167,3 +167,16 @@ int lattice_diversity(const int *cls, const int *s, const double *count,
     free(start); free(order); free(hist); free(touched);
     return 0;
 }
+
+void lattice_tag(const int *nodes, size_t n_nodes, int n_keys, const int *levels,
+                 int up, int *out)
+{
+    for (size_t i = 0; i < n_nodes; i++) {
+        int in = 1;
+        for (int v = 0; v < n_keys && in; v++) {
+            int h = nodes[i + (size_t) v * n_nodes];
+            in = up ? h >= levels[v] : h <= levels[v];
+        }
+        out[i] = in;
+    }
+}

@@ -37,4 +37,10 @@ int lattice_diversity(const int *cls, const int *s, const double *count,
                       int ordered, double *distinct, double *entropy_l,
                       double *emd);
 
+/* Predictive tagging: out[i] = 1 when node i (row i of the n_nodes x n_keys
+ * level matrix) is a generalization of `levels` (up != 0: every level >=) or
+ * a specialization (up == 0: every level <=), else 0. */
+void lattice_tag(const int *nodes, size_t n_nodes, int n_keys, const int *levels,
+                 int up, int *out);
+
 #endif

@@ -137,3 +137,20 @@ SEXP r_lattice_diversity(SEXP spec)
     UNPROTECT(1);
     return out;
 }
+
+/* spec: nodes (N x A integer matrix of levels), levels (A), up (0/1).
+ * Returns a logical vector: the nodes at or above (up) / below `levels`. */
+SEXP r_lattice_tag(SEXP spec)
+{
+    SEXP nodes = r_field(spec, "nodes");
+    if (TYPEOF(nodes) != INTSXP || !isMatrix(nodes))
+        r_field_error("nodes", "an integer matrix");
+    int n_keys = ncols(nodes);
+    const int *levels = r_field_int(spec, "levels", n_keys);
+    int up = r_field_int1(spec, "up", 0, 1);
+    size_t n = (size_t) nrows(nodes);
+    SEXP out = PROTECT(allocVector(LGLSXP, (R_xlen_t) n));
+    lattice_tag(INTEGER_RO(nodes), n, n_keys, levels, up, LOGICAL(out));
+    UNPROTECT(1);
+    return out;
+}
