@@ -313,7 +313,11 @@ find_proxies <- function(data, keys, id) {
   distinct <- function(cols) length(key_groups(data, cols)$size)
   n_key <- vapply(keys, distinct, integer(1))
   n_other <- vapply(others, distinct, integer(1))
-  for (key in keys[n_key > 1L]) {
+  # a column with a distinct value on every record maps one-to-one onto any
+  # key that has one too: an identifier (warn_possible_identifiers()), not
+  # a proxy
+  n <- nrow(data)
+  for (key in keys[n_key > 1L & n_key < n]) {
     for (col in others[n_other == n_key[[key]]]) {
       if (distinct(c(col, key)) == n_key[[key]])
         found[nrow(found) + 1L, ] <- list(col, key)
@@ -396,13 +400,15 @@ print.summary.epimask_datafly <- function(x, ...) {
 #' @rdname datafly
 #' @param y Unused.
 #' @param what Bar heights: number of `"classes"` or of `"records"` per EC size.
+#' @param main Plot title (default names the method).
 #' @export
-plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"), ...) {
+plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"),
+                                 main = NULL, ...) {
   what <- check_choice(what, c("classes", "records"))
   if (!length(x$class_sizes))
     epimask_abort("Nothing to plot: every record was suppressed.",
                   "epimask_error_empty", arg = "x")
   method <- if (is.null(x$method)) "Datafly" else x$method
-  class_size_barplot(x$class_sizes, x$k, what,
-                     main = sprintf("Equivalence class sizes after %s", method), ...)
+  if (is.null(main)) main <- sprintf("Equivalence class sizes after %s", method)
+  class_size_barplot(x$class_sizes, x$k, what, main = main, ...)
 }

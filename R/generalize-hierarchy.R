@@ -198,6 +198,7 @@ read_arx_hierarchy <- function(file, sep = NULL) {
                            comment.char = "", strip.white = FALSE,
                            blank.lines.skip = TRUE, check.names = FALSE)
   names(tab) <- c("value", sprintf("level %d", seq_len(ncol(tab) - 1L)))
+  if (all(tab[[ncol(tab)]] == "*")) names(tab)[ncol(tab)] <- "*"
   tab
 }
 

@@ -15,7 +15,8 @@
 #' * `"precision"`: Sweeney's precision loss,
 #'   \eqn{\frac{1}{nA} \sum_i \sum_v h_{iv} / H_v}, with \eqn{h_{iv}} the
 #'   level of key \eqn{v} (its top \eqn{H_v} for a suppressed record); from 0
-#'   to 1 (precision is one minus it).
+#'   to 1 (precision is one minus it). A key with a single level (one value
+#'   in the data) counts 0 for a released record, 1 for a suppressed one.
 #' * `"discernibility"`: \eqn{\sum f_j^2} over released classes plus \eqn{n}
 #'   per suppressed record (Bayardo & Agrawal 2005).
 #' * `"avg_class_size"`: the normalized average class size,

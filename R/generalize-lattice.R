@@ -141,7 +141,7 @@ node_loss <- function(lat, levels, size, small, class_codes, metric, k) {
   A <- length(levels)
   s <- sum(size[small])
   switch(metric,
-    precision = ((n - s) * sum(levels / lat$top) + s * A) / (n * A),
+    precision = ((n - s) * sum(level_share(levels, lat$top)) + s * A) / (n * A),
     discernibility = sum(size[!small]^2) + n * s,
     avg_class_size = if (n > s) ((n - s) / sum(!small)) / k else n / k,
     entropy = {
@@ -159,12 +159,17 @@ node_loss <- function(lat, levels, size, small, class_codes, metric, k) {
     })
 }
 
+# h / H for precision; a key whose hierarchy has a single level (one value
+# in the data) loses nothing when released.
+level_share <- function(h, top) h / pmax(top, 1L) * (top > 0)
+
 # A lower bound on a node's loss from its levels alone: the loss with nothing
 # suppressed for precision and entropy (suppression only adds loss); for the
 # other two, bounds come from evaluated finer nodes (lattice_search()).
 static_bound <- function(lat, nodes, metric) {
   switch(metric,
-    precision = as.vector(nodes %*% (1 / lat$top)) / length(lat$top),
+    precision = Reduce(`+`, lapply(seq_along(lat$top), function(v)
+      level_share(nodes[, v], lat$top[[v]]))) / length(lat$top),
     entropy = Reduce(`+`, lapply(seq_along(lat$keys), function(v)
       lat$entropy_base[[v]][nodes[, v] + 1L])),
     discernibility = rep(lat$n, nrow(nodes)),

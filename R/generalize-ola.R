@@ -254,7 +254,8 @@ lattice_search <- function(lat, model, metric) {
       b <- bound[[i]]
       if (lat$nested) b <- switch(metric,
         entropy = b + extra_bound[[i]],
-        precision = b + suppressed_bound[[i]] * sum(1 - nodes[i, ] / top) / (lat$n * A),
+        precision = b + suppressed_bound[[i]] * sum(1 - level_share(nodes[i, ], top)) /
+          (lat$n * A),
         discernibility = max(b, sum_sq_bound[[i]], lat$n * suppressed_bound[[i]]),
         avg_class_size = max(b, lat$n * (1 - model$max_suppress) /
                                (model$k * classes_bound[[i]])))
