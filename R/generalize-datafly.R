@@ -367,6 +367,15 @@ format.epimask_datafly <- function(x, ...) {
 }
 
 #' @rdname datafly
+#' @param row.names,optional Unused (for the generic).
+#' @details `as.data.frame()` returns the release (`x$data`) as a plain data
+#'   frame.
+#' @export
+as.data.frame.epimask_datafly <- function(x, row.names = NULL, optional = FALSE, ...) {
+  as.data.frame(x$data, stringsAsFactors = FALSE)
+}
+
+#' @rdname datafly
 #' @export
 summary.epimask_datafly <- function(object, ...) {
   structure(list(

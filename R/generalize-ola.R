@@ -156,12 +156,9 @@ lattice_search <- function(lat, model, metric) {
   n_evaluated <- 0L
   # bounds from evaluated nodes (valid with nested hierarchies): a node's
   # classes are unions of a finer node's, so its sum of squared class sizes
-  # is at least, and its number of classes at most, the finer node's; its
-  # suppressed records include a coarser node's, each losing at least as much.
+  # is at least, and its number of classes at most, the finer node's.
   sum_sq_bound <- rep(0, n_nodes)
   classes_bound <- rep(Inf, n_nodes)
-  suppressed_bound <- rep(0, n_nodes)
-  extra_bound <- rep(0, n_nodes)
   cache <- list(c(lat$bottom, list(levels = integer(A))))
   cache_levels <- matrix(0L, A, 1L)  # one column per cached table
   cache_rows <- nrow(lat$bottom$codes)
@@ -198,16 +195,15 @@ lattice_search <- function(lat, model, metric) {
     result[[i]] <<- ev
     remember(tab)
     if (lat$nested) {
-      up <- tag(h, 1L)
-      down <- tag(h, 0L)
-      if (ev$k_ok) status[up] <<- TRUE else status[down] <<- FALSE
-      if (metric == "discernibility")
+      # predictive tagging; phase 2 knows every node's k-status already
+      if (is.na(status[[i]])) {
+        if (ev$k_ok) status[tag(h, 1L)] <<- TRUE else status[tag(h, 0L)] <<- FALSE
+      }
+      if (metric == "discernibility" || metric == "avg_class_size") {
+        up <- tag(h, 1L)
         sum_sq_bound[up] <<- pmax(sum_sq_bound[up], ev$sum_sq)
-      if (metric == "avg_class_size")
         classes_bound[up] <<- pmin(classes_bound[up], ev$n_classes)
-      suppressed_bound[down] <<- pmax(suppressed_bound[down], ev$suppressed)
-      if (metric == "entropy")
-        extra_bound[down] <<- pmax(extra_bound[down], ev$loss[["entropy"]] - bound[[i]])
+      }
     } else {
       status[i] <<- ev$k_ok
     }
@@ -252,13 +248,9 @@ lattice_search <- function(lat, model, metric) {
     if (!is.na(best)) {
       if (bound[[i]] > best_loss + tol(best_loss)) break
       b <- bound[[i]]
-      if (lat$nested) b <- switch(metric,
-        entropy = b + extra_bound[[i]],
-        precision = b + suppressed_bound[[i]] * sum(1 - level_share(nodes[i, ], top)) /
-          (lat$n * A),
-        discernibility = max(b, sum_sq_bound[[i]], lat$n * suppressed_bound[[i]]),
-        avg_class_size = max(b, lat$n * (1 - model$max_suppress) /
-                               (model$k * classes_bound[[i]])))
+      if (lat$nested && metric == "discernibility") b <- max(b, sum_sq_bound[[i]])
+      if (lat$nested && metric == "avg_class_size")
+        b <- max(b, lat$n * (1 - model$max_suppress) / (model$k * classes_bound[[i]]))
       if (b > best_loss + tol(best_loss)) next
       if (b >= best_loss - tol(best_loss) && !wins_tie(i, best)) next
     }

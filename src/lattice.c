@@ -66,39 +66,75 @@ int lattice_group(const int *codes, size_t n, size_t ld, int ncol,
     return n_groups;
 }
 
-int lattice_rollup(const int *codes, const double *count, size_t n, int ncol,
-                   const int *const *maps, const int *map_len, int *scratch,
-                   int *group, int *out_codes, double *out_count)
+static uint64_t buffer_hash(const int *row, int ncol)
 {
-    for (int j = 0; j < ncol; j++) {
-        const int *src = codes + (size_t) j * n;
-        int *dst = scratch + (size_t) j * n;
-        if (!maps[j]) {
-            memcpy(dst, src, n * sizeof(int));
-            continue;
-        }
-        for (size_t i = 0; i < n; i++) {
-            int c = src[i];
-            if (c < 1 || c > map_len[j]) return -2;
-            dst[i] = maps[j][c - 1];
-        }
-    }
-    /* group the mapped rows; first[] and sizes reuse the output buffers */
-    int *first = malloc((n > 0 ? n : 1) * sizeof(int));
-    if (!first) return -1;
-    for (size_t i = 0; i < n; i++) out_count[i] = 0.0;
-    int n_groups = lattice_group(scratch, n, n, ncol, NULL, group, out_count, first);
-    if (n_groups < 0) {
-        free(first);
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int j = 0; j < ncol; j++)
+        h = mix64(h ^ (uint64_t)(uint32_t) row[j]) + (uint64_t) j;
+    return h;
+}
+
+/* One pass over the finer table: each row is recoded into a small buffer,
+ * hashed, and merged into its group. Group representatives are kept row by
+ * row (one contiguous block per group) and the table keeps 32 bits of each
+ * hash, so that a probe touches few cache lines even for a million rows. */
+int lattice_rollup(const int *codes, const double *count, size_t n, int ncol,
+                   const int *const *maps, const int *map_len,
+                   int *out_codes, double *out_count)
+{
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    size_t mask = cap - 1;
+    int *table = malloc(cap * sizeof(int));
+    uint32_t *tags = malloc(cap * sizeof(uint32_t));
+    int *rep = malloc((n > 0 ? n : 1) * (size_t) (ncol > 0 ? ncol : 1) * sizeof(int));
+    int *row = malloc((size_t) (ncol > 0 ? ncol : 1) * sizeof(int));
+    if (!table || !tags || !rep || !row) {
+        free(table); free(tags); free(rep); free(row);
         return -1;
     }
-    for (size_t g = 0; g < (size_t) n_groups; g++) out_count[g] = 0.0;
-    for (size_t i = 0; i < n; i++) out_count[group[i]] += count[i];
-    for (int j = 0; j < ncol; j++)
-        for (size_t g = 0; g < (size_t) n_groups; g++)
-            out_codes[g + (size_t) j * n_groups] = scratch[(size_t) first[g] + (size_t) j * n];
-    free(first);
-    return n_groups;
+    for (size_t i = 0; i < cap; i++) table[i] = -1;
+    int n_groups = 0, status = 0;
+    for (size_t i = 0; i < n && status == 0; i++) {
+        for (int j = 0; j < ncol; j++) {
+            int c = codes[i + (size_t) j * n];
+            if (maps[j]) {
+                if (c < 1 || c > map_len[j]) {
+                    status = -2;
+                    break;
+                }
+                c = maps[j][c - 1];
+            }
+            row[j] = c;
+        }
+        if (status) break;
+        uint64_t h = buffer_hash(row, ncol);
+        uint32_t tag = (uint32_t) (h >> 32);
+        size_t slot = (size_t) h & mask;
+        for (;;) {
+            int g = table[slot];
+            if (g < 0) {
+                table[slot] = n_groups;
+                tags[slot] = tag;
+                memcpy(rep + (size_t) n_groups * ncol, row, (size_t) ncol * sizeof(int));
+                out_count[n_groups++] = count[i];
+                break;
+            }
+            if (tags[slot] == tag &&
+                memcmp(rep + (size_t) g * ncol, row, (size_t) ncol * sizeof(int)) == 0) {
+                out_count[g] += count[i];
+                break;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+    if (status == 0) {
+        for (int j = 0; j < ncol; j++)
+            for (size_t g = 0; g < (size_t) n_groups; g++)
+                out_codes[g + (size_t) j * n_groups] = rep[g * ncol + j];
+    }
+    free(table); free(tags); free(rep); free(row);
+    return status ? status : n_groups;
 }
 
 int lattice_diversity(const int *cls, const int *s, const double *count,

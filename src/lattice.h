@@ -19,12 +19,11 @@ int lattice_group(const int *codes, size_t n, size_t ld, int ncol,
 
 /* Roll a table up: maps[j] (length map_len[j]) recodes column j, NULL keeps
  * it. out_codes (capacity n * ncol) receives the G x ncol merged table with
- * leading dimension G, out_count its counts. scratch holds n * ncol ints,
- * group n ints. Returns G, -1 when out of memory, -2 when a code has no
- * entry in its map. */
+ * leading dimension G, out_count (capacity n) its counts. Returns G, -1 when
+ * out of memory, -2 when a code has no entry in its map. */
 int lattice_rollup(const int *codes, const double *count, size_t n, int ncol,
-                   const int *const *maps, const int *map_len, int *scratch,
-                   int *group, int *out_codes, double *out_count);
+                   const int *const *maps, const int *map_len,
+                   int *out_codes, double *out_count);
 
 /* Per class, for one sensitive variable: the number of distinct values, the
  * entropy l (exp of the entropy of the class's distribution) and the earth

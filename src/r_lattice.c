@@ -88,12 +88,9 @@ SEXP r_lattice_rollup(SEXP spec)
         }
     }
     size_t cells = n * (size_t) p;
-    int *scratch = (int *) R_alloc(cells > 0 ? cells : 1, sizeof(int));
-    int *group = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
     int *out_codes = (int *) R_alloc(cells > 0 ? cells : 1, sizeof(int));
     double *out_count = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
-    int g = lattice_rollup(codes, count, n, p, map, map_len, scratch, group,
-                           out_codes, out_count);
+    int g = lattice_rollup(codes, count, n, p, map, map_len, out_codes, out_count);
     if (g == -2) r_field_error("maps", "covering every code of its column");
     if (g < 0) error("not enough memory to roll up %zu rows", n);
     const char *names[] = {"codes", "count"};

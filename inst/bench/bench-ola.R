@@ -10,10 +10,14 @@
 suppressPackageStartupMessages(library(epimask))
 cat(sprintf("load: %s\n", paste(readLines("/proc/loadavg"), collapse = "")))
 
+# elapsed and CPU seconds (user + system of this process: the machine is
+# shared, and the CPU time is the figure that load inflates least)
 time_it <- function(expr) {
-  t0 <- proc.time()[["elapsed"]]
+  t0 <- proc.time()
   value <- force(expr)
-  list(value = value, seconds = proc.time()[["elapsed"]] - t0)
+  t1 <- proc.time() - t0
+  list(value = value, seconds = t1[["elapsed"]],
+       cpu = t1[["user.self"]] + t1[["sys.self"]])
 }
 
 exhaustive <- function(data, keys, h, k, max_suppress, metric) {
@@ -28,19 +32,23 @@ compare <- function(label, data, keys, h, k, max_suppress, metric = "entropy",
                                     metric = metric)))
   row <- data.frame(data = label, n = nrow(data), keys = length(keys), k = k,
                     suppress = max_suppress, metric = metric,
-                    ola_s = round(o$seconds, 3), evaluated = o$value$nodes_evaluated,
+                    ola_s = round(o$seconds, 3), ola_cpu = round(o$cpu, 3),
+                    evaluated = o$value$nodes_evaluated,
                     nodes = o$value$nodes_total,
                     ola_loss = signif(info_loss(o$value, metric), 6),
                     ola_supp = o$value$n_suppressed)
   if (reference) {
     e <- time_it(exhaustive(data, keys, h, k, max_suppress, metric))
     row$exhaustive_s <- round(e$seconds, 2)
+    row$exhaustive_cpu <- round(e$cpu, 2)
     row$ratio <- round(e$seconds / o$seconds, 1)
+    row$cpu_ratio <- round(e$cpu / o$cpu, 1)
     row$same <- identical(unname(e$value$levels), unname(o$value$levels))
   }
   if (greedy) {
     d <- time_it(suppressWarnings(datafly(data, keys, h, k = k, max_suppress = max_suppress)))
     row$datafly_s <- round(d$seconds, 3)
+    row$datafly_cpu <- round(d$cpu, 3)
     row$datafly_loss <- signif(info_loss(d$value, metric), 6)
     row$datafly_supp <- d$value$n_suppressed
   }

@@ -83,6 +83,7 @@ test_that("ola results share datafly's class and methods", {
   expect_output(print(res), "nodes evaluated")
   expect_output(print(summary(res)), "Information loss")
   expect_type(format(res), "character")
+  expect_identical(as.data.frame(res), res$data)
   pdf(NULL)
   on.exit(dev.off())
   expect_equal(sum(plot(res)), length(res$class_sizes))
