@@ -58,6 +58,15 @@
 #' @param diversity `"distinct"` or `"entropy"` l-diversity.
 #' @param ordered Sensitive variables whose values are ordered for
 #'   t-closeness; numeric ones are ordered by default.
+#' @param search `"exact"` (the default) finds the optimum defined above;
+#'   `"minimal"` takes the best of the k-minimal nodes (k-anonymous nodes
+#'   whose one-step specializations are not), as the OLA and Flash papers do:
+#'   the same node when the loss cannot fall with generalization (no
+#'   suppression, or the k-minimal node is also least under suppression),
+#'   fewer nodes evaluated, but with suppression a coarser node that
+#'   suppresses fewer records can lose less, which only `"exact"` finds. It
+#'   falls back to the exact search when no k-minimal node is l-diverse /
+#'   t-close.
 #' @return An object of class `c("epimask_ola", "epimask_datafly")`: the
 #'   fields of [datafly()] (without generalization `steps`) plus `metric`,
 #'   `info_loss` (the four losses of the release, named), `nodes_evaluated`
@@ -86,12 +95,14 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),
                 l = NULL, sensitive = NULL, t = NULL, id = NULL,
                 diversity = c("distinct", "entropy"), ordered = NULL,
-                secret = NULL, drop_proxies = FALSE) {
+                secret = NULL, drop_proxies = FALSE,
+                search = c("exact", "minimal")) {
   args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
                                 secret, drop_proxies)
   data <- args$data
   metric <- check_choice(metric, loss_metrics)
   diversity <- check_choice(diversity, c("distinct", "entropy"))
+  search <- check_choice(search, c("exact", "minimal"))
   sensitive <- check_columns(sensitive, data, allow_null = TRUE)
   if (length(intersect(sensitive, c(keys, id))))
     abort_value("sensitive", "columns that are neither `keys` nor `id`")
@@ -109,8 +120,8 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity)
-  search <- lattice_search(lat, model, metric)
-  levels <- stats::setNames(search$levels, keys)
+  found <- lattice_search(lat, model, metric, minimal_only = search == "minimal")
+  levels <- stats::setNames(found$levels, keys)
 
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
                         args$secret, proxies, drop_proxies, lat, model)
@@ -118,12 +129,13 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   out$method <- "OLA"
   out$metric <- metric
   out$privacy <- list(l = l, t = t, sensitive = sensitive, diversity = diversity)
-  out$acceptable <- search$found
-  out$nodes_evaluated <- search$nodes_evaluated
-  out$nodes_total <- search$nodes_total
+  out$search <- search
+  out$acceptable <- found$found
+  out$nodes_evaluated <- found$nodes_evaluated
+  out$nodes_total <- found$nodes_total
   out$steps <- data.frame(key = character(), level = integer(),
                           distinct = integer(), in_small_classes = integer())
-  if (!search$found)
+  if (!found$found)
     epimask_warn(sprintf(paste0(
       "No lattice node meets the privacy model (k = %d%s); the top node is ",
       "returned and every record that breaks it is suppressed."), k,
@@ -137,7 +149,7 @@ loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
 # The search of METHODS 16 (see ola()'s details). Returns the chosen levels,
 # whether an acceptable node exists, and the numbers of nodes evaluated and in
 # the lattice.
-lattice_search <- function(lat, model, metric) {
+lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
   top <- lat$top
   A <- length(top)
   nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
@@ -185,6 +197,27 @@ lattice_search <- function(lat, model, metric) {
       cache_rows <<- cache_rows[-2L]
     }
   }
+  # the best acceptable node so far (ties: lower sum of levels, then the
+  # lexicographically smaller vector); losses within 1e-9 relative are ties
+  tol <- function(x) 1e-9 * max(1, abs(x))
+  wins_tie <- function(i, j) height[[i]] < height[[j]] ||
+    (height[[i]] == height[[j]] && lex_rank[[i]] < lex_rank[[j]])
+  best <- NA_integer_
+  best_loss <- Inf
+  consider <- function(i, ev) {
+    if (!ev$ok) return(invisible())
+    loss <- ev$loss[[metric]]
+    if (is.na(best) || loss < best_loss - tol(best_loss) ||
+        (loss <= best_loss + tol(best_loss) && wins_tie(i, best))) {
+      best <<- i
+      best_loss <<- loss
+    }
+  }
+  # with the exact search, a node whose lower bound exceeds the best loss
+  # found is never evaluated (nor its k-status sought)
+  prune <- !minimal_only
+  beaten <- function(i) prune && bound[[i]] > best_loss + tol(best_loss)
+
   evaluate <- function(i) {
     if (!is.null(result[[i]])) return(result[[i]])
     h <- nodes[i, ]
@@ -207,6 +240,7 @@ lattice_search <- function(lat, model, metric) {
     } else {
       status[i] <<- ev$k_ok
     }
+    if (prune) consider(i, ev)
     ev
   }
 
@@ -215,7 +249,7 @@ lattice_search <- function(lat, model, metric) {
     climb <- if (metric %in% c("entropy", "precision")) bound
              else static_bound(lat, nodes, "precision")
     for (i in order(height, lex_rank)) {
-      if (!is.na(status[[i]])) next
+      if (!is.na(status[[i]]) || beaten(i)) next
       path <- i
       repeat {
         h <- nodes[path[[length(path)]], ]
@@ -235,15 +269,22 @@ lattice_search <- function(lat, model, metric) {
     }
   }
 
-  # branch and bound over the k-anonymous nodes
-  candidates <- if (lat$nested) which(status) else seq_len(n_nodes)
+  # branch and bound over the nodes k-anonymous or not yet known
+  candidates <- if (lat$nested) which(is.na(status) | status) else seq_len(n_nodes)
+  if (minimal_only && lat$nested) {
+    # the k-minimal nodes: k-anonymous, every one-step specialization not
+    # (all evaluated in the paths: nothing below them could tag them)
+    below_fails <- vapply(candidates, function(i) {
+      h <- nodes[i, ]
+      pred <- i - stride[h > 0]
+      !length(pred) || !any(status[pred])
+    }, logical(1))
+    minimal <- candidates[below_fails & !is.na(status[candidates])]
+    ok <- vapply(minimal, function(i) evaluate(i)$ok, logical(1))
+    if (any(ok)) candidates <- minimal[ok]
+  }
   candidates <- candidates[order(bound[candidates], height[candidates],
                                  lex_rank[candidates])]
-  tol <- function(x) 1e-9 * max(1, abs(x))
-  wins_tie <- function(i, j) height[[i]] < height[[j]] ||
-    (height[[i]] == height[[j]] && lex_rank[[i]] < lex_rank[[j]])
-  best <- NA_integer_
-  best_loss <- Inf
   for (i in candidates) {
     if (!is.na(best)) {
       if (bound[[i]] > best_loss + tol(best_loss)) break
@@ -254,14 +295,7 @@ lattice_search <- function(lat, model, metric) {
       if (b > best_loss + tol(best_loss)) next
       if (b >= best_loss - tol(best_loss) && !wins_tie(i, best)) next
     }
-    ev <- evaluate(i)
-    if (!ev$ok) next
-    loss <- ev$loss[[metric]]
-    if (is.na(best) || loss < best_loss - tol(best_loss) ||
-        (loss <= best_loss + tol(best_loss) && wins_tie(i, best))) {
-      best <- i
-      best_loss <- loss
-    }
+    consider(i, evaluate(i))
   }
   found <- !is.na(best)
   if (!found) best <- n_nodes

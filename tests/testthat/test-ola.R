@@ -110,3 +110,28 @@ test_that("bad input gets classed errors", {
   expect_error(ola(fx$data, fx$keys, fx$h[-1]), class = "epimask_error_name")
   expect_error(info_loss(list()), class = "epimask_error_type")
 })
+
+test_that("search = 'minimal' equals brute force when the loss is monotone", {
+  # without suppression every metric grows along generalization, so the
+  # optimum is k-minimal
+  for (seed in 4:5) {
+    fx <- ola_fixture(150, seed)
+    h <- epimask:::check_hierarchies(fx$h, fx$keys, fx$data)
+    for (metric in metrics) {
+      ref <- brute_optimum(fx$data, fx$keys, h, metric, k = 3, max_suppress = 0)
+      res <- ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0, metric = metric,
+                 search = "minimal")
+      expect_identical(unname(res$levels), as.integer(ref$levels))
+      exact <- ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0, metric = metric)
+      expect_identical(exact$levels, res$levels)
+    }
+  }
+  # with suppression it never beats the exact search
+  fx <- ola_fixture(150, 6)
+  for (metric in metrics) {
+    a <- ola(fx$data, fx$keys, fx$h, k = 4, max_suppress = 0.1, metric = metric,
+             search = "minimal")
+    b <- ola(fx$data, fx$keys, fx$h, k = 4, max_suppress = 0.1, metric = metric)
+    expect_gte(info_loss(a, metric), info_loss(b, metric) * (1 - 1e-12))
+  }
+})
