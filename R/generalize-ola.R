@@ -31,12 +31,13 @@
 #' Flash (Kohlmayer et al. 2012), untagged nodes are taken bottom-up; from each
 #' a path climbs through untagged nodes to the top, and a binary search on the
 #' path evaluates few of its nodes; each evaluation tags every generalization
-#' (k-anonymous) or every specialization (not). Then the k-anonymous nodes are
-#' taken in order of a lower bound on their loss (the loss with nothing
-#' suppressed for precision and entropy; for discernibility and average class
-#' size, bounds from evaluated finer nodes) until the bound exceeds the best
-#' loss found, so the answer is exact although the loss and the l-diversity
-#' check are not monotone under suppression. A node's class counts are rolled
+#' (k-anonymous) or every specialization (not). Every node has a lower bound on
+#' its loss (the loss with nothing suppressed for precision and entropy; for
+#' discernibility and average class size, bounds from evaluated finer nodes);
+#' no path starts from a node whose bound exceeds the best loss found so far.
+#' Then the nodes k-anonymous or not yet known are taken in order of their
+#' bound until it exceeds the best loss, so the answer is exact although the
+#' loss and the l-diversity check are not monotone under suppression. A node's class counts are rolled
 #' up in C from the smallest evaluated finer node's counts, never recomputed
 #' from the records. Without nested hierarchies no tagging is valid and nodes
 #' are evaluated in order of the bound (all of them, for the bound-less
