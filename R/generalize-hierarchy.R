@@ -60,6 +60,9 @@ suppress_all <- function(x) rep("*", length(x))
 #' tab <- data.frame(code = c("I21", "I22", "J45"), group = c("I2", "I2", "J4"),
 #'                   chapter = c("I", "I", "J"))
 #' generalize(c("J45", "I22"), hierarchy_category(tab), 1)
+#' generalize(c("f", "m"), hierarchy_flat(), 1)
+#' dx <- c(rep("I21", 6), rep("J45", 5), "K50", "Q21")
+#' generalize(dx, hierarchy_rare(dx, min_count = 5), 1)
 #' @family generalization
 #' @name hierarchies
 NULL

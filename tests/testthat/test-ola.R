@@ -135,3 +135,35 @@ test_that("search = 'minimal' equals brute force when the loss is monotone", {
     expect_gte(info_loss(a, metric), info_loss(b, metric) * (1 - 1e-12))
   }
 })
+
+test_that("class counts rolled up from a finer node equal table() on the generalized data", {
+  fx <- ola_fixture(300, 9)
+  h <- epimask:::check_hierarchies(fx$h, fx$keys, fx$data)
+  lat <- epimask:::lattice_build(fx$data, fx$keys, h, "outcome")
+  bottom <- c(lat$bottom, list(levels = integer(4)))
+  counts_of <- function(tab, levels) {
+    # decode each row's key codes back to generalized values
+    labels <- vapply(seq_along(fx$keys), function(v) {
+      u <- unique(fx$data[[fx$keys[v]]])
+      g <- as.character(generalize(u, h[[v]], levels[[v]]))
+      first <- match(seq_len(max(lat$key[[v]]$level_codes[[levels[[v]] + 1L]])),
+                     lat$key[[v]]$level_codes[[levels[[v]] + 1L]])
+      g[first][tab$codes[, v]]
+    }, character(nrow(tab$codes)))
+    s <- unique(fx$data$outcome)[tab$codes[, 5]]
+    key <- paste(apply(matrix(labels, ncol = 4), 1, paste, collapse = "|"), s, sep = "|")
+    sort(stats::setNames(tab$count, key))
+  }
+  for (pair in list(list(c(1L, 0L, 1L, 0L), c(2L, 1L, 1L, 1L)),
+                    list(c(0L, 0L, 0L, 1L), c(3L, 0L, 2L, 1L)))) {
+    finer <- epimask:::lattice_rollup(lat, bottom, pair[[1]])
+    finer$levels <- pair[[1]]
+    coarse <- epimask:::lattice_rollup(lat, finer, pair[[2]])
+    gen <- lapply(seq_along(fx$keys), function(v)
+      as.character(generalize(fx$data[[fx$keys[v]]], h[[v]], pair[[2]][[v]])))
+    ref <- table(paste(do.call(paste, c(gen, sep = "|")), fx$data$outcome, sep = "|"))
+    got <- counts_of(coarse, pair[[2]])
+    expect_identical(sort(names(got)), sort(names(ref)))
+    expect_equal(unname(got[names(ref)]), as.vector(ref))
+  }
+})
