@@ -13,12 +13,24 @@
 #' (dropped). Keys at the top of their hierarchy are not generalized further.
 #'
 #' One-to-one identifiers named in `id` (e.g. a record number or social
-#' security number) are replaced by random 9-digit pseudonyms, the same
-#' pseudonym for every record sharing an identifier value, never equal to an
-#' original value; `NA` stays `NA`. There is no silent automatic detection of
-#' identifiers, since measurements are often all distinct too, but a warning of
-#' class `epimask_warning_identifier` names every character or factor column
-#' outside `keys` and `id` whose values are all distinct.
+#' security number) are replaced by keyed pseudonyms: the first 16 hexadecimal
+#' digits of the HMAC-SHA-256 of the value under the custodian's `secret`
+#' (RFC 2104), the same pseudonym for every record sharing an identifier value;
+#' `NA` stays `NA`. Under one secret the pseudonyms are the same in every
+#' release (so releases can be linked by the custodian); without a secret a
+#' fresh one is drawn from the operating system's random source, not from R's
+#' random number generator, so that nobody can regenerate them with
+#' `set.seed()`. The secret is never stored in the result. There is no silent
+#' automatic detection of identifiers, since measurements are often all
+#' distinct too, but a warning of class `epimask_warning_identifier` names
+#' every character or factor column outside `keys` and `id` whose values are
+#' all distinct.
+#'
+#' A released column whose values map one-to-one onto those of a key (in the
+#' Adult census, `education-num` and `education`) undoes the key's
+#' generalization: a warning of class `epimask_warning_proxy` names both when
+#' the key was generalized, and `drop_proxies = TRUE` drops such columns from
+#' the release instead.
 #'
 #' @param data A data frame (tibble and data.table accepted).
 #' @param keys Character vector: the quasi-identifier columns.
@@ -34,6 +46,10 @@
 #'   the interval from 0 to 1.
 #' @param id `NULL` or the names of one-to-one identifier columns to replace by
 #'   pseudonyms.
+#' @param secret `NULL`, or the custodian's secret key for the pseudonyms (a
+#'   string or a raw vector); keep it apart from the release.
+#' @param drop_proxies `TRUE` to drop released columns that determine a
+#'   generalized key one-to-one (see Details) instead of warning.
 #' @return An object of class `epimask_datafly`, a list with
 #'   \item{data}{the release: the records kept, in their original order, with
 #'     the keys generalized and the `id` columns pseudonymized; same class as
@@ -47,11 +63,17 @@
 #'   \item{steps}{one row per generalization step: the key, its new level, its
 #'     number of distinct values before the step and the number of records in
 #'     classes smaller than `k` before the step.}
-#'   and `n`, `n_suppressed`, `keys`, `k`, `max_suppress`.
+#'   \item{info_loss}{the information loss of the release under the four
+#'     metrics of [info_loss()].}
+#'   \item{proxies}{the column-key pairs flagged as proxies; `dropped` the
+#'     columns dropped.}
+#'   and `n`, `n_suppressed`, `keys`, `k`, `max_suppress`, `method`.
 #' @references Sweeney L (1997). Computational disclosure control for medical
 #'   microdata: the Datafly system. Sweeney L (2002). Achieving k-anonymity
 #'   privacy protection using generalization and suppression.
-#' @seealso [risk_kanon()] to measure the risk of the release.
+#' @seealso [risk_kanon()] to measure the risk of the release; [ola()] for the
+#'   generalization of least information loss.
+#' @family generalization
 #' @examples
 #' set.seed(1)
 #' people <- data.frame(
@@ -62,23 +84,21 @@
 #' rel <- datafly(people, c("birth", "sex", "zip"),
 #'                list(birth = hierarchy_date(), sex = list(identity),
 #'                     zip = hierarchy_zip()),
-#'                k = 5, id = "record")
+#'                k = 5, id = "record", secret = "custodian key")
 #' rel
 #' head(rel$data)
 #' plot(rel)
 #' @export
 datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
-                    id = NULL) {
-  data <- check_key_data(data, "data")
-  keys <- check_columns(keys, data)
-  if (anyDuplicated(keys)) abort_value("keys", "distinct column names")
-  k <- check_count(k)
-  max_suppress <- check_number(max_suppress, lower = 0, upper = 1)
-  id <- check_columns(id, data, allow_null = TRUE)
-  if (length(intersect(id, keys)))
-    abort_value("id", "identifier columns that are not also `keys`")
-  hierarchies <- check_hierarchies(hierarchies, keys, data)
+                    id = NULL, secret = NULL, drop_proxies = FALSE) {
+  args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
+                                secret, drop_proxies)
+  data <- args$data
+  hierarchies <- args$hierarchies
+  k <- args$k
+  max_suppress <- args$max_suppress
   warn_possible_identifiers(data, c(keys, id))
+  proxies <- find_proxies(data, keys, id)
 
   n <- nrow(data)
   top <- vapply(hierarchies, function(h) length(h$levels) - 1L, integer(1))
@@ -102,17 +122,68 @@ datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                                      level[[chosen]])
   }
 
+  out <- finish_release(data, keys, hierarchies, level, k, id, args$secret,
+                        proxies, drop_proxies)
+  out$max_suppress <- max_suppress
+  out$method <- "Datafly"
+  out$steps <- if (length(steps)) do.call(rbind, steps) else
+    data.frame(key = character(), level = integer(), distinct = integer(),
+               in_small_classes = integer())
+  structure(out, class = "epimask_datafly")
+}
+
+# Arguments shared by datafly() and ola(), checked and normalized.
+check_generalize_args <- function(data, keys, hierarchies, k, max_suppress, id,
+                                  secret, drop_proxies) {
+  data <- check_key_data(data, "data")
+  keys <- check_columns(keys, data)
+  if (anyDuplicated(keys)) abort_value("keys", "distinct column names")
+  k <- check_count(k)
+  max_suppress <- check_number(max_suppress, lower = 0, upper = 1)
+  id <- check_columns(id, data, allow_null = TRUE)
+  if (length(intersect(id, keys)))
+    abort_value("id", "identifier columns that are not also `keys`")
+  check_flag(drop_proxies)
+  list(data = data, k = k, max_suppress = max_suppress,
+       hierarchies = check_hierarchies(hierarchies, keys, data),
+       secret = check_secret(secret, id))
+}
+
+# The release at the chosen levels, shared by datafly() and ola(): keys
+# generalized, records in classes smaller than k dropped, identifiers keyed
+# pseudonyms, proxies of generalized keys flagged or dropped, and the four
+# information losses (computed here because the release alone no longer
+# holds the original values they need).
+finish_release <- function(data, keys, hierarchies, level, k, id, secret,
+                           proxies, drop_proxies, lat = NULL, model = NULL) {
+  n <- nrow(data)
+  current <- stats::setNames(lapply(keys, function(key)
+    apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)
   ec <- key_groups(current, keys)
   record_size <- ec$size[ec$group]
   suppressed <- which(record_size < k)
   kept <- record_size >= k
   if (!any(kept))
-    epimask_warn(sprintf("Datafly suppressed all %d records (k = %d).", n, k),
+    epimask_warn(sprintf("Every one of the %d records was suppressed (k = %d).", n, k),
                  "epimask_warning_suppressed")
-  release <- build_release(data, current, keys, id, kept)
+  undone <- proxies[level[proxies$key] > 0L, , drop = FALSE]
+  dropped <- if (drop_proxies) unique(undone$column) else character()
+  if (nrow(undone) && !drop_proxies)
+    epimask_warn(sprintf(paste0(
+      "Released column(s) determine generalized key(s) one-to-one and undo ",
+      "their generalization: %s. Drop them (`drop_proxies = TRUE`) or ",
+      "generalize them too."),
+      paste0("'", undone$column, "' -> '", undone$key, "'", collapse = ", ")),
+      "epimask_warning_proxy")
+  release <- build_release(data, current, keys, id, kept, secret)
+  release <- release[setdiff(names(release), dropped)]
+  if (is.null(lat)) lat <- lattice_build(data, keys, hierarchies)
+  if (is.null(model)) model <- list(k = k, max_suppress = 1)
+  h <- unname(level)
+  tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(keys)))), h)
+  losses <- lattice_evaluate(lat, tab, h, model, loss_metrics)$loss
   kept_sizes <- ec$size[ec$size >= k]
-
-  structure(list(
+  list(
     data = release,
     levels = level,
     level_labels = vapply(keys, function(key)
@@ -121,11 +192,10 @@ datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
     n_suppressed = length(suppressed),
     class_sizes = kept_sizes,
     discernability = sum(as.double(kept_sizes)^2) + as.double(n) * length(suppressed),
-    steps = if (length(steps)) do.call(rbind, steps) else
-      data.frame(key = character(), level = integer(), distinct = integer(),
-                 in_small_classes = integer()),
-    n = n, keys = keys, k = k, max_suppress = max_suppress
-  ), class = "epimask_datafly")
+    info_loss = losses,
+    proxies = undone,
+    dropped = dropped,
+    n = n, keys = keys, k = k)
 }
 
 n_distinct <- function(x) length(unique(x))
@@ -187,10 +257,10 @@ warn_possible_identifiers <- function(data, known) {
   invisible()
 }
 
-build_release <- function(data, current, keys, id, kept) {
+build_release <- function(data, current, keys, id, kept, secret) {
   out <- as.data.frame(data, stringsAsFactors = FALSE)
   for (key in keys) out[[key]] <- current[[key]]
-  for (col in id) out[[col]] <- pseudonymize(out[[col]])
+  for (col in id) out[[col]] <- pseudonymize(out[[col]], secret)
   out <- out[kept, , drop = FALSE]
   rownames(out) <- NULL
   restore_frame_class(out, data)
@@ -204,25 +274,56 @@ restore_frame_class <- function(out, like) {
   out
 }
 
-# One random 9-digit pseudonym per distinct identifier value; none equals an
-# original value.
-pseudonymize <- function(x) {
+# The custodian's secret for the keyed pseudonyms: a string or raw vector, or
+# (NULL) 32 bytes from the operating system's random source, never R's RNG,
+# so that set.seed() cannot regenerate the pseudonyms.
+check_secret <- function(secret, id) {
+  if (is.null(secret)) {
+    if (!length(id)) return(NULL)
+    return(openssl::rand_bytes(32L))
+  }
+  if (is.raw(secret) && length(secret) > 0L) return(secret)
+  if (is.character(secret) && length(secret) == 1L && !is.na(secret) &&
+      nzchar(secret)) return(secret)
+  abort_type("secret", "NULL, a non-empty string or a raw vector")
+}
+
+# Keyed pseudonyms: HMAC-SHA-256 of each identifier value under the secret,
+# the first 16 hexadecimal digits (64 bits; the full 64 digits if two values
+# would share a pseudonym). The same value always gets the same pseudonym
+# under one secret; NA stays NA.
+pseudonymize <- function(x, secret) {
   values <- unique(x[!is.na(x)])
-  codes <- random_codes(length(values), avoid = as.character(values))
+  hashes <- as.character(openssl::sha256(as.character(values), key = secret))
+  short <- substr(hashes, 1L, 16L)
+  codes <- if (anyDuplicated(short)) hashes else short
   out <- codes[match(x, values)]
   out[is.na(x)] <- NA_character_
   out
 }
 
-random_codes <- function(m, avoid) {
-  codes <- sprintf("%09d", sample.int(900000000L, m) + 99999999L)
-  clash <- codes %in% avoid
-  while (any(clash)) {
-    fresh <- sprintf("%09d", sample.int(900000000L, sum(clash)) + 99999999L)
-    codes[clash] <- fresh
-    clash <- codes %in% avoid | duplicated(codes)
+# Released columns (neither keys nor identifiers) whose values map one-to-one
+# onto a key's values (Adult's education-num and education): releasing them
+# undoes the key's generalization. One row per column-key pair.
+find_proxies <- function(data, keys, id) {
+  others <- setdiff(names(data), c(keys, id))
+  found <- data.frame(column = character(), key = character(),
+                      stringsAsFactors = FALSE)
+  if (!length(others) || nrow(data) < 2L) return(found)
+  distinct <- function(cols) length(key_groups(data, cols)$size)
+  n_key <- vapply(keys, distinct, integer(1))
+  n_other <- vapply(others, distinct, integer(1))
+  # a column with a distinct value on every record maps one-to-one onto any
+  # key that has one too: an identifier (warn_possible_identifiers()), not
+  # a proxy
+  n <- nrow(data)
+  for (key in keys[n_key > 1L & n_key < n]) {
+    for (col in others[n_other == n_key[[key]]]) {
+      if (distinct(c(col, key)) == n_key[[key]])
+        found[nrow(found) + 1L, ] <- list(col, key)
+    }
   }
-  codes
+  found
 }
 
 #' @rdname datafly
@@ -233,16 +334,45 @@ random_codes <- function(m, avoid) {
 #'   EC sizes of the release, counting classes or records (`what`).
 #' @export
 print.epimask_datafly <- function(x, ...) {
-  cat(sprintf("Datafly release (k = %d, at most %s%% suppressed): %d of %d records kept, %d suppressed\n",
-              x$k, format(100 * x$max_suppress), x$n - x$n_suppressed, x$n,
-              x$n_suppressed))
-  cat("  levels: ", paste(sprintf("%s %d (%s)", x$keys, x$levels, x$level_labels),
-                          collapse = ", "), "\n", sep = "")
-  if (length(x$class_sizes))
-    cat(sprintf("  %d equivalence classes, sizes %d to %d; discernability %s\n",
-                length(x$class_sizes), min(x$class_sizes), max(x$class_sizes),
-                format(x$discernability, big.mark = ",")))
+  cat(format(x, ...), sep = "\n")
   invisible(x)
+}
+
+#' @rdname datafly
+#' @export
+format.epimask_datafly <- function(x, ...) {
+  method <- if (is.null(x$method)) "Datafly" else x$method
+  out <- sprintf("%s release (k = %d, at most %s%% suppressed): %d of %d records kept, %d suppressed",
+                 method, x$k, format(100 * x$max_suppress), x$n - x$n_suppressed,
+                 x$n, x$n_suppressed)
+  out <- c(out, paste0("  levels: ", paste(sprintf("%s %d (%s)", x$keys, x$levels,
+                                                  x$level_labels), collapse = ", ")))
+  if (length(x$class_sizes))
+    out <- c(out, sprintf("  %d equivalence classes, sizes %d to %d; discernability %s",
+                          length(x$class_sizes), min(x$class_sizes), max(x$class_sizes),
+                          format(x$discernability, big.mark = ",")))
+  if (!is.null(x$info_loss))
+    out <- c(out, sprintf("  information loss: entropy %s, precision %s, avg class size %s%s",
+                          format(signif(x$info_loss[["entropy"]], 6), big.mark = ","),
+                          format(signif(x$info_loss[["precision"]], 4)),
+                          format(signif(x$info_loss[["avg_class_size"]], 4)),
+                          if (!is.null(x$metric)) sprintf(" (%s minimized)", x$metric) else ""))
+  if (!is.null(x$nodes_total))
+    out <- c(out, sprintf("  lattice: %s of %s nodes evaluated",
+                          format(x$nodes_evaluated, big.mark = ","),
+                          format(x$nodes_total, big.mark = ",")))
+  if (length(x$dropped))
+    out <- c(out, paste0("  proxies dropped: ", paste(x$dropped, collapse = ", ")))
+  out
+}
+
+#' @rdname datafly
+#' @param row.names,optional Unused (for the generic).
+#' @details `as.data.frame()` returns the release (`x$data`) as a plain data
+#'   frame.
+#' @export
+as.data.frame.epimask_datafly <- function(x, row.names = NULL, optional = FALSE, ...) {
+  as.data.frame(x$data, stringsAsFactors = FALSE)
 }
 
 #' @rdname datafly
@@ -264,8 +394,13 @@ print.summary.epimask_datafly <- function(x, ...) {
   print(x$datafly)
   cat("\nLevels chosen:\n")
   print(x$levels, row.names = FALSE)
-  cat("\nGeneralization steps:\n")
-  if (nrow(x$steps)) print(x$steps, row.names = FALSE) else cat("  none\n")
+  if (identical(x$datafly$method, "OLA")) {
+    cat("\nInformation loss of the release:\n")
+    print(x$datafly$info_loss)
+  } else {
+    cat("\nGeneralization steps:\n")
+    if (nrow(x$steps)) print(x$steps, row.names = FALSE) else cat("  none\n")
+  }
   cat("\nEquivalence class sizes (number of classes):\n")
   print(x$class_sizes)
   invisible(x)
@@ -274,12 +409,15 @@ print.summary.epimask_datafly <- function(x, ...) {
 #' @rdname datafly
 #' @param y Unused.
 #' @param what Bar heights: number of `"classes"` or of `"records"` per EC size.
+#' @param main Plot title (default names the method).
 #' @export
-plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"), ...) {
+plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"),
+                                 main = NULL, ...) {
   what <- check_choice(what, c("classes", "records"))
   if (!length(x$class_sizes))
     epimask_abort("Nothing to plot: every record was suppressed.",
                   "epimask_error_empty", arg = "x")
-  class_size_barplot(x$class_sizes, x$k, what,
-                     main = "Equivalence class sizes after Datafly", ...)
+  method <- if (is.null(x$method)) "Datafly" else x$method
+  if (is.null(main)) main <- sprintf("Equivalence class sizes after %s", method)
+  class_size_barplot(x$class_sizes, x$k, what, main = main, ...)
 }

@@ -28,7 +28,9 @@ suppress_all <- function(x) rep("*", length(x))
 #'   levels nested.
 #' * `hierarchy_category()`: a user lookup table; its first column holds the
 #'   original values, each further column one level up. A value absent from
-#'   the table is an error (class `epimask_error_value`).
+#'   the table is an error (class `epimask_error_value`). Given a file path,
+#'   it reads a hierarchy file made for ARX unchanged; [write_hierarchy()]
+#'   writes one.
 #'
 #' A hierarchy can also be given to [datafly()] as a plain list from level 0
 #' up, each element a function of the original values or a lookup table (a
@@ -44,7 +46,10 @@ suppress_all <- function(x) rep("*", length(x))
 #' @param widths Increasing positive interval widths, one level each.
 #' @param origin Left end of one interval at every level.
 #' @param table A data frame (or character matrix): original values, then one
-#'   column per level.
+#'   column per level; or the path of a hierarchy CSV file in the layout of
+#'   the ARX tool (no header, one row per original value, one column per
+#'   level, `;` or `,` separated; a last column of `*` is the top level).
+#' @param sep `NULL` (guess from the file's first line), `";"` or `","`.
 #' @return An object of class `epimask_hierarchy`.
 #' @examples
 #' h <- hierarchy_date()
@@ -55,6 +60,10 @@ suppress_all <- function(x) rep("*", length(x))
 #' tab <- data.frame(code = c("I21", "I22", "J45"), group = c("I2", "I2", "J4"),
 #'                   chapter = c("I", "I", "J"))
 #' generalize(c("J45", "I22"), hierarchy_category(tab), 1)
+#' generalize(c("f", "m"), hierarchy_flat(), 1)
+#' dx <- c(rep("I21", 6), rep("J45", 5), "K50", "Q21")
+#' generalize(dx, hierarchy_rare(dx, min_count = 5), 1)
+#' @family generalization
 #' @name hierarchies
 NULL
 
@@ -155,22 +164,122 @@ format_bound <- function(x) format(x, scientific = FALSE, trim = TRUE, digits = 
 
 #' @rdname hierarchies
 #' @export
-hierarchy_category <- function(table) {
+hierarchy_category <- function(table, sep = NULL) {
+  if (is.character(table) && length(table) == 1L) table <- read_arx_hierarchy(table, sep)
   if (is.matrix(table)) table <- as.data.frame(table, stringsAsFactors = FALSE)
   if (!is.data.frame(table) || ncol(table) < 2L)
-    abort_type("table", "a data frame: original values, then one column per level")
+    abort_type("table", paste0("a data frame (original values, then one column per level) ",
+                               "or the path of a hierarchy CSV file"))
   if (nrow(table) == 0L) abort_empty("table")
-  from <- as.character(table[[1L]])
+  table[] <- lapply(table, as.character)
+  from <- table[[1L]]
   if (anyDuplicated(from))
     abort_value("table", "a table listing each original value once")
-  level_of <- function(j) lookup_recode(from, as.character(table[[j]]))
+  if (length(unique(table[[ncol(table)]])) > 1L) table[["*"]] <- "*"
+  level_of <- function(j) lookup_recode(from, table[[j]])
   levels <- lapply(seq(2L, ncol(table)), level_of)
-  labels <- names(table)
-  if (length(unique(table[[ncol(table)]])) > 1L) {
-    levels <- c(levels, list(suppress_all))
-    labels <- c(labels, "*")
+  h <- new_hierarchy(c(list(identity), levels), names(table), "category")
+  h$table <- table
+  h
+}
+
+# An ARX hierarchy file: no header, one row per original value, one column
+# per level, separated by `;` (ARX's default) or `,` (whichever the first line
+# holds more of). Values are read as text, exactly as written.
+read_arx_hierarchy <- function(file, sep = NULL) {
+  if (!file.exists(file))
+    abort_value("table", sprintf("a data frame or an existing file; '%s' does not exist", file))
+  first <- readLines(file, n = 1L, warn = FALSE)
+  if (!length(first)) abort_empty("table")
+  if (is.null(sep)) {
+    count <- function(ch) lengths(regmatches(first, gregexpr(ch, first, fixed = TRUE)))
+    sep <- if (count(",") > count(";")) "," else ";"
   }
-  new_hierarchy(c(list(identity), levels), labels, "category")
+  sep <- check_choice(sep, c(";", ","))
+  tab <- utils::read.table(file, sep = sep, header = FALSE, quote = "\"",
+                           colClasses = "character", na.strings = character(),
+                           comment.char = "", strip.white = FALSE,
+                           blank.lines.skip = TRUE, check.names = FALSE)
+  names(tab) <- c("value", sprintf("level %d", seq_len(ncol(tab) - 1L)))
+  if (all(tab[[ncol(tab)]] == "*")) names(tab)[ncol(tab)] <- "*"
+  tab
+}
+
+#' @rdname hierarchies
+#' @details `hierarchy_flat()` is the one-step hierarchy of a categorical key
+#'   (the value, then `*`); `hierarchy_rare(x, min_count)` a two-step one built
+#'   from the key's values `x`: values held by fewer than `min_count` records
+#'   are grouped into `other`, then `*`.
+#' @export
+hierarchy_flat <- function() {
+  new_hierarchy(list(identity, suppress_all), c("value", "*"), "category")
+}
+
+#' @rdname hierarchies
+#' @param x The values of a categorical key.
+#' @param min_count Values held by fewer records are grouped.
+#' @param other Label of the group of rare values.
+#' @export
+hierarchy_rare <- function(x, min_count = 5, other = "other") {
+  if (!is.atomic(x) || is.null(x) || is.object(x) && !is.factor(x))
+    abort_type("x", "a vector of category values")
+  min_count <- check_count(min_count)
+  other <- check_string(other)
+  values <- as.character(x[!is.na(x)])
+  if (!length(values)) abort_empty("x")
+  counts <- table(values)
+  rare <- names(counts)[counts < min_count]
+  if (other %in% setdiff(names(counts), rare))
+    abort_value("other", "a label that is not already a common value")
+  tab <- data.frame(value = names(counts), stringsAsFactors = FALSE)
+  tab$grouped <- ifelse(tab$value %in% rare, other, tab$value)
+  hierarchy_category(tab)
+}
+
+#' Write a hierarchy in ARX's file layout
+#'
+#' Writes a generalization hierarchy as a CSV file in the layout of the ARX
+#' anonymization tool, which [hierarchy_category()] reads back: no header, one
+#' row per original value, one column per level from the original value up to
+#' the top `*`, separated by `sep`.
+#'
+#' @param h A hierarchy (see [hierarchies]); category hierarchies carry their
+#'   values, other hierarchies need `values`.
+#' @param file Path of the file to write.
+#' @param values The original values to list (all those of the key to be
+#'   generalized); `NULL` takes a category hierarchy's own table.
+#' @param sep Field separator, `";"` (ARX's default) or `","`.
+#' @return `file`, invisibly.
+#' @family generalization
+#' @examples
+#' f <- tempfile(fileext = ".csv")
+#' write_hierarchy(hierarchy_numeric(c(5, 10)), f, values = 20:29)
+#' readLines(f, n = 3)
+#' h <- hierarchy_category(f)
+#' generalize("27", h, 2)
+#' @export
+write_hierarchy <- function(h, file, values = NULL, sep = ";") {
+  h <- as_hierarchy(h)
+  file <- check_string(file)
+  sep <- check_choice(sep, c(";", ","))
+  if (is.null(values)) {
+    if (is.null(h$table))
+      abort_value("values", "given for a hierarchy that is not a lookup table")
+    tab <- h$table
+  } else {
+    values <- unique(values[!is.na(values)])
+    if (!length(values)) abort_empty("values")
+    top <- length(h$levels) - 1L
+    tab <- as.data.frame(lapply(0:top, function(lv)
+      as.character(apply_level(h, values, lv))), stringsAsFactors = FALSE)
+    if (length(unique(tab[[ncol(tab)]])) > 1L) tab[[ncol(tab) + 1L]] <- "*"
+  }
+  cells <- unlist(tab, use.names = FALSE)
+  if (anyNA(cells) || any(grepl(sep, cells, fixed = TRUE) | grepl("\n", cells, fixed = TRUE)))
+    abort_value("h", sprintf("values and labels free of NA, newlines and the separator '%s'", sep))
+  lines <- do.call(paste, c(unname(as.list(tab)), sep = sep))
+  writeLines(lines, file)
+  invisible(file)
 }
 
 # A recoding function from a lookup of original values to generalized ones.

@@ -15,9 +15,10 @@
 #' probabilities 0 or 1), `epimask_warning_boundary` (an estimate at the edge
 #' of its admissible range), `epimask_warning_nomask` (a kernel mask whose
 #' lambda is so small that no record receives weight from another: the
-#' release equals the original), `epimask_warning_suppressed` (Datafly
-#' suppressed every record), `epimask_warning_identifier` (a column looks like
-#' an identifier), `epimask_warning_reference` (group means fall back to
+#' release equals the original), `epimask_warning_suppressed` (Datafly or
+#' OLA suppressed every record, or no lattice node meets the privacy model), `epimask_warning_identifier` (a column looks like
+#' an identifier), `epimask_warning_proxy` (a released column undoes the
+#' generalization of a key), `epimask_warning_reference` (group means fall back to
 #' midpoints), `epimask_warning_range` (predictions outside the model's
 #' range), `epimask_warning_budget` (no scheme meets the risk budget).
 #'

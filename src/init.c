@@ -10,6 +10,11 @@ static const R_CallMethodDef call_methods[] = {
     /* freq */
     CALLDEF(freq_group, 1),
     CALLDEF(freq_match, 2),
+    /* lattice: class counts of the generalization lattice (r_lattice.c) */
+    CALLDEF(lattice_group, 1),
+    CALLDEF(lattice_rollup, 1),
+    CALLDEF(lattice_diversity, 1),
+    CALLDEF(lattice_tag, 1),
     /* err: linear excess-relative-risk model (r_err.c) */
     CALLDEF(err_fit, 9),
     CALLDEF(err_derivs, 8),

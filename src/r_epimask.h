@@ -9,6 +9,12 @@
 SEXP r_freq_group(SEXP codes);
 SEXP r_freq_match(SEXP ref, SEXP qry);
 
+/* r_lattice.c: class counts of the generalization lattice */
+SEXP r_lattice_group(SEXP spec);
+SEXP r_lattice_rollup(SEXP spec);
+SEXP r_lattice_diversity(SEXP spec);
+SEXP r_lattice_tag(SEXP spec);
+
 /* r_err.c: linear excess-relative-risk model */
 SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
                SEXP fixed, SEXP control);

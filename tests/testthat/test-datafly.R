@@ -19,8 +19,8 @@ test_that("Sweeney Table 6a -> 6b with k = 2", {
   expect_equal(res$data[names(sweeney_6b)], sweeney_6b)
   # discernability: 2^2 + 2^2 + 2^2 + 3^2 + 2^2 + 12 for the suppressed record
   expect_equal(res$discernability, 37)
-  # SSNs replaced by fresh 9-digit pseudonyms
-  expect_true(all(grepl("^[0-9]{9}$", res$data$ssn)))
+  # SSNs replaced by keyed pseudonyms (16 hexadecimal digits)
+  expect_true(all(grepl("^[0-9a-f]{16}$", res$data$ssn)))
   expect_false(any(res$data$ssn %in% sweeney_6a$ssn))
   expect_false(anyDuplicated(res$data$ssn) > 0)
   # the steps: birth to month, to year, then the birth/ZIP tie goes to ZIP
@@ -29,16 +29,82 @@ test_that("Sweeney Table 6a -> 6b with k = 2", {
   expect_true(risk_kanon(res$data, keys, k = 2)$k_anonymous)
 })
 
-test_that("pseudonyms are one per identifier value and reproducible with set.seed", {
+test_that("pseudonyms: HMAC-SHA-256 under the secret, one per identifier value", {
   d <- sweeney_6a
   d$ssn[2] <- d$ssn[1]
-  set.seed(5)
-  a <- datafly(d, "sex", list(sex = list(identity)), k = 2, id = "ssn")
-  set.seed(5)
-  b <- datafly(d, "sex", list(sex = list(identity)), k = 2, id = "ssn")
-  expect_identical(a$data$ssn, b$data$ssn)
+  h <- list(sex = list(identity))
+  a <- datafly(d, "sex", h, k = 2, id = "ssn", secret = "custodian key")
   expect_identical(a$data$ssn[1], a$data$ssn[2])
   expect_identical(length(unique(a$data$ssn)), 11L)
+  # the HMAC of RFC 2104 written out: H((K xor opad) || H((K xor ipad) || m)),
+  # K the key padded to SHA-256's 64-byte block
+  hmac <- function(key, msg) {
+    k <- c(charToRaw(key), raw(64 - nchar(key)))
+    inner <- openssl::sha256(c(xor(k, as.raw(0x36)), charToRaw(msg)))
+    as.character(openssl::sha256(c(xor(k, as.raw(0x5c)), as.raw(inner))))
+  }
+  expect_identical(a$data$ssn, substr(vapply(d$ssn, hmac, "", key = "custodian key",
+                                             USE.NAMES = FALSE), 1, 16))
+  expect_null(a$secret)
+  expect_false(any(grepl("custodian key", capture.output(str(unclass(a))))))
+})
+
+test_that("pseudonyms: same secret, same pseudonyms whatever the seed; different secret, different", {
+  h <- list(sex = list(identity))
+  set.seed(1)
+  a <- datafly(sweeney_6a, "sex", h, k = 2, id = "ssn", secret = "s1")
+  set.seed(2)
+  b <- datafly(sweeney_6a, "sex", h, k = 2, id = "ssn", secret = "s1")
+  c2 <- datafly(sweeney_6a, "sex", h, k = 2, id = "ssn", secret = "s2")
+  r <- datafly(sweeney_6a, "sex", h, k = 2, id = "ssn", secret = as.raw(1:32))
+  expect_identical(a$data$ssn, b$data$ssn)
+  expect_false(any(a$data$ssn == c2$data$ssn))
+  expect_false(any(a$data$ssn == r$data$ssn))
+  expect_error(datafly(sweeney_6a, "sex", h, k = 2, id = "ssn", secret = 3),
+               class = "epimask_error_type")
+})
+
+test_that("pseudonyms without a secret: not reproducible by set.seed()", {
+  h <- list(sex = list(identity))
+  set.seed(5)
+  a <- datafly(sweeney_6a, "sex", h, k = 2, id = "ssn")
+  set.seed(5)
+  b <- datafly(sweeney_6a, "sex", h, k = 2, id = "ssn")
+  expect_false(any(a$data$ssn == b$data$ssn))
+  # and R's random stream is left alone
+  set.seed(5)
+  u1 <- runif(1)
+  set.seed(5)
+  invisible(datafly(sweeney_6a, "sex", h, k = 2, id = "ssn"))
+  expect_identical(runif(1), u1)
+  o <- ola(sweeney_6a, "sex", list(sex = hierarchy_flat()), k = 2, id = "ssn",
+           secret = "s1")
+  expect_identical(o$data$ssn, datafly(sweeney_6a, "sex", h, k = 2, id = "ssn",
+                                       secret = "s1")$data$ssn)
+})
+
+test_that("proxies: a released column mapping one-to-one onto a generalized key", {
+  set.seed(3)
+  edu <- c("Bachelors", "HS-grad", "Masters", "Doctorate", "11th")
+  d <- data.frame(education = sample(edu, 200, TRUE), sex = sample(c("f", "m"), 200, TRUE))
+  d$education_num <- match(d$education, edu) + 8L   # one-to-one with education
+  d$score <- round(runif(200), 2)
+  h <- list(education = hierarchy_category(data.frame(v = edu,
+    g = c("higher", "school", "higher", "higher", "school"))), sex = hierarchy_flat())
+  for (fun in list(datafly, ola)) {
+    expect_warning(r <- fun(d, "education", h["education"], k = 50, max_suppress = 0),
+                   "education_num' -> 'education", class = "epimask_warning_proxy")
+    expect_gt(r$levels[["education"]], 0L)
+    expect_identical(r$proxies$column, "education_num")
+    expect_true("education_num" %in% names(r$data))
+    expect_silent(r2 <- fun(d, "education", h["education"], k = 50, max_suppress = 0,
+                            drop_proxies = TRUE))
+    expect_false("education_num" %in% names(r2$data))
+    expect_identical(r2$dropped, "education_num")
+    expect_true("score" %in% names(r2$data))
+  }
+  # no warning when the key is released as is
+  expect_silent(datafly(d, c("education", "sex"), h, k = 1))
 })
 
 test_that("El Emam & Dankar Figure 1: decade of birth, IDs 3, 5, 8 suppressed", {

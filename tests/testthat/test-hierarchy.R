@@ -61,3 +61,69 @@ test_that("user lists of functions and lookup tables", {
   bad <- as_hierarchy(list(identity, function(x) x[1]))
   expect_error(generalize(c("a", "b"), bad, 1), class = "epimask_error_length")
 })
+
+test_that("ARX hierarchy files are read as they are (; and ,)", {
+  f <- tempfile(fileext = ".csv")
+  # ARX's layout: no header, one row per value, one column per level, `*` last
+  writeLines(c("Bachelors;Undergraduate;Higher education;*",
+               "HS-grad;High School;Secondary education;*",
+               "Masters;Graduate;Higher education;*",
+               "9th;High School;Secondary education;*"), f)
+  h <- hierarchy_category(f)
+  x <- c("Masters", "9th", "HS-grad")
+  expect_identical(generalize(x, h, 1), c("Graduate", "High School", "High School"))
+  expect_identical(generalize(x, h, 2), c("Higher education", "Secondary education",
+                                          "Secondary education"))
+  expect_identical(generalize(x, h, 3), rep("*", 3))
+  # the `*` column is the top: no second `*` level below it
+  expect_identical(length(h$levels), 4L)
+  expect_error(generalize(x, h, 4), class = "epimask_error_value")
+  g <- tempfile(fileext = ".csv")
+  writeLines(c("1,0-4,0-9,*", "2,0-4,0-9,*", "7,5-9,0-9,*"), g)
+  ha <- hierarchy_category(g)
+  expect_identical(generalize(c(7, 1), ha, 1), c("5-9", "0-4"))
+  expect_identical(generalize(7, ha, 3), "*")
+  # a file without the `*` column gets one
+  writeLines(c("a;A", "b;A", "c;C"), g)
+  expect_identical(generalize("c", hierarchy_category(g), 2), "*")
+  expect_error(hierarchy_category(file.path(tempdir(), "no-such-file.csv")),
+               class = "epimask_error_value")
+})
+
+test_that("write_hierarchy writes ARX's layout and reads back unchanged", {
+  f <- tempfile(fileext = ".csv")
+  lines <- c("Bachelors;Undergraduate;Higher education;*",
+             "HS-grad;High School;Secondary education;*")
+  writeLines(lines, f)
+  out <- tempfile(fileext = ".csv")
+  write_hierarchy(hierarchy_category(f), out)
+  expect_identical(readLines(out), lines)
+  # a numeric hierarchy with its values, then read back as categories
+  write_hierarchy(hierarchy_numeric(c(5, 10)), out, values = c(21, 27, 33, 21))
+  expect_identical(readLines(out), c("21;20-24;20-29;*", "27;25-29;20-29;*",
+                                     "33;30-34;30-39;*"))
+  back <- hierarchy_category(out)
+  expect_identical(generalize(c(33, 21), back, 2), c("30-39", "20-29"))
+  write_hierarchy(hierarchy_zip(3), out, values = c("021", "022"), sep = ",")
+  expect_identical(readLines(out), c("021,020,000,*", "022,020,000,*"))
+  expect_error(write_hierarchy(hierarchy_numeric(5), out), class = "epimask_error_value")
+  expect_error(write_hierarchy(hierarchy_category(data.frame(a = "x;y", b = "z")), out),
+               class = "epimask_error_value")
+})
+
+test_that("one-step and rare-category hierarchies", {
+  h <- hierarchy_flat()
+  expect_identical(generalize(c("a", "b"), h, 1), c("*", "*"))
+  expect_identical(generalize(c("a", "b"), h, 0), c("a", "b"))
+  x <- c(rep("common", 6), rep("usual", 5), "rare1", "rare2", "rare2")
+  hr <- hierarchy_rare(x, min_count = 5)
+  expect_identical(generalize(c("common", "rare1", "rare2", "usual"), hr, 1),
+                   c("common", "other", "other", "usual"))
+  expect_identical(generalize("rare1", hr, 2), "*")
+  expect_error(hierarchy_rare(x, min_count = 5, other = "common"), class = "epimask_error_value")
+  # usable in datafly() on a key with rare values
+  d <- data.frame(dx = x)
+  res <- datafly(d, "dx", list(dx = hr), k = 3, max_suppress = 0)
+  expect_identical(unname(res$levels), 1L)
+  expect_identical(sort(unique(res$data$dx)), c("common", "other", "usual"))
+})

@@ -1,0 +1,330 @@
+# Globally optimal generalization (METHODS 16; El Emam et al. 2009, OLA;
+# Kohlmayer et al. 2012, Flash). The k-anonymity part of acceptability is
+# monotone along generalization (with nested hierarchies), so Flash's paths
+# with a binary search on each and predictive tagging find every node's
+# k-status from few evaluations; the least-loss acceptable node is then found
+# by branch and bound over the k-anonymous nodes, cheapest lower bound first,
+# so that l-diversity, t-closeness and a loss that suppression makes
+# non-monotone are handled exactly.
+
+#' Optimal lattice generalization to k-anonymity (OLA / Flash)
+#'
+#' Finds the generalization of least information loss that makes the data
+#' k-anonymous (and l-diverse / t-close when asked), searching the lattice of
+#' all combinations of hierarchy levels without evaluating most of them.
+#'
+#' **The lattice.** One node per vector of levels, one level per key, from 0
+#' (original values) to the top of its hierarchy. A node is *acceptable* when,
+#' after suppressing the records in equivalence classes smaller than `k`, at
+#' most `max_suppress` of the records are suppressed and every remaining class
+#' has at least `l` distinct values (`diversity = "distinct"`) or an entropy l
+#' \eqn{\exp(-\sum_s p_s \log p_s)} of at least `l` (`"entropy"`) and an earth
+#' mover's distance of at most `t` to the overall distribution (METHODS 12) on
+#' every `sensitive` variable. The result is the acceptable node of least
+#' information loss under `metric` ([info_loss()]); ties go to the lower sum of
+#' levels, then to the lexicographically smaller level vector. Losses within a
+#' relative \eqn{10^{-9}} count as ties.
+#'
+#' **The search.** With nested hierarchies (each level a function of the one
+#' below, which [datafly()]'s ready hierarchies are), the k-anonymity part is
+#' monotone: every generalization of a k-anonymous node is k-anonymous. As in
+#' Flash (Kohlmayer et al. 2012), untagged nodes are taken bottom-up; from each
+#' a path climbs through untagged nodes to the top, and a binary search on the
+#' path evaluates few of its nodes; each evaluation tags every generalization
+#' (k-anonymous) or every specialization (not). Every node has a lower bound on
+#' its loss (the loss with nothing suppressed for precision and entropy; for
+#' discernibility and average class size, bounds from evaluated finer nodes);
+#' no path starts from a node whose bound exceeds the best loss found so far.
+#' Then the nodes k-anonymous or not yet known are taken in order of their
+#' bound until it exceeds the best loss, so the answer is exact although the
+#' loss and the l-diversity check are not monotone under suppression. A node's class counts are rolled
+#' up in C from the smallest evaluated finer node's counts, never recomputed
+#' from the records. Without nested hierarchies no tagging is valid and nodes
+#' are evaluated in order of the bound (all of them, for the bound-less
+#' metrics).
+#'
+#' **The release** is built as in [datafly()]: keys generalized to the chosen
+#' levels, records in classes smaller than `k` dropped, `id` columns replaced
+#' by keyed pseudonyms, proxies of generalized keys flagged or dropped.
+#'
+#' @inheritParams datafly
+#' @param metric Information loss to minimize: `"entropy"` (non-uniform
+#'   entropy, the default), `"precision"`, `"discernibility"` or
+#'   `"avg_class_size"` (see [info_loss()]).
+#' @param l `NULL`, or the l of l-diversity required of every released class
+#'   on every `sensitive` variable.
+#' @param sensitive `NULL`, or the sensitive columns (not keys) for `l` and `t`.
+#' @param t `NULL`, or the largest earth mover's distance allowed between a
+#'   released class's distribution of a sensitive variable and the overall one.
+#' @param diversity `"distinct"` or `"entropy"` l-diversity.
+#' @param ordered Sensitive variables whose values are ordered for
+#'   t-closeness; numeric ones are ordered by default.
+#' @param search `"exact"` (the default) finds the optimum defined above;
+#'   `"minimal"` takes the best of the k-minimal nodes (k-anonymous nodes
+#'   whose one-step specializations are not), as the OLA and Flash papers do:
+#'   the same node when the loss cannot fall with generalization (no
+#'   suppression, or the k-minimal node is also least under suppression),
+#'   fewer nodes evaluated, but with suppression a coarser node that
+#'   suppresses fewer records can lose less, which only `"exact"` finds. It
+#'   falls back to the exact search when no k-minimal node is l-diverse /
+#'   t-close.
+#' @return An object of class `c("epimask_ola", "epimask_datafly")`: the
+#'   fields of [datafly()] (without generalization `steps`) plus `metric`,
+#'   `info_loss` (the four losses of the release, named), `nodes_evaluated`
+#'   (nodes whose class counts were computed) and `nodes_total`.
+#' @references El Emam K, Dankar FK, Issa R, et al. (2009). A globally optimal
+#'   k-anonymity method for the de-identification of health data. JAMIA 16,
+#'   670-682. Kohlmayer F, Prasser F, Eckert C, Kemper A, Kuhn KA (2012).
+#'   Flash: efficient, stable and optimal k-anonymity. PASSAT 2012.
+#' @family generalization
+#' @examples
+#' set.seed(1)
+#' people <- data.frame(
+#'   birth = as.Date("1950-01-01") + sample(0:9000, 300, TRUE),
+#'   sex = sample(c("f", "m"), 300, TRUE),
+#'   zip = sample(c("02138", "02139", "02141", "02142"), 300, TRUE),
+#'   dx = sample(c("flu", "asthma", "diabetes"), 300, TRUE))
+#' h <- list(birth = hierarchy_date(), sex = hierarchy_flat(),
+#'           zip = hierarchy_zip())
+#' best <- ola(people, c("birth", "sex", "zip"), h, k = 5)
+#' best
+#' greedy <- datafly(people, c("birth", "sex", "zip"), h, k = 5)
+#' rbind(ola = info_loss(best, "all"), datafly = info_loss(greedy, "all"))
+#' ola(people, c("birth", "sex", "zip"), h, k = 5, l = 2, sensitive = "dx")
+#' @export
+ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
+                metric = c("entropy", "precision", "discernibility", "avg_class_size"),
+                l = NULL, sensitive = NULL, t = NULL, id = NULL,
+                diversity = c("distinct", "entropy"), ordered = NULL,
+                secret = NULL, drop_proxies = FALSE,
+                search = c("exact", "minimal")) {
+  args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
+                                secret, drop_proxies)
+  data <- args$data
+  metric <- check_choice(metric, loss_metrics)
+  diversity <- check_choice(diversity, c("distinct", "entropy"))
+  search <- check_choice(search, c("exact", "minimal"))
+  sensitive <- check_columns(sensitive, data, allow_null = TRUE)
+  if (length(intersect(sensitive, c(keys, id))))
+    abort_value("sensitive", "columns that are neither `keys` nor `id`")
+  l <- check_number(l, lower = 1, allow_null = TRUE)
+  t <- check_number(t, lower = 0, upper = 1, allow_null = TRUE)
+  if (is.null(sensitive) != (is.null(l) && is.null(t)))
+    abort_value("sensitive", "given exactly when `l` or `t` is")
+  ordered <- check_columns(ordered, data, allow_null = TRUE)
+  ordered <- union(intersect(ordered, sensitive),
+                   Filter(function(s) is.numeric(data[[s]]), sensitive))
+  warn_possible_identifiers(data, c(keys, id))
+  proxies <- find_proxies(data, keys, id)
+
+  lat <- lattice_build(data, keys, args$hierarchies, sensitive, ordered)
+  k <- args$k
+  model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
+                diversity = diversity)
+  found <- lattice_search(lat, model, metric, minimal_only = search == "minimal")
+  levels <- stats::setNames(found$levels, keys)
+
+  out <- finish_release(data, keys, args$hierarchies, levels, k, id,
+                        args$secret, proxies, drop_proxies, lat, model)
+  out$max_suppress <- args$max_suppress
+  out$method <- "OLA"
+  out$metric <- metric
+  out$privacy <- list(l = l, t = t, sensitive = sensitive, diversity = diversity)
+  out$search <- search
+  out$acceptable <- found$found
+  out$nodes_evaluated <- found$nodes_evaluated
+  out$nodes_total <- found$nodes_total
+  out$steps <- data.frame(key = character(), level = integer(),
+                          distinct = integer(), in_small_classes = integer())
+  if (!found$found)
+    epimask_warn(sprintf(paste0(
+      "No lattice node meets the privacy model (k = %d%s); the top node is ",
+      "returned and every record that breaks it is suppressed."), k,
+      if (!is.null(sensitive)) ", with l-diversity / t-closeness" else ""),
+      "epimask_warning_suppressed")
+  structure(out, class = c("epimask_ola", "epimask_datafly"))
+}
+
+loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
+
+# The search of METHODS 16 (see ola()'s details). Returns the chosen levels,
+# whether an acceptable node exists, and the numbers of nodes evaluated and in
+# the lattice.
+lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
+  top <- lat$top
+  A <- length(top)
+  nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
+  dimnames(nodes) <- NULL
+  storage.mode(nodes) <- "integer"
+  n_nodes <- nrow(nodes)
+  stride <- cumprod(c(1L, top[-A] + 1L))
+  height <- rowSums(nodes)
+  lex_rank <- integer(n_nodes)
+  lex_rank[do.call(order, lapply(seq_len(A), function(v) nodes[, v]))] <- seq_len(n_nodes)
+  bound <- static_bound(lat, nodes, metric)
+  tag <- function(h, up) .Call(C_lattice_tag, list(nodes = nodes, levels = h, up = up))
+
+  status <- rep(NA, n_nodes)        # k-anonymity part of acceptability
+  result <- vector("list", n_nodes)
+  n_evaluated <- 0L
+  # bounds from evaluated nodes (valid with nested hierarchies): a node's
+  # classes are unions of a finer node's, so its sum of squared class sizes
+  # is at least, and its number of classes at most, the finer node's.
+  sum_sq_bound <- rep(0, n_nodes)
+  classes_bound <- rep(Inf, n_nodes)
+  cache <- list(c(lat$bottom, list(levels = integer(A))))
+  cache_levels <- matrix(0L, A, 1L)  # one column per cached table
+  cache_rows <- nrow(lat$bottom$codes)
+
+  pick_source <- function(h) {
+    if (lat$nested) {
+      ok <- colSums(cache_levels <= h) == A
+    } else {
+      ok <- rep(TRUE, length(cache))
+      for (v in seq_len(A))
+        ok <- ok & lat$key[[v]]$nested[cbind(cache_levels[v, ] + 1L, h[[v]] + 1L)]
+    }
+    cand <- which(ok)
+    cache[[cand[which.min(cache_rows[cand])]]]
+  }
+  remember <- function(tab) {
+    cache[[length(cache) + 1L]] <<- tab
+    cache_levels <<- cbind(cache_levels, tab$levels)
+    cache_rows <<- c(cache_rows, nrow(tab$codes))
+    # keep about 2e7 codes; the bottom table (first) always stays
+    while (sum(cache_rows * ncol(tab$codes)) > 2e7 && length(cache) > 2L) {
+      cache[[2L]] <<- NULL
+      cache_levels <<- cache_levels[, -2L, drop = FALSE]
+      cache_rows <<- cache_rows[-2L]
+    }
+  }
+  # the best acceptable node so far (ties: lower sum of levels, then the
+  # lexicographically smaller vector); losses within 1e-9 relative are ties
+  tol <- function(x) 1e-9 * max(1, abs(x))
+  wins_tie <- function(i, j) height[[i]] < height[[j]] ||
+    (height[[i]] == height[[j]] && lex_rank[[i]] < lex_rank[[j]])
+  best <- NA_integer_
+  best_loss <- Inf
+  consider <- function(i, ev) {
+    if (!ev$ok) return(invisible())
+    loss <- ev$loss[[metric]]
+    if (is.na(best) || loss < best_loss - tol(best_loss) ||
+        (loss <= best_loss + tol(best_loss) && wins_tie(i, best))) {
+      best <<- i
+      best_loss <<- loss
+    }
+  }
+  # with the exact search, a node whose lower bound exceeds the best loss
+  # found is never evaluated (nor its k-status sought)
+  prune <- !minimal_only
+  beaten <- function(i) prune && bound[[i]] > best_loss + tol(best_loss)
+
+  evaluate <- function(i) {
+    if (!is.null(result[[i]])) return(result[[i]])
+    h <- nodes[i, ]
+    tab <- lattice_rollup(lat, pick_source(h), h)
+    tab$levels <- h
+    ev <- lattice_evaluate(lat, tab, h, model, metric)
+    n_evaluated <<- n_evaluated + 1L
+    result[[i]] <<- ev
+    remember(tab)
+    if (lat$nested) {
+      # predictive tagging; phase 2 knows every node's k-status already
+      if (is.na(status[[i]])) {
+        if (ev$k_ok) status[tag(h, 1L)] <<- TRUE else status[tag(h, 0L)] <<- FALSE
+      }
+      if (metric == "discernibility" || metric == "avg_class_size") {
+        up <- tag(h, 1L)
+        sum_sq_bound[up] <<- pmax(sum_sq_bound[up], ev$sum_sq)
+        classes_bound[up] <<- pmin(classes_bound[up], ev$n_classes)
+      }
+    } else {
+      status[i] <<- ev$k_ok
+    }
+    if (prune) consider(i, ev)
+    ev
+  }
+
+  # Flash's paths: climb through untagged nodes, cheapest step first
+  if (lat$nested) {
+    climb <- if (metric %in% c("entropy", "precision")) bound
+             else static_bound(lat, nodes, "precision")
+    for (i in order(height, lex_rank)) {
+      if (!is.na(status[[i]]) || beaten(i)) next
+      path <- i
+      repeat {
+        h <- nodes[path[[length(path)]], ]
+        succ <- path[[length(path)]] + stride[h < top]
+        succ <- succ[is.na(status[succ])]
+        if (!length(succ)) break
+        path <- c(path, succ[[which.min(climb[succ])]])
+      }
+      lo <- 1L
+      hi <- length(path)
+      while (lo <= hi) {
+        mid <- (lo + hi) %/% 2L
+        ok <- status[[path[[mid]]]]
+        if (is.na(ok)) ok <- evaluate(path[[mid]])$k_ok
+        if (ok) hi <- mid - 1L else lo <- mid + 1L
+      }
+    }
+  }
+
+  # branch and bound over the nodes k-anonymous or not yet known
+  candidates <- if (lat$nested) which(is.na(status) | status) else seq_len(n_nodes)
+  if (minimal_only && lat$nested) {
+    # the k-minimal nodes: k-anonymous, every one-step specialization not
+    # (all evaluated in the paths: nothing below them could tag them)
+    below_fails <- vapply(candidates, function(i) {
+      h <- nodes[i, ]
+      pred <- i - stride[h > 0]
+      !length(pred) || !any(status[pred])
+    }, logical(1))
+    minimal <- candidates[below_fails & !is.na(status[candidates])]
+    ok <- vapply(minimal, function(i) evaluate(i)$ok, logical(1))
+    if (any(ok)) candidates <- minimal[ok]
+  }
+  candidates <- candidates[order(bound[candidates], height[candidates],
+                                 lex_rank[candidates])]
+  for (i in candidates) {
+    if (!is.na(best)) {
+      if (bound[[i]] > best_loss + tol(best_loss)) break
+      b <- bound[[i]]
+      if (lat$nested && metric == "discernibility") b <- max(b, sum_sq_bound[[i]])
+      if (lat$nested && metric == "avg_class_size")
+        b <- max(b, lat$n * (1 - model$max_suppress) / (model$k * classes_bound[[i]]))
+      if (b > best_loss + tol(best_loss)) next
+      if (b >= best_loss - tol(best_loss) && !wins_tie(i, best)) next
+    }
+    consider(i, evaluate(i))
+  }
+  found <- !is.na(best)
+  if (!found) best <- n_nodes
+  list(levels = nodes[best, ], found = found, nodes_evaluated = n_evaluated,
+       nodes_total = n_nodes)
+}
+
+# The slow exact twin of lattice_search(): every node rolled up from the
+# bottom table and evaluated, the optimum by the same rule. Kept as the
+# reference of the benchmarks (inst/bench/bench-ola.R).
+lattice_exhaustive <- function(lat, model, metric) {
+  top <- lat$top
+  nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
+  dimnames(nodes) <- NULL
+  storage.mode(nodes) <- "integer"
+  bottom <- c(lat$bottom, list(levels = integer(length(top))))
+  loss <- rep(NA_real_, nrow(nodes))
+  for (i in seq_len(nrow(nodes))) {
+    ev <- lattice_evaluate(lat, lattice_rollup(lat, bottom, nodes[i, ]), nodes[i, ],
+                           model, metric)
+    if (ev$ok) loss[[i]] <- ev$loss[[metric]]
+  }
+  ok <- which(!is.na(loss))
+  if (!length(ok)) return(list(levels = nodes[nrow(nodes), ], found = FALSE))
+  best_loss <- min(loss[ok])
+  tied <- ok[loss[ok] <= best_loss + 1e-9 * max(1, abs(best_loss))]
+  m <- nodes[tied, , drop = FALSE]
+  tied <- tied[do.call(order, c(list(rowSums(m)), lapply(seq_along(top), function(v) m[, v])))]
+  list(levels = nodes[tied[[1L]], ], found = TRUE, nodes_evaluated = nrow(nodes),
+       nodes_total = nrow(nodes))
+}

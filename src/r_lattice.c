@@ -1,0 +1,153 @@
+/* .Call glue for the lattice class counts (lattice.c); named-list specs read
+ * with r_util.h. No statistics here: conversion and allocation only. */
+#include <R.h>
+#include <Rinternals.h>
+#include <limits.h>
+#include "lattice.h"
+#include "r_util.h"
+#include "r_epimask.h"
+
+/* The code matrix of a spec: an integer matrix, its rows and columns. */
+static const int *code_matrix(SEXP spec, size_t *n, int *ncol)
+{
+    SEXP codes = r_field(spec, "codes");
+    if (TYPEOF(codes) != INTSXP || !isMatrix(codes))
+        r_field_error("codes", "an integer matrix");
+    *n = (size_t) nrows(codes);
+    *ncol = ncols(codes);
+    return INTEGER_RO(codes);
+}
+
+static SEXP named_list(int n, const char **names)
+{
+    SEXP out = PROTECT(allocVector(VECSXP, n));
+    SEXP nm = PROTECT(allocVector(STRSXP, n));
+    for (int i = 0; i < n; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+    setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(2);
+    return out;
+}
+
+/* spec: codes (n x p integer matrix), ncol (group on the first ncol columns),
+ * count (n doubles: the records behind each row).
+ * Returns list(group = 1-based group of each row, size = records per group,
+ * first = 1-based first row of each group). */
+SEXP r_lattice_group(SEXP spec)
+{
+    size_t n;
+    int p;
+    const int *codes = code_matrix(spec, &n, &p);
+    int ncol = r_field_int1(spec, "ncol", 1, p);
+    const double *count = r_field_double(spec, "count", (R_xlen_t) n, 1);
+    int *group = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
+    int *first = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
+    double *size = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
+    int g = lattice_group(codes, n, n, ncol, count, group, size, first);
+    if (g < 0) error("not enough memory to group %zu rows", n);
+    const char *names[] = {"group", "size", "first"};
+    SEXP out = PROTECT(named_list(3, names));
+    SEXP r_group = PROTECT(allocVector(INTSXP, (R_xlen_t) n));
+    SEXP r_size = PROTECT(allocVector(REALSXP, g));
+    SEXP r_first = PROTECT(allocVector(INTSXP, g));
+    for (size_t i = 0; i < n; i++) INTEGER(r_group)[i] = group[i] + 1;
+    for (int j = 0; j < g; j++) {
+        REAL(r_size)[j] = size[j];
+        INTEGER(r_first)[j] = first[j] + 1;
+    }
+    SET_VECTOR_ELT(out, 0, r_group);
+    SET_VECTOR_ELT(out, 1, r_size);
+    SET_VECTOR_ELT(out, 2, r_first);
+    UNPROTECT(4);
+    return out;
+}
+
+/* spec: codes (n x p integer matrix), count (n doubles), maps (list of p:
+ * NULL or an integer vector recoding that column). Returns list(codes =
+ * G x p integer matrix, count = G doubles). */
+SEXP r_lattice_rollup(SEXP spec)
+{
+    size_t n;
+    int p;
+    const int *codes = code_matrix(spec, &n, &p);
+    const double *count = r_field_double(spec, "count", (R_xlen_t) n, 1);
+    SEXP maps = r_field(spec, "maps");
+    if (TYPEOF(maps) != VECSXP || XLENGTH(maps) != p)
+        r_field_error("maps", "a list with one entry per column");
+    const int **map = (const int **) R_alloc(p > 0 ? p : 1, sizeof(int *));
+    int *map_len = (int *) R_alloc(p > 0 ? p : 1, sizeof(int));
+    for (int j = 0; j < p; j++) {
+        SEXP m = VECTOR_ELT(maps, j);
+        if (m == R_NilValue) {
+            map[j] = NULL;
+            map_len[j] = 0;
+        } else if (TYPEOF(m) == INTSXP) {
+            map[j] = INTEGER_RO(m);
+            map_len[j] = LENGTH(m);
+        } else {
+            r_field_error("maps", "a list of NULL or integer vectors");
+        }
+    }
+    size_t cells = n * (size_t) p;
+    int *out_codes = (int *) R_alloc(cells > 0 ? cells : 1, sizeof(int));
+    double *out_count = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
+    int g = lattice_rollup(codes, count, n, p, map, map_len, out_codes, out_count);
+    if (g == -2) r_field_error("maps", "covering every code of its column");
+    if (g < 0) error("not enough memory to roll up %zu rows", n);
+    const char *names[] = {"codes", "count"};
+    SEXP out = PROTECT(named_list(2, names));
+    SEXP r_codes = PROTECT(allocMatrix(INTSXP, g, p));
+    SEXP r_count = PROTECT(allocVector(REALSXP, g));
+    for (size_t i = 0; i < (size_t) g * (size_t) p; i++) INTEGER(r_codes)[i] = out_codes[i];
+    for (int j = 0; j < g; j++) REAL(r_count)[j] = out_count[j];
+    SET_VECTOR_ELT(out, 0, r_codes);
+    SET_VECTOR_ELT(out, 1, r_count);
+    UNPROTECT(3);
+    return out;
+}
+
+/* spec: class (1-based class of each row), value (1-based sensitive value),
+ * count, n_classes, q (overall distribution), ordered (0/1). Returns
+ * list(distinct, entropy_l, emd), one value per class. */
+SEXP r_lattice_diversity(SEXP spec)
+{
+    R_xlen_t n = r_field_length(spec, "class");
+    const int *cls = r_field_int(spec, "class", n);
+    const int *value = r_field_int(spec, "value", n);
+    const double *count = r_field_double(spec, "count", n, 1);
+    int n_classes = r_field_int1(spec, "n_classes", 0, INT_MAX);
+    R_xlen_t m = r_field_length(spec, "q");
+    const double *q = r_field_double(spec, "q", m, 1);
+    int ordered = r_field_int1(spec, "ordered", 0, 1);
+    int *cls0 = (int *) R_alloc(n > 0 ? (size_t) n : 1, sizeof(int));
+    for (R_xlen_t i = 0; i < n; i++) {
+        if (cls[i] < 1 || cls[i] > n_classes) r_field_error("class", "within 1..n_classes");
+        if (value[i] < 1 || value[i] > m) r_field_error("value", "within 1..length(q)");
+        cls0[i] = cls[i] - 1;
+    }
+    const char *names[] = {"distinct", "entropy_l", "emd"};
+    SEXP out = PROTECT(named_list(3, names));
+    for (int j = 0; j < 3; j++) SET_VECTOR_ELT(out, j, allocVector(REALSXP, n_classes));
+    if (lattice_diversity(cls0, value, count, (size_t) n, n_classes, (int) m, q,
+                          ordered, REAL(VECTOR_ELT(out, 0)),
+                          REAL(VECTOR_ELT(out, 1)), REAL(VECTOR_ELT(out, 2))) < 0)
+        error("not enough memory for the diversity of %d classes", n_classes);
+    UNPROTECT(1);
+    return out;
+}
+
+/* spec: nodes (N x A integer matrix of levels), levels (A), up (0/1).
+ * Returns a logical vector: the nodes at or above (up) / below `levels`. */
+SEXP r_lattice_tag(SEXP spec)
+{
+    SEXP nodes = r_field(spec, "nodes");
+    if (TYPEOF(nodes) != INTSXP || !isMatrix(nodes))
+        r_field_error("nodes", "an integer matrix");
+    int n_keys = ncols(nodes);
+    const int *levels = r_field_int(spec, "levels", n_keys);
+    int up = r_field_int1(spec, "up", 0, 1);
+    size_t n = (size_t) nrows(nodes);
+    SEXP out = PROTECT(allocVector(LGLSXP, (R_xlen_t) n));
+    lattice_tag(INTEGER_RO(nodes), n, n_keys, levels, up, LOGICAL(out));
+    UNPROTECT(1);
+    return out;
+}
