@@ -70,7 +70,8 @@ gg_theme <- function() {
 
 gg_group_scales <- function(pal) {
   shapes <- stats::setNames(rep_len(ru_shapes, length(pal)), names(pal))
-  guide <- if (length(pal) > 1L) "legend" else "none"
+  # Explicit guide order: otherwise ggplot2 orders the legends by a hash.
+  guide <- if (length(pal) > 1L) ggplot2::guide_legend(order = 1L) else "none"
   list(ggplot2::scale_colour_manual(values = pal, guide = guide, name = NULL),
        ggplot2::scale_shape_manual(values = shapes, guide = guide, name = NULL))
 }
@@ -138,7 +139,7 @@ gg_panel <- function(pd, pal, labels, panel) {
                           line_keys$label)
     p <- p + ggplot2::scale_linetype_manual(
       values = lt, breaks = line_keys$label, name = NULL,
-      guide = ggplot2::guide_legend(override.aes = list(colour = line_keys$col,
+      guide = ggplot2::guide_legend(order = 2L, override.aes = list(colour = line_keys$col,
                                                         linewidth = 0.6 * line_keys$lwd / 1.5)))
   }
   caption <- c(if (any(d$clipped %in% TRUE)) "Diamonds: U > 1, drawn at U = 1.",
@@ -203,7 +204,7 @@ gg_label_layers <- function(d, pal, pd, panel) {
     return(ggrepel::geom_text_repel(
       data = d, ggplot2::aes(x = .data$x, y = .data$y, label = .data$label),
       colour = colours, size = 3, seed = 1L, max.overlaps = Inf, box.padding = 0.3,
-      point.padding = 0.4, min.segment.length = 0.25, segment.colour = "grey55",
+      point.padding = 0.4, min.segment.length = 0.25, max.time = Inf, max.iter = 20000, segment.colour = "grey55",
       segment.size = 0.3, inherit.aes = FALSE))
   }
   lab <- gg_label_positions(d$x, d$y, d$label, pd$xaxis$lim, pd$yaxis$lim, panel,

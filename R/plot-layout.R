@@ -561,11 +561,12 @@ has_intervals <- function(d, type) {
 # positions surround its point at growing distances (first touching the
 # point's disc of `radius`, then further out by `step` up to `max_dist`), in
 # 16 directions, right and left first. A candidate is admissible when it stays
-# inside `bounds`, overlaps no label placed so far, covers no point (its own
-# included) and lies nearer to its own point than to any other, so that a
-# reader pairs it with the right point. Among admissible candidates the one
-# nearest to its point that crosses the fewest drawn lines (`obstacles`,
-# points sampled along them) wins. Points with the least room go first; a
+# inside `bounds`, overlaps no label placed so far and covers no point (its
+# own included). Among admissible candidates the one nearest to its point that
+# crosses the fewest drawn lines (`obstacles`, points sampled along them) and
+# lies clearly nearer to its own point than to any other (so that a reader
+# pairs it with the right point) wins; where no spot is nearer to its own
+# point, the label gets a leader line to it. Points with the least room go first; a
 # label with no admissible place bumps the placed labels that block it and
 # both are placed again (up to `passes` rounds). Labels still without a place
 # (points stacked on one spot) go further out, up to `far_dist`, joined to
@@ -596,7 +597,7 @@ place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.02, step =
       vapply(seq_len(nrow(cb)), function(k)
         sum(obstacles[, 1] > cb[k, 1] & obstacles[, 1] < cb[k, 2] &
               obstacles[, 2] > cb[k, 3] & obstacles[, 2] < cb[k, 4]), numeric(1))
-    list(bad = hits_points | (nearest_other & !far), near_bad = hits_points | nearest_other | far,
+    list(bad = hits_points, near_bad = hits_points | far, other = nearest_other,
          lines = lines, far = far)
   })
   room <- vapply(seq_len(n), function(i)
@@ -610,7 +611,8 @@ place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.02, step =
     others <- others[!is.na(others[, 1]), , drop = FALSE]
     clash <- box_hits(cb, others, pad)
     sc <- static_cost[[i]]
-    cost <- cands[[i]]$dist + 0.05 * sc$lines
+    # A spot nearer to another point is a last resort, and gets a leader.
+    cost <- cands[[i]]$dist + 0.05 * sc$lines + 0.4 * sc$other
     if (mode != "near" && nrow(others))
       cost <- cost + 0.3 * vapply(seq_len(nrow(cb)), function(k)
         leader_crossings(px[i], py[i], cb[k, ], others), 0)
@@ -661,7 +663,7 @@ place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.02, step =
     c_i <- cands[[i]]
     out$x[i] <- mean(c_i$box[chosen[i], 1:2])
     out$y[i] <- mean(c_i$box[chosen[i], 3:4])
-    out$leader[i] <- c_i$dist[chosen[i]] > step / 2
+    out$leader[i] <- c_i$dist[chosen[i]] > step / 2 || static_cost[[i]]$other[chosen[i]]
   }
   anchor <- leader_end(px, py, out$x, out$y, w, h)
   out$ax <- anchor$x
@@ -737,7 +739,8 @@ nearer_to_other <- function(cand, px, py, i, live) {
     if (abs(px[k] - px[i]) + abs(py[k] - py[i]) < 1e-6) next
     other <- pmin(other, box_distance(cand, px[k], py[k]))
   }
-  other <= own
+  # Clearly nearer: by a margin the eye can see, not by rounding error.
+  other <= own + 0.03
 }
 
 # Distance from a point to each box (0 inside).
