@@ -1,6 +1,6 @@
 # ggplot2 versions of the profile plots (ggplot2 is in Suggests). The panel
 # data (axes, intervals, frontier, budget, curve) are those of plot.ru_profile()
-# from plot-layout.R; labels are placed by ggrepel when it is installed.
+# from plot-layout.R; labels are laid out by the same placer at draw time.
 
 utils::globalVariables(c(".data"))
 
@@ -12,17 +12,17 @@ utils::globalVariables(c(".data"))
 #' ggplot2 package; the method is registered for `ggplot2::autoplot()` when
 #' ggplot2 is loaded.
 #'
-#' Point labels are placed by ggrepel (in Suggests) when it is installed,
-#' beside their own point and clear of the other labels and points, with a
-#' fixed seed so the layout is reproducible. Without ggrepel the labels are
-#' laid out by the placer of [plot.ru_profile()] for a panel of about
-#' `label_panel` inches (width, height); on much smaller devices they may
-#' touch.
+#' Point labels are laid out when the plot is drawn, at the real panel size
+#' and text extents, by the placer of [plot.ru_profile()]: each label beside
+#' its own point, overlapping no other label and no point (with a leader line
+#' where a label had to move away). `labels = "ggrepel"` uses
+#' [ggrepel::geom_text_repel()] instead (seeded); on crowded panels it can
+#' leave labels overlapping.
 #'
 #' @param object an `ru_profile`.
 #' @inheritParams plot.ru_profile
-#' @param label_panel the panel size (inches) labels are laid out for when
-#'   ggrepel is not installed.
+#' @param labels `TRUE` (labels by the package's placer), `"ggrepel"`, or
+#'   `FALSE`.
 #' @param ... unused.
 #' @return A ggplot object.
 #' @family profiles
@@ -36,21 +36,21 @@ utils::globalVariables(c(".data"))
 #' ggplot2::autoplot(ru)
 #' ggplot2::autoplot(ru, type = "estimate")
 autoplot.ru_profile <- function(object, type = c("ru", "estimate", "mse", "risk", "tradeoff"),
-                                log = "auto", labels = TRUE, curve = NULL, col = NULL,
-                                label_panel = c(6, 4), ...) {
+                                log = "auto", labels = TRUE, curve = NULL, col = NULL, ...) {
   if (!requireNamespace("ggplot2", quietly = TRUE))
     epimask_abort("autoplot() needs the ggplot2 package; install it or use plot().",
                   "epimask_error_dependency")
   check_ru_profile(object, "object")
   type <- check_choice(type, ru_plot_types, "type")
   log <- check_log(log)
-  check_flag(labels)
+  if (!identical(labels, "ggrepel")) check_flag(labels)
+  if (identical(labels, "ggrepel") && !requireNamespace("ggrepel", quietly = TRUE))
+    epimask_abort("labels = \"ggrepel\" needs the ggrepel package.", "epimask_error_dependency")
   if (!is.null(curve)) check_flag(curve)
-  label_panel <- check_numeric_vector(label_panel, "label_panel", len = 2L)
   pd <- ru_panel_data(object, type, log_axes(log), curve)
   check_panel_points(pd, "object")
   pal <- ru_palette(levels(pd$data$group), col)
-  gg_panel(pd, pal, labels && isTRUE(pd$labels), label_panel) + gg_theme()
+  gg_panel(pd, pal, if (isTRUE(pd$labels)) labels else FALSE) + gg_theme()
 }
 
 gg_theme <- function() {
@@ -71,12 +71,13 @@ gg_theme <- function() {
 gg_group_scales <- function(pal) {
   shapes <- stats::setNames(rep_len(ru_shapes, length(pal)), names(pal))
   # Explicit guide order: otherwise ggplot2 orders the legends by a hash.
-  guide <- if (length(pal) > 1L) ggplot2::guide_legend(order = 1L) else "none"
+  rows <- ceiling(sum(nchar(names(pal)) + 6L) / 95)
+  guide <- if (length(pal) > 1L) ggplot2::guide_legend(order = 1L, nrow = rows) else "none"
   list(ggplot2::scale_colour_manual(values = pal, guide = guide, name = NULL),
        ggplot2::scale_shape_manual(values = shapes, guide = guide, name = NULL))
 }
 
-gg_panel <- function(pd, pal, labels, panel) {
+gg_panel <- function(pd, pal, labels) {
   d <- pd$data
   d <- d[is.finite(d$x) & is.finite(d$y), , drop = FALSE]
   xa <- pd$xaxis
@@ -133,7 +134,7 @@ gg_panel <- function(pd, pal, labels, panel) {
   if (any(d$clipped %in% TRUE))
     p <- p + ggplot2::geom_point(data = d[d$clipped %in% TRUE, , drop = FALSE], shape = 5,
                                  size = 5, colour = "grey20")
-  if (labels && nrow(d)) p <- p + gg_label_layers(d, pal, pd, panel)
+  if (!isFALSE(labels) && nrow(d)) p <- p + gg_label_layers(d, pal, pd, labels)
   if (nrow(line_keys)) {
     lt <- stats::setNames(c("solid", "dashed", "dotted")[pmin(line_keys$lty, 3L)],
                           line_keys$label)
@@ -196,52 +197,87 @@ gg_interval_layers <- function(d, xa, ya) {
   out
 }
 
-# Labels by ggrepel (seeded, so the layout is reproducible), or by the placer
-# of the base plots laid out for a panel of `panel` inches.
-gg_label_layers <- function(d, pal, pd, panel) {
+# Labels: laid out by the placer of the base plots (place_labels()) when the
+# panel is drawn, so that the label extents and the panel size are the real
+# ones (a grid grob whose content is made at draw time); or, with
+# `labels = "ggrepel"`, by ggrepel (seeded, so the layout is reproducible).
+gg_label_layers <- function(d, pal, pd, method) {
   colours <- label_colours(pal, as.integer(d$group))
-  if (requireNamespace("ggrepel", quietly = TRUE)) {
+  if (identical(method, "ggrepel")) {
     return(ggrepel::geom_text_repel(
       data = d, ggplot2::aes(x = .data$x, y = .data$y, label = .data$label),
       colour = colours, size = 3, seed = 1L, max.overlaps = Inf, box.padding = 0.3,
-      point.padding = 0.4, min.segment.length = 0.25, max.time = Inf, max.iter = 20000, segment.colour = "grey55",
-      segment.size = 0.3, inherit.aes = FALSE))
+      point.padding = 0.4, min.segment.length = 0.25, max.time = Inf, max.iter = 20000,
+      segment.colour = "grey55", segment.size = 0.3, inherit.aes = FALSE))
   }
-  lab <- gg_label_positions(d$x, d$y, d$label, pd$xaxis$lim, pd$yaxis$lim, panel,
-                            lines = panel_obstacle_lines(pd))
-  lab$colour <- colours
-  layers <- list()
-  lead <- lab[lab$leader, , drop = FALSE]
-  if (nrow(lead))
-    layers[[1L]] <- ggplot2::geom_segment(
-      data = lead, ggplot2::aes(x = .data$px, y = .data$py, xend = .data$ex, yend = .data$ey),
-      inherit.aes = FALSE, colour = "grey55", linewidth = 0.3)
-  layers[[length(layers) + 1L]] <- ggplot2::geom_text(
-    data = lab, ggplot2::aes(x = .data$lx, y = .data$ly, label = .data$label),
-    inherit.aes = FALSE, colour = lab$colour, size = 3)
-  layers
+  lab <- data.frame(x = d$x, y = d$y, label = d$label, stringsAsFactors = FALSE)
+  ggplot2::layer(
+    geom = gg_label_geom(), stat = "identity", position = "identity", data = lab,
+    mapping = ggplot2::aes(x = .data$x, y = .data$y, label = .data$label),
+    inherit.aes = FALSE, show.legend = FALSE,
+    params = list(obstacles = panel_obstacle_lines(pd), colours = colours, na.rm = TRUE,
+                  size = 3))
 }
 
-# Label positions for a ggplot panel with limits xlim, ylim (plot
-# coordinates), laid out for a panel of `panel` inches; widths estimated from
-# the number of characters.
-gg_label_positions <- function(x, y, labels, xlim, ylim, panel, lines = NULL,
-                               size_pt = 8.5) {
-  to_in_x <- function(v) (v - xlim[1]) / diff(xlim) * panel[1]
-  to_in_y <- function(v) (v - ylim[1]) / diff(ylim) * panel[2]
-  px <- to_in_x(x)
-  py <- to_in_y(y)
-  w <- nchar(labels) * 0.55 * size_pt / 72
-  h <- rep(size_pt / 72 * 1.4, length(labels))
-  obstacles <- if (is.null(lines)) NULL else
-    polyline_samples(to_in_x(lines[, 1]), to_in_y(lines[, 2]), lines[, 3])
-  pos <- place_labels(px, py, w, h, c(0.05, panel[1] - 0.05, 0.05, panel[2] - 0.05),
-                      obstacles = obstacles, radius = 0.07)
-  back_x <- function(v) xlim[1] + v / panel[1] * diff(xlim)
-  back_y <- function(v) ylim[1] + v / panel[2] * diff(ylim)
-  data.frame(lx = back_x(pos$x), ly = back_y(pos$y), leader = pos$leader,
-             ex = back_x(pos$ax), ey = back_y(pos$ay), px = x, py = y,
-             label = labels, stringsAsFactors = FALSE)
+# The ggproto Geom of the labels, made on first use (ggplot2 is suggested).
+gg_label_geom <- function() {
+  if (is.null(gg_cache$label_geom)) {
+    gg_cache$label_geom <- ggplot2::ggproto(
+      "GeomRuLabels", ggplot2::Geom,
+      required_aes = c("x", "y", "label"),
+      draw_key = ggplot2::draw_key_blank,
+      draw_panel = function(data, panel_params, coord, obstacles = NULL, colours = "grey15",
+                            size = 3) {
+        pts <- coord$transform(data, panel_params)
+        pts$colour <- rep_len(colours, nrow(pts))
+        obs <- NULL
+        if (!is.null(obstacles) && nrow(obstacles)) {
+          o <- coord$transform(data.frame(x = obstacles[, 1], y = obstacles[, 2]),
+                               panel_params)
+          obs <- cbind(o$x, o$y, obstacles[, 3])
+        }
+        grid::gTree(points = pts, obstacles = obs, fontsize = size * ggplot2::.pt,
+                    cl = "epimask_label_tree")
+      })
+  }
+  gg_cache$label_geom
+}
+
+gg_cache <- new.env(parent = emptyenv())
+
+#' @exportS3Method grid::makeContent
+makeContent.epimask_label_tree <- function(x) {
+  pts <- x$points
+  w_in <- grid::convertWidth(grid::unit(1, "npc"), "inches", valueOnly = TRUE)
+  h_in <- grid::convertHeight(grid::unit(1, "npc"), "inches", valueOnly = TRUE)
+  px <- pts$x * w_in
+  py <- pts$y * h_in
+  gp <- grid::gpar(fontsize = x$fontsize)
+  w <- vapply(pts$label, function(l) grid::convertWidth(
+    grid::grobWidth(grid::textGrob(l, gp = gp)), "inches", valueOnly = TRUE), 0) + 0.04
+  h <- rep(grid::convertHeight(grid::grobHeight(grid::textGrob("Xg", gp = gp)), "inches",
+                               valueOnly = TRUE) * 1.5, length(px))
+  obstacles <- NULL
+  if (!is.null(x$obstacles))
+    obstacles <- polyline_samples(x$obstacles[, 1] * w_in, x$obstacles[, 2] * h_in,
+                                  x$obstacles[, 3])
+  radius <- 0.06
+  pos <- place_labels(px, py, w, h, c(0.02, w_in - 0.02, 0.02, h_in - 0.02),
+                      radius = radius, obstacles = obstacles)
+  kids <- list()
+  if (any(pos$leader)) {
+    ang <- atan2(pos$ay - py, pos$ax - px)
+    l <- pos$leader
+    kids[[1L]] <- grid::segmentsGrob(
+      grid::unit((px + radius * cos(ang))[l], "inches"),
+      grid::unit((py + radius * sin(ang))[l], "inches"),
+      grid::unit(pos$ax[l], "inches"), grid::unit(pos$ay[l], "inches"),
+      gp = grid::gpar(col = "grey55", lwd = 0.7))
+  }
+  kids[[length(kids) + 1L]] <- grid::textGrob(
+    pts$label, grid::unit(pos$x, "inches"), grid::unit(pos$y, "inches"),
+    gp = grid::gpar(col = pts$colour, fontsize = x$fontsize))
+  grid::setChildren(x, do.call(grid::gList, kids))
 }
 
 wrap_labels <- function(labels, width) {

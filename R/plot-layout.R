@@ -386,12 +386,22 @@ ru_panel_tradeoff <- function(x, base, log) {
   d$y <- yaxis$tf(x$risk)
   d$ylo <- yaxis$tf(r_int$lo)
   d$yhi <- yaxis$tf(r_int$hi)
-  d$label <- if (is.null(ru_generator(x)) && !anyNA(x$degree)) format_degree_label(x$degree) else
-    x$scheme
+  d$label <- tradeoff_labels(x)
   list(data = d, xaxis = xaxis, yaxis = yaxis, hlines = NULL,
        budget = if (is.null(budget)) NULL else list(y = yaxis$tf(budget), side = "above",
                                                     value = budget),
        curve = NULL, join = TRUE, labels = TRUE)
+}
+
+# Kernel sweeps are labelled by lambda (the line says which kernel), other
+# schemes by name.
+tradeoff_labels <- function(x) {
+  ref <- ru_is_reference(x)
+  if (is.null(ru_generator(x)))
+    return(if (anyNA(x$degree)) x$scheme else format_degree_label(x$degree))
+  if (!is.null(x$strength) && all(ru_is_kernel(x)[!ref]) && all(is.finite(x$strength[!ref])))
+    return(ifelse(ref, x$scheme, format_degree_label(x$strength)))
+  x$scheme
 }
 
 ru_risk_axis <- function(risk, r_int, budget, log, title, pad = 0.05) {
