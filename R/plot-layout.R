@@ -285,9 +285,20 @@ ru_panel_security <- function(x, base, log, curve) {
   u <- x$analysis_potential
   risk <- x$risk
   d <- base
+  # Profiles that rank by the capped analysis potential (U above 1 counts as
+  # no measurable loss and a bias counts in full) are drawn on it, so that the
+  # frontier and the recommendation read off the same axis. Its SE is taken
+  # with the relative SE of U (exact where the cap does not bind).
+  capped <- x$analysis_potential_capped
+  use_capped <- !is.null(capped) && any(is.finite(capped))
+  u_se <- ru_se_col(x, "analysis_potential_se")
+  if (use_capped) {
+    u_se <- u_se * ifelse(u > 0, capped / u, NA_real_)
+    u <- capped
+  }
   d$clipped <- !is.na(u) & u > 1
   d$x <- pmin(u, 1)
-  u_int <- se_interval(u, ru_se_col(x, "analysis_potential_se"))
+  u_int <- se_interval(u, u_se)
   d$xlo <- pmax(pmin(u_int$lo, 1), 0)
   d$xhi <- pmin(u_int$hi, 1)
   r_int <- se_interval(risk, ru_se_col(x, "risk_se"))
@@ -319,8 +330,10 @@ ru_panel_security <- function(x, base, log, curve) {
   }
   d$label <- ifelse(d$clipped, sprintf("%s (U = %s)", x$scheme, format(round(u, 4), nsmall = 2)),
                     x$scheme)
-  xaxis <- linear_axis(NULL, "Analysis potential U = MSE(original) / MSE(masked)",
-                       lim = pad_range(c(0, 1), 0.02))
+  xaxis <- linear_axis(NULL, if (use_capped)
+    "Analysis potential U, capped (no gain above 1; bias counted in full)" else
+      "Analysis potential U = MSE(original) / MSE(masked)",
+    lim = pad_range(c(0, 1), 0.02))
   xaxis$at <- seq(0, 1, 0.2)
   xaxis$labels <- format_tick(xaxis$at)
   list(data = d, xaxis = xaxis, yaxis = yaxis, hlines = NULL,

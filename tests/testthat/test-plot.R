@@ -256,6 +256,19 @@ test_that("intervals are +-1.96 Monte Carlo SE; the estimate keeps its naive CI"
   expect_true(all(is.na(old$data$xlo)))
 })
 
+test_that("a profile with the capped analysis potential is drawn on it", {
+  ru <- cologne_decision()
+  capped <- c(1, 0.98, 0.6, 0.9, 0.95)
+  ru$analysis_potential_capped <- capped
+  pd <- epimask:::ru_panel_data(ru, "ru")
+  expect_equal(pd$data$x, capped)
+  expect_false(any(pd$data$clipped))
+  z <- stats::qnorm(0.975)
+  se <- ru$analysis_potential_se * capped / ru$analysis_potential
+  expect_equal(pd$data$xhi, pmin(capped + z * se, 1))
+  expect_match(pd$xaxis$title, "capped")
+})
+
 test_that("the risk axis is logarithmic for small risks, zero at its floor", {
   ur <- epimask:::use_log_risk
   expect_true(ur(c(0.8, 0.002), "auto"))
