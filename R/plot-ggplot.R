@@ -73,8 +73,12 @@ gg_group_scales <- function(pal) {
   # Explicit guide order: otherwise ggplot2 orders the legends by a hash.
   rows <- ceiling(sum(nchar(names(pal)) + 6L) / 95)
   guide <- if (length(pal) > 1L) ggplot2::guide_legend(order = 1L, nrow = rows) else "none"
-  list(ggplot2::scale_colour_manual(values = pal, guide = guide, name = NULL),
-       ggplot2::scale_shape_manual(values = shapes, guide = guide, name = NULL))
+  # The same breaks and limits on both scales, so that ggplot2 merges them
+  # into one legend in the order of the series.
+  list(ggplot2::scale_colour_manual(values = pal, breaks = names(pal), limits = names(pal),
+                                    guide = guide, name = NULL),
+       ggplot2::scale_shape_manual(values = shapes, breaks = names(pal), limits = names(pal),
+                                   guide = guide, name = NULL))
 }
 
 gg_panel <- function(pd, pal, labels) {
@@ -189,11 +193,11 @@ gg_interval_layers <- function(d, xa, ya) {
       show.legend = FALSE)
   xi <- d[is.finite(d$xlo) & is.finite(d$xhi) & d$xhi > d$xlo, , drop = FALSE]
   if (nrow(xi))
-    out[[length(out) + 1L]] <- ggplot2::geom_errorbarh(
+    out[[length(out) + 1L]] <- ggplot2::geom_errorbar(
       data = xi, ggplot2::aes(y = .data$y, xmin = .data$xlo, xmax = .data$xhi,
                               colour = .data$group),
-      height = 0.016 * abs(diff(ya$lim)), linewidth = 0.45, alpha = 0.75, inherit.aes = FALSE,
-      show.legend = FALSE)
+      orientation = "y", width = 0.016 * abs(diff(ya$lim)), linewidth = 0.45, alpha = 0.75,
+      inherit.aes = FALSE, show.legend = FALSE)
   out
 }
 

@@ -616,10 +616,17 @@ place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.02, step =
     far <- cands[[i]]$dist > max_dist + 1e-9
     hits_points <- box_hits(cb, point_box)
     nearest_other <- nearer_to_other(cb, px, py, i, live)
-    lines <- if (is.null(obstacles) || !nrow(obstacles)) 0 else
-      vapply(seq_len(nrow(cb)), function(k)
-        sum(obstacles[, 1] > cb[k, 1] & obstacles[, 1] < cb[k, 2] &
-              obstacles[, 2] > cb[k, 3] & obstacles[, 2] < cb[k, 4]), numeric(1))
+    lines <- 0
+    if (!is.null(obstacles) && nrow(obstacles)) {
+      # Only the line samples within reach of some candidate matter.
+      ob <- obstacles[obstacles[, 1] > min(cb[, 1]) & obstacles[, 1] < max(cb[, 2]) &
+                        obstacles[, 2] > min(cb[, 3]) & obstacles[, 2] < max(cb[, 4]), ,
+                      drop = FALSE]
+      if (nrow(ob))
+        lines <- vapply(seq_len(nrow(cb)), function(k)
+          sum(ob[, 1] > cb[k, 1] & ob[, 1] < cb[k, 2] &
+                ob[, 2] > cb[k, 3] & ob[, 2] < cb[k, 4]), numeric(1))
+    }
     list(bad = hits_points, near_bad = hits_points | far, other = nearest_other,
          lines = lines, far = far)
   })
@@ -781,9 +788,9 @@ box_overlap <- function(box, boxes) {
   sum(ox * oy, na.rm = TRUE)
 }
 
-# Points every `step` inches along the polylines (x, y) of each group, so that
+# Points every `step` inches (less than a label height) along the polylines (x, y) of each group, so that
 # labels also keep off the lines and curves drawn.
-polyline_samples <- function(x, y, group, step = 0.03) {
+polyline_samples <- function(x, y, group, step = 0.06) {
   out <- list()
   for (g in unique(group)) {
     sel <- which(group == g & is.finite(x) & is.finite(y))
