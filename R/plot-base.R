@@ -14,7 +14,10 @@
 #'     (METHODS 6.1). When the risks are all small (below 0.05) or span two
 #'     orders of magnitude the vertical axis shows the risk itself on a
 #'     reversed log scale (safer upwards). Schemes with U > 1 are drawn at
-#'     U = 1 with an open diamond and their U in the label.}
+#'     U = 1 with an open diamond and their U in the label; profiles with
+#'     the column `analysis_potential_capped` (U above 1 counts as no
+#'     measurable loss, a bias in full: the axis of the Pareto frontier and of
+#'     [recommend()]) are drawn on it instead.}
 #'   \item{`"estimate"`}{the mean estimate with its naive 95% CI against the
 #'     strength of masking, one line per masking generator, with reference
 #'     lines at the original estimate or the true value and, when the profile
