@@ -1,87 +1,139 @@
 # Base-graphics plots of a risk-utility profile: the Cologne et al. (2012)
 # security-utility plot and the Zhou et al. (2010) panels against the degree of
-# masking. Layout decisions shared with autoplot() live in plot-layout.R.
+# masking. What is drawn where is decided in plot-layout.R (shared with
+# autoplot()); this file only draws it.
 
 #' Plot a risk-utility profile
 #'
 #' Draws one of five panels in base graphics:
 #' \describe{
 #'   \item{`"ru"`}{the security-utility plot of Cologne et al. (2012):
-#'     anonymity score (1 - risk) against analysis potential U, both on
-#'     \[0, 1\], ideal at the top right, points labelled by scheme without
-#'     overplotted labels, and the curve anonymity = \[1 - U^theta\]^(1/theta)
-#'     fitted by [fit_ru_curve()] (METHODS 6.1). Schemes with U > 1 are drawn
-#'     at U = 1 with an open diamond around the point and their U in the
-#'     label.}
+#'     anonymity score (1 - risk) against analysis potential U, ideal at the
+#'     top right, each point labelled by its scheme, and the curve
+#'     anonymity = \[1 - U^theta\]^(1/theta) fitted by [fit_ru_curve()]
+#'     (METHODS 6.1). When the risks are all small (below 0.05) or span two
+#'     orders of magnitude the vertical axis shows the risk itself on a
+#'     reversed log scale (safer upwards). Schemes with U > 1 are drawn at
+#'     U = 1 with an open diamond and their U in the label; profiles with
+#'     the column `analysis_potential_capped` (U above 1 counts as no
+#'     measurable loss, a bias in full: the axis of the Pareto frontier and of
+#'     [recommend()]) are drawn on it instead.}
 #'   \item{`"estimate"`}{the mean estimate with its naive 95% CI against the
-#'     degree of masking (lambda), one line per kernel (column `kernel`), with
-#'     reference lines at the original estimate or the true value and, when
-#'     the profile has one, at the aggregated-data estimate.}
-#'   \item{`"mse"`}{MSE against lambda, with the MSE of the original as a
-#'     reference line.}
-#'   \item{`"risk"`}{risk against lambda.}
-#'   \item{`"tradeoff"`}{risk against MSE, one line per kernel, points
-#'     labelled by lambda.}
+#'     strength of masking, one line per masking generator, with reference
+#'     lines at the original estimate or the true value and, when the profile
+#'     has one, at the aggregated-data estimate.}
+#'   \item{`"mse"`}{MSE against the strength of masking, with the MSE of the
+#'     original as a reference line.}
+#'   \item{`"risk"`}{risk against the strength of masking.}
+#'   \item{`"tradeoff"`}{risk against MSE (Zhou et al. 2010), one line per
+#'     generator from weak to strong masking.}
 #' }
-#' Against lambda the x axis is logarithmic when the positive degrees span two
-#' orders of magnitude or more (`log = "auto"`), with lambda = 0 drawn left of
-#' an axis break. When some scheme has no degree (classical masks), the
-#' panels use one position per scheme instead. Colours are the
-#' colour-blind-friendly Okabe-Ito palette, with a different symbol for each
-#' kernel so that the plot also reads in greyscale.
+#' **Strength axis.** Profiles with columns `generator` and `strength` draw
+#' one line per generator (e.g. significant-digit and decimal rounding are
+#' two), each starting at no masking and running from weak to strong. Kernel
+#' sweeps share a lambda axis; any other mix is drawn against the step of each
+#' sweep (1, 2, ...), since strengths of different generators are not
+#' comparable. Older profiles without these columns are drawn against their
+#' `degree` column (lambda) with one line per kernel, or with one position per
+#' scheme when some degree is missing. An axis is logarithmic when its
+#' positive values span two orders of magnitude or more (`log = "auto"`);
+#' a zero that a log axis cannot show (no masking, a zero risk, an interval
+#' reaching zero) is drawn at the axis floor, labelled "0" beyond an axis
+#' break.
+#'
+#' **Uncertainty and the decision.** Where the profile has the Monte Carlo
+#' standard errors `analysis_potential_se`, `mse_se` and `risk_se`, points
+#' carry +-1.96 SE bars (the `"estimate"` panel keeps the naive CIs). Schemes
+#' on the Pareto frontier (column `pareto`) are ringed and, on the `"ru"` and
+#' `"tradeoff"` panels, joined by a staircase: the edge of what they dominate.
+#' The risk budget of the profile (`attr(x, "meta")$budget`, from a release
+#' context or `max_risk`) is a dashed line with the region over budget
+#' shaded.
+#'
+#' Labels are placed beside their own point: nearer to it than to any other
+#' point, overlapping no other label and no point, off the lines where
+#' possible (with a thin leader line when pushed away from the point). Colours
+#' are the colour-blind-friendly Okabe-Ito palette, with a different symbol
+#' for each series so that the plot also reads in greyscale.
 #'
 #' @param x an `ru_profile`.
 #' @param type which panel, one of `"ru"`, `"estimate"`, `"mse"`, `"risk"`,
 #'   `"tradeoff"`.
 #' @param log `"auto"`, or a string containing `"x"` and/or `"y"` for
-#'   logarithmic axes (`""` for none). The y axis of `"estimate"` and of
-#'   `"ru"` is never logarithmic.
-#' @param labels label the points (`"ru"`: scheme; `"tradeoff"`: lambda)?
-#' @param curve draw the fitted curve on the `"ru"` plot?
+#'   logarithmic axes (`""` for none). The y axis of `"estimate"` and the x
+#'   axis of `"ru"` are never logarithmic; on `"ru"`, `"y"` is the risk axis.
+#' @param labels label the points? (`"ru"`: scheme; `"tradeoff"`: scheme, or
+#'   lambda for kernel profiles without generators; panels against the step
+#'   of a sweep: scheme.)
+#' @param curve the fitted curve on the `"ru"` plot: `NULL` (default) draws it
+#'   when [fit_ru_curve()] finds theta identified and otherwise says so under
+#'   the plot; `TRUE` draws it anyway, dashed and marked "not identified";
+#'   `FALSE` never.
 #' @param legend draw the legend (above the plotting region)?
-#' @param col colours, one per kernel (default Okabe-Ito).
-#' @param xlim,ylim axis limits (defaults: \[0, 1\] for `"ru"`, the data
-#'   range otherwise).
+#' @param col colours, one per series (default Okabe-Ito).
+#' @param xlim,ylim axis limits in the units shown on the axis (for a log axis
+#'   the values, not their logarithms; defaults: the data range).
 #' @param main title.
 #' @param cex.labels size of the point labels.
 #' @param ... further graphical parameters passed to [graphics::par()] for
 #'   the duration of the plot (e.g. `cex`).
 #' @return `x`, invisibly.
 #' @seealso [autoplot.ru_profile()] for the ggplot2 version.
+#' @family profiles
 #' @export
 #' @examples
-#' ru <- epimask:::example_ru_profile()
+#' schemes <- list(mask_none(), mask_round(2), mask_round(1),
+#'                 mask_group(c(0, 0.5, 1, 2, 5)), mask_noise(0.5))
+#' ru <- ru_profile(dose_cohort, schemes, case ~ 1, family = "err", vars = "dose",
+#'                  term = "dose", risk = "identifiability", known = "dose",
+#'                  progress = FALSE)
 #' plot(ru)
 #' plot(ru, type = "estimate")
 #' plot(ru, type = "tradeoff")
 plot.ru_profile <- function(x, type = c("ru", "estimate", "mse", "risk", "tradeoff"),
-                            log = "auto", labels = TRUE, curve = TRUE, legend = TRUE,
+                            log = "auto", labels = TRUE, curve = NULL, legend = TRUE,
                             col = NULL, xlim = NULL, ylim = NULL, main = NULL,
                             cex.labels = 0.75, ...) {
+  check_ru_profile(x, "x")
   type <- check_choice(type, ru_plot_types, "type")
   log <- check_log(log)
   check_flag(labels)
-  check_flag(curve)
+  if (!is.null(curve)) check_flag(curve)
   check_flag(legend)
-  pd <- ru_panel_data(x, type, log_degree(log))
+  pd <- ru_panel_data(x, type, log_axes(log), curve)
+  check_panel_points(pd, "x")
   pal <- ru_palette(levels(pd$data$group), col)
-  keys <- ru_legend_keys(pd, pal, x, curve)
-  n_rows <- if (legend) legend_rows(keys$legend) else 0L
-  bottom <- scheme_axis_margin(pd$axis)
-  op <- graphics::par(mar = c(bottom$lines, 4.6, 0.8 + 1.25 * n_rows + if (is.null(main)) 0 else 1.6, 1.2),
+  keys <- ru_legend_keys(pd, pal)
+  note <- ru_panel_note(pd)
+  n_rows <- if (legend) legend_rows(keys$label) else 0L
+  bottom <- scheme_axis_margin(pd$xaxis)
+  note <- wrap_note(note)
+  note_lines <- 0.95 * length(note)
+  # Room for the widest y tick label, then the axis title.
+  left <- 1.9 + 0.5 * max(nchar(pd$yaxis$labels), 3L)
+  op <- graphics::par(mar = c(bottom$lines + note_lines, left,
+                              0.8 + 1.25 * n_rows + if (is.null(main)) 0 else 1.6, 1.2),
                       mgp = c(2.7, 0.65, 0), tcl = -0.3, las = 1, ...)
-  if (!is.null(pd$axis)) pd$axis$rotate <- bottom$rotate
-  if (!is.null(bottom$labels)) pd$axis$labels <- bottom$labels
-  if (!is.null(pd$axis) && pd$axis$kind == "scheme") pd$xlab <- ""
   on.exit(graphics::par(op))
-  switch(type,
-         ru = base_ru_plot(pd, pal, keys, xlim, ylim, labels, cex.labels),
-         tradeoff = base_tradeoff_plot(pd, pal, log, xlim, ylim, labels, cex.labels),
-         base_degree_plot(pd, pal, log, xlim, ylim))
-  if (legend && length(keys$legend)) base_legend(keys, n_rows)
+  pd$xaxis$rotate <- bottom$rotate
+  if (!is.null(bottom$labels)) pd$xaxis$labels <- bottom$labels
+  base_panel(pd, pal, axis_limits(pd$xaxis, xlim, "xlim"), axis_limits(pd$yaxis, ylim, "ylim"),
+             labels && isTRUE(pd$labels), cex.labels)
+  if (legend && nrow(keys)) base_legend(keys, n_rows)
+  for (k in seq_along(note))
+    graphics::mtext(note[k], side = 1, line = bottom$lines - 0.2 + 0.95 * (k - 1), adj = 0,
+                    cex = 0.72, col = "grey30")
   if (!is.null(main))
     graphics::title(main = main, line = 0.4 + 1.25 * n_rows + 0.4, font.main = 1, cex.main = 1.1)
   invisible(x)
+}
+
+# The note in lines that fit the figure width (character widths estimated,
+# since the margin is set before anything is drawn).
+wrap_note <- function(note, cex = 0.72) {
+  if (is.null(note)) return(character(0))
+  chars <- floor((graphics::par("fin")[1] - 0.6) / (graphics::par("cin")[2] * 0.5 * cex))
+  strwrap(note, width = max(30L, chars))
 }
 
 check_log <- function(log) {
@@ -93,47 +145,28 @@ check_log <- function(log) {
   log
 }
 
-log_degree <- function(log) if (identical(log, "auto")) "auto" else grepl("x", log)
-
-# Which y (or x for the trade-off's MSE) axes are logarithmic.
-use_log_scale <- function(v, log, axis) {
-  v <- v[is.finite(v)]
-  if (!length(v) || any(v <= 0)) return(FALSE)
-  if (identical(log, "auto")) return(axis == "x_mse" && max(v) / min(v) >= 100)
-  grepl(if (axis == "y") "y" else "x", log)
+# "auto" for both axes, or TRUE / FALSE per axis.
+log_axes <- function(log) {
+  if (identical(log, "auto")) return(list(x = "auto", y = "auto"))
+  list(x = grepl("x", log), y = grepl("y", log))
 }
 
-# Legend entries (label, colour, symbol, line type) for a panel.
-ru_legend_keys <- function(pd, pal, x, curve) {
-  groups <- names(pal)
-  show_groups <- length(groups) > 1L
-  leg <- character(0); col <- character(0); pch <- integer(0); lty <- integer(0)
-  if (show_groups) {
-    leg <- groups
-    col <- unname(pal)
-    pch <- rep_len(ru_shapes, length(groups))
-    lty <- rep(if (pd$type == "ru" || identical(pd$axis$kind, "scheme")) 0L else 1L,
-               length(groups))
-  }
-  fit <- NULL
-  if (pd$type == "ru") {
-    if (curve) fit <- ru_try_curve(x)
-    if (!is.null(fit)) {
-      leg <- c(leg, sprintf("fitted curve, theta = %s", format_num(fit$theta, 3)))
-      col <- c(col, "grey45"); pch <- c(pch, NA_integer_); lty <- c(lty, 1L)
-    }
-    if (any(pd$data$clipped)) {
-      leg <- c(leg, "U > 1, drawn at 1")
-      col <- c(col, "grey20"); pch <- c(pch, 5L); lty <- c(lty, 0L)
-    }
-  }
-  if (!is.null(pd$hlines)) {
-    leg <- c(leg, pd$hlines$label)
-    col <- c(col, rep("grey35", nrow(pd$hlines)))
-    pch <- c(pch, rep(NA_integer_, nrow(pd$hlines)))
-    lty <- c(lty, pd$hlines$lty)
-  }
-  list(legend = leg, col = col, pch = pch, lty = lty, fit = fit)
+# User limits (in the units the axis shows) in plot coordinates.
+axis_limits <- function(ax, lim, arg) {
+  if (is.null(lim)) return(ax$lim)
+  lim <- check_numeric_vector(lim, arg, len = 2L)
+  if (ax$log) sort(ax$tf(lim)) else lim
+}
+
+check_panel_points <- function(pd, arg) {
+  d <- pd$data
+  if (any(is.finite(d$x) & is.finite(d$y))) return(invisible())
+  msg <- switch(pd$type,
+    ru = paste("The profile has no scheme with both an analysis potential and",
+               "a risk to plot (was the risk computed?)."),
+    tradeoff = "The profile has no scheme with both an MSE and a risk to plot.",
+    sprintf("The profile has no scheme with a value to plot for type \"%s\".", pd$type))
+  epimask_abort(msg, "epimask_error_value", arg = arg)
 }
 
 # The legend sits above the plot region, its entries packed greedily into rows
@@ -163,24 +196,18 @@ legend_layout <- function(leg, cex = 0.85) {
 legend_rows <- function(leg) length(legend_layout(leg))
 
 base_legend <- function(keys, n_rows) {
-  rows <- legend_layout(keys$legend)
-  # Draw in linear [0, 1] coordinates over the plot region: legend() widths
-  # are unreliable on log axes.
+  rows <- legend_layout(keys$label)
   old_usr <- graphics::par("usr")
-  old <- graphics::par(xlog = FALSE, ylog = FALSE)
   graphics::par(usr = c(0, 1, 0, 1))
-  on.exit({
-    graphics::par(old)
-    graphics::par(usr = old_usr)
-  }, add = TRUE)
+  on.exit(graphics::par(usr = old_usr), add = TRUE)
   line_h <- graphics::grconvertY(1.25 * graphics::par("csi") * 0.85, "inches", "npc") -
     graphics::grconvertY(0, "inches", "npc")
   for (r in seq_along(rows)) {
     i <- rows[[r]]
     graphics::legend(
       x = 0.5, y = 1 + (length(rows) - r) * line_h, xjust = 0.5, yjust = 0,
-      legend = paste0(keys$legend[i], "   "), col = keys$col[i], pch = keys$pch[i],
-      lty = keys$lty[i], lwd = ifelse(keys$lty[i] == 0L, NA, 1.5), horiz = TRUE,
+      legend = paste0(keys$label[i], "   "), col = keys$col[i], pch = keys$pch[i],
+      lty = keys$lty[i], lwd = ifelse(keys$lty[i] == 0L, NA, keys$lwd[i]), horiz = TRUE,
       bty = "n", xpd = NA, cex = 0.85, seg.len = 2.2, x.intersp = 0.6,
       text.width = NA, inset = 0, y.intersp = 0.6)
   }
@@ -189,7 +216,7 @@ base_legend <- function(keys, n_rows) {
 # One position per scheme: horizontal labels when they fit between the ticks,
 # otherwise vertical ones with the bottom margin grown to hold them.
 scheme_axis_margin <- function(axis) {
-  if (is.null(axis) || axis$kind != "scheme")
+  if (is.null(axis) || !identical(axis$kind, "scheme"))
     return(list(lines = 4.2, rotate = FALSE, labels = NULL))
   char_w <- graphics::par("cin")[2] * 0.42 * 0.85
   slot <- (graphics::par("fin")[1] - 1.4) / length(axis$labels)
@@ -200,165 +227,108 @@ scheme_axis_margin <- function(axis) {
   n_lines <- max(lengths(parts))
   widest <- max(nchar(unlist(parts)))
   if (widest <= slot_chars && n_lines <= 4L)
-    return(list(lines = 3.4 + 0.9 * n_lines, rotate = FALSE, labels = wrapped,
-                padj = 1))
+    return(list(lines = 3.4 + 0.9 * n_lines, rotate = FALSE, labels = wrapped))
   label_w <- max(nchar(axis$labels)) * char_w
   list(lines = min(1.2 + 0.85 * label_w / graphics::par("csi"), 14), rotate = TRUE,
        labels = axis$labels)
 }
 
-# Light background grid, axes and box.
-base_frame <- function(xlim, ylim, log, xlab, ylab, x_at = NULL, x_labels = NULL,
-                       zero_break = NA_real_, rotate = FALSE) {
-  graphics::plot.new()
-  graphics::plot.window(xlim, ylim, log = log)
+# Everything inside the plot region, back to front.
+base_panel <- function(pd, pal, xlim, ylim, labels, cex_labels) {
+  d <- pd$data
+  base_frame(pd$xaxis, pd$yaxis, xlim, ylim)
   usr <- graphics::par("usr")
-  xt <- if (is.null(x_at)) graphics::axTicks(1) else x_at
-  yt <- graphics::axTicks(2)
-  graphics::abline(v = xt, h = yt, col = "grey92", lwd = 0.8)
-  multi <- !is.null(x_labels) && any(grepl("\n", x_labels, fixed = TRUE))
-  graphics::axis(1, at = xt, labels = if (is.null(x_labels)) TRUE else x_labels,
-                 las = if (rotate) 2 else 1, padj = if (multi) 1 else NA,
-                 gap.axis = if (is.null(x_labels)) NA else -1,
-                 mgp = if (multi) c(2.7, 0.3, 0) else graphics::par("mgp"),
-                 cex.axis = 0.85)
-  graphics::axis(2, at = yt, cex.axis = 0.85)
-  graphics::box(col = "grey30")
-  if (!is.na(zero_break)) axis_break(zero_break)
-  graphics::title(xlab = xlab, ylab = ylab, cex.lab = 0.95)
-}
-
-# A small "//" on the x axis between lambda = 0 and the smallest positive
-# lambda, since the log axis cannot show 0 at its true place.
-axis_break <- function(at) {
-  usr_y <- graphics::par("usr")[3]
-  y0 <- if (graphics::par("ylog")) 10^usr_y else usr_y
-  dx <- graphics::grconvertX(at, "user", "inches")
-  dy <- graphics::grconvertY(y0, "user", "inches")
-  for (off in c(-0.03, 0.03)) {
-    xs <- graphics::grconvertX(dx + off + c(-0.03, 0.03), "inches", "user")
-    ys <- graphics::grconvertY(dy + c(-0.06, 0.06), "inches", "user")
-    graphics::segments(xs[1], ys[1], xs[2], ys[2], xpd = NA, lwd = 1.2)
+  if (!is.null(pd$budget)) {
+    b <- pd$budget
+    y_edge <- if (b$side == "below") min(usr[3:4]) else max(usr[3:4])
+    graphics::rect(usr[1], b$y, usr[2], y_edge, col = ru_budget_fill, border = NA)
+    graphics::abline(h = b$y, col = ru_budget_col, lty = 2, lwd = 1.3)
   }
-}
-
-pad_range <- function(r, frac = 0.04, log = FALSE) {
-  if (log) return(10^pad_range(log10(r), frac))
-  if (diff(r) == 0) r <- r + c(-1, 1) * max(abs(r[1]) * 0.1, 1e-3)
-  r + c(-1, 1) * diff(r) * frac
-}
-
-base_ru_plot <- function(pd, pal, keys, xlim, ylim, labels, cex_labels) {
-  d <- pd$data
-  check_ru_points(d, "x")
-  xlim <- xlim %||% c(0, 1)
-  ylim <- ylim %||% c(0, 1)
-  base_frame(pad_range(xlim, 0.02), pad_range(ylim, 0.02), "", pd$xlab, pd$ylab)
-  if (!is.null(keys$fit)) {
-    u <- ru_curve_grid()
-    graphics::lines(u, ru_curve_value(u, keys$fit$theta), col = "grey45", lwd = 1.5)
-  }
-  idx <- as.integer(d$group)
-  graphics::points(d$x, d$y, col = pal[idx], pch = ru_shapes[(idx - 1L) %% 8L + 1L],
-                   cex = 1.2)
-  if (any(d$clipped))
-    graphics::points(d$x[d$clipped], d$y[d$clipped], pch = 5, cex = 2, col = "grey20")
-  obstacles <- NULL
-  if (!is.null(keys$fit)) {
-    u <- ru_curve_grid()
-    obstacles <- cbind(u, ru_curve_value(u, keys$fit$theta))
-  }
-  if (labels) base_point_labels(d$x, d$y, d$label, cex_labels, col = label_colours(pal, idx),
-                                lines = obstacles)
-}
-
-# Label text in the series colour, darkened a little for contrast on white.
-label_colours <- function(pal, idx) {
-  rgb <- grDevices::col2rgb(pal[idx]) * 0.75
-  grDevices::rgb(rgb[1, ], rgb[2, ], rgb[3, ], maxColorValue = 255)
-}
-
-check_ru_points <- function(d, arg) {
-  if (!any(is.finite(d$x) & is.finite(d$y)))
-    epimask_abort(paste("The profile has no scheme with both an analysis potential and",
-                        "a risk to plot (was the risk computed?)."),
-                  "epimask_error_value", arg = arg)
-}
-
-base_tradeoff_plot <- function(pd, pal, log, xlim, ylim, labels, cex_labels) {
-  d <- pd$data
-  ok <- is.finite(d$x) & is.finite(d$y)
-  if (!any(ok))
-    epimask_abort("The profile has no scheme with both an MSE and a risk to plot.",
-                  "epimask_error_value", arg = "x")
-  log_x <- use_log_scale(d$x[ok], log, "x_mse")
-  log_y <- use_log_scale(d$y[ok], log, "y")
-  xlim <- xlim %||% pad_range(range(d$x[ok]), 0.06, log_x)
-  ylim <- ylim %||% pad_range(range(d$y[ok]), 0.06, log_y)
-  base_frame(xlim, ylim, paste0(if (log_x) "x" else "", if (log_y) "y" else ""),
-             pd$xlab, pd$ylab)
-  d <- d[ok, , drop = FALSE]
-  d <- d[order(d$group, d$degree), , drop = FALSE]
-  base_series(d, pal, order_by = "degree")
-  if (labels) base_point_labels(d$x, d$y, d$label, cex_labels,
-                                col = label_colours(pal, as.integer(d$group)),
-                                lines = cbind(d$x, d$y), line_group = d$group)
-}
-
-base_degree_plot <- function(pd, pal, log, xlim, ylim) {
-  d <- pd$data
-  ax <- pd$axis
-  ok <- is.finite(d$x) & is.finite(d$y)
-  if (!any(ok))
-    epimask_abort(sprintf("The profile has no scheme with a value to plot for type \"%s\".",
-                          pd$type), "epimask_error_value", arg = "x")
-  yvals <- c(d$y[ok], d$lower[ok], d$upper[ok], pd$hlines$y)
-  yvals <- yvals[is.finite(yvals)]
-  log_y <- pd$type != "estimate" && use_log_scale(yvals, log, "y")
-  if (pd$type == "risk" && !log_y) yvals <- c(yvals, 0)
-  ylim <- ylim %||% pad_range(range(yvals), 0.05, log_y)
-  xlim <- xlim %||% pad_range(ax$lim, if (ax$kind == "scheme") 0 else 0.04, ax$log)
-  base_frame(xlim, ylim, paste0(if (ax$log) "x" else "", if (log_y) "y" else ""),
-             pd$xlab, pd$ylab, x_at = if (ax$kind == "linear") NULL else ax$at,
-             x_labels = ax$labels, zero_break = ax$break_at,
-             rotate = isTRUE(ax$rotate))
   if (!is.null(pd$hlines))
     graphics::abline(h = pd$hlines$y, lty = pd$hlines$lty, col = "grey35", lwd = 1.2)
-  d <- d[ok, , drop = FALSE]
-  if (pd$type == "estimate" && ax$kind != "scheme") d$x <- dodge_x(d$x, d$group, ax$log)
-  if (pd$type == "estimate")
-    graphics::arrows(d$x, d$lower, d$x, d$upper, angle = 90, code = 3, length = 0.025,
-                     col = pal[as.integer(d$group)], lwd = 1.1)
-  base_series(d, pal, order_by = "x", join = ax$kind != "scheme")
+  cv <- pd$curve
+  if (!is.null(cv) && isTRUE(cv$drawn))
+    graphics::lines(cv$data$x, cv$data$y, col = "grey45", lwd = 1.5,
+                    lty = if (cv$identified) 1 else 2)
+  idx <- as.integer(d$group)
+  if (isTRUE(pd$join)) {
+    paths <- series_paths(d, pd$has_generator)
+    for (lev in unique(paths$group)) {
+      s <- paths[paths$group == lev, , drop = FALSE]
+      graphics::lines(s$x, s$y, col = pal[[as.character(lev)]], lwd = 1.6)
+    }
+  }
+  if (!is.null(pd$frontier) && nrow(pd$frontier) > 1L)
+    graphics::lines(pd$frontier$x, pd$frontier$y, col = ru_frontier_col, lwd = 2.2)
+  col_int <- grDevices::adjustcolor(pal[idx], alpha.f = 0.7)
+  yi <- is.finite(d$ylo) & is.finite(d$yhi) & d$yhi > d$ylo & is.finite(d$x)
+  if (any(yi))
+    graphics::arrows(d$x[yi], d$ylo[yi], d$x[yi], d$yhi[yi], angle = 90, code = 3,
+                     length = 0.025, col = col_int[yi], lwd = 1.1)
+  xi <- is.finite(d$xlo) & is.finite(d$xhi) & d$xhi > d$xlo & is.finite(d$y)
+  if (any(xi))
+    graphics::arrows(d$xlo[xi], d$y[xi], d$xhi[xi], d$y[xi], angle = 90, code = 3,
+                     length = 0.025, col = col_int[xi], lwd = 1.1)
+  ok <- is.finite(d$x) & is.finite(d$y)
+  graphics::points(d$x[ok], d$y[ok], col = pal[idx[ok]],
+                   pch = ru_shapes[(idx[ok] - 1L) %% 8L + 1L], cex = 1.15, bg = "white")
+  fr <- ok & d$pareto
+  if (any(fr))
+    graphics::points(d$x[fr], d$y[fr], pch = 1, cex = 2.1, col = ru_frontier_col, lwd = 1.4)
+  cl <- ok & d$clipped %in% TRUE
+  if (any(cl)) graphics::points(d$x[cl], d$y[cl], pch = 5, cex = 2, col = "grey20")
+  if (labels)
+    base_point_labels(d$x, d$y, d$label, cex_labels, col = label_colours(pal, idx),
+                      lines = panel_obstacle_lines(pd))
 }
 
-# Shift the series of the estimate panel sideways (in inches) so that the
-# confidence intervals of different kernels at the same lambda do not overlap.
-dodge_x <- function(x, group, log) {
-  g <- as.integer(group)
-  n_g <- nlevels(group)
-  if (n_g < 2L) return(x)
-  offset <- (g - (n_g + 1) / 2) * 0.05
-  xi <- graphics::grconvertX(x, "user", "inches") + offset
-  graphics::grconvertX(xi, "inches", "user")
+# Light background grid, axes at the panel's ticks, axis breaks and titles.
+base_frame <- function(xa, ya, xlim, ylim) {
+  graphics::plot.new()
+  graphics::plot.window(xlim, ylim)
+  graphics::abline(v = xa$at, h = ya$at, col = "grey92", lwd = 0.8)
+  multi <- any(grepl("\n", xa$labels, fixed = TRUE))
+  graphics::axis(1, at = xa$at, labels = xa$labels, las = if (isTRUE(xa$rotate)) 2 else 1,
+                 padj = if (multi) 1 else NA, gap.axis = -1,
+                 mgp = if (multi) c(2.7, 0.3, 0) else graphics::par("mgp"), cex.axis = 0.85)
+  graphics::axis(2, at = ya$at, labels = ya$labels, cex.axis = 0.85)
+  graphics::box(col = "grey30")
+  if (!is.na(xa$break_at)) axis_break(1, xa$break_at)
+  if (!is.na(ya$break_at)) axis_break(2, ya$break_at)
+  graphics::title(xlab = xa$title, cex.lab = 0.95)
+  graphics::title(ylab = ya$title, cex.lab = 0.95, line = graphics::par("mar")[2] - 1.3)
 }
 
-base_series <- function(d, pal, order_by, join = TRUE) {
-  for (lev in levels(d$group)) {
-    s <- d[d$group == lev, , drop = FALSE]
-    if (!nrow(s)) next
-    s <- s[order(s[[order_by]], s$x), , drop = FALSE]
-    k <- match(lev, names(pal))
-    if (join && nrow(s) > 1L) graphics::lines(s$x, s$y, col = pal[k], lwd = 1.6)
-    graphics::points(s$x, s$y, col = pal[k], pch = ru_shapes[(k - 1L) %% 8L + 1L],
-                     cex = 1.1, bg = "white")
+# A small "//" across an axis at `at`, where the axis jumps from its floor
+# ("0") to the smallest positive value.
+axis_break <- function(side, at) {
+  usr <- graphics::par("usr")
+  if (side == 1L) {
+    cx <- graphics::grconvertX(at, "user", "inches")
+    cy <- graphics::grconvertY(usr[3], "user", "inches")
+  } else {
+    cx <- graphics::grconvertX(usr[1], "user", "inches")
+    cy <- graphics::grconvertY(at, "user", "inches")
+  }
+  for (off in c(-0.03, 0.03)) {
+    if (side == 1L) {
+      xs <- cx + off + c(-0.03, 0.03)
+      ys <- cy + c(-0.06, 0.06)
+    } else {
+      xs <- cx + c(-0.06, 0.06)
+      ys <- cy + off + c(-0.03, 0.03)
+    }
+    graphics::segments(graphics::grconvertX(xs[1], "inches", "user"),
+                       graphics::grconvertY(ys[1], "inches", "user"),
+                       graphics::grconvertX(xs[2], "inches", "user"),
+                       graphics::grconvertY(ys[2], "inches", "user"), xpd = NA, lwd = 1.2)
   }
 }
 
-# Labels placed by place_labels() in inches, with thin leader lines for labels
-# pushed away from their point.
-base_point_labels <- function(x, y, labels, cex, col = "grey15", lines = NULL,
-                              line_group = NULL) {
+# Labels placed by place_labels() in inches (text extents from strwidth and
+# strheight), with thin leader lines for labels pushed away from their point.
+# `lines`: a matrix (x, y, polyline id) of drawn lines for labels to keep off.
+base_point_labels <- function(x, y, labels, cex, col = "grey15", lines = NULL) {
   ok <- is.finite(x) & is.finite(y)
   if (!any(ok)) return(invisible())
   col <- rep_len(col, length(x))[ok]
@@ -368,21 +338,26 @@ base_point_labels <- function(x, y, labels, cex, col = "grey15", lines = NULL,
   if (!is.null(lines)) {
     lx <- graphics::grconvertX(lines[, 1], "user", "inches")
     ly <- graphics::grconvertY(lines[, 2], "user", "inches")
-    obstacles <- polyline_samples(lx, ly, line_group %||% rep(1L, length(lx)))
+    obstacles <- polyline_samples(lx, ly, lines[, 3])
   }
-  w <- graphics::strwidth(labels[ok], units = "inches", cex = cex)
-  h <- graphics::strheight(labels[ok], units = "inches", cex = cex) * 1.5
-  fig <- c(graphics::grconvertX(c(0, 1), "npc", "inches"),
-           graphics::grconvertY(c(0, 1), "npc", "inches"))
-  fig <- fig + c(0.03, -0.03, 0.03, -0.03)
-  pos <- place_labels(px, py, w, h, fig, obstacles = obstacles)
-  ends <- leader_end(px, py, pos$x, pos$y, w, h)
+  w <- graphics::strwidth(labels[ok], units = "inches", cex = cex) + 0.04
+  h <- graphics::strheight(labels[ok], units = "inches", cex = cex) * 1.6
+  usr <- graphics::par("usr")
+  bounds <- c(sort(graphics::grconvertX(usr[1:2], "user", "inches")),
+              sort(graphics::grconvertY(usr[3:4], "user", "inches"))) +
+    c(0.02, -0.02, 0.02, -0.02)
+  radius <- 0.6 * graphics::par("cin")[2] * 1.15 * graphics::par("cex") / 2
+  pos <- place_labels(px, py, w, h, bounds, radius = radius, obstacles = obstacles)
   to_x <- function(v) graphics::grconvertX(v, "inches", "user")
   to_y <- function(v) graphics::grconvertY(v, "inches", "user")
-  if (any(pos$leader))
-    graphics::segments(to_x(px[pos$leader]), to_y(py[pos$leader]),
-                       to_x(ends$x[pos$leader]), to_y(ends$y[pos$leader]),
+  if (any(pos$leader)) {
+    # From the edge of the point's symbol to the label box.
+    ang <- atan2(pos$ay - py, pos$ax - px)
+    graphics::segments(to_x(px + radius * cos(ang))[pos$leader],
+                       to_y(py + radius * sin(ang))[pos$leader],
+                       to_x(pos$ax[pos$leader]), to_y(pos$ay[pos$leader]),
                        col = "grey55", lwd = 0.7)
+  }
   graphics::text(to_x(pos$x), to_y(pos$y), labels[ok], cex = cex, col = col)
   invisible(pos)
 }

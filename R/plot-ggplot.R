@@ -1,50 +1,59 @@
 # ggplot2 versions of the profile plots (ggplot2 is in Suggests). The panel
-# data, palette, degree axis and label placement are those of plot.ru_profile().
+# data (axes, intervals, frontier, budget, curve) are those of plot.ru_profile()
+# from plot-layout.R; labels are laid out by the same placer at draw time.
 
 utils::globalVariables(c(".data"))
 
 #' ggplot2 plots of a risk-utility profile
 #'
 #' The ggplot2 counterpart of [plot.ru_profile()], with the same five panels
-#' (`"ru"`, `"estimate"`, `"mse"`, `"risk"`, `"tradeoff"`), palette, axes and
-#' non-overlapping point labels. Needs the ggplot2 package; the method is
-#' registered for `ggplot2::autoplot()` when ggplot2 is loaded.
+#' (`"ru"`, `"estimate"`, `"mse"`, `"risk"`, `"tradeoff"`), axes, palette,
+#' uncertainty bars, Pareto frontier, risk budget and fitted curve. Needs the
+#' ggplot2 package; the method is registered for `ggplot2::autoplot()` when
+#' ggplot2 is loaded.
 #'
-#' Point labels are placed for a panel of about `label_panel` inches (width,
-#' height); on much smaller devices they may touch.
+#' Point labels are laid out when the plot is drawn, at the real panel size
+#' and text extents, by the placer of [plot.ru_profile()]: each label beside
+#' its own point, overlapping no other label and no point (with a leader line
+#' where a label had to move away). `labels = "ggrepel"` uses
+#' [ggrepel::geom_text_repel()] instead (seeded); on crowded panels it can
+#' leave labels overlapping.
 #'
 #' @param object an `ru_profile`.
 #' @inheritParams plot.ru_profile
-#' @param label_panel the panel size (inches) the labels are laid out for.
+#' @param labels `TRUE` (labels by the package's placer), `"ggrepel"`, or
+#'   `FALSE`.
 #' @param ... unused.
 #' @return A ggplot object.
+#' @family profiles
 #' @exportS3Method ggplot2::autoplot
 #' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
-#' ru <- epimask:::example_ru_profile()
+#' schemes <- list(mask_none(), mask_round(2), mask_round(1),
+#'                 mask_group(c(0, 0.5, 1, 2, 5)), mask_noise(0.5))
+#' ru <- ru_profile(dose_cohort, schemes, case ~ 1, family = "err", vars = "dose",
+#'                  term = "dose", risk = "identifiability", known = "dose",
+#'                  progress = FALSE)
 #' ggplot2::autoplot(ru)
 #' ggplot2::autoplot(ru, type = "estimate")
 autoplot.ru_profile <- function(object, type = c("ru", "estimate", "mse", "risk", "tradeoff"),
-                                log = "auto", labels = TRUE, curve = TRUE, col = NULL,
-                                label_panel = c(6, 4), ...) {
+                                log = "auto", labels = TRUE, curve = NULL, col = NULL, ...) {
   if (!requireNamespace("ggplot2", quietly = TRUE))
     epimask_abort("autoplot() needs the ggplot2 package; install it or use plot().",
                   "epimask_error_dependency")
   check_ru_profile(object, "object")
   type <- check_choice(type, ru_plot_types, "type")
   log <- check_log(log)
-  check_flag(labels)
-  check_flag(curve)
-  label_panel <- check_numeric_vector(label_panel, "label_panel", len = 2L)
-  pd <- ru_panel_data(object, type, log_degree(log))
+  if (!identical(labels, "ggrepel")) check_flag(labels)
+  if (identical(labels, "ggrepel") && !requireNamespace("ggrepel", quietly = TRUE))
+    epimask_abort("labels = \"ggrepel\" needs the ggrepel package.", "epimask_error_dependency")
+  if (!is.null(curve)) check_flag(curve)
+  pd <- ru_panel_data(object, type, log_axes(log), curve)
+  check_panel_points(pd, "object")
   pal <- ru_palette(levels(pd$data$group), col)
-  p <- switch(type,
-              ru = gg_ru_plot(pd, pal, object, curve, labels, label_panel),
-              tradeoff = gg_tradeoff_plot(pd, pal, log, labels, label_panel),
-              gg_degree_plot(pd, pal, log))
-  p + gg_theme(length(pal) > 1L)
+  gg_panel(pd, pal, if (isTRUE(pd$labels)) labels else FALSE) + gg_theme()
 }
 
-gg_theme <- function(show_groups) {
+gg_theme <- function() {
   ggplot2::theme_bw(base_size = 11) +
     ggplot2::theme(
       legend.position = "top",
@@ -54,173 +63,228 @@ gg_theme <- function(show_groups) {
       legend.margin = ggplot2::margin(0, 0, 0, 0),
       panel.grid.minor = ggplot2::element_blank(),
       panel.grid.major = ggplot2::element_line(colour = "grey92"),
-      axis.title = ggplot2::element_text(size = 10.5)
+      axis.title = ggplot2::element_text(size = 10.5),
+      plot.caption = ggplot2::element_text(hjust = 0, colour = "grey30", size = 8.5)
     )
 }
 
-gg_group_scales <- function(pal, show = TRUE) {
+gg_group_scales <- function(pal) {
   shapes <- stats::setNames(rep_len(ru_shapes, length(pal)), names(pal))
-  guide <- if (show && length(pal) > 1L) "legend" else "none"
-  list(ggplot2::scale_colour_manual(values = pal, guide = guide, name = NULL),
-       ggplot2::scale_shape_manual(values = shapes, guide = guide, name = NULL))
+  # Explicit guide order: otherwise ggplot2 orders the legends by a hash.
+  rows <- ceiling(sum(nchar(names(pal)) + 6L) / 95)
+  guide <- if (length(pal) > 1L) ggplot2::guide_legend(order = 1L, nrow = rows) else "none"
+  # The same breaks and limits on both scales, so that ggplot2 merges them
+  # into one legend in the order of the series.
+  list(ggplot2::scale_colour_manual(values = pal, breaks = names(pal), limits = names(pal),
+                                    guide = guide, name = NULL),
+       ggplot2::scale_shape_manual(values = shapes, breaks = names(pal), limits = names(pal),
+                                   guide = guide, name = NULL))
 }
 
-# Label positions for a ggplot panel with limits xlim, ylim (on the
-# transformed scale), laid out for a panel of `panel` inches.
-gg_label_positions <- function(x, y, labels, xlim, ylim, panel, lines = NULL,
-                               line_group = NULL, size_pt = 8.5) {
-  to_in_x <- function(v) (v - xlim[1]) / diff(xlim) * panel[1]
-  to_in_y <- function(v) (v - ylim[1]) / diff(ylim) * panel[2]
-  px <- to_in_x(x)
-  py <- to_in_y(y)
-  w <- nchar(labels) * 0.55 * size_pt / 72
-  h <- size_pt / 72 * 1.2
-  h <- rep(h, length(labels))
-  obstacles <- NULL
-  if (!is.null(lines))
-    obstacles <- polyline_samples(to_in_x(lines[, 1]), to_in_y(lines[, 2]),
-                                  line_group %||% rep(1L, nrow(lines)))
-  pos <- place_labels(px, py, w, h, c(0.05, panel[1] - 0.05, 0.05, panel[2] - 0.05),
-                      obstacles = obstacles, radius = 0.07)
-  ends <- leader_end(px, py, pos$x, pos$y, w, h)
-  back_x <- function(v) xlim[1] + v / panel[1] * diff(xlim)
-  back_y <- function(v) ylim[1] + v / panel[2] * diff(ylim)
-  data.frame(lx = back_x(pos$x), ly = back_y(pos$y), leader = pos$leader,
-             ex = back_x(ends$x), ey = back_y(ends$y), px = x, py = y,
-             label = labels, stringsAsFactors = FALSE)
-}
-
-gg_label_layers <- function(lab, colours) {
-  lab$colour <- colours
-  lead <- lab[lab$leader, , drop = FALSE]
-  layers <- list()
-  if (nrow(lead))
-    layers[[1L]] <- ggplot2::geom_segment(
-      data = lead, ggplot2::aes(x = .data$px, y = .data$py, xend = .data$ex, yend = .data$ey),
-      inherit.aes = FALSE, colour = "grey55", linewidth = 0.3)
-  layers[[length(layers) + 1L]] <- ggplot2::geom_text(
-    data = lab, ggplot2::aes(x = .data$lx, y = .data$ly, label = .data$label),
-    inherit.aes = FALSE, colour = lab$colour, size = 3)
-  layers
-}
-
-gg_ru_plot <- function(pd, pal, object, curve, labels, panel) {
+gg_panel <- function(pd, pal, labels) {
   d <- pd$data
-  check_ru_points(d, "object")
   d <- d[is.finite(d$x) & is.finite(d$y), , drop = FALSE]
-  lim <- c(-0.02, 1.02)
-  fit <- if (curve) ru_try_curve(object) else NULL
+  xa <- pd$xaxis
+  ya <- pd$yaxis
+  keys <- ru_legend_keys(pd, pal)
+  line_keys <- keys[!(keys$label %in% names(pal)) & keys$lty > 0L, , drop = FALSE]
   p <- ggplot2::ggplot(d, ggplot2::aes(x = .data$x, y = .data$y))
-  curve_df <- NULL
-  if (!is.null(fit)) {
-    u <- ru_curve_grid()
-    curve_df <- data.frame(x = u, y = ru_curve_value(u, fit$theta),
-                           what = sprintf("fitted curve, theta = %s", format_num(fit$theta, 3)))
-    p <- p + ggplot2::geom_line(data = curve_df,
-                                ggplot2::aes(x = .data$x, y = .data$y, linetype = .data$what),
-                                colour = "grey45", linewidth = 0.6) +
-      ggplot2::scale_linetype_manual(values = stats::setNames("solid", curve_df$what[1]),
-                                     name = NULL)
+  if (!is.null(pd$budget)) {
+    b <- pd$budget
+    p <- p + ggplot2::annotate("rect", xmin = -Inf, xmax = Inf,
+                               ymin = if (b$side == "below") -Inf else b$y,
+                               ymax = if (b$side == "below") b$y else Inf,
+                               fill = ru_budget_col, alpha = 0.08) +
+      ggplot2::geom_hline(data = data.frame(y = b$y, what = gg_key(line_keys, "risk budget")),
+                          ggplot2::aes(yintercept = .data$y, linetype = .data$what),
+                          colour = ru_budget_col, linewidth = 0.5)
   }
-  p <- p + ggplot2::geom_point(ggplot2::aes(colour = .data$group, shape = .data$group), size = 2.6)
-  if (any(d$clipped))
-    p <- p + ggplot2::geom_point(data = d[d$clipped, , drop = FALSE], shape = 5, size = 5,
-                                 colour = "grey20")
-  if (labels && nrow(d)) {
-    lab <- gg_label_positions(d$x, d$y, d$label, lim, lim, panel,
-                              lines = if (is.null(curve_df)) NULL else as.matrix(curve_df[, 1:2]))
-    p <- p + gg_label_layers(lab, label_colours(pal, as.integer(d$group)))
-  }
-  caption <- if (any(d$clipped)) "Diamonds: U > 1, drawn at U = 1." else NULL
-  p + gg_group_scales(pal) +
-    ggplot2::scale_x_continuous(breaks = seq(0, 1, 0.2)) +
-    ggplot2::scale_y_continuous(breaks = seq(0, 1, 0.2)) +
-    ggplot2::coord_cartesian(xlim = lim, ylim = lim, expand = FALSE) +
-    ggplot2::labs(x = pd$xlab, y = pd$ylab, caption = caption)
-}
-
-gg_tradeoff_plot <- function(pd, pal, log, labels, panel) {
-  d <- pd$data
-  d <- d[is.finite(d$x) & is.finite(d$y), , drop = FALSE]
-  if (!nrow(d))
-    epimask_abort("The profile has no scheme with both an MSE and a risk to plot.",
-                  "epimask_error_value", arg = "object")
-  d <- d[order(d$group, d$degree), , drop = FALSE]
-  log_x <- use_log_scale(d$x, log, "x_mse")
-  log_y <- use_log_scale(d$y, log, "y")
-  tx <- if (log_x) log10(d$x) else d$x
-  ty <- if (log_y) log10(d$y) else d$y
-  xlim <- pad_range(range(tx), 0.06)
-  ylim <- pad_range(range(ty), 0.06)
-  p <- ggplot2::ggplot(d, ggplot2::aes(x = .data$x, y = .data$y, colour = .data$group)) +
-    ggplot2::geom_path(ggplot2::aes(group = .data$group), linewidth = 0.7) +
-    ggplot2::geom_point(ggplot2::aes(shape = .data$group), size = 2.4)
-  if (labels) {
-    lab <- gg_label_positions(tx, ty, d$label, xlim, ylim, panel,
-                              lines = cbind(tx, ty), line_group = d$group)
-    if (log_x) lab[c("lx", "ex", "px")] <- lapply(lab[c("lx", "ex", "px")], function(v) 10^v)
-    if (log_y) lab[c("ly", "ey", "py")] <- lapply(lab[c("ly", "ey", "py")], function(v) 10^v)
-    p <- p + gg_label_layers(lab, label_colours(pal, as.integer(d$group)))
-  }
-  xlim_out <- if (log_x) 10^xlim else xlim
-  ylim_out <- if (log_y) 10^ylim else ylim
-  p + gg_group_scales(pal) +
-    (if (log_x) ggplot2::scale_x_log10() else ggplot2::scale_x_continuous()) +
-    (if (log_y) ggplot2::scale_y_log10() else ggplot2::scale_y_continuous()) +
-    ggplot2::coord_cartesian(xlim = xlim_out, ylim = ylim_out, expand = FALSE) +
-    ggplot2::labs(x = pd$xlab, y = pd$ylab)
-}
-
-gg_degree_plot <- function(pd, pal, log) {
-  d <- pd$data
-  ax <- pd$axis
-  d <- d[is.finite(d$x) & is.finite(d$y), , drop = FALSE]
-  if (!nrow(d))
-    epimask_abort(sprintf("The profile has no scheme with a value to plot for type \"%s\".",
-                          pd$type), "epimask_error_value", arg = "object")
-  yvals <- c(d$y, d$lower, d$upper, pd$hlines$y)
-  log_y <- pd$type != "estimate" && use_log_scale(yvals[is.finite(yvals)], log, "y")
-  if (pd$type == "estimate" && ax$kind != "scheme") d$x <- gg_dodge(d$x, d$group, ax)
-  p <- ggplot2::ggplot(d, ggplot2::aes(x = .data$x, y = .data$y, colour = .data$group))
   if (!is.null(pd$hlines)) {
-    types <- stats::setNames(c("dashed", "dotted")[seq_len(nrow(pd$hlines))], pd$hlines$label)
-    p <- p + ggplot2::geom_hline(data = pd$hlines,
-                                 ggplot2::aes(yintercept = .data$y, linetype = .data$label),
-                                 colour = "grey35", linewidth = 0.5) +
-      ggplot2::scale_linetype_manual(values = types, name = NULL,
-                                     breaks = pd$hlines$label)
+    h <- pd$hlines
+    h$what <- h$label
+    p <- p + ggplot2::geom_hline(data = h, ggplot2::aes(yintercept = .data$y,
+                                                        linetype = .data$what),
+                                 colour = "grey35", linewidth = 0.5)
   }
-  if (pd$type == "estimate")
-    p <- p + ggplot2::geom_errorbar(ggplot2::aes(ymin = .data$lower, ymax = .data$upper),
-                                    width = 0, linewidth = 0.5)
-  if (ax$kind != "scheme")
-    p <- p + ggplot2::geom_line(ggplot2::aes(group = .data$group), linewidth = 0.7)
-  p <- p + ggplot2::geom_point(ggplot2::aes(shape = .data$group), size = 2.4) +
-    gg_group_scales(pal)
-  p <- p + switch(ax$kind,
-    scheme = ggplot2::scale_x_continuous(breaks = ax$at, labels = wrap_labels(ax$labels, 12L),
-                                         expand = ggplot2::expansion(add = 0.6)),
-    log = ggplot2::scale_x_log10(breaks = ax$at, labels = ax$labels),
-    linear = ggplot2::scale_x_continuous())
-  if (log_y) p <- p + ggplot2::scale_y_log10()
-  if (!is.na(ax$break_at))
-    p <- p + ggplot2::annotate("text", x = ax$break_at, y = -Inf, label = "//",
-                               vjust = 0.1, size = 3.5, fontface = "bold")
-  if (ax$kind == "scheme" && length(ax$labels) > 8L)
-    p <- p + ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 90, hjust = 1, vjust = 0.5))
-  p + ggplot2::labs(x = if (ax$kind == "scheme") NULL else pd$xlab, y = pd$ylab)
+  cv <- pd$curve
+  if (!is.null(cv) && isTRUE(cv$drawn)) {
+    cd <- cv$data
+    cd$what <- cv$label
+    p <- p + ggplot2::geom_line(data = cd, ggplot2::aes(x = .data$x, y = .data$y,
+                                                        linetype = .data$what),
+                                colour = "grey45", linewidth = 0.6)
+  }
+  if (isTRUE(pd$join)) {
+    paths <- series_paths(d, pd$has_generator)
+    if (!is.null(paths))
+      p <- p + ggplot2::geom_path(data = paths, ggplot2::aes(x = .data$x, y = .data$y,
+                                                             colour = .data$group,
+                                                             group = .data$group),
+                                  linewidth = 0.7)
+  }
+  if (!is.null(pd$frontier) && nrow(pd$frontier) > 1L) {
+    fr <- pd$frontier
+    fr$what <- "Pareto frontier"
+    p <- p + ggplot2::geom_path(data = fr, ggplot2::aes(x = .data$x, y = .data$y,
+                                                        linetype = .data$what),
+                                colour = ru_frontier_col, linewidth = 1)
+  }
+  p <- p + gg_interval_layers(d, pd$xaxis, pd$yaxis)
+  p <- p + ggplot2::geom_point(ggplot2::aes(colour = .data$group, shape = .data$group),
+                               size = 2.4)
+  if (any(d$pareto))
+    p <- p + ggplot2::geom_point(data = d[d$pareto, , drop = FALSE], shape = 1, size = 4.6,
+                                 stroke = 0.8, colour = ru_frontier_col)
+  if (any(d$clipped %in% TRUE))
+    p <- p + ggplot2::geom_point(data = d[d$clipped %in% TRUE, , drop = FALSE], shape = 5,
+                                 size = 5, colour = "grey20")
+  if (!isFALSE(labels) && nrow(d)) p <- p + gg_label_layers(d, pal, pd, labels)
+  if (nrow(line_keys)) {
+    lt <- stats::setNames(c("solid", "dashed", "dotted")[pmin(line_keys$lty, 3L)],
+                          line_keys$label)
+    p <- p + ggplot2::scale_linetype_manual(
+      values = lt, breaks = line_keys$label, name = NULL,
+      guide = ggplot2::guide_legend(order = 2L, override.aes = list(colour = line_keys$col,
+                                                        linewidth = 0.6 * line_keys$lwd / 1.5)))
+  }
+  caption <- c(if (any(d$clipped %in% TRUE)) "Diamonds: U > 1, drawn at U = 1.",
+               ru_panel_note(pd))
+  p + gg_group_scales(pal) + gg_x_scale(xa) +
+    ggplot2::scale_y_continuous(breaks = ya$at, labels = ya$labels) +
+    gg_axis_breaks(xa, ya) +
+    ggplot2::coord_cartesian(xlim = xa$lim, ylim = ya$lim, expand = FALSE) +
+    ggplot2::labs(x = if (identical(xa$kind, "scheme")) NULL else xa$title, y = ya$title,
+                  caption = if (length(caption))
+                    paste(strwrap(paste(caption, collapse = " "), 110), collapse = "\n"))
+}
+
+# The legend label of the key that starts with `prefix`.
+gg_key <- function(keys, prefix) keys$label[startsWith(keys$label, prefix)][1]
+
+gg_x_scale <- function(xa) {
+  labs <- xa$labels
+  if (identical(xa$kind, "scheme")) labs <- wrap_labels(labs, 12L)
+  list(ggplot2::scale_x_continuous(breaks = xa$at, labels = labs),
+       if (identical(xa$kind, "scheme") && length(labs) > 8L)
+         ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 90, hjust = 1, vjust = 0.5)))
+}
+
+# "//" on an axis where it jumps from its floor ("0") to the smallest value.
+gg_axis_breaks <- function(xa, ya) {
+  out <- list()
+  if (!is.na(xa$break_at))
+    out[[1L]] <- ggplot2::annotate("text", x = xa$break_at, y = -Inf, label = "//",
+                                   vjust = 0.1, size = 3.5, fontface = "bold")
+  if (!is.na(ya$break_at))
+    out[[length(out) + 1L]] <- ggplot2::annotate("text", x = -Inf, y = ya$break_at,
+                                                 label = "//", hjust = 0.2, angle = 90,
+                                                 size = 3.5, fontface = "bold")
+  out
+}
+
+gg_interval_layers <- function(d, xa, ya) {
+  out <- list()
+  yi <- d[is.finite(d$ylo) & is.finite(d$yhi) & d$yhi > d$ylo, , drop = FALSE]
+  if (nrow(yi))
+    out[[1L]] <- ggplot2::geom_errorbar(
+      data = yi, ggplot2::aes(x = .data$x, ymin = .data$ylo, ymax = .data$yhi,
+                              colour = .data$group),
+      width = 0.012 * abs(diff(xa$lim)), linewidth = 0.45, alpha = 0.75, inherit.aes = FALSE,
+      show.legend = FALSE)
+  xi <- d[is.finite(d$xlo) & is.finite(d$xhi) & d$xhi > d$xlo, , drop = FALSE]
+  if (nrow(xi))
+    out[[length(out) + 1L]] <- ggplot2::geom_errorbar(
+      data = xi, ggplot2::aes(y = .data$y, xmin = .data$xlo, xmax = .data$xhi,
+                              colour = .data$group),
+      orientation = "y", width = 0.016 * abs(diff(ya$lim)), linewidth = 0.45, alpha = 0.75,
+      inherit.aes = FALSE, show.legend = FALSE)
+  out
+}
+
+# Labels: laid out by the placer of the base plots (place_labels()) when the
+# panel is drawn, so that the label extents and the panel size are the real
+# ones (a grid grob whose content is made at draw time); or, with
+# `labels = "ggrepel"`, by ggrepel (seeded, so the layout is reproducible).
+gg_label_layers <- function(d, pal, pd, method) {
+  colours <- label_colours(pal, as.integer(d$group))
+  if (identical(method, "ggrepel")) {
+    return(ggrepel::geom_text_repel(
+      data = d, ggplot2::aes(x = .data$x, y = .data$y, label = .data$label),
+      colour = colours, size = 3, seed = 1L, max.overlaps = Inf, box.padding = 0.3,
+      point.padding = 0.4, min.segment.length = 0.25, max.time = Inf, max.iter = 20000,
+      segment.colour = "grey55", segment.size = 0.3, inherit.aes = FALSE))
+  }
+  lab <- data.frame(x = d$x, y = d$y, label = d$label, stringsAsFactors = FALSE)
+  ggplot2::layer(
+    geom = gg_label_geom(), stat = "identity", position = "identity", data = lab,
+    mapping = ggplot2::aes(x = .data$x, y = .data$y, label = .data$label),
+    inherit.aes = FALSE, show.legend = FALSE,
+    params = list(obstacles = panel_obstacle_lines(pd), colours = colours, na.rm = TRUE,
+                  size = 3))
+}
+
+# The ggproto Geom of the labels, made on first use (ggplot2 is suggested).
+gg_label_geom <- function() {
+  if (is.null(gg_cache$label_geom)) {
+    gg_cache$label_geom <- ggplot2::ggproto(
+      "GeomRuLabels", ggplot2::Geom,
+      required_aes = c("x", "y", "label"),
+      draw_key = ggplot2::draw_key_blank,
+      draw_panel = function(data, panel_params, coord, obstacles = NULL, colours = "grey15",
+                            size = 3) {
+        pts <- coord$transform(data, panel_params)
+        pts$colour <- rep_len(colours, nrow(pts))
+        obs <- NULL
+        if (!is.null(obstacles) && nrow(obstacles)) {
+          o <- coord$transform(data.frame(x = obstacles[, 1], y = obstacles[, 2]),
+                               panel_params)
+          obs <- cbind(o$x, o$y, obstacles[, 3])
+        }
+        grid::gTree(points = pts, obstacles = obs, fontsize = size * ggplot2::.pt,
+                    cl = "epimask_label_tree")
+      })
+  }
+  gg_cache$label_geom
+}
+
+gg_cache <- new.env(parent = emptyenv())
+
+#' @exportS3Method grid::makeContent
+makeContent.epimask_label_tree <- function(x) {
+  pts <- x$points
+  w_in <- grid::convertWidth(grid::unit(1, "npc"), "inches", valueOnly = TRUE)
+  h_in <- grid::convertHeight(grid::unit(1, "npc"), "inches", valueOnly = TRUE)
+  px <- pts$x * w_in
+  py <- pts$y * h_in
+  gp <- grid::gpar(fontsize = x$fontsize)
+  w <- vapply(pts$label, function(l) grid::convertWidth(
+    grid::grobWidth(grid::textGrob(l, gp = gp)), "inches", valueOnly = TRUE), 0) + 0.04
+  h <- rep(grid::convertHeight(grid::grobHeight(grid::textGrob("Xg", gp = gp)), "inches",
+                               valueOnly = TRUE) * 1.5, length(px))
+  obstacles <- NULL
+  if (!is.null(x$obstacles))
+    obstacles <- polyline_samples(x$obstacles[, 1] * w_in, x$obstacles[, 2] * h_in,
+                                  x$obstacles[, 3])
+  radius <- 0.06
+  pos <- place_labels(px, py, w, h, c(0.02, w_in - 0.02, 0.02, h_in - 0.02),
+                      radius = radius, obstacles = obstacles)
+  kids <- list()
+  if (any(pos$leader)) {
+    ang <- atan2(pos$ay - py, pos$ax - px)
+    l <- pos$leader
+    kids[[1L]] <- grid::segmentsGrob(
+      grid::unit((px + radius * cos(ang))[l], "inches"),
+      grid::unit((py + radius * sin(ang))[l], "inches"),
+      grid::unit(pos$ax[l], "inches"), grid::unit(pos$ay[l], "inches"),
+      gp = grid::gpar(col = "grey55", lwd = 0.7))
+  }
+  kids[[length(kids) + 1L]] <- grid::textGrob(
+    pts$label, grid::unit(pos$x, "inches"), grid::unit(pos$y, "inches"),
+    gp = grid::gpar(col = pts$colour, fontsize = x$fontsize))
+  grid::setChildren(x, do.call(grid::gList, kids))
 }
 
 wrap_labels <- function(labels, width) {
   vapply(labels, function(l) paste(strwrap(l, width = width), collapse = "\n"), "",
          USE.NAMES = FALSE)
-}
-
-# Sideways offsets for the estimate panel, as a fraction of the axis range.
-gg_dodge <- function(x, group, ax) {
-  n_g <- nlevels(group)
-  if (n_g < 2L) return(x)
-  offset <- (as.integer(group) - (n_g + 1) / 2) * 0.008
-  if (ax$log) 10^(log10(x) + offset * diff(log10(ax$lim))) else
-    x + offset * diff(ax$lim)
 }

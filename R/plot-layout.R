@@ -1,8 +1,10 @@
-# What the base-graphics and the ggplot2 versions of the profile plots share:
-# the palette, the panel data (which column on which axis, one series per
-# kernel), the axis for the degree of masking (log when it spans orders of
-# magnitude, with lambda = 0 drawn left of a break), and a greedy label
-# placement that keeps scheme labels from overplotting each other or points.
+# What the base-graphics and the ggplot2 versions of the profile plots share.
+# Every panel is laid out here, once, in plot coordinates: logarithmic axes are
+# drawn as linear axes over log10 of the values (so both back ends draw the
+# same straight segments, and zero, which a log axis cannot show, sits at an
+# axis floor marked "0" beyond an axis break). The back ends only draw what
+# ru_panel_data() returns: points, intervals, series lines, the Pareto
+# frontier, the risk budget, reference lines, the fitted curve and labels.
 
 ru_plot_types <- c("ru", "estimate", "mse", "risk", "tradeoff")
 
@@ -10,12 +12,34 @@ ru_plot_types <- c("ru", "estimate", "mse", "risk", "tradeoff")
 # in greyscale; yellow last.
 okabe_ito <- c("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
                "#56B4E9", "#000000", "#F0E442")
-ru_shapes <- c(16L, 17L, 15L, 18L, 1L, 2L, 0L, 5L)
+# No open circle: a ring marks the Pareto frontier.
+ru_shapes <- c(16L, 17L, 15L, 18L, 8L, 2L, 0L, 4L)
 
+# Drawing constants shared by both back ends.
+ru_frontier_col <- "grey25"
+ru_budget_col <- "#B2182B"
+ru_budget_fill <- "#B2182B14"
+
+# Series: the generator of each scheme (profile column `generator`), or, for
+# profiles without it, the kernel column; "all schemes" when neither is known.
 ru_groups <- function(x) {
-  g <- x$kernel %||% rep(NA_character_, nrow(x))
+  g <- ru_generator(x) %||% x$kernel %||% rep(NA_character_, nrow(x))
   g[is.na(g)] <- "all schemes"
   factor(g, levels = unique(g))
+}
+
+ru_generator <- function(x) {
+  g <- x$generator
+  if (is.null(g) || all(is.na(g))) return(NULL)
+  as.character(g)
+}
+
+# The rows that are the unmasked reference ("no masking").
+ru_is_reference <- function(x) {
+  g <- ru_generator(x)
+  if (!is.null(g)) return(!is.na(g) & g == "no masking")
+  k <- x$kernel %||% rep(NA_character_, nrow(x))
+  !is.na(k) & k == "none"
 }
 
 ru_palette <- function(levels, col = NULL) {
@@ -25,85 +49,397 @@ ru_palette <- function(levels, col = NULL) {
   stats::setNames(col, levels)
 }
 
+# Label text in the series colour, darkened a little for contrast on white.
+label_colours <- function(pal, idx) {
+  rgb <- grDevices::col2rgb(pal[idx]) * 0.75
+  grDevices::rgb(rgb[1, ], rgb[2, ], rgb[3, ], maxColorValue = 255)
+}
+
+# ---- axes ------------------------------------------------------------------
+# An axis is a list: `tf` (values -> plot coordinates), `lim`, `at` (ticks, in
+# plot coordinates), `labels`, `break_at` (where to draw "//", or NA),
+# `title`, and `log`.
+
+linear_axis <- function(v, title, include = NULL, pad = 0.05, lim = NULL) {
+  v <- c(v, include)
+  v <- v[is.finite(v)]
+  if (is.null(lim)) lim <- pad_range(if (length(v)) range(v) else c(0, 1), pad)
+  at <- pretty(lim, n = 6)
+  at <- at[at >= lim[1] - 1e-12 * diff(lim) & at <= lim[2] + 1e-12 * diff(lim)]
+  list(tf = function(z) z, lim = lim, at = at, labels = format_tick(at),
+       break_at = NA_real_, title = title, log = FALSE, floor = NA_real_)
+}
+
+# A log10 axis. Zeros (and interval ends at or below zero) are drawn at a floor
+# below the smallest positive value, labelled "0" and set off by an axis break.
+log_axis <- function(v, title, pad = 0.05, zero = any(v <= 0, na.rm = TRUE),
+                     lim_data = NULL) {
+  v <- v[is.finite(v)]
+  pos <- v[v > 0]
+  decades <- log10(max(pos) / min(pos))
+  gap <- max(0.5, 0.1 * decades)
+  floor <- if (zero) min(pos) / 10^gap else NA_real_
+  tf <- function(z) {
+    out <- rep(NA_real_, length(z))
+    ok <- is.finite(z)
+    out[ok] <- log10(if (zero) pmax(z[ok], floor) else pmax(z[ok], min(pos) / 10^gap))
+    out
+  }
+  rng <- log10(range(c(pos, if (zero) floor)))
+  lim <- lim_data %||% pad_range(rng, pad)
+  lo <- floor(log10(min(pos)) + 1e-9)
+  hi <- ceiling(log10(max(pos)) - 1e-9)
+  step <- max(1L, ceiling((hi - lo) / 6))
+  at <- seq(lo, hi, by = step)
+  if (hi - lo <= 3) at <- sort(unique(log10(c(outer(c(1, 2, 5), 10^(lo:hi))))))
+  at <- at[at >= log10(min(pos)) - 0.02 & at <= lim[2] + 1e-9]
+  if (length(at) < 2L) at <- log10(signif(range(pos), 2))
+  labels <- format_log_tick(10^at)
+  break_at <- NA_real_
+  if (zero) {
+    at <- c(log10(floor), at)
+    labels <- c("0", labels)
+    break_at <- (log10(floor) + log10(min(pos))) / 2
+  }
+  list(tf = tf, lim = lim, at = at, labels = labels, break_at = break_at,
+       title = title, log = TRUE, floor = floor)
+}
+
+format_tick <- function(v) format(v, trim = TRUE, drop0trailing = TRUE)
+
+format_log_tick <- function(v) {
+  vapply(v, function(a) format(signif(a, 2), scientific = abs(log10(a)) >= 5, trim = TRUE,
+                               drop0trailing = TRUE), "")
+}
+
+format_degree <- function(v) {
+  vapply(v, function(a) format(a, scientific = abs(log10(abs(a))) >= 5, trim = TRUE,
+                               drop0trailing = TRUE), "")
+}
+
+format_degree_label <- function(d) {
+  out <- character(length(d))
+  out[!is.na(d) & d == 0] <- "0"
+  nz <- !is.na(d) & d != 0
+  out[nz] <- format_degree(signif(d[nz], 3))
+  out[is.na(d)] <- "NA"
+  out
+}
+
+# Should values on a risk axis be drawn on a log scale? `log` is "auto", TRUE
+# or FALSE. "auto": when the positive risks span two orders of magnitude, or,
+# on an axis fixed to [0, 1] (`unit`), when every risk is below 0.05 so that a
+# linear axis would squash them all onto its floor.
+use_log_risk <- function(r, log, unit = FALSE) {
+  r <- r[is.finite(r)]
+  pos <- r[r > 0]
+  if (!length(pos)) return(FALSE)
+  if (!identical(log, "auto")) return(isTRUE(log))
+  spread <- length(unique(pos)) >= 2L && max(pos) / min(pos) >= 100
+  spread || (unit && max(pos) < 0.05 && length(unique(r)) >= 2L)
+}
+
+use_log_positive <- function(v, log) {
+  v <- v[is.finite(v)]
+  if (!length(v) || any(v <= 0)) return(FALSE)
+  if (!identical(log, "auto")) return(isTRUE(log))
+  max(v) / min(v) >= 100
+}
+
 # The x axis of the panels against the degree of masking.
-#   log: "auto" (log when the positive degrees span >= 2 decades), TRUE/FALSE.
-degree_axis <- function(degree, labels, log = "auto") {
+#   With columns `generator` and `strength`: kernel (and matrix-mask) sweeps
+#   keep lambda as their strength and share a lambda axis; any other mix is
+#   drawn against the step of each generator's sweep from weak to strong
+#   (1, 2, ... by increasing strength; 0 is no masking), since strengths of
+#   different generators are not comparable.
+#   Without them: the degree column (log when it spans >= 2 decades, lambda = 0
+#   beyond an axis break), or one position per scheme when a degree is NA.
+degree_axis <- function(x, log = "auto") {
+  ref <- ru_is_reference(x)
+  gen <- ru_generator(x)
+  if (!is.null(gen) && !is.null(x$strength) && all(is.finite(x$strength[!ref]))) {
+    if (all(ru_is_kernel(x)[!ref]) && all(x$strength >= 0))
+      return(lambda_axis(ifelse(ref, 0, x$strength), log,
+                         "Degree of masking (lambda)"))
+    return(step_axis(x, ref))
+  }
+  lambda_axis(x$degree, log, "Degree of masking (lambda)", labels = x$scheme)
+}
+
+ru_is_kernel <- function(x) {
+  k <- x$kernel %||% rep(NA_character_, nrow(x))
+  g <- ru_generator(x) %||% rep("", nrow(x))
+  (!is.na(k) & (k %in% c(kernel_names, "matrix") |
+                  grepl(paste0("^(", paste(kernel_names, collapse = "|"), ")\\b"), k))) |
+    grepl("kernel|matrix mask", g, ignore.case = TRUE)
+}
+
+lambda_axis <- function(degree, log, title, labels = NULL) {
   if (anyNA(degree) || length(degree) == 0L) {
-    return(list(kind = "scheme", x = seq_along(labels), at = seq_along(labels),
-                labels = labels, log = FALSE, lim = c(0.5, length(labels) + 0.5),
-                zero = NA_real_, break_at = NA_real_, title = "Masking scheme"))
+    n <- length(degree)
+    ax <- linear_axis(NULL, "", lim = c(0.5, n + 0.5))
+    ax$at <- seq_len(n)
+    ax$labels <- labels %||% as.character(seq_len(n))
+    ax$kind <- "scheme"
+    ax$x <- seq_len(n)
+    return(ax)
   }
   pos <- degree[degree > 0]
   span <- if (length(pos)) max(pos) / min(pos) else 1
   use_log <- if (identical(log, "auto")) length(pos) >= 2L && span >= 100 else isTRUE(log)
-  if (use_log && !length(pos)) use_log <- FALSE
-  if (!use_log) {
-    return(list(kind = "linear", x = degree, at = pretty(degree), labels = NULL,
-                log = FALSE, lim = range(degree), zero = NA_real_,
-                break_at = NA_real_, title = "Degree of masking (lambda)"))
+  if (use_log && length(pos)) {
+    ax <- log_axis(degree, "Degree of masking (lambda, log scale)", pad = 0.04)
+  } else {
+    ax <- linear_axis(degree, title, pad = 0.04)
   }
-  decades <- log10(span)
-  gap <- max(0.5, 0.1 * decades)
-  zero <- if (any(degree == 0)) min(pos) / 10^gap else NA_real_
-  x <- degree
-  x[degree == 0] <- zero
-  lo <- floor(log10(min(pos)))
-  hi <- ceiling(log10(max(pos)))
-  step <- max(1L, ceiling((hi - lo) / 6))
-  at <- 10^seq(lo, hi, by = step)
-  at <- at[at >= min(pos) / 1.001 & at <= max(pos) * 1.001]
-  if (length(at) < 2L) at <- signif(range(pos), 2)
-  labs <- format_degree(at)
-  if (!is.na(zero)) {
-    at <- c(zero, at)
-    labs <- c("0", labs)
-  }
-  list(kind = "log", x = x, at = at, labels = labs, log = TRUE,
-       lim = range(c(x, at)), zero = zero,
-       break_at = if (is.na(zero)) NA_real_ else sqrt(zero * min(pos)),
-       title = "Degree of masking (lambda, log scale)")
+  ax$kind <- if (ax$log) "log" else "linear"
+  ax$x <- ax$tf(degree)
+  ax
 }
 
-format_degree <- function(v) {
-  vapply(v, function(a) format(a, scientific = abs(log10(a)) >= 5, trim = TRUE,
-                               drop0trailing = TRUE), "")
+# Position of each scheme in its generator's sweep: the rank of its strength
+# among the distinct strengths of that generator; no masking at 0.
+step_axis <- function(x, ref) {
+  g <- as.character(ru_groups(x))
+  pos <- numeric(nrow(x))
+  for (lev in unique(g[!ref])) {
+    sel <- !ref & g == lev
+    s <- x$strength[sel]
+    pos[sel] <- match(s, sort(unique(s)))
+  }
+  pos[ref] <- 0
+  n <- max(pos, 1)
+  ax <- linear_axis(NULL, "Strength of masking: step in each generator's sweep (weak to strong)",
+                    lim = c(-0.4, n + 0.4))
+  ax$at <- 0:n
+  ax$labels <- c("none", as.character(seq_len(n)))
+  ax$kind <- "step"
+  ax$x <- pos
+  ax
 }
 
-# The data a panel draws, for both back ends.
-ru_panel_data <- function(x, type, log = "auto") {
+# ---- the panels -------------------------------------------------------------
+
+# Everything a panel draws, in plot coordinates.
+#   x: the profile; type: one of ru_plot_types; log: list(x =, y =) each
+#   "auto", TRUE or FALSE; curve: NULL (draw if identified), TRUE, FALSE.
+ru_panel_data <- function(x, type, log = list(x = "auto", y = "auto"), curve = NULL) {
+  if (!is.list(log)) log <- list(x = log, y = "auto")
   groups <- ru_groups(x)
+  meta <- ru_meta(x)
+  base <- data.frame(scheme = x$scheme, group = groups, strength = ru_order_key(x),
+                     reference = ru_is_reference(x),
+                     pareto = if (is.null(x$pareto)) FALSE else x$pareto %in% TRUE,
+                     stringsAsFactors = FALSE)
+  pd <- switch(type,
+               ru = ru_panel_security(x, base, log, curve),
+               tradeoff = ru_panel_tradeoff(x, base, log),
+               ru_panel_degree(x, base, type, log))
+  pd$type <- type
+  pd$has_generator <- !is.null(ru_generator(x))
+  pd$has_pareto <- !is.null(x$pareto) && any(pd$data$pareto & is.finite(pd$data$x) &
+                                               is.finite(pd$data$y))
+  pd$frontier <- if (pd$has_pareto && type %in% c("ru", "tradeoff"))
+    frontier_path(pd$data, vertical_first = type == "ru") else NULL
+  if (!is.null(pd$frontier) && nrow(pd$frontier) < 2L) pd$frontier <- NULL
+  pd
+}
+
+# Order of the schemes within a series, weak to strong.
+ru_order_key <- function(x) {
+  s <- x$strength %||% x$degree
+  s[ru_is_reference(x)] <- -Inf
+  s
+}
+
+ru_term_label <- function(x) {
+  meta <- ru_meta(x)
+  if (is.na(meta$term)) "the coefficient" else sprintf("'%s'", meta$term)
+}
+
+ru_risk_label <- function(x) {
+  meta <- ru_meta(x)
+  if (is.na(meta$risk)) "Disclosure risk" else sprintf("Disclosure risk (%s)", meta$risk)
+}
+
+ru_budget <- function(x) {
+  b <- ru_meta(x)$budget
+  if (is.null(b) || !is.numeric(b) || length(b) != 1L || !is.finite(b)) NULL else b
+}
+
+ru_se_col <- function(x, col) {
+  v <- x[[col]]
+  if (is.null(v)) rep(NA_real_, nrow(x)) else as.double(v)
+}
+
+# Interval ends value +- z SE, NA where the SE is.
+se_interval <- function(v, se) {
+  z <- ru_z()
+  list(lo = v - z * se, hi = v + z * se)
+}
+
+# The Cologne security-utility panel: anonymity (or, when risks are small or
+# span orders of magnitude, risk on a reversed log axis: safer upwards) against
+# analysis potential U, clipped at 1.
+ru_panel_security <- function(x, base, log, curve) {
+  u <- x$analysis_potential
+  risk <- x$risk
+  d <- base
+  # Profiles that rank by the capped analysis potential (U above 1 counts as
+  # no measurable loss and a bias counts in full) are drawn on it, so that the
+  # frontier and the recommendation read off the same axis. Its SE is taken
+  # with the relative SE of U (exact where the cap does not bind).
+  capped <- x$analysis_potential_capped
+  use_capped <- !is.null(capped) && any(is.finite(capped))
+  u_se <- ru_se_col(x, "analysis_potential_se")
+  if (use_capped) {
+    u_se <- u_se * ifelse(u > 0, capped / u, NA_real_)
+    u <- capped
+  }
+  d$clipped <- !is.na(u) & u > 1
+  d$x <- pmin(u, 1)
+  u_int <- se_interval(u, u_se)
+  d$xlo <- pmax(pmin(u_int$lo, 1), 0)
+  d$xhi <- pmin(u_int$hi, 1)
+  r_int <- se_interval(risk, ru_se_col(x, "risk_se"))
+  budget <- ru_budget(x)
+  log_y <- use_log_risk(c(risk, budget), log$y, unit = TRUE)
+  if (log_y) {
+    ax <- log_axis(c(risk, budget), sprintf("%s, log scale (safer upwards)", ru_risk_label(x)),
+                   zero = any(risk <= 0, r_int$lo <= 0, na.rm = TRUE))
+    tf <- function(r) -ax$tf(r)
+    yaxis <- ax
+    yaxis$tf <- tf
+    yaxis$lim <- rev(-ax$lim)
+    ord <- order(-ax$at)
+    yaxis$at <- -ax$at[ord]
+    yaxis$labels <- ax$labels[ord]
+    yaxis$break_at <- -ax$break_at
+  } else {
+    tf <- function(r) 1 - r
+    yaxis <- linear_axis(NULL, "Anonymity score (1 - risk)", lim = pad_range(c(0, 1), 0.02))
+    yaxis$at <- seq(0, 1, 0.2)
+    yaxis$labels <- format_tick(yaxis$at)
+  }
+  d$y <- tf(risk)
+  d$ylo <- tf(r_int$hi)
+  d$yhi <- tf(r_int$lo)
+  if (!log_y) {
+    d$ylo <- pmax(d$ylo, 0)
+    d$yhi <- pmin(d$yhi, 1)
+  }
+  d$label <- ifelse(d$clipped, sprintf("%s (U = %s)", x$scheme, format(round(u, 4), nsmall = 2)),
+                    x$scheme)
+  xaxis <- linear_axis(NULL, if (use_capped)
+    "Analysis potential U, capped (no gain above 1; bias counted in full)" else
+      "Analysis potential U = MSE(original) / MSE(masked)",
+    lim = pad_range(c(0, 1), 0.02))
+  xaxis$at <- seq(0, 1, 0.2)
+  xaxis$labels <- format_tick(xaxis$at)
+  list(data = d, xaxis = xaxis, yaxis = yaxis, hlines = NULL,
+       budget = if (is.null(budget)) NULL else
+         list(y = tf(budget), side = "below", value = budget),
+       curve = ru_panel_curve(x, curve, tf), join = FALSE, labels = TRUE)
+}
+
+# The fitted curve in plot coordinates, with whether it is identified.
+#   curve: NULL draws it only when fit_ru_curve() says theta is identified;
+#   TRUE draws it regardless (marked "not identified" when it is not).
+ru_panel_curve <- function(x, curve, tf) {
+  if (isFALSE(curve)) return(NULL)
+  fit <- ru_try_curve(x)
+  if (is.null(fit)) return(NULL)
+  identified <- ru_curve_identified(fit)
+  if (!identified && is.null(curve))
+    return(list(drawn = FALSE, theta = fit$theta, identified = FALSE))
+  u <- ru_curve_grid()
+  a <- ru_curve_value(u, fit$theta)
+  list(drawn = TRUE, theta = fit$theta, identified = identified,
+       data = data.frame(x = u, y = tf(1 - a)),
+       label = sprintf("fitted curve, theta = %s%s", format_num(fit$theta, 3),
+                       if (identified) "" else " (not identified)"))
+}
+
+# `$identified` from fit_ru_curve(); older fits only say whether theta hit the
+# edge of its search range.
+ru_curve_identified <- function(fit) {
+  id <- fit$identified
+  if (is.logical(id) && length(id) == 1L && !is.na(id)) return(id)
+  !isTRUE(fit$boundary)
+}
+
+# Points on which to draw the fitted security-utility curve: dense near U = 1
+# where a large theta makes it fall steeply.
+ru_curve_grid <- function() {
+  sort(unique(c(seq(0, 1, length.out = 201), 1 - 10^seq(-8, -0.3, length.out = 200), 1)))
+}
+
+ru_try_curve <- function(x) {
+  keep <- !is.na(x$analysis_potential) & !is.na(x$anonymity)
+  u <- pmin(x$analysis_potential[keep], 1)
+  if (sum(keep) < 2L || !any(u > 0 & u < 1)) return(NULL)
+  tryCatch(suppressWarnings(fit_ru_curve(x)), epimask_error = function(e) NULL)
+}
+
+# Risk against MSE (Zhou et al.), one line per generator from weak to strong.
+ru_panel_tradeoff <- function(x, base, log) {
+  d <- base
+  mse_int <- se_interval(x$mse, ru_se_col(x, "mse_se"))
+  r_int <- se_interval(x$risk, ru_se_col(x, "risk_se"))
+  budget <- ru_budget(x)
+  log_x <- use_log_positive(x$mse, log$x)
+  xaxis <- if (log_x) log_axis(x$mse, sprintf("MSE of %s, log scale", ru_term_label(x)),
+                               pad = 0.06, zero = FALSE) else
+    linear_axis(c(x$mse, mse_int$lo, mse_int$hi), sprintf("MSE of %s", ru_term_label(x)),
+                pad = 0.06)
+  yaxis <- ru_risk_axis(x$risk, r_int, budget, log$y, ru_risk_label(x), pad = 0.06)
+  d$x <- xaxis$tf(x$mse)
+  d$xlo <- xaxis$tf(if (log_x) pmax(mse_int$lo, min(x$mse[x$mse > 0]) / 100) else mse_int$lo)
+  d$xhi <- xaxis$tf(mse_int$hi)
+  d$y <- yaxis$tf(x$risk)
+  d$ylo <- yaxis$tf(r_int$lo)
+  d$yhi <- yaxis$tf(r_int$hi)
+  d$label <- tradeoff_labels(x)
+  list(data = d, xaxis = xaxis, yaxis = yaxis, hlines = NULL,
+       budget = if (is.null(budget)) NULL else list(y = yaxis$tf(budget), side = "above",
+                                                    value = budget),
+       curve = NULL, join = TRUE, labels = TRUE)
+}
+
+# Kernel sweeps are labelled by lambda (the line says which kernel), other
+# schemes by name.
+tradeoff_labels <- function(x) {
+  ref <- ru_is_reference(x)
+  if (is.null(ru_generator(x)))
+    return(if (anyNA(x$degree)) x$scheme else format_degree_label(x$degree))
+  if (!is.null(x$strength) && all(ru_is_kernel(x)[!ref]) && all(is.finite(x$strength[!ref])))
+    return(ifelse(ref, x$scheme, format_degree_label(x$strength)))
+  x$scheme
+}
+
+ru_risk_axis <- function(risk, r_int, budget, log, title, pad = 0.05) {
+  if (use_log_risk(c(risk, budget), log)) {
+    ax <- log_axis(c(risk, budget), paste0(title, ", log scale"), pad = pad,
+                   zero = any(risk <= 0, r_int$lo <= 0, na.rm = TRUE))
+    return(ax)
+  }
+  linear_axis(c(risk, pmax(r_int$lo, 0), pmin(r_int$hi, 1), budget), title, include = 0,
+              pad = pad)
+}
+
+# Estimate, MSE or risk against the degree of masking.
+ru_panel_degree <- function(x, base, type, log) {
   ref <- ru_reference(x)
   meta <- ru_meta(x)
-  term <- if (is.na(meta$term)) "the coefficient" else sprintf("'%s'", meta$term)
-  risk_name <- if (is.na(meta$risk)) "Disclosure risk" else
-    sprintf("Disclosure risk (%s)", meta$risk)
-  base <- data.frame(scheme = x$scheme, group = groups, degree = x$degree,
-                     stringsAsFactors = FALSE)
-  if (type == "ru") {
-    u <- x$analysis_potential
-    base$x <- pmin(u, 1)
-    base$y <- x$anonymity
-    base$clipped <- !is.na(u) & u > 1
-    base$label <- ifelse(base$clipped, sprintf("%s (U = %s)", x$scheme,
-                                               format(round(u, 4), nsmall = 2)), x$scheme)
-    return(list(data = base, axis = NULL, type = type,
-                xlab = "Analysis potential U = MSE(original) / MSE(masked)",
-                ylab = "Anonymity score (1 - risk)", hlines = NULL))
-  }
-  if (type == "tradeoff") {
-    base$x <- x$mse
-    base$y <- x$risk
-    base$label <- if (anyNA(x$degree)) x$scheme else format_degree_label(x$degree)
-    return(list(data = base, axis = NULL, type = type,
-                xlab = sprintf("MSE of %s", term), ylab = risk_name, hlines = NULL))
-  }
-  axis <- degree_axis(x$degree, x$scheme, log)
-  base$x <- axis$x
+  d <- base
+  xaxis <- degree_axis(x, log$x)
+  d$x <- xaxis$x
+  d$xlo <- d$xhi <- NA_real_
   hlines <- NULL
+  budget <- NULL
   if (type == "estimate") {
-    base$y <- x$estimate
-    base$lower <- x$ci_lower %||% (x$estimate - ru_z() * x$se)
-    base$upper <- x$ci_upper %||% (x$estimate + ru_z() * x$se)
+    lower <- x$ci_lower %||% (x$estimate - ru_z() * x$se)
+    upper <- x$ci_upper %||% (x$estimate + ru_z() * x$se)
     hlines <- data.frame(
       y = ref$truth, lty = 2L,
       label = if (ref$type == "truth") "true value" else "original estimate",
@@ -111,94 +447,286 @@ ru_panel_data <- function(x, type, log = "auto") {
     if (!is.null(meta$aggregate))
       hlines <- rbind(hlines, data.frame(y = meta$aggregate, lty = 3L,
                                          label = "aggregated-data estimate"))
-    ylab <- sprintf("Estimate of %s (naive 95%% CI)", term)
+    yaxis <- linear_axis(c(x$estimate, lower, upper, hlines$y),
+                         sprintf("Estimate of %s (naive 95%% CI)", ru_term_label(x)))
+    d$y <- x$estimate
+    d$ylo <- lower
+    d$yhi <- upper
   } else if (type == "mse") {
-    base$y <- x$mse
+    int <- se_interval(x$mse, ru_se_col(x, "mse_se"))
     if (!is.na(ref$mse))
       hlines <- data.frame(y = ref$mse, lty = 2L, label = "MSE of the original",
                            stringsAsFactors = FALSE)
-    ylab <- sprintf("MSE of %s", term)
+    title <- sprintf("MSE of %s", ru_term_label(x))
+    log_y <- use_log_positive(c(x$mse, hlines$y), log$y)
+    yaxis <- if (log_y) log_axis(c(x$mse, hlines$y), paste0(title, ", log scale"), zero = FALSE) else
+      linear_axis(c(x$mse, pmax(int$lo, 0), int$hi, hlines$y), title)
+    d$y <- yaxis$tf(x$mse)
+    d$ylo <- yaxis$tf(if (log_y) pmax(int$lo, 10^yaxis$lim[1]) else int$lo)
+    d$yhi <- yaxis$tf(int$hi)
+    if (!is.null(hlines)) hlines$y <- yaxis$tf(hlines$y)
   } else {
-    base$y <- x$risk
-    ylab <- risk_name
+    int <- se_interval(x$risk, ru_se_col(x, "risk_se"))
+    budget <- ru_budget(x)
+    yaxis <- ru_risk_axis(x$risk, int, budget, log$y, ru_risk_label(x))
+    d$y <- yaxis$tf(x$risk)
+    d$ylo <- yaxis$tf(int$lo)
+    d$yhi <- yaxis$tf(int$hi)
+    if (!is.null(budget)) budget <- list(y = yaxis$tf(budget), side = "above", value = budget)
   }
-  list(data = base, axis = axis, type = type, xlab = axis$title, ylab = ylab,
-       hlines = hlines)
+  if (type == "estimate" && xaxis$kind != "scheme") d$x <- dodge(d$x, d$group, xaxis$lim)
+  d$label <- x$scheme
+  list(data = d, xaxis = xaxis, yaxis = yaxis, hlines = hlines, budget = budget,
+       curve = NULL, join = xaxis$kind != "scheme", labels = xaxis$kind == "step")
 }
 
-format_degree_label <- function(d) {
-  out <- character(length(d))
-  out[d == 0] <- "0"
-  nz <- !is.na(d) & d != 0
-  out[nz] <- format_degree(signif(d[nz], 3))
-  out[is.na(d)] <- "NA"
+# Sideways offsets (a fraction of the axis range) so that the confidence
+# intervals of different series at one degree do not overlap.
+dodge <- function(x, group, lim) {
+  n_g <- nlevels(group)
+  if (n_g < 2L) return(x)
+  x + (as.integer(group) - (n_g + 1) / 2) * 0.008 * diff(lim)
+}
+
+# The lines of a panel: each series from weak to strong; on a step or lambda
+# axis each generator's sweep starts at the unmasked reference.
+series_paths <- function(d, start_at_reference = TRUE) {
+  ok <- is.finite(d$x) & is.finite(d$y)
+  refs <- d[ok & d$reference, , drop = FALSE]
+  out <- list()
+  for (lev in levels(d$group)) {
+    s <- d[ok & d$group == lev & !d$reference, , drop = FALSE]
+    if (!nrow(s)) next
+    s <- s[order(s$strength, s$x), , drop = FALSE]
+    if (start_at_reference && nrow(refs) == 1L) {
+      r <- refs
+      r$group <- factor(lev, levels = levels(d$group))
+      s <- rbind(r, s)
+    }
+    if (nrow(s) > 1L) out[[length(out) + 1L]] <- s[, c("group", "x", "y")]
+  }
+  if (!length(out)) return(NULL)
+  paths <- do.call(rbind, out)
+  rownames(paths) <- NULL
+  paths
+}
+
+# The Pareto frontier as a staircase through the frontier schemes. "ru" (up
+# and right are better): the edge of the region the frontier dominates drops
+# first, then runs right; "tradeoff" (down and left are better): right first.
+frontier_path <- function(d, vertical_first) {
+  f <- d[d$pareto & is.finite(d$x) & is.finite(d$y), , drop = FALSE]
+  if (!nrow(f)) return(NULL)
+  f <- f[order(f$x, -f$y), , drop = FALSE]
+  if (nrow(f) == 1L) return(data.frame(x = f$x, y = f$y))
+  px <- f$x[1]
+  py <- f$y[1]
+  for (k in seq_len(nrow(f) - 1L)) {
+    corner <- if (vertical_first) c(f$x[k], f$y[k + 1]) else c(f$x[k + 1], f$y[k])
+    px <- c(px, corner[1], f$x[k + 1])
+    py <- c(py, corner[2], f$y[k + 1])
+  }
+  data.frame(x = px, y = py)
+}
+
+pad_range <- function(r, frac = 0.04) {
+  if (diff(r) == 0) r <- r + c(-1, 1) * max(abs(r[1]) * 0.1, 1e-3)
+  r + c(-1, 1) * diff(r) * frac
+}
+
+# Legend entries (label, colour, symbol, line type, line width) for a panel.
+ru_legend_keys <- function(pd, pal) {
+  keys <- data.frame(label = character(0), col = character(0), pch = integer(0),
+                     lty = integer(0), lwd = numeric(0), stringsAsFactors = FALSE)
+  add <- function(label, col, pch = NA_integer_, lty = 0L, lwd = 1.5)
+    keys <<- rbind(keys, data.frame(label = label, col = col, pch = pch, lty = lty,
+                                    lwd = lwd, stringsAsFactors = FALSE))
+  groups <- names(pal)
+  if (length(groups) > 1L)
+    add(groups, unname(pal), rep_len(ru_shapes, length(groups)),
+        if (isTRUE(pd$join)) 1L else 0L)
+  if (!is.null(pd$frontier)) add("Pareto frontier", ru_frontier_col, 1L, 1L, 2.2)
+  cv <- pd$curve
+  if (!is.null(cv) && isTRUE(cv$drawn))
+    add(cv$label, "grey45", lty = if (cv$identified) 1L else 2L)
+  if (!is.null(pd$budget))
+    add(sprintf("risk budget %s", format_num(pd$budget$value, 2)), ru_budget_col, lty = 2L)
+  if (!is.null(pd$hlines))
+    add(pd$hlines$label, rep("grey35", nrow(pd$hlines)), lty = pd$hlines$lty, lwd = 1.2)
+  if (any(pd$data$clipped %in% TRUE)) add("U > 1, drawn at 1", "grey20", 5L)
+  keys
+}
+
+# Notes under the panel: what is drawn (or left out) that no legend key says.
+ru_panel_note <- function(pd) {
+  notes <- character(0)
+  cv <- pd$curve
+  if (!is.null(cv) && !isTRUE(cv$drawn))
+    notes <- c(notes, "Curve not drawn: theta not identified (curve = TRUE draws it).")
+  if (has_intervals(pd$data, pd$type))
+    notes <- c(notes, if (pd$type == "estimate") "Bars: naive 95% CI." else
+      "Bars: +-1.96 Monte Carlo SE.")
+  if (!is.na(pd$yaxis$floor) || !is.na(pd$xaxis$floor %||% NA_real_))
+    notes <- c(notes, "\"0\": zero, drawn at the axis floor.")
+  if (any(pd$data$pareto) && is.null(pd$frontier)) notes <- c(notes, "Ringed: Pareto frontier.")
+  if (length(notes)) paste(notes, collapse = " ") else NULL
+}
+
+has_intervals <- function(d, type) {
+  any(is.finite(d$xlo) & is.finite(d$xhi) & d$xhi > d$xlo) ||
+    any(is.finite(d$ylo) & is.finite(d$yhi) & d$yhi > d$ylo)
+}
+
+# ---- label placement -------------------------------------------------------
+
+# Places one label beside each point, in a coordinate system with the same
+# units on both axes (inches). Label i is a box w[i] x h[i]; its candidate
+# positions surround its point at growing distances (first touching the
+# point's disc of `radius`, then further out by `step` up to `max_dist`), in
+# 16 directions, right and left first. A candidate is admissible when it stays
+# inside `bounds`, overlaps no label placed so far and covers no point (its
+# own included). Among admissible candidates the one nearest to its point that
+# crosses the fewest drawn lines (`obstacles`, points sampled along them) and
+# lies clearly nearer to its own point than to any other (so that a reader
+# pairs it with the right point) wins; where no spot is nearer to its own
+# point, the label gets a leader line to it. Points with the least room go first; a
+# label with no admissible place bumps the placed labels that block it and
+# both are placed again (up to `passes` rounds). Labels still without a place
+# (points stacked on one spot) go further out, up to `far_dist`, joined to
+# their point by a leader line; only then does a label take its least bad
+# candidate (flagged `ok = FALSE`).
+# Returns label centres, the anchor (point of the box nearest its point),
+# whether a leader line is drawn (label not touching its point) and `ok`.
+place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.02, step = 0.06,
+                         max_dist = 0.6, far_dist = 2.5, obstacles = NULL, passes = 4L) {
+  n <- length(px)
+  empty <- data.frame(x = rep(NA_real_, n), y = NA_real_, ax = NA_real_, ay = NA_real_,
+                      leader = FALSE, ok = FALSE)
+  if (n == 0L) return(empty)
+  live <- is.finite(px) & is.finite(py)
+  cands <- lapply(seq_len(n), function(i)
+    if (live[i]) label_candidates(px[i], py[i], w[i], h[i], radius, gap,
+                                  c(seq(0, max_dist, by = step),
+                                    seq(max_dist + 2 * step, far_dist, by = 2 * step)),
+                                  bounds) else NULL)
+  point_box <- cbind(px - radius, px + radius, py - radius, py + radius)[live, , drop = FALSE]
+  static_cost <- lapply(seq_len(n), function(i) {
+    if (is.null(cands[[i]])) return(NULL)
+    cb <- cands[[i]]$box
+    far <- cands[[i]]$dist > max_dist + 1e-9
+    hits_points <- box_hits(cb, point_box)
+    nearest_other <- nearer_to_other(cb, px, py, i, live)
+    lines <- 0
+    if (!is.null(obstacles) && nrow(obstacles)) {
+      # Only the line samples within reach of some candidate matter.
+      ob <- obstacles[obstacles[, 1] > min(cb[, 1]) & obstacles[, 1] < max(cb[, 2]) &
+                        obstacles[, 2] > min(cb[, 3]) & obstacles[, 2] < max(cb[, 4]), ,
+                      drop = FALSE]
+      if (nrow(ob))
+        lines <- vapply(seq_len(nrow(cb)), function(k)
+          sum(ob[, 1] > cb[k, 1] & ob[, 1] < cb[k, 2] &
+                ob[, 2] > cb[k, 3] & ob[, 2] < cb[k, 4]), numeric(1))
+    }
+    list(bad = hits_points, near_bad = hits_points | far, other = nearest_other,
+         lines = lines, far = far)
+  })
+  room <- vapply(seq_len(n), function(i)
+    if (is.null(cands[[i]])) Inf else sum(!static_cost[[i]]$near_bad), numeric(1))
+  chosen <- rep(NA_integer_, n)
+  boxes <- matrix(NA_real_, n, 4L)
+  pad <- gap / 2
+  place <- function(i, mode) {
+    cb <- cands[[i]]$box
+    others <- boxes[-i, , drop = FALSE]
+    others <- others[!is.na(others[, 1]), , drop = FALSE]
+    clash <- box_hits(cb, others, pad)
+    sc <- static_cost[[i]]
+    # A spot nearer to another point is a last resort, and gets a leader.
+    cost <- cands[[i]]$dist + 0.05 * sc$lines + 0.4 * sc$other
+    if (mode != "near" && nrow(others))
+      cost <- cost + 0.3 * vapply(seq_len(nrow(cb)), function(k)
+        leader_crossings(px[i], py[i], cb[k, ], others), 0)
+    admissible <- !clash & if (mode == "near") !sc$near_bad else !sc$bad
+    if (any(admissible)) return(which(admissible)[which.min(cost[admissible])])
+    if (mode != "any") return(NA_integer_)
+    overlap <- vapply(seq_len(nrow(cb)), function(k) box_overlap(cb[k, ], others), 0)
+    which.min(cost + 100 * overlap + 10 * sc$bad)
+  }
+  order_i <- order(room)
+  order_i <- order_i[live[order_i] & !vapply(cands[order_i], is.null, TRUE)]
+  for (pass in seq_len(passes)) {
+    failed <- integer(0)
+    for (i in order_i) {
+      if (!is.na(chosen[i])) next
+      k <- place(i, "near")
+      if (is.na(k)) {
+        failed <- c(failed, i)
+        next
+      }
+      chosen[i] <- k
+      boxes[i, ] <- cands[[i]]$box[k, ]
+    }
+    if (!length(failed) || pass == passes) break
+    # Free the first admissible spot of each failure from the labels on it.
+    for (i in failed) {
+      free <- which(!static_cost[[i]]$near_bad)
+      if (!length(free)) next
+      cb <- cands[[i]]$box[free[1], ]
+      blockers <- which(box_hits(matrix(cb, 1L), boxes, pad, each = TRUE))
+      chosen[blockers] <- NA_integer_
+      boxes[blockers, ] <- NA_real_
+      order_i <- c(i, setdiff(order_i, i))
+    }
+  }
+  ok <- !is.na(chosen)
+  for (mode in c("far", "any")) {
+    for (i in order_i[is.na(chosen[order_i])]) {
+      k <- place(i, mode)
+      if (is.na(k)) next
+      chosen[i] <- k
+      boxes[i, ] <- cands[[i]]$box[k, ]
+      ok[i] <- mode == "far"
+    }
+  }
+  out <- empty
+  for (i in which(!is.na(chosen))) {
+    c_i <- cands[[i]]
+    out$x[i] <- mean(c_i$box[chosen[i], 1:2])
+    out$y[i] <- mean(c_i$box[chosen[i], 3:4])
+    out$leader[i] <- c_i$dist[chosen[i]] > step / 2 || static_cost[[i]]$other[chosen[i]]
+  }
+  anchor <- leader_end(px, py, out$x, out$y, w, h)
+  out$ax <- anchor$x
+  out$ay <- anchor$y
+  out$ok <- ok
   out
 }
 
-# Greedy label placement, in a coordinate system with the same units on both
-# axes (inches). Each label (box w x h) goes to the first of a ring of
-# candidate positions around its point that stays inside `bounds` and overlaps
-# neither a label already placed nor any point; rings grow outwards. Crowded
-# points are served first. Returns label centres and whether a leader line is
-# needed (the label sits away from its point).
-place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.03,
-                         rings = 8L, obstacles = NULL, obstacle_radius = 0.015) {
-  n <- length(px)
-  cx <- cy <- rep(NA_real_, n)
-  leader <- logical(n)
-  if (n == 0L) return(data.frame(x = cx, y = cy, leader = leader))
-  placed <- matrix(NA_real_, 0L, 4L)
-  lines_box <- if (is.null(obstacles) || !nrow(obstacles)) matrix(NA_real_, 0L, 4L) else
-    cbind(obstacles[, 1] - obstacle_radius, obstacles[, 1] + obstacle_radius,
-          obstacles[, 2] - obstacle_radius, obstacles[, 2] + obstacle_radius)
-  dirs <- rbind(c(1, 0), c(-1, 0), c(0, 1), c(0, -1),
-                c(1, 1), c(-1, 1), c(1, -1), c(-1, -1))
-  ok_pt <- is.finite(px) & is.finite(py)
-  crowd <- vapply(seq_len(n), function(i) {
-    if (!ok_pt[i]) return(-1)
-    sum(abs(px[ok_pt] - px[i]) < 1 & abs(py[ok_pt] - py[i]) < 0.5)
-  }, numeric(1))
-  for (i in order(-crowd)) {
-    if (!ok_pt[i]) next
-    best <- NULL
-    best_cost <- Inf
-    for (ring in seq_len(rings)) {
-      extra <- (ring - 1) * (h[i] * 1.1)
-      for (d in seq_len(nrow(dirs))) {
-        dx <- dirs[d, 1]
-        dy <- dirs[d, 2]
-        ccx <- px[i] + dx * (w[i] / 2 + gap + radius + extra)
-        ccy <- py[i] + dy * (h[i] / 2 + gap / 2 + radius + extra)
-        box <- c(ccx - w[i] / 2, ccx + w[i] / 2, ccy - h[i] / 2, ccy + h[i] / 2)
-        if (box[1] < bounds[1] || box[2] > bounds[2] ||
-            box[3] < bounds[3] || box[4] > bounds[4]) next
-        leader_hits <- if (ring > 1L) leader_crossings(px[i], py[i], box, placed) else 0
-        cost <- box_overlap(box, placed) + 0.02 * leader_hits +
-          box_overlap(box, cbind(px[ok_pt] - radius, px[ok_pt] + radius,
-                                 py[ok_pt] - radius, py[ok_pt] + radius)) +
-          5 * box_overlap(box, lines_box) + 1e-6 * ring
-        if (cost < best_cost) {
-          best_cost <- cost
-          best <- c(ccx, ccy, ring)
-        }
-        if (cost < 1e-3) break
-      }
-      if (best_cost < 1e-3) break
-    }
-    if (is.null(best)) best <- c(px[i] + w[i] / 2 + gap + radius, py[i], 1)
-    cx[i] <- best[1]
-    cy[i] <- best[2]
-    leader[i] <- best[3] > 1
-    placed <- rbind(placed, c(best[1] - w[i] / 2 - gap / 2, best[1] + w[i] / 2 + gap / 2,
-                              best[2] - h[i] / 2 - gap / 4, best[2] + h[i] / 2 + gap / 4))
-  }
-  data.frame(x = cx, y = cy, leader = leader)
+# Candidate boxes (x0, x1, y0, y1) of one label around its point at the
+# distances `dists` from the point's disc, inside `bounds`.
+label_candidates <- function(px, py, w, h, radius, gap, dists, bounds) {
+  angles <- c(0, pi, pi / 2, -pi / 2, pi / 4, 3 * pi / 4, -pi / 4, -3 * pi / 4,
+              pi / 8, 7 * pi / 8, -pi / 8, -7 * pi / 8,
+              3 * pi / 8, 5 * pi / 8, -3 * pi / 8, -5 * pi / 8)
+  grid <- expand.grid(a = angles, d = dists)
+  r <- radius + gap + grid$d
+  ca <- cos(grid$a)
+  sa <- sin(grid$a)
+  # Centre on the ray at angle a, pushed out until the box clears the disc of
+  # radius r: the box edge facing the point is r away along the ray.
+  t <- pmin(ifelse(abs(ca) > 1e-9, (w / 2) / abs(ca), Inf),
+            ifelse(abs(sa) > 1e-9, (h / 2) / abs(sa), Inf))
+  cx <- px + ca * (t + r)
+  cy <- py + sa * (t + r)
+  box <- cbind(cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2)
+  inside <- box[, 1] >= bounds[1] & box[, 2] <= bounds[2] &
+    box[, 3] >= bounds[3] & box[, 4] <= bounds[4]
+  list(box = box[inside, , drop = FALSE], dist = grid$d[inside])
 }
 
 # How many of 12 points along the leader from (x, y) to a label box fall inside
 # labels already placed: leaders should not cross other labels.
 leader_crossings <- function(x, y, box, placed) {
-  if (!nrow(placed)) return(0)
   ex <- min(max(x, box[1]), box[2])
   ey <- min(max(y, box[3]), box[4])
   t <- seq(0, 1, length.out = 12)
@@ -212,17 +740,57 @@ leader_crossings <- function(x, y, box, placed) {
   hits
 }
 
+# Does each box (row of `cand`) overlap any of `boxes` (enlarged by `pad`)?
+# With each = TRUE: which of `boxes` the single box in `cand` overlaps.
+box_hits <- function(cand, boxes, pad = 0, each = FALSE) {
+  if (each) {
+    if (!nrow(boxes)) return(logical(0))
+    return(!is.na(boxes[, 1]) &
+             cand[1, 1] < boxes[, 2] + pad & cand[1, 2] > boxes[, 1] - pad &
+             cand[1, 3] < boxes[, 4] + pad & cand[1, 4] > boxes[, 3] - pad)
+  }
+  hit <- logical(nrow(cand))
+  for (k in seq_len(nrow(boxes))) {
+    b <- boxes[k, ]
+    if (anyNA(b)) next
+    hit <- hit | (cand[, 1] < b[2] + pad & cand[, 2] > b[1] - pad &
+                    cand[, 3] < b[4] + pad & cand[, 4] > b[3] - pad)
+  }
+  hit
+}
+
+# Is some other point at least as near to the box (row of `cand`) as point i?
+nearer_to_other <- function(cand, px, py, i, live) {
+  own <- box_distance(cand, px[i], py[i])
+  other <- rep(Inf, nrow(cand))
+  for (k in which(live)) {
+    if (k == i) next
+    # A point on the very same spot cannot be told apart: it does not count.
+    if (abs(px[k] - px[i]) + abs(py[k] - py[i]) < 1e-6) next
+    other <- pmin(other, box_distance(cand, px[k], py[k]))
+  }
+  # Clearly nearer: by a margin the eye can see, not by rounding error.
+  other <= own + 0.03
+}
+
+# Distance from a point to each box (0 inside).
+box_distance <- function(box, x, y) {
+  dx <- pmax(box[, 1] - x, 0, x - box[, 2])
+  dy <- pmax(box[, 3] - y, 0, y - box[, 4])
+  sqrt(dx^2 + dy^2)
+}
+
 # Total overlap area of one box (x0, x1, y0, y1) with the rows of `boxes`.
 box_overlap <- function(box, boxes) {
   if (!length(boxes) || nrow(boxes) == 0L) return(0)
   ox <- pmax(0, pmin(box[2], boxes[, 2]) - pmax(box[1], boxes[, 1]))
   oy <- pmax(0, pmin(box[4], boxes[, 4]) - pmax(box[3], boxes[, 3]))
-  sum(ox * oy)
+  sum(ox * oy, na.rm = TRUE)
 }
 
-# Points every `step` inches along the polylines (x, y) of each group, so that
+# Points every `step` inches (less than a label height) along the polylines (x, y) of each group, so that
 # labels also keep off the lines and curves drawn.
-polyline_samples <- function(x, y, group, step = 0.03) {
+polyline_samples <- function(x, y, group, step = 0.06) {
   out <- list()
   for (g in unique(group)) {
     sel <- which(group == g & is.finite(x) & is.finite(y))
@@ -246,17 +814,26 @@ leader_end <- function(px, py, cx, cy, w, h) {
        y = pmin(pmax(py, cy - h / 2), cy + h / 2))
 }
 
-# Points on which to draw the fitted security-utility curve: dense near U = 1
-# where a large theta makes it fall steeply.
-ru_curve_grid <- function() {
-  sort(unique(c(seq(0, 1, length.out = 201), 1 - 10^seq(-8, -0.3, length.out = 200), 1)))
-}
-
-ru_try_curve <- function(x) {
-  keep <- !is.na(x$analysis_potential) & !is.na(x$anonymity)
-  u <- pmin(x$analysis_potential[keep], 1)
-  if (sum(keep) < 2L || !any(u > 0 & u < 1)) return(NULL)
-  fit <- tryCatch(suppressWarnings(fit_ru_curve(x)), epimask_error = function(e) NULL)
-  # A theta at the edge of the search range is a step function, not a curve.
-  if (is.null(fit) || fit$boundary) NULL else fit
+# The lines a panel draws, as polylines for the label placer to avoid.
+panel_obstacle_lines <- function(pd) {
+  parts <- list()
+  if (!is.null(pd$curve$data)) parts$curve <- cbind(pd$curve$data$x, pd$curve$data$y, 0)
+  if (isTRUE(pd$join)) {
+    sp <- series_paths(pd$data, pd$has_generator)
+    if (!is.null(sp)) parts$series <- cbind(sp$x, sp$y, as.integer(sp$group))
+  }
+  if (!is.null(pd$frontier) && nrow(pd$frontier) > 1L)
+    parts$frontier <- cbind(pd$frontier$x, pd$frontier$y, -1)
+  d <- pd$data
+  id <- seq_len(nrow(d))
+  yi <- is.finite(d$ylo) & is.finite(d$yhi)
+  if (any(yi))
+    parts$ybars <- cbind(rep(d$x[yi], each = 2L), c(rbind(d$ylo[yi], d$yhi[yi])),
+                         rep(1e4 + id[yi], each = 2L))
+  xi <- is.finite(d$xlo) & is.finite(d$xhi)
+  if (any(xi))
+    parts$xbars <- cbind(c(rbind(d$xlo[xi], d$xhi[xi])), rep(d$y[xi], each = 2L),
+                         rep(2e4 + id[xi], each = 2L))
+  if (!length(parts)) return(NULL)
+  do.call(rbind, parts)
 }

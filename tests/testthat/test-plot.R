@@ -1,146 +1,368 @@
-# Base-graphics and ggplot2 plots of a profile, and the layout helpers.
+# Profile plots: the panel layout (axes, intervals, frontier, budget, curve),
+# the label placer, and vdiffr snapshots of every panel in both back ends.
 
 plot_types <- c("ru", "estimate", "mse", "risk", "tradeoff")
 
-with_null_device <- function(code) {
-  grDevices::pdf(NULL, width = 7, height = 5.25)
+with_null_device <- function(code, width = 7, height = 5) {
+  grDevices::pdf(NULL, width = width, height = height)
   on.exit(grDevices::dev.off())
   force(code)
 }
 
-test_that("every base plot type renders for both profiles and returns x invisibly", {
-  profiles <- list(cologne = cologne_like_profile(), zhou = zhou_like_profile())
-  for (ru in profiles) {
-    for (type in plot_types) {
-      with_null_device({
-        mar <- par("mar")
-        expect_invisible(res <- plot(ru, type = type, main = "title"))
-        expect_identical(res, ru)
-        expect_identical(par("mar"), mar)
-      })
+# Brute-force Pareto flags: no other scheme has risk <= and U >= with one
+# of them strict.
+brute_pareto <- function(risk, u) {
+  n <- length(risk)
+  vapply(seq_len(n), function(i) {
+    for (j in seq_len(n)) {
+      if (j == i) next
+      if (risk[j] <= risk[i] && u[j] >= u[i] && (risk[j] < risk[i] || u[j] > u[i]))
+        return(FALSE)
+    }
+    TRUE
+  }, logical(1))
+}
+
+# The contract's decision columns, computed here from the replicates (a
+# stand-in for ru_profile()'s own, so the plots are tested with and without).
+with_decision <- function(ru, generator, strength, budget = NULL, risk_se = NULL) {
+  ru$generator <- generator
+  ru$strength <- strength
+  reps <- replicates(ru)
+  truth <- attr(ru, "reference")$truth
+  per <- split(reps, factor(reps$scheme, levels = ru$scheme))
+  mc_se <- function(v) if (length(v) > 1L) stats::sd(v) / sqrt(length(v)) else NA_real_
+  ru$mse_se <- vapply(per, function(r) mc_se(r$se^2 + (r$estimate - truth)^2), 0,
+                      USE.NAMES = FALSE)
+  ru$analysis_potential_se <- ru$analysis_potential * ru$mse_se / ru$mse
+  ru$risk_se <- risk_se %||% vapply(per, function(r) mc_se(r$risk), 0, USE.NAMES = FALSE)
+  ru$pareto <- brute_pareto(ru$risk, ru$analysis_potential)
+  meta <- attr(ru, "meta")
+  meta$budget <- budget
+  attr(ru, "meta") <- meta
+  ru
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+zhou_decision <- function() {
+  ru <- zhou_like_profile()
+  gen <- ifelse(ru$kernel == "none", "no masking", paste(ru$kernel, "kernel"))
+  with_decision(ru, gen, ru$degree, budget = 0.05, risk_se = 0.15 * ru$risk)
+}
+
+cologne_decision <- function() {
+  ru <- cologne_like_profile()
+  gen <- c("no masking", "rounding (significant digits)", "rounding (decimal places)",
+           "grouping", "noise (uniform)")
+  with_decision(ru, gen, c(0, -3, -1, 1, 0.1), budget = 0.1,
+                risk_se = c(NA, NA, NA, NA, 0.004))
+}
+
+# The eight Adult schemes of issue 14 (logistic model of income on age, sex,
+# education-num, hours; age rounded, grouped or noised): U and identifiability
+# risk as ru_profile() gave them. One replicate each: estimate at the truth,
+# SE chosen so that U = MSE(original) / SE^2 is the one printed.
+adult_u <- c(1, 0.2696, 1, 0.2696, 0.9466, 0.6705, 0.9907, 0.2063)
+adult_risk <- c(0.002387, 0.0002652, 0.002387, 0.0002652, 3.315e-05, 3.315e-05, 0, 0)
+adult_schemes <- c("no masking", "rounding to 1 significant digit",
+                   "rounding to 2 significant digits", "rounding to -1 decimal place",
+                   "grouping into 16 intervals (interval means)",
+                   "grouping into 9 intervals (interval means)",
+                   "uniform noise, amount = 1", "uniform noise, amount = 5")
+adult_profile <- function() {
+  reps <- data.frame(scheme = adult_schemes, replicate = 1L, estimate = 0.05,
+                     se = 0.001 / sqrt(adult_u), risk = adult_risk,
+                     kernel = c("none", "round", "round", "round", "group", "group",
+                                "noise", "noise"), stringsAsFactors = FALSE)
+  reps$degree <- c(0, 1, 2, -1, 5, 10, 1, 5)
+  epimask:::ru_profile_from_replicates(reps, list(truth = 0.05, se = 0.001),
+                                       list(term = "age", family = "binomial",
+                                            risk = "identifiability"))
+}
+
+# ---- the label placer ----------------------------------------------------
+
+# Every property a reader relies on, checked on the placer's output: each
+# label's anchor (the point of its box nearest its point) is within
+# `max_dist` (plus its disc) of its own point; the label is nearer to its own
+# point than to any other, or joined to it by a leader line; no two label
+# boxes overlap; no label covers a point other than its own (nor its own).
+expect_labels_by_their_points <- function(px, py, w, h, pos, radius, max_dist) {
+  n <- length(px)
+  boxes <- cbind(pos$x - w / 2, pos$x + w / 2, pos$y - h / 2, pos$y + h / 2)
+  dist_to <- function(i, k) {
+    dx <- max(boxes[i, 1] - px[k], 0, px[k] - boxes[i, 2])
+    dy <- max(boxes[i, 3] - py[k], 0, py[k] - boxes[i, 4])
+    sqrt(dx^2 + dy^2)
+  }
+  for (i in seq_len(n)) {
+    own <- dist_to(i, i)
+    expect_lte(own, radius + 0.02 + max_dist + 1e-9)
+    expect_equal(sqrt((pos$ax[i] - px[i])^2 + (pos$ay[i] - py[i])^2), own)
+    for (k in seq_len(n)) {
+      # A label box stays clear of every point's disc (square of side 2 radius).
+      expect_false(boxes[i, 1] < px[k] + radius && boxes[i, 2] > px[k] - radius &&
+                     boxes[i, 3] < py[k] + radius && boxes[i, 4] > py[k] - radius)
+      if (k != i && (px[k] != px[i] || py[k] != py[i]) && !pos$leader[i])
+        expect_lt(own, dist_to(i, k), label = sprintf("label %d to its point (%g)", i, own))
+      if (k > i)
+        expect_false(boxes[i, 1] < boxes[k, 2] && boxes[i, 2] > boxes[k, 1] &&
+                       boxes[i, 3] < boxes[k, 4] && boxes[i, 4] > boxes[k, 3])
     }
   }
-  with_null_device(expect_no_warning(plot(zhou_like_profile(), "estimate", log = "",
-                                          labels = FALSE, legend = FALSE)))
-  with_null_device(expect_no_warning(plot(zhou_like_profile(), "mse", log = "xy")))
-  with_null_device(expect_no_warning(plot(cologne_like_profile(), "ru", xlim = c(0.9, 1),
-                                          curve = FALSE)))
+  expect_true(all(pos$ok))
+}
+
+test_that("the placer puts every label by its own point on scattered points", {
+  set.seed(4)
+  n <- 12
+  px <- runif(n, 1, 5)
+  py <- runif(n, 1, 3)
+  w <- runif(n, 0.4, 1)
+  h <- rep(0.15, n)
+  pos <- epimask:::place_labels(px, py, w, h, c(0, 6, 0, 4), radius = 0.05)
+  expect_labels_by_their_points(px, py, w, h, pos, radius = 0.05, max_dist = 0.6)
+  expect_true(all(pos$x - w / 2 >= 0 & pos$x + w / 2 <= 6 &
+                    pos$y - h / 2 >= 0 & pos$y + h / 2 <= 4))
 })
 
-test_that("a PNG of the security-utility plot is written", {
-  skip_if_not(capabilities("png"))
-  path <- tempfile(fileext = ".png")
-  grDevices::png(path, width = 700, height = 520)
-  plot(zhou_like_profile())
-  grDevices::dev.off()
-  expect_gt(file.size(path), 5000)
+test_that("the Adult profile of issue 14 gets each label beside its own point", {
+  # Reproduction: before the fix, labels of the eight schemes sat beside other
+  # points (e.g. 'grouping into 16 intervals' above the 9-interval point).
+  # Points in inches of a 7 x 4.5 inch panel, on the panel's own axes.
+  ru <- adult_profile()
+  layout_in <- function(log) {
+    pd <- epimask:::ru_panel_data(ru, "ru", log)
+    to_in <- function(v, lim, size) (v - lim[1]) / diff(lim) * size
+    px <- to_in(pd$data$x, pd$xaxis$lim, 7)
+    py <- to_in(pd$data$y, pd$yaxis$lim, 4.5)
+    w <- nchar(pd$data$label) * 0.065   # about 9 pt text
+    h <- rep(0.16, length(px))
+    list(px = px, py = py, w = w, h = h,
+         pos = epimask:::place_labels(px, py, w, h, c(0, 7, 0, 4.5), radius = 0.05))
+  }
+  # The default layout (risk on a log axis): every property, for every label
+  # (schemes at the very same point, e.g. no masking and rounding to 2
+  # significant digits, cannot be told apart and are exempt from "nearest").
+  a <- layout_in(list(x = "auto", y = "auto"))
+  expect_labels_by_their_points(a$px, a$py, a$w, a$h, a$pos, 0.05, 0.6)
+  # The linear axis of the old plot crowds seven points into the top edge:
+  # still no overlaps and no label over a point; a label that cannot be
+  # nearest to its own point is joined to it by a leader line.
+  b <- layout_in(list(x = "auto", y = FALSE))
+  boxes <- cbind(b$pos$x - b$w / 2, b$pos$x + b$w / 2, b$pos$y - b$h / 2, b$pos$y + b$h / 2)
+  n <- length(b$px)
+  for (i in seq_len(n)) {
+    own <- sqrt((b$pos$ax[i] - b$px[i])^2 + (b$pos$ay[i] - b$py[i])^2)
+    dist_other <- vapply(setdiff(seq_len(n), i), function(k) {
+      dx <- max(boxes[i, 1] - b$px[k], 0, b$px[k] - boxes[i, 2])
+      dy <- max(boxes[i, 3] - b$py[k], 0, b$py[k] - boxes[i, 4])
+      if (b$px[k] == b$px[i] && b$py[k] == b$py[i]) Inf else sqrt(dx^2 + dy^2)
+    }, 0)
+    expect_true(own < min(dist_other) || b$pos$leader[i])
+    for (k in seq_len(n)) {
+      if (k > i) expect_false(boxes[i, 1] < boxes[k, 2] && boxes[i, 2] > boxes[k, 1] &&
+                                boxes[i, 3] < boxes[k, 4] && boxes[i, 4] > boxes[k, 3])
+      expect_false(boxes[i, 1] < b$px[k] + 0.05 && boxes[i, 2] > b$px[k] - 0.05 &&
+                     boxes[i, 3] < b$py[k] + 0.05 && boxes[i, 4] > b$py[k] - 0.05)
+    }
+  }
+  expect_true(all(b$pos$ok))
 })
 
-test_that("plot arguments are checked with classed errors", {
+test_that("labels of points stacked on one spot go out on leaders, apart", {
+  n <- 8
+  px <- rep(3, n)
+  py <- rep(2, n)
+  w <- rep(0.9, n)
+  h <- rep(0.15, n)
+  pos <- epimask:::place_labels(px, py, w, h, c(0, 6, 0, 4), radius = 0.05)
+  boxes <- cbind(pos$x - w / 2, pos$x + w / 2, pos$y - h / 2, pos$y + h / 2)
+  pairs <- which(upper.tri(diag(n)), arr.ind = TRUE)
+  overlap <- (pmin(boxes[pairs[, 1], 2], boxes[pairs[, 2], 2]) >
+                pmax(boxes[pairs[, 1], 1], boxes[pairs[, 2], 1])) &
+    (pmin(boxes[pairs[, 1], 4], boxes[pairs[, 2], 4]) >
+       pmax(boxes[pairs[, 1], 3], boxes[pairs[, 2], 3]))
+  expect_false(any(overlap))
+  expect_true(any(pos$leader))
+  expect_true(all(pos$ok))
+})
+
+# ---- panel layout -----------------------------------------------------------
+
+test_that("sweeps run weak to strong, one line per generator, none left of no masking", {
+  ru <- cologne_decision()
+  pd <- epimask:::ru_panel_data(ru, "risk")
+  expect_identical(pd$xaxis$kind, "step")
+  expect_identical(levels(pd$data$group), ru$generator)
+  expect_identical(pd$data$x, c(0, 1, 1, 1, 1))
+  expect_true(all(pd$data$x[-1] > pd$data$x[1]))
+  # A sweep of rounding by decimal places: digits 2, 1, 0, -1 (tens) has
+  # strength -digits; weakest first, tens last.
+  reps <- data.frame(scheme = c("none", "dec 2", "dec 1", "dec 0", "tens", "sig 2", "sig 1"),
+                     replicate = 1, estimate = 1, se = c(1, 1.01, 1.02, 1.05, 1.1, 1.01, 1.2),
+                     risk = c(0.5, 0.4, 0.3, 0.2, 0.1, 0.45, 0.05))
+  ru2 <- epimask:::ru_profile_from_replicates(reps, list(truth = 1, se = 1))
+  ru2 <- with_decision(ru2, c("no masking", rep("rounding (decimal places)", 4),
+                              rep("rounding (significant digits)", 2)),
+                       c(0, -2, -1, 0, 1, -2, -1))
+  pd2 <- epimask:::ru_panel_data(ru2, "mse")
+  expect_identical(pd2$data$x, c(0, 1, 2, 3, 4, 1, 2))
+  paths <- epimask:::series_paths(pd2$data, TRUE)
+  dec <- paths[paths$group == "rounding (decimal places)", ]
+  expect_identical(dec$x, c(0, 1, 2, 3, 4))          # starts at no masking
+  expect_equal(dec$y, pd2$yaxis$tf(ru2$mse[1:5]))
+  sig <- paths[paths$group == "rounding (significant digits)", ]
+  expect_identical(sig$x, c(0, 1, 2))                # a line of its own
+})
+
+test_that("kernel sweeps keep lambda as their axis; old profiles their degree", {
+  pd <- epimask:::ru_panel_data(zhou_decision(), "mse")
+  expect_identical(pd$xaxis$kind, "log")
+  expect_equal(pd$data$x[-1], log10(zhou_like_profile()$degree[-1]))
+  expect_lt(pd$data$x[1], log10(0.001))             # lambda = 0 at the floor
+  expect_identical(pd$xaxis$labels[1], "0")
+  expect_gt(pd$xaxis$break_at, pd$data$x[1])
+  expect_lt(pd$xaxis$break_at, log10(0.001))
+  old <- epimask:::ru_panel_data(zhou_like_profile(), "mse")
+  expect_identical(old$xaxis$kind, "log")
+  expect_identical(levels(old$data$group), c("none", "ring", "exponential"))
+  cl <- epimask:::ru_panel_data(cologne_like_profile(), "risk")
+  expect_identical(cl$xaxis$kind, "scheme")
+  expect_identical(cl$xaxis$labels, cologne_like_profile()$scheme)
+  lin <- epimask:::lambda_axis(c(0, 0.5, 1), "auto", "t")
+  expect_identical(lin$kind, "linear")
+  expect_identical(epimask:::lambda_axis(c(0.001, 1), FALSE, "t")$kind, "linear")
+})
+
+test_that("intervals are +-1.96 Monte Carlo SE; the estimate keeps its naive CI", {
+  ru <- zhou_decision()
+  z <- stats::qnorm(0.975)
+  pd <- epimask:::ru_panel_data(ru, "tradeoff", list(x = FALSE, y = FALSE))
+  expect_equal(pd$data$xlo, ru$mse - z * ru$mse_se)
+  expect_equal(pd$data$xhi, ru$mse + z * ru$mse_se)
+  expect_equal(pd$data$ylo, ru$risk - z * ru$risk_se)
+  ru_pd <- epimask:::ru_panel_data(ru, "ru", list(x = FALSE, y = FALSE))
+  u <- ru$analysis_potential
+  expect_equal(ru_pd$data$xhi, pmin(u + z * ru$analysis_potential_se, 1))
+  expect_equal(ru_pd$data$yhi, pmin(1 - (ru$risk - z * ru$risk_se), 1))
+  est <- epimask:::ru_panel_data(ru, "estimate")
+  expect_equal(est$data$ylo, ru$ci_lower)
+  expect_equal(est$data$yhi, ru$ci_upper)
+  expect_identical(est$hlines$label, c("true value", "aggregated-data estimate"))
+  # Without the SE columns there are no bars.
+  old <- epimask:::ru_panel_data(zhou_like_profile(), "tradeoff")
+  expect_true(all(is.na(old$data$xlo)))
+})
+
+test_that("a profile with the capped analysis potential is drawn on it", {
+  ru <- cologne_decision()
+  capped <- c(1, 0.98, 0.6, 0.9, 0.95)
+  ru$analysis_potential_capped <- capped
+  pd <- epimask:::ru_panel_data(ru, "ru")
+  expect_equal(pd$data$x, capped)
+  expect_false(any(pd$data$clipped))
+  z <- stats::qnorm(0.975)
+  se <- ru$analysis_potential_se * capped / ru$analysis_potential
+  expect_equal(pd$data$xhi, pmin(capped + z * se, 1))
+  expect_match(pd$xaxis$title, "capped")
+})
+
+test_that("the risk axis is logarithmic for small risks, zero at its floor", {
+  ur <- epimask:::use_log_risk
+  expect_true(ur(c(0.8, 0.002), "auto"))
+  expect_false(ur(c(0.575, 0.4, 0.02, 0), "auto"))
+  expect_true(ur(c(0.0024, 0.00027, 0), "auto", unit = TRUE))
+  expect_false(ur(c(0.0024, 0.00027, 0), "auto"))
+  expect_false(ur(c(0, 0), "auto", unit = TRUE))
+  expect_false(ur(c(0.8, 0.002), FALSE))
+  pd <- epimask:::ru_panel_data(adult_profile(), "ru")
+  ax <- pd$yaxis
+  expect_true(ax$log)
+  # Safer upwards: y = -log10(risk); zero risks at the floor, above every
+  # positive risk, labelled "0" beyond an axis break.
+  pos <- adult_risk > 0
+  expect_equal(pd$data$y[pos], -log10(adult_risk[pos]))
+  expect_true(all(pd$data$y[!pos] == -log10(ax$floor)))
+  expect_gt(-log10(ax$floor), max(pd$data$y[pos]))
+  expect_identical(ax$labels[which.max(ax$at)], "0")
+  expect_lt(ax$break_at, -log10(ax$floor))
+  expect_gt(ax$break_at, max(pd$data$y[pos]))
+  lin <- epimask:::ru_panel_data(adult_profile(), "ru", list(x = "auto", y = FALSE))
+  expect_equal(lin$data$y, 1 - adult_risk)
+})
+
+test_that("the frontier is a staircase through the Pareto schemes", {
+  ru <- zhou_decision()
+  expect_identical(ru$pareto, brute_pareto(ru$risk, ru$analysis_potential))
+  pd <- epimask:::ru_panel_data(ru, "ru")
+  fr <- pd$frontier
+  f <- pd$data[pd$data$pareto, ]
+  f <- f[order(f$x), ]
+  # Every frontier scheme is a vertex; between two, the corner (x_k, y_k+1).
+  expect_equal(fr$x[seq(1, nrow(fr), 2)], f$x)
+  expect_equal(fr$y[seq(1, nrow(fr), 2)], f$y)
+  expect_equal(fr$x[seq(2, nrow(fr), 2)], f$x[-nrow(f)])
+  expect_equal(fr$y[seq(2, nrow(fr), 2)], f$y[-1])
+  tr <- epimask:::ru_panel_data(ru, "tradeoff")$frontier
+  expect_equal(tr$y[seq(2, nrow(tr), 2)], tr$y[seq(1, nrow(tr) - 2, 2)])
+  expect_null(epimask:::ru_panel_data(zhou_like_profile(), "ru")$frontier)
+})
+
+test_that("the risk budget is drawn where the profile has one", {
+  ru <- zhou_decision()
+  pd <- epimask:::ru_panel_data(ru, "risk")
+  expect_equal(pd$budget$y, pd$yaxis$tf(0.05))
+  expect_identical(pd$budget$side, "above")
+  keys <- epimask:::ru_legend_keys(pd, epimask:::ru_palette(levels(pd$data$group)))
+  expect_true("risk budget 0.050" %in% keys$label)
+  expect_null(epimask:::ru_panel_data(zhou_like_profile(), "risk")$budget)
+  ru_pd <- epimask:::ru_panel_data(cologne_decision(), "ru")
+  expect_equal(ru_pd$budget$y, 0.9)                  # anonymity 1 - budget
+  expect_identical(ru_pd$budget$side, "below")
+})
+
+test_that("an unidentified curve is left out unless forced, and then marked", {
+  ru <- adult_profile()
+  expect_warning(fit <- fit_ru_curve(ru), class = "epimask_warning")
+  expect_false(epimask:::ru_curve_identified(fit))
+  pd <- epimask:::ru_panel_data(ru, "ru")
+  expect_false(pd$curve$drawn)
+  expect_match(epimask:::ru_panel_note(pd), "Curve not drawn")
+  forced <- epimask:::ru_panel_data(ru, "ru", curve = TRUE)
+  expect_true(forced$curve$drawn)
+  expect_match(forced$curve$label, "not identified")
+  expect_null(epimask:::ru_panel_data(ru, "ru", curve = FALSE)$curve)
+  expect_false(epimask:::ru_curve_identified(list(identified = FALSE, boundary = FALSE)))
+  expect_true(epimask:::ru_curve_identified(list(identified = TRUE, boundary = TRUE)))
+  ok <- epimask:::ru_panel_data(zhou_like_profile(), "ru")
+  expect_true(ok$curve$drawn && ok$curve$identified)
+})
+
+test_that("plot arguments and empty panels give classed errors; par is restored", {
   ru <- zhou_like_profile()
   with_null_device({
+    mar <- par("mar")
+    expect_invisible(res <- plot(ru, "mse", main = "t"))
+    expect_identical(res, ru)
+    expect_identical(par("mar"), mar)
     expect_error(plot(ru, type = "pie"), "`type`", class = "epimask_error_value")
     expect_error(plot(ru, type = 1), "`type`", class = "epimask_error_type")
     expect_error(plot(ru, log = "z"), "`log`", class = "epimask_error_value")
     expect_error(plot(ru, labels = NA), class = "epimask_error_type")
+    expect_error(plot(ru, curve = "yes"), class = "epimask_error_type")
+    expect_error(plot(ru, xlim = 1), "`xlim`", class = "epimask_error_length")
     no_risk <- ru
     no_risk$risk <- no_risk$anonymity <- NA_real_
     expect_error(plot(no_risk, "tradeoff"), class = "epimask_error_value")
     expect_error(plot(no_risk, "ru"), "risk", class = "epimask_error_value")
     expect_error(plot(no_risk, "risk"), class = "epimask_error_value")
   })
-})
-
-test_that("the degree axis is logarithmic when lambda spans orders of magnitude", {
-  da <- epimask:::degree_axis
-  ax <- da(c(0, 0.001, 0.01, 1), letters[1:4])
-  expect_identical(ax$kind, "log")
-  expect_lt(ax$zero, 0.001)                       # lambda = 0 drawn left of the break
-  expect_gt(ax$break_at, ax$zero)
-  expect_lt(ax$break_at, 0.001)
-  expect_identical(ax$labels[1], "0")
-  expect_identical(da(c(0, 0.5, 1), letters[1:3])$kind, "linear")
-  expect_identical(da(c(0.001, 1), letters[1:2], log = FALSE)$kind, "linear")
-  expect_identical(da(c(0.1, 0.2), letters[1:2], log = TRUE)$kind, "log")
-  sch <- da(c(0, NA, 1), c("none", "group", "round"))
-  expect_identical(sch$kind, "scheme")
-  expect_identical(sch$labels, c("none", "group", "round"))
-})
-
-test_that("greedy label placement keeps labels apart and inside the panel", {
-  set.seed(4)
-  n <- 12
-  px <- runif(n, 1, 5)
-  py <- runif(n, 1, 3)
-  w <- rep(0.8, n)
-  h <- rep(0.15, n)
-  bounds <- c(0, 6, 0, 4)
-  pos <- epimask:::place_labels(px, py, w, h, bounds)
-  boxes <- cbind(pos$x - w / 2, pos$x + w / 2, pos$y - h / 2, pos$y + h / 2)
-  expect_true(all(boxes[, 1] >= 0 & boxes[, 2] <= 6 & boxes[, 3] >= 0 & boxes[, 4] <= 4))
-  pairs <- which(upper.tri(diag(n)), arr.ind = TRUE)
-  overlap_x <- pmin(boxes[pairs[, 1], 2], boxes[pairs[, 2], 2]) -
-    pmax(boxes[pairs[, 1], 1], boxes[pairs[, 2], 1])
-  overlap_y <- pmin(boxes[pairs[, 1], 4], boxes[pairs[, 2], 4]) -
-    pmax(boxes[pairs[, 1], 3], boxes[pairs[, 2], 3])
-  expect_false(any(overlap_x > 0 & overlap_y > 0))
-  # No label covers a point (radius 0.05).
-  covers <- outer(seq_len(n), seq_len(n), function(i, k)
-    px[k] + 0.05 > boxes[i, 1] & px[k] - 0.05 < boxes[i, 2] &
-      py[k] + 0.05 > boxes[i, 3] & py[k] - 0.05 < boxes[i, 4])
-  expect_false(any(covers))
-  # Ten labels on one crowded point still get distinct places, with leaders.
-  crowd <- epimask:::place_labels(rep(3, 10), rep(2, 10), rep(0.6, 10), rep(0.15, 10),
-                                  bounds)
-  expect_identical(anyDuplicated(paste(crowd$x, crowd$y)), 0L)
-  expect_true(any(crowd$leader))
-})
-
-test_that("the palette is Okabe-Ito, one colour per kernel", {
-  ru <- zhou_like_profile()
-  g <- epimask:::ru_groups(ru)
-  expect_identical(levels(g), c("none", "ring", "exponential"))
-  pal <- epimask:::ru_palette(levels(g))
-  expect_identical(unname(pal), c("#0072B2", "#D55E00", "#009E73"))
-  expect_identical(unname(epimask:::ru_palette("a", col = "red")), "red")
-  expect_identical(levels(epimask:::ru_groups(data.frame(x = 1:2))), "all schemes")
-})
-
-test_that("ru panel data clip U > 1 to 1 and mark it", {
-  reps <- data.frame(scheme = c("over", "under"), replicate = 1, estimate = 1,
-                     se = c(0.09, 0.2), risk = c(0.1, 0.01))
-  ru <- epimask:::ru_profile_from_replicates(reps, list(truth = 1, se = 0.1))
-  pd <- epimask:::ru_panel_data(ru, "ru")
-  expect_equal(pd$data$x, c(1, ru$analysis_potential[2]))
-  expect_identical(pd$data$clipped, c(TRUE, FALSE))
-  expect_match(pd$data$label[1], "^over \\(U = 1\\.23")
-  est <- epimask:::ru_panel_data(zhou_like_profile(), "estimate")
-  expect_identical(est$hlines$label, c("true value", "aggregated-data estimate"))
-  expect_equal(est$hlines$y, c(2, 1.8))
-})
-
-test_that("autoplot gives a ggplot for every type", {
+  expect_error(plot.ru_profile <- epimask:::plot.ru_profile(data.frame()), "`x`",
+               class = "epimask_error_type")
   skip_if_not_installed("ggplot2")
-  cases <- list(list(zhou_like_profile(), plot_types),
-                list(cologne_like_profile(), c("ru", "estimate")))
-  for (case in cases) {
-    for (type in case[[2]]) {
-      p <- ggplot2::autoplot(case[[1]], type = type)
-      expect_s3_class(p, "ggplot")
-      expect_no_warning(ggplot2::ggplot_build(p))
-    }
-  }
-  p <- ggplot2::autoplot(zhou_like_profile(), "ru")
-  # Full rendering (slow) once.
-  with_null_device({
-    expect_s3_class(ggplot2::ggplotGrob(p), "gtable")
-  })
-  texts <- Filter(function(l) inherits(l$geom, "GeomText"), p$layers)
-  expect_length(texts, 1L)
-  expect_setequal(texts[[1]]$data$label, zhou_like_profile()$scheme)
-  expect_true(any(vapply(p$layers, function(l) inherits(l$geom, "GeomLine"), TRUE)))
-  expect_error(ggplot2::autoplot(zhou_like_profile(), type = "pie"), "`type`",
-               class = "epimask_error_value")
+  expect_error(ggplot2::autoplot(ru, type = "pie"), "`type`", class = "epimask_error_value")
   expect_error(epimask:::autoplot.ru_profile(data.frame()), "`object`",
                class = "epimask_error_type")
 })
@@ -148,13 +370,61 @@ test_that("autoplot gives a ggplot for every type", {
 test_that("scheme labels are wrapped when they fit, turned vertical otherwise", {
   with_null_device({
     sam <- epimask:::scheme_axis_margin
-    ax <- epimask:::degree_axis(rep(NA, 6), cologne_table2$scheme)
+    ax <- epimask:::lambda_axis(rep(NA, 6), "auto", "t", labels = cologne_table2$scheme)
     fit <- sam(ax)
     expect_false(fit$rotate)
     expect_match(fit$labels[2], "\n", fixed = TRUE)
     expect_identical(gsub("\n", " ", fit$labels, fixed = TRUE), cologne_table2$scheme)
-    many <- epimask:::degree_axis(rep(NA, 30), sprintf("Randomized scheme number %d", 1:30))
+    many <- epimask:::lambda_axis(rep(NA, 30), "auto", "t",
+                                  labels = sprintf("Randomized scheme number %d", 1:30))
     expect_true(sam(many)$rotate)
-    expect_false(sam(epimask:::degree_axis(c(0, 1), c("a", "b")))$rotate)
   })
+})
+
+test_that("the palette is Okabe-Ito, one colour per series", {
+  g <- epimask:::ru_groups(zhou_like_profile())
+  expect_identical(levels(g), c("none", "ring", "exponential"))
+  expect_identical(levels(epimask:::ru_groups(zhou_decision())),
+                   c("no masking", "ring kernel", "exponential kernel"))
+  pal <- epimask:::ru_palette(levels(g))
+  expect_identical(unname(pal), c("#0072B2", "#D55E00", "#009E73"))
+  expect_identical(unname(epimask:::ru_palette("a", col = "red")), "red")
+  expect_identical(levels(epimask:::ru_groups(data.frame(x = 1:2))), "all schemes")
+})
+
+# ---- snapshots ---------------------------------------------------------------
+
+test_that("base plots match their snapshots", {
+  skip_if_not_installed("vdiffr")
+  fixtures <- list(zhou = zhou_decision(), cologne = cologne_decision(),
+                   adult = adult_profile())
+  for (name in names(fixtures)) {
+    for (type in plot_types) {
+      ru <- fixtures[[name]]
+      vdiffr::expect_doppelganger(sprintf("base %s %s", type, name),
+                                  function() plot(ru, type = type))
+    }
+  }
+  old <- zhou_like_profile()
+  vdiffr::expect_doppelganger("base tradeoff old profile", function() plot(old, "tradeoff"))
+  vdiffr::expect_doppelganger("base estimate old profile", function() plot(old, "estimate"))
+  adult <- adult_profile()
+  vdiffr::expect_doppelganger("base ru forced curve",
+                              function() plot(adult, curve = TRUE, log = ""))
+})
+
+test_that("ggplot2 plots match their snapshots", {
+  skip_if_not_installed("vdiffr")
+  skip_if_not_installed("ggplot2")
+  fixtures <- list(zhou = zhou_decision(), cologne = cologne_decision())
+  for (name in names(fixtures)) {
+    for (type in plot_types) {
+      p <- ggplot2::autoplot(fixtures[[name]], type = type)
+      expect_s3_class(p, "ggplot")
+      vdiffr::expect_doppelganger(sprintf("gg %s %s", type, name), p)
+    }
+  }
+  vdiffr::expect_doppelganger("gg ru adult", ggplot2::autoplot(adult_profile()))
+  vdiffr::expect_doppelganger("gg mse old profile",
+                              ggplot2::autoplot(zhou_like_profile(), "mse"))
 })
