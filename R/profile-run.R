@@ -345,7 +345,7 @@ simulate_replicates <- function(data, simulate, nrep, stream, model, vars) {
 }
 
 replicate_count <- function(scheme, job) {
-  if (job$simulated || identical(scheme$type, "noise")) job$nrep else 1L
+  if (job$simulated || is_random_scheme(scheme)) job$nrep else 1L
 }
 
 unmasked_replicate <- function(job, r) {
@@ -378,7 +378,7 @@ mask_replicates <- function(scheme, job, R) {
 scheme_risk <- function(scheme, job, masked) {
   R <- length(masked)
   if (is_no_risk(job$risk)) return(rep(NA_real_, R))
-  if (job$simulated || !identical(scheme$type, "noise"))
+  if (job$simulated || !is_random_scheme(scheme))
     return(rep(risk_value(job$risk, job$sims[[1L]], masked[[1L]]), R))
   vapply(masked, function(d) risk_value(job$risk, job$sims[[1L]], d), numeric(1))
 }

@@ -19,6 +19,10 @@ SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
 SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
                      SEXP threads);
 
+/* r_mask.c: microaggregation and rank swapping (METHODS 15) */
+SEXP r_mdav_groups(SEXP spec);
+SEXP r_rank_swap(SEXP spec);
+
 /* r_risk.c: record-matching probability */
 SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
                   SEXP unknown_range, SEXP target_record, SEXP target_known,
