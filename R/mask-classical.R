@@ -248,5 +248,9 @@ covariance_root <- function(Sigma) {
   root <- tryCatch(chol(Sigma), error = function(e) NULL)
   if (!is.null(root)) return(root)
   e <- eigen(Sigma, symmetric = TRUE)
-  sqrt(pmax(e$values, 0)) * t(e$vectors)
+  # eigenvalues at rounding level are zero: their square roots (~1e-8 of
+  # the largest) would put noise off the data's subspace
+  values <- e$values
+  values[values < max(values, 0) * nrow(Sigma) * .Machine$double.eps] <- 0
+  sqrt(values) * t(e$vectors)
 }

@@ -141,7 +141,9 @@ mask_pram_column <- function(scheme, x, var) {
 
 # PRAM on the categorical columns `vars`, everything else unchanged.
 apply_categorical_mask <- function(data, scheme, vars) {
-  cols <- lapply(vars, function(v) mask_pram_column(scheme, data[[v]], v))
+  cols <- lapply(vars, function(v) {
+    if (identical(scheme$type, "none")) data[[v]] else mask_pram_column(scheme, data[[v]], v)
+  })
   if (inherits(data, "data.table") && requireNamespace("data.table", quietly = TRUE)) {
     out <- data.table::copy(data)
     for (j in seq_along(vars)) data.table::set(out, j = vars[[j]], value = cols[[j]])

@@ -46,6 +46,8 @@ scheme_at <- function(scheme, lambda) {
 apply_mask <- function(data, scheme, vars = NULL) {
   if (!inherits(scheme, "mask_scheme")) abort_type("scheme", "a mask_scheme")
   data <- check_data(data, "data")
+  if (identity_on_categories(scheme, data, vars))
+    return(apply_categorical_mask(data, scheme, unique(check_columns(vars, data, "vars"))))
   categorical <- is_categorical_scheme(scheme)
   vars <- mask_vars(data, vars, categorical)
   if (categorical) return(apply_categorical_mask(data, scheme, vars))
@@ -71,6 +73,14 @@ is_categorical_scheme <- function(scheme) identical(scheme$type, "pram")
 # Schemes whose release is a random draw (replicates differ).
 is_random_scheme <- function(scheme) {
   isTRUE(scheme$random) || identical(scheme$type, "noise")
+}
+
+# mask_none() on factor or character columns (the reference row of a PRAM
+# profile) keeps them as they are.
+identity_on_categories <- function(scheme, data, vars) {
+  identical(scheme$type, "none") && is.data.frame(data) && is.character(vars) &&
+    all(vars %in% names(data)) &&
+    any(vapply(vars, function(v) is.factor(data[[v]]) || is.character(data[[v]]), logical(1)))
 }
 
 mask_vars <- function(data, vars, categorical = FALSE) {
