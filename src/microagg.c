@@ -333,6 +333,7 @@ static size_t pow2_at_least(size_t n)
 
 #define RAD_SCAN_MAX 2048
 #define RAD_MARGIN 1e-9
+#define RAD_SCAN_SEED 64
 
 typedef struct { double rad; int i; } rad_rec;
 
@@ -379,9 +380,12 @@ static int farthest_by_radius(rad_list *L, const kdtree *t, size_t n, size_t rem
         if (b.i >= 0 && (L->rec[e].rad + offset) * (1 + RAD_MARGIN) < sqrt(b.d)) return b.i;
         double d = sqdist(t->x + (size_t) i * t->p, q, t->p);
         if (d > b.d || (d == b.d && i < b.i)) { b.d = d; b.i = i; }
-        if (++scanned > RAD_SCAN_MAX) {
+        if (++scanned > (rebuild ? RAD_SCAN_MAX : RAD_SCAN_SEED)) {
             if (rebuild && remaining * 8 <= L->alive_at_build * 7) rad_build(L, t, n, remaining, q);
-            return farthest(t, q, skip);
+            /* the k-d tree finishes the search, pruning against the best
+             * record found so far */
+            far_search(t, 0, q, skip, &b);
+            return b.i;
         }
     }
     return b.i;
