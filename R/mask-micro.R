@@ -26,11 +26,17 @@
 #' group of \eqn{k} to \eqn{2k - 1}.
 #'
 #' The search is exact (the same groups as a plain scan over all remaining
-#' records, see the tests) and runs in C on a k-d tree whose boxes shrink as
-#' records are grouped, with the centroid kept in a tree of partial sums:
-#' about \eqn{O(n \log n)} for low-dimensional data instead of the
-#' \eqn{O(n^2 / k)} of the plain algorithm. Records with a missing value in
-#' the masked variables are an error (impute or drop them first).
+#' records, see the tests) and runs in C. The plain algorithm costs
+#' \eqn{O(n^2 / k)} distance evaluations; here the farthest records are found
+#' by scanning a list sorted by distance from a recent centroid (the triangle
+#' inequality ends the scan early) and a k-d tree whose boxes shrink as
+#' records are grouped, the nearest records by the tree, and the centroid is
+#' kept in a tree of partial sums (\eqn{O(\log n)} per grouped record). On
+#' three standard normal variables the time grows as about \eqn{n^{1.35}}
+#' (0.3 s at \eqn{n = 10^5}, under 10 s at \eqn{10^6}, one core); data
+#' where thousands of records tie in distance cost more, up to the plain
+#' algorithm's order in the worst case. Records with a missing value in the
+#' masked variables are an error (impute or drop them first).
 #'
 #' **Univariate** (`method = "univariate"`): each variable on its own is
 #' sorted (ties in row order) and cut into consecutive groups of `k`, the

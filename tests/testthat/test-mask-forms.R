@@ -150,12 +150,12 @@ test_that("the forms work in ru_profile(), randomized ones over replicates", {
                    nrep = 3, seed = 1, progress = FALSE)
   expect_identical(nrow(ru), 6L)
   expect_true(all(is.finite(ru$estimate)))
-  reps <- attr(ru, "replicates") %||% ru$replicates
-  if (is.data.frame(reps)) {
-    per <- table(reps$scheme)
-    expect_identical(as.integer(per[format(mask_swap(5))]), 3L)
-    expect_identical(as.integer(per[format(mask_microagg(5))]), 1L)
-  }
+  # randomized forms are masked nrep times, deterministic ones once
+  reps <- table(attr(ru, "replicates")$scheme)
+  expect_identical(as.integer(reps[c(format(mask_swap(5)), format(mask_noise(0.1, "correlated")))]),
+                   c(3L, 3L))
+  expect_identical(as.integer(reps[c(format(mask_microagg(5)), format(mask_topcode(upper = 1.5)))]),
+                   c(1L, 1L))
   pr <- ru_profile(d, c(mask_none(), mask_pram(0.7)), y ~ x + grp, family = poisson(),
                    vars = "grp", term = "x", risk = "none", nrep = 2, seed = 1, progress = FALSE)
   expect_identical(nrow(pr), 2L)

@@ -105,6 +105,18 @@ test_that("PRAM keeps column types, NA, other columns; set.seed reproduces; per-
                                  invariant = FALSE), c("sex", "grade"))
   expect_identical(out$sex, c(F = "M", M = "F")[d$sex], ignore_attr = TRUE)
   expect_identical(out$grade, d$grade)
+  if (requireNamespace("tibble", quietly = TRUE)) {
+    tb <- apply_mask(tibble::as_tibble(d), mask_pram(0.6), "sex")
+    expect_s3_class(tb, "tbl_df")
+    expect_type(tb$sex, "character")
+  }
+  if (requireNamespace("data.table", quietly = TRUE)) {
+    dt <- data.table::as.data.table(d)
+    before <- data.table::copy(dt)
+    out <- apply_mask(dt, mask_pram(0.6), "grade")
+    expect_s3_class(out, "data.table")
+    expect_identical(dt, before)
+  }
 })
 
 test_that("PRAM: print shows the rule or the matrix; bad input is a classed error", {
