@@ -25,8 +25,8 @@
 #'     reproduces it. Noise is drawn column by column, one value per row.
 #'     `dist = "correlated"` (Kim 1986) adds to the masked columns together
 #'     \eqn{E \sim N(0, \code{amount} \cdot \Sigma)}{E ~ N(0, amount * Sigma)},
-#'     \eqn{\Sigma} the covariance matrix of the masked columns (complete
-#'     rows), so the noise keeps the correlations: here `amount` is a ratio of
+#'     \eqn{\Sigma} the covariance matrix of the masked columns (rows with
+#'     every value finite), so the noise keeps the correlations: here `amount` is a ratio of
 #'     variances, not a scale in data units, and the release has covariance
 #'     \eqn{(1 + \code{amount}) \Sigma}{(1 + amount) Sigma} and the original
 #'     correlations. The draws are the rows of an \eqn{n \times p} matrix of
@@ -233,9 +233,9 @@ mask_noise_values <- function(scheme, Z) {
 # rows: standard normals (column by column) times a root C with C'C = amount
 # * Sigma.
 correlated_noise <- function(Z, amount) {
-  complete <- stats::complete.cases(Z)
+  complete <- rowSums(!is.finite(Z)) == 0
   if (sum(complete) < 2L)
-    abort_value("data", "at least two records with every masked value present for correlated noise")
+    abort_value("data", "at least two records with every masked value present and finite for correlated noise")
   Sigma <- amount * stats::cov(Z[complete, , drop = FALSE])
   root <- covariance_root(Sigma)
   matrix(stats::rnorm(nrow(Z) * ncol(Z)), nrow(Z), ncol(Z)) %*% root

@@ -75,8 +75,8 @@ mask_microagg_values <- function(scheme, Z) {
     for (j in seq_len(ncol(Z))) Z[, j] <- univariate_microagg(Z[, j], scheme$k)
     return(Z)
   }
-  if (anyNA(Z))
-    abort_value("data", paste("free of missing values in the masked variables for MDAV",
+  if (!all(is.finite(Z)))
+    abort_value("data", paste("finite (no NA, NaN or Inf) in the masked variables for MDAV",
                               "microaggregation (impute or drop those records first)"))
   if (!nrow(Z)) return(Z)
   group <- mdav_groups(Z, scheme$k)

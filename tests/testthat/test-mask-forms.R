@@ -42,6 +42,9 @@ test_that("correlated noise: singular covariance, NA, lower bound, reproducible"
   expect_identical(format(mask_noise(0.1, "correlated")), "correlated noise, amount = 0.1")
   expect_error(apply_mask(data.frame(x = c(1, NA)), mask_noise(1, "correlated")),
                class = "epimask_error_value")
+  inf <- apply_mask(data.frame(x = c(1, 2, 3, Inf)), mask_noise(1, "correlated"))$x
+  expect_identical(inf[4], Inf)
+  expect_true(all(is.finite(inf[1:3])))
 })
 
 test_that("top and bottom coding equal direct R", {

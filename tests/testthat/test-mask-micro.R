@@ -67,6 +67,8 @@ test_that("MDAV release: group means on the original scale, k to 2k - 1 records 
   expect_true(all(table(do.call(paste, out[vars])) >= 5))
   expect_error(apply_mask(transform(d, bmi = replace(bmi, 3, NA)), mask_microagg(3), vars),
                class = "epimask_error_value")
+  expect_error(apply_mask(transform(d, bmi = replace(bmi, 3, Inf)), mask_microagg(3), vars),
+               class = "epimask_error_value")
 })
 
 # univariate microaggregation by a loop over sorted positions
