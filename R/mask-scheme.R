@@ -210,6 +210,7 @@ format.mask_scheme <- function(x, ...) {
 print.mask_scheme <- function(x, ...) {
   cat("<mask_scheme> ", format(x), "\n", sep = "")
   if (identical(x$type, "pram")) cat(pram_details(x), sep = "\n")
+  if (identical(x$type, "topcode")) cat(topcode_details(x), sep = "\n")
   invisible(x)
 }
 

@@ -67,12 +67,26 @@ topcode_values <- function(z, scheme) {
   code(z, below, scheme$lower)
 }
 
+# Short enough for a profile's table: "top coding at 90",
+# "top coding above 60 to the mean", "top coding at 90, bottom coding at 0".
 format_topcode <- function(x) {
   num <- function(v) format(v, digits = 6)
-  to <- if (x$value == "bound") "the bound" else "the mean of the coded values"
-  parts <- c(if (!is.null(x$upper)) sprintf("values above %s", num(x$upper)),
-             if (!is.null(x$lower)) sprintf("values below %s", num(x$lower)))
-  sprintf("%s: %s to %s", if (is.null(x$lower)) "top coding" else if (is.null(x$upper))
-            "bottom coding" else "top and bottom coding",
-          paste(parts, collapse = " and "), to)
+  bound <- x$value == "bound"
+  parts <- c(if (!is.null(x$upper)) sprintf("top coding %s %s", if (bound) "at" else "above", num(x$upper)),
+             if (!is.null(x$lower)) sprintf("bottom coding %s %s", if (bound) "at" else "below", num(x$lower)))
+  paste0(paste(parts, collapse = ", "),
+         if (!bound) sprintf(" to the mean%s", if (length(parts) > 1L) "s" else ""))
+}
+
+# The rule in words, under the one-line format in print().
+topcode_details <- function(x) {
+  num <- function(v) format(v, digits = 6)
+  rule <- function(side, bound) {
+    if (x$value == "bound") sprintf("values %s %s become %s", side, num(bound), num(bound))
+    else sprintf("values %s %s become the mean of the values %s %s (per variable)",
+                 side, num(bound), side, num(bound))
+  }
+  c(paste0("  ", c(if (!is.null(x$upper)) rule("above", x$upper),
+                   if (!is.null(x$lower)) rule("below", x$lower))),
+    "  summary(scheme, data) counts the coded values of a data set")
 }

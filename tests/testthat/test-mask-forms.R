@@ -65,7 +65,10 @@ test_that("top and bottom coding equal direct R", {
   expect_identical(s$table$n, sum(!is.na(x)))
   expect_equal(s$table$share, (sum(above) + sum(below)) / sum(!is.na(x)))
   expect_output(print(s), "above")
-  expect_identical(format(mask_topcode(upper = 90)), "top coding: values above 90 to the bound")
+  expect_identical(format(mask_topcode(upper = 90)), "top coding at 90")
+  expect_identical(format(mask_topcode(upper = 60, lower = 5, value = "mean")),
+                   "top coding above 60, bottom coding below 5 to the means")
+  expect_output(print(mask_topcode(lower = 0)), "values below 0 become 0")
   expect_identical(mask_topcode(upper = 90)$degree, 90)
   expect_error(mask_topcode(), class = "epimask_error_value")
   expect_error(mask_topcode(upper = 1, lower = 2), class = "epimask_error_value")
