@@ -18,7 +18,10 @@
 #'     A value outside `[min(breaks), max(breaks)]` is an error (class
 #'     `epimask_error_value`): widen the breaks (e.g. with `-Inf`/`Inf` ends
 #'     and `value = "mean"`). An interval that holds data but no reference
-#'     value gets its midpoint, with a warning.}
+#'     value gets its midpoint, with a warning. The interval means take one
+#'     pass over the reference values whatever the number of intervals, so
+#'     fine groupings (n / 3 intervals: univariate microaggregation, see
+#'     [mask_microagg()]) cost \eqn{O(n \log m)} for m intervals.}
 #'   \item{`mask_noise()`}{`x + U(-amount, amount)` (`dist = "uniform"`) or
 #'     `x + N(0, amount^2)` (`dist = "normal"`), then values below `lower`
 #'     are set to `lower`. Uses R's random number generator: `set.seed()`
