@@ -46,7 +46,11 @@ scheme_at <- function(scheme, lambda) {
 apply_mask <- function(data, scheme, vars = NULL) {
   if (!inherits(scheme, "mask_scheme")) abort_type("scheme", "a mask_scheme")
   data <- check_data(data, "data")
-  vars <- mask_vars(data, vars)
+  if (identity_on_categories(scheme, data, vars))
+    return(apply_categorical_mask(data, scheme, unique(check_columns(vars, data, "vars"))))
+  categorical <- is_categorical_scheme(scheme)
+  vars <- mask_vars(data, vars, categorical)
+  if (categorical) return(apply_categorical_mask(data, scheme, vars))
   Z <- extract_vars(data, vars)
   Zm <- mask_values(scheme, Z)
   check_no_overflow(Z, Zm)
@@ -63,7 +67,24 @@ check_no_overflow <- function(Z, Zm) {
   invisible()
 }
 
-mask_vars <- function(data, vars) {
+# Schemes that act on categories (factor or character columns), not numbers.
+is_categorical_scheme <- function(scheme) identical(scheme$type, "pram")
+
+# Schemes whose release is a random draw (replicates differ).
+is_random_scheme <- function(scheme) {
+  isTRUE(scheme$random) || identical(scheme$type, "noise")
+}
+
+# mask_none() on factor or character columns (the reference row of a PRAM
+# profile) keeps them as they are.
+identity_on_categories <- function(scheme, data, vars) {
+  identical(scheme$type, "none") && is.data.frame(data) && is.character(vars) &&
+    all(vars %in% names(data)) &&
+    any(vapply(vars, function(v) is.factor(data[[v]]) || is.character(data[[v]]), logical(1)))
+}
+
+mask_vars <- function(data, vars, categorical = FALSE) {
+  if (categorical) return(mask_categorical_vars(data, vars))
   if (is.matrix(data)) {
     if (!is.numeric(data) && !is.logical(data)) abort_type("data", "a numeric matrix or a data frame")
     if (is.null(vars)) return(seq_len(ncol(data)))
@@ -83,6 +104,24 @@ mask_vars <- function(data, vars) {
   bad <- !vapply(vars, function(v) is.numeric(data[[v]]), logical(1))
   if (any(bad))
     abort_type("vars", sprintf("numeric columns; %s %s not",
+                               paste0("'", vars[bad], "'", collapse = ", "),
+                               if (sum(bad) == 1L) "is" else "are"))
+  vars
+}
+
+mask_categorical_vars <- function(data, vars) {
+  if (is.matrix(data))
+    abort_type("data", "a data frame with factor or character columns for PRAM")
+  is_category <- function(v) is.factor(data[[v]]) || is.character(data[[v]])
+  if (is.null(vars)) {
+    vars <- names(data)[vapply(names(data), is_category, logical(1))]
+    if (!length(vars)) abort_empty("vars (the factor and character columns of `data`)")
+    return(vars)
+  }
+  vars <- unique(check_columns(vars, data, "vars"))
+  bad <- !vapply(vars, is_category, logical(1))
+  if (any(bad))
+    abort_type("vars", sprintf("factor or character columns for PRAM; %s %s not (use factor() on coded values)",
                                paste0("'", vars[bad], "'", collapse = ", "),
                                if (sum(bad) == 1L) "is" else "are"))
   vars
@@ -128,6 +167,9 @@ mask_values <- function(scheme, Z) {
     truncate = truncate_values(Z, scheme$digits),
     group = mask_group_values(scheme, Z),
     noise = mask_noise_values(scheme, Z),
+    microagg = mask_microagg_values(scheme, Z),
+    swap = mask_swap_values(scheme, Z),
+    topcode = mask_topcode_values(scheme, Z),
     matrix = mask_matrix_values(scheme, Z),
     kernel = mask_kernel_values(scheme, Z),
     abort_type("scheme", "a mask_scheme of a known type"))
@@ -149,6 +191,12 @@ format.mask_scheme <- function(x, ...) {
                     if (x$value == "mean") "interval means" else "midpoints"),
     noise = paste0(sprintf("%s noise, amount = %s", x$dist, num(x$amount)),
                    if (!is.null(x$lower)) sprintf(", lower bound %s", num(x$lower)) else ""),
+    microagg = sprintf("%s microaggregation, k = %d",
+                       if (x$method == "mdav") "MDAV" else "univariate", x$k),
+    pram = paste0(if (x$invariant) "invariant PRAM" else "PRAM",
+                  if (is.null(x$matrix)) sprintf(", pd = %s", num(x$pd)) else ", given transition matrix"),
+    swap = sprintf("rank swapping within %s%% of n", num(x$p)),
+    topcode = format_topcode(x),
     matrix = sprintf("matrix mask A Z B + C%s",
                      if (is.function(x$A)) sprintf(", lambda = %s", num(x$lambda)) else ""),
     kernel = paste0(sprintf("%s kernel, lambda = %s", x$kernel, num(x$lambda)),
@@ -161,6 +209,8 @@ format.mask_scheme <- function(x, ...) {
 #' @export
 print.mask_scheme <- function(x, ...) {
   cat("<mask_scheme> ", format(x), "\n", sep = "")
+  if (identical(x$type, "pram")) cat(pram_details(x), sep = "\n")
+  if (identical(x$type, "topcode")) cat(topcode_details(x), sep = "\n")
   invisible(x)
 }
 

@@ -69,7 +69,7 @@ replicate_estimate <- function(job, data) {
 shared_design <- function(scheme, job, R) {
   model <- job$model
   if (R == 1L || model$type != "glm" || is.function(model$term)) return(FALSE)
-  if (identical(scheme$type, "noise")) return(FALSE)
+  if (is_random_scheme(scheme)) return(FALSE)
   lhs <- model$formula[[2L]]
   if (length(model$formula) != 3L || !is.name(lhs)) return(FALSE)
   rhs <- all.vars(model$formula[-2L])

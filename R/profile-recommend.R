@@ -249,7 +249,7 @@ blind_schemes <- function(ru, candidates) {
   if (!identical(meta$risk, "identifiability")) return(character())
   blind <- meta$blind
   if (is.null(blind) && !is.null(ru$generator))
-    blind <- ru$scheme[grepl("^noise|kernel$|^matrix", ru$generator)]
+    blind <- ru$scheme[grepl("noise|kernel$|^matrix", ru$generator)]
   if (is.null(blind) && !is.null(ru$kernel))
     blind <- ru$scheme[ru$kernel %in% c("noise", "matrix") | grepl("ring|exponential|gaussian|uniform|bvn|shrink", ru$kernel)]
   intersect(candidates, blind)

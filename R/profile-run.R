@@ -407,7 +407,7 @@ simulate_replicates <- function(data, simulate, nrep, stream, model, vars) {
 }
 
 replicate_count <- function(scheme, job) {
-  if (job$simulated || identical(scheme$type, "noise")) job$nrep else 1L
+  if (job$simulated || is_random_scheme(scheme)) job$nrep else 1L
 }
 
 unmasked_replicate <- function(job, r) {
@@ -445,7 +445,7 @@ scheme_risk <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
   out <- rep(NA_real_, R)
   if (is_no_risk(job$risk)) return(out)
-  evals <- if (job$simulated || !identical(scheme$type, "noise")) 1L else min(R, job$risk_nrep)
+  evals <- if (job$simulated || !is_random_scheme(scheme)) 1L else min(R, job$risk_nrep)
   for (r in seq_len(evals)) {
     out[[r]] <- risk_value(job$risk, job$sims[[1L]], masked[[r]])
     if (!is.null(tick)) tick()
@@ -455,7 +455,7 @@ scheme_risk <- function(scheme, job, masked, tick = NULL) {
 
 risk_evaluations <- function(scheme, job) {
   if (is_no_risk(job$risk)) return(0L)
-  if (job$simulated || !identical(scheme$type, "noise")) 1L
+  if (job$simulated || !is_random_scheme(scheme)) 1L
   else min(replicate_count(scheme, job), job$risk_nrep)
 }
 

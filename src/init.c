@@ -20,6 +20,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(err_derivs, 8),
     /* kernel masking (mask) */
     CALLDEF(kernel_smooth, 1),
+    /* masking forms of METHODS 15 (r_mask.c) */
+    CALLDEF(mdav_groups, 1),
+    CALLDEF(rank_swap, 1),
     /* risk: record-matching probability (r_risk.c) */
     CALLDEF(risk_match, 1),
     CALLDEF(risk_match_index, 1),

@@ -24,6 +24,10 @@ SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
 /* r_kernel.c (kernel masking) */
 SEXP r_kernel_smooth(SEXP job);
 
+/* r_mask.c: microaggregation and rank swapping (METHODS 15) */
+SEXP r_mdav_groups(SEXP spec);
+SEXP r_rank_swap(SEXP spec);
+
 /* r_risk.c: record-matching probability */
 SEXP r_risk_match(SEXP job);
 SEXP r_risk_match_index(SEXP job);

@@ -1,0 +1,121 @@
+# Microaggregation (METHODS 15): MDAV over the masked variables together
+# (groups in C, src/microagg.c) and univariate microaggregation of each
+# variable on its own; every value becomes its group's mean.
+
+#' Microaggregation
+#'
+#' Replaces each record's values by the means of a group of at least `k`
+#' similar records, so that every released combination of the masked
+#' variables is shared by `k` or more records.
+#'
+#' **MDAV** (`method = "mdav"`, maximum distance to average vector;
+#' Domingo-Ferrer & Mateo-Sanz 2002) groups the records on all masked
+#' variables at once. The variables are standardised (mean 0, SD 1 over all
+#' records; a constant variable contributes nothing). While at least \eqn{3k}
+#' records remain: \eqn{x} = the centroid of the remaining records; \eqn{r} =
+#' the remaining record farthest from \eqn{x}; \eqn{s} = the remaining record
+#' farthest from \eqn{r}; the group of \eqn{r} is \eqn{r} and its \eqn{k - 1}
+#' nearest remaining records, then (after removing them) the group of
+#' \eqn{s} likewise. With \eqn{2k} to \eqn{3k - 1} records left, the record
+#' farthest from their centroid forms a group with its \eqn{k - 1} nearest
+#' records and the rest form one group; fewer than \eqn{2k} form one group.
+#' Distances are Euclidean and ties go to the lower row number (should
+#' \eqn{s} tie with \eqn{r}'s neighbours and join \eqn{r}'s group, the next
+#' farthest record from \eqn{r} takes its place). Each masked value is its
+#' group's mean on the original scale. Group sizes are \eqn{k} except one
+#' group of \eqn{k} to \eqn{2k - 1}.
+#'
+#' The search is exact (the same groups as a plain scan over all remaining
+#' records, see the tests) and runs in C. The plain algorithm costs
+#' \eqn{O(n^2 / k)} distance evaluations; here the farthest records are found
+#' by scanning a list sorted by distance from a recent centroid (the triangle
+#' inequality ends the scan early) and a k-d tree whose boxes shrink as
+#' records are grouped, the nearest records by the tree, and the centroid is
+#' kept in a tree of partial sums (\eqn{O(\log n)} per grouped record). On
+#' three standard normal variables the time grows as about \eqn{n^{1.35}}
+#' (0.3 s at \eqn{n = 10^5}, under 10 s at \eqn{10^6}, one core); data
+#' where thousands of records tie in distance cost more, up to the plain
+#' algorithm's order in the worst case. Records with a missing value in the
+#' masked variables are an error (impute or drop them first).
+#'
+#' **Univariate** (`method = "univariate"`): each variable on its own is
+#' sorted (ties in row order) and cut into consecutive groups of `k`, the
+#' last group taking the remainder (\eqn{k} to \eqn{2k - 1} values); missing
+#' values stay missing.
+#'
+#' @param k Minimum group size, a whole number >= 1 (`k = 1` changes nothing).
+#' @param method `"mdav"` or `"univariate"`.
+#' @return A `mask_scheme` with `method` (`"mdav"` or `"univariate"`),
+#'   `degree` and `strength` `k` (larger is stronger), `generator`
+#'   (`"microaggregation (MDAV)"` or `"microaggregation (univariate)"`) and
+#'   label `"mdav <k>"` or `"microagg <k>"`.
+#' @references Domingo-Ferrer, J. and Mateo-Sanz, J. M. (2002). Practical
+#'   data-oriented microaggregation for statistical disclosure control. IEEE
+#'   Transactions on Knowledge and Data Engineering 14, 189-201.
+#' @family masking schemes
+#' @examples
+#' d <- data.frame(age = c(23, 25, 31, 35, 36, 52, 58, 61, 64),
+#'                 income = c(21, 30, 28, 45, 41, 60, 52, 75, 70))
+#' apply_mask(d, mask_microagg(3))
+#' apply_mask(d, mask_microagg(3, "univariate"), "age")
+#' @export
+mask_microagg <- function(k = 3, method = c("mdav", "univariate")) {
+  method <- check_choice(method, c("mdav", "univariate"), arg = "method")
+  k <- check_count(k, "k", lower = 1L)
+  new_mask_scheme("microagg", method, k,
+                  sprintf("%s %d", if (method == "mdav") "mdav" else "microagg", k),
+                  k = k,
+                  generator = sprintf("microaggregation (%s)",
+                                      if (method == "mdav") "MDAV" else method),
+                  strength = as.double(k))
+}
+
+mask_microagg_values <- function(scheme, Z) {
+  if (scheme$method == "univariate") {
+    for (j in seq_len(ncol(Z))) Z[, j] <- univariate_microagg(Z[, j], scheme$k)
+    return(Z)
+  }
+  if (!all(is.finite(Z)))
+    abort_value("data", paste("finite (no NA, NaN or Inf) in the masked variables for MDAV",
+                              "microaggregation (impute or drop those records first)"))
+  if (!nrow(Z)) return(Z)
+  group <- mdav_groups(Z, scheme$k)
+  group_means_of(Z, group)[group, , drop = FALSE]
+}
+
+# The 1-based MDAV group of each row (METHODS 15), on standardised columns.
+mdav_groups <- function(Z, k) {
+  call_c(C_mdav_groups, list(z = standardise_columns(Z), k = as.integer(k)))
+}
+
+# (x - mean) / sd column by column; a constant column (or a single row)
+# becomes 0, adding nothing to distances.
+standardise_columns <- function(Z) {
+  out <- Z
+  for (j in seq_len(ncol(Z))) {
+    z <- Z[, j]
+    s <- if (length(z) > 1L) stats::sd(z) else 0
+    out[, j] <- if (is.finite(s) && s > 0) (z - mean(z)) / s else 0
+  }
+  dimnames(out) <- NULL
+  out
+}
+
+# Group means of the columns of Z for groups numbered 1..G (a G x p matrix).
+group_means_of <- function(Z, group) {
+  rowsum(Z, group, reorder = TRUE) / tabulate(group)
+}
+
+# Sorted values (ties in row order) in consecutive groups of k, the last one
+# taking the remainder; NA stays NA.
+univariate_microagg <- function(z, k) {
+  ok <- which(!is.na(z))
+  m <- length(ok)
+  if (m == 0L) return(z)
+  o <- ok[order(z[ok])]
+  n_groups <- max(1L, m %/% k)
+  group <- pmin((seq_len(m) - 1L) %/% k + 1L, n_groups)
+  means <- group_means_of(matrix(z[o]), group)[, 1L]
+  z[o] <- means[group]
+  z
+}
