@@ -11,22 +11,24 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(freq_group, 1),
     CALLDEF(freq_match, 2),
     /* err: linear excess-relative-risk model (r_err.c) */
-    CALLDEF(err_fit, 9),
-    CALLDEF(err_derivs, 8),
+    CALLDEF(err_fit, 1),
+    CALLDEF(err_derivs, 1),
     /* kernel masking (mask) */
     CALLDEF(kernel_smooth, 6),
     /* risk: record-matching probability (r_risk.c) */
     CALLDEF(risk_match, 8),
     CALLDEF(risk_triangle_normal, 4),
-    /* irls (GLM fitting core) */
-    CALLDEF(irls_fit, 8),
-    CALLDEF(irls_family_eval, 5),
-    CALLDEF(irls_nonfinite, 1),
-    CALLDEF(irls_aic, 5),
-    CALLDEF(irls_support, 3),
-    CALLDEF(irls_initialize, 3),
-    CALLDEF(irls_null_deviance, 5),
-    CALLDEF(irls_separation, 2),
+    /* irls (GLM fitting core, r_irls.c) */
+    CALLDEF(glm_codes, 0),
+    CALLDEF(irls_fit, 1),
+    CALLDEF(irls_stat_many, 1),
+    CALLDEF(irls_family_eval, 1),
+    CALLDEF(irls_nonfinite, 2),
+    CALLDEF(irls_aic_loglik, 1),
+    CALLDEF(irls_support, 1),
+    CALLDEF(irls_initialize, 1),
+    CALLDEF(irls_null_deviance, 1),
+    CALLDEF(irls_separation, 1),
     CALLDEF(irls_ones_column, 1),
     {NULL, NULL, 0}
 };

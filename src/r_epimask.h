@@ -9,11 +9,9 @@
 SEXP r_freq_group(SEXP codes);
 SEXP r_freq_match(SEXP ref, SEXP qry);
 
-/* r_err.c: linear excess-relative-risk model */
-SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
-               SEXP fixed, SEXP control);
-SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
-                  SEXP expected);
+/* r_err.c: linear excess-relative-risk model (named-list specs) */
+SEXP r_err_fit(SEXP spec);
+SEXP r_err_derivs(SEXP spec);
 
 /* r_kernel.c (kernel masking) */
 SEXP r_kernel_smooth(SEXP coords, SEXP group, SEXP Z, SEXP spec, SEXP mode,
@@ -25,16 +23,17 @@ SEXP r_risk_match(SEXP masked_known, SEXP masked_unknown, SEXP unknown_sd,
                   SEXP pred_mean, SEXP threads);
 SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
 
-/* r_irls.c (GLM fitting core) */
-SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
-                SEXP control, SEXP start_mode, SEXP start);
-SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
-SEXP r_irls_nonfinite(SEXP x);
-SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt);
-SEXP r_irls_support(SEXP family, SEXP y, SEXP wt);
-SEXP r_irls_initialize(SEXP family, SEXP y, SEXP wt);
-SEXP r_irls_null_deviance(SEXP family, SEXP y, SEXP wt, SEXP offset, SEXP intercept);
-SEXP r_irls_separation(SEXP family, SEXP mu);
+/* r_irls.c (GLM fitting core; named-list specs) */
+SEXP r_glm_codes(void);
+SEXP r_irls_fit(SEXP spec);
+SEXP r_irls_stat_many(SEXP spec);
+SEXP r_irls_family_eval(SEXP spec);
+SEXP r_irls_nonfinite(SEXP x, SEXP threads);
+SEXP r_irls_aic_loglik(SEXP spec);
+SEXP r_irls_support(SEXP spec);
+SEXP r_irls_initialize(SEXP spec);
+SEXP r_irls_null_deviance(SEXP spec);
+SEXP r_irls_separation(SEXP spec);
 SEXP r_irls_ones_column(SEXP x);
 
 #endif

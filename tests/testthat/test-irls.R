@@ -8,7 +8,8 @@ test_that("the C family functions equal R's family objects", {
                gaussian("log"), gaussian("inverse"), Gamma("inverse"), Gamma("log"), Gamma("identity"))
   for (f in fams) {
     codes <- epimask:::family_codes(f)
-    ev <- function(what, v, y = v, wt = v) .Call(epimask:::C_irls_family_eval, codes, what, v, y, wt)
+    ev <- function(what, v, y = v, wt = v)
+      .Call(epimask:::C_irls_family_eval, c(codes, list(what = what, v = v, y = y, wt = wt)))
     e <- if (f$link %in% c("sqrt", "inverse")) eta[eta > 0 & eta < 50] else eta
     expect_equal(ev(2L, e), f$linkinv(e), tolerance = 1e-15, info = paste(f$family, f$link))
     expect_equal(ev(3L, e), f$mu.eta(e), tolerance = 1e-15, info = paste(f$family, f$link))
