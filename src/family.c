@@ -330,14 +330,27 @@ int family_separation(int family, const double *mu, size_t n)
 }
 
 /* binomial()$aic: -2 sum((wt / m) dbinom(round(m y), round(m), mu, log = TRUE))
- * over the rows with m > 0. */
+ * over the rows with m > 0. A Bernoulli row (m = 1, y 0 or 1) is log(mu)
+ * or log(1 - mu), which dbinom computes by the same logarithms or, for a
+ * probability below 0.1, by its saddle-point bd0 (equal to log1p(-mu) or
+ * log(mu) to an ulp or two); other rows go to dbinom itself. */
+static double bernoulli_loglik(double y, double mu)
+{
+    double q = 1.0 - mu;
+    if (y == 1.0) return log(mu);
+    return mu < 0.1 ? log1p(-mu) : log(q);
+}
+
 static double binomial_loglik(const double *y, const double *m, const double *wt,
                               const double *mu, size_t n)
 {
     long double s = 0.0;
     for (size_t i = 0; i < n; i++) {
         if (!(m[i] > 0.0)) continue;
-        s += (wt[i] / m[i]) * dbinom(nearbyint(m[i] * y[i]), nearbyint(m[i]), mu[i], 1);
+        double l = (m[i] == 1.0 && (y[i] == 0.0 || y[i] == 1.0) && mu[i] > 0.0 && mu[i] < 1.0)
+            ? bernoulli_loglik(y[i], mu[i])
+            : dbinom(nearbyint(m[i] * y[i]), nearbyint(m[i]), mu[i], 1);
+        s += (wt[i] / m[i]) * l;
     }
     return (double) s;
 }

@@ -23,6 +23,16 @@
 #define CHUNK_MEMORY_DOUBLES 4194304.0
 #define PARALLEL_MIN_ROWS 20000
 
+/* Element-wise loops (no sums across rows) are marked for vectorization:
+ * GCC's -O2 cost model leaves loops of unknown length scalar, and the
+ * values do not depend on whether a loop is vectorized. An OpenMP 4.0
+ * pragma, ignored by compilers without OpenMP. */
+#ifdef _OPENMP
+#define ELEMENTWISE _Pragma("omp simd")
+#else
+#define ELEMENTWISE
+#endif
+
 typedef struct {
     const double *x, *y, *wt, *offset;
     size_t n;
@@ -76,17 +86,19 @@ static double *chunk_U(const chunk_workspace *cw, int c) { return chunk_G(cw, c)
 /* eta = X beta + offset over a block in glm.fit's order (x %*% beta column
  * by column, then the offset). */
 static void eta_block(const irls_problem *pr, const double *beta, size_t lo, int len,
-                      double *eta)
+                      double *restrict eta)
 {
     size_t n = pr->n;
     for (int r = 0; r < len; r++) eta[r] = 0.0;
     for (int j = 0; j < pr->p; j++) {
-        const double *xj = pr->x + (size_t) j * n + lo;
+        const double *restrict xj = pr->x + (size_t) j * n + lo;
         double bj = beta[j];
+        ELEMENTWISE
         for (int r = 0; r < len; r++) eta[r] += xj[r] * bj;
     }
     if (pr->offset) {
-        const double *off = pr->offset + lo;
+        const double *restrict off = pr->offset + lo;
+        ELEMENTWISE
         for (int r = 0; r < len; r++) eta[r] += off[r];
     }
 }
@@ -97,43 +109,51 @@ typedef struct {
 } working_stats;
 
 /* glm.fit's working response z and weights (as their square root sw) over a
- * block, and the working residuals (y - mu) / mu.eta: rows with prior weight
+ * block: rows with prior weight
  * 0 or mu.eta == 0 are outside the good subset (sw = z = 0). Errors (NA or
  * 0 in V(mu), NA in mu.eta) are only counted on rows with positive prior
  * weight, as in glm.fit. v holds V(mu) on entry. */
-static void working_block(const irls_problem *pr, size_t lo, int len, const double *eta,
-                          const double *mu, const double *me, const double *v,
-                          double *sw, double *z, double *resid, working_stats *st)
+static void working_block(const irls_problem *pr, size_t lo, int len,
+                          const double *restrict eta, const double *restrict mu,
+                          const double *restrict me, const double *restrict v,
+                          double *restrict sw, double *restrict z, working_stats *st)
 {
-    const double *y = pr->y + lo, *wt = pr->wt + lo;
-    const double *off = pr->offset ? pr->offset + lo : NULL;
+    static const double no_offset[BLOCK_ROWS];
+    const double *restrict y = pr->y + lo, *restrict wt = pr->wt + lo;
+    /* eta - 0 is eta, bit for bit */
+    const double *restrict off = pr->offset ? pr->offset + lo : no_offset;
     for (int r = 0; r < len; r++) {
-        double d = me[r], vr = v[r], res = (y[r] - mu[r]) / d;
-        int pos = wt[r] > 0.0;
-        st->var_err |= pos && (isnan(vr) || vr == 0.0);
-        st->me_err |= pos && isnan(d);
-        int good = pos && d != 0.0;
-        st->good += good;
-        resid[r] = res;
-        /* eta - 0 is eta, bit for bit */
-        z[r] = good ? (eta[r] - (off ? off[r] : 0.0)) + res : 0.0;
+        double d = me[r], res = (y[r] - mu[r]) / d;
         /* the weight before its square root, in glm.fit's order */
-        sw[r] = good ? sqrt(wt[r] * (d * d) / vr) : 0.0;
+        double w = wt[r] * (d * d) / v[r], zr = (eta[r] - off[r]) + res;
+        int good = (wt[r] > 0.0) & (d != 0.0);
+        z[r] = good ? zr : 0.0;
+        sw[r] = good ? w : 0.0;
+    }
+    for (int r = 0; r < len; r++) {
+        int pos = wt[r] > 0.0;
+        st->var_err |= pos && (isnan(v[r]) || v[r] == 0.0);
+        st->me_err |= pos && isnan(me[r]);
+        st->good += pos && me[r] != 0.0;
+        sw[r] = sqrt(sw[r]);
     }
 }
 
 /* Adds rows [lo, lo + len) of sqrt(W) [X, z] to G. Rows outside the good
  * subset have sw = z = 0 and add exactly zero. */
-static void normal_block(const irls_problem *pr, size_t lo, int len, const double *sw,
-                         const double *z, double *U, double *G)
+static void normal_block(const irls_problem *pr, size_t lo, int len,
+                         const double *restrict sw, const double *restrict z,
+                         double *restrict U, double *G)
 {
     int p = pr->p;
     for (int j = 0; j < p; j++) {
-        const double *xj = pr->x + (size_t) j * pr->n + lo;
-        double *uj = U + (size_t) j * BLOCK_ROWS;
+        const double *restrict xj = pr->x + (size_t) j * pr->n + lo;
+        double *restrict uj = U + (size_t) j * BLOCK_ROWS;
+        ELEMENTWISE
         for (int r = 0; r < len; r++) uj[r] = sw[r] * xj[r];
     }
-    double *t = U + (size_t) p * BLOCK_ROWS;
+    double *restrict t = U + (size_t) p * BLOCK_ROWS;
+    ELEMENTWISE
     for (int r = 0; r < len; r++) t[r] = sw[r] * z[r];
     linalg_gram_block(p + 1, len, U, BLOCK_ROWS, G);
 }
@@ -161,17 +181,17 @@ typedef struct {
     size_t n_good;   /* rows of the good subset */
 } pass_result;
 
-/* The working state of a step: sqrt(W), z, X'WX (upper triangle of A), X'Wz. */
+/* The working state of a step: sqrt(W), X'WX (upper triangle of A), X'Wz. */
 typedef struct {
-    double *sw, *z, *A, *b;
+    double *sw, *A, *b;
     size_t n_good;
     int err;
 } working_state;
 
-static void alloc_state(working_state *s, size_t n, int p)
+/* sw: n doubles for sqrt(W) (NULL: allocated here). */
+static void alloc_state(working_state *s, size_t n, int p, double *sw)
 {
-    s->sw = (double *) R_alloc(n, sizeof(double));
-    s->z = (double *) R_alloc(n, sizeof(double));
+    s->sw = sw ? sw : (double *) R_alloc(n, sizeof(double));
     s->A = (double *) R_alloc((size_t) p * p, sizeof(double));
     s->b = (double *) R_alloc(p, sizeof(double));
     memset(s->sw, 0, n * sizeof(double));
@@ -203,10 +223,10 @@ static void reduce_gram(const irls_problem *pr, const chunk_workspace *cw, doubl
 /* One pass over the rows, each block of rows done while it is in cache:
  * eta = X beta + offset (skipped when beta is NULL: eta is given), mu, the
  * deviance and the validity of eta and mu; then, if st is not NULL, the
- * next step's working weights and response at this (eta, mu), the working
- * residuals, and their X'WX and X'Wz. */
+ * next step's working weights at this (eta, mu) and the cross-products
+ * X'WX and X'Wz (the working response z lives only in the block). */
 static void row_pass(const irls_problem *pr, const double *beta, double *eta, double *mu,
-                     double *resid, working_state *st, const chunk_workspace *cw,
+                     working_state *st, const chunk_workspace *cw,
                      const pass_parts *pp, pass_result *out)
 {
     int q = pr->p + 1, nchunk = pr->nchunk;
@@ -216,7 +236,7 @@ static void row_pass(const irls_problem *pr, const double *beta, double *eta, do
 #endif
     for (int c = 0; c < nchunk; c++) {
         double *G = chunk_G(cw, c), *U = chunk_U(cw, c);
-        double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS;
+        double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS, *z = v + BLOCK_ROWS;
         size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
         double dev = 0.0;
         int ok = 1;
@@ -231,9 +251,8 @@ static void row_pass(const irls_problem *pr, const double *beta, double *eta, do
             dev = family_dev_block(f.family, len, pr->y + blo, m, pr->wt + blo, dev);
             if (!st) continue;
             family_variance_block(f.family, len, m, v);
-            working_block(pr, blo, len, e, m, me, v, st->sw + blo, st->z + blo,
-                          resid + blo, &ws);
-            normal_block(pr, blo, len, st->sw + blo, st->z + blo, U, G);
+            working_block(pr, blo, len, e, m, me, v, st->sw + blo, z, &ws);
+            normal_block(pr, blo, len, st->sw + blo, z, U, G);
         }
         pp->dev[c] = dev;
         pp->ok[c] = ok;
@@ -272,8 +291,10 @@ static void eta_from_mu(const irls_problem *pr, const double *mu, double *eta)
     for (size_t i = 0; i < n; i++) eta[i] = link_fun(link, mu[i]);
 }
 
-/* The rows of sqrt(W) X and sqrt(W) z with a non-zero weight, for the QR. */
-static int compact_rows(const irls_problem *pr, const working_state *cur, double *xw, double *zw)
+/* The rows of sqrt(W) X and sqrt(W) z with a non-zero weight, for the QR;
+ * z is recomputed from eta and mu, which are those `cur` was computed at. */
+static int compact_rows(const irls_problem *pr, const working_state *cur, const double *eta,
+                        const double *mu, double *xw, double *zw)
 {
     size_t m = 0;
     for (size_t i = 0; i < pr->n; i++) m += cur->sw[i] != 0.0;
@@ -282,7 +303,8 @@ static int compact_rows(const irls_problem *pr, const working_state *cur, double
         double s = cur->sw[i];
         if (s == 0.0) continue;
         for (int j = 0; j < pr->p; j++) xw[r + (size_t) j * m] = s * pr->x[i + (size_t) j * pr->n];
-        zw[r] = s * cur->z[i];
+        double res = (pr->y[i] - mu[i]) / link_mu_eta(pr->fam.link, eta[i]);
+        zw[r] = s * ((eta[i] - (pr->offset ? pr->offset[i] : 0.0)) + res);
         r++;
     }
     return (int) m;
@@ -295,8 +317,9 @@ typedef struct {
     double *xw, *zw, *work;
 } qr_scratch;
 
-static int solve_step(const irls_problem *pr, const working_state *cur, const irls_control *ctl,
-                      qr_scratch *qs, double *fac, double *beta_new, int *pivot, int *used_qr)
+static int solve_step(const irls_problem *pr, const working_state *cur, const double *eta,
+                      const double *mu, const irls_control *ctl, qr_scratch *qs, double *fac,
+                      double *beta_new, int *pivot, int *used_qr)
 {
     int p = pr->p;
     *used_qr = 0;
@@ -310,7 +333,7 @@ static int solve_step(const irls_problem *pr, const working_state *cur, const ir
         qs->zw = (double *) R_alloc(pr->n, sizeof(double));
         qs->work = (double *) R_alloc(3 * (size_t) p, sizeof(double));
     }
-    int m = compact_rows(pr, cur, qs->xw, qs->zw);
+    int m = compact_rows(pr, cur, eta, mu, qs->xw, qs->zw);
     return linalg_qr_limited(m, p, qs->xw, qs->zw, ctl->qr_tol, pivot, beta_new, fac, qs->work);
 }
 
@@ -319,7 +342,7 @@ typedef struct {
     const irls_problem *pr;
     const chunk_workspace *cw;
     const pass_parts *parts;
-    double *eta, *mu, *resid;
+    double *eta, *mu;
 } pass_context;
 
 /* A pass that also fills the working state st at the resulting (eta, mu);
@@ -328,7 +351,7 @@ static double pass_working(const pass_context *px, const double *beta, working_s
                            int *valid)
 {
     pass_result r;
-    row_pass(px->pr, beta, px->eta, px->mu, px->resid, st, px->cw, px->parts, &r);
+    row_pass(px->pr, beta, px->eta, px->mu, st, px->cw, px->parts, &r);
     *valid = r.valid;
     return r.dev;
 }
@@ -337,7 +360,7 @@ static double pass_working(const pass_context *px, const double *beta, working_s
 static double pass_plain(const pass_context *px, const double *beta, int *valid)
 {
     pass_result r;
-    row_pass(px->pr, beta, px->eta, px->mu, NULL, NULL, px->cw, px->parts, &r);
+    row_pass(px->pr, beta, px->eta, px->mu, NULL, px->cw, px->parts, &r);
     *valid = r.valid;
     return r.dev;
 }
@@ -347,7 +370,6 @@ typedef struct {
     working_state cur;  /* the state the last step was solved with (glm.fit's w) */
     working_state next; /* the state at the current estimate, from the fused pass */
     int have_next;      /* next is up to date */
-    int resid_current;  /* resid holds the working residuals at the current eta */
     double *start, *coefold, *fac;
     int have_coefold;
     qr_scratch qs;
@@ -373,7 +395,6 @@ static int halve_step(const pass_context *px, const irls_control *ctl, irls_stat
         }
         *boundary = 1;
         s->have_next = 0;
-        s->resid_current = 0;
         if (ctl->trace) Rprintf("Step halved: new deviance = %.7g\n", *dev);
     }
     return IRLS_OK;
@@ -386,10 +407,10 @@ static void finish_outputs(const irls_problem *pr, const irls_state *s, int rank
 {
     size_t n = pr->n, pp = (size_t) pr->p * pr->p;
     const double *csw = s->cur.sw;
-    for (size_t i = 0; i < n; i++) work_w[i] = csw[i] * csw[i];
-    if (!s->resid_current)
-        for (size_t i = 0; i < n; i++)
-            resid[i] = (pr->y[i] - mu[i]) / link_mu_eta(pr->fam.link, eta[i]);
+    for (size_t i = 0; i < n; i++) work_w[i] = csw[i] * csw[i]; /* csw may be work_w */
+    /* glm.fit's residuals, at the final eta */
+    for (size_t i = 0; i < n; i++)
+        resid[i] = (pr->y[i] - mu[i]) / link_mu_eta(pr->fam.link, eta[i]);
     if (fit_ok && rank > 0) {
         linalg_inverse_from_factor(pr->p, rank, s->fac, cov);
     } else {
@@ -410,10 +431,11 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     alloc_chunks(&cw, p, pr.nchunk);
     pass_parts parts;
     alloc_parts(&parts, pr.nchunk);
-    pass_context px = { &pr, &cw, &parts, eta, mu, resid };
+    pass_context px = { &pr, &cw, &parts, eta, mu };
     irls_state s;
-    alloc_state(&s.cur, n, p);
-    alloc_state(&s.next, n, p);
+    /* the output work_w serves as one of the two sqrt(W) buffers */
+    alloc_state(&s.cur, n, p, work_w);
+    alloc_state(&s.next, n, p, NULL);
     s.start = (double *) R_alloc(p, sizeof(double));
     s.coefold = (double *) R_alloc(p, sizeof(double));
     s.fac = (double *) R_alloc((size_t) p * p, sizeof(double));
@@ -442,16 +464,13 @@ void irls_run(const double *x, size_t n, int p, const double *y,
         if (bad) { res->status = bad == 1 ? IRLS_ERR_X_NAN : IRLS_ERR_X_INF; return; }
     }
     if (!valid) { res->status = IRLS_ERR_START; return; }
-    s.have_next = s.resid_current = 1;
+    s.have_next = 1;
 
     int conv = 0, boundary = 0, rank = p, used_qr = 0, fit_ok = 1;
     for (int iter = 1; iter <= ctl->maxit; iter++) {
         R_CheckUserInterrupt();
         res->iter = iter;
-        if (!s.have_next) {
-            pass_working(&px, NULL, &s.next, &valid);
-            s.resid_current = 1;
-        }
+        if (!s.have_next) pass_working(&px, NULL, &s.next, &valid);
         swap_states(&s.cur, &s.next);
         s.have_next = 0;
         if (s.cur.err) { res->status = s.cur.err; return; }
@@ -460,7 +479,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
             fit_ok = 0;
             break;
         }
-        rank = solve_step(&pr, &s.cur, ctl, &s.qs, s.fac, s.start, pivot, &used_qr);
+        rank = solve_step(&pr, &s.cur, eta, mu, ctl, &s.qs, s.fac, s.start, pivot, &used_qr);
         int finite = 1;
         for (int j = 0; j < p; j++) finite &= isfinite(s.start[j]);
         if (!finite) {
@@ -469,7 +488,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
             break;
         }
         dev = pass_working(&px, s.start, &s.next, &valid);
-        s.have_next = s.resid_current = 1;
+        s.have_next = 1;
         if (ctl->trace) Rprintf("Deviance = %.7g Iterations - %d\n", dev, iter);
         int status = halve_step(&px, ctl, &s, &dev, &valid, &boundary, res);
         if (status != IRLS_OK) { res->status = status; return; }
@@ -483,14 +502,11 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     }
 
     if (ctl->final_weights && conv) {
-        if (!s.have_next) {
-            pass_working(&px, NULL, &s.next, &valid);
-            s.resid_current = 1;
-        }
+        if (!s.have_next) pass_working(&px, NULL, &s.next, &valid);
         if (!s.next.err && s.next.n_good > 0) {
             double *unused = (double *) R_alloc(p, sizeof(double));
             swap_states(&s.cur, &s.next);
-            rank = solve_step(&pr, &s.cur, ctl, &s.qs, s.fac, unused, pivot, &used_qr);
+            rank = solve_step(&pr, &s.cur, eta, mu, ctl, &s.qs, s.fac, unused, pivot, &used_qr);
         }
     }
     /* coef is the last accepted step (glm.fit's `coef`) */
