@@ -74,8 +74,9 @@ int irls_nonfinite(const double *v, size_t len, int nthreads);
  * T_r = X' diag(wt) y_r (column r of stat, p x nrep): for these families the
  * quasi-score X'(T - X' wt mu(beta)) and the information X' diag(wt V(mu)) X
  * depend on y_r only through T_r. Newton's method (which is IRLS for a
- * canonical link) from `start` for the first replicate and from the previous
- * replicate's estimate for the next ones, halving steps that lower the
+ * canonical link) from `start` (e.g. the fit of one replicate; every
+ * replicate starts there, so results do not depend on which thread fits
+ * which replicate), halving steps that lower the
  * concave quasi-log-likelihood T'beta - sum wt kappa(eta); converged when
  * no coefficient moves by more than tol (|beta| + 1). Returns in coef and
  * se (p x nrep) the estimates and sqrt(diag(I^-1)) at them, NaN for a
