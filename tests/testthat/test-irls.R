@@ -220,14 +220,123 @@ test_that("results do not depend on the number of threads", {
   x <- cbind(1, matrix(rnorm(n * 3), n))
   y <- rpois(n, exp(0.2 + x[, 2] * 0.3))
   w <- rep(c(1, 1, 0), length.out = n)
-  f1 <- irls_fit(x, y, poisson, weights = w, control = list(nthreads = 1))
-  f2 <- irls_fit(x, y, poisson, weights = w, control = list(nthreads = 2))
-  expect_identical(f1$coefficients, f2$coefficients)
-  expect_identical(f1$se, f2$se)
-  ref <- glm.fit(x, y, weights = w, family = poisson())
-  expect_equal(f1$coefficients, ref$coefficients, tolerance = 1e-10, ignore_attr = TRUE)
-  expect_equal(f1$se, sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = 1e-10,
-               ignore_attr = TRUE)
+  yb <- rbinom(n, 1, plogis(0.3 - 0.5 * x[, 3]))
+  # an aliased column sends every step through the QR
+  xa <- cbind(x, x[, 2] - x[, 3])
+  cases <- list(list(x = x, y = y, family = poisson(), w = w),
+                list(x = x, y = yb, family = binomial(), w = NULL),
+                list(x = xa, y = yb, family = binomial("cloglog"), w = w))
+  for (case in cases) {
+    fits <- lapply(1:3, function(k) irls_fit(case$x, case$y, case$family, weights = case$w,
+                                             control = list(nthreads = k)))
+    for (k in 2:3) {
+      for (el in c("coefficients", "se", "deviance", "fitted.values", "weights", "residuals"))
+        expect_identical(fits[[k]][[el]], fits[[1]][[el]], info = paste(case$family$link, el, k))
+    }
+    ref <- glm.fit(case$x, case$y, weights = case$w, family = case$family)
+    expect_equal(fits[[1]]$coefficients, ref$coefficients, tolerance = 1e-10, ignore_attr = TRUE)
+    kept <- !is.na(ref$coefficients)
+    expect_equal(fits[[1]]$se[kept], sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = 1e-10,
+                 ignore_attr = TRUE)
+  }
+})
+
+test_that("limited pivoting drops the columns glm.fit drops, in any column order", {
+  set.seed(31)
+  n <- 150
+  a <- rnorm(n); b <- rnorm(n); cc <- rnorm(n)
+  # exact combinations only: a nearly collinear column makes the coefficients
+  # themselves ill-determined (see the next test)
+  cols <- cbind(one = 1, a = a, b = b, a2 = 2 * a, ab = a - b, c = cc, zero = 0,
+                abc = a + b + cc)
+  y <- rbinom(n, 1, plogis(0.2 + 0.5 * a - 0.3 * cc))
+  w <- rep(c(1, 2, 0, 1), length.out = n)
+  for (k in 1:6) {
+    ord <- if (k == 1) seq_len(ncol(cols)) else sample(ncol(cols))
+    x <- cols[, ord]
+    for (fam in list(binomial(), poisson())) {
+      ref <- glm.fit(x, y, weights = w, family = fam)
+      fit <- irls_fit(x, y, fam, weights = w)
+      info <- paste(fam$family, paste(colnames(x), collapse = " "))
+      expect_identical(is.na(fit$coefficients), is.na(ref$coefficients), info = info)
+      expect_equal(fit$rank, ref$rank, info = info)
+      expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10, ignore_attr = TRUE,
+                   info = info)
+      expect_equal(fit$deviance, ref$deviance, tolerance = 1e-10, info = info)
+      expect_equal(unname(fit$fitted.values), unname(ref$fitted.values), tolerance = 1e-10)
+    }
+  }
+  # a nearly collinear column (1 - R^2 about 1e-12 on the others: the
+  # Cholesky is not trusted, the QR keeps it as dqrdc2 does): the
+  # coefficients are determined only to cond * eps ~ 1e-5, the fit itself to
+  # the usual accuracy
+  xn <- cbind(1, a, b, near = a + b + 1e-6 * rnorm(n))
+  for (fam in list(binomial(), poisson(), gaussian())) {
+    ref <- glm.fit(xn, y, family = fam)
+    fit <- irls_fit(xn, y, fam)
+    expect_true(fit$flags$used_qr)
+    expect_equal(fit$rank, ref$rank)
+    expect_identical(is.na(fit$coefficients), is.na(ref$coefficients))
+    expect_equal(fit$deviance, ref$deviance, tolerance = 1e-10)
+    expect_equal(unname(fit$fitted.values), unname(ref$fitted.values), tolerance = 1e-10)
+  }
+  # fewer informative rows than columns: dqrdc2 stops at the number of rows
+  x <- cbind(1, matrix(rnorm(8 * 6), 8))
+  yg <- rnorm(8)
+  w <- c(1, 1, 1, 0, 1, 1, 0, 0)
+  ref <- glm.fit(x, yg, weights = w, family = gaussian())
+  fit <- irls_fit(x, yg, gaussian(), weights = w)
+  expect_identical(unname(is.na(fit$coefficients)), is.na(ref$coefficients))
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10, ignore_attr = TRUE)
+})
+
+test_that("the R and C code tables agree, and a mismatch stops loading", {
+  expect_true(epimask:::check_glm_codes())
+  codes <- .Call(epimask:::C_glm_codes)
+  expect_identical(codes, epimask:::glm_codes)
+  bad <- codes
+  bad$link[["probit"]] <- 9L
+  expect_error(epimask:::check_glm_codes(bad), "out of step")
+})
+
+test_that("replicate fits from sufficient statistics equal glm, for any thread count", {
+  set.seed(9)
+  n <- 300
+  x <- cbind(1, a = rnorm(n), b = runif(n))
+  off <- rep(c(0, 0.2), length.out = n)
+  w <- rep(c(1, 2, 1), length.out = n)
+  Y <- replicate(5, rpois(n, exp(0.5 + 0.4 * x[, 2] + off)))
+  Y[, 2] <- Y[, 2] * 0.7        # a masked, non-integer outcome
+  stat <- crossprod(w * x, Y)
+  start <- glm.fit(x, Y[, 1], weights = w, offset = off, family = poisson())$coefficients
+  fits <- lapply(1:2, function(k) {
+    old <- options(epimask.threads = k)
+    on.exit(options(old))
+    epimask:::newton_many(x, stat, poisson(), off, w, start)
+  })
+  expect_identical(fits[[1]], fits[[2]])
+  for (r in seq_len(ncol(Y))) {
+    ref <- suppressWarnings(glm.fit(x, Y[, r], weights = w, offset = off, family = poisson(),
+                                    control = list(epsilon = 1e-14, maxit = 50)))
+    # both at the MLE: Newton stops when no coefficient moves by 1e-11
+    # (relative); glm.fit at a relative deviance change of 1e-14
+    expect_equal(fits[[1]]$coefficients[, r], ref$coefficients, tolerance = 1e-10)
+    # naive SEs: the Fisher information at the estimate (not glm's weights
+    # of the previous iterate), computed here by brute force
+    mu <- drop(exp(x %*% ref$coefficients + off))
+    expect_equal(unname(fits[[1]]$se[, r]), unname(sqrt(diag(solve(crossprod(x, w * mu * x))))),
+                 tolerance = 1e-10)
+  }
+  yb <- replicate(3, rbinom(n, 1, plogis(-0.2 + 0.6 * x[, 3])))
+  fb <- epimask:::newton_many(x, crossprod(x, yb), binomial(), rep(0, n), rep(1, n), rep(0, 3))
+  for (r in 1:3) {
+    ref <- glm.fit(x, yb[, r], family = binomial(), control = list(epsilon = 1e-14, maxit = 50))
+    expect_equal(fb$coefficients[, r], ref$coefficients, tolerance = 1e-10)
+  }
+  # a singular design gives NA, not an error
+  xs <- cbind(x, 2 * x[, 2])
+  bad <- epimask:::newton_many(xs, crossprod(xs, Y), poisson(), rep(0, n), rep(1, n), rep(0, 4))
+  expect_true(all(is.na(bad$coefficients)))
 })
 
 # Standard errors from the Fisher information at the estimate, by brute force.
