@@ -159,12 +159,17 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
 #' (`family$initialize`), working response and weights, convergence rule
 #' \eqn{|dev - dev_{old}| / (|dev| + 0.1) < \epsilon}{|dev - devold| / (|dev| + 0.1) < epsilon}
 #' and step halving, so coefficients, standard errors and deviance agree with
-#' `glm()` to about 1e-8 (relative). The iteration runs in C: each weighted
-#' least-squares step accumulates \eqn{X'WX} block by block (in parallel with
-#' OpenMP) and solves it by Cholesky, switching to the pivoted QR that
-#' `glm.fit` uses (LINPACK `dqrls`) when the design is nearly collinear, so
-#' aliased coefficients are reported exactly as `glm()` reports them (`NA`,
-#' `rank` below the number of columns).
+#' `glm()` to 1e-10 (relative; about 1e-12 on the package's test data). The
+#' iteration runs in C: each weighted least-squares step accumulates
+#' \eqn{X'WX} over blocks of rows (in parallel with OpenMP, with the same
+#' result for any number of threads) and solves it by LAPACK's Cholesky. When
+#' a column is so nearly a combination of the earlier ones that the Cholesky
+#' is not trusted (`chol_tol`), the step is solved by a Householder QR with
+#' the limited column pivoting of `glm.fit`'s `dqrdc2` (a column whose norm
+#' falls below `min(1e-7, epsilon / 1000)` of its original norm once the
+#' earlier ones are projected out moves to the end), so aliased coefficients
+#' are reported exactly as `glm()` reports them (`NA`, `rank` below the
+#' number of columns).
 #'
 #' Families and links: binomial and quasibinomial (logit, probit, cloglog,
 #' log), poisson and quasipoisson (log, identity, sqrt), gaussian (identity,
@@ -184,7 +189,7 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
 #'   do not enter the fit but get fitted values.
 #' @param offset optional offset added to the linear predictor.
 #' @param control list with `epsilon` (1e-8), `maxit` (25), `trace` (FALSE),
-#'   `nthreads` (OpenMP threads, 0 = default; option `epimask.threads`) and
+#'   `nthreads` (OpenMP threads; default [epimask_threads()]) and
 #'   `chol_tol` (1e-6: smallest \eqn{1 - R^2} of a column on the earlier ones
 #'   for which the Cholesky solve is trusted before switching to QR).
 #' @param start optional starting coefficients (warm start).

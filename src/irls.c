@@ -39,8 +39,7 @@ typedef struct {
     int p;
     glm_family fam;
     int nchunk;
-    int nthreads;     /* for loops that only do arithmetic */
-    int fam_threads;  /* for loops that evaluate the family */
+    int fam_threads;  /* threads for the passes (1 for a family that is not thread-safe) */
 } irls_problem;
 
 static int choose_chunks(size_t n, int p)
@@ -425,7 +424,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
               double *cov, int *pivot, irls_result *res)
 {
     int nt = ctl->nthreads > 0 && n >= PARALLEL_MIN_ROWS ? ctl->nthreads : 1;
-    irls_problem pr = { x, y, wt, offset, n, p, fam, choose_chunks(n, p), nt,
+    irls_problem pr = { x, y, wt, offset, n, p, fam, choose_chunks(n, p),
                         family_thread_safe(fam) ? nt : 1 };
     chunk_workspace cw;
     alloc_chunks(&cw, p, pr.nchunk);
