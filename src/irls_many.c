@@ -2,6 +2,7 @@
 #include <float.h>
 #include <string.h>
 #include <R.h>
+#include <R_ext/Utils.h>
 #include <R_ext/Lapack.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -171,16 +172,23 @@ void irls_stat_many(const double *x, size_t n, int p, const double *wt,
     /* scratch per thread, allocated here (R_alloc is not thread-safe) */
     many_scratch *scratch = (many_scratch *) R_alloc(nt, sizeof(many_scratch));
     for (int t = 0; t < nt; t++) alloc_scratch(&scratch[t], n, p);
+    /* batches of replicates, with a check for an interrupt between them
+     * (outside the parallel region) */
+    int batch = 8 * nt;
+    for (int lo = 0; lo < nrep; lo += batch) {
+        int hi = lo + batch < nrep ? lo + batch : nrep;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
 #endif
-    for (int r = 0; r < nrep; r++) {
-        int t = 0;
+        for (int r = lo; r < hi; r++) {
+            int t = 0;
 #ifdef _OPENMP
-        t = omp_get_thread_num();
+            t = omp_get_thread_num();
 #endif
-        double *cr = coef + (size_t) r * p, *sr = se + (size_t) r * p;
-        if (!fit_one(&pr, stat + (size_t) r * p, start, maxit, tol, &scratch[t], cr, sr))
-            for (int j = 0; j < p; j++) cr[j] = sr[j] = NAN;
+            double *cr = coef + (size_t) r * p, *sr = se + (size_t) r * p;
+            if (!fit_one(&pr, stat + (size_t) r * p, start, maxit, tol, &scratch[t], cr, sr))
+                for (int j = 0; j < p; j++) cr[j] = sr[j] = NAN;
+        }
+        R_CheckUserInterrupt();
     }
 }
