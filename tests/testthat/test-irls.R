@@ -266,11 +266,11 @@ test_that("limited pivoting drops the columns glm.fit drops, in any column order
       expect_equal(unname(fit$fitted.values), unname(ref$fitted.values), tolerance = 1e-10)
     }
   }
-  # a nearly collinear column (1 - R^2 about 1e-12 on the others: the
-  # Cholesky is not trusted, the QR keeps it as dqrdc2 does): the
-  # coefficients are determined only to cond * eps ~ 1e-5, the fit itself to
-  # the usual accuracy
-  xn <- cbind(1, a, b, near = a + b + 1e-6 * rnorm(n))
+  # a nearly collinear column (1 - R^2 about 5e-11 on the others: below
+  # chol_tol, so the Cholesky is not trusted, and above dqrdc2's 1e-14, so
+  # the QR keeps it as glm does): the coefficients are determined only to
+  # about cond * eps ~ 1e-6 by either solver, the fit to about 1e-12
+  xn <- cbind(1, a, b, near = a + b + 1e-5 * rnorm(n))
   for (fam in list(binomial(), poisson(), gaussian())) {
     ref <- glm.fit(xn, y, family = fam)
     fit <- irls_fit(xn, y, fam)
