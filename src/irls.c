@@ -224,40 +224,54 @@ static void reduce_gram(const irls_problem *pr, const chunk_workspace *cw, doubl
  * deviance and the validity of eta and mu; then, if st is not NULL, the
  * next step's working weights at this (eta, mu) and the cross-products
  * X'WX and X'Wz (the working response z lives only in the block). */
+/* One chunk of a pass (see row_pass). */
+static void pass_chunk(const irls_problem *pr, int c, const double *beta, double *eta,
+                       double *mu, working_state *st, const chunk_workspace *cw,
+                       const pass_parts *pp)
+{
+    int q = pr->p + 1;
+    glm_family f = pr->fam;
+    double *G = chunk_G(cw, c), *U = chunk_U(cw, c);
+    double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS, *z = v + BLOCK_ROWS;
+    size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
+    double dev = 0.0;
+    int ok = 1;
+    working_stats ws = { 0, 0, 0 };
+    if (st) memset(G, 0, (size_t) q * q * sizeof(double));
+    for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
+        int len = (int) ((blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi) - blo);
+        double *e = eta + blo, *m = mu + blo;
+        if (beta) eta_block(pr, beta, blo, len, e);
+        family_link_block(f.link, len, e, m, me);
+        ok &= family_valid_block(f, len, e, m);
+        dev = family_dev_block(f.family, len, pr->y + blo, m, pr->wt + blo, dev);
+        if (!st) continue;
+        family_variance_block(f.family, len, m, v);
+        working_block(pr, blo, len, e, m, me, v, st->sw + blo, z, &ws);
+        normal_block(pr, blo, len, st->sw + blo, z, U, G);
+    }
+    pp->dev[c] = dev;
+    pp->ok[c] = ok;
+    pp->var_err[c] = ws.var_err;
+    pp->me_err[c] = ws.me_err;
+    pp->good[c] = ws.good;
+}
+
 static void row_pass(const irls_problem *pr, const double *beta, double *eta, double *mu,
                      working_state *st, const chunk_workspace *cw,
                      const pass_parts *pp, pass_result *out)
 {
-    int q = pr->p + 1, nchunk = pr->nchunk;
-    glm_family f = pr->fam;
+    int nchunk = pr->nchunk;
+    /* on one thread the OpenMP runtime is not entered at all: after another
+     * routine's parallel region its idle threads may still be spinning, and
+     * a region, even of one thread, keeps them at it */
+    if (pr->fam_threads > 1) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(pr->fam_threads) schedule(dynamic, 1)
 #endif
-    for (int c = 0; c < nchunk; c++) {
-        double *G = chunk_G(cw, c), *U = chunk_U(cw, c);
-        double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS, *z = v + BLOCK_ROWS;
-        size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
-        double dev = 0.0;
-        int ok = 1;
-        working_stats ws = { 0, 0, 0 };
-        if (st) memset(G, 0, (size_t) q * q * sizeof(double));
-        for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
-            int len = (int) ((blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi) - blo);
-            double *e = eta + blo, *m = mu + blo;
-            if (beta) eta_block(pr, beta, blo, len, e);
-            family_link_block(f.link, len, e, m, me);
-            ok &= family_valid_block(f, len, e, m);
-            dev = family_dev_block(f.family, len, pr->y + blo, m, pr->wt + blo, dev);
-            if (!st) continue;
-            family_variance_block(f.family, len, m, v);
-            working_block(pr, blo, len, e, m, me, v, st->sw + blo, z, &ws);
-            normal_block(pr, blo, len, st->sw + blo, z, U, G);
-        }
-        pp->dev[c] = dev;
-        pp->ok[c] = ok;
-        pp->var_err[c] = ws.var_err;
-        pp->me_err[c] = ws.me_err;
-        pp->good[c] = ws.good;
+        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, eta, mu, st, cw, pp);
+    } else {
+        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, eta, mu, st, cw, pp);
     }
     int ok = 1, var_err = 0, me_err = 0;
     size_t ng = 0;
@@ -284,10 +298,14 @@ static void eta_from_mu(const irls_problem *pr, const double *mu, double *eta)
 {
     int link = pr->fam.link;
     size_t n = pr->n;
+    if (pr->fam_threads > 1) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
 #endif
-    for (size_t i = 0; i < n; i++) eta[i] = link_fun(link, mu[i]);
+        for (size_t i = 0; i < n; i++) eta[i] = link_fun(link, mu[i]);
+    } else {
+        for (size_t i = 0; i < n; i++) eta[i] = link_fun(link, mu[i]);
+    }
 }
 
 /* The rows of sqrt(W) X and sqrt(W) z with a non-zero weight, for the QR;
@@ -521,14 +539,19 @@ void irls_run(const double *x, size_t n, int p, const double *y,
 int irls_nonfinite(const double *v, size_t len, int nthreads)
 {
     int nan_found = 0, inf_found = 0;
-    if (len < 100000 || nthreads < 1) nthreads = 1;
+    if (len >= 100000 && nthreads > 1) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nthreads) schedule(static) reduction(|:nan_found, inf_found)
 #endif
-    for (size_t i = 0; i < len; i++) {
-        double d = v[i];
-        nan_found |= isnan(d);
-        inf_found |= isinf(d);
+        for (size_t i = 0; i < len; i++) {
+            nan_found |= isnan(v[i]);
+            inf_found |= isinf(v[i]);
+        }
+    } else {
+        for (size_t i = 0; i < len; i++) {
+            nan_found |= isnan(v[i]);
+            inf_found |= isinf(v[i]);
+        }
     }
     return nan_found ? 1 : (inf_found ? 2 : 0);
 }
