@@ -215,8 +215,10 @@ test_that("wide designs (the dsyrk path) match glm.fit, with zero weights", {
 })
 
 test_that("results do not depend on the number of threads", {
+  # large enough for the passes to run on several threads (src/irls.c,
+  # PARALLEL_MIN_WORK)
   set.seed(5)
-  n <- 30000
+  n <- 4e5
   x <- cbind(1, matrix(rnorm(n * 3), n))
   y <- rpois(n, exp(0.2 + x[, 2] * 0.3))
   w <- rep(c(1, 1, 0), length.out = n)
@@ -224,7 +226,6 @@ test_that("results do not depend on the number of threads", {
   # an aliased column sends every step through the QR
   xa <- cbind(x, x[, 2] - x[, 3])
   cases <- list(list(x = x, y = y, family = poisson(), w = w),
-                list(x = x, y = yb, family = binomial(), w = NULL),
                 list(x = xa, y = yb, family = binomial("cloglog"), w = w))
   for (case in cases) {
     fits <- lapply(1:3, function(k) irls_fit(case$x, case$y, case$family, weights = case$w,
