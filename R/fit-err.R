@@ -227,13 +227,15 @@ err_control <- function(control) {
                          "control$max_halving", lower = 0L)
   eps <- check_number(if (is.null(control$eps)) 1e-10 else control$eps, "control$eps",
                       lower = 0, lower_open = TRUE)
-  c(maxit, halving, eps)
+  list(maxit = maxit, max_halving = halving, eps = eps)
 }
 
 # ---- fitting -------------------------------------------------------------
 
 err_call_fit <- function(z, d, y, m, w, offset, start, fixed, ctl) {
-  .Call(C_err_fit, z, d, y, m, w, offset, as.double(start), fixed, ctl)
+  spec <- c(list(z = z, d = d, y = y, m = m, w = w, offset = offset,
+                 start = as.double(start), fixed = as.integer(fixed)), ctl)
+  call_c(C_err_fit, spec, arg = "control")
 }
 
 # Start of the log-linear part: the intercept at the overall logit.

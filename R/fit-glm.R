@@ -272,10 +272,13 @@ as.data.frame.epimask_glm <- function(x, row.names = NULL, optional = FALSE, ...
 
 #' @export
 format.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  # the coefficient table as lines of text, one per term after a header
   tab <- as.data.frame(x)
-  num <- vapply(tab, is.numeric, logical(1))
-  tab[num] <- lapply(tab[num], function(v) format(signif(v, digits)))
-  tab
+  cols <- c(list(tab$term), lapply(tab[-1L], function(v) format(signif(v, digits))))
+  names(cols) <- names(tab)
+  cols <- Map(function(name, v) format(c(name, v), justify = if (name == "term") "left" else "right"),
+              names(cols), cols)
+  do.call(paste, c(unname(cols), sep = "  "))
 }
 
 #' Predictions from a GLM fitted by fit_glm()

@@ -2,11 +2,28 @@
 # (family$initialize, starting values) and hands the iteration to C
 # (src/irls.c); the summaries of the fit are assembled here.
 
-# (family, link) codes of src/family.h.
-family_kind_codes <- c(gaussian = 1L, binomial = 2L, quasibinomial = 2L,
-                       poisson = 3L, quasipoisson = 3L, Gamma = 4L)
-link_kind_codes <- c(identity = 1L, log = 2L, logit = 3L, probit = 4L,
-                     cloglog = 5L, inverse = 6L, sqrt = 7L)
+# The integer codes of src/glm_codes.h, the one C header that defines them;
+# .onLoad (R/zzz.R) stops the package from loading if this table and the C
+# one (C_glm_codes) ever differ.
+glm_codes <- list(
+  family = c(gaussian = 1L, binomial = 2L, poisson = 3L, Gamma = 4L),
+  link = c(identity = 1L, log = 2L, logit = 3L, probit = 4L, cloglog = 5L,
+           inverse = 6L, sqrt = 7L),
+  status = c(ok = 0L, no_start = 1L, variance = 2L, mu_eta = 3L, no_valid = 4L,
+             halving = 5L, x_nan = 6L, x_inf = 7L),
+  warning = c(divergence = 1L, out_of_bounds = 2L, nonfinite_coef = 4L,
+              no_informative = 8L)
+)
+
+# Fails loudly when the R and C code tables differ (a build out of step).
+check_glm_codes <- function(c_codes = .Call(C_glm_codes)) {
+  if (!identical(c_codes, glm_codes))
+    stop("epimask: the family, link and status codes of the C core (src/glm_codes.h) ",
+         "differ from the R table `glm_codes` (R/fit-irls.R); the package is built ",
+         "from sources out of step.", call. = FALSE)
+  invisible(TRUE)
+}
+
 supported_links <- list(
   gaussian = c("identity", "log", "inverse"),
   binomial = c("logit", "probit", "cloglog", "log"),
@@ -16,6 +33,8 @@ supported_links <- list(
   Gamma = c("inverse", "log", "identity")
 )
 
+# The family and link codes of a family object, as the fields `family` and
+# `link` of the C specs (quasi families share their parent's code).
 family_codes <- function(family, arg = "family") {
   fam <- family$family
   links <- supported_links[[fam]]
@@ -25,7 +44,8 @@ family_codes <- function(family, arg = "family") {
   if (!(family$link %in% links))
     abort_value(arg, sprintf("a %s family with link %s, not \"%s\"", fam,
                              paste0('"', links, '"', collapse = ", "), family$link))
-  c(family_kind_codes[[fam]], link_kind_codes[[family$link]])
+  parent <- sub("^quasi", "", fam)
+  list(family = glm_codes$family[[parent]], link = glm_codes$link[[family$link]])
 }
 
 # Families whose dispersion is fixed at 1 (masked, non-integer outcomes keep
@@ -43,8 +63,7 @@ irls_control <- function(control) {
                           lower = 0, lower_open = TRUE)
   maxit <- check_count(control$maxit %||% 25L, "control$maxit")
   trace <- check_flag(as.logical(control$trace %||% FALSE), "control$trace")
-  nthreads <- check_count(control$nthreads %||% getOption("epimask.threads", 0L),
-                          "control$nthreads", lower = 0L)
+  nthreads <- epimask_threads(control$nthreads)
   chol_tol <- check_number(control$chol_tol %||% 1e-6, "control$chol_tol",
                            lower = 0, upper = 1)
   list(epsilon = epsilon, maxit = maxit, trace = trace, nthreads = nthreads,
@@ -68,7 +87,7 @@ check_response <- function(y, n, family) {
   if (NROW(y) != n)
     abort_length("y", sprintf("have one value per row of `x` (%d), not %d", n, NROW(y)))
   if (anyNA(y)) abort_value("y", "free of NA and NaN")
-  if (is.double(y) && .Call(C_irls_nonfinite, y) == 2L) abort_value("y", "finite (no Inf)")
+  if (is.double(y) && .Call(C_irls_nonfinite, y, 1L) == 2L) abort_value("y", "finite (no Inf)")
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   storage.mode(y) <- "double"
   y
@@ -76,7 +95,8 @@ check_response <- function(y, n, family) {
 
 check_support <- function(y, weights, family, codes = family_codes(family)) {
   fam <- family$family
-  bad <- !is.matrix(y) && .Call(C_irls_support, codes, y, as.double(weights))
+  bad <- !is.matrix(y) &&
+    call_c(C_irls_support, c(codes, list(y = y, weights = as.double(weights))), arg = "y")
   if (fam %in% c("binomial", "quasibinomial")) {
     if (is.matrix(y)) {
       if (any(y < 0)) abort_value("y", "non-negative counts of successes and failures")
@@ -112,7 +132,7 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
     # the same computation in one pass: mustart (binomial: (w y + 0.5) / (w + 1)
     # with y set to 0 where w is 0; poisson: y + 0.1; gaussian, Gamma: y)
     weights <- as.double(weights)
-    fast <- .Call(C_irls_initialize, codes, y, weights)
+    fast <- call_c(C_irls_initialize, c(codes, list(y = y, weights = weights)), arg = "y")
     if (fast$status != 0L)
       abort_value("y", sprintf("valid for the %s family", family$family))
     return(list(y = fast$y, weights = weights, mustart = mustart %||% fast$mustart,
@@ -139,12 +159,17 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
 #' (`family$initialize`), working response and weights, convergence rule
 #' \eqn{|dev - dev_{old}| / (|dev| + 0.1) < \epsilon}{|dev - devold| / (|dev| + 0.1) < epsilon}
 #' and step halving, so coefficients, standard errors and deviance agree with
-#' `glm()` to about 1e-8 (relative). The iteration runs in C: each weighted
-#' least-squares step accumulates \eqn{X'WX} block by block (in parallel with
-#' OpenMP) and solves it by Cholesky, switching to the pivoted QR that
-#' `glm.fit` uses (LINPACK `dqrls`) when the design is nearly collinear, so
-#' aliased coefficients are reported exactly as `glm()` reports them (`NA`,
-#' `rank` below the number of columns).
+#' `glm()` to 1e-10 (relative; about 1e-12 on the package's test data). The
+#' iteration runs in C: each weighted least-squares step accumulates
+#' \eqn{X'WX} over blocks of rows (in parallel with OpenMP, with the same
+#' result for any number of threads) and solves it by LAPACK's Cholesky. When
+#' a column is so nearly a combination of the earlier ones that the Cholesky
+#' is not trusted (`chol_tol`), the step is solved by a Householder QR with
+#' the limited column pivoting of `glm.fit`'s `dqrdc2` (a column whose norm
+#' falls below `min(1e-7, epsilon / 1000)` of its original norm once the
+#' earlier ones are projected out moves to the end), so aliased coefficients
+#' are reported exactly as `glm()` reports them (`NA`, `rank` below the
+#' number of columns).
 #'
 #' Families and links: binomial and quasibinomial (logit, probit, cloglog,
 #' log), poisson and quasipoisson (log, identity, sqrt), gaussian (identity,
@@ -164,7 +189,7 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
 #'   do not enter the fit but get fitted values.
 #' @param offset optional offset added to the linear predictor.
 #' @param control list with `epsilon` (1e-8), `maxit` (25), `trace` (FALSE),
-#'   `nthreads` (OpenMP threads, 0 = default; option `epimask.threads`) and
+#'   `nthreads` (OpenMP threads; default [epimask_threads()]) and
 #'   `chol_tol` (1e-6: smallest \eqn{1 - R^2} of a column on the earlier ones
 #'   for which the Cholesky solve is trusted before switching to QR).
 #' @param start optional starting coefficients (warm start).
@@ -231,13 +256,24 @@ has_intercept_column <- function(x) .Call(C_irls_ones_column, x)
 check_design <- function(x, arg, scan = TRUE) {
   if (!(is.matrix(x) && is.double(x) && length(x) > 0L))
     x <- check_numeric_matrix(x, arg, finite = FALSE)
-  if (scan) report_nonfinite_design(.Call(C_irls_nonfinite, x), arg)
+  if (scan) report_nonfinite_design(.Call(C_irls_nonfinite, x, epimask_threads()), arg)
   x
 }
 
 report_nonfinite_design <- function(bad, arg) {
   if (bad == 1L) abort_value(arg, "free of NA and NaN")
   if (bad == 2L) abort_value(arg, "finite (no Inf)")
+}
+
+# The C spec of one fit (src/r_irls.c, r_irls_fit): data, family codes,
+# control and start (mode 0: etastart, 1: coefficients, 2: mustart).
+irls_spec <- function(x, y, weights, offset, codes, ctl, start_mode, start,
+                      final_weights = ctl$final_weights %||% 0L) {
+  c(list(x = x, y = y, weights = weights, offset = offset), codes,
+    list(maxit = as.integer(ctl$maxit), epsilon = ctl$epsilon, trace = as.integer(ctl$trace),
+         qr_tol = ctl$qr_tol, chol_tol = ctl$chol_tol, threads = ctl$nthreads,
+         final_weights = as.integer(final_weights), start_mode = start_mode,
+         start = as.double(start)))
 }
 
 # One run of the C iteration, with glm.fit's order of starting values.
@@ -247,25 +283,25 @@ irls_call <- function(x, init, codes, offset, ctl, start = NULL, etastart = NULL
   } else if (!is.null(start)) {
     mode <- 1L; start_vec <- start
   } else {
-    mode <- 2L; start_vec <- as.double(init$mustart)
+    mode <- 2L; start_vec <- init$mustart
   }
-  ctl_vec <- c(ctl$maxit, ctl$epsilon, ctl$trace, ctl$qr_tol, ctl$chol_tol, ctl$nthreads,
-               ctl$final_weights %||% 0L)
-  fit <- .Call(C_irls_fit, x, init$y, init$weights, offset, codes, as.double(ctl_vec),
-               mode, as.double(start_vec))
+  fit <- call_c(C_irls_fit, irls_spec(x, init$y, init$weights, offset, codes, ctl, mode, start_vec),
+                arg = "control")
   report_irls_status(fit$status)
   fit
 }
 
 report_irls_status <- function(status) {
-  if (status == 0L) return(invisible())
-  if (status %in% 6:7) report_nonfinite_design(status - 5L, "x")
-  msg <- switch(as.character(status),
-    "1" = "valid for the family: no valid starting values were found; supply `start`, `etastart` or `mustart`",
-    "2" = "such that the variance function is non-zero and not NA at the fitted means",
-    "3" = "such that d(mu)/d(eta) is not NA",
-    "4" = "such that the first step is valid; no valid set of coefficients has been found, supply `start`",
-    "5" = "such that step halving can correct the divergence (inner loop could not correct step size)")
+  codes <- glm_codes$status
+  if (status == codes[["ok"]]) return(invisible())
+  if (status == codes[["x_nan"]]) report_nonfinite_design(1L, "x")
+  if (status == codes[["x_inf"]]) report_nonfinite_design(2L, "x")
+  msg <- switch(names(codes)[match(status, codes)],
+    no_start = "valid for the family: no valid starting values were found; supply `start`, `etastart` or `mustart`",
+    variance = "such that the variance function is non-zero and not NA at the fitted means",
+    mu_eta = "such that d(mu)/d(eta) is not NA",
+    no_valid = "such that the first step is valid; no valid set of coefficients has been found, supply `start`",
+    halving = "such that step halving can correct the divergence (inner loop could not correct step size)")
   abort_value("start", msg)
 }
 
@@ -325,24 +361,25 @@ irls_finish <- function(fit, x, init, family, offset, ctl, intercept, codes) {
 null_deviance <- function(y, prior, offset, family, intercept, mu, codes, ctl) {
   if (intercept && !is.null(offset) && any(offset != 0)) {
     ones <- matrix(1, length(y), 1L)
-    init <- list(y = y, weights = prior, mustart = mu)
-    fit <- .Call(C_irls_fit, ones, y, prior, offset, codes,
-                 as.double(c(ctl$maxit, ctl$epsilon, FALSE, ctl$qr_tol, ctl$chol_tol, ctl$nthreads, 1L)),
-                 2L, as.double(mu))
+    quiet <- utils::modifyList(ctl, list(trace = FALSE))
+    fit <- call_c(C_irls_fit, irls_spec(ones, y, prior, offset, codes, quiet, 2L, mu,
+                                        final_weights = 1L), arg = "control")
     if (fit$status != 0L) return(NA_real_)
     return(fit$deviance)
   }
   # deviance at wtdmu = sum(prior * y) / sum(prior), or at linkinv(offset)
-  .Call(C_irls_null_deviance, codes, y, prior, offset, intercept)
+  call_c(C_irls_null_deviance, c(codes, list(y = y, weights = prior, offset = offset,
+                                            intercept = as.integer(intercept))), arg = "y")
 }
 
 irls_flags <- function(fit, mu, family, codes = family_codes(family)) {
   # binomial: a mean within 10 * .Machine$double.eps of 0 or 1; poisson: of 0
-  sep <- .Call(C_irls_separation, codes, mu)
+  sep <- call_c(C_irls_separation, c(codes, list(mu = as.double(mu))), arg = "mu")
+  bit <- function(name) bitwAnd(fit$warnings, glm_codes$warning[[name]]) > 0L
   list(separation = sep,
-       step_halved = bitwAnd(fit$warnings, 3L) > 0L,
-       nonfinite_coefficients = bitwAnd(fit$warnings, 4L) > 0L,
-       no_informative = bitwAnd(fit$warnings, 8L) > 0L,
+       step_halved = bit("divergence") || bit("out_of_bounds"),
+       nonfinite_coefficients = bit("nonfinite_coef"),
+       no_informative = bit("no_informative"),
        used_qr = fit$used_qr)
 }
 
@@ -368,10 +405,14 @@ signal_irls_warnings <- function(fit, flags, family) {
 
 irls_aic <- function(family, y, n, mu, prior, deviance, rank, codes) {
   aic <- if (family$family %in% c("binomial", "poisson")) {
-    # binomial()$aic and poisson()$aic, computed in C (same dbinom/dpois;
-    # NA for a non-integer poisson response)
-    .Call(C_irls_aic, codes, as.double(y), as.double(n %||% rep.int(1, length(y))),
-          as.double(mu), as.double(prior))
+    # binomial()$aic and poisson()$aic from the log-likelihood sum computed
+    # in C with the same dbinom/dpois (NA for a non-integer poisson
+    # response); binomial sizes as binomial()$aic takes them
+    n <- n %||% rep.int(1, length(y))
+    size <- if (any(n > 1)) n else prior
+    -2 * call_c(C_irls_aic_loglik, c(codes, list(y = as.double(y), size = as.double(size),
+                                                 mu = as.double(mu), weights = as.double(prior))),
+                arg = "y")
   } else {
     suppressWarnings(family$aic(y, n, mu, prior, deviance))
   }

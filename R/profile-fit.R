@@ -1,7 +1,8 @@
-# Fitting the replicates of a risk-utility profile: one masked data set at a
-# time through the C IRLS (or the ERR engine), many replicates sharing one
-# design through irls_fit_many(), and, for canonical links with dispersion 1,
-# all replicates at once from their sufficient statistics.
+# Fitting the replicates of a risk-utility profile, every GLM in C: one
+# masked data set at a time through irls_fit() (or the ERR engine), many
+# replicates sharing one design through irls_fit_many(), and, for canonical
+# links with dispersion 1, all replicates from their sufficient statistics
+# through the C routine behind newton_many().
 
 # ---- fitting ----------------------------------------------------------------------
 
@@ -119,7 +120,7 @@ estimate_shared_design <- function(job, masked) {
 # X~' W (A y_r - mu(b)) = 0, and the information X~' diag(w mu.eta) X~ depend
 # on the outcome only through T_r = (A' W X~)' y_r. A linear scheme then
 # needs A' on the p columns of W X~ instead of A on nrep outcome columns, and
-# the nrep fits are Newton steps on p-vectors, vectorised over replicates.
+# the nrep fits are Newton steps on p-vectors (in C, one replicate per thread).
 # The estimates and naive SEs are those of the IRLS fit of A y_r on X~.
 
 # Largest n for which A' is applied through the dense kernel matrix; above
@@ -179,105 +180,18 @@ scheme_dense_matrix <- function(scheme, n) {
          NULL)
 }
 
-# Newton's method (= IRLS for a canonical link) for nrep GLMs sharing the
-# design x, given T = X' W y per replicate (columns of `stat`). Step halving
-# on the quasi-log-likelihood T'b - sum w kappa(eta), which is concave.
+# nrep GLMs sharing the design x, given T = X' W y per replicate (columns
+# of `stat`), fitted in C (src/irls_many.c): Newton's method, which is IRLS
+# for a canonical link, with step halving on the concave quasi-log-likelihood
+# T'b - sum w kappa(eta), from `start` (the fit of the first data set); a
+# replicate that fails (singular information, no convergence) is NA.
 newton_many <- function(x, stat, family, offset, weights, start, maxit = 50L,
                         tol = 1e-11) {
-  p <- ncol(x)
-  R <- ncol(stat)
-  pairs <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
-  xx <- x[, pairs[, 1L], drop = FALSE] * x[, pairs[, 2L], drop = FALSE]
-  poisson_log <- family$family == "poisson"
-  mean_of <- if (poisson_log) exp else stats::plogis
-  variance_of <- if (poisson_log) function(mu) mu else function(mu) mu * (1 - mu)
-  cumulant <- if (poisson_log) exp else
-    function(eta) pmax(eta, 0) + log1p(exp(-abs(eta)))   # log(1 + e^eta), stably
-  objective <- function(beta, eta, cols) {
-    colSums(stat[, cols, drop = FALSE] * beta) - colSums(weights * cumulant(eta))
-  }
-  predictor <- function(beta) x %*% beta + offset
-  beta <- matrix(start, p, R)
-  eta <- predictor(beta)
-  value <- objective(beta, eta, seq_len(R))
-  active <- rep(TRUE, R)
-  failed <- !is.finite(value)
-  for (iter in seq_len(maxit)) {
-    idx <- which(active)
-    if (!length(idx)) break
-    b <- beta[, idx, drop = FALSE]
-    mu <- mean_of(eta[, idx, drop = FALSE])
-    score <- stat[, idx, drop = FALSE] - crossprod(x, weights * mu)
-    info <- crossprod(xx, weights * variance_of(mu))
-    step <- solve_packed(info, score, pairs, p)
-    singular <- !is.finite(colSums(step))
-    failed[idx[singular]] <- TRUE
-    step[, singular] <- 0
-    new_eta <- predictor(b + step)
-    new_value <- objective(b + step, new_eta, idx)
-    for (half in seq_len(30L)) {
-      worse <- is.na(new_value) | new_value < value[idx] - 1e-12 * abs(value[idx])
-      if (!any(worse)) break
-      step[, worse] <- step[, worse] / 2
-      trial <- b[, worse, drop = FALSE] + step[, worse, drop = FALSE]
-      new_eta[, worse] <- predictor(trial)
-      new_value[worse] <- objective(trial, new_eta[, worse, drop = FALSE], idx[worse])
-    }
-    beta[, idx] <- b + step
-    eta[, idx] <- new_eta
-    value[idx] <- new_value
-    done <- colSums(abs(step) > tol * (abs(beta[, idx, drop = FALSE]) + 1)) == 0
-    failed[idx[!is.finite(new_value)]] <- TRUE
-    active[idx[done | singular | !is.finite(new_value)]] <- FALSE
-  }
-  info <- crossprod(xx, weights * variance_of(mean_of(eta)))
-  se <- sqrt(packed_inverse_diagonal(info, pairs, p))
-  failed <- failed | active | !is.finite(colSums(beta)) | !is.finite(colSums(se))
-  beta[, failed] <- NA_real_
-  se[, failed] <- NA_real_
-  dimnames(beta) <- dimnames(se) <- list(colnames(x), NULL)
-  list(coefficients = beta, se = se)
-}
-
-# Symmetric p x p matrices stored as packed upper triangles (columns of
-# `packed`, rows in the order of `pairs`).
-unpack_symmetric <- function(column, pairs, p) {
-  m <- matrix(0, p, p)
-  m[pairs] <- column
-  m[pairs[, 2:1, drop = FALSE]] <- column
-  m
-}
-
-# Packed 2 x 2 systems (intercept and one covariate, the common case) are
-# solved in closed form for all replicates at once.
-solve_packed <- function(packed, rhs, pairs, p) {
-  if (p == 1L) return(rhs / packed)
-  if (p == 2L) {
-    det <- packed[1L, ] * packed[3L, ] - packed[2L, ]^2
-    ok <- is.finite(det) & det > 1e-12 * packed[1L, ] * packed[3L, ]
-    out <- rbind(packed[3L, ] * rhs[1L, ] - packed[2L, ] * rhs[2L, ],
-                 packed[1L, ] * rhs[2L, ] - packed[2L, ] * rhs[1L, ]) /
-      rep(det, each = 2L)
-    out[, !ok] <- NA_real_
-    return(out)
-  }
-  vapply(seq_len(ncol(rhs)), function(r) {
-    tryCatch(solve(unpack_symmetric(packed[, r], pairs, p), rhs[, r]),
-             error = function(e) rep(NA_real_, p))
-  }, numeric(p))
-}
-
-packed_inverse_diagonal <- function(packed, pairs, p) {
-  if (p == 1L) return(matrix(1 / packed, 1L))
-  if (p == 2L) {
-    det <- packed[1L, ] * packed[3L, ] - packed[2L, ]^2
-    out <- rbind(packed[3L, ], packed[1L, ]) / rep(det, each = 2L)
-    out[, !(is.finite(det) & det > 0)] <- NA_real_
-    return(out)
-  }
-  vapply(seq_len(ncol(packed)), function(r) {
-    inv <- tryCatch(chol2inv(chol(unpack_symmetric(packed[, r], pairs, p))),
-                    error = function(e) matrix(NA_real_, p, p))
-    diag(inv)
-  }, numeric(p))
+  spec <- c(list(x = x, weights = as.double(weights), offset = as.double(offset)),
+            family_codes(family),
+            list(stat = matrix(as.double(stat), nrow(stat)), start = as.double(start),
+                 maxit = as.integer(maxit), tol = tol, threads = epimask_threads()))
+  fits <- call_c(C_irls_stat_many, spec, arg = "model")
+  dimnames(fits$coefficients) <- dimnames(fits$se) <- list(colnames(x), NULL)
+  fits
 }

@@ -22,10 +22,7 @@
 #' @export
 epimask_threads <- function(threads = NULL) {
   if (is.null(threads)) threads <- getOption("epimask.threads", NULL)
-  if (is.null(threads)) {
-    threads <- parallel::detectCores(logical = TRUE)
-    if (is.na(threads)) threads <- 1L
-  }
+  if (is.null(threads)) threads <- detected_cores()
   threads <- check_count(threads, "threads", lower = 1L)
   limit <- suppressWarnings(as.integer(Sys.getenv("OMP_THREAD_LIMIT", "")))
   if (!is.na(limit) && limit >= 1L) threads <- min(threads, limit)
@@ -33,3 +30,16 @@ epimask_threads <- function(threads = NULL) {
   if (nzchar(check_limit) && check_limit != "false") threads <- min(threads, 2L)
   as.integer(threads)
 }
+
+# parallel::detectCores() runs a shell command on Linux (about 30 ms, more
+# than a whole model fit at n = 1e5): the count is taken once per session.
+detected_cores <- local({
+  cores <- NULL
+  function() {
+    if (is.null(cores)) {
+      found <- parallel::detectCores(logical = TRUE)
+      cores <<- if (is.na(found)) 1L else found
+    }
+    cores
+  }
+})

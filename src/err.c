@@ -12,7 +12,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <R_ext/Lapack.h>
 #include "err.h"
+
+#ifndef FCONE
+#define FCONE
+#endif
 
 /* 1 + beta d rounds to about +-1e-16 at an exact admissible limit; treat it as 0. */
 #define U_ROUNDING 1e-12
@@ -88,39 +93,6 @@ static double record_deviance(double y, double m, double w, const err_logit *lg)
     return 2.0 * w * dev;
 }
 
-static double deviance_given_zg(const err_data *dat, const double *zg,
-                                double beta, double *eta_out)
-{
-    double dev = 0;
-    for (size_t i = 0; i < dat->n; i++) {
-        double u = odds_factor(beta, dat->d[i]);
-        double eta = u > 0 ? zg[i] + (dat->d[i] == 0 ? 0.0 : log1p(beta * dat->d[i]))
-                           : -INFINITY;
-        if (eta_out) eta_out[i] = eta;
-        if (!informative(dat, i)) continue;
-        if (u < 0) return INFINITY;
-        if (u == 0) {
-            /* odds 0: fine for non-cases (no deviance), impossible for a case */
-            if (dat->y[i] > 0) return INFINITY;
-            continue;
-        }
-        err_logit lg = logit_parts(eta);
-        dev += record_deviance(dat->y[i], dat->m[i], dat->w[i], &lg);
-    }
-    return dev;
-}
-
-double err_deviance(const err_data *dat, const double *gamma, double beta,
-                    double *eta)
-{
-    double *zg = (double *) malloc((dat->n > 0 ? dat->n : 1) * sizeof(double));
-    if (!zg) return NAN;
-    linear_part(dat, gamma, zg);
-    double dev = deviance_given_zg(dat, zg, beta, eta);
-    free(zg);
-    return dev;
-}
-
 double err_derivatives(const err_data *dat, const double *gamma, double beta,
                        int expected, double *score, double *info, double *zg)
 {
@@ -179,34 +151,23 @@ double err_derivatives(const err_data *dat, const double *gamma, double beta,
 }
 
 /* Solve A x = b for symmetric positive definite A (k x k, column-major) by
- * Cholesky; L is k x k scratch. Returns 1 when A is not numerically positive
- * definite (a pivot lost all its digits), 0 otherwise. */
+ * LAPACK's Cholesky; L is k x k scratch for the factor. Returns 1 when A is
+ * not numerically positive definite (dpotrf fails, or a pivot keeps less
+ * than 1e-12 of its diagonal entry: the column is a combination of the
+ * earlier ones to about 6 digits), 0 otherwise. */
 static int chol_solve(int k, const double *A, const double *b, double *x, double *L)
 {
+    int info = 0, one = 1;
+    memcpy(L, A, (size_t) k * k * sizeof(double));
+    F77_CALL(dpotrf)("U", &k, L, &k, &info FCONE);
+    if (info != 0) return 1;
     for (int j = 0; j < k; j++) {
-        double s = A[j + (size_t) j * k];
-        for (int l = 0; l < j; l++) s -= L[j + (size_t) l * k] * L[j + (size_t) l * k];
-        double ajj = A[j + (size_t) j * k];
-        if (!(ajj > 0) || !(s > 1e-12 * ajj) || !isfinite(s)) return 1;
-        double ljj = sqrt(s);
-        L[j + (size_t) j * k] = ljj;
-        for (int i = j + 1; i < k; i++) {
-            double t = A[i + (size_t) j * k];
-            for (int l = 0; l < j; l++) t -= L[i + (size_t) l * k] * L[j + (size_t) l * k];
-            L[i + (size_t) j * k] = t / ljj;
-        }
+        double ajj = A[j + (size_t) j * k], ujj = L[j + (size_t) j * k];
+        if (!(ajj > 0) || !(ujj * ujj > 1e-12 * ajj) || !isfinite(ujj)) return 1;
     }
-    for (int i = 0; i < k; i++) {          /* L v = b */
-        double t = b[i];
-        for (int l = 0; l < i; l++) t -= L[i + (size_t) l * k] * x[l];
-        x[i] = t / L[i + (size_t) i * k];
-    }
-    for (int i = k - 1; i >= 0; i--) {     /* L' x = v */
-        double t = x[i];
-        for (int l = i + 1; l < k; l++) t -= L[l + (size_t) i * k] * x[l];
-        x[i] = t / L[i + (size_t) i * k];
-    }
-    return 0;
+    memcpy(x, b, (size_t) k * sizeof(double));
+    F77_CALL(dpotrs)("U", &k, &one, L, &k, x, &k, &info FCONE);
+    return info != 0;
 }
 
 typedef struct {

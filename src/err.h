@@ -48,11 +48,6 @@ enum {
  * (or +Inf). */
 void err_beta_range(const err_data *dat, double *lo, double *hi);
 
-/* Deviance at (gamma, beta); +Inf when some case has odds <= 0. eta (length
- * n, may be NULL) receives the linear predictor off + z'gamma + log(1 + beta d). */
-double err_deviance(const err_data *dat, const double *gamma, double beta,
-                    double *eta);
-
 /* Deviance, score U (length p + 1, gamma then beta) and information matrix I
  * ((p + 1) x (p + 1), column-major) at (gamma, beta). expected = 0 gives the
  * observed information -d2 loglik, expected = 1 the Fisher information.

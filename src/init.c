@@ -16,8 +16,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(lattice_diversity, 1),
     CALLDEF(lattice_tag, 1),
     /* err: linear excess-relative-risk model (r_err.c) */
-    CALLDEF(err_fit, 9),
-    CALLDEF(err_derivs, 8),
+    CALLDEF(err_fit, 1),
+    CALLDEF(err_derivs, 1),
     /* kernel masking (mask) */
     CALLDEF(kernel_smooth, 1),
     /* masking forms of METHODS 15 (r_mask.c) */
@@ -27,15 +27,17 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(risk_match, 1),
     CALLDEF(risk_match_index, 1),
     CALLDEF(risk_triangle_normal, 4),
-    /* irls (GLM fitting core) */
-    CALLDEF(irls_fit, 8),
-    CALLDEF(irls_family_eval, 5),
-    CALLDEF(irls_nonfinite, 1),
-    CALLDEF(irls_aic, 5),
-    CALLDEF(irls_support, 3),
-    CALLDEF(irls_initialize, 3),
-    CALLDEF(irls_null_deviance, 5),
-    CALLDEF(irls_separation, 2),
+    /* irls (GLM fitting core, r_irls.c) */
+    CALLDEF(glm_codes, 0),
+    CALLDEF(irls_fit, 1),
+    CALLDEF(irls_stat_many, 1),
+    CALLDEF(irls_family_eval, 1),
+    CALLDEF(irls_nonfinite, 2),
+    CALLDEF(irls_aic_loglik, 1),
+    CALLDEF(irls_support, 1),
+    CALLDEF(irls_initialize, 1),
+    CALLDEF(irls_null_deviance, 1),
+    CALLDEF(irls_separation, 1),
     CALLDEF(irls_ones_column, 1),
     /* risk measures of the second round (r_individual.c, r_suda.c, r_linkage.c) */
     CALLDEF(individual_risk, 1),

@@ -9,9 +9,12 @@
  * (prior weight > 0 and d(mu)/d(eta) != 0), the same convergence test
  * |dev - dev_old| / (|dev| + 0.1) < epsilon and the same step halving.
  * Each weighted least-squares step accumulates X'WX and X'Wz from row blocks
- * (no copy of X) and solves by Cholesky; when a Cholesky pivot shows near
- * collinearity it falls back to LINPACK's dqrls on sqrt(W) X, exactly the
- * solver glm.fit calls, so that aliased columns are the ones glm reports. */
+ * (no copy of X) and solves them by LAPACK's Cholesky; a design so close to
+ * collinear that glm.fit's QR might pivot a column out is solved instead by
+ * a QR with the same limited pivoting (irls_linalg.h), so that aliased
+ * columns are the ones glm reports. Rows are cut into chunks that depend on
+ * n and p only, and chunk sums are added in chunk order: the same bits for
+ * any number of threads. */
 
 typedef struct {
     int maxit;
@@ -19,8 +22,8 @@ typedef struct {
     int trace;
     double qr_tol;   /* dqrdc2 tolerance: min(1e-7, epsilon / 1000) in glm.fit */
     double chol_tol; /* smallest accepted L_jj^2 / A_jj (1 - R^2 of column j on
-                        the earlier ones) before switching to the QR solver */
-    int nthreads;    /* <= 0: OpenMP default */
+                        the earlier ones) for the Cholesky solve */
+    int nthreads;    /* OpenMP threads (>= 1) */
     int final_weights; /* 0: as glm.fit, the working weights (and so the
                           covariance) are those of the last step, computed
                           at the previous iterate; 1: recomputed at the
@@ -34,34 +37,15 @@ enum irls_start_mode {
     IRLS_START_MU = 2    /* mu holds the starting means */
 };
 
-enum irls_status {
-    IRLS_OK = 0,
-    IRLS_ERR_START = 1,    /* no valid starting values */
-    IRLS_ERR_VARIANCE = 2, /* NA or 0 in V(mu) */
-    IRLS_ERR_MU_ETA = 3,   /* NA in d(mu)/d(eta) */
-    IRLS_ERR_NO_VALID = 4, /* invalid first step and nothing to halve towards */
-    IRLS_ERR_HALVING = 5,  /* step halving did not restore a valid fit */
-    IRLS_ERR_X_NAN = 6,    /* NA or NaN in X */
-    IRLS_ERR_X_INF = 7     /* an infinite value in X (and no NA) */
-};
-
-/* Bits of irls_result.warnings. */
-enum irls_warning {
-    IRLS_WARN_DIVERGENCE = 1,      /* step truncated: deviance not finite */
-    IRLS_WARN_OUT_OF_BOUNDS = 2,   /* step truncated: eta or mu invalid */
-    IRLS_WARN_NONFINITE_COEF = 4,  /* non-finite coefficients, stopped */
-    IRLS_WARN_NO_INFORMATIVE = 8   /* no observation with positive weight */
-};
-
 typedef struct {
     double deviance;
     int iter;
     int converged;
     int boundary;
     int rank;
-    int status;
-    int warnings;
-    int used_qr;   /* the last step was solved by the QR fallback */
+    int status;    /* enum irls_status (glm_codes.h) */
+    int warnings;  /* bits of enum irls_warning */
+    int used_qr;   /* the last step was solved by the QR */
 } irls_result;
 
 /* x: n x p column-major; y, wt, offset: length n (offset may be NULL).
@@ -78,40 +62,28 @@ void irls_run(const double *x, size_t n, int p, const double *y,
               double *eta, double *mu, double *work_w, double *resid,
               double *cov, int *pivot, irls_result *res);
 
-/* Single passes over the data around the iteration. */
-
 /* 1 if a column of the n x p matrix x is all ones (an intercept). */
 int irls_ones_column(const double *x, size_t n, int p);
 
 /* 0 if every element is finite, 1 if one is NA or NaN, 2 if one is infinite. */
 int irls_nonfinite(const double *v, size_t len, int nthreads);
 
-/* 1 if a response is outside the family's support (binomial: a proportion
- * outside [0, 1] with positive weight; poisson: negative; Gamma: not
- * positive), 0 otherwise. */
-int irls_support(int family, const double *y, const double *wt, size_t n);
-
-/* family$initialize of the stats families for a response vector: y_out
- * (binomial only, if not NULL) is the response it leaves (0 where the
- * weight is 0) and mustart (binomial and poisson; the others start from y
- * itself) the starting means; returns 1 where initialize would stop. */
-int irls_initialize(int family, const double *y, const double *wt, size_t n,
-                    double *y_out, double *mustart);
-
-/* glm.fit's null deviance when no model has to be fitted: at the weighted
- * mean of y (intercept) or at linkinv(offset) (no intercept; offset may be
- * NULL for 0). */
-double irls_null_deviance(glm_family f, const double *y, const double *wt, const double *offset,
-                          size_t n, int intercept);
-
-/* The log-likelihood sum of binomial()$aic / poisson()$aic without special
- * functions where possible (m: binomial sizes; lfact[k] = lgamma(k + 1)
- * for k < IRLS_AIC_TABLE); returns 0 if the data need dbinom/dpois. */
-#define IRLS_AIC_TABLE 256
-int irls_loglik_simple(int family, const double *y, const double *m, const double *wt,
-                       const double *mu, size_t n, const double *lfact, double *out);
-
-/* 1 if a fitted mean is numerically 0 or 1 (binomial) or 0 (poisson). */
-int irls_separation(int family, const double *mu, size_t n);
+/* Many fits of a canonical-link GLM with the dispersion fixed at 1 (poisson
+ * log, binomial logit) sharing the design x (n x p), prior weights wt and
+ * offset (may be NULL), each given only through its sufficient statistic
+ * T_r = X' diag(wt) y_r (column r of stat, p x nrep): for these families the
+ * quasi-score X'(T - X' wt mu(beta)) and the information X' diag(wt V(mu)) X
+ * depend on y_r only through T_r. Newton's method (which is IRLS for a
+ * canonical link) from `start` (e.g. the fit of one replicate; every
+ * replicate starts there, so results do not depend on which thread fits
+ * which replicate), halving steps that lower the
+ * concave quasi-log-likelihood T'beta - sum wt kappa(eta); converged when
+ * no coefficient moves by more than tol (|beta| + 1). Returns in coef and
+ * se (p x nrep) the estimates and sqrt(diag(I^-1)) at them, NaN for a
+ * replicate that failed (singular information, no convergence in maxit). */
+void irls_stat_many(const double *x, size_t n, int p, const double *wt,
+                    const double *offset, glm_family fam, const double *stat, int nrep,
+                    const double *start, int maxit, double tol, int nthreads,
+                    double *coef, double *se);
 
 #endif

@@ -15,11 +15,9 @@ SEXP r_lattice_rollup(SEXP spec);
 SEXP r_lattice_diversity(SEXP spec);
 SEXP r_lattice_tag(SEXP spec);
 
-/* r_err.c: linear excess-relative-risk model */
-SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
-               SEXP fixed, SEXP control);
-SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
-                  SEXP expected);
+/* r_err.c: linear excess-relative-risk model (named-list specs) */
+SEXP r_err_fit(SEXP spec);
+SEXP r_err_derivs(SEXP spec);
 
 /* r_kernel.c (kernel masking) */
 SEXP r_kernel_smooth(SEXP job);
@@ -33,16 +31,17 @@ SEXP r_risk_match(SEXP job);
 SEXP r_risk_match_index(SEXP job);
 SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
 
-/* r_irls.c (GLM fitting core) */
-SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
-                SEXP control, SEXP start_mode, SEXP start);
-SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt);
-SEXP r_irls_nonfinite(SEXP x);
-SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt);
-SEXP r_irls_support(SEXP family, SEXP y, SEXP wt);
-SEXP r_irls_initialize(SEXP family, SEXP y, SEXP wt);
-SEXP r_irls_null_deviance(SEXP family, SEXP y, SEXP wt, SEXP offset, SEXP intercept);
-SEXP r_irls_separation(SEXP family, SEXP mu);
+/* r_irls.c (GLM fitting core; named-list specs) */
+SEXP r_glm_codes(void);
+SEXP r_irls_fit(SEXP spec);
+SEXP r_irls_stat_many(SEXP spec);
+SEXP r_irls_family_eval(SEXP spec);
+SEXP r_irls_nonfinite(SEXP x, SEXP threads);
+SEXP r_irls_aic_loglik(SEXP spec);
+SEXP r_irls_support(SEXP spec);
+SEXP r_irls_initialize(SEXP spec);
+SEXP r_irls_null_deviance(SEXP spec);
+SEXP r_irls_separation(SEXP spec);
 SEXP r_irls_ones_column(SEXP x);
 
 /* r_individual.c, r_suda.c, r_linkage.c: sample-based, special-unique and

@@ -1,66 +1,41 @@
+/* .Call glue for the linear ERR model (src/err.c). Each entry takes one
+ * named list read with the helpers of r_util.h (built by R/fit-err.R). */
 #include <R.h>
 #include <Rinternals.h>
+#include <limits.h>
+#include <math.h>
 #include "err.h"
+#include "r_util.h"
 #include "r_epimask.h"
 
-/* .Call glue for the linear ERR model (src/err.c). The R side (R/err.R) has
- * already validated and coerced every argument; these checks only keep a
- * malformed internal call from crashing R. */
-
-static void check_double(SEXP x, R_xlen_t n, const char *arg)
+/* spec fields z (n x p), d, y, m, w (length n) and offset (NULL or length n). */
+static err_data data_field(SEXP spec)
 {
-    if (!isReal(x) || XLENGTH(x) != n)
-        error("`%s` must be a double vector of length %lld", arg, (long long) n);
-}
-
-static err_data make_data(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off)
-{
-    if (!isReal(z) || !isMatrix(z)) error("`z` must be a double matrix");
+    SEXP z = r_field(spec, "z");
+    if (!isReal(z) || !isMatrix(z)) r_field_error("z", "a double matrix");
     R_xlen_t n = nrows(z);
-    check_double(d, n, "d");
-    check_double(y, n, "y");
-    check_double(m, n, "m");
-    check_double(w, n, "w");
-    if (!isNull(off)) check_double(off, n, "offset");
-    err_data dat = {(size_t) n, ncols(z), REAL(z), REAL(d), REAL(y), REAL(m), REAL(w),
-                    isNull(off) ? NULL : REAL(off)};
+    SEXP off = r_field(spec, "offset");
+    err_data dat = { (size_t) n, ncols(z), REAL_RO(z), r_field_double(spec, "d", n, 0),
+                     r_field_double(spec, "y", n, 0), r_field_double(spec, "m", n, 0),
+                     r_field_double(spec, "w", n, 0),
+                     isNull(off) ? NULL : r_field_double(spec, "offset", n, 0) };
     return dat;
 }
 
-static err_control make_control(SEXP control)
+/* Deviance, score and information (observed, or expected when `expected`
+ * is 1) at spec$theta = (gamma, beta). */
+SEXP r_err_derivs(SEXP spec)
 {
-    check_double(control, 3, "control");
-    err_control ctl = {(int) REAL(control)[0], (int) REAL(control)[1], REAL(control)[2]};
-    if (ctl.maxit < 1 || ctl.max_halving < 0 || !(ctl.eps > 0))
-        error("`control` must hold maxit >= 1, max_halving >= 0, eps > 0");
-    return ctl;
-}
-
-static SEXP named_list(int k, const char **names)
-{
-    SEXP out = PROTECT(allocVector(VECSXP, k));
-    SEXP nm = PROTECT(allocVector(STRSXP, k));
-    for (int i = 0; i < k; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
-    setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(2);
-    return out;
-}
-
-/* Deviance, score and information (observed, or expected when `expected` is
- * TRUE) at theta = (gamma, beta). */
-SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
-                  SEXP expected)
-{
-    err_data dat = make_data(z, d, y, m, w, off);
+    err_data dat = data_field(spec);
     int P = dat.p + 1;
-    check_double(theta, P, "theta");
-    const char *names[] = {"deviance", "score", "info"};
-    SEXP out = PROTECT(named_list(3, names));
+    const double *theta = r_field_double(spec, "theta", P, 0);
+    int expected = r_field_int1(spec, "expected", 0, 1);
+    const char *names[] = { "deviance", "score", "info", "" };
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP score = PROTECT(allocVector(REALSXP, P));
     SEXP info = PROTECT(allocMatrix(REALSXP, P, P));
     double *zg = (double *) R_alloc(dat.n > 0 ? dat.n : 1, sizeof(double));
-    double dev = err_derivatives(&dat, REAL(theta), REAL(theta)[dat.p],
-                                 asLogical(expected) == TRUE, REAL(score),
+    double dev = err_derivatives(&dat, theta, theta[dat.p], expected, REAL(score),
                                  REAL(info), zg);
     SET_VECTOR_ELT(out, 0, ScalarReal(dev));
     SET_VECTOR_ELT(out, 1, score);
@@ -69,24 +44,28 @@ SEXP r_err_derivs(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP theta,
     return out;
 }
 
-/* Fit from start = (gamma, beta): jointly, or over gamma with beta fixed at
- * start[p] when `fixed` is TRUE. Returns the estimate with the deviance,
- * iteration count, convergence and boundary flags, status code, and the score
- * and observed information at the estimate. */
-SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
-               SEXP fixed, SEXP control)
+/* Fit from spec$start = (gamma, beta): jointly, or over gamma with beta
+ * fixed at start[p] when spec$fixed is 1; control fields maxit,
+ * max_halving, eps. Returns the estimate with the deviance, iteration
+ * count, convergence and boundary flags, status code, and the score and
+ * observed information at the estimate. */
+SEXP r_err_fit(SEXP spec)
 {
-    err_data dat = make_data(z, d, y, m, w, off);
-    err_control ctl = make_control(control);
+    err_data dat = data_field(spec);
     int p = dat.p, P = p + 1;
-    check_double(start, P, "start");
+    const double *start = r_field_double(spec, "start", P, 0);
+    int fixed = r_field_int1(spec, "fixed", 0, 1);
+    err_control ctl = { r_field_int1(spec, "maxit", 1, INT_MAX),
+                        r_field_int1(spec, "max_halving", 0, INT_MAX),
+                        r_field_double1(spec, "eps", 0.0, INFINITY) };
+    if (!(ctl.eps > 0)) r_field_error("eps", "positive");
     SEXP theta = PROTECT(allocVector(REALSXP, P));
     double *th = REAL(theta);
-    for (int j = 0; j < P; j++) th[j] = REAL(start)[j];
+    for (int j = 0; j < P; j++) th[j] = start[j];
     err_result res;
     SEXP score = PROTECT(allocVector(REALSXP, P));
     SEXP info = PROTECT(allocMatrix(REALSXP, P, P));
-    if (asLogical(fixed) == TRUE)
+    if (fixed)
         err_fit_gamma(&dat, th, th[p], &ctl, &res, REAL(score), REAL(info));
     else
         err_fit_joint(&dat, th, th + p, &ctl, &res, REAL(score), REAL(info));
@@ -96,10 +75,9 @@ SEXP r_err_fit(SEXP z, SEXP d, SEXP y, SEXP m, SEXP w, SEXP off, SEXP start,
         for (int j = 0; j < P; j++) REAL(score)[j] = NA_REAL;
         for (int j = 0; j < P * P; j++) REAL(info)[j] = NA_REAL;
     }
-
-    const char *names[] = {"coefficients", "deviance", "iter", "converged",
-                           "boundary", "status", "score", "info"};
-    SEXP out = PROTECT(named_list(8, names));
+    const char *names[] = { "coefficients", "deviance", "iter", "converged",
+                            "boundary", "status", "score", "info", "" };
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, theta);
     SET_VECTOR_ELT(out, 1, ScalarReal(res.deviance));
     SET_VECTOR_ELT(out, 2, ScalarInteger(res.iter));

@@ -1,71 +1,120 @@
+/* .Call glue of the GLM core (irls.c, irls_many.c, family.c): every entry
+ * takes one named list read with the helpers of r_util.h (R/fit-irls.R
+ * builds them) and returns a named list or a scalar. No statistics here. */
 #include <math.h>
 #include <string.h>
+#include <limits.h>
 #include <R.h>
 #include <Rinternals.h>
-#include <Rmath.h>
 #include "irls.h"
-#include "vmath.h"
+#include "glm_codes.h"
+#include "r_util.h"
 #include "r_epimask.h"
 
-/* The R side (R/irls.R) has checked types, lengths and values; these checks
- * only keep a malformed internal call from reading out of bounds. */
-static void check_double(SEXP v, R_xlen_t len, const char *arg)
+/* family and link of a spec, checked against the implemented pairs. */
+static glm_family family_field(SEXP spec)
 {
-    if (!isReal(v) || (len >= 0 && XLENGTH(v) != len))
-        error("internal: `%s` must be a double vector of length %lld", arg, (long long) len);
+    glm_family fam = { r_field_int1(spec, "family", 1, 4), r_field_int1(spec, "link", 1, 7) };
+    if (!family_supported(fam)) r_field_error("link", "a link implemented for the family");
+    return fam;
 }
 
-SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
-                SEXP control, SEXP start_mode, SEXP start)
+/* A double matrix field; its dimensions in *nrow, *ncol. */
+static const double *matrix_field(SEXP spec, const char *name, size_t *nrow, int *ncol)
 {
-    if (!isReal(x) || !isMatrix(x)) error("internal: `x` must be a double matrix");
-    size_t n = (size_t) nrows(x);
-    int p = ncols(x);
-    check_double(y, (R_xlen_t) n, "y");
-    check_double(weights, (R_xlen_t) n, "weights");
-    if (!isNull(offset)) check_double(offset, (R_xlen_t) n, "offset");
-    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
-    check_double(control, 7, "control");
-    if (!isInteger(start_mode) || XLENGTH(start_mode) != 1) error("internal: bad start mode");
-    int mode = INTEGER(start_mode)[0];
-    check_double(start, mode == IRLS_START_COEF ? (R_xlen_t) p : (R_xlen_t) n, "start");
+    SEXP x = r_field(spec, name);
+    if (!isReal(x) || !isMatrix(x)) r_field_error(name, "a double matrix");
+    *nrow = (size_t) nrows(x);
+    *ncol = ncols(x);
+    return REAL_RO(x);
+}
 
-    glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
-    if (!family_supported(fam)) error("internal: unsupported family/link codes");
-    const double *ctl_v = REAL(control);
-    irls_control ctl = { (int) ctl_v[0], ctl_v[1], (int) ctl_v[2], ctl_v[3], ctl_v[4],
-                         (int) ctl_v[5], (int) ctl_v[6] };
+/* NULL when the field is NULL, else a double vector of length len. */
+static const double *optional_double(SEXP spec, const char *name, R_xlen_t len)
+{
+    if (isNull(r_field(spec, name))) return NULL;
+    return r_field_double(spec, name, len, 0);
+}
+
+static SEXP named_list(const char **names)
+{
+    return mkNamed(VECSXP, names);
+}
+
+/* The code tables of glm_codes.h as named integer vectors (for .onLoad). */
+#define CODE_COUNT(name, code, value) + 1
+#define CODE_FILL(name, code, value) \
+    INTEGER(v)[k] = value; SET_STRING_ELT(nm, k, mkChar(#name)); k++;
+#define CODE_VECTOR(table, slot) do { \
+        int k = 0; \
+        SEXP v = PROTECT(allocVector(INTSXP, 0 table(CODE_COUNT))); \
+        SEXP nm = PROTECT(allocVector(STRSXP, XLENGTH(v))); \
+        table(CODE_FILL) \
+        setAttrib(v, R_NamesSymbol, nm); \
+        SET_VECTOR_ELT(out, slot, v); \
+        UNPROTECT(2); \
+    } while (0)
+
+SEXP r_glm_codes(void)
+{
+    const char *names[] = { "family", "link", "status", "warning", "" };
+    SEXP out = PROTECT(named_list(names));
+    CODE_VECTOR(GLM_FAMILY_TABLE, 0);
+    CODE_VECTOR(GLM_LINK_TABLE, 1);
+    CODE_VECTOR(IRLS_STATUS_TABLE, 2);
+    CODE_VECTOR(IRLS_WARNING_TABLE, 3);
+    UNPROTECT(1);
+    return out;
+}
+
+/* spec: x (n x p), y, weights, offset (or NULL), family, link, maxit,
+ * epsilon, trace, qr_tol, chol_tol, threads, final_weights, start_mode
+ * (0 eta, 1 coefficients, 2 mu) and start (its vector). */
+SEXP r_irls_fit(SEXP spec)
+{
+    size_t n;
+    int p;
+    const double *x = matrix_field(spec, "x", &n, &p);
+    R_xlen_t nn = (R_xlen_t) n;
+    const double *y = r_field_double(spec, "y", nn, 0);
+    const double *wt = r_field_double(spec, "weights", nn, 0);
+    const double *offset = optional_double(spec, "offset", nn);
+    glm_family fam = family_field(spec);
+    irls_control ctl = {
+        r_field_int1(spec, "maxit", 1, INT_MAX),
+        r_field_double1(spec, "epsilon", 0.0, INFINITY),
+        r_field_int1(spec, "trace", 0, 1),
+        r_field_double1(spec, "qr_tol", 0.0, 1.0),
+        r_field_double1(spec, "chol_tol", 0.0, 1.0),
+        r_field_int1(spec, "threads", 1, 1 << 16),
+        r_field_int1(spec, "final_weights", 0, 1)
+    };
+    int mode = r_field_int1(spec, "start_mode", IRLS_START_ETA, IRLS_START_MU);
+    const double *start = r_field_double(spec, "start", mode == IRLS_START_COEF ? p : nn, 0);
 
     const char *names[] = { "coefficients", "linear.predictors", "fitted.values",
                             "weights", "residuals", "cov.unscaled", "pivot",
                             "deviance", "iter", "converged", "boundary", "rank",
                             "status", "warnings", "used_qr", "" };
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP out = PROTECT(named_list(names));
     SEXP beta = PROTECT(allocVector(REALSXP, p));
-    SEXP eta = PROTECT(allocVector(REALSXP, (R_xlen_t) n));
-    SEXP mu = PROTECT(allocVector(REALSXP, (R_xlen_t) n));
-    SEXP ww = PROTECT(allocVector(REALSXP, (R_xlen_t) n));
-    SEXP resid = PROTECT(allocVector(REALSXP, (R_xlen_t) n));
+    SEXP eta = PROTECT(allocVector(REALSXP, nn));
+    SEXP mu = PROTECT(allocVector(REALSXP, nn));
+    SEXP ww = PROTECT(allocVector(REALSXP, nn));
+    SEXP resid = PROTECT(allocVector(REALSXP, nn));
     SEXP cov = PROTECT(allocMatrix(REALSXP, p, p));
     SEXP pivot = PROTECT(allocVector(INTSXP, p));
     memset(REAL(beta), 0, (size_t) p * sizeof(double));
-    if (mode == IRLS_START_COEF) memcpy(REAL(beta), REAL(start), (size_t) p * sizeof(double));
-    if (mode == IRLS_START_ETA) memcpy(REAL(eta), REAL(start), n * sizeof(double));
-    if (mode == IRLS_START_MU) memcpy(REAL(mu), REAL(start), n * sizeof(double));
+    double *dest = mode == IRLS_START_COEF ? REAL(beta) : (mode == IRLS_START_ETA ? REAL(eta) : REAL(mu));
+    memcpy(dest, start, (mode == IRLS_START_COEF ? (size_t) p : n) * sizeof(double));
 
     irls_result res;
-    irls_run(REAL(x), n, p, REAL(y), REAL(weights), isNull(offset) ? NULL : REAL(offset),
-             fam, &ctl, mode, REAL(beta), REAL(eta), REAL(mu), REAL(ww), REAL(resid),
-             REAL(cov), INTEGER(pivot), &res);
+    irls_run(x, n, p, y, wt, offset, fam, &ctl, mode, REAL(beta), REAL(eta), REAL(mu),
+             REAL(ww), REAL(resid), REAL(cov), INTEGER(pivot), &res);
     for (int j = 0; j < p; j++) INTEGER(pivot)[j]++;
 
-    SET_VECTOR_ELT(out, 0, beta);
-    SET_VECTOR_ELT(out, 1, eta);
-    SET_VECTOR_ELT(out, 2, mu);
-    SET_VECTOR_ELT(out, 3, ww);
-    SET_VECTOR_ELT(out, 4, resid);
-    SET_VECTOR_ELT(out, 5, cov);
-    SET_VECTOR_ELT(out, 6, pivot);
+    SEXP parts[] = { beta, eta, mu, ww, resid, cov, pivot };
+    for (int k = 0; k < 7; k++) SET_VECTOR_ELT(out, k, parts[k]);
     SET_VECTOR_ELT(out, 7, ScalarReal(res.deviance));
     SET_VECTOR_ELT(out, 8, ScalarInteger(res.iter));
     SET_VECTOR_ELT(out, 9, ScalarLogical(res.converged));
@@ -78,34 +127,65 @@ SEXP r_irls_fit(SEXP x, SEXP y, SEXP weights, SEXP offset, SEXP family,
     return out;
 }
 
-/* Family functions evaluated by the C code, exposed so that tests can check
- * them against R's family objects: what = 1 linkfun, 2 linkinv, 3 mu.eta,
- * 4 variance, 5 dev.resids (with y and wt); and the vectorizable exp (6)
- * and log (7) of vmath.h on their safe ranges (libm elsewhere, as in the
- * iteration). */
-SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
+/* spec: x (n x p), weights, offset (or NULL), family, link (poisson log or
+ * binomial logit), stat (p x nrep), start (p), maxit, tol, threads.
+ * Returns list(coefficients, se), p x nrep, NA where a replicate failed. */
+SEXP r_irls_stat_many(SEXP spec)
 {
-    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
-    glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
-    int w = asInteger(what);
-    R_xlen_t n = XLENGTH(v);
-    check_double(v, n, "v");
-    if (w == 5) { check_double(y, n, "y"); check_double(wt, n, "wt"); }
+    size_t n;
+    int p;
+    const double *x = matrix_field(spec, "x", &n, &p);
+    const double *wt = r_field_double(spec, "weights", (R_xlen_t) n, 1);
+    const double *offset = optional_double(spec, "offset", (R_xlen_t) n);
+    glm_family fam = family_field(spec);
+    if (!((fam.family == FAM_POISSON && fam.link == LINK_LOG) ||
+          (fam.family == FAM_BINOMIAL && fam.link == LINK_LOGIT)))
+        r_field_error("link", "the canonical link of a poisson or binomial family");
+    size_t nstat;
+    int nrep;
+    const double *stat = matrix_field(spec, "stat", &nstat, &nrep);
+    if (nstat != (size_t) p) r_field_error("stat", "a matrix with one row per column of x");
+    const double *start = r_field_double(spec, "start", p, 1);
+    int maxit = r_field_int1(spec, "maxit", 1, INT_MAX);
+    double tol = r_field_double1(spec, "tol", 0.0, 1.0);
+    int threads = r_field_int1(spec, "threads", 1, 1 << 16);
+    const char *names[] = { "coefficients", "se", "" };
+    SEXP out = PROTECT(named_list(names));
+    SEXP coef = PROTECT(allocMatrix(REALSXP, p, nrep));
+    SEXP se = PROTECT(allocMatrix(REALSXP, p, nrep));
+    irls_stat_many(x, n, p, wt, offset, fam, stat, nrep, start, maxit, tol, threads,
+                   REAL(coef), REAL(se));
+    R_xlen_t len = XLENGTH(coef);
+    for (R_xlen_t k = 0; k < len; k++) {
+        if (isnan(REAL(coef)[k])) REAL(coef)[k] = NA_REAL;
+        if (isnan(REAL(se)[k])) REAL(se)[k] = NA_REAL;
+    }
+    SET_VECTOR_ELT(out, 0, coef);
+    SET_VECTOR_ELT(out, 1, se);
+    UNPROTECT(3);
+    return out;
+}
+
+/* The element functions of family.c, for the tests against R's family
+ * objects. spec: family, link, what (1 linkfun, 2 linkinv, 3 mu.eta,
+ * 4 variance, 5 dev.resids), v, y and wt (same length as v). */
+SEXP r_irls_family_eval(SEXP spec)
+{
+    glm_family fam = family_field(spec);
+    int what = r_field_int1(spec, "what", 1, 5);
+    R_xlen_t n = r_field_length(spec, "v");
+    const double *v = r_field_double(spec, "v", n, 0);
+    const double *y = r_field_double(spec, "y", n, 0);
+    const double *wt = r_field_double(spec, "wt", n, 0);
     SEXP out = PROTECT(allocVector(REALSXP, n));
-    const double *pv = REAL(v);
-    double *po = REAL(out);
+    double *o = REAL(out);
     for (R_xlen_t i = 0; i < n; i++) {
-        switch (w) {
-        case 1: po[i] = link_fun(fam.link, pv[i]); break;
-        case 2: po[i] = link_inv(fam.link, pv[i]); break;
-        case 3: po[i] = link_mu_eta(fam.link, pv[i]); break;
-        case 4: po[i] = family_variance(fam.family, pv[i]); break;
-        case 5: po[i] = family_dev_resid(fam.family, REAL(y)[i], pv[i], REAL(wt)[i]); break;
-        case 6: po[i] = fabs(pv[i]) <= VM_EXP_SAFE ? vm_exp_core(pv[i]) : exp(pv[i]); break;
-        case 7:
-            po[i] = pv[i] >= VM_LOG_MIN && pv[i] <= VM_LOG_MAX ? vm_log_core(pv[i]) : log(pv[i]);
-            break;
-        default: po[i] = NA_REAL;
+        switch (what) {
+        case 1: o[i] = link_fun(fam.link, v[i]); break;
+        case 2: o[i] = link_inv(fam.link, v[i]); break;
+        case 3: o[i] = link_mu_eta(fam.link, v[i]); break;
+        case 4: o[i] = family_variance(fam.family, v[i]); break;
+        default: o[i] = family_dev_resid(fam.family, y[i], v[i], wt[i]);
         }
     }
     UNPROTECT(1);
@@ -114,56 +194,48 @@ SEXP r_irls_family_eval(SEXP family, SEXP what, SEXP v, SEXP y, SEXP wt)
 
 /* 0 if every element of a double vector or matrix is finite, 1 if one is NA
  * or NaN, 2 if one is infinite: an allocation-free check for large designs. */
-SEXP r_irls_nonfinite(SEXP x)
+SEXP r_irls_nonfinite(SEXP x, SEXP threads)
 {
-    if (!isReal(x)) error("internal: `x` must be double");
-    return ScalarInteger(irls_nonfinite(REAL(x), (size_t) XLENGTH(x), 0));
+    if (!isReal(x)) r_field_error("x", "a double vector or matrix");
+    return ScalarInteger(irls_nonfinite(REAL_RO(x), (size_t) XLENGTH(x), asInteger(threads)));
 }
 
 SEXP r_irls_ones_column(SEXP x)
 {
-    if (!isReal(x) || !isMatrix(x)) error("internal: `x` must be a double matrix");
-    return ScalarLogical(irls_ones_column(REAL(x), (size_t) nrows(x), ncols(x)));
+    if (!isReal(x) || !isMatrix(x)) r_field_error("x", "a double matrix");
+    return ScalarLogical(irls_ones_column(REAL_RO(x), (size_t) nrows(x), ncols(x)));
 }
 
-static glm_family family_of(SEXP family)
+/* spec: family, link, y, weights. TRUE if a response lies outside the
+ * family's support. */
+SEXP r_irls_support(SEXP spec)
 {
-    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
-    glm_family fam = { INTEGER(family)[0], INTEGER(family)[1] };
-    return fam;
+    glm_family fam = family_field(spec);
+    R_xlen_t n = r_field_length(spec, "y");
+    return ScalarLogical(family_support(fam.family, r_field_double(spec, "y", n, 0),
+                                        r_field_double(spec, "weights", n, 0), (size_t) n));
 }
 
-/* The support check of check_support() for a response vector: TRUE if a
- * response lies outside the family's support. */
-SEXP r_irls_support(SEXP family, SEXP y, SEXP wt)
+/* spec: family, link, y, weights. family$initialize of a stats family:
+ * list(y, mustart, status), status 1 where initialize would stop; y and
+ * mustart are new vectors only where they differ from y. */
+SEXP r_irls_initialize(SEXP spec)
 {
-    glm_family fam = family_of(family);
-    R_xlen_t n = XLENGTH(y);
-    check_double(y, n, "y");
-    check_double(wt, n, "wt");
-    return ScalarLogical(irls_support(fam.family, REAL(y), REAL(wt), (size_t) n));
-}
-
-/* family$initialize of a stats family for a response vector: list(y,
- * mustart, status), status 1 where initialize would stop. */
-SEXP r_irls_initialize(SEXP family, SEXP y, SEXP wt)
-{
-    glm_family fam = family_of(family);
-    R_xlen_t n = XLENGTH(y);
-    check_double(y, n, "y");
-    check_double(wt, n, "wt");
-    const char *names[] = { "y", "mustart", "status", "" };
-    const double *py = REAL(y), *pw = REAL(wt);
-    /* y and mustart are new vectors only where they differ from y */
+    glm_family fam = family_field(spec);
+    SEXP y = r_field(spec, "y");
+    R_xlen_t n = r_field_length(spec, "y");
+    const double *py = r_field_double(spec, "y", n, 0);
+    const double *pw = r_field_double(spec, "weights", n, 0);
     int zeroed = 0;
     if (fam.family == FAM_BINOMIAL)
         for (R_xlen_t i = 0; i < n && !zeroed; i++) zeroed = pw[i] == 0.0 && py[i] != 0.0;
     int own_start = fam.family == FAM_BINOMIAL || fam.family == FAM_POISSON;
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    const char *names[] = { "y", "mustart", "status", "" };
+    SEXP out = PROTECT(named_list(names));
     SEXP y_out = PROTECT(zeroed ? allocVector(REALSXP, n) : y);
     SEXP mustart = PROTECT(own_start ? allocVector(REALSXP, n) : y);
-    int bad = irls_initialize(fam.family, py, pw, (size_t) n, zeroed ? REAL(y_out) : NULL,
-                              own_start ? REAL(mustart) : NULL);
+    int bad = family_initialize(fam.family, py, pw, (size_t) n, zeroed ? REAL(y_out) : NULL,
+                                own_start ? REAL(mustart) : NULL);
     SET_VECTOR_ELT(out, 0, y_out);
     SET_VECTOR_ELT(out, 1, mustart);
     SET_VECTOR_ELT(out, 2, ScalarInteger(bad));
@@ -171,58 +243,36 @@ SEXP r_irls_initialize(SEXP family, SEXP y, SEXP wt)
     return out;
 }
 
-/* glm.fit's null deviance without a refit (see irls_null_deviance). */
-SEXP r_irls_null_deviance(SEXP family, SEXP y, SEXP wt, SEXP offset, SEXP intercept)
+/* spec: family, link, y, weights, offset (or NULL), intercept (0/1). */
+SEXP r_irls_null_deviance(SEXP spec)
 {
-    glm_family fam = family_of(family);
-    R_xlen_t n = XLENGTH(y);
-    check_double(y, n, "y");
-    check_double(wt, n, "wt");
-    if (!isNull(offset)) check_double(offset, n, "offset");
-    return ScalarReal(irls_null_deviance(fam, REAL(y), REAL(wt), isNull(offset) ? NULL : REAL(offset),
-                                         (size_t) n, asLogical(intercept)));
+    glm_family fam = family_field(spec);
+    R_xlen_t n = r_field_length(spec, "y");
+    return ScalarReal(family_null_deviance(fam, r_field_double(spec, "y", n, 0),
+                                           r_field_double(spec, "weights", n, 0),
+                                           optional_double(spec, "offset", n), (size_t) n,
+                                           r_field_int1(spec, "intercept", 0, 1)));
 }
 
-SEXP r_irls_separation(SEXP family, SEXP mu)
+/* spec: family, link, mu. */
+SEXP r_irls_separation(SEXP spec)
 {
-    glm_family fam = family_of(family);
-    check_double(mu, XLENGTH(mu), "mu");
-    return ScalarLogical(irls_separation(fam.family, REAL(mu), (size_t) XLENGTH(mu)));
+    glm_family fam = family_field(spec);
+    R_xlen_t n = r_field_length(spec, "mu");
+    return ScalarLogical(family_separation(fam.family, r_field_double(spec, "mu", n, 0),
+                                           (size_t) n));
 }
 
-/* -2 log-likelihood part of family$aic for binomial and poisson, with R's own
- * dbinom/dpois, so the values are those of binomial()$aic / poisson()$aic
- * without their n-length temporaries. n is the binomial size vector of
- * family$initialize. */
-SEXP r_irls_aic(SEXP family, SEXP y, SEXP n, SEXP mu, SEXP wt)
+/* spec: family, link, y, size (binomial sizes), mu, weights. The
+ * log-likelihood sum of family$aic (NA where it is not defined). */
+SEXP r_irls_aic_loglik(SEXP spec)
 {
-    if (!isInteger(family) || XLENGTH(family) != 2) error("internal: bad family codes");
-    R_xlen_t len = XLENGTH(y);
-    check_double(n, len, "n");
-    check_double(mu, len, "mu");
-    check_double(wt, len, "wt");
-    const double *py = REAL(y), *pn = REAL(n), *pm = REAL(mu), *pw = REAL(wt);
-    double s = 0.0, lfact[IRLS_AIC_TABLE];
-    for (int k = 0; k < IRLS_AIC_TABLE; k++) lfact[k] = lgammafn(k + 1.0);
-    if (INTEGER(family)[0] == FAM_BINOMIAL) {
-        int use_n = 0;
-        for (R_xlen_t i = 0; i < len && !use_n; i++) use_n = pn[i] > 1.0;
-        const double *m = use_n ? pn : pw;
-        if (irls_loglik_simple(FAM_BINOMIAL, py, m, pw, pm, (size_t) len, lfact, &s))
-            return ScalarReal(-2.0 * s);
-        for (R_xlen_t i = 0; i < len; i++) {
-            if (!(m[i] > 0.0)) continue;
-            s += (pw[i] / m[i]) * dbinom(nearbyint(m[i] * py[i]), nearbyint(m[i]), pm[i], 1);
-        }
-    } else if (INTEGER(family)[0] == FAM_POISSON) {
-        /* poisson()$aic is not defined for non-integer responses */
-        for (R_xlen_t i = 0; i < len; i++)
-            if (fabs(py[i] - nearbyint(py[i])) > 1e-7) return ScalarReal(NA_REAL);
-        if (irls_loglik_simple(FAM_POISSON, py, NULL, pw, pm, (size_t) len, lfact, &s))
-            return ScalarReal(-2.0 * s);
-        for (R_xlen_t i = 0; i < len; i++) s += dpois(py[i], pm[i], 1) * pw[i];
-    } else {
-        error("internal: aic only for binomial and poisson");
-    }
-    return ScalarReal(-2.0 * s);
+    glm_family fam = family_field(spec);
+    R_xlen_t n = r_field_length(spec, "y");
+    double loglik;
+    int undefined = family_aic_loglik(fam.family, r_field_double(spec, "y", n, 0),
+                                      r_field_double(spec, "size", n, 0),
+                                      r_field_double(spec, "weights", n, 0),
+                                      r_field_double(spec, "mu", n, 0), (size_t) n, &loglik);
+    return ScalarReal(undefined ? NA_REAL : loglik);
 }

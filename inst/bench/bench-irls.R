@@ -1,13 +1,17 @@
-# IRLS benchmark: time of stats::glm.fit over epimask::irls_fit for logistic
-# and Poisson regressions with p = 10 columns (intercept + 9 covariates), and
-# the largest relative coefficient difference. Run with `make bench` or
-# `Rscript inst/bench/bench-irls.R`; set EPIMASK_BENCH_N to override the sizes
-# (e.g. EPIMASK_BENCH_N=1e4,1e5).
+# IRLS benchmark: stats::glm.fit and fastglm's fastest method (LLT, a
+# Cholesky of X'WX; if the fastglm package is installed) against
+# epimask::irls_fit for logistic and Poisson regressions with p = 10 columns
+# (intercept + 9 standard normal covariates), all in the same run so that the
+# machine's load affects every side alike. Prints the time ratios (elapsed
+# and CPU) and the largest relative coefficient and SE differences to glm.fit.
+# Run with `Rscript inst/bench/bench-irls.R` after installing epimask; set
+# EPIMASK_BENCH_N to choose the sizes (default 1e5,1e6).
 library(epimask)
 
-sizes <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_N", "1e4,1e5,1e6"), ",")[[1]])
+sizes <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_N", "1e5,1e6"), ",")[[1]])
 p <- 10
 reps_for <- function(n) if (n <= 1e4) 10L else if (n <= 1e5) 3L else 1L
+have_fastglm <- requireNamespace("fastglm", quietly = TRUE)
 
 simulate_design <- function(n, p) {
   x <- cbind(1, matrix(stats::rnorm(n * (p - 1)), n, p - 1))
@@ -24,6 +28,12 @@ time_it <- function(expr, reps) {
        cpu = (t[["user.self"]] + t[["sys.self"]]) / reps, value = res)
 }
 
+max_rel <- function(a, b) max(abs(a - b) / pmax(abs(b), 1e-300))
+load_average <- function() {
+  l <- tryCatch(readLines("/proc/loadavg", n = 1L), error = function(e) NA_character_)
+  if (is.na(l)) NA_real_ else as.numeric(strsplit(l, " ")[[1]][1])
+}
+
 set.seed(2024)
 beta <- c(-0.5, seq(-0.4, 0.4, length.out = p - 1))
 rows <- list()
@@ -31,27 +41,33 @@ for (n in sizes) {
   x <- simulate_design(n, p)
   eta <- drop(x %*% beta)
   models <- list(
-    logistic = list(y = stats::rbinom(n, 1, stats::plogis(eta)), family = stats::binomial()),
-    poisson = list(y = stats::rpois(n, exp(eta / 2)), family = stats::poisson()))
+    logistic = list(y = as.double(stats::rbinom(n, 1, stats::plogis(eta))), family = stats::binomial()),
+    poisson = list(y = as.double(stats::rpois(n, exp(eta / 2))), family = stats::poisson()))
   for (m in names(models)) {
     y <- models[[m]]$y
     fam <- models[[m]]$family
     reps <- reps_for(n)
+    load <- load_average()
     ref <- time_it(stats::glm.fit(x, y, family = fam), reps)
+    fg <- if (have_fastglm) time_it(fastglm::fastglm(x, y, family = fam, method = 2L), reps)
     ours <- time_it(irls_fit(x, y, family = fam), reps)
-    rel_diff <- max(abs(ours$value$coefficients - ref$value$coefficients) /
-                      pmax(abs(ref$value$coefficients), 1e-300))
+    ref_se <- sqrt(diag(summary.glm(ref$value)$cov.scaled))
     rows[[length(rows) + 1L]] <- data.frame(
-      model = m, n = format(n, scientific = TRUE), p = p,
-      glm.fit_s = signif(ref$seconds, 3), irls_fit_s = signif(ours$seconds, 3),
-      ratio = round(ref$seconds / ours$seconds, 1),
-      cpu_ratio = round(ref$cpu / ours$cpu, 1),
-      max_rel_coef_diff = signif(rel_diff, 2),
-      se_rel_diff = signif(max(abs(ours$value$se - sqrt(diag(summary.glm(ref$value)$cov.scaled))) /
-                                 sqrt(diag(summary.glm(ref$value)$cov.scaled))), 2))
+      model = m, n = format(n, scientific = TRUE), load = load,
+      glm.fit_s = signif(ref$seconds, 3),
+      fastglm_llt_s = if (have_fastglm) signif(fg$seconds, 3) else NA_real_,
+      irls_fit_s = signif(ours$seconds, 3),
+      vs_glm.fit = round(ref$seconds / ours$seconds, 1),
+      vs_glm.fit_cpu = round(ref$cpu / ours$cpu, 1),
+      vs_fastglm = if (have_fastglm) round(fg$seconds / ours$seconds, 1) else NA_real_,
+      vs_fastglm_cpu = if (have_fastglm) round(fg$cpu / ours$cpu, 1) else NA_real_,
+      coef_rel_diff = signif(max_rel(ours$value$coefficients, ref$value$coefficients), 2),
+      se_rel_diff = signif(max_rel(ours$value$se, ref_se), 2))
   }
 }
 res <- do.call(rbind, rows)
-cat(sprintf("IRLS benchmark: glm.fit / irls_fit time (ratio: elapsed; cpu_ratio: CPU time) (option epimask.threads = %s)\n",
-            format(getOption("epimask.threads", 0L))))
+cat(sprintf(paste0("IRLS benchmark, p = %d: time of glm.fit and of fastglm (method = 2, LLT) over irls_fit ",
+                   "(vs_*: elapsed, vs_*_cpu: CPU time); irls_fit on epimask_threads() = %d threads; ",
+                   "load: 1-minute load average before each model\n"), p, epimask_threads()))
+if (!have_fastglm) cat("fastglm is not installed: its columns are NA\n")
 print(res, row.names = FALSE)

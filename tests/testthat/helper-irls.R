@@ -9,7 +9,7 @@ shipped_data <- function(name, package) {
 }
 
 # glm() silently drops nothing here: every fixture is complete.
-expect_same_fit <- function(fit, ref, tol = 1e-8) {
+expect_same_fit <- function(fit, ref, tol = 1e-10) {
   ref_se <- sqrt(diag(stats::vcov(ref, complete = TRUE)))
   testthat::expect_equal(unname(fit$coefficients), unname(stats::coef(ref)), tolerance = tol)
   testthat::expect_equal(unname(fit$se), unname(ref_se), tolerance = tol)

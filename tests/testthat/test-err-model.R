@@ -54,7 +54,8 @@ test_that("C score and observed information agree with finite differences away f
   d <- cohort$dose
   y <- as.double(cohort$case)
   one <- rep(1, nrow(cohort))
-  der <- .Call(epimask:::C_err_derivs, cohort_z, d, y, one, one, NULL, theta, FALSE)
+  der <- .Call(epimask:::C_err_derivs, list(z = cohort_z, d = d, y = y, m = one, w = one,
+                                               offset = NULL, theta = theta, expected = 0L))
   expect_equal(der$deviance, 2 * err_ref_negll(theta, cohort_z, d, y), tolerance = 1e-12)
   h <- c(1e-5, 1e-5, 1e-7, 1e-5)
   num_grad <- vapply(1:4, function(j) {

@@ -1,24 +1,7 @@
-# The fast paths of the IRLS core: the vectorized exp/log, the C versions of
-# family$initialize, the null deviance and the AIC, and the check of x folded
-# into the first pass. Each is checked against R (libm, glm.fit, the family
-# objects) on data large enough for several threads and row blocks.
-
-test_that("the vectorized exp and log agree with R's to 2 ulp", {
-  codes <- epimask:::family_codes(binomial())
-  ev <- function(what, v) .Call(epimask:::C_irls_family_eval, codes, what, v, v, v)
-  set.seed(11)
-  x <- c(runif(2e4, -708, 708), runif(2e4, -1, 1), -708, -30, 0, 1e-300, 30, 708)
-  expect_equal(ev(6L, x), exp(x), tolerance = 4.5e-16)
-  a <- c(exp(runif(2e4, -700, 700)), runif(2e4, 0.5, 2), 1, 2, .Machine$double.xmin,
-         .Machine$double.xmax)
-  expect_equal(ev(7L, a), log(a), tolerance = 4.5e-16)
-  away_from_1 <- abs(a - 1) > 1e-3
-  expect_lt(max(abs(ev(7L, a) / log(a) - 1)[away_from_1]), 4.5e-16)
-  expect_identical(ev(7L, 1), 0)
-  # outside the safe ranges: libm
-  expect_identical(ev(6L, c(-800, 710, Inf, -Inf, NaN)), exp(c(-800, 710, Inf, -Inf, NaN)))
-  expect_identical(ev(7L, c(0, -1, Inf, 1e-320)), suppressWarnings(log(c(0, -1, Inf, 1e-320))))
-})
+# The fast paths of the IRLS core: the C versions of family$initialize, the
+# null deviance and the AIC, and the check of x folded into the first pass.
+# Each is checked against R (glm.fit, the family objects) on data large
+# enough for several threads and row blocks.
 
 sim_glm_data <- function(n, family) {
   set.seed(7)
@@ -30,7 +13,7 @@ sim_glm_data <- function(n, family) {
 
 # (with an intercept and an offset, irls_fit's null deviance is glm()'s
 # refit, not glm.fit's deviance at the weighted mean: null = FALSE skips it)
-expect_like_glm_fit <- function(fit, ref, tol = 1e-8, null = TRUE) {
+expect_like_glm_fit <- function(fit, ref, tol = 1e-10, null = TRUE) {
   expect_equal(unname(fit$coefficients), unname(ref$coefficients), tolerance = tol)
   expect_equal(fit$deviance, ref$deviance, tolerance = tol)
   if (null) expect_equal(fit$null.deviance, ref$null.deviance, tolerance = tol)
@@ -59,7 +42,7 @@ test_that("large logistic fits match glm.fit with zero weights, proportions and 
   expect_like_glm_fit(fit, glm.fit(d$x, d$y, offset = off, family = fam), null = FALSE)
   z <- d$x[, -1]
   expect_equal(fit$null.deviance, glm(d$y ~ z + offset(off), family = fam)$null.deviance,
-               tolerance = 1e-8)
+               tolerance = 1e-10)
   expect_like_glm_fit(irls_fit(d$x[, -1], d$y, fam, offset = off),
                       glm.fit(d$x[, -1], d$y, offset = off, family = fam, intercept = FALSE))
 })
