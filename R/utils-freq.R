@@ -78,10 +78,3 @@ key_groups <- function(data, keys) {
   codes <- key_codes(data, keys)[[1L]]
   .Call(C_freq_group, codes)
 }
-
-# For each record of `query`, the number of `reference` records with the same
-# values on `keys`.
-key_match_count <- function(query, reference, keys) {
-  codes <- key_codes(query, keys, reference)
-  .Call(C_freq_match, codes[[2L]], codes[[1L]])
-}

@@ -19,11 +19,15 @@ test_that("key_groups equals a paste/table count, NA being a category", {
   expect_identical(got$size, want$size)
 })
 
-test_that("key_match_count equals a double loop", {
+# the hashed match count (src/freq.c) is reached through risk_identifiability()
+match_counts <- function(query, reference, keys)
+  risk_identifiability(query, reference, keys)$records$matches
+
+test_that("the hashed match count equals a double loop", {
   set.seed(2)
   src <- data.frame(x = round(runif(3000), 2), s = sample(c("a", "b"), 3000, TRUE))
   rel <- data.frame(x = c(src$x[1:40], 2, NA), s = c(src$s[1:40], "a", "b"))
-  got <- epimask:::key_match_count(rel, src, c("x", "s"))
+  got <- match_counts(rel, src, c("x", "s"))
   want <- vapply(seq_len(nrow(rel)), function(i)
     sum(src$x == rel$x[i] & src$s == rel$s[i], na.rm = TRUE), numeric(1))
   expect_equal(got, as.integer(want))
@@ -33,13 +37,14 @@ test_that("key_match_count equals a double loop", {
 test_that("factor keys match by label across data sets with different levels", {
   a <- data.frame(k = factor(c("u", "v"), levels = c("v", "u")))
   b <- data.frame(k = factor(c("u", "u", "w")))
-  expect_identical(epimask:::key_match_count(a, b, "k"), c(2L, 0L))
+  expect_identical(match_counts(a, b, "k"), c(2L, 0L))
 })
 
-test_that("one-row and empty reference data are handled", {
+test_that("one-row data are handled and an empty source is refused", {
   a <- data.frame(k = 1)
   expect_identical(epimask:::key_groups(a, "k")$size, 1L)
-  expect_identical(epimask:::key_match_count(a, a[0, , drop = FALSE], "k"), 0L)
+  expect_identical(match_counts(a, a, "k"), 1L)
+  expect_error(match_counts(a, a[0, , drop = FALSE], "k"), class = "epimask_error_empty")
 })
 
 test_that("key_groups equals a paste/table count on both C paths", {

@@ -199,14 +199,18 @@ test_that("bootstrap adds resampling intervals", {
   d <- profile_fixture(n = 150)
   coords <- cbind(d$s1, d$s2)
   ru <- ru_profile(d, list(mask_kernel("ring", 0.05, coords, source = c(0, 0))),
-                   y ~ x, family = poisson(), vars = c("x", "y"), risk = "none", bootstrap = 60,
+                   y ~ x, family = poisson(), vars = c("x", "y"), risk = "none", bootstrap = 400,
                    seed = 2, progress = FALSE)
   expect_true(all(c("boot_se", "boot_lower", "boot_upper", "boot_se_lower",
                     "boot_se_upper") %in% names(ru)))
   expect_true(all(ru$boot_lower < ru$estimate & ru$estimate < ru$boot_upper))
   expect_equal(ru$boot_se_upper - ru$boot_se_lower, 2 * qnorm(0.975) * ru$boot_se)
-  # the nonparametric bootstrap SE of the unmasked fit is close to the model SE
-  expect_equal(ru$boot_se[1], ru$se[1], tolerance = 0.35)
+  # the nonparametric bootstrap SE of the unmasked fit estimates the model SE
+  # (the fixture's outcome follows the fitted Poisson model): with B = 400
+  # resamples an SD estimate has relative SE about 1 / sqrt(2 (B - 1)) = 0.035,
+  # and the bootstrap SE of n = 150 records itself varies around the model SE by
+  # about 1 / sqrt(2 n) = 0.058; 0.2 is over 2.9 combined SEs (0.068)
+  expect_equal(ru$boot_se[1], ru$se[1], tolerance = 0.2)
 })
 
 test_that("bad input gets classed errors naming the argument", {
