@@ -61,6 +61,10 @@ unmasked_records <- function(scheme, Z, Zm) {
   if (!length(varying)) return(integer())
   same <- Zm[, varying, drop = FALSE] == Z[, varying, drop = FALSE]
   same[is.na(same)] <- TRUE
+  # noise floored at `lower` keeps values at the floor by design (Cologne:
+  # zero doses stay zero); a shared floor value identifies nobody
+  if (scheme$type == "noise" && !is.null(scheme$lower))
+    same[Z[, varying, drop = FALSE] <= scheme$lower] <- FALSE
   which(rowSums(!same) == 0L)
 }
 

@@ -47,6 +47,8 @@ test_that("noise below the precision of large values is reported", {
   set.seed(1)
   sup <- apply_mask(big, mask_noise(0.5), unmasked = "suppress")
   expect_true(all(is.na(sup$x[1:2])) && !is.na(sup$x[3]))
+  # values at the floor of floored noise stay there by design: not reported
+  expect_no_warning(apply_mask(data.frame(x = c(0, 0, 0, 1, 2)), mask_noise(0.5, lower = 0)))
 })
 
 test_that("identity rows of a matrix mask are reported", {
