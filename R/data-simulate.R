@@ -38,7 +38,7 @@ zdl_direction <- c(1, 0)
 #'
 #' @param example The example: 1, 2 or 3 (or `"I"`, `"II"`, `"III"`). The
 #'   default, like [match.arg()], chooses the first (example I).
-#' @param n Number of locations (default 1000, as in the paper).
+#' @param n Number of locations (default 1000, as in the paper; at most 1e7).
 #' @param seed `NULL` (default) to use the current state of R's random number
 #'   generator, or a number: the data are then drawn after `set.seed(seed)`,
 #'   and the caller's random number stream (`.Random.seed`) is restored
@@ -64,7 +64,8 @@ zdl_direction <- c(1, 0)
 #' zdl_truth(sim)
 simulate_zdl <- function(example = 1:3, n = 1000, seed = NULL) {
   example <- check_zdl_example(example)
-  n <- check_count(n)
+  # bounded before anything is allocated: 1e7 records take about 1 GB
+  n <- check_number(n, "n", lower = 1, upper = 1e7, integer = TRUE)
   seed <- check_number(seed, allow_null = TRUE, lower = -.Machine$integer.max,
                        upper = .Machine$integer.max)
   with_local_seed(seed, draw_zdl(example, n))

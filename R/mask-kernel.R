@@ -328,20 +328,5 @@ mask_kernel_values <- function(scheme, Z) {
   if (anyNA(Z) || any(is.infinite(Z)))
     abort_value("data", "free of NA and Inf in the masked columns for a kernel mask")
   if (scheme$lambda == 0) return(Z)
-  Zm <- kernel_call(scheme, Z, 0L)
-  warn_if_nothing_masked(scheme, Z, Zm)
-  Zm
-}
-
-# At lambda > 0 a record left exactly as it was received no weight from any
-# record with another value (the weights fell below the cutoff): the release
-# is the original data. Columns without variation cannot tell, so they are
-# left out; the warning needs at least one varying column.
-warn_if_nothing_masked <- function(scheme, Z, Zm) {
-  varying <- apply(Z, 2L, function(z) any(z != z[1L]))
-  if (!any(varying) || any(Zm[, varying] != Z[, varying])) return(invisible())
-  epimask_warn(sprintf(paste0(
-    "lambda = %s is so small that no record receives weight from another record: ",
-    "the masked columns equal the original data."), format(scheme$lambda, digits = 4)),
-    "epimask_warning_nomask")
+  kernel_call(scheme, Z, 0L)
 }

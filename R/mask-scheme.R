@@ -32,6 +32,14 @@ scheme_at <- function(scheme, lambda) {
 #'   [mask_matrix()]).
 #' @param vars Columns to mask (names); default all numeric columns (for a
 #'   matrix, all columns).
+#' @param unmasked What to do with records that a scheme promising change
+#'   (a kernel or matrix mask at a positive degree, noise) leaves exactly as
+#'   they were: isolated records under a kernel, noise below the precision of
+#'   large values, identity rows of a matrix. They are the most identifiable
+#'   records. `"warn"` (default) releases them with a classed warning
+#'   (`epimask_warning_unmasked`) that says how many, in which columns and
+#'   why; `"error"` refuses the release (`epimask_error_unmasked`);
+#'   `"suppress"` sets their masked values to `NA`.
 #' @return An object of the same class, dimensions, row order and column names
 #'   as `data`, with the masked columns replaced by double columns (their
 #'   attributes, such as labels, are dropped). The input is never modified
@@ -39,12 +47,25 @@ scheme_at <- function(scheme, lambda) {
 #'   no original values and no masking parameters: no attribute of the scheme
 #'   is attached, and explicit row names (which may be identifiers) are
 #'   replaced by the default 1..n; a matrix loses its row names.
+#'
+#'   A scheme is re-validated before use with its constructor's checks, so a
+#'   scheme edited after construction fails with a classed error naming the
+#'   field.
 #' @examples
 #' d <- data.frame(id = letters[1:4], x = c(1.234, 5.678, 9.1011, 12.5))
 #' apply_mask(d, mask_round(2))
+#' # noise far below the precision of values near 1e17 changes nothing:
+#' big <- data.frame(x = c(1e17, 2e17, 3e17))
+#' try(apply_mask(big, mask_noise(0.5), unmasked = "error"))
 #' @export
-apply_mask <- function(data, scheme, vars = NULL) {
-  if (!inherits(scheme, "mask_scheme")) abort_type("scheme", "a mask_scheme")
+apply_mask <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "suppress")) {
+  mask_data(data, scheme, vars, unmasked)$data
+}
+
+# apply_mask() with the count of unmasked records, for profiles and reports.
+mask_data <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "suppress")) {
+  scheme <- revalidate_scheme(scheme)
+  unmasked <- check_choice(unmasked, c("warn", "error", "suppress"), arg = "unmasked")
   data <- check_data(data, "data")
   if (identity_on_categories(scheme, data, vars))
     return(apply_categorical_mask(data, scheme, unique(check_columns(vars, data, "vars"))))
@@ -54,7 +75,8 @@ apply_mask <- function(data, scheme, vars = NULL) {
   Z <- extract_vars(data, vars)
   Zm <- mask_values(scheme, Z)
   check_no_overflow(Z, Zm)
-  replace_vars(data, vars, unname(Zm))
+  left <- handle_unmasked(scheme, Z, Zm, unmasked)
+  list(data = replace_vars(data, vars, unname(left$values)), unmasked = left$count)
 }
 
 # Finite data must stay finite: values near the largest double can overflow

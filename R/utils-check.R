@@ -151,5 +151,24 @@ check_family <- function(family, arg = "family") {
       abort_type(arg, sprintf("a family object such as binomial(); calling the function failed: %s",
                               conditionMessage(e))))
   if (!inherits(family, "family")) abort_type(arg, "a family object such as binomial()")
+  check_family_parts(family, arg)
+}
+
+# A family object is a list a user can build or edit by hand: every part the
+# fitting code calls must be there.
+family_functions <- c("linkfun", "linkinv", "variance", "dev.resids", "mu.eta")
+
+check_family_parts <- function(family, arg) {
+  for (nm in c("family", "link")) {
+    v <- family[[nm]]
+    if (!is.character(v) || length(v) != 1L || is.na(v))
+      abort_type(sprintf("%s$%s", arg, nm), "a single character string")
+  }
+  missing_fun <- family_functions[!vapply(family_functions, function(nm)
+    is.function(family[[nm]]), logical(1))]
+  if (length(missing_fun))
+    abort_type(arg, sprintf("a complete family object; %s %s not a function",
+                            paste0("`$", missing_fun, "`", collapse = ", "),
+                            if (length(missing_fun) == 1L) "is" else "are"))
   family
 }
