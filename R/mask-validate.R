@@ -22,7 +22,11 @@ scheme_rebuilders <- list(
   noise = function(s) mask_noise(s$amount, s$dist, s$lower),
   matrix = function(s) mask_matrix(s$A, s$B, s$C, s$lambda),
   kernel = function(s) mask_kernel(s$kernel, s$lambda, s$coords, s$source, s$direction,
-                                   s$groups, s$rho, s$bandwidth, s$cutoff)
+                                   s$groups, s$rho, s$bandwidth, s$cutoff),
+  microagg = function(s) mask_microagg(s$k, s$method),
+  pram = function(s) mask_pram(s$pd, s$matrix, s$invariant),
+  swap = function(s) mask_swap(s$p),
+  topcode = function(s) mask_topcode(s$upper, s$lower, s$value)
 )
 
 revalidate_scheme <- function(scheme, arg = "scheme") {

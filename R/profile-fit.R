@@ -149,7 +149,7 @@ estimate_by_sufficient_statistics <- function(scheme, job) {
   model <- job$model
   dense <- scheme_dense_matrix(scheme, nrow(job$sims[[1L]]))
   # with the dense A at hand, the first data set is masked by it too
-  first <- apply_mask(job$sims[[1L]],
+  first <- profile_mask(job$sims[[1L]],
                       if (is.null(dense)) scheme else mask_matrix(dense), job$vars)
   mf <- stats::model.frame(model$formula, first, na.action = stats::na.omit)
   if (nrow(mf) != nrow(first)) return(NULL)

@@ -421,9 +421,9 @@ mask_replicates <- function(scheme, job, R) {
   masked_vary <- intersect(job$varying, job$vars)
   if (R == 1L || !job$simulated || !is_linear_scheme(scheme) || !length(masked_vary)) {
     return(lapply(seq_len(R), function(r)
-      apply_mask(unmasked_replicate(job, r), scheme, job$vars)))
+      profile_mask(unmasked_replicate(job, r), scheme, job$vars)))
   }
-  first <- apply_mask(job$sims[[1L]], scheme, job$vars)
+  first <- profile_mask(job$sims[[1L]], scheme, job$vars)
   Z <- do.call(cbind, job$vary[masked_vary])
   Zm <- scheme_linear_apply(scheme, Z)
   plain_vary <- setdiff(job$varying, job$vars)
@@ -465,16 +465,26 @@ scheme_steps <- function(scheme, job) {
   replicate_count(scheme, job) + risk_evaluations(scheme, job) + job$bootstrap
 }
 
-# Records whose masked values all equal the original ones (first replicate),
-# e.g. zero doses that noise with a lower bound of 0 leaves at 0, or records
-# a kernel gives no neighbour. NA for no masking and for rounding and
-# truncation, which leave values already on their grid unchanged by design.
+# Records left exactly as they were by a scheme that promises change (first
+# replicate): isolated records under a kernel, noise below the precision of
+# large values, identity rows of a matrix (mask-validate.R, the same rule as
+# apply_mask()'s warning). NA for schemes that do not promise change
+# (rounding, grouping, microaggregation, ...), which leave some values as
+# they were by design.
 count_unmasked <- function(scheme, job, masked) {
-  if (scheme$type %in% c("none", "round", "truncate") || !length(job$vars)) return(NA_real_)
   orig <- job$sims[[1L]]
-  same <- rep(TRUE, nrow(orig))
-  for (v in job$vars) same <- same & (masked[[v]] == orig[[v]] | (is.na(masked[[v]]) & is.na(orig[[v]])))
-  as.double(sum(same, na.rm = TRUE))
+  vars <- job$vars[vapply(job$vars, function(v) is.numeric(orig[[v]]), logical(1))]
+  if (!scheme_promises_change(scheme) || !length(vars)) return(NA_real_)
+  Z <- extract_vars(orig, vars)
+  Zm <- extract_vars(masked, vars)
+  as.double(length(unmasked_records(scheme, Z, Zm)))
+}
+
+# apply_mask() inside a profile: records left unmasked are counted in the
+# profile's `unmasked` column instead of a warning per replicate.
+profile_mask <- function(data, scheme, vars) {
+  withCallingHandlers(apply_mask(data, scheme, vars),
+                      epimask_warning_unmasked = function(w) invokeRestart("muffleWarning"))
 }
 
 # A risk measure that cannot see a masking form (exact-match identifiability
@@ -505,7 +515,7 @@ bootstrap_scheme <- function(scheme, job, tick = NULL) {
   n <- nrow(data)
   vapply(seq_len(job$bootstrap), function(b) {
     idx <- sample.int(n, n, replace = TRUE)
-    masked <- apply_mask(data[idx, , drop = FALSE], resample_scheme(scheme, idx), job$vars)
+    masked <- profile_mask(data[idx, , drop = FALSE], resample_scheme(scheme, idx), job$vars)
     if (!is.null(tick)) tick()
     replicate_estimate(job, masked)[[1L]]
   }, numeric(1))
