@@ -10,7 +10,7 @@ zdl_direction <- c(1, 0)
 #' Simulate the three spatial examples of Zhou, Dominici and Louis
 #'
 #' Draws one data set of the simulation study of Zhou et al. (2010) as fixed
-#' in METHODS.md section 10: `n` locations uniform on the study area
+#' in methods vignette, section 10: `n` locations uniform on the study area
 #' \eqn{[-1, 1]^2}, a point source \eqn{c = (0, 0)}, distance
 #' \eqn{d(s) = \|s - c\|}, an exposure surface \eqn{x(s)} that depends on the
 #' example, and a Poisson outcome \eqn{y \sim \mathrm{Poisson}(\exp(1 + 2x))}.
@@ -56,6 +56,7 @@ zdl_direction <- c(1, 0)
 #'   \doi{10.1214/09-AOAS325}
 #' @seealso [zdl_truth()], [zdl_simulator()], [zdl_aggregate()]
 #' @md
+#' @family data and simulation
 #' @export
 #' @examples
 #' sim <- simulate_zdl(2, n = 200, seed = 1)
@@ -165,6 +166,7 @@ zdl_info <- function(sim, arg = "sim") {
 #' @return The true value: a single unnamed number for one term (ready for
 #'   `ru_profile(truth = )`), a named vector for several.
 #' @md
+#' @family data and simulation
 #' @export
 #' @examples
 #' sim <- simulate_zdl(1, n = 100, seed = 1)
@@ -193,6 +195,7 @@ zdl_truth <- function(sim, term = "x") {
 #' @return A function `function(data)` returning `data` with column `y`
 #'   replaced by a fresh draw.
 #' @md
+#' @family data and simulation
 #' @export
 #' @examples
 #' sim <- simulate_zdl(3, n = 200, seed = 2)
@@ -245,6 +248,7 @@ zdl_simulator <- function(sim) {
 #'   exposure), and `cells`, a data frame with one row per non-empty cell
 #'   (`cell`, `n`, `x_mean`, `y_total`, `y_mean`).
 #' @md
+#' @family data and simulation
 #' @export
 #' @examples
 #' sim <- simulate_zdl(1, n = 500, seed = 4)

@@ -21,7 +21,7 @@
 #' in the cohort, as in Table 1(a) of the paper, while doses rounded to 3
 #' significant digits rarely coincide with a stored dose (Table 1(b)).
 #'
-#' The cases follow the linear excess-relative-risk model of METHODS.md 2.1,
+#' The cases follow the linear excess-relative-risk model of methods vignette, section 2.1,
 #' \deqn{\mathrm{odds}_i = \exp(\gamma_0 + 0.7\,\mathrm{male}_i +
 #'   0.4\,(\mathrm{age\_exp}_i - 30)/10 - 0.1\,\mathrm{Nagasaki}_i)
 #'   (1 + 0.5\, \mathrm{dose}_i),}
@@ -64,6 +64,7 @@
 #' cases <- subset(dose_cohort, case == 1)
 #' nrow(cases)
 #' @md
+#' @family data and simulation
 #' @usage data(dose_cohort)
 "dose_cohort"
 
@@ -95,7 +96,7 @@
 #' five age classes, and \eqn{u_{zip} \sim N(0, 0.1^2)} (extra zip-level
 #' variation, so the zip-level binomial model is overdispersed, as the paper
 #' found). The true individual-level log odds ratio of death, Black vs White,
-#' is 0.4; the population-level odds ratio (METHODS.md 3.1, true model) is
+#' is 0.4; the population-level odds ratio (methods vignette, section 3.1, true model) is
 #' 1.47.
 #'
 #' All proportions are the realized shares of the zip's person-years, so the
@@ -139,5 +140,6 @@
 #'            family = binomial(), data = zip_mortality)
 #' coef(fit)["p_black"]
 #' @md
+#' @family data and simulation
 #' @usage data(zip_mortality)
 "zip_mortality"

@@ -57,6 +57,7 @@
 #'   Methods: `print`, `summary`, `coef`, `vcov`, `confint`, `logLik`,
 #'   `deviance`, `nobs`, `predict`.
 #' @seealso [confint.epimask_err()], [predict.epimask_err()]
+#' @family model fitting
 #' @examples
 #' set.seed(1)
 #' n <- 3000

@@ -34,6 +34,7 @@ NULL
 #'   `nobs`, `fitted`, `residuals`, `predict`, `as.data.frame` and `format`
 #'   (the coefficient table).
 #' @seealso [irls_fit()]
+#' @family model fitting
 #' @export
 #' @examples
 #' fit <- fit_glm(cbind(ncases, ncontrols) ~ agegp + alcgp, datasets::esoph,

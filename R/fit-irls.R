@@ -70,7 +70,6 @@ irls_control <- function(control) {
        chol_tol = chol_tol, qr_tol = min(1e-07, epsilon / 1000))
 }
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
 
 # The response as glm.fit sees it: a vector, a factor or logical (binomial),
 # or a two-column matrix of successes and failures (binomial).
@@ -204,6 +203,7 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
 #'   `weights` (working), `prior.weights`, `y`, `aic`, `family`, `flags`
 #'   (`separation`, `step_halved`, `used_qr`).
 #' @seealso [fit_glm()] for the formula interface.
+#' @family model fitting
 #' @export
 #' @examples
 #' data(mtcars)

@@ -310,6 +310,7 @@ lookup_recode <- function(from, to) {
 #'
 #' @param x A list of levels or an `epimask_hierarchy`.
 #' @return An `epimask_hierarchy`.
+#' @family generalization
 #' @examples
 #' h <- as_hierarchy(list(identity, function(x) substr(x, 1, 3),
 #'                        c(I21 = "I", I22 = "I", J45 = "J")))
@@ -339,6 +340,7 @@ as_hierarchy <- function(x) {
 #'   levels accepted by [as_hierarchy()].
 #' @param level Level from 0 (original) to the top of the hierarchy.
 #' @return The generalized values, the same length as `x`.
+#' @family generalization
 #' @examples
 #' generalize(as.Date(c("1965-09-20", "1964-11-07")), hierarchy_date(), 2)
 #' @export

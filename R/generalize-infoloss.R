@@ -4,8 +4,8 @@
 #' Information loss of a generalized release
 #'
 #' The information lost by a [datafly()] or [ola()] release, \eqn{n} records
-#' and \eqn{A} keys, suppressed records counting as fully generalized (METHODS
-#' 16):
+#' and \eqn{A} keys, suppressed records counting as fully generalized (methods vignette,
+#' section 16):
 #'
 #' * `"entropy"`: non-uniform entropy (Gionis & Tassa 2009),
 #'   \eqn{\sum_i \sum_v -\log_2 P(x_{iv} \mid g_{iv})}, with \eqn{P} the share,

@@ -19,7 +19,7 @@
 #' most `max_suppress` of the records are suppressed and every remaining class
 #' has at least `l` distinct values (`diversity = "distinct"`) or an entropy l
 #' \eqn{\exp(-\sum_s p_s \log p_s)} of at least `l` (`"entropy"`) and an earth
-#' mover's distance of at most `t` to the overall distribution (METHODS 12) on
+#' mover's distance of at most `t` to the overall distribution (methods vignette, section 12) on
 #' every `sensitive` variable. The result is the acceptable node of least
 #' information loss under `metric` ([info_loss()]); ties go to the lower sum of
 #' levels, then to the lexicographically smaller level vector. Losses within a

@@ -62,6 +62,7 @@ ring_kernels <- c("ring", "ring_angle", "ring_block")
 #'   approach for masking spatial data. Annals of Applied Statistics 4,
 #'   1451-1475.
 #' @seealso [apply_mask()], [kernel_matrix()], [mask_grid()]
+#' @family masking schemes
 #' @examples
 #' set.seed(1)
 #' xy <- matrix(runif(200, -1, 1), ncol = 2)
@@ -275,6 +276,7 @@ kernel_deriv0 <- function(scheme, Z) {
 #' @param scheme A `mask_scheme` from [mask_kernel()] or [mask_matrix()].
 #' @param n_max Largest n for which the dense matrix is built.
 #' @return A numeric n x n matrix.
+#' @family masking schemes
 #' @examples
 #' xy <- cbind(1:5, 0)
 #' round(kernel_matrix(mask_kernel("exponential", 0.5, xy)), 3)
@@ -307,6 +309,7 @@ kernel_matrix <- function(scheme, n_max = 5000) {
 #'   `direction`, `groups`, ...).
 #' @param none If `TRUE`, [mask_none()] is put first as the reference row.
 #' @return A `mask_list`: a list of `mask_scheme` named by their labels.
+#' @family masking schemes
 #' @examples
 #' xy <- matrix(runif(100), ncol = 2)
 #' mask_grid(c("ring", "exponential"), c(0.01, 0.1), xy, source = c(0.5, 0.5))

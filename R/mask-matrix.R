@@ -15,6 +15,7 @@
 #' @param lambda The degree: the value at which a function `A` is evaluated
 #'   (required then). For a fixed `A` it is only recorded (default 0).
 #' @return A `mask_scheme` with `method = "matrix"`.
+#' @family masking schemes
 #' @examples
 #' A <- matrix(1 / 3, 3, 3)
 #' apply_mask(data.frame(x = 1:3, y = c(2, 4, 9)), mask_matrix(A))

@@ -51,6 +51,7 @@ scheme_at <- function(scheme, lambda) {
 #'   A scheme is re-validated before use with its constructor's checks, so a
 #'   scheme edited after construction fails with a classed error naming the
 #'   field.
+#' @family masking schemes
 #' @examples
 #' d <- data.frame(id = letters[1:4], x = c(1.234, 5.678, 9.1011, 12.5))
 #' apply_mask(d, mask_round(2))
@@ -67,11 +68,15 @@ mask_data <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "
   scheme <- revalidate_scheme(scheme)
   unmasked <- check_choice(unmasked, c("warn", "error", "suppress"), arg = "unmasked")
   data <- check_data(data, "data")
+  # categorical schemes (PRAM, and no masking of categories) promise no change
+  # of any one record: nothing to count
   if (identity_on_categories(scheme, data, vars))
-    return(apply_categorical_mask(data, scheme, unique(check_columns(vars, data, "vars"))))
+    return(list(data = apply_categorical_mask(data, scheme, unique(check_columns(vars, data, "vars"))),
+                unmasked = NA_integer_))
   categorical <- is_categorical_scheme(scheme)
   vars <- mask_vars(data, vars, categorical)
-  if (categorical) return(apply_categorical_mask(data, scheme, vars))
+  if (categorical) return(list(data = apply_categorical_mask(data, scheme, vars),
+                               unmasked = NA_integer_))
   Z <- extract_vars(data, vars)
   Zm <- mask_values(scheme, Z)
   check_no_overflow(Z, Zm)

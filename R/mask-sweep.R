@@ -35,7 +35,7 @@
 #'   [mask_group()]).
 #' @return A `mask_list` of schemes from weak to strong, each with elements
 #'   `generator` (character) and `strength` (numeric).
-#' @family masking
+#' @family masking schemes
 #' @seealso [scheme_generator()], [ru_profile()].
 #' @examples
 #' mask_sweep(mask_round, digits = 4:0)
@@ -86,7 +86,7 @@ mask_sweep <- function(fun, ...) {
 #' @param scheme A `mask_scheme`.
 #' @return A string; a number (NA when the form has no natural strength and
 #'   the scheme did not come from [mask_sweep()]).
-#' @family masking
+#' @family masking schemes
 #' @examples
 #' scheme_generator(mask_round(2, "decimal"))
 #' scheme_strength(mask_round(2, "decimal"))

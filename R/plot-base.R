@@ -11,7 +11,7 @@
 #'     anonymity score (1 - risk) against analysis potential U, ideal at the
 #'     top right, each point labelled by its scheme, and the curve
 #'     anonymity = \[1 - U^theta\]^(1/theta) fitted by [fit_ru_curve()]
-#'     (METHODS 6.1). When the risks are all small (below 0.05) or span two
+#'     (methods vignette, section 6.1). When the risks are all small (below 0.05) or span two
 #'     orders of magnitude the vertical axis shows the risk itself on a
 #'     reversed log scale (safer upwards). Schemes with U > 1 are drawn at
 #'     U = 1 with an open diamond and their U in the label; profiles with

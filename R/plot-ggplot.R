@@ -249,6 +249,7 @@ gg_label_geom <- function() {
 
 gg_cache <- new.env(parent = emptyenv())
 
+#' @family profiles
 #' @exportS3Method grid::makeContent
 makeContent.epimask_label_tree <- function(x) {
   pts <- x$points

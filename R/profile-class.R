@@ -19,7 +19,7 @@ ru_z <- function() stats::qnorm(0.975)
 
 #' Summarise per-replicate estimates into a risk-utility table
 #'
-#' Internal. Implements METHODS section 3 for every scheme: with beta the
+#' Internal. Implements the methods vignette, section 3, for every scheme: with beta the
 #' reference (original estimate or truth) and beta_m,r the estimates of the R
 #' replicates of a scheme, bias = mean(beta_m) - beta, relative bias =
 #' 100 |bias| / |beta| (NA when beta = 0), MSE = mean(SE_r^2) + bias^2,
@@ -35,7 +35,7 @@ ru_z <- function() stats::qnorm(0.975)
 #'   `estimate`, `se` and optionally `risk`, `degree`, `kernel` (the last two
 #'   constant within a scheme). Schemes keep their order of first appearance.
 #'   `risk` must be a probability in \[0, 1\] (anonymity = 1 - risk): for the
-#'   matching risk of METHODS 5 that is the expected match risk divided by n
+#'   matching risk of methods vignette, section 5 that is the expected match risk divided by n
 #'   (the expected proportion of correct matches), not the count.
 #' @param reference list with `truth` (beta), `se` (its SE, may be NA),
 #'   optionally `mse` (MSE(beta), default `se^2`) and `type`.
@@ -370,6 +370,7 @@ check_ru_profile <- function(x, arg = "ru") {
 #' @param ru an `ru_profile` (from `ru_profile()`).
 #' @return A data frame with columns `scheme`, `replicate`, `estimate`, `se`
 #'   and, when computed, `risk`; only the schemes present in `ru`.
+#' @family profiles
 #' @export
 #' @examples
 #' sim <- simulate_zdl(1, n = 300, seed = 1)
@@ -537,6 +538,7 @@ short_scheme_label <- function(x) {
 #'   `summary()`: a data frame of class `summary.ru_profile`; `[`: an
 #'   `ru_profile` or a data frame; `as.data.frame()`: a data frame.
 #' @name ru_profile-methods
+#' @family profiles
 #' @examples
 #' sim <- simulate_zdl(1, n = 300, seed = 1)
 #' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
@@ -599,7 +601,6 @@ fit_columns <- function(tab, width) {
   list(table = tab[, keep, drop = FALSE], dropped = names(tab)[!keep])
 }
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
 
 # Left-justify the text columns so scheme labels read naturally.
 format_left <- function(tab) {

@@ -31,7 +31,7 @@ ru_curve_gradient <- function(u, theta) {
 
 #' Fit the security-utility curve to a risk-utility profile
 #'
-#' Fits METHODS section 6.1's curve anonymity = \[1 - U^theta\]^(1/theta) of
+#' Fits the curve of the methods vignette, section 6.1, anonymity = \[1 - U^theta\]^(1/theta) of
 #' Cologne et al. (2012) by nonlinear least squares, where U is the
 #' analysis-potential score. U is clipped to \[0, 1\] (scores above 1 are
 #' shown by the plot but count as 1 in the fit) and rows whose U or anonymity
@@ -61,6 +61,7 @@ ru_curve_gradient <- function(u, theta) {
 #'   the curve out unless asked. Methods: `print()`, `coef()` and
 #'   `predict(object, newdata)`, `newdata` a vector of U values or a data
 #'   frame with column `analysis_potential`.
+#' @family profiles
 #' @export
 #' @examples
 #' # points along a known curve (theta = 2) with a little noise

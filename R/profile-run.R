@@ -17,7 +17,7 @@
 #'
 #' For every masking scheme, masks the data, fits the analyst's model to the
 #' masked data, and measures the disclosure risk left, giving one row per
-#' scheme of the trade-off between analysis potential (METHODS.md section 3)
+#' scheme of the trade-off between analysis potential (methods vignette, section 3)
 #' and risk: the Cologne et al. (2012) security-utility table and the
 #' risk-utility profile of Zhou, Dominici and Louis (2010).
 #'
@@ -59,7 +59,7 @@
 #' `boot_lower`, `boot_upper` and the bootstrap-SE interval `boot_se_lower`,
 #' `boot_se_upper` (the masked estimate of that data set \eqn{\pm 1.96}
 #' `boot_se`) to the table. This captures the correlation that smoothing
-#' induces, which the naive SE ignores (METHODS.md section 3.1).
+#' induces, which the naive SE ignores (methods vignette, section 3.1).
 #'
 #' **Speed.** In a simulation study where only the outcome varies, a linear
 #' scheme (kernel, matrix) masks the fixed columns once. For poisson-log and
@@ -159,6 +159,7 @@
 #'   Zhou Y, Dominici F, Louis TA (2010). A smoothing approach for masking
 #'   spatial data. \emph{Annals of Applied Statistics} 4(3), 1451-1475.
 #'   \doi{10.1214/09-AOAS325}
+#' @family profiles
 #' @export
 #' @examples
 #' sim <- simulate_zdl(1, n = 300, seed = 1)
@@ -304,79 +305,6 @@ scheme_labels <- function(schemes) {
 
 scheme_family_label <- function(scheme) {
   if (identical(scheme$type, "kernel")) kernel_family_name(scheme$kernel, scheme$rho) else scheme$type
-}
-
-# ---- random number streams ------------------------------------------------------
-
-# k L'Ecuyer-CMRG streams (.Random.seed vectors, as parallel::nextRNGStream
-# gives them), the first one after set.seed(seed). Without a seed, one draw of
-# the caller's generator picks it; the caller's generator is otherwise left as
-# it was.
-rng_streams <- function(k, seed) {
-  if (is.null(seed)) seed <- sample.int(.Machine$integer.max, 1L)
-  with_saved_rng({
-    set.seed(seed, kind = "L'Ecuyer-CMRG", normal.kind = "Inversion",
-             sample.kind = "Rejection")
-    s <- get(".Random.seed", envir = globalenv())
-    out <- vector("list", k)
-    for (i in seq_len(k)) {
-      s <- next_rng_stream(s)
-      out[[i]] <- s
-    }
-    out
-  })
-}
-
-with_saved_rng <- function(expr) {
-  genv <- globalenv()
-  old <- get0(".Random.seed", envir = genv, inherits = FALSE)
-  on.exit({
-    if (is.null(old)) {
-      if (exists(".Random.seed", envir = genv, inherits = FALSE))
-        rm(".Random.seed", envir = genv)
-    } else {
-      assign(".Random.seed", old, envir = genv)
-    }
-  }, add = TRUE)
-  expr
-}
-
-# Run expr with .Random.seed set to a stream (its first element carries the
-# generator kinds), putting the caller's state back afterwards.
-with_rng_stream <- function(stream, expr) {
-  with_saved_rng({
-    assign(".Random.seed", stream, envir = globalenv())
-    expr
-  })
-}
-
-# parallel::nextRNGStream in plain R: advance an L'Ecuyer-CMRG seed by 2^127
-# steps (the jump matrices of L'Ecuyer et al. 2002). Multiplications are
-# split at 2^16 so every intermediate stays below 2^53.
-next_rng_stream <- function(seed) {
-  state <- as.double(seed[2:7])
-  state[state < 0] <- state[state < 0] + 2^32
-  s1 <- lecuyer_matvec(lecuyer_a1p127, state[1:3], 4294967087)
-  s2 <- lecuyer_matvec(lecuyer_a2p127, state[4:6], 4294944443)
-  out <- c(s1, s2)
-  out[out >= 2^31] <- out[out >= 2^31] - 2^32
-  c(seed[[1L]], as.integer(out))
-}
-
-lecuyer_a1p127 <- matrix(c(2427906178, 3580155704, 949770784,
-                           226153695, 1230515664, 3580155704,
-                           1988835001, 986791581, 1230515664), 3L, byrow = TRUE)
-lecuyer_a2p127 <- matrix(c(1464411153, 277697599, 1610723613,
-                           32183930, 1464411153, 1022607788,
-                           2824425944, 32183930, 2093834863), 3L, byrow = TRUE)
-
-lecuyer_matvec <- function(A, s, m) {
-  mulmod <- function(a, x) ((a %/% 65536 * x) %% m * 65536 + a %% 65536 * x) %% m
-  vapply(1:3, function(i) {
-    acc <- 0
-    for (j in 1:3) acc <- (acc + mulmod(A[i, j], s[j])) %% m
-    acc
-  }, numeric(1))
 }
 
 # ---- replicates -----------------------------------------------------------------

@@ -61,6 +61,7 @@
 #'   Health} 2012, 193680.
 #' @seealso [risk_match()] for masked continuous data, where exact matches no
 #'   longer occur.
+#' @family risk measures
 #' @export
 #' @examples
 #' set.seed(3)
@@ -194,6 +195,7 @@ print.epimask_identifiability <- function(x, digits = 3, ...) {
 #'   `summary.epimask_identifiability` with the scores and the \eqn{n_i} table
 #'   (`counts`); `as.data.frame()` returns the per-record table.
 #' @name epimask_identifiability-methods
+#' @family risk measures
 #' @examples
 #' src <- data.frame(id = 1:8, dose = c(1, 2, 2, 3, 3, 3, 4, 5))
 #' rel <- src[c(1, 2, 4, 8), ]

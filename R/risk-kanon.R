@@ -82,6 +82,7 @@
 #'   methods for de-identifying clinical trial data.
 #' @seealso [datafly()] to generalize the data until they are k-anonymous,
 #'   [k_prime()].
+#' @family risk measures
 #' @examples
 #' trial <- data.frame(sex = c("M", "M", "F", "M", "F", "F", "M"),
 #'                     yob = c(1959, 1969, 1955, 1959, 1955, 1975, 1959))
@@ -158,6 +159,7 @@ risk_kanon <- function(data, keys, population = NULL, pi = 1, k = 5,
 #' @param pi Sampling fraction in (0, 1].
 #' @param alpha Level of the test, in (0, 1).
 #' @return Named integer vector `c(D3 =, D4 =)`.
+#' @family risk measures
 #' @examples
 #' k_prime(5, pi = 0.1)   # D3 2, D4 3
 #' k_prime(10, pi = 0.3)  # 6, 6

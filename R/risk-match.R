@@ -10,7 +10,7 @@
 #' data, to learn the `unknown` variables (for example the health outcome).
 #' `risk_match()` computes, for every target, the probability the intruder
 #' gives each released record (Zhou, Dominici and Louis 2010, section 2.3,
-#' after Reiter 2005; formulas in METHODS.md section 5) and counts how often
+#' after Reiter 2005; formulas in methods vignette, section 5) and counts how often
 #' the most probable record(s) are the right one.
 #'
 #' For a target with true known values \eqn{t} and a candidate record \eqn{j}:
@@ -45,9 +45,9 @@
 #' @section Methods and their cost:
 #' All methods give the same `c` and `I` for every target, hence the same
 #' `expected_match_risk`, `percent_correct`, `true_match_rate` and
-#' `false_match_rate` (METHODS.md section 11); they differ in time.
+#' `false_match_rate` (methods vignette, section 11); they differ in time.
 #' \describe{
-#'   \item{`"exhaustive"`}{the loop of METHODS.md section 5, the reference:
+#'   \item{`"exhaustive"`}{the loop of methods vignette, section 5, the reference:
 #'     every target against every released record, \eqn{O(n \times}
 #'     targets \eqn{\times} variables\eqn{)} time (about 30 ns per pair on one
 #'     core: 12 s for \eqn{n} = 20,000, 8 hours for \eqn{n = 10^6}).}
@@ -142,6 +142,7 @@
 #'   Reiter JP (2005). Estimating risks of identification disclosure in
 #'   microdata. \emph{JASA} 100, 1103-1112.
 #' @seealso [risk_identifiability()] for exact matching on keys.
+#' @family risk measures
 #' @export
 #' @examples
 #' set.seed(1)
@@ -417,6 +418,7 @@ print.epimask_match <- function(x, digits = 3, ...) {
 #'   of them contain the true record. `as.data.frame()` returns the
 #'   per-target table.
 #' @name epimask_match-methods
+#' @family risk measures
 #' @examples
 #' set.seed(2)
 #' original <- data.frame(x = rnorm(100), y = rnorm(100))

@@ -60,7 +60,7 @@ release_threshold_bins <- c(3, 5, 11, 20)
 #'   a public one.
 #' @param reasons Character vector: the custodian's reasons for the threshold
 #'   and the probabilities (controls, sensitivity, motives, ...).
-#' @param breach_risk Risk given a breach: `"strict_average"` (METHODS 17) or
+#' @param breach_risk Risk given a breach: `"strict_average"` (methods vignette, section 17) or
 #'   `"maximum"` (the breached data reach an adversary who targets the rarest
 #'   record).
 #' @return An object of class `release_context`: a list with `public`,
@@ -174,7 +174,7 @@ print.release_context <- function(x, ...) {
 
 #' Re-identification risk of a release in its context
 #'
-#' Applies a [release_context()] to a data set (METHODS 17; El Emam & Malin
+#' Applies a [release_context()] to a data set (methods vignette, section 17; El Emam & Malin
 #' 2014): equivalence classes on `keys` give the maximum and strict average
 #' risks of [risk_kanon()]; for a public release the risk is the maximum
 #' risk; for a non-public release each attack's risk is

@@ -8,7 +8,7 @@
 #' When the outcome and the covariates are masked by the same linear smoother
 #' \eqn{A(\lambda)} (kernel masking, [mask_kernel()], or [mask_matrix()]), the
 #' GLM estimate from the masked data converges to \eqn{\beta(\lambda)}, the
-#' root of the expected masked score (METHODS.md section 4; Zhou, Dominici and
+#' root of the expected masked score (methods vignette, section 4; Zhou, Dominici and
 #' Louis 2010, appendix).
 #'
 #' `bias_asymptotic()` gives the exact large-sample bias
@@ -50,6 +50,7 @@
 #' @references Zhou Y, Dominici F, Louis TA (2010). A smoothing approach for
 #'   masking spatial data. \emph{Annals of Applied Statistics} 4(3),
 #'   1451-1475. \doi{10.1214/09-AOAS325}
+#' @family utility
 #' @export
 #' @examples
 #' set.seed(1)

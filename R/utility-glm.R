@@ -6,7 +6,7 @@
 #' Analysis potential of masked data for one model
 #'
 #' Fits the analyst's model to the original and to the masked data and
-#' compares the estimates (Cologne et al. 2012; METHODS.md section 3). With
+#' compares the estimates (Cologne et al. 2012; methods vignette, section 3). With
 #' \eqn{\beta} the reference value (`truth` when given, otherwise the estimate
 #' from the original data) and \eqn{\beta_m} the estimate from the masked data:
 #' bias \eqn{= \beta_m - \beta}, relative bias \eqn{= 100 |bias| / |\beta|},
@@ -42,6 +42,7 @@
 #'   compromising analysis potential. \emph{Journal of Environmental and Public
 #'   Health} 2012, 193680. \doi{10.1155/2012/193680}
 #' @seealso [ru_profile()] for a whole list of masking schemes.
+#' @family utility
 #' @export
 #' @examples
 #' set.seed(1)
@@ -236,7 +237,7 @@ term_function_value <- function(f, fit, data) {
 #' SE is the delta method on \eqn{\log OR} with the model's covariance at
 #' dispersion 1: \eqn{\nabla \log OR = \nabla p_B / (p_B (1 - p_B)) -
 #' \nabla p_W / (p_W (1 - p_W))}, \eqn{\nabla p_R = \sum_j N_j
-#' h'(\eta^R_j) x^R_j / \sum_j N_j} (METHODS.md section 3.1), and
+#' h'(\eta^R_j) x^R_j / \sum_j N_j} (methods vignette, section 3.1), and
 #' \eqn{SE(OR) = OR \cdot SE(\log OR)}.
 #'
 #' @param race Name of the race variable (1 = Black, 0 = White; a share in
@@ -246,6 +247,7 @@ term_function_value <- function(f, fit, data) {
 #' @return A function `function(fit, data)` of a [fit_glm()] fit and the data
 #'   it was fitted to, returning `c(estimate = OR, se = SE)`, for the `term`
 #'   argument of [ru_profile()] and [utility_glm()].
+#' @family utility
 #' @export
 #' @examples
 #' set.seed(2)

@@ -172,3 +172,6 @@ check_family_parts <- function(family, arg) {
                             if (length(missing_fun) == 1L) "is" else "are"))
   family
 }
+
+# The first argument unless it is NULL (base R has it from 4.4.0 on).
+`%||%` <- function(a, b) if (is.null(a)) b else a

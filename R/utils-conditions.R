@@ -23,6 +23,7 @@
 #' range), `epimask_warning_budget` (no scheme meets the risk budget).
 #'
 #' @name epimask-conditions
+#' @family utilities
 #' @examples
 #' res <- tryCatch(irls_fit(matrix("a"), 1), epimask_error = function(e) conditionMessage(e))
 #' res

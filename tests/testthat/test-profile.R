@@ -159,16 +159,17 @@ test_that("a seed reproduces the profile and leaves the caller's RNG alone", {
   expect_identical(RNGkind()[1], "Mersenne-Twister")
 })
 
-test_that("next_rng_stream equals parallel::nextRNGStream", {
-  next_parallel <- get("nextRNGStream", envir = asNamespace("parallel"))
-  old <- RNGkind("L'Ecuyer-CMRG")[1]
-  on.exit(RNGkind(old))
+test_that("rng_streams are successive parallel::nextRNGStream streams after set.seed", {
   for (s in c(1, 42, 123456)) {
+    got <- epimask:::rng_streams(3L, s)
+    old <- RNGkind("L'Ecuyer-CMRG", "Inversion", "Rejection")
     set.seed(s)
     seed <- .Random.seed
-    expect_identical(epimask:::next_rng_stream(seed), next_parallel(seed))
-    expect_identical(epimask:::next_rng_stream(epimask:::next_rng_stream(seed)),
-                     next_parallel(next_parallel(seed)))
+    RNGkind(old[1], old[2], old[3])
+    want <- list(parallel::nextRNGStream(seed))
+    want[[2]] <- parallel::nextRNGStream(want[[1]])
+    want[[3]] <- parallel::nextRNGStream(want[[2]])
+    expect_identical(got, want)
   }
 })
 
