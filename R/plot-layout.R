@@ -287,13 +287,14 @@ ru_panel_security <- function(x, base, log, curve) {
   d <- base
   # Profiles that rank by the capped analysis potential (U above 1 counts as
   # no measurable loss and a bias counts in full) are drawn on it, so that the
-  # frontier and the recommendation read off the same axis. Its SE is taken
-  # with the relative SE of U (exact where the cap does not bind).
+  # frontier and the recommendation read off the same axis, with the same SE
+  # (capped_potential_se(): the relative SE of U, exact where the cap does not
+  # bind).
   capped <- x$analysis_potential_capped
   use_capped <- !is.null(capped) && any(is.finite(capped))
   u_se <- ru_se_col(x, "analysis_potential_se")
   if (use_capped) {
-    u_se <- u_se * ifelse(u > 0, capped / u, NA_real_)
+    u_se <- capped_potential_se(u_se, u, capped)
     u <- capped
   }
   d$clipped <- !is.na(u) & u > 1

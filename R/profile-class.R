@@ -56,7 +56,9 @@ summarise_replicates <- function(replicates, reference) {
   out$analysis_potential_capped <- capped_potential(out$mse, out$bias, reference$mse,
                                                     reference$se)
   out$pareto <- ru_pareto(out$risk, out$analysis_potential_capped, out$risk_se,
-                          out$analysis_potential_se)
+                          capped_potential_se(out$analysis_potential_se,
+                                              out$analysis_potential,
+                                              out$analysis_potential_capped))
   out
 }
 
@@ -168,13 +170,24 @@ monte_carlo_se <- function(rep, reference, ref_reps, bias, mse, u) {
   out
 }
 
-# The risk-utility frontier: scheme i is on it unless another scheme j is at
-# least as good on both risk and U (within their uncertainty) and clearly
-# better on one. "Clearly" means by more than z times the SE of the
-# difference (SEs that are NA count as 0) plus 1e-9. `u` is the capped
-# analysis potential (capped_potential()), so U above 1 counts as no
-# measurable loss. NA where risk or U is NA.
-ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, z = ru_z()) {
+# The risk-utility frontier: scheme i is on it unless another scheme j
+# dominates it: j is at least as good on both and better on one beyond the
+# uncertainty.
+#   - "At least as good" is on the point estimates: risk_j <= risk_i and
+#     U_j >= U_i - u_tolerance. A Monte Carlo tie never condemns: a scheme
+#     with risk 3e-5 is not dominated by one with risk 2e-3 and a higher U,
+#     however noisy that risk, nor one with U 0.67 by one with U 0.42 and a
+#     lower risk, however noisy those U. Only a loss of U below
+#     `u_tolerance` (recommend()'s default 0.01: not one a custodian can
+#     measure) counts as "as good", so that, as in recommend(), U ties go
+#     to the lower risk.
+#   - "Beyond the uncertainty": risk_j < risk_i - tie_r or U_j > U_i +
+#     max(tie_u, u_tolerance), tie = z sqrt(se_i^2 + se_j^2) + 1e-9, SEs
+#     that are NA counting as 0.
+# `u` is the capped analysis potential (capped_potential()) and `u_se` its SE
+# (capped_potential_se()), so U above 1 counts as no measurable loss. NA
+# where risk or U is NA.
+ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, u_tolerance = 0.01, z = ru_z()) {
   n <- length(risk)
   if (is.null(risk_se)) risk_se <- rep(NA_real_, n)
   if (is.null(u_se)) u_se <- rep(NA_real_, n)
@@ -188,16 +201,25 @@ ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, z = ru_z()) {
     for (j in which(known)) {
       if (j == i) next
       tie_r <- z * sqrt(risk_se[i]^2 + risk_se[j]^2) + 1e-9
-      tie_u <- z * sqrt(u_se[i]^2 + u_se[j]^2) + 1e-9
-      no_worse <- risk[j] <= risk[i] + tie_r && u[j] >= u[i] - tie_u
-      better <- risk[j] < risk[i] - tie_r || u[j] > u[i] + tie_u
-      if (no_worse && better) {
+      tie_u <- max(z * sqrt(u_se[i]^2 + u_se[j]^2) + 1e-9, u_tolerance)
+      if (risk[j] > risk[i] || u[j] < u[i] - u_tolerance) next
+      if (risk[j] < risk[i] - tie_r || u[j] > u[i] + tie_u) {
         dominated <- TRUE
         break
       }
     }
     out[i] <- !dominated
   }
+  out
+}
+
+# The Monte Carlo SE of the capped analysis potential, taken as the SE of U
+# scaled by capped / U (the same relative uncertainty as U). Where the cap
+# does not bite (capped = U) it is the SE of U itself. Used by the frontier,
+# recommend() and the plots' intervals alike.
+capped_potential_se <- function(u_se, u, capped) {
+  out <- u_se * ifelse(is.finite(u) & u > 0, capped / u, NA_real_)
+  out[is.na(u_se)] <- NA_real_
   out
 }
 

@@ -19,7 +19,8 @@
 #'    since masking cannot add information. It is at most 1, equals U
 #'    wherever the naive SE did not shrink, and counts a hidden bias in full.
 #' 2. Schemes whose U is within \eqn{z \sqrt{SE_i^2 + SE_b^2}} (\eqn{z} =
-#'    1.96; the Monte Carlo SEs `analysis_potential_se`, 0 where NA) or
+#'    1.96; the Monte Carlo SEs of the capped U, `analysis_potential_se`
+#'    scaled by capped / U, 0 where NA) or
 #'    within `u_tolerance` of the best scheme \eqn{b} are tied with it. A
 #'    deterministic scheme has no Monte Carlo SE, yet a loss of analysis
 #'    potential below 1% (a bias of about a tenth of the original SE) is not
@@ -89,12 +90,13 @@ recommend <- function(ru, max_risk = NULL, n_runner_ups = 3L, context = NULL,
 
   tab <- as.data.frame(ru)
   tab$.row <- seq_len(nrow(tab))
-  u_se <- zero_if_na(tab$analysis_potential_se %||% rep(NA_real_, nrow(tab)))
   r_se <- zero_if_na(tab$risk_se %||% rep(NA_real_, nrow(tab)))
   ref <- ru_reference(ru)
   tab$.u <- tab$analysis_potential_capped %||%
     capped_potential(tab$mse, tab$bias, ref$mse, ref$se)
-  tab$.u_se <- u_se
+  # the SE of the capped U, as the frontier and the plots take it
+  tab$.u_se <- zero_if_na(capped_potential_se(
+    tab$analysis_potential_se %||% rep(NA_real_, nrow(tab)), tab$analysis_potential, tab$.u))
   tab$.r_se <- r_se
   known <- !is.na(tab$risk) & !is.na(tab$analysis_potential)
   within <- known & tab$risk <= budget

@@ -130,8 +130,11 @@
 #'   `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
 #'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
 #'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
-#'   risk-utility frontier: no other scheme is at least as good on risk and
-#'   U within uncertainty and clearly better on one, on the capped U),
+#'   risk-utility frontier: no other scheme has a risk as low and a capped U
+#'   as high, or lower by less than 0.01, and is better on one of them beyond
+#'   its Monte Carlo uncertainty (and 0.01 on U); a Monte Carlo tie never
+#'   puts a scheme off it, a U tie within 0.01 goes to the lower risk as in
+#'   [recommend()]),
 #'   `analysis_potential_capped` (U with the masked naive variance floored at
 #'   the original's, at most 1: a bias hidden by a naive SE that shrank under
 #'   masking counts in full; see [recommend()]), `generator` and

@@ -72,3 +72,48 @@ zhou_like_profile <- function(aggregate = 1.8) {
     zhou_like_replicates(), list(truth = 2, se = 0.1, type = "truth"),
     list(term = "race", family = "binomial", risk = "match", aggregate = aggregate))
 }
+
+# Brute-force risk-utility frontier (written with matrices, not the loops of
+# ru_pareto()): scheme i is dominated when some j is at least as good on the
+# point estimates, risk_j <= risk_i and U_j >= U_i - u_tol, and better on one
+# beyond the uncertainty: risk_j < risk_i - tie_r or U_j > U_i + max(tie_u,
+# u_tol), with tie = z sqrt(se_i^2 + se_j^2) + 1e-9 (NA SEs count as 0).
+# U above 1 counts as 1. NA where risk or U is NA.
+brute_frontier <- function(risk, u, risk_se = NA, u_se = NA, u_tol = 0.01) {
+  n <- length(risk)
+  u <- pmin(u, 1)
+  risk_se <- rep_len(risk_se, n)
+  u_se <- rep_len(u_se, n)
+  risk_se[is.na(risk_se)] <- 0
+  u_se[is.na(u_se)] <- 0
+  z <- qnorm(0.975)
+  tie_r <- z * sqrt(outer(risk_se^2, risk_se^2, "+")) + 1e-9   # [i, j]
+  tie_u <- pmax(z * sqrt(outer(u_se^2, u_se^2, "+")) + 1e-9, u_tol)
+  Rj <- matrix(risk, n, n, byrow = TRUE)
+  Ri <- t(Rj)
+  Uj <- matrix(u, n, n, byrow = TRUE)
+  Ui <- t(Uj)
+  dom <- Rj <= Ri & Uj >= Ui - u_tol & (Rj < Ri - tie_r | Uj > Ui + tie_u)
+  diag(dom) <- FALSE
+  out <- rowSums(dom, na.rm = TRUE) == 0
+  out[is.na(risk) | is.na(u)] <- NA
+  out
+}
+
+# The capped analysis potential by its formula (METHODS / recommend()):
+# MSE_ref / (max(MSE - bias^2, SE_ref^2) + bias^2), at most 1, and its SE as
+# the SE of U scaled by capped / U.
+capped_by_hand <- function(ru) {
+  ref <- attr(ru, "reference")
+  ref_mse <- if (is.null(ref$mse)) ref$se^2 else ref$mse
+  capped <- pmin(ref_mse / (pmax(ru$mse - ru$bias^2, ref$se^2) + ru$bias^2), 1)
+  list(u = capped, se = ru$analysis_potential_se * capped / ru$analysis_potential)
+}
+
+# A profile as objects made before the decision columns existed.
+strip_decision_columns <- function(ru) {
+  for (col in c("bias_se", "mse_se", "analysis_potential_se", "risk_se",
+                "analysis_potential_capped", "pareto", "generator", "strength", "unmasked"))
+    ru[[col]] <- NULL
+  ru
+}

@@ -9,20 +9,6 @@ with_null_device <- function(code, width = 7, height = 5) {
   force(code)
 }
 
-# Brute-force Pareto flags: no other scheme has risk <= and U >= with one
-# of them strict.
-brute_pareto <- function(risk, u) {
-  n <- length(risk)
-  vapply(seq_len(n), function(i) {
-    for (j in seq_len(n)) {
-      if (j == i) next
-      if (risk[j] <= risk[i] && u[j] >= u[i] && (risk[j] < risk[i] || u[j] > u[i]))
-        return(FALSE)
-    }
-    TRUE
-  }, logical(1))
-}
-
 # The contract's decision columns, computed here from the replicates (a
 # stand-in for ru_profile()'s own, so the plots are tested with and without).
 with_decision <- function(ru, generator, strength, budget = NULL, risk_se = NULL) {
@@ -36,7 +22,9 @@ with_decision <- function(ru, generator, strength, budget = NULL, risk_se = NULL
                       USE.NAMES = FALSE)
   ru$analysis_potential_se <- ru$analysis_potential * ru$mse_se / ru$mse
   ru$risk_se <- risk_se %||% vapply(per, function(r) mc_se(r$risk), 0, USE.NAMES = FALSE)
-  ru$pareto <- brute_pareto(ru$risk, ru$analysis_potential)
+  # the frontier on the axis the ru panel draws: the capped U and its SE
+  capped <- capped_by_hand(ru)
+  ru$pareto <- brute_frontier(ru$risk, capped$u, ru$risk_se, capped$se)
   meta <- attr(ru, "meta")
   meta$budget <- budget
   attr(ru, "meta") <- meta
@@ -225,7 +213,7 @@ test_that("kernel sweeps keep lambda as their axis; old profiles their degree", 
   expect_identical(pd$xaxis$labels[1], "0")
   expect_gt(pd$xaxis$break_at, pd$data$x[1])
   expect_lt(pd$xaxis$break_at, log10(0.001))
-  old <- epimask:::ru_panel_data(zhou_like_profile(), "mse")
+  old <- epimask:::ru_panel_data(strip_decision_columns(zhou_like_profile()), "mse")
   expect_identical(old$xaxis$kind, "log")
   expect_identical(levels(old$data$group), c("none", "ring", "exponential"))
   cl <- epimask:::ru_panel_data(cologne_like_profile(), "risk")
@@ -244,16 +232,21 @@ test_that("intervals are +-1.96 Monte Carlo SE; the estimate keeps its naive CI"
   expect_equal(pd$data$xhi, ru$mse + z * ru$mse_se)
   expect_equal(pd$data$ylo, ru$risk - z * ru$risk_se)
   ru_pd <- epimask:::ru_panel_data(ru, "ru", list(x = FALSE, y = FALSE))
-  u <- ru$analysis_potential
-  expect_equal(ru_pd$data$xhi, pmin(u + z * ru$analysis_potential_se, 1))
+  # the ru panel draws the capped U, +- z times its SE (the SE of U scaled by
+  # capped / U), the same U and SE the frontier and recommend() use
+  capped <- capped_by_hand(ru)
+  expect_equal(ru_pd$data$x, capped$u)
+  expect_equal(ru_pd$data$xhi, pmin(capped$u + z * capped$se, 1))
+  expect_equal(ru_pd$data$xlo, pmax(capped$u - z * capped$se, 0))
   expect_equal(ru_pd$data$yhi, pmin(1 - (ru$risk - z * ru$risk_se), 1))
   est <- epimask:::ru_panel_data(ru, "estimate")
   expect_equal(est$data$ylo, ru$ci_lower)
   expect_equal(est$data$yhi, ru$ci_upper)
   expect_identical(est$hlines$label, c("true value", "aggregated-data estimate"))
   # Without the SE columns there are no bars.
-  old <- epimask:::ru_panel_data(zhou_like_profile(), "tradeoff")
+  old <- epimask:::ru_panel_data(strip_decision_columns(zhou_like_profile()), "tradeoff")
   expect_true(all(is.na(old$data$xlo)))
+  expect_true(all(is.na(old$data$ylo)))
 })
 
 test_that("a profile with the capped analysis potential is drawn on it", {
@@ -295,7 +288,8 @@ test_that("the risk axis is logarithmic for small risks, zero at its floor", {
 
 test_that("the frontier is a staircase through the Pareto schemes", {
   ru <- zhou_decision()
-  expect_identical(ru$pareto, brute_pareto(ru$risk, ru$analysis_potential))
+  capped <- capped_by_hand(ru)
+  expect_identical(ru$pareto, brute_frontier(ru$risk, capped$u, ru$risk_se, capped$se))
   pd <- epimask:::ru_panel_data(ru, "ru")
   fr <- pd$frontier
   f <- pd$data[pd$data$pareto, ]
@@ -307,7 +301,7 @@ test_that("the frontier is a staircase through the Pareto schemes", {
   expect_equal(fr$y[seq(2, nrow(fr), 2)], f$y[-1])
   tr <- epimask:::ru_panel_data(ru, "tradeoff")$frontier
   expect_equal(tr$y[seq(2, nrow(tr), 2)], tr$y[seq(1, nrow(tr) - 2, 2)])
-  expect_null(epimask:::ru_panel_data(zhou_like_profile(), "ru")$frontier)
+  expect_null(epimask:::ru_panel_data(strip_decision_columns(zhou_like_profile()), "ru")$frontier)
 })
 
 test_that("the risk budget is drawn where the profile has one", {
@@ -405,7 +399,7 @@ test_that("base plots match their snapshots", {
                                   function() plot(ru, type = type))
     }
   }
-  old <- zhou_like_profile()
+  old <- strip_decision_columns(zhou_like_profile())
   vdiffr::expect_doppelganger("base tradeoff old profile", function() plot(old, "tradeoff"))
   vdiffr::expect_doppelganger("base estimate old profile", function() plot(old, "estimate"))
   adult <- adult_profile()
@@ -426,5 +420,6 @@ test_that("ggplot2 plots match their snapshots", {
   }
   vdiffr::expect_doppelganger("gg ru adult", ggplot2::autoplot(adult_profile()))
   vdiffr::expect_doppelganger("gg mse old profile",
-                              ggplot2::autoplot(zhou_like_profile(), "mse"))
+                              ggplot2::autoplot(strip_decision_columns(zhou_like_profile()),
+                                                "mse"))
 })

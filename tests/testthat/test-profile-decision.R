@@ -85,25 +85,7 @@ test_that("SE columns in a simulation study are paired with the reference's repl
   }
 })
 
-# Brute force: i is dominated when some j is no worse on both (within the tie
-# allowance) and better on one beyond it. Written with matrices, not loops.
-brute_pareto <- function(risk, u, risk_se, u_se) {
-  u <- pmin(u, 1)
-  risk_se[is.na(risk_se)] <- 0
-  u_se[is.na(u_se)] <- 0
-  z <- qnorm(0.975)
-  tie_r <- z * sqrt(outer(risk_se^2, risk_se^2, "+")) + 1e-9   # [i, j]
-  tie_u <- z * sqrt(outer(u_se^2, u_se^2, "+")) + 1e-9
-  Rj <- matrix(risk, length(risk), length(risk), byrow = TRUE)
-  Ri <- t(Rj)
-  Uj <- matrix(u, length(u), length(u), byrow = TRUE)
-  Ui <- t(Uj)
-  dom <- (Rj <= Ri + tie_r & Uj >= Ui - tie_u) & (Rj < Ri - tie_r | Uj > Ui + tie_u)
-  diag(dom) <- FALSE
-  out <- rowSums(dom, na.rm = TRUE) == 0
-  out[is.na(risk) | is.na(u)] <- NA
-  out
-}
+# brute_frontier() (helper-profile.R) is the brute-force dominance check.
 
 test_that("pareto matches a brute-force dominance check", {
   set.seed(21)
@@ -114,16 +96,43 @@ test_that("pareto matches a brute-force dominance check", {
     risk_se <- ifelse(runif(k) < 0.4, NA, runif(k, 0, 0.05))
     u_se <- ifelse(runif(k) < 0.4, NA, runif(k, 0, 0.05))
     if (trial %% 5 == 0) risk[1] <- NA
-    expect_identical(epimask:::ru_pareto(risk, u, risk_se, u_se),
-                     brute_pareto(risk, u, risk_se, u_se))
+    tol <- sample(c(0, 0.01, 0.05), 1)
+    expect_identical(epimask:::ru_pareto(risk, u, risk_se, u_se, u_tolerance = tol),
+                     brute_frontier(risk, u, risk_se, u_se, u_tol = tol))
   }
   # on a real profile: the column is that check
   ru <- zhou_like_profile()
   capped <- pmin(0.1^2 / (pmax(ru$mse - ru$bias^2, 0.1^2) + ru$bias^2), 1)
   expect_equal(ru$analysis_potential_capped, capped)
-  expect_identical(ru$pareto, brute_pareto(ru$risk, capped, ru$risk_se,
-                                           ru$analysis_potential_se))
+  capped_se <- ru$analysis_potential_se * capped / ru$analysis_potential
+  expect_identical(ru$pareto, brute_frontier(ru$risk, capped, ru$risk_se, capped_se))
   expect_gte(sum(ru$pareto), 1)
+})
+
+test_that("the frontier: a higher risk never dominates; U ties go to the lower risk", {
+  # 'safe' (risk 3e-5, U 0.75) is not dominated by 'useful' (risk 2e-3 with a
+  # large SE, U 0.99): its risk is lower, however noisy the other's is.
+  fr <- epimask:::ru_pareto(risk = c(3e-5, 2e-3), u = c(0.75, 0.99),
+                            risk_se = c(1e-5, 2e-3), u_se = c(0.01, 0.01))
+  expect_identical(fr, c(TRUE, TRUE))
+  # lower risk and higher U, but both within noise: both stay
+  expect_identical(epimask:::ru_pareto(c(0.10, 0.09), c(0.80, 0.81), c(0.01, 0.01),
+                                       c(0.01, 0.01)), c(TRUE, TRUE))
+  # a much higher U within its noise is not tied away: 0.67 +- 0.15 stays
+  # beside 0.42 at a lower risk
+  expect_identical(epimask:::ru_pareto(c(0.2, 0.08), c(0.67, 0.42), c(0.02, 0.01),
+                                       c(0.12, 0.05)), c(TRUE, TRUE))
+  # U clearly higher at a lower risk: dominated
+  expect_identical(epimask:::ru_pareto(c(0.10, 0.09), c(0.80, 0.95), c(0.01, 0.01),
+                                       c(0.01, 0.01)), c(FALSE, TRUE))
+  # U tied (within 0.01), risk clearly lower: the riskier one is off, even
+  # with a slightly higher U (recommend() breaks U ties toward lower risk)
+  expect_identical(epimask:::ru_pareto(c(0.11, 0.002), c(1, 0.995)), c(FALSE, TRUE))
+  expect_identical(epimask:::ru_pareto(c(0.11, 0.002), c(1, 0.995), u_tolerance = 0),
+                   c(TRUE, TRUE))
+  # without SEs or tolerance the rule is the plain Pareto dominance
+  expect_identical(epimask:::ru_pareto(c(0.1, 0.1, 0.2), c(0.5, 0.6, 0.6), u_tolerance = 0),
+                   c(FALSE, TRUE, FALSE))
 })
 
 test_that("a U above 1 that hides bias is off the frontier and never recommended", {
@@ -137,7 +146,7 @@ test_that("a U above 1 that hides bias is off the frontier and never recommended
   capped <- 0.01 / (pmax(c(0.01, 0.05^2, 0.102^2, 0.01), 0.01) + c(0, 0.07, 0.01, 0.2)^2)
   expect_equal(ru$analysis_potential_capped, capped)
   expect_lt(ru$analysis_potential_capped[2], ru$analysis_potential_capped[3])
-  expect_identical(ru$pareto, brute_pareto(ru$risk, capped, ru$risk_se,
+  expect_identical(ru$pareto, brute_frontier(ru$risk, capped, ru$risk_se,
                                            ru$analysis_potential_se))
   expect_false(ru$pareto[2])
   rec <- recommend(ru, max_risk = 0.2)

@@ -9,7 +9,9 @@ expected_ranking <- function(ru, budget) {
   ref_mse <- attr(ru, "reference")$mse
   t <- t[!is.na(t$risk) & !is.na(t$analysis_potential) & t$risk <= budget, ]
   u <- pmin(ref_mse / (pmax(t$mse - t$bias^2, ref_se^2) + t$bias^2), 1)
-  se <- ifelse(is.na(t$analysis_potential_se), 0, t$analysis_potential_se)
+  # the SE of the capped U: the SE of U scaled by capped / U
+  se <- ifelse(is.na(t$analysis_potential_se), 0, t$analysis_potential_se * u /
+                 t$analysis_potential)
   b <- which.max(u)
   tied <- abs(u - u[b]) <= 1.96 * sqrt(se^2 + se[b]^2) + 1e-9 | u >= u[b] - 0.01
   first <- t[tied, ][order(t$risk[tied], abs(t$bias[tied])), ]
@@ -32,6 +34,17 @@ test_that("the choice is the best U among schemes within the budget, ties to low
   expect_identical(rec$ties, c("exponential, lambda = 0.5", "exponential, lambda = 0.1"))
   expect_identical(recommend(ru, 0.2, n_runner_ups = 0)$runner_ups$scheme, character(0))
   expect_identical(recommend(ru, 1)$scheme, expected_ranking(ru, 1)[1])
+})
+
+test_that("the recommended scheme is on the frontier the profile and its plot show", {
+  profiles <- list(zhou_like_profile(), cologne_like_profile())
+  for (ru in profiles) {
+    for (budget in c(0.02, 0.05, 0.2, 1)) {
+      rec <- suppressWarnings(recommend(ru, max_risk = budget))
+      if (is.null(rec$scheme)) next
+      expect_true(ru$pareto[ru$scheme == rec$scheme])
+    }
+  }
 })
 
 test_that("print reads as a sentence", {
