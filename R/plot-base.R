@@ -261,11 +261,15 @@ base_panel <- function(pd, pal, xlim, ylim, labels, cex_labels) {
   if (!is.null(pd$frontier) && nrow(pd$frontier) > 1L)
     graphics::lines(pd$frontier$x, pd$frontier$y, col = ru_frontier_col, lwd = 2.2)
   col_int <- grDevices::adjustcolor(pal[idx], alpha.f = 0.7)
-  yi <- is.finite(d$ylo) & is.finite(d$yhi) & d$yhi > d$ylo & is.finite(d$x)
+  # bars shorter than the arrow heads are not drawn (a zero-length arrow warns)
+  usr <- graphics::par("usr")
+  yi <- is.finite(d$ylo) & is.finite(d$yhi) & d$yhi - d$ylo > 1e-3 * (usr[4] - usr[3]) &
+    is.finite(d$x)
   if (any(yi))
     graphics::arrows(d$x[yi], d$ylo[yi], d$x[yi], d$yhi[yi], angle = 90, code = 3,
                      length = 0.025, col = col_int[yi], lwd = 1.1)
-  xi <- is.finite(d$xlo) & is.finite(d$xhi) & d$xhi > d$xlo & is.finite(d$y)
+  xi <- is.finite(d$xlo) & is.finite(d$xhi) & d$xhi - d$xlo > 1e-3 * (usr[2] - usr[1]) &
+    is.finite(d$y)
   if (any(xi))
     graphics::arrows(d$xlo[xi], d$y[xi], d$xhi[xi], d$y[xi], angle = 90, code = 3,
                      length = 0.025, col = col_int[xi], lwd = 1.1)

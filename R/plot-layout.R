@@ -651,7 +651,9 @@ place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.02, step =
     if (any(admissible)) return(which(admissible)[which.min(cost[admissible])])
     if (mode != "any") return(NA_integer_)
     overlap <- vapply(seq_len(nrow(cb)), function(k) box_overlap(cb[k, ], others), 0)
-    which.min(cost + 100 * overlap + 10 * sc$bad)
+    # no candidate spot at all (e.g. a point outside xlim / ylim): no label
+    best <- which.min(cost + 100 * overlap + 10 * sc$bad)
+    if (length(best)) best else NA_integer_
   }
   order_i <- order(room)
   order_i <- order_i[live[order_i] & !vapply(cands[order_i], is.null, TRUE)]
