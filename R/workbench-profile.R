@@ -297,6 +297,10 @@ workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL, labels = NU
   graphics::legend("bottomleft", bty = "n", cex = 0.8, pch = 19,
                    col = c("#1b7837", "#b2182b"),
                    legend = c("within threshold", "above threshold"))
+  # Where each point landed on the device (0-1 from the bottom left), so a
+  # browser test can click it.
+  pts$ndc_x <- graphics::grconvertX(pts$log_risk, "user", "ndc")
+  pts$ndc_y <- graphics::grconvertY(pts$analysis_potential, "user", "ndc")
   invisible(pts)
 }
 

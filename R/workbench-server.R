@@ -19,6 +19,7 @@ workbench_server <- function(data, data_name) {
       ru = NULL, run = NULL, job = NULL, running = FALSE, progress = c(0L, 1L),
       run_msg = NULL, picked = NULL, picked_data = NULL)
     async <- workbench_async_available()
+    plot_points <- shiny::reactiveVal(NULL)
 
     # ---- 1 data -------------------------------------------------------------
     set_data <- function(d, name, msg, level = "info") {
@@ -166,7 +167,8 @@ workbench_server <- function(data, data_name) {
     })
     output$ru_plot <- shiny::renderPlot({
       shiny::req(rv$ru)
-      workbench_ru_plot(rv$ru, threshold(), input$selected)
+      pts <- workbench_ru_plot(rv$ru, threshold(), input$selected)
+      plot_points(pts[, intersect(c("scheme", "ndc_x", "ndc_y"), names(pts)), drop = FALSE])
     }, res = 96)
     output$profile_table <- shiny::renderTable({
       shiny::req(rv$ru)
@@ -251,7 +253,8 @@ workbench_server <- function(data, data_name) {
     shiny::exportTestValues(
       profile = if (is.null(rv$ru)) NULL else profile_display_table(rv$ru),
       selected = input$selected, picked = rv$picked, data_name = rv$name,
-      running = rv$running, async = async)
+      running = rv$running, async = async, plot_points = plot_points(),
+      progress = rv$progress)
   }
 }
 
