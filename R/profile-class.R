@@ -9,7 +9,9 @@ ru_profile_columns <- c("scheme", "degree", "estimate", "se", "sd", "bias",
                         "rel_bias", "mse", "analysis_potential", "risk",
                         "anonymity", "width_ratio")
 ru_profile_extra_columns <- c("kernel", "nrep", "ci_lower", "ci_upper",
-                              "ci_overlap")
+                              "ci_overlap", "bias_se", "mse_se",
+                              "analysis_potential_se", "risk_se", "pareto",
+                              "generator", "strength", "unmasked")
 
 # Two-sided 95% normal quantile used for every naive interval.
 ru_z <- function() stats::qnorm(0.975)
@@ -42,16 +44,20 @@ summarise_replicates <- function(replicates, reference) {
   replicates <- check_replicates(replicates)
   reference <- check_ru_reference(reference)
   schemes <- unique(replicates$scheme)
+  ref_reps <- if (!is.na(reference$scheme))
+    replicates[replicates$scheme == reference$scheme, , drop = FALSE]
   rows <- lapply(schemes, function(s) {
     summarise_scheme(replicates[replicates$scheme == s, , drop = FALSE],
-                     reference)
+                     reference, ref_reps)
   })
   out <- do.call(rbind, rows)
   rownames(out) <- NULL
+  out$pareto <- ru_pareto(out$risk, out$analysis_potential, out$risk_se,
+                          out$analysis_potential_se)
   out
 }
 
-summarise_scheme <- function(rep, reference) {
+summarise_scheme <- function(rep, reference, ref_reps = NULL) {
   z <- ru_z()
   beta <- reference$truth
   est <- rep$estimate
@@ -67,31 +73,128 @@ summarise_scheme <- function(rep, reference) {
     range_emp <- diff(stats::quantile(est, c(0.025, 0.975), names = FALSE))
     if (range_emp > 0) width_ratio <- 2 * z * mean_se / range_emp
   }
-  risk <- if (is.null(rep$risk)) NA_real_ else mean(rep$risk)
+  # Risk: the mean over the replicates where it was evaluated (NA elsewhere).
+  risks <- if (is.null(rep$risk)) numeric(0) else rep$risk[!is.na(rep$risk)]
+  risk <- if (length(risks)) mean(risks) else NA_real_
+  risk_se <- if (length(risks) >= 2L) stats::sd(risks) / sqrt(length(risks)) else NA_real_
+  u <- if (mse > 0) reference$mse / mse else NA_real_
+  mc <- monte_carlo_se(rep, reference, ref_reps, bias, mse, u)
   ci_lower <- mean_est - z * mean_se
   ci_upper <- mean_est + z * mean_se
+  first_of <- function(col, na) if (is.null(rep[[col]])) na else rep[[col]][[1L]]
+  unmasked <- if (is.null(rep$unmasked) || all(is.na(rep$unmasked))) NA_real_
+              else mean(rep$unmasked, na.rm = TRUE)
   data.frame(
     scheme = as.character(rep$scheme[[1L]]),
-    degree = if (is.null(rep$degree)) NA_real_ else as.double(rep$degree[[1L]]),
+    degree = as.double(first_of("degree", NA_real_)),
     estimate = mean_est,
     se = mean_se,
     sd = sd_emp,
     bias = bias,
     rel_bias = if (beta != 0) 100 * abs(bias) / abs(beta) else NA_real_,
     mse = mse,
-    analysis_potential = if (mse > 0) reference$mse / mse else NA_real_,
+    analysis_potential = u,
     risk = risk,
     anonymity = 1 - risk,
     width_ratio = width_ratio,
-    kernel = if (is.null(rep$kernel)) NA_character_ else
-      as.character(rep$kernel[[1L]]),
+    kernel = as.character(first_of("kernel", NA_character_)),
     nrep = nrep,
     ci_lower = ci_lower,
     ci_upper = ci_upper,
     ci_overlap = ci_overlap(beta - z * reference$se, beta + z * reference$se,
                             ci_lower, ci_upper),
+    bias_se = mc[["bias_se"]],
+    mse_se = mc[["mse_se"]],
+    analysis_potential_se = mc[["analysis_potential_se"]],
+    risk_se = risk_se,
+    generator = as.character(first_of("generator", NA_character_)),
+    strength = as.double(first_of("strength", NA_real_)),
+    unmasked = unmasked,
     stringsAsFactors = FALSE
   )
+}
+
+# Monte Carlo standard errors of bias, MSE and U over the R replicates of a
+# scheme (NA for fewer than two). With d_r the replicate's deviation from the
+# reference and b_r = SE_r^2, bias = mean(d), MSE = mean(b) + mean(d)^2 and
+# U = A / MSE, A = MSE of the reference. The delta method on these means:
+#   Var(bias) = Var(d) / R
+#   Var(MSE)  = g' Cov(b, d) g / R,           g = (1, 2 bias)
+#   Var(U)    = h' Cov(a, e, b, d) h / R,     h = (1/B, 2 e_bar/B, -A/B^2, -2 bias A/B^2)
+# where, when the replicates are paired with the reference's (simulated data
+# sets shared by every scheme), a_r = the reference's SE_r^2 and e_r its
+# deviation from beta, so the reference's own sampling error enters (and the
+# reference row gets SE 0); d_r is then est_r minus the reference estimate of
+# the same data set when beta is the mean reference estimate. Unpaired (one
+# fixed data set), A is a constant and only (b, d) vary.
+monte_carlo_se <- function(rep, reference, ref_reps, bias, mse, u) {
+  out <- c(bias_se = NA_real_, mse_se = NA_real_, analysis_potential_se = NA_real_)
+  paired <- isTRUE(reference$paired) && !is.null(ref_reps) && nrow(ref_reps) >= 2L
+  if (paired) {
+    common <- intersect(rep$replicate, ref_reps$replicate)
+    rep <- rep[match(common, rep$replicate), , drop = FALSE]
+    ref <- ref_reps[match(common, ref_reps$replicate), , drop = FALSE]
+  }
+  R <- nrow(rep)
+  if (R < 2L) return(out)
+  b <- rep$se^2
+  if (paired) {
+    a <- ref$se^2
+    e <- ref$estimate - reference$truth
+    d <- if (reference$type == "truth") rep$estimate - reference$truth
+         else rep$estimate - ref$estimate
+    if (reference$type != "truth") e <- e - mean(e)   # beta is the mean reference estimate
+  } else {
+    d <- rep$estimate - reference$truth
+  }
+  out[["bias_se"]] <- stats::sd(d) / sqrt(R)
+  g <- c(1, 2 * bias)
+  out[["mse_se"]] <- sqrt(max(0, drop(t(g) %*% stats::cov(cbind(b, d)) %*% g)) / R)
+  if (!is.na(u)) {
+    A <- reference$mse
+    B <- mse
+    if (paired) {
+      h <- c(1 / B, 2 * mean(e) / B, -A / B^2, -2 * bias * A / B^2)
+      V <- stats::cov(cbind(a, e, b, d))
+    } else {
+      h <- c(-A / B^2, -2 * bias * A / B^2)
+      V <- stats::cov(cbind(b, d))
+    }
+    out[["analysis_potential_se"]] <- sqrt(max(0, drop(t(h) %*% V %*% h)) / R)
+  }
+  out
+}
+
+# The risk-utility frontier: scheme i is on it unless another scheme j is at
+# least as good on both risk and U (within their uncertainty) and clearly
+# better on one. "Clearly" means by more than z times the SE of the
+# difference (SEs that are NA count as 0) plus 1e-9; U above 1 counts as 1
+# (no measurable loss). NA where risk or U is NA.
+ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, z = ru_z()) {
+  n <- length(risk)
+  if (is.null(risk_se)) risk_se <- rep(NA_real_, n)
+  if (is.null(u_se)) u_se <- rep(NA_real_, n)
+  risk_se[is.na(risk_se)] <- 0
+  u_se[is.na(u_se)] <- 0
+  u <- pmin(u, 1)
+  known <- !is.na(risk) & !is.na(u)
+  out <- rep(NA, n)
+  for (i in which(known)) {
+    dominated <- FALSE
+    for (j in which(known)) {
+      if (j == i) next
+      tie_r <- z * sqrt(risk_se[i]^2 + risk_se[j]^2) + 1e-9
+      tie_u <- z * sqrt(u_se[i]^2 + u_se[j]^2) + 1e-9
+      no_worse <- risk[j] <= risk[i] + tie_r && u[j] >= u[i] - tie_u
+      better <- risk[j] < risk[i] - tie_r || u[j] > u[i] + tie_u
+      if (no_worse && better) {
+        dominated <- TRUE
+        break
+      }
+    }
+    out[i] <- !dominated
+  }
+  out
 }
 
 # Karr et al. (2006) average interval overlap; 1 for identical intervals, 0 for
@@ -145,7 +248,10 @@ check_ru_reference <- function(reference, arg = "reference") {
   type <- reference$type
   if (is.null(type)) type <- "original"
   type <- check_choice(type, c("original", "truth"), sprintf("%s$type", arg))
-  list(truth = truth, se = as.double(se), mse = as.double(mse), type = type)
+  scheme <- reference$scheme
+  if (is.null(scheme)) scheme <- NA_character_
+  list(truth = truth, se = as.double(se), mse = as.double(mse), type = type,
+       scheme = as.character(scheme), paired = isTRUE(reference$paired))
 }
 
 check_meta <- function(meta, arg = "meta") {
@@ -162,8 +268,16 @@ check_meta <- function(meta, arg = "meta") {
   aggregate <- meta$aggregate
   if (!is.null(aggregate))
     aggregate <- check_number(aggregate, sprintf("%s$aggregate", arg))
-  list(term = label(meta$term, "term"), family = label(meta$family, "family"),
-       risk = label(meta$risk, "risk"), aggregate = aggregate)
+  budget <- meta$budget
+  if (!is.null(budget))
+    budget <- check_number(budget, sprintf("%s$budget", arg), lower = 0, upper = 1)
+  context <- meta$context
+  if (!is.null(context) && !inherits(context, "release_context"))
+    abort_type(sprintf("%s$context", arg), "a release_context() or NULL")
+  c(list(term = label(meta$term, "term"), family = label(meta$family, "family"),
+         risk = label(meta$risk, "risk"), aggregate = aggregate, budget = budget,
+         context = context),
+    meta[intersect(c("blind", "response", "vars", "risk_nrep"), names(meta))])
 }
 
 check_profile_table <- function(table, arg = "table") {
@@ -176,8 +290,9 @@ check_profile_table <- function(table, arg = "table") {
   if (anyNA(table$scheme) || anyDuplicated(table$scheme))
     abort_value(sprintf("%s$scheme", arg), "unique, non-missing scheme labels")
   numeric_cols <- c(setdiff(ru_profile_columns, "scheme"),
-                    intersect(c("nrep", "ci_lower", "ci_upper", "ci_overlap"),
-                              names(table)))
+                    intersect(c("nrep", "ci_lower", "ci_upper", "ci_overlap", "bias_se",
+                                "mse_se", "analysis_potential_se", "risk_se", "strength",
+                                "unmasked"), names(table)))
   for (col in numeric_cols) {
     if (!(is.numeric(table[[col]]) || all(is.na(table[[col]]))))
       abort_type(sprintf("%s$%s", arg, col), "numeric")
@@ -237,7 +352,11 @@ check_ru_profile <- function(x, arg = "ru") {
 #'   and, when computed, `risk`; only the schemes present in `ru`.
 #' @export
 #' @examples
-#' ru <- epimask:::example_ru_profile()
+#' sim <- simulate_zdl(1, n = 300, seed = 1)
+#' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
+#'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
+#' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
+#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
 #' head(replicates(ru))
 replicates <- function(ru) {
   check_ru_profile(ru)
@@ -305,7 +424,12 @@ ru_header <- function(x) {
   if (!is.null(meta$aggregate))
     ref_line <- paste0(ref_line, sprintf("; aggregated-data estimate %s",
                                          format_num(meta$aggregate, 4)))
-  c(parts, ref_line)
+  out <- c(parts, ref_line)
+  if (!is.null(meta$context))
+    out <- c(out, sprintf("Release context: %s release, threshold %s",
+                          if (meta$context$public) "public" else "non-public",
+                          format_threshold(meta$context$threshold)))
+  out
 }
 
 format_num <- function(x, digits = 3) {
@@ -315,29 +439,52 @@ format_num <- function(x, digits = 3) {
   out
 }
 
-# Columns with a digit budget each; all-NA optional columns are left out.
+# Columns with a digit budget each, in the order shown: scheme, U and risk
+# first so that a narrow console drops only secondary columns; all-NA
+# optional columns are left out.
 ru_display_table <- function(x, digits = 3) {
-  # Key columns first, so a narrow console drops the secondary ones.
   spec <- list(
-    scheme = NULL, degree = 3, estimate = digits + 1, se = digits + 1,
-    rel_bias = 2, mse = digits, analysis_potential = digits, risk = 2,
+    scheme = NULL, analysis_potential = digits, risk = 2, pareto = NULL,
+    rel_bias = 2, estimate = digits + 1, se = digits + 1, mse = digits,
     sd = digits, nrep = 0, width_ratio = 2, ci_overlap = 2)
-  headers <- c(scheme = "scheme", degree = "degree", nrep = "reps",
-               estimate = "estimate", se = "se", sd = "sd", rel_bias = "bias%",
-               mse = "mse", analysis_potential = "U", risk = "risk",
-               width_ratio = "width", ci_overlap = "overlap")
-  optional <- c("degree", "nrep", "sd", "risk", "width_ratio", "ci_overlap")
+  headers <- c(scheme = "scheme", analysis_potential = "U", risk = "risk",
+               pareto = "front", rel_bias = "bias%", estimate = "estimate", se = "se",
+               mse = "mse", sd = "sd", nrep = "reps", width_ratio = "width",
+               ci_overlap = "overlap")
+  optional <- c("nrep", "sd", "risk", "pareto", "width_ratio", "ci_overlap")
   cols <- names(spec)[names(spec) %in% names(x)]
   cols <- cols[!(cols %in% optional & vapply(cols, function(c) all(is.na(x[[c]])), TRUE))]
   if ("nrep" %in% cols && all(x$nrep == 1)) cols <- setdiff(cols, "nrep")
   out <- lapply(cols, function(col) {
     v <- x[[col]]
+    if (col == "pareto") return(ifelse(is.na(v), "", ifelse(v, "*", "")))
     if (is.character(v)) return(ifelse(is.na(v), "", v))
-    if (col %in% c("nrep", "degree")) return(format_degree_label(v))
+    if (col == "nrep") return(format(v))
+    if (col == "analysis_potential") return(format_u(v, digits))
     format_num(v, spec[[col]])
   })
   names(out) <- headers[cols]
   as.data.frame(out, check.names = FALSE, stringsAsFactors = FALSE)
+}
+
+# U above 1 is a sampling artefact, not a better analysis: shown as ">1".
+format_u <- function(u, digits = 3) {
+  out <- format_num(u, digits)
+  out[!is.na(u) & u > 1] <- paste0(format_num(u[!is.na(u) & u > 1], digits), "*")
+  out
+}
+
+# Shorter labels of the schemes of the package, for narrow consoles.
+short_scheme_label <- function(x) {
+  x <- sub("^rounding to (-?[0-9]+) significant digits?$", "round \\1 sig", x)
+  x <- sub("^rounding to (-?[0-9]+) decimal places?$", "round \\1 dec", x)
+  x <- sub("^truncation to (-?[0-9]+) decimal places?$", "trunc \\1 dec", x)
+  x <- sub("^grouping into ([0-9]+) intervals \\(interval means\\)$", "\\1 groups (mean)", x)
+  x <- sub("^grouping into ([0-9]+) intervals \\(midpoints\\)$", "\\1 groups (mid)", x)
+  x <- sub("^(uniform|normal) noise, amount = ([^,]+)(, lower bound .*)?$", "\\1 noise \\2", x)
+  x <- sub("^([a-z_ ]+) kernel, lambda = ", "\\1 ", x)
+  x <- sub("^no masking$", "none", x)
+  x
 }
 
 #' Print, format and summarise a risk-utility profile
@@ -349,10 +496,14 @@ ru_display_table <- function(x, digits = 3) {
 #'
 #' `format()` gives the lines `print()` shows: a header naming the number of
 #' schemes, the term, the model family and the risk measure, the reference
-#' value, and one row per scheme with degree, mean estimate, mean naive SE,
-#' empirical SD, relative bias (%), MSE, analysis potential U, risk and width
-#' ratio (columns that are all NA are left out). `summary()` lays the table out
-#' as Table 2 of Cologne et al. (2012), with the anonymity score added.
+#' value, and one row per scheme with, first whatever the width, the scheme,
+#' its analysis potential U (marked `*` above 1: no measurable loss, not a
+#' gain) and risk, then whether it is on the risk-utility frontier, relative
+#' bias (%), mean estimate, mean naive SE, MSE, empirical SD and width ratio
+#' as the width allows (columns that are all NA are left out; scheme labels
+#' are shortened to fit). `summary()` lays the table out as Table 2 of
+#' Cologne et al. (2012), with the anonymity score, the frontier and the
+#' Monte Carlo standard errors (in parentheses) added.
 #'
 #' @param x,object an `ru_profile`.
 #' @param digits significant digits for most columns.
@@ -364,8 +515,13 @@ ru_display_table <- function(x, digits = 3) {
 #'   `ru_profile` or a data frame; `as.data.frame()`: a data frame.
 #' @name ru_profile-methods
 #' @examples
-#' ru <- epimask:::example_ru_profile()
+#' sim <- simulate_zdl(1, n = 300, seed = 1)
+#' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
+#'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
+#' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
+#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
 #' ru
+#' print(ru, width = 40)
 #' summary(ru)
 #' ru[ru$risk <= 0.2, ]
 NULL
@@ -375,22 +531,34 @@ NULL
 format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width", 80), ...) {
   shown <- utils::head(as.data.frame(x), n)
   tab <- ru_display_table(shown, digits)
-  tab$scheme <- truncate_label(tab$scheme, 32L)
+  # scheme, U and risk always fit: labels are shortened, then cut, to the room left
+  key_width <- sum(vapply(intersect(c("U", "risk"), names(tab)), function(col)
+    max(nchar(c(col, tab[[col]]))) + 1L, 1L))
+  room <- max(8L, min(40L, width - key_width - 1L))
+  if (max(nchar(tab$scheme)) > room) tab$scheme <- short_scheme_label(tab$scheme)
+  tab$scheme <- truncate_label(tab$scheme, room)
   fit <- fit_columns(format_left(tab), width)
   body <- utils::capture.output(print(fit$table, row.names = FALSE, right = TRUE))
-  lines <- c(ru_header(x), body)
+  lines <- c(strwrap(ru_header(x), width = width, exdent = 2), body)
   if (nrow(x) > n) lines <- c(lines, sprintf("# ... %d more scheme%s", nrow(x) - n,
                                              if (nrow(x) - n == 1L) "" else "s"))
   if (length(fit$dropped))
-    lines <- c(lines, sprintf("# not shown: %s (see as.data.frame())",
-                              paste(trimws(fit$dropped), collapse = ", ")))
+    lines <- c(lines, strwrap(sprintf("# not shown: %s (see summary(), as.data.frame())",
+                                      paste(trimws(fit$dropped), collapse = ", ")),
+                              width = width, exdent = 2))
   nrep <- range(x$nrep %||% 1)
+  shown_cols <- names(fit$table)
   note <- paste0(
-    "# U = analysis potential MSE(original) / MSE(masked); bias% = relative bias",
-    if ("width" %in% names(fit$table)) "; width = naive CI width / empirical 95% range" else "",
+    "# U = analysis potential MSE(original) / MSE(masked)",
+    if (any(x$analysis_potential > 1, na.rm = TRUE)) " (* above 1: no measurable loss, not a gain)" else "",
+    if ("front" %in% shown_cols) "; front * = on the risk-utility frontier" else "",
+    if ("bias%" %in% shown_cols) "; bias% = relative bias" else "",
+    if ("width" %in% shown_cols) "; width = naive CI width / empirical 95% range" else "",
     if (nrep[2] > 1) sprintf("; %s replicates per scheme",
                              if (nrep[1] == nrep[2]) nrep[1] else
                                paste(nrep, collapse = "-")) else "")
+  budget <- ru_meta(x)$budget
+  if (!is.null(budget)) note <- paste0(note, sprintf("; risk budget %s", format_num(budget, 3)))
   c(lines, strwrap(note, width = width, exdent = 2, prefix = "", initial = ""))
 }
 
@@ -404,7 +572,7 @@ truncate_label <- function(x, max_chars) {
 fit_columns <- function(tab, width) {
   widths <- vapply(names(tab), function(col) max(nchar(c(col, tab[[col]]))) + 1L, 1L)
   keep <- cumsum(widths) <= width
-  keep[1L] <- TRUE
+  keep[names(tab) %in% c(names(tab)[1L], "U", "risk")] <- TRUE
   list(table = tab[, keep, drop = FALSE], dropped = names(tab)[!keep])
 }
 
@@ -422,47 +590,71 @@ format_left <- function(tab) {
 
 #' @rdname ru_profile-methods
 #' @export
-print.ru_profile <- function(x, digits = 3, n = 20L, ...) {
-  cat(format(x, digits = digits, n = n), sep = "\n")
+print.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width", 80), ...) {
+  cat(format(x, digits = digits, n = n, width = width), sep = "\n")
   invisible(x)
 }
 
 #' @rdname ru_profile-methods
 #' @export
 summary.ru_profile <- function(object, ...) {
+  col <- function(name, na = NA_real_) if (is.null(object[[name]])) rep(na, nrow(object)) else object[[name]]
   out <- data.frame(
     masking = object$scheme,
     estimate = object$estimate,
     se = object$se,
     bias = object$bias,
+    bias_se = col("bias_se"),
     rel_bias = object$rel_bias,
     mse = object$mse,
+    mse_se = col("mse_se"),
     analysis_potential = object$analysis_potential,
+    analysis_potential_se = col("analysis_potential_se"),
     risk = object$risk,
+    risk_se = col("risk_se"),
     anonymity = object$anonymity,
+    pareto = col("pareto", NA),
+    nrep = col("nrep", 1),
     stringsAsFactors = FALSE
   )
+  meta <- ru_meta(object)
   structure(out, class = c("summary.ru_profile", "data.frame"),
-            header = ru_header(object))
+            header = ru_header(object), budget = meta$budget, context = meta$context)
 }
 
 #' @rdname ru_profile-methods
 #' @export
 print.summary.ru_profile <- function(x, digits = 4, ...) {
+  with_se <- function(v, se, d) {
+    out <- format_num(v, d)
+    has <- !is.na(se) & !is.na(v)
+    out[has] <- sprintf("%s (%s)", out[has], format_num(se[has], 2))
+    out
+  }
+  u <- with_se(x$analysis_potential, x$analysis_potential_se, 3)
+  above <- !is.na(x$analysis_potential) & x$analysis_potential > 1
+  u[above] <- paste0(u[above], "*")
   tab <- data.frame(
     `Masking` = x$masking,
     `Estimate` = format_num(x$estimate, digits),
     `SE` = format_num(x$se, digits),
-    `Bias` = format_num(x$bias, 2),
-    `Relative bias (%)` = format_num(x$rel_bias, 2),
-    `MSE` = format_num(x$mse, 3),
-    `Analysis potential` = format_num(x$analysis_potential, 3),
-    `Risk` = format_num(x$risk, 2),
+    `Bias` = with_se(x$bias, x$bias_se, 2),
+    `Rel. bias (%)` = format_num(x$rel_bias, 2),
+    `MSE` = with_se(x$mse, x$mse_se, 3),
+    `Analysis potential` = u,
+    `Risk` = with_se(x$risk, x$risk_se, 2),
     `Anonymity` = format_num(x$anonymity, 2),
+    `Frontier` = ifelse(is.na(x$pareto), "", ifelse(x$pareto, "yes", "")),
     check.names = FALSE, stringsAsFactors = FALSE)
-  if (all(is.na(x$risk))) tab$Risk <- tab$Anonymity <- NULL
+  if (all(is.na(x$risk))) tab$Risk <- tab$Anonymity <- tab$Frontier <- NULL
   cat(attr(x, "header"), sep = "\n")
   print(format_left_col(tab, "Masking"), row.names = FALSE, right = TRUE)
+  notes <- "Monte Carlo standard errors over the replicates in parentheses (none for a single deterministic replicate)."
+  if (any(above)) notes <- c(notes, "* U above 1: no measurable loss of analysis potential (a sampling artefact, not a better analysis).")
+  if (!is.null(attr(x, "budget")))
+    notes <- c(notes, sprintf("Risk budget: %s%s.", format_num(attr(x, "budget"), 3),
+                              if (!is.null(attr(x, "context"))) " (the release context's threshold)" else ""))
+  cat(strwrap(notes, width = getOption("width", 80), exdent = 2), sep = "\n")
   invisible(x)
 }
 

@@ -51,17 +51,29 @@ ru_curve_gradient <- function(u, theta) {
 #' @param ... unused.
 #' @return An object of class `ru_curve`: a list with `theta`, `se` (of
 #'   theta), `rss`, `n` (points used), `n_clipped` (points with U > 1),
-#'   `data` (the points used) and `boundary` (TRUE when theta hit the edge of
-#'   `interval`, or the fit is as good there as at the optimum, which also raises a warning of class
-#'   `epimask_warning_boundary`). Methods: `print()`, `coef()` and
+#'   `data` (the points used), `boundary` (TRUE when theta hit the edge of
+#'   `interval`, or the fit is as good there as at the optimum), `identified`
+#'   and `reason`. When the points do not pin theta down (theta at the edge,
+#'   a standard error larger than theta, every point in the corner of full
+#'   utility and anonymity, a single point) `identified` is FALSE, `reason`
+#'   says why, a warning of class `epimask_warning_unidentified` (and
+#'   `epimask_warning_boundary` at the edge) is raised, and the plots leave
+#'   the curve out unless asked. Methods: `print()`, `coef()` and
 #'   `predict(object, newdata)`, `newdata` a vector of U values or a data
 #'   frame with column `analysis_potential`.
 #' @export
 #' @examples
-#' ru <- epimask:::example_ru_profile()
-#' curve <- fit_ru_curve(ru)
+#' # points along a known curve (theta = 2) with a little noise
+#' u <- seq(0.1, 0.95, length.out = 10)
+#' pts <- data.frame(analysis_potential = u,
+#'                   anonymity = (1 - u^2)^(1/2) + c(0.01, -0.01))
+#' curve <- fit_ru_curve(pts)
 #' curve
 #' predict(curve, c(0.5, 0.9, 0.99))
+#' # every point in the corner of full utility and anonymity: not identified
+#' corner <- data.frame(analysis_potential = c(0.99, 1, 0.995),
+#'                      anonymity = c(0.999, 0.99, 1))
+#' suppressWarnings(fit_ru_curve(corner))$identified
 fit_ru_curve <- function(ru, interval = c(1e-3, 1e6)) {
   if (!(inherits(ru, "ru_profile") || is.data.frame(ru)))
     abort_type("ru", "an `ru_profile` object")
@@ -86,17 +98,43 @@ fit_ru_curve <- function(ru, interval = c(1e-3, 1e6)) {
   theta <- exp(fit$log_theta)
   boundary <- fit$log_theta <= log(interval[1]) + 1e-8 ||
     fit$log_theta >= log(interval[2]) - 1e-8
-  if (boundary)
-    epimask_warn(sprintf("theta reached the edge of `interval` (%s); the points do not pin the curve down.",
-                         format(signif(theta, 3))), "epimask_warning_boundary")
+  se <- if (boundary) NA_real_ else theta * fit$se_log_theta
+  why <- ru_curve_unidentified(u, y, theta, se, fit$rss, boundary)
+  if (length(why)) {
+    epimask_warn(sprintf("The points do not pin theta down (%s): the curve is not drawn by default.",
+                         why),
+                 c("epimask_warning_unidentified", if (boundary) "epimask_warning_boundary"))
+  }
   structure(list(
-    theta = theta, se = if (boundary) NA_real_ else theta * fit$se_log_theta, rss = fit$rss,
+    theta = theta, se = se, rss = fit$rss,
     n = length(y), n_clipped = sum(u_raw > 1),
     data = data.frame(analysis_potential = u, anonymity = y,
                       scheme = if (is.null(ru$scheme)) seq_along(y) else ru$scheme[keep],
                       stringsAsFactors = FALSE),
-    boundary = boundary
+    boundary = boundary,
+    identified = !length(why),
+    reason = if (length(why)) why else NA_character_
   ), class = "ru_curve")
+}
+
+# Why theta is not identified ("" when it is): theta at the edge of the
+# search range; no residual degrees of freedom; every point in the corner of
+# full utility and full anonymity (U and anonymity above 0.98), where every
+# large theta fits; or a standard error larger than theta itself.
+ru_curve_unidentified <- function(u, y, theta, se, rss, boundary) {
+  if (boundary)
+    return(sprintf("theta ran to the edge of the search interval (%s)", format(signif(theta, 3))))
+  if (length(y) < 2L)
+    return("one point leaves no residual degree of freedom")
+  if (all(u > 0.98 & y > 0.98))
+    return("all points sit in the corner of full utility and full anonymity")
+  exact <- rss <= 1e-20 * length(y)
+  if (!exact && is.na(se))
+    return("the standard error of theta cannot be computed")
+  if (!exact && se > theta)
+    return(sprintf("the standard error of theta, %s, exceeds theta, %s",
+                   format(signif(se, 2)), format(signif(theta, 3))))
+  character()
 }
 
 ru_curve_lsq <- function(u, y, log_range) {
@@ -151,6 +189,9 @@ predict.ru_curve <- function(object, newdata = NULL, ...) {
 #' @export
 format.ru_curve <- function(x, ...) {
   c("Security-utility curve: anonymity = [1 - U^theta]^(1/theta)",
+    if (isFALSE(x$identified))
+      sprintf("NOT IDENTIFIED: %s; theta below is not a finding and the curve is not drawn by default.",
+              x$reason),
     sprintf("theta = %s%s, RSS = %s, %d point%s%s",
             format_num(x$theta, 4),
             if (is.na(x$se)) "" else sprintf(" (SE %s)", format_num(x$se, 2)),

@@ -58,8 +58,11 @@ replicate_estimate <- function(job, data) {
       fit <- fit_formula(model, data)
       c(fit$coefficients[[job$term]], fit$se[[job$term]])
     }
-  }, epimask_error = function(e) c(NA_real_, NA_real_))
-  as.double(out)
+  }, epimask_error = function(e) structure(c(NA_real_, NA_real_), error = conditionMessage(e)))
+  err <- attr(out, "error")
+  out <- as.double(out)
+  if (!is.null(err)) attr(out, "error") <- err
+  out
 }
 
 # Do the replicates share one design (only the response differs)?
@@ -73,14 +76,23 @@ shared_design <- function(scheme, job, R) {
   !any(job$varying %in% rhs)
 }
 
-estimate_replicates <- function(scheme, job, masked) {
+estimate_replicates <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
   if (shared_design(scheme, job, R)) {
     fast <- estimate_shared_design(job, masked)
-    if (!is.null(fast)) return(fast)
+    if (!is.null(fast)) {
+      if (!is.null(tick)) tick(amount = R)
+      return(fast)
+    }
   }
-  out <- vapply(masked, function(d) replicate_estimate(job, d), numeric(2))
-  list(estimate = out[1L, ], se = out[2L, ])
+  error <- NULL
+  out <- vapply(masked, function(d) {
+    value <- replicate_estimate(job, d)
+    if (is.null(error) && !is.null(attr(value, "error"))) error <<- attr(value, "error")
+    if (!is.null(tick)) tick()
+    as.double(value)
+  }, numeric(2))
+  list(estimate = out[1L, ], se = out[2L, ], error = error)
 }
 
 # All replicates fitted in C with one design and warm starts; NULL when rows

@@ -37,7 +37,10 @@
 #' et al.); `truth` is then the true value. The per-replicate estimates,
 #' naive SEs and risks are kept ([replicates()]).
 #'
-#' **Risk.** `"match"`: the matching risk of [risk_match()] of the masked data
+#' **Risk.** Exact-match identifiability cannot see masks that change values
+#' without creating ties (noise, kernels, matrix masks): a profile resting on
+#' it with such schemes raises a warning of class
+#' `epimask_warning_blind_risk`. `"match"`: the matching risk of [risk_match()] of the masked data
 #' against the original with the `known` and `unknown` variables; risk =
 #' expected proportion of correct matches (`percent_correct / 100`).
 #' `"identifiability"`: [risk_identifiability()] of the masked `known`
@@ -82,8 +85,9 @@
 #'   response and the log-linear part (see [fit_err()]).
 #' @param family A family object, function or name, or `"err"` for the linear
 #'   excess-relative-risk model with `term` as the dose.
-#' @param vars Columns to mask; default the variables of the model (and for
-#'   `"err"` the dose) that are numeric columns of `data`.
+#' @param vars Columns to mask; default the covariates of the model (and for
+#'   `"err"` the dose) that are numeric columns of `data`. The response is
+#'   not masked unless named here (a message says so).
 #' @param term The quantity of interest: a coefficient name (default the
 #'   first coefficient after the intercept), for `"err"` the dose column, or a
 #'   function `function(fit, data)` of a [fit_glm()] fit and the masked data
@@ -109,14 +113,39 @@
 #' @param aggregate Optional aggregated-data reference estimate (e.g.
 #'   `zdl_aggregate(sim)$estimate`), kept with the profile and drawn as a
 #'   reference line in the estimate plot.
+#' @param context `NULL` or a [release_context()]: its threshold becomes the
+#'   profile's risk budget (metadata `budget`), used by [recommend()] and
+#'   drawn by the plots.
+#' @param risk_nrep `NULL` (the risk of a randomized scheme is evaluated on
+#'   every replicate) or a number: evaluate it on the first `risk_nrep`
+#'   replicates only (the profile's risk is their mean, `risk_se` its Monte
+#'   Carlo SE). An exhaustive matching risk on 16,000 records takes seconds
+#'   per evaluation, so this bounds the cost of many noise replicates.
 #' @param ... Further arguments for the risk measure ([risk_match()], e.g.
 #'   `targets` or `threads`, or [risk_identifiability()]).
 #' @return An `ru_profile`: a data frame with one row per scheme and columns
 #'   `scheme`, `degree`, `estimate` (mean over replicates), `se` (mean naive
 #'   SE), `sd` (empirical SD), `bias`, `rel_bias`, `mse`,
 #'   `analysis_potential`, `risk`, `anonymity`, `width_ratio`, plus `kernel`,
-#'   `nrep`, the CI columns and the bootstrap columns; see [replicates()],
-#'   [plot.ru_profile()], [recommend()].
+#'   `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
+#'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
+#'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
+#'   risk-utility frontier: no other scheme is at least as good on risk and
+#'   U within uncertainty and clearly better on one), `generator` and
+#'   `strength` ([scheme_generator()], [mask_sweep()]), `unmasked` (records
+#'   whose masked values all equal the original ones in the first replicate;
+#'   NA for no masking) and the bootstrap columns; see [replicates()],
+#'   [plot.ru_profile()], [recommend()]. Metadata (`attr(, "meta")`) holds
+#'   `budget` and `context`.
+#'
+#' **Monte Carlo standard errors.** Over the R replicates of a scheme, with
+#' \eqn{d_r} the replicate's deviation from the reference and \eqn{b_r} its
+#' squared naive SE: `bias_se` = sd(d) / sqrt(R); `mse_se` and
+#' `analysis_potential_se` by the delta method on the means of
+#' \eqn{(b_r, d_r)} (MSE = mean(b) + mean(d)^2, U = MSE(reference) / MSE),
+#' with, in a simulation study, the reference's replicates on the same data
+#' sets (paired) so that the reference's own sampling error enters;
+#' `risk_se` = sd / sqrt(k) over the k replicates whose risk was evaluated.
 #' @references Cologne J, Grant EJ, Nakashima E, Chen Y, Funamoto S,
 #'   Katayama H (2012). Protecting privacy of shared epidemiologic data
 #'   without compromising analysis potential. \emph{Journal of Environmental
@@ -127,6 +156,14 @@
 #'   \doi{10.1214/09-AOAS325}
 #' @export
 #' @examples
+#' sim <- simulate_zdl(1, n = 300, seed = 1)
+#' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
+#'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
+#' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
+#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
+#' ru
+#' summary(ru)
+#' # Zhou et al.'s kernel masks of a simulation study
 #' sim <- simulate_zdl(1, n = 200, seed = 1)
 #' coords <- cbind(sim$s1, sim$s2)
 #' schemes <- mask_grid(c("ring", "exponential"), c(0.02, 0.1), coords,
@@ -140,7 +177,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        known = NULL, unknown = NULL, nrep = 1, simulate = NULL,
                        truth = NULL, seed = NULL, parallel = FALSE,
                        progress = interactive(), bootstrap = 0, aggregate = NULL,
-                       ...) {
+                       context = NULL, risk_nrep = NULL, ...) {
   data <- as_plain_data(check_data(data))
   schemes <- check_scheme_list(schemes)
   check_formula(formula)
@@ -155,21 +192,31 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        upper = .Machine$integer.max)
   parallel <- check_flag(parallel)
   progress <- check_flag(progress)
+  if (!is.null(context) && !inherits(context, "release_context"))
+    abort_type("context", "a release_context() or NULL")
+  risk_nrep <- check_count(risk_nrep, allow_null = TRUE)
   vars <- profile_vars(vars, data, model)
   if (parallel && !requireNamespace("future.apply", quietly = TRUE))
     abort_value("parallel", "FALSE unless the future.apply package is installed")
 
   job <- list(model = model, vars = vars, risk = risk, nrep = nrep,
-              bootstrap = bootstrap, simulated = !is.null(simulate))
+              bootstrap = bootstrap, simulated = !is.null(simulate),
+              risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep))
   job$term <- profile_term(model, data)
+  # said once the arguments are known to be good
+  if (!length(vars)) abort_value("vars", "given: the model has no numeric covariate to mask")
+  if (!is.null(attr(vars, "note"))) message(attr(vars, "note"))
+  job$vars <- as.vector(vars)
   schemes <- with_reference_scheme(schemes)
   labels <- scheme_labels(schemes)
   streams <- rng_streams(length(schemes) + 1L, seed)
   job <- c(job, simulate_replicates(data, simulate, nrep, streams[[1L]], model, vars))
 
-  run_one <- function(i) run_scheme(schemes[[i]], labels[[i]], job, streams[[i + 1L]])
-  results <- map_schemes(length(schemes), run_one, parallel, progress, streams[-1L])
-  assemble_profile(results, labels, schemes, model, job, truth, aggregate)
+  warn_blind_risk(job$risk, schemes, labels, "profile")
+  run_one <- function(i, tick) run_scheme(schemes[[i]], labels[[i]], job, streams[[i + 1L]], tick)
+  steps <- vapply(schemes, scheme_steps, numeric(1), job = job)
+  results <- map_schemes(length(schemes), run_one, parallel, progress, streams[-1L], steps)
+  assemble_profile(results, labels, schemes, model, job, truth, aggregate, context)
 }
 
 # ---- arguments ----------------------------------------------------------------
@@ -184,11 +231,21 @@ check_scheme_list <- function(schemes, arg = "schemes") {
   unname(unclass(schemes))
 }
 
+# Default: the numeric model variables except the response, which a
+# custodian masking covariates does not mean to change (masking a 0/1
+# outcome makes the fits fail); said so in a message.
 profile_vars <- function(vars, data, model) {
   if (!is.null(vars)) return(check_columns(vars, data))
-  used <- unique(c(all.vars(model$formula), model$dose))
-  used <- intersect(used, names(data))
-  used[vapply(used, function(v) is.numeric(data[[v]]), logical(1))]
+  response <- if (length(model$formula) == 3L) all.vars(model$formula[[2L]]) else character()
+  used <- unique(c(all.vars(model$formula[-2L]), model$dose))
+  if (length(model$formula) == 2L) used <- unique(c(all.vars(model$formula), model$dose))
+  used <- setdiff(intersect(used, names(data)), response)
+  used <- used[vapply(used, function(v) is.numeric(data[[v]]), logical(1))]
+  if (length(response) && length(used))
+    attr(used, "note") <- sprintf(paste0(
+      "Masking %s (`vars` not given); the response %s is not masked (give `vars` to choose)."),
+      paste0("'", used, "'", collapse = ", "), paste0("'", response, "'", collapse = ", "))
+  used
 }
 
 # The profile's risk as a risk_spec (or a user function). The legacy form,
@@ -375,24 +432,74 @@ mask_replicates <- function(scheme, job, R) {
 
 # ---- risk ---------------------------------------------------------------------------
 
-scheme_risk <- function(scheme, job, masked) {
+# The risk of each replicate, NA where it is not evaluated: once for a
+# deterministic scheme (and on the first simulated data set in a simulation
+# study), on the first `risk_nrep` replicates of a randomized scheme (all by
+# default), so the profile's risk is their mean with a Monte Carlo SE.
+scheme_risk <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
-  if (is_no_risk(job$risk)) return(rep(NA_real_, R))
-  if (job$simulated || !identical(scheme$type, "noise"))
-    return(rep(risk_value(job$risk, job$sims[[1L]], masked[[1L]]), R))
-  vapply(masked, function(d) risk_value(job$risk, job$sims[[1L]], d), numeric(1))
+  out <- rep(NA_real_, R)
+  if (is_no_risk(job$risk)) return(out)
+  evals <- if (job$simulated || !identical(scheme$type, "noise")) 1L else min(R, job$risk_nrep)
+  for (r in seq_len(evals)) {
+    out[[r]] <- risk_value(job$risk, job$sims[[1L]], masked[[r]])
+    if (!is.null(tick)) tick()
+  }
+  out
+}
+
+risk_evaluations <- function(scheme, job) {
+  if (is_no_risk(job$risk)) return(0L)
+  if (job$simulated || !identical(scheme$type, "noise")) 1L
+  else min(replicate_count(scheme, job), job$risk_nrep)
+}
+
+# Progress steps of a scheme: one per replicate fit, risk evaluation and
+# bootstrap resample.
+scheme_steps <- function(scheme, job) {
+  replicate_count(scheme, job) + risk_evaluations(scheme, job) + job$bootstrap
+}
+
+# Records whose masked values all equal the original ones (first replicate);
+# NA for no masking.
+count_unmasked <- function(scheme, job, masked) {
+  if (identical(scheme$type, "none") || !length(job$vars)) return(NA_real_)
+  orig <- job$sims[[1L]]
+  same <- rep(TRUE, nrow(orig))
+  for (v in job$vars) same <- same & (masked[[v]] == orig[[v]] | (is.na(masked[[v]]) & is.na(orig[[v]])))
+  as.double(sum(same, na.rm = TRUE))
+}
+
+# A risk measure that cannot see a masking form (exact-match identifiability
+# of noise, kernels, matrix masks) would call those schemes safe: warn.
+warn_blind_risk <- function(risk, schemes, labels, where) {
+  label <- if (is.function(risk)) "custom" else risk$name
+  blind <- labels[vapply(schemes, function(s) is_blind_to(label, s), logical(1))]
+  if (!length(blind)) return(invisible(character()))
+  epimask_warn(blind_risk_message(blind, where), "epimask_warning_blind_risk")
+  invisible(blind)
+}
+
+blind_risk_message <- function(blind, where) {
+  sprintf(paste0(
+    "The %s rests on exact-match identifiability, which cannot see %s: noise, kernels ",
+    "and matrix masks change values without creating ties, so their risk is near 0 by ",
+    "construction, not because they are safe. Use a risk that sees them: ",
+    "risk = \"match\" (risk_match()) or another risk_spec()."),
+    where, paste0("'", blind, "'", collapse = ", "))
 }
 
 is_no_risk <- function(spec) inherits(spec, "epimask_risk_spec") && spec$name == "none"
 
 # ---- bootstrap ------------------------------------------------------------------------
 
-bootstrap_scheme <- function(scheme, job) {
+bootstrap_scheme <- function(scheme, job, tick = NULL) {
   data <- job$sims[[1L]]
   n <- nrow(data)
   vapply(seq_len(job$bootstrap), function(b) {
     idx <- sample.int(n, n, replace = TRUE)
     masked <- apply_mask(data[idx, , drop = FALSE], resample_scheme(scheme, idx), job$vars)
+    if (!is.null(tick)) tick()
     replicate_estimate(job, masked)[[1L]]
   }, numeric(1))
 }
@@ -425,52 +532,98 @@ bootstrap_summary <- function(boot, estimate) {
 
 # ---- one scheme, all schemes --------------------------------------------------------
 
-run_scheme <- function(scheme, label, job, stream) {
+run_scheme <- function(scheme, label, job, stream, tick = NULL) {
   with_rng_stream(stream, {
     R <- replicate_count(scheme, job)
     est <- NULL
+    failure <- NULL
     if (use_sufficient_statistics(scheme, job, R)) {
       est <- estimate_by_sufficient_statistics(scheme, job)
-      if (!is.null(est)) risk <- rep(scheme_risk(scheme, job, list(est$first)), R)
+      if (!is.null(est)) {
+        if (!is.null(tick)) tick(amount = R)
+        risk <- c(scheme_risk(scheme, job, list(est$first), tick), rep(NA_real_, R - 1L))
+        unmasked <- count_unmasked(scheme, job, est$first)
+      }
     }
     if (is.null(est)) {
       masked <- mask_replicates(scheme, job, R)
-      est <- estimate_replicates(scheme, job, masked)
-      risk <- scheme_risk(scheme, job, masked)
+      est <- estimate_replicates(scheme, job, masked, tick)
+      risk <- scheme_risk(scheme, job, masked, tick)
+      unmasked <- count_unmasked(scheme, job, masked[[1L]])
+      failed <- which(!is.finite(est$estimate) | !is.finite(est$se))
+      if (length(failed)) failure <- diagnose_failure(job, masked[[failed[[1L]]]], est$error)
     }
-    boot <- if (job$bootstrap > 0L) bootstrap_scheme(scheme, job)
+    boot <- if (job$bootstrap > 0L) bootstrap_scheme(scheme, job, tick)
     reps <- data.frame(scheme = label, replicate = seq_len(R),
                        estimate = est$estimate, se = est$se, risk = risk,
                        degree = scheme$degree, kernel = scheme_family_label(scheme),
+                       generator = scheme_generator(scheme),
+                       strength = scheme_strength(scheme),
+                       unmasked = c(unmasked, rep(NA_real_, R - 1L)),
                        stringsAsFactors = FALSE)
-    list(replicates = reps, bootstrap = boot)
+    list(replicates = reps, bootstrap = boot, failure = failure)
   })
 }
 
-map_schemes <- function(k, run_one, parallel, progress, streams) {
-  sweep <- function(tick) {
-    task <- function(i) {
-      out <- run_one(i)
-      if (!is.null(tick)) tick()
-      out
+# Why the model could not be fitted to a masked data set: a masked variable
+# that became constant (or lost its spread), non-finite values, or the
+# fitter's own message naming the variable when it does.
+diagnose_failure <- function(job, masked, error = NULL) {
+  reasons <- character()
+  for (v in job$vars) {
+    x <- masked[[v]]
+    if (!is.numeric(x)) next
+    if (any(!is.finite(x))) {
+      reasons <- c(reasons, sprintf("'%s' has non-finite values after masking", v))
+    } else if (length(unique(x)) == 1L) {
+      reasons <- c(reasons, sprintf("'%s' is constant after masking (all %s)", v, format(x[[1L]])))
+    } else if (identical(job$model$family$family, "binomial") &&
+               v %in% all.vars(job$model$formula[[2L]]) && any(x != 0 & x != 1)) {
+      reasons <- c(reasons, sprintf("the binomial response '%s' is no longer 0/1 after masking", v))
+    } else if (v %in% c(job$model$dose) && any(x < 0)) {
+      reasons <- c(reasons, sprintf("the dose '%s' has negative values after masking", v))
     }
+  }
+  if (!length(reasons) && !is.null(error)) reasons <- error
+  if (!length(reasons)) reasons <- "the fit did not converge"
+  paste(reasons, collapse = "; ")
+}
+
+map_schemes <- function(k, run_one, parallel, progress, streams, steps = rep(1, k)) {
+  sweep <- function(tick) {
+    task <- function(i) run_one(i, tick)
     if (parallel) future.apply::future_lapply(seq_len(k), task, future.seed = streams)
     else lapply(seq_len(k), task)
   }
   if (progress && requireNamespace("progressr", quietly = TRUE)) {
     return(progressr::with_progress({
-      tick <- progressr::progressor(steps = k)
+      tick <- progressr::progressor(steps = sum(steps))
       sweep(tick)
-    }))
+    }, handlers = progress_handlers(), enable = TRUE))
   }
   sweep(NULL)
 }
 
+# The handlers the user registered with progressr::handlers(), else a bar
+# with an estimate of the time left (the progress package's) or a text bar;
+# enabled in scripts too, since progress = TRUE asked for it.
+progress_handlers <- function() {
+  user <- getOption("progressr.handlers")
+  if (length(user)) return(user)
+  if (requireNamespace("progress", quietly = TRUE))
+    return(list(progressr::handler_progress(
+      format = "ru_profile [:bar] :current/:total :percent ETA :eta", clear = FALSE,
+      enable = TRUE)))
+  list(progressr::handler_txtprogressbar(enable = TRUE))
+}
+
 # ---- the profile object ---------------------------------------------------------------
 
-assemble_profile <- function(results, labels, schemes, model, job, truth, aggregate) {
+assemble_profile <- function(results, labels, schemes, model, job, truth, aggregate,
+                             context = NULL) {
   reps <- do.call(rbind, lapply(results, `[[`, "replicates"))
-  reps <- drop_failed_replicates(reps)
+  failures <- stats::setNames(lapply(results, `[[`, "failure"), labels)
+  reps <- drop_failed_replicates(reps, failures)
   none <- labels[vapply(schemes, function(s) identical(s$type, "none"), logical(1))][[1L]]
   ref_reps <- reps[reps$scheme == none, , drop = FALSE]
   if (!nrow(ref_reps))
@@ -480,23 +633,33 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
   beta <- if (is.null(truth)) unmasked else truth
   reference <- list(truth = beta, se = mean(ref_reps$se),
                     mse = mean(ref_reps$se^2) + (unmasked - beta)^2,
-                    type = if (is.null(truth)) "original" else "truth")
+                    type = if (is.null(truth)) "original" else "truth",
+                    scheme = none, paired = job$simulated)
   table <- summarise_replicates(reps, reference)
   if (job$bootstrap > 0L) table <- add_bootstrap_columns(table, results, labels, reps)
+  blind <- labels[vapply(schemes, function(s) is_blind_to(risk_spec_label(job$risk), s),
+                         logical(1))]
   meta <- list(term = if (is.function(model$term)) "custom" else job$term,
                family = if (model$type == "err") "linear ERR" else model$family,
-               risk = risk_spec_label(job$risk), aggregate = aggregate)
+               risk = risk_spec_label(job$risk), aggregate = aggregate,
+               budget = if (!is.null(context)) context$threshold, context = context,
+               blind = blind, vars = job$vars,
+               risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep)
   new_ru_profile(table, reps, reference, meta)
 }
 
-drop_failed_replicates <- function(reps) {
+drop_failed_replicates <- function(reps, failures = list()) {
   ok <- is.finite(reps$estimate) & is.finite(reps$se)
   if (all(ok)) return(reps)
   lost <- unique(reps$scheme[!ok])
   gone <- setdiff(lost, reps$scheme[ok])
+  why <- vapply(lost, function(l) {
+    f <- failures[[l]]
+    if (is.null(f)) sprintf("'%s'", l) else sprintf("'%s': %s", l, f)
+  }, character(1))
   epimask_warn(sprintf("The model could not be fitted to %d masked data set%s (%s)%s.",
                        sum(!ok), if (sum(!ok) == 1L) "" else "s",
-                       paste0("'", lost, "'", collapse = ", "),
+                       paste(why, collapse = "; "),
                        if (length(gone)) sprintf("; scheme%s %s left out of the profile",
                                                  if (length(gone) == 1L) "" else "s",
                                                  paste0("'", gone, "'", collapse = ", ")) else ""),

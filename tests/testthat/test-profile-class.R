@@ -176,10 +176,14 @@ test_that("print, format and summary are readable", {
   expect_true(any(grepl("not shown", narrow)))
   s <- summary(ru)
   expect_s3_class(s, "summary.ru_profile")
-  expect_identical(names(s), c("masking", "estimate", "se", "bias", "rel_bias", "mse",
-                               "analysis_potential", "risk", "anonymity"))
+  expect_identical(names(s), c("masking", "estimate", "se", "bias", "bias_se", "rel_bias",
+                               "mse", "mse_se", "analysis_potential",
+                               "analysis_potential_se", "risk", "risk_se", "anonymity",
+                               "pareto", "nrep"))
   expect_equal(s$mse, ru$mse)
-  expect_output(print(s), "Relative bias \\(%\\)")
+  expect_equal(s$analysis_potential_se, ru$analysis_potential_se)
+  expect_output(print(s), "Rel. bias \\(%\\)")
+  expect_output(print(s), "Monte Carlo standard errors")
   expect_output(print(s), "Analysis potential")
   ex <- epimask:::example_ru_profile()
   expect_output(print(ex), "Reference: true value")

@@ -32,8 +32,10 @@ test_that("deterministic schemes: estimates and SEs equal apply_mask + glm", {
 
 test_that("the unmasked scheme has analysis potential 1 and bias 0", {
   d <- profile_fixture()
-  ru <- ru_profile(d, list(mask_none(), mask_round(2)), y ~ x, family = poisson(),
-                   risk = "none", progress = FALSE, aggregate = 1.5)
+  expect_message(
+    ru <- ru_profile(d, list(mask_none(), mask_round(2)), y ~ x, family = poisson(),
+                     risk = "none", progress = FALSE, aggregate = 1.5),
+    "the response 'y' is not masked")
   expect_identical(attr(ru, "meta")$aggregate, 1.5)
   expect_equal(nrow(ru), 2L)   # mask_none given: not added twice
   expect_identical(ru$bias[1], 0)
@@ -197,7 +199,7 @@ test_that("bootstrap adds resampling intervals", {
   d <- profile_fixture(n = 150)
   coords <- cbind(d$s1, d$s2)
   ru <- ru_profile(d, list(mask_kernel("ring", 0.05, coords, source = c(0, 0))),
-                   y ~ x, family = poisson(), risk = "none", bootstrap = 60,
+                   y ~ x, family = poisson(), vars = c("x", "y"), risk = "none", bootstrap = 60,
                    seed = 2, progress = FALSE)
   expect_true(all(c("boot_se", "boot_lower", "boot_upper", "boot_se_lower",
                     "boot_se_upper") %in% names(ru)))

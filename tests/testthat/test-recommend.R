@@ -1,25 +1,45 @@
 # recommend(): the best analysis potential within a risk budget.
 
-test_that("the choice is the best U among schemes within the budget", {
+# The rule written out independently: capped U, ties within 1.96 SE of the
+# difference with the best (or within the excess of U over 1), ties by risk,
+# then |bias|; the rest by U then risk.
+expected_ranking <- function(ru, budget) {
+  t <- as.data.frame(ru)
+  t <- t[!is.na(t$risk) & !is.na(t$analysis_potential) & t$risk <= budget, ]
+  u <- pmin(t$analysis_potential, 1)
+  se <- ifelse(is.na(t$analysis_potential_se), 0, t$analysis_potential_se)
+  b <- which.max(u)
+  excess <- pmax(t$analysis_potential - 1, 0)
+  tied <- abs(u - u[b]) <= 1.96 * sqrt(se^2 + se[b]^2) + 1e-9 | u >= u[b] - pmax(excess, excess[b])
+  first <- t[tied, ][order(t$risk[tied], abs(t$bias[tied])), ]
+  rest <- t[!tied, ][order(-u[!tied], t$risk[!tied]), ]
+  c(first$scheme, rest$scheme)
+}
+
+test_that("the choice is the best U among schemes within the budget, ties to lower risk", {
   ru <- zhou_like_profile()
   rec <- recommend(ru, max_risk = 0.2)
   expect_s3_class(rec, "epimask_recommendation")
-  within <- ru[!is.na(ru$risk) & ru$risk <= 0.2, ]
-  ranked <- within$scheme[order(-pmin(within$analysis_potential, 1), within$risk)]
+  ranked <- expected_ranking(ru, 0.2)
   expect_identical(rec$scheme, ranked[1])
-  expect_identical(rec$runner_ups$scheme, ranked[2:4])
+  expect_identical(rec$runner_ups$scheme[1:3], ranked[2:4])
   expect_identical(rec$eligible$scheme, ranked)
   expect_identical(nrow(rec$choice), 1L)
   expect_true(all(rec$eligible$risk <= 0.2))
+  # the schemes tied with the best U: exponential 0.1 (U 0.45 +- 0.09) and 0.5
+  # (0.27 +- 0.05) differ by less than their uncertainty; 0.5 has the lower risk
+  expect_identical(rec$ties, c("exponential, lambda = 0.5", "exponential, lambda = 0.1"))
   expect_identical(recommend(ru, 0.2, n_runner_ups = 0)$runner_ups$scheme, character(0))
-  expect_identical(recommend(ru, 1)$scheme, ru$scheme[which.max(ru$analysis_potential)])
+  expect_identical(recommend(ru, 1)$scheme, expected_ranking(ru, 1)[1])
 })
 
 test_that("print reads as a sentence", {
   rec <- recommend(zhou_like_profile(), max_risk = 0.2)
   out <- gsub("\\s+", " ", paste(format(rec), collapse = " "))
-  expect_match(out, "^Recommended: exponential, lambda = 0.1 \\(analysis potential 0.4\\d+, risk 0.12\\); runner-ups: ")
-  expect_match(out, "Budget: risk <= 0.2, 5 of 13 schemes within it.")
+  expect_match(out, "^Recommended: exponential, lambda = 0.5 \\(analysis potential 0.27\\d+ \\+- 0.0\\d+, risk 0.011\\)\\. ")
+  expect_match(out, "Runner-ups: exponential, lambda = 0.1: U tied within uncertainty, higher risk \\(0.12 vs 0.011\\)")
+  expect_match(out, "ring, lambda = 0.001: risk 0.73 is over the budget")
+  expect_match(out, "Budget: risk <= 0.2; 5 of 13 schemes within it \\(risk: match\\).")
   expect_output(print(rec), "Recommended:")
 })
 

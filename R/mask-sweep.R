@@ -1,0 +1,138 @@
+# Degree sweeps: the schemes of one masking generator from weak to strong, so
+# a profile covers a whole trade-off in one line. Every scheme also has a
+# generator (the family of schemes it belongs to: significant-digit and
+# decimal rounding are different generators) and a strength (0 for no
+# masking, increasing from weak to strong within a generator), which the
+# profile keeps as columns `generator` and `strength` and the plots use for
+# one line per generator along a weak-to-strong axis.
+
+#' Sweep a masking generator from weak to strong
+#'
+#' `mask_sweep(fun, ...)` calls the scheme constructor `fun` once per value of
+#' its one varying argument (the argument given more than one value in
+#' `...`; the others are passed unchanged) and returns the schemes ordered
+#' from the weakest to the strongest masking, each tagged with its generator
+#' and strength. A risk-utility profile of a sweep ([ru_profile()]) covers
+#' the whole trade-off of that generator.
+#'
+#' Strength, the position on the weak-to-strong axis (comparable within one
+#' generator only): for rounding and truncation `-digits` (fewer digits is
+#' stronger; significant and decimal rounding are different generators), for
+#' noise the `amount`, for grouping minus the number of intervals, for
+#' kernels and function matrix masks `lambda`; other schemes take their
+#' position in the sweep.
+#'
+#' @param fun A scheme constructor such as [mask_round()], [mask_noise()],
+#'   [mask_group()] or [mask_kernel()].
+#' @param ... Its arguments; exactly one of them has several values (a vector,
+#'   or a list for arguments that are themselves vectors, e.g. the `breaks` of
+#'   [mask_group()]).
+#' @return A `mask_list` of schemes from weak to strong, each with elements
+#'   `generator` (character) and `strength` (numeric).
+#' @family masking
+#' @seealso [scheme_generator()], [ru_profile()].
+#' @examples
+#' mask_sweep(mask_round, digits = 4:0)
+#' mask_sweep(mask_round, digits = 2:0, type = "decimal")
+#' mask_sweep(mask_noise, amount = c(0.01, 0.1, 1), lower = 0)
+#' mask_sweep(mask_group, breaks = list(c(0, 1, 2, 5), c(0, 5)))
+#' @export
+mask_sweep <- function(fun, ...) {
+  fun <- check_function(fun)
+  args <- list(...)
+  if (!length(args) || is.null(names(args)) || any(!nzchar(names(args))))
+    abort_type("...", "named arguments of `fun`, one of them with several values")
+  lengths <- vapply(args, length, integer(1))
+  # a list argument sweeps over its elements; a vector over its values
+  sweeping <- names(args)[lengths > 1L & !vapply(args, is.function, logical(1))]
+  sweeping <- sweeping[vapply(args[sweeping], function(a) is.list(a) || is.atomic(a), logical(1))]
+  if (length(sweeping) != 1L)
+    abort_value("...", sprintf(
+      "arguments of which exactly one has several values (the degree swept); %s",
+      if (length(sweeping)) paste0("several do: ", paste(sweeping, collapse = ", "))
+      else "none does"))
+  values <- args[[sweeping]]
+  schemes <- lapply(seq_along(values), function(i) {
+    call_args <- args
+    call_args[sweeping] <- list(if (is.list(values)) values[[i]] else values[[i]])
+    s <- do.call(fun, call_args)
+    if (!inherits(s, "mask_scheme"))
+      abort_type("fun", "a function returning a mask_scheme (e.g. mask_round)")
+    s
+  })
+  strengths <- vapply(schemes, natural_strength, numeric(1))
+  if (anyNA(strengths)) strengths <- seq_along(schemes)
+  order <- order(strengths)
+  schemes <- schemes[order]
+  strengths <- strengths[order]
+  for (i in seq_along(schemes)) {
+    schemes[[i]]$generator <- scheme_generator(schemes[[i]])
+    schemes[[i]]$strength <- strengths[[i]]
+  }
+  new_mask_list(schemes)
+}
+
+#' The generator and strength of a masking scheme
+#'
+#' `scheme_generator()` names the family of schemes a scheme belongs to
+#' (e.g. `"rounding (significant digits)"`, `"rounding (decimal places)"`,
+#' `"noise (uniform)"`, `"grouping (interval means)"`, `"ring kernel"`,
+#' `"no masking"`); `scheme_strength()` gives its position on that
+#' generator's weak-to-strong axis (0 for no masking; see [mask_sweep()]).
+#'
+#' @param scheme A `mask_scheme`.
+#' @return A string; a number (NA when the form has no natural strength and
+#'   the scheme did not come from [mask_sweep()]).
+#' @family masking
+#' @examples
+#' scheme_generator(mask_round(2, "decimal"))
+#' scheme_strength(mask_round(2, "decimal"))
+#' scheme_strength(mask_noise(0.5))
+#' @export
+scheme_generator <- function(scheme) {
+  if (!inherits(scheme, "mask_scheme")) abort_type("scheme", "a mask_scheme")
+  if (!is.null(scheme$generator)) return(scheme$generator)
+  switch(scheme$type,
+    none = "no masking",
+    round = if (identical(scheme$round_type, "decimal")) "rounding (decimal places)"
+            else "rounding (significant digits)",
+    truncate = "truncation",
+    group = if (identical(scheme$value, "midpoint")) "grouping (midpoints)"
+            else "grouping (interval means)",
+    noise = sprintf("noise (%s)", scheme$dist %||% "uniform"),
+    kernel = paste(kernel_family_name(scheme$kernel, scheme$rho), "kernel"),
+    matrix = "matrix mask",
+    scheme$type)
+}
+
+#' @rdname scheme_generator
+#' @export
+scheme_strength <- function(scheme) {
+  if (!inherits(scheme, "mask_scheme")) abort_type("scheme", "a mask_scheme")
+  if (!is.null(scheme$strength)) return(as.double(scheme$strength))
+  natural_strength(scheme)
+}
+
+# Strength from the scheme's own parameters, NA when it has none.
+natural_strength <- function(scheme) {
+  value <- switch(scheme$type,
+    none = 0,
+    round = -scheme$digits,
+    truncate = -scheme$digits,
+    group = -(length(scheme$breaks) - 1),
+    noise = if (is.numeric(scheme$amount) && length(scheme$amount) == 1L) scheme$amount
+            else NA_real_,
+    kernel = scheme$lambda,
+    matrix = if (is.numeric(scheme$lambda) && length(scheme$lambda) == 1L) scheme$lambda
+             else NA_real_,
+    NA_real_)
+  if (is.null(value) || length(value) != 1L) NA_real_ else as.double(value)
+}
+
+# Forms that change values without creating ties: exact-match
+# identifiability (METHODS 6) cannot see them.
+value_changing_types <- c("noise", "kernel", "matrix")
+
+is_blind_to <- function(risk_label, scheme) {
+  identical(risk_label, "identifiability") && scheme$type %in% value_changing_types
+}
