@@ -115,7 +115,8 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
   threshold <- context_threshold(context) %||% max_risk
   labels <- report_labels(ru)
   safe <- redact_profile(ru, labels)
-  rec <- tryCatch(suppressWarnings(recommend(safe, max_risk = threshold)), error = function(e) NULL)
+  rn <- recommend_with_notes(safe, context, threshold)
+  rec <- rn$rec
   if (!is.null(choice)) {
     if (!choice %in% ru$scheme)
       abort_value("choice", sprintf("one of the profile's schemes (%s)", paste(ru$scheme, collapse = ", ")))
@@ -148,6 +149,8 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     profile = safe,
     table = table,
     recommendation = rec,
+    recommendation_text = if (!is.null(rec)) format(rec),
+    recommendation_notes = rn$notes,
     choice = choice %||% (if (!is.null(rec)) rec$scheme),
     chosen_is_recommended = is.null(choice) || (!is.null(rec) && identical(choice, rec$scheme)),
     withheld = any(labels != ru$scheme),

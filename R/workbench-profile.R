@@ -40,24 +40,53 @@ workbench_schemes <- function(spec) {
 }
 
 # The custodian's release context: release_context() when this version of the
-# package has it, otherwise the same fields in a plain list.
+# package has it, otherwise the same fields in a plain list. Warnings (e.g. a
+# public release with a loose threshold) are kept in attr(, "notes").
 workbench_context <- function(spec) {
-  args <- list(public = isTRUE(spec$public), pr_attempt = spec$pr_attempt,
+  public <- isTRUE(spec$public)
+  args <- list(public = public, pr_attempt = spec$pr_attempt,
                pr_acquaintance = spec$pr_acquaintance,
                pr_breach = if (is.null(spec$pr_breach)) 0.27 else spec$pr_breach,
                threshold = spec$threshold,
-               reasons = spec$reasons[nzchar(trimws(spec$reasons))])
+               reasons = as.character(spec$reasons[nzchar(trimws(spec$reasons))]))
   for (p in c("pr_attempt", "pr_acquaintance", "pr_breach")) {
     v <- args[[p]]
     if (!is.null(v) && (length(v) != 1L || is.na(v))) args[p] <- list(NULL)
   }
-  maker <- get0("release_context", envir = asNamespace("epimask"), mode = "function")
-  if (!is.null(maker)) return(tryCatch(do.call(maker, args),
-                                       error = function(e) stop(workbench_condition(conditionMessage(e)))))
+  if (public) args$pr_attempt <- args$pr_acquaintance <- NULL
+  if (is.null(args$pr_breach)) args$pr_breach <- 0.27
   threshold <- args$threshold
   if (is.null(threshold) || !is.finite(threshold) || threshold <= 0 || threshold > 1)
     stop(workbench_condition("The threshold must be a probability in (0, 1]."))
-  structure(args, class = "workbench_context")
+  maker <- get0("release_context", envir = asNamespace("epimask"), mode = "function")
+  if (is.null(maker)) return(structure(args, class = "workbench_context"))
+  notes <- character()
+  ctx <- withCallingHandlers(
+    tryCatch(do.call(maker, args), error = function(e) stop(workbench_condition(conditionMessage(e)))),
+    warning = function(w) {
+      notes <<- c(notes, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  attr(ctx, "notes") <- notes
+  ctx
+}
+
+# The recommendation within the context's threshold (or `max_risk`), with
+# the warnings recommend() gives (no scheme within budget, a risk measure
+# blind to the masking) kept as text for the custodian to read.
+recommend_with_notes <- function(ru, context = NULL, max_risk = 0.2) {
+  notes <- character()
+  rec <- withCallingHandlers(
+    tryCatch(
+      if (inherits(context, "release_context")) recommend(ru, context = context)
+      else recommend(ru, max_risk = context_threshold(context) %||% max_risk),
+      error = function(e) e),
+    warning = function(w) {
+      notes <<- c(notes, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  if (inherits(rec, "error")) return(list(rec = NULL, notes = c(notes, conditionMessage(rec))))
+  list(rec = rec, notes = notes)
 }
 
 context_threshold <- function(context) {

@@ -17,7 +17,7 @@ workbench_server <- function(data, data_name) {
     rv <- shiny::reactiveValues(
       data = NULL, name = NULL, msg = NULL, upload_msg = NULL,
       ru = NULL, run = NULL, job = NULL, running = FALSE, progress = c(0L, 1L),
-      run_msg = NULL, picked = NULL, picked_data = NULL)
+      run_msg = NULL, notes = character(), picked = NULL, picked_data = NULL)
     async <- workbench_async_available()
     plot_points <- shiny::reactiveVal(NULL)
 
@@ -78,8 +78,9 @@ workbench_server <- function(data, data_name) {
     })
     output$context_text <- shiny::renderUI({
       ctx <- context()
-      if (failed(ctx)) return(message_box(conditionMessage(ctx), "error"))
-      shiny::tags$ul(lapply(context_lines(ctx), shiny::tags$li))
+      if (failed(ctx)) return(message_box(conditionMessage(ctx), "error", "context-message"))
+      shiny::tagList(shiny::tags$ul(lapply(context_lines(ctx), shiny::tags$li)),
+                     lapply(attr(ctx, "notes"), message_box, level = "warning"))
     })
     output$context_risk <- shiny::renderTable({
       shiny::req(rv$data)
@@ -97,9 +98,13 @@ workbench_server <- function(data, data_name) {
       shiny::req(rv$data)
       s <- spec()
       ctx <- context()
+      note <- NULL
       if (failed(ctx)) {
-        rv$run_msg <- list(text = conditionMessage(ctx), level = "error")
-        return()
+        # An incomplete context does not stop the exploration: the threshold
+        # is still the risk budget; the attack risks wait for the context.
+        note <- paste("Release context incomplete (", conditionMessage(ctx),
+                      "): the profile uses the threshold as its budget, without attack risks.")
+        ctx <- NULL
       }
       args <- attempt(workbench_profile_args(rv$data, s, ctx))
       if (failed(args)) {
@@ -107,19 +112,24 @@ workbench_server <- function(data, data_name) {
         return()
       }
       labels <- scheme_labels(with_reference_scheme(args$schemes))
-      run <- list(spec = s, context = ctx, schemes = stats::setNames(with_reference_scheme(args$schemes), labels),
+      run <- list(spec = s, context = ctx, threshold = context_threshold(ctx) %||% s$threshold,
+                  note = note, schemes = stats::setNames(with_reference_scheme(args$schemes), labels),
                   call = workbench_profile_call(s, rv$name), started = Sys.time())
       rv$ru <- NULL
+      rv$notes <- character()
       rv$picked <- NULL
       rv$picked_data <- NULL
-      finish <- function(ru) {
+      finish <- function(res) {
+        ru <- res$ru
         rv$running <- FALSE
+        rv$notes <- res$notes
         rv$ru <- ru
         rv$run <- run
         secs <- as.numeric(difftime(Sys.time(), run$started, units = "secs"))
-        rv$run_msg <- list(text = sprintf("Profile done: %d schemes in %.1f s. See 5 Profile.",
-                                          nrow(ru), secs), level = "info")
-        select_after_run(session, ru, context_threshold(ctx))
+        rv$run_msg <- list(text = paste(sprintf("Profile done: %d schemes in %.1f s. See 5 Profile.",
+                                                nrow(ru), secs), run$note %||% ""),
+                           level = if (is.null(run$note)) "info" else "warning")
+        select_after_run(session, ru, run$context, run$threshold)
       }
       fail <- function(e) {
         rv$running <- FALSE
@@ -139,7 +149,7 @@ workbench_server <- function(data, data_name) {
         return(invisible(NULL))  # not the promise: the session stays responsive
       }
       res <- shiny::withProgress(message = "Running the profile", value = 0.5,
-                                 attempt(do.call(ru_profile, args)))
+                                 attempt(workbench_run_profile(args)))
       if (failed(res)) fail(res) else finish(res)
     })
     shiny::observe({
@@ -157,13 +167,15 @@ workbench_server <- function(data, data_name) {
         progress_bar(rv$progress[[1L]], rv$progress[[2L]],
                      sprintf("Scheme %d of %d done (in a background R process; the app stays usable)",
                              rv$progress[[1L]], rv$progress[[2L]]))
-      shiny::tagList(bar, message_box(rv$run_msg$text, rv$run_msg$level, "run-message"))
+      shiny::tagList(bar, message_box(rv$run_msg$text, rv$run_msg$level, "run-message"),
+                     if (!isTRUE(rv$running)) lapply(rv$notes, message_box, level = "warning"))
     })
 
     # ---- 5 profile ------------------------------------------------------------
     threshold <- shiny::reactive({
-      ctx <- if (is.null(rv$run)) context() else rv$run$context
-      if (failed(ctx)) NULL else context_threshold(ctx)
+      if (!is.null(rv$run)) return(rv$run$threshold)
+      ctx <- context()
+      if (failed(ctx)) spec()$threshold else context_threshold(ctx)
     })
     output$ru_plot <- shiny::renderPlot({
       shiny::req(rv$ru)
@@ -182,11 +194,13 @@ workbench_server <- function(data, data_name) {
     })
     output$recommendation <- shiny::renderUI({
       shiny::req(rv$ru)
-      th <- threshold()
-      if (is.null(th)) return(NULL)
-      rec <- attempt(suppressWarnings(recommend(rv$ru, max_risk = th)))
-      if (failed(rec)) return(message_box(conditionMessage(rec), "warning"))
-      message_box(paste(format(rec), collapse = " "), if (is.null(rec$scheme)) "warning" else "info")
+      shiny::req(rv$run)
+      rn <- recommend_with_notes(rv$ru, rv$run$context, rv$run$threshold)
+      shiny::tagList(
+        if (!is.null(rn$rec)) message_box(paste(format(rn$rec), collapse = " "),
+                                          if (is.null(rn$rec$scheme)) "warning" else "info",
+                                          "recommendation-message"),
+        lapply(rn$notes, message_box, level = "warning"))
     })
     masked <- shiny::reactive({
       shiny::req(rv$ru, rv$run, input$selected)
@@ -295,10 +309,8 @@ apply_preset <- function(session, preset, data) {
   shiny::updateTextInput(session, "noise", value = preset$schemes$noise)
 }
 
-select_after_run <- function(session, ru, threshold) {
-  choice <- NULL
-  if (!is.null(threshold))
-    choice <- attempt(suppressWarnings(recommend(ru, max_risk = threshold)))$scheme
-  if (is.null(choice) || failed(choice)) choice <- ru$scheme[[1L]]
+select_after_run <- function(session, ru, context, threshold) {
+  choice <- recommend_with_notes(ru, context, threshold)$rec$scheme
+  if (is.null(choice)) choice <- ru$scheme[[1L]]
   shiny::updateSelectInput(session, "selected", choices = ru$scheme, selected = choice)
 }

@@ -42,13 +42,24 @@ workbench_profile_job <- function(args, progress_file, cancel_file) {
   old <- options(progressr.enable = TRUE, progressr.handlers = list(handler))
   on.exit(options(old), add = TRUE)
   args$progress <- TRUE
-  do.call(ru_profile, args)
+  workbench_run_profile(args)
+}
+
+# ru_profile() with its warnings kept as text (the app shows them; in a
+# background process they would only reach the console).
+workbench_run_profile <- function(args) {
+  notes <- character()
+  ru <- withCallingHandlers(do.call(ru_profile, args), warning = function(w) {
+    notes <<- c(notes, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  list(ru = ru, notes = unique(notes))
 }
 
 #' Start a profile in the background
 #'
 #' Internal. Returns list(promise, progress_file, cancel_file): a promise of
-#' the ru_profile (rejected with class `epimask_cancelled` after a cancel).
+#' list(ru, notes) (rejected with class `epimask_cancelled` after a cancel).
 #' @noRd
 workbench_start_profile <- function(args) {
   progress_file <- tempfile("epimask-progress-")

@@ -83,7 +83,7 @@ test_that("the schemes, context and profile arguments follow the custodian's cho
                noise = "", nrep = 1, seed = 3)
   args <- epimask:::workbench_profile_args(dose, base)
   expect_false("id" %in% names(args$data))
-  ru_app <- do.call(ru_profile, args)
+  ru_app <- suppressWarnings(do.call(ru_profile, args))
   ru_direct <- ru_profile(dose[, -1], list(mask_round(2)), case ~ dose, family = binomial(),
                           vars = "dose", term = "dose", risk = "identifiability", known = "dose",
                           seed = 3, progress = FALSE)
@@ -161,6 +161,9 @@ test_that("the server loads data, runs a profile and serves the release (no brow
                                      "uniform noise, amount = 0.1"))
     session$setInputs(selected = "rounding to 1 significant digit")
     expect_match(output$risk_table, "Prosecutor")
+    expect_match(output$risk_table, "deliberate attack")
+    # the profile's warning reaches the custodian, not only the console
+    expect_match(paste(rv$notes, collapse = " "), "cannot see 'uniform noise")
     session$setInputs(pick = 1)
     expect_identical(rv$picked, "rounding to 1 significant digit")
     path <- output$download_data
@@ -251,12 +254,15 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
                                   "rounding to 1 significant digit", "uniform noise, amount = 0.1"))
   # the same profile at the console
   dose <- load_epimask_data("dose_cohort")
-  ru <- ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
-                   family = binomial(), vars = "dose", term = "dose", risk = "identifiability",
-                   known = "dose", nrep = 2, seed = 1, progress = FALSE)
+  ru <- expect_warning(
+    ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
+               family = binomial(), vars = "dose", term = "dose", risk = "identifiability",
+               known = "dose", nrep = 2, seed = 1, progress = FALSE),
+    class = "epimask_warning_blind_risk")
   expect_equal(prof$estimate[1:3], ru$estimate[1:3])
   expect_equal(prof$risk[1:3], ru$risk[1:3])
   expect_match(text_of(app, "#run-message"), "Profile done: 4 schemes")
+  expect_match(text_of(app, "#run_status"), "cannot see 'uniform noise")
 
   app$set_inputs(tabs = "profile")
   app$wait_for_js("document.querySelector('#ru_plot img') !== null", timeout = 30 * 1000)
