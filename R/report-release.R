@@ -33,7 +33,7 @@
 #' @param keys Quasi-identifiers, for the k-anonymity and release risks.
 #' @param sensitive Sensitive variables (l-diversity, when available).
 #' @param identifiers Direct identifiers, dropped from the release.
-#' @param context A `release_context()` (or `NULL`: then the threshold is
+#' @param context A [release_context()] (or `NULL`: then the threshold is
 #'   `max_risk`). Taken from the profile's metadata when `NULL` and the
 #'   profile carries one.
 #' @param choice The label of the scheme chosen for release (default the
@@ -54,7 +54,7 @@
 #'
 #'   Zhou Y, Dominici F, Louis TA (2010). A smoothing approach for masking
 #'   spatial data. \emph{Annals of Applied Statistics} 4(3), 1451-1475.
-#' @family release
+#' @family release decision
 #' @export
 #' @examples
 #' if (rmarkdown::pandoc_available()) {

@@ -42,7 +42,7 @@
 #' @references El Emam K, Malin B (2014). Appendix B: Concepts and methods for
 #'   de-identifying clinical trial data. In \emph{Sharing Clinical Trial Data:
 #'   Maximizing Benefits, Minimizing Risk}. National Academies Press.
-#' @family release
+#' @family release decision
 #' @export
 #' @examples
 #' if (interactive() && requireNamespace("shiny", quietly = TRUE) &&

@@ -37,13 +37,19 @@ read_workbench_upload <- function(path, name = basename(path), max_mb = workbenc
     return(upload_error(sprintf(
       "The file '%s' is %.1f MB; the workbench reads at most %g MB. Load larger data at the console and pass them: run_workbench(data).",
       name, size / 1e6, max_mb)))
-  ext <- tolower(tools::file_ext(name))
+  ext <- tolower(file_extension(name))
   res <- switch(ext,
     csv = , txt = , tsv = read_upload_text(path, name, sep = if (ext == "tsv") "\t" else ","),
     rds = read_upload_rds(path, name),
     upload_error("The file '", name, "' is neither a .csv nor an .rds file."))
   if (!is.null(res$data)) res <- check_upload_data(res$data, name)
   res
+}
+
+# "data.CSV" -> "CSV"; "" without an extension.
+file_extension <- function(name) {
+  hit <- regexpr("\\.([[:alnum:]]+)$", name)
+  if (hit < 0) "" else substring(name, hit + 1L)
 }
 
 read_upload_text <- function(path, name, sep = ",") {

@@ -222,7 +222,7 @@ scheme_risk_table <- function(original, masked, keys, sensitive, context) {
   names(out) <- c("measure", "original", "masked")
   th <- context_threshold(context)
   if (!is.null(th)) {
-    is_risk <- grepl("risk", out$measure, ignore.case = TRUE)
+    is_risk <- grepl("risk|Pr\\(re-id", out$measure, ignore.case = TRUE)
     out$within_threshold <- ifelse(is_risk, ifelse(out$masked <= th, "yes", "no"), "")
   }
   out

@@ -273,7 +273,7 @@ workbench_server <- function(data, data_name) {
 }
 
 sanitize_name <- function(x) {
-  x <- gsub("[^A-Za-z0-9_-]+", "-", tools::file_path_sans_ext(x %||% "data"))
+  x <- gsub("[^A-Za-z0-9_-]+", "-", sub("\\.[[:alnum:]]+$", "", x %||% "data"))
   if (nzchar(x)) x else "data"
 }
 

@@ -4,8 +4,8 @@
 
 report_profile <- function() {
   dose <- load_epimask_data("dose_cohort")
-  ru <- expect_warning(
-    ru_profile(dose, list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
+  expect_warning(
+    ru <- ru_profile(dose, list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
                family = binomial(), vars = "dose", risk = "identifiability",
                known = "dose", nrep = 3, seed = 7, progress = FALSE),
     class = "epimask_warning_blind_risk")

@@ -180,6 +180,29 @@ test_that("the server loads data, runs a profile and serves the release (no brow
   })
 })
 
+test_that("an incomplete or public context gives messages and the profile still runs", {
+  skip_if_not_installed("shiny")
+  skip_if_not_installed("bslib")
+  old <- options(epimask.workbench_async = FALSE)
+  on.exit(options(old))
+  shiny::testServer(epimask:::workbench_server(NULL, "x"), {
+    session$setInputs(source = "dose_cohort")
+    do.call(session$setInputs, modifyList(workbench_inputs, list(pr_attempt = NA, noise = "")))
+    expect_match(output$context_text$html, "pr_attempt")
+    session$setInputs(run = 1)
+    expect_s3_class(rv$ru, "ru_profile")
+    expect_identical(rv$run_msg$level, "warning")
+    expect_match(rv$run_msg$text, "Release context incomplete")
+    expect_equal(rv$run$threshold, 0.2)
+    # a public release: attack probabilities do not enter; a loose threshold is flagged
+    session$setInputs(public = TRUE, pr_attempt = 0.3)
+    ctx <- context()
+    expect_s3_class(ctx, "release_context")
+    expect_true(ctx$public)
+    expect_match(output$context_text$html, "1/20")
+  })
+})
+
 # ---- in a real browser ------------------------------------------------------------
 
 browser_tests_required <- function() identical(Sys.getenv("EPIMASK_BROWSER_TESTS"), "true")
@@ -254,8 +277,8 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
                                   "rounding to 1 significant digit", "uniform noise, amount = 0.1"))
   # the same profile at the console
   dose <- load_epimask_data("dose_cohort")
-  ru <- expect_warning(
-    ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
+  expect_warning(
+    ru <- ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
                family = binomial(), vars = "dose", term = "dose", risk = "identifiability",
                known = "dose", nrep = 2, seed = 1, progress = FALSE),
     class = "epimask_warning_blind_risk")
