@@ -101,7 +101,7 @@ workbench_ui <- function(data, data_name) {
     title = "epimask workbench", id = "tabs",
     theme = bslib::bs_theme(version = 5, bootswatch = NULL, primary = "#2c5f8a"),
     header = S$head(S$style(workbench_css())),
-    bslib::nav("1 Data", value = "data",
+    wb_nav("1 Data", value = "data",
       shiny::fluidRow(
         shiny::column(4, card("Source",
           shiny::radioButtons("source", NULL, workbench_sources(data, data_name),
@@ -110,7 +110,7 @@ workbench_ui <- function(data, data_name) {
           shiny::uiOutput("data_status"))),
         shiny::column(8, card("Columns (counts only, no values)",
           shiny::tableOutput("data_table"))))),
-    bslib::nav("2 Variables", value = "variables",
+    wb_nav("2 Variables", value = "variables",
       shiny::fluidRow(
         shiny::column(6, card("Roles",
           shiny::selectizeInput("identifiers", "Direct identifiers (dropped from the release)", NULL, multiple = TRUE),
@@ -125,7 +125,7 @@ workbench_ui <- function(data, data_name) {
                                                   "Linear excess relative risk (ERR)" = "err")),
           shiny::textInput("term", "Coefficient of interest (the dose for ERR)", ""),
           shiny::uiOutput("variables_status"))))),
-    bslib::nav("3 Context", value = "context",
+    wb_nav("3 Context", value = "context",
       shiny::fluidRow(
         shiny::column(5, card("Release context (El Emam & Malin)",
           shiny::checkboxInput("public", "Public release (anyone may attempt re-identification)", FALSE),
@@ -139,7 +139,7 @@ workbench_ui <- function(data, data_name) {
         shiny::column(7, card("The context as recorded",
           shiny::uiOutput("context_text"),
           shiny::tableOutput("context_risk"))))),
-    bslib::nav("4 Masking", value = "masking",
+    wb_nav("4 Masking", value = "masking",
       shiny::fluidRow(
         shiny::column(5, card("Schemes (swept weak to strong)",
           shiny::checkboxGroupInput("round_sig", "Round to significant digits", 1:4, inline = TRUE),
@@ -160,19 +160,20 @@ workbench_ui <- function(data, data_name) {
                 shiny::actionButton("run", "Run profile", class = "btn-primary"),
                 shiny::actionButton("cancel", "Cancel", class = "btn-outline-danger")),
           shiny::uiOutput("run_status"))))),
-    bslib::nav("5 Profile", value = "profile",
+    wb_nav("5 Profile", value = "profile",
       shiny::fluidRow(
         shiny::column(7, card("Risk-utility plot (click a point)",
-          shiny::plotOutput("ru_plot", height = "420px", click = "ru_click"),
-          shiny::tableOutput("profile_table"))),
+          shiny::plotOutput("ru_plot", height = "420px", click = "ru_click"))),
         shiny::column(5, card("Selected scheme",
           shiny::selectInput("selected", "Scheme", character()),
           shiny::uiOutput("recommendation"),
           shiny::tableOutput("estimate_table"),
           S$h6("Risk of the masked data (original for comparison)"),
           shiny::tableOutput("risk_table"),
-          shiny::actionButton("pick", "Pick this scheme for the release", class = "btn-success"))))),
-    bslib::nav("6 Release", value = "release",
+          shiny::actionButton("pick", "Pick this scheme for the release", class = "btn-success")))),
+      card("All schemes (U: analysis potential; SE: Monte Carlo standard errors)",
+           shiny::tableOutput("profile_table"))),
+    wb_nav("6 Release", value = "release",
       card("Release",
         shiny::uiOutput("release_status"),
         S$div(class = "d-flex gap-2",
@@ -184,11 +185,19 @@ workbench_ui <- function(data, data_name) {
   )
 }
 
+# A tab of the navbar: bslib::nav_panel() (bslib >= 0.5.0), else bslib::nav().
+wb_nav <- function(title, ..., value = title) {
+  make <- if ("nav_panel" %in% getNamespaceExports("bslib")) getExportedValue("bslib", "nav_panel")
+          else getExportedValue("bslib", "nav")
+  make(title, ..., value = value)
+}
+
 workbench_css <- function() {
   paste(".wb-msg{padding:.5rem .75rem;border-radius:.3rem;margin-top:.5rem}",
         ".wb-error{background:#f8d7da;color:#58151c}.wb-warning{background:#fff3cd;color:#664d03}",
         ".wb-info{background:#d1e7dd;color:#0a3622}",
-        ".card{margin-bottom:1rem}", sep = "\n")
+        ".card{margin-bottom:1rem}",
+        ".shiny-input-container:not(.shiny-input-container-inline){width:100%}", sep = "\n")
 }
 
 message_box <- function(text, level = "info", id = NULL) {

@@ -301,7 +301,9 @@ workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL, labels = NU
                  xaxt = "n", xlab = "Disclosure risk (log scale)",
                  ylab = "Analysis potential U")
   ticks <- seq(floor(xr[1L]), ceiling(xr[2L]))
-  graphics::axis(1, at = ticks, labels = format(10^ticks, scientific = FALSE, drop0trailing = TRUE))
+  tick_labels <- format(10^ticks, scientific = FALSE, drop0trailing = TRUE, trim = TRUE)
+  tick_labels[ticks <= log10(1e-6)] <- "0"      # risks below 1e-6 (often exactly 0) sit here
+  graphics::axis(1, at = ticks[ticks >= log10(1e-6)], labels = tick_labels[ticks >= log10(1e-6)])
   if (!is.null(threshold)) {
     graphics::abline(v = log10(threshold), lty = 2, col = "firebrick")
     graphics::mtext(sprintf("threshold %s", format(threshold, digits = 3)), side = 3,

@@ -165,7 +165,7 @@ workbench_server <- function(data, data_name) {
     output$run_status <- shiny::renderUI({
       bar <- if (isTRUE(rv$running))
         progress_bar(rv$progress[[1L]], rv$progress[[2L]],
-                     sprintf("Scheme %d of %d done (in a background R process; the app stays usable)",
+                     sprintf("%d of %d fits done (schemes x replicates, in a background R process; the app stays usable)",
                              rv$progress[[1L]], rv$progress[[2L]]))
       shiny::tagList(bar, message_box(rv$run_msg$text, rv$run_msg$level, "run-message"),
                      if (!isTRUE(rv$running)) lapply(rv$notes, message_box, level = "warning"))
