@@ -75,12 +75,21 @@ check_workbench_packages <- function() {
 #' @noRd
 workbench_app <- function(data = NULL, data_name = "data passed in") {
   check_workbench_packages()
-  old_plan <- NULL
-  on_start <- function() {
-    if (workbench_async_available()) old_plan <<- workbench_use_background_plan()
-    shiny::onStop(function() if (!is.null(old_plan)) future::plan(old_plan))
+  # The background R process starts after the first page is drawn (it takes
+  # seconds on a loaded machine); the caller's future plan is restored when
+  # the app stops.
+  plan <- new.env()
+  plan$started <- FALSE
+  plan$old <- NULL
+  start_plan <- function() {
+    if (plan$started || !workbench_async_available()) return(invisible())
+    plan$started <- TRUE
+    plan$old <- workbench_use_background_plan()
   }
-  shiny::shinyApp(workbench_ui(data, data_name), workbench_server(data, data_name),
+  on_start <- function() {
+    shiny::onStop(function() if (!is.null(plan$old)) future::plan(plan$old))
+  }
+  shiny::shinyApp(workbench_ui(data, data_name), workbench_server(data, data_name, start_plan),
                   onStart = on_start)
 }
 

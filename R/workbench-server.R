@@ -12,8 +12,9 @@ bundled_data <- function(name) {
   as_plain_data(get(name, envir = env))
 }
 
-workbench_server <- function(data, data_name) {
+workbench_server <- function(data, data_name, start_plan = function() invisible()) {
   function(input, output, session) {
+    session$onFlushed(start_plan, once = TRUE)
     rv <- shiny::reactiveValues(
       data = NULL, name = NULL, msg = NULL, upload_msg = NULL,
       ru = NULL, run = NULL, job = NULL, running = FALSE, progress = c(0L, 1L),
@@ -138,6 +139,7 @@ workbench_server <- function(data, data_name) {
                            level = if (inherits(e, "epimask_cancelled")) "warning" else "error")
       }
       if (async) {
+        start_plan()
         job <- attempt(workbench_start_profile(args))
         if (failed(job)) return(fail(job))
         rv$job <- job
