@@ -87,7 +87,13 @@ workbench_app <- function(data = NULL, data_name = "data passed in") {
     plan$old <- workbench_use_background_plan()
   }
   on_start <- function() {
-    shiny::onStop(function() if (!is.null(plan$old)) future::plan(plan$old))
+    # Let files up to the workbench's own limit through shiny (default 5 MB),
+    # so the custodian reads the workbench's message about larger ones.
+    old_opts <- options(shiny.maxRequestSize = (workbench_max_mb() + 1) * 1e6)
+    shiny::onStop(function() {
+      options(old_opts)
+      if (!is.null(plan$old)) future::plan(plan$old)
+    })
   }
   shiny::shinyApp(workbench_ui(data, data_name), workbench_server(data, data_name, start_plan),
                   onStart = on_start)
