@@ -224,6 +224,13 @@ workbench_server <- function(data, data_name, start_plan = function() invisible(
       if (is.null(tab)) data.frame(note = "Declare quasi-identifiers to see k-anonymity risks.")
       else format_table(tab)
     }, spacing = "xs")
+    output$class_table <- shiny::renderTable({
+      m <- masked()
+      keys <- rv$run$spec$keys
+      if (failed(m) || !length(keys)) return(NULL)
+      class_size_counts(m, keys)
+    }, caption = "Equivalence classes of the masked data on the quasi-identifiers, by size",
+    spacing = "xs")
     shiny::observeEvent(input$pick, {
       m <- masked()
       if (failed(m)) return()
