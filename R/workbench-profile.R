@@ -39,9 +39,8 @@ workbench_schemes <- function(spec) {
   schemes
 }
 
-# The custodian's release context: release_context() when this version of the
-# package has it, otherwise the same fields in a plain list. Warnings (e.g. a
-# public release with a loose threshold) are kept in attr(, "notes").
+# The custodian's release context as a release_context(); its warnings (e.g.
+# a public release with a loose threshold) are kept in attr(, "notes").
 workbench_context <- function(spec) {
   public <- isTRUE(spec$public)
   args <- list(public = public, pr_attempt = spec$pr_attempt,
@@ -58,11 +57,9 @@ workbench_context <- function(spec) {
   threshold <- args$threshold
   if (is.null(threshold) || !is.finite(threshold) || threshold <= 0 || threshold > 1)
     stop(workbench_condition("The threshold must be a probability in (0, 1]."))
-  maker <- get0("release_context", envir = asNamespace("epimask"), mode = "function")
-  if (is.null(maker)) return(structure(args, class = "workbench_context"))
   notes <- character()
   ctx <- withCallingHandlers(
-    tryCatch(do.call(maker, args), error = function(e) stop(workbench_condition(conditionMessage(e)))),
+    tryCatch(do.call(release_context, args), error = function(e) stop(workbench_condition(conditionMessage(e)))),
     warning = function(w) {
       notes <<- c(notes, conditionMessage(w))
       invokeRestart("muffleWarning")
@@ -135,9 +132,7 @@ workbench_profile_args <- function(data, spec, context = NULL) {
                nrep = max(1L, as.integer(spec$nrep %||% 1L)),
                seed = spec$seed, progress = FALSE)
   args <- c(args, workbench_risk_args(spec, data))
-  if (!is.null(context) && "context" %in% names(formals(ru_profile)) &&
-      !inherits(context, "workbench_context"))
-    args$context <- context
+  if (inherits(context, "release_context")) args$context <- context
   args
 }
 
@@ -188,9 +183,8 @@ risk_rows <- function(data, keys, sensitive, context) {
         c("Equivalence classes", length(size)),
         c("Records in classes smaller than 5", sum(size[size < 5]))))
     }
-    rel <- get0("risk_release", envir = asNamespace("epimask"), mode = "function")
-    if (!is.null(rel) && !is.null(context) && !inherits(context, "workbench_context")) {
-      rr <- tryCatch(rel(data, keys = keys, context = context), error = function(e) NULL)
+    if (inherits(context, "release_context")) {
+      rr <- tryCatch(risk_release(data, keys = keys, context = context), error = function(e) NULL)
       if (!is.null(rr)) {
         att <- rr$attacks
         for (i in seq_len(nrow(att)))
@@ -204,7 +198,7 @@ risk_rows <- function(data, keys, sensitive, context) {
       if (!is.null(ld))
         for (s in names(ld$distinct_l))
           rows <- c(rows, list(c(sprintf("Distinct l-diversity of %s", s), ld$distinct_l[[s]]),
-                               list(c(sprintf("Entropy l-diversity of %s", s), ld$entropy_l[[s]]))))
+                               c(sprintf("Entropy l-diversity of %s", s), ld$entropy_l[[s]])))
     }
   }
   if (!length(rows)) return(NULL)
