@@ -24,7 +24,7 @@ workbench_use_background_plan <- function() {
   old <- future::plan()
   if (!inherits(old, "uniprocess") && future::nbrOfWorkers() > 1) return(NULL)
   if (inherits(old, "cluster") && !inherits(old, "multisession")) return(NULL)
-  future::plan(future::cluster, workers = 1L)
+  future::plan(future::cluster, workers = 1L, rscript_libs = .libPaths())
   old
 }
 
