@@ -15,6 +15,12 @@
 #' and strength. A risk-utility profile of a sweep ([ru_profile()]) covers
 #' the whole trade-off of that generator.
 #'
+#' The swept argument is the one given as a list (of values that are vectors
+#' themselves, e.g. `breaks`), else the one vector with several values; when
+#' several vectors have several values (e.g. `breaks` and the `reference`
+#' doses of [mask_group()]), the one named like a degree (`digits`,
+#' `amount`, `lambda`, `breaks`, `k`, `p`, `pd`) is swept.
+#'
 #' Strength, the position on the weak-to-strong axis (comparable within one
 #' generator only): for rounding and truncation `-digits` (fewer digits is
 #' stronger; significant and decimal rounding are different generators), for
@@ -42,10 +48,7 @@ mask_sweep <- function(fun, ...) {
   args <- list(...)
   if (!length(args) || is.null(names(args)) || any(!nzchar(names(args))))
     abort_type("...", "named arguments of `fun`, one of them with several values")
-  lengths <- vapply(args, length, integer(1))
-  # a list argument sweeps over its elements; a vector over its values
-  sweeping <- names(args)[lengths > 1L & !vapply(args, is.function, logical(1))]
-  sweeping <- sweeping[vapply(args[sweeping], function(a) is.list(a) || is.atomic(a), logical(1))]
+  sweeping <- swept_argument(args)
   if (length(sweeping) != 1L)
     abort_value("...", sprintf(
       "arguments of which exactly one has several values (the degree swept); %s",
@@ -135,4 +138,24 @@ value_changing_types <- c("noise", "kernel", "matrix")
 
 is_blind_to <- function(risk_label, scheme) {
   identical(risk_label, "identifiability") && scheme$type %in% value_changing_types
+}
+
+# Degree-like argument names, preferred when several vectors are long.
+sweep_degree_args <- c("digits", "amount", "lambda", "breaks", "k", "p", "pd", "upper")
+
+swept_argument <- function(args) {
+  is_list <- vapply(args, function(a) is.list(a) && !is.data.frame(a), logical(1))
+  if (sum(is_list) == 1L) return(names(args)[is_list])
+  long <- vapply(args, function(a) is.atomic(a) && is.null(dim(a)) && length(a) > 1L, logical(1))
+  cand <- names(args)[long & !is_list]
+  if (length(cand) > 1L) {
+    named <- intersect(cand, sweep_degree_args)
+    if (length(named) == 1L) return(named)
+  }
+  # a sweep of one: the single degree-like argument
+  if (!length(cand)) {
+    named <- intersect(names(args), sweep_degree_args)
+    if (length(named) == 1L) return(named)
+  }
+  cand
 }

@@ -10,7 +10,8 @@ ru_profile_columns <- c("scheme", "degree", "estimate", "se", "sd", "bias",
                         "anonymity", "width_ratio")
 ru_profile_extra_columns <- c("kernel", "nrep", "ci_lower", "ci_upper",
                               "ci_overlap", "bias_se", "mse_se",
-                              "analysis_potential_se", "risk_se", "pareto",
+                              "analysis_potential_se", "risk_se",
+                              "analysis_potential_capped", "pareto",
                               "generator", "strength", "unmasked")
 
 # Two-sided 95% normal quantile used for every naive interval.
@@ -52,7 +53,9 @@ summarise_replicates <- function(replicates, reference) {
   })
   out <- do.call(rbind, rows)
   rownames(out) <- NULL
-  out$pareto <- ru_pareto(out$risk, out$analysis_potential, out$risk_se,
+  out$analysis_potential_capped <- capped_potential(out$mse, out$bias, reference$mse,
+                                                    reference$se)
+  out$pareto <- ru_pareto(out$risk, out$analysis_potential_capped, out$risk_se,
                           out$analysis_potential_se)
   out
 }
@@ -168,8 +171,9 @@ monte_carlo_se <- function(rep, reference, ref_reps, bias, mse, u) {
 # The risk-utility frontier: scheme i is on it unless another scheme j is at
 # least as good on both risk and U (within their uncertainty) and clearly
 # better on one. "Clearly" means by more than z times the SE of the
-# difference (SEs that are NA count as 0) plus 1e-9; U above 1 counts as 1
-# (no measurable loss). NA where risk or U is NA.
+# difference (SEs that are NA count as 0) plus 1e-9. `u` is the capped
+# analysis potential (capped_potential()), so U above 1 counts as no
+# measurable loss. NA where risk or U is NA.
 ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, z = ru_z()) {
   n <- length(risk)
   if (is.null(risk_se)) risk_se <- rep(NA_real_, n)
@@ -195,6 +199,21 @@ ru_pareto <- function(risk, u, risk_se = NULL, u_se = NULL, z = ru_z()) {
     out[i] <- !dominated
   }
   out
+}
+
+# The capped analysis potential: U with the masked fit's variance part
+# (MSE - bias^2, the mean squared naive SE) floored at the reference's,
+# since masking cannot add information. U above 1 comes from a naive SE that
+# shrank under masking (noise or coarse rounding spread a dose), which can
+# hide a large bias; the capped U is at most 1 and counts that bias in full:
+#   U_capped = MSE_ref / (max(MSE - bias^2, SE_ref^2) + bias^2).
+# It equals U wherever the naive SE did not shrink below the reference's.
+capped_potential <- function(mse, bias, ref_mse, ref_se) {
+  var_part <- pmax(mse - bias^2, 0)
+  floor_var <- if (is.na(ref_se)) 0 else ref_se^2
+  out <- ref_mse / (pmax(var_part, floor_var) + bias^2)
+  out[!is.finite(out)] <- NA_real_
+  pmin(out, 1)
 }
 
 # Karr et al. (2006) average interval overlap; 1 for identical intervals, 0 for
@@ -292,6 +311,7 @@ check_profile_table <- function(table, arg = "table") {
   numeric_cols <- c(setdiff(ru_profile_columns, "scheme"),
                     intersect(c("nrep", "ci_lower", "ci_upper", "ci_overlap", "bias_se",
                                 "mse_se", "analysis_potential_se", "risk_se", "strength",
+                                "analysis_potential_capped",
                                 "unmasked"), names(table)))
   for (col in numeric_cols) {
     if (!(is.numeric(table[[col]]) || all(is.na(table[[col]]))))

@@ -9,17 +9,24 @@
 #' Among the schemes of a risk-utility profile whose risk does not exceed the
 #' budget, picks the one with the best analysis potential U, allowing for the
 #' uncertainty of U:
-#' 1. U above 1 (a masked fit with a smaller MSE than the original, a
-#'    sampling artefact) counts as 1: "no measurable loss", never better than
-#'    no masking.
+#' 1. U above 1 (a masked fit with a smaller MSE than the original) is a
+#'    sampling artefact: "no measurable loss", never better than no masking.
+#'    It comes from a naive SE that shrank under masking (noise or coarse
+#'    rounding spread a dose), which can hide a large bias. Schemes are
+#'    therefore ranked by the capped analysis potential (column
+#'    `analysis_potential_capped`), \eqn{MSE_{ref} / (\max(MSE - bias^2,
+#'    SE_{ref}^2) + bias^2)}: the masked variance floored at the original's,
+#'    since masking cannot add information. It is at most 1, equals U
+#'    wherever the naive SE did not shrink, and counts a hidden bias in full.
 #' 2. Schemes whose U is within \eqn{z \sqrt{SE_i^2 + SE_b^2}} (\eqn{z} =
-#'    1.96; the Monte Carlo SEs `analysis_potential_se`, 0 where NA) of the
-#'    best scheme \eqn{b} are tied with it; so is a scheme within the excess
-#'    over 1 of either U (a U of 1.03 shows sampling noise of at least 0.03).
+#'    1.96; the Monte Carlo SEs `analysis_potential_se`, 0 where NA) or
+#'    within `u_tolerance` of the best scheme \eqn{b} are tied with it. A
+#'    deterministic scheme has no Monte Carlo SE, yet a loss of analysis
+#'    potential below 1% (a bias of about a tenth of the original SE) is not
+#'    one a custodian can measure; `u_tolerance = 0` gives the strict rule.
 #' 3. Ties go to the lowest risk; schemes whose risks are also tied (within
 #'    their Monte Carlo uncertainty) go to the smallest absolute bias, then to
-#'    the earlier row. So a scheme whose U is above 1 never wins over a less
-#'    biased one at equal risk.
+#'    the earlier row.
 #'
 #' The budget is `max_risk`, or the threshold of a release `context`
 #' ([release_context()]), or the budget stored with the profile
@@ -38,6 +45,8 @@
 #' @param n_runner_ups how many next-best schemes to report.
 #' @param context `NULL` or a [release_context()], whose threshold is then
 #'   the budget.
+#' @param u_tolerance Differences of the capped analysis potential up to this
+#'   count as ties (default 0.01).
 #' @param x an `epimask_recommendation`.
 #' @param ... unused.
 #' @return An object of class `epimask_recommendation`: a list with `scheme`
@@ -63,7 +72,8 @@
 #' recommend(ru, max_risk = 0.2)
 #' recommend(ru, context = release_context(pr_attempt = 0.3, pr_acquaintance = 0.5,
 #'                                         threshold = 1/11))$scheme
-recommend <- function(ru, max_risk = NULL, n_runner_ups = 3L, context = NULL) {
+recommend <- function(ru, max_risk = NULL, n_runner_ups = 3L, context = NULL,
+                      u_tolerance = 0.01) {
   check_ru_profile(ru)
   if (!is.null(context) && !inherits(context, "release_context"))
     abort_type("context", "a release_context() or NULL")
@@ -75,19 +85,22 @@ recommend <- function(ru, max_risk = NULL, n_runner_ups = 3L, context = NULL) {
   if (is.null(context)) context <- meta$context
   budget <- max_risk %||% (if (!is.null(context)) context$threshold) %||% meta$budget %||% 0.2
   n_runner_ups <- check_count(n_runner_ups, lower = 0L)
+  u_tolerance <- check_number(u_tolerance, lower = 0, upper = 1)
 
   tab <- as.data.frame(ru)
   tab$.row <- seq_len(nrow(tab))
   u_se <- zero_if_na(tab$analysis_potential_se %||% rep(NA_real_, nrow(tab)))
   r_se <- zero_if_na(tab$risk_se %||% rep(NA_real_, nrow(tab)))
-  tab$.u <- pmin(tab$analysis_potential, 1)
+  ref <- ru_reference(ru)
+  tab$.u <- tab$analysis_potential_capped %||%
+    capped_potential(tab$mse, tab$bias, ref$mse, ref$se)
   tab$.u_se <- u_se
   tab$.r_se <- r_se
   known <- !is.na(tab$risk) & !is.na(tab$analysis_potential)
   within <- known & tab$risk <= budget
   eligible <- tab[within, , drop = FALSE]
 
-  ranked <- rank_within_budget(eligible)
+  ranked <- rank_within_budget(eligible, u_tolerance)
   least_risky <- NULL
   if (any(known)) {
     cand <- tab[known, , drop = FALSE]
@@ -109,7 +122,8 @@ recommend <- function(ru, max_risk = NULL, n_runner_ups = 3L, context = NULL) {
     n_schemes = nrow(tab),
     least_risky = least_risky,
     blind = blind,
-    risk_measure = meta$risk
+    risk_measure = meta$risk,
+    u_tolerance = u_tolerance
   ), class = "epimask_recommendation")
   if (length(blind))
     epimask_warn(sprintf(paste0(
@@ -139,14 +153,11 @@ within_noise <- function(a, b, se_a, se_b) abs(a - b) <= ru_z() * sqrt(se_a^2 + 
 # Order the schemes within budget: the schemes tied with the best U first
 # (lowest risk, then tied risks by smallest |bias|, then row), then the others
 # by U, risk and row.
-rank_within_budget <- function(eligible) {
+rank_within_budget <- function(eligible, u_tolerance = 0) {
   if (!nrow(eligible)) return(list(table = eligible, ties = character()))
   best <- which.max(eligible$.u)
-  # U above 1 is sampling noise of at least its excess over 1: a scheme that
-  # reaches 1 only through it ties with everything within that excess
-  excess <- pmax(eligible$analysis_potential - 1, 0)
   tied <- within_noise(eligible$.u, eligible$.u[best], eligible$.u_se, eligible$.u_se[best]) |
-    eligible$.u >= eligible$.u[best] - pmax(excess, excess[best])
+    eligible$.u >= eligible$.u[best] - u_tolerance
   tied_tab <- eligible[tied, , drop = FALSE]
   tied_tab <- tied_tab[order(tied_tab$risk, tied_tab$.row), , drop = FALSE]
   # among risks tied with the lowest, the least biased wins
@@ -186,13 +197,34 @@ explain_runner_ups <- function(choice, ranked, over, n) {
 }
 
 lost_reason <- function(row, choice, tied) {
-  if (!tied)
-    return(sprintf("lower analysis potential (%s vs %s)", describe_u(row), describe_u(choice)))
-  if (!within_noise(row$risk, choice$risk, row$.r_se, choice$.r_se) && row$risk > choice$risk)
-    return(sprintf("U tied within uncertainty, higher risk (%s vs %s)",
-                   format_num(row$risk, 2), format_num(choice$risk, 2)))
-  sprintf("U and risk tied within uncertainty, more bias (%s vs %s)",
-          format_num(row$bias, 2), format_num(choice$bias, 2))
+  if (!tied) {
+    why <- sprintf("lower analysis potential (%s vs %s)", describe_u(row), describe_u(choice))
+    if (!is.na(row$analysis_potential) && row$analysis_potential > 1)
+      why <- sprintf(paste0("U %s above 1 comes from a naive SE smaller than the original's; ",
+                            "with the original's SE it is %s (relative bias %s%%)"),
+                     format_num(row$analysis_potential, 3), format_num(row$.u, 3),
+                     format_num(row$rel_bias, 2))
+    return(why)
+  }
+  if (row$risk > choice$risk) {
+    pair <- c(describe_risk(row), describe_risk(choice))
+    if (pair[1] == pair[2]) pair <- format_distinct(row$risk, choice$risk)
+    return(sprintf("U tied, higher risk (%s vs %s)", pair[1], pair[2]))
+  }
+  if (abs(row$bias) > abs(choice$bias)) {
+    pair <- format_distinct(row$bias, choice$bias)
+    return(sprintf("U and risk tied, more bias (%s vs %s)", pair[1], pair[2]))
+  }
+  "U and risk tied, ranked after it"
+}
+
+# Two numbers with enough significant digits to tell them apart (up to 6).
+format_distinct <- function(a, b) {
+  for (d in 2:6) {
+    out <- format_num(c(a, b), d)
+    if (out[1] != out[2]) return(out)
+  }
+  out
 }
 
 # U as read: "1 (no measurable loss)" above 1, with its Monte Carlo SE.
@@ -201,7 +233,11 @@ describe_u <- function(row) {
   se <- row$analysis_potential_se %||% NA_real_
   txt <- format_num(u, 3)
   if (!is.na(se) && se > 0) txt <- sprintf("%s +- %s", txt, format_num(se, 2))
-  if (!is.na(u) && u > 1) txt <- paste(txt, "= no measurable loss")
+  if (!is.na(u) && u > 1) {
+    capped <- row$analysis_potential_capped %||% row$.u %||% NA_real_
+    txt <- paste(txt, "= no measurable loss")
+    if (!is.na(capped)) txt <- sprintf("%s; %s with the original's SE", txt, format_num(capped, 3))
+  }
   txt
 }
 
@@ -220,7 +256,7 @@ blind_schemes <- function(ru, candidates) {
 }
 
 describe_choice <- function(row) {
-  sprintf("%s (analysis potential %s, risk %s)", row$scheme,
+  sprintf("%s (analysis potential %s; risk %s)", row$scheme,
           describe_u(row), describe_risk(row))
 }
 
@@ -256,8 +292,8 @@ format.epimask_recommendation <- function(x, ...) {
       lines <- paste(lines, "U above 1 is a sampling artefact, not an analysis better than no masking.")
     if (length(x$ties) > 1L)
       lines <- paste(lines, sprintf(
-        "%d schemes tie on analysis potential within their uncertainty; the tie goes to the lowest risk, then the least bias.",
-        length(x$ties)))
+        "%d schemes tie on analysis potential (within their uncertainty or %s); the tie goes to the lowest risk, then the least bias.",
+        length(x$ties), format(x$u_tolerance %||% 0)))
     runner <- x$runner_ups
     if (nrow(runner)) {
       descr <- sprintf("%s: %s", runner$scheme, runner$reason)

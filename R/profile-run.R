@@ -131,10 +131,15 @@
 #'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
 #'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
 #'   risk-utility frontier: no other scheme is at least as good on risk and
-#'   U within uncertainty and clearly better on one), `generator` and
+#'   U within uncertainty and clearly better on one, on the capped U),
+#'   `analysis_potential_capped` (U with the masked naive variance floored at
+#'   the original's, at most 1: a bias hidden by a naive SE that shrank under
+#'   masking counts in full; see [recommend()]), `generator` and
 #'   `strength` ([scheme_generator()], [mask_sweep()]), `unmasked` (records
-#'   whose masked values all equal the original ones in the first replicate;
-#'   NA for no masking) and the bootstrap columns; see [replicates()],
+#'   whose masked values all equal the original ones in the first replicate,
+#'   e.g. zero doses that noise bounded below at 0 leaves at 0; NA for no
+#'   masking and for rounding and truncation, which leave values on their
+#'   grid unchanged by design) and the bootstrap columns; see [replicates()],
 #'   [plot.ru_profile()], [recommend()]. Metadata (`attr(, "meta")`) holds
 #'   `budget` and `context`.
 #'
@@ -460,10 +465,12 @@ scheme_steps <- function(scheme, job) {
   replicate_count(scheme, job) + risk_evaluations(scheme, job) + job$bootstrap
 }
 
-# Records whose masked values all equal the original ones (first replicate);
-# NA for no masking.
+# Records whose masked values all equal the original ones (first replicate),
+# e.g. zero doses that noise with a lower bound of 0 leaves at 0, or records
+# a kernel gives no neighbour. NA for no masking and for rounding and
+# truncation, which leave values already on their grid unchanged by design.
 count_unmasked <- function(scheme, job, masked) {
-  if (identical(scheme$type, "none") || !length(job$vars)) return(NA_real_)
+  if (scheme$type %in% c("none", "round", "truncate") || !length(job$vars)) return(NA_real_)
   orig <- job$sims[[1L]]
   same <- rep(TRUE, nrow(orig))
   for (v in job$vars) same <- same & (masked[[v]] == orig[[v]] | (is.na(masked[[v]]) & is.na(orig[[v]])))

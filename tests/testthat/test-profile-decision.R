@@ -119,9 +119,31 @@ test_that("pareto matches a brute-force dominance check", {
   }
   # on a real profile: the column is that check
   ru <- zhou_like_profile()
-  expect_identical(ru$pareto, brute_pareto(ru$risk, ru$analysis_potential, ru$risk_se,
+  capped <- pmin(0.1^2 / (pmax(ru$mse - ru$bias^2, 0.1^2) + ru$bias^2), 1)
+  expect_equal(ru$analysis_potential_capped, capped)
+  expect_identical(ru$pareto, brute_pareto(ru$risk, capped, ru$risk_se,
                                            ru$analysis_potential_se))
   expect_gte(sum(ru$pareto), 1)
+})
+
+test_that("a U above 1 that hides bias is off the frontier and never recommended", {
+  # 'hidden': U 1.35 through a shrunken SE, bias 7%; 'honest': U 0.95, bias 1%
+  reps <- data.frame(scheme = c("none", "hidden", "honest", "coarse"), replicate = 1,
+                     estimate = c(1, 0.93, 0.99, 0.8), se = c(0.1, 0.05, 0.102, 0.1),
+                     risk = c(0.6, 0.01, 0.01, 0.005))
+  ru <- epimask:::ru_profile_from_replicates(reps, list(truth = 1, se = 0.1))
+  expect_gt(ru$analysis_potential[2], 1)
+  # capped U by hand: the masked variance floored at the original's 0.1^2
+  capped <- 0.01 / (pmax(c(0.01, 0.05^2, 0.102^2, 0.01), 0.01) + c(0, 0.07, 0.01, 0.2)^2)
+  expect_equal(ru$analysis_potential_capped, capped)
+  expect_lt(ru$analysis_potential_capped[2], ru$analysis_potential_capped[3])
+  expect_identical(ru$pareto, brute_pareto(ru$risk, capped, ru$risk_se,
+                                           ru$analysis_potential_se))
+  expect_false(ru$pareto[2])
+  rec <- recommend(ru, max_risk = 0.2)
+  expect_identical(rec$scheme, "honest")
+  expect_match(rec$runner_ups$reason[rec$runner_ups$scheme == "hidden"],
+               "naive SE smaller than the original's; with the original's SE it is 0.67")
 })
 
 test_that("every U within noise of 1: recommend() picks a lowest-risk scheme", {
@@ -137,7 +159,7 @@ test_that("every U within noise of 1: recommend() picks a lowest-risk scheme", {
   # the runner-ups say why they lost
   expect_match(rec$runner_ups$reason[1], "higher risk")
   text <- gsub("\\s+", " ", paste(format(rec), collapse = " "))
-  expect_match(text, "Runner-ups: scheme 4: U tied within uncertainty, higher risk")
+  expect_match(text, "Runner-ups: scheme 4: U tied, higher risk")
 })
 
 test_that("U above 1 is no measurable loss, never beating a less biased scheme", {
@@ -148,7 +170,7 @@ test_that("U above 1 is no measurable loss, never beating a less biased scheme",
   expect_gt(ru$analysis_potential[2], 1)
   rec <- recommend(ru, max_risk = 0.2)
   expect_identical(rec$scheme, "clean")
-  expect_match(rec$runner_ups$reason[1], "more bias")
+  expect_match(rec$runner_ups$reason[1], "with the original's SE it is 0.917")
   # the biased scheme alone: reported as no measurable loss, not a gain
   rec2 <- recommend(ru[1:2, ], max_risk = 0.2)
   text <- gsub("\\s+", " ", paste(format(rec2), collapse = " "))
@@ -232,9 +254,13 @@ test_that("mask_sweep orders weak to strong and tags generator and strength", {
   gr <- mask_sweep(mask_group, breaks = list(c(0, 5), c(0, 1, 2, 5)))
   expect_identical(vapply(unclass(unname(gr)), function(s) length(s$breaks), 1L), c(4L, 2L))
   expect_identical(scheme_strength(mask_none()), 0)
-  expect_error(mask_sweep(mask_round, digits = 1), class = "epimask_error_value")
-  expect_error(mask_sweep(mask_round, digits = 1:2, type = c("significant", "decimal")),
+  expect_length(mask_sweep(mask_round, digits = 1), 1L)
+  expect_error(mask_sweep(mask_round, type = "decimal"), class = "epimask_error_value")
+  expect_error(mask_sweep(function(a, b) mask_none(), a = 1:2, b = 1:2),
                class = "epimask_error_value")
+  # the degree is swept when another argument is a long vector too
+  g <- mask_sweep(mask_group, breaks = list(c(0, 1, 5), c(0, 5)), reference = c(0.5, 2, 4))
+  expect_identical(g[[1]]$reference, c(0.5, 2, 4))
   expect_error(mask_sweep(mask_round, 1:2), class = "epimask_error_type")
   expect_error(mask_sweep(function(x) x, x = 1:2), class = "epimask_error_type")
   # the profile carries them
@@ -250,12 +276,19 @@ test_that("mask_sweep orders weak to strong and tags generator and strength", {
 test_that("unmasked counts the records whose masked values equal the originals", {
   d <- profile_fixture(n = 90)
   d$x[1:7] <- round(d$x[1:7], 1)
-  ru <- ru_profile(d, list(mask_round(1, "decimal"), mask_noise(0.1)), y ~ x,
+  d$x[8:12] <- 0
+  ru <- ru_profile(d, list(mask_round(1, "decimal"), mask_noise(0.1, lower = 0),
+                           mask_group(c(0, 0.5, 1))), y ~ x,
                    family = poisson(), vars = "x", risk = "none", nrep = 2, seed = 1,
                    progress = FALSE)
-  expect_true(is.na(ru$unmasked[1]))
-  expect_identical(ru$unmasked[2], as.double(sum(round(d$x, 1) == d$x)))
-  expect_identical(ru$unmasked[3], 0)
+  expect_true(is.na(ru$unmasked[1]))   # no masking
+  expect_true(is.na(ru$unmasked[2]))   # rounding: on-grid values stay by design
+  # noise bounded below at 0: the zeros whose noise was negative stay 0
+  first <- epimask:::with_rng_stream(epimask:::rng_streams(5L, 1)[[4]],
+                                     apply_mask(d, mask_noise(0.1, lower = 0), "x"))
+  expect_identical(ru$unmasked[3], as.double(sum(first$x == d$x)))
+  expect_gt(ru$unmasked[3], 0)
+  expect_identical(ru$unmasked[4], as.double(sum(apply_mask(d, mask_group(c(0, 0.5, 1)), "x")$x == d$x)))
 })
 
 test_that("print shows scheme, U and risk first at width 40 and 80", {

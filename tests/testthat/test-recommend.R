@@ -1,16 +1,17 @@
 # recommend(): the best analysis potential within a risk budget.
 
-# The rule written out independently: capped U, ties within 1.96 SE of the
-# difference with the best (or within the excess of U over 1), ties by risk,
-# then |bias|; the rest by U then risk.
+# The rule written out independently: the capped U (masked variance floored
+# at the original's), ties within 1.96 SE of the difference with the best,
+# ties by risk, then |bias|; the rest by capped U then risk.
 expected_ranking <- function(ru, budget) {
   t <- as.data.frame(ru)
+  ref_se <- attr(ru, "reference")$se
+  ref_mse <- attr(ru, "reference")$mse
   t <- t[!is.na(t$risk) & !is.na(t$analysis_potential) & t$risk <= budget, ]
-  u <- pmin(t$analysis_potential, 1)
+  u <- pmin(ref_mse / (pmax(t$mse - t$bias^2, ref_se^2) + t$bias^2), 1)
   se <- ifelse(is.na(t$analysis_potential_se), 0, t$analysis_potential_se)
   b <- which.max(u)
-  excess <- pmax(t$analysis_potential - 1, 0)
-  tied <- abs(u - u[b]) <= 1.96 * sqrt(se^2 + se[b]^2) + 1e-9 | u >= u[b] - pmax(excess, excess[b])
+  tied <- abs(u - u[b]) <= 1.96 * sqrt(se^2 + se[b]^2) + 1e-9 | u >= u[b] - 0.01
   first <- t[tied, ][order(t$risk[tied], abs(t$bias[tied])), ]
   rest <- t[!tied, ][order(-u[!tied], t$risk[!tied]), ]
   c(first$scheme, rest$scheme)
@@ -36,8 +37,8 @@ test_that("the choice is the best U among schemes within the budget, ties to low
 test_that("print reads as a sentence", {
   rec <- recommend(zhou_like_profile(), max_risk = 0.2)
   out <- gsub("\\s+", " ", paste(format(rec), collapse = " "))
-  expect_match(out, "^Recommended: exponential, lambda = 0.5 \\(analysis potential 0.27\\d+ \\+- 0.0\\d+, risk 0.011\\)\\. ")
-  expect_match(out, "Runner-ups: exponential, lambda = 0.1: U tied within uncertainty, higher risk \\(0.12 vs 0.011\\)")
+  expect_match(out, "^Recommended: exponential, lambda = 0.5 \\(analysis potential 0.27\\d+ \\+- 0.0\\d+; risk 0.011\\)\\. ")
+  expect_match(out, "Runner-ups: exponential, lambda = 0.1: U tied, higher risk \\(0.12 vs 0.011\\)")
   expect_match(out, "ring, lambda = 0.001: risk 0.73 is over the budget")
   expect_match(out, "Budget: risk <= 0.2; 5 of 13 schemes within it \\(risk: match\\).")
   expect_output(print(rec), "Recommended:")
