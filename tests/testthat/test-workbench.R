@@ -229,10 +229,13 @@ local_browser <- function() {
     if (browser_tests_required()) stop(msg, " (EPIMASK_BROWSER_TESTS=true).", call. = FALSE)
     testthat::skip(msg)
   }
-  if (!browser_tests_required()) testthat::skip_on_cran()
-  # shinytest2 (>= 0.4) skips every AppDriver under R CMD check unless told
-  # not to; CI runs R CMD check and must run these tests.
-  else Sys.setenv(SHINYTEST2_APP_DRIVER_TEST_ON_CRAN = "1")
+  if (browser_tests_required()) {
+    # shinytest2 (>= 0.4) skips every AppDriver under R CMD check unless told
+    # not to; CI runs R CMD check and must run these tests.
+    Sys.setenv(SHINYTEST2_APP_DRIVER_TEST_ON_CRAN = "1")
+  } else {
+    testthat::skip_on_cran()
+  }
   Sys.setenv(CHROMOTE_CHROME = find_chromium())
   args <- c("--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
