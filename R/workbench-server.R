@@ -42,7 +42,7 @@ workbench_server <- function(data, data_name, start_plan = function() invisible(
         d <- bundled_data(src)
         set_data(d, src, sprintf("Loaded the bundled data set '%s': %d records, %d columns.",
                                  src, nrow(d), ncol(d)))
-      } else if (identical(src, "upload")) {
+      } else if (identical(src, "upload") && is.null(input$upload)) {
         rv$msg <- list(text = "Choose a CSV (UTF-8) or RDS file.", level = "info")
       }
     })

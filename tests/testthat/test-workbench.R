@@ -258,18 +258,79 @@ text_of <- function(app, selector) {
                      selector))
 }
 
+workbench_input_ids <- c("source", "upload", "identifiers", "keys", "sensitive", "vars", "formula",
+                         "family", "term", "public", "pr_attempt", "pr_acquaintance", "pr_breach",
+                         "threshold", "reasons", "round_sig", "round_dec", "noise", "risk", "known",
+                         "nrep", "seed", "run", "cancel", "selected", "pick", "download_data",
+                         "download_report")
+
+test_that("the page carries every step's controls (no browser)", {
+  skip_if_not_installed("shiny")
+  skip_if_not_installed("bslib")
+  html <- as.character(epimask:::workbench_ui(NULL, "x"))
+  for (id in workbench_input_ids) expect_match(html, sprintf("id=\"%s\"", id), label = id)
+  expect_error(run_workbench(data.frame()), class = "epimask_error")
+})
+
+# Chromium alone (no shinytest2): the app, started in another R process, is
+# drawn by headless Chromium with its controls bound by Shiny's JavaScript.
+test_that("in Chromium: the app renders with its input controls", {
+  chrome <- find_chromium()
+  if (!nzchar(chrome) || !requireNamespace("processx", quietly = TRUE) ||
+      !requireNamespace("shiny", quietly = TRUE) || !requireNamespace("bslib", quietly = TRUE)) {
+    if (browser_tests_required()) stop("Chromium, processx, shiny and bslib are needed (EPIMASK_BROWSER_TESTS=true).")
+    skip("Chromium, processx, shiny or bslib missing")
+  }
+  if (!browser_tests_required()) skip_on_cran()
+  port <- sample(20000:40000, 1L)
+  app <- processx::process$new(
+    file.path(R.home("bin"), "Rscript"),
+    c("-e", sprintf("shiny::runApp('%s', port = %d, launch.browser = FALSE)",
+                    system.file("workbench", package = "epimask"), port)),
+    env = c("current", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)),
+    stdout = "|", stderr = "|", cleanup = TRUE)
+  on.exit(app$kill(), add = TRUE)
+  url <- sprintf("http://127.0.0.1:%d", port)
+  up <- FALSE
+  for (i in 1:240) {
+    page <- tempfile()
+    got <- tryCatch(suppressWarnings(utils::download.file(url, page, quiet = TRUE)),
+                    error = function(e) 1L)
+    up <- identical(got, 0L) && file.exists(page) && file.size(page) > 0
+    if (up || !app$is_alive()) break
+    Sys.sleep(0.5)
+  }
+  if (!up) {
+    if (app$is_alive()) app$kill()
+    fail(paste("The app did not start:", paste(app$read_all_error_lines(), collapse = " ")))
+    return()
+  }
+  flags <- c("--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-dev-shm-usage", "--window-size=1300,950",
+             if (identical(unname(Sys.info()[["effective_user"]]), "root")) "--no-sandbox")
+  dom <- processx::run(chrome, c(flags, "--virtual-time-budget=15000", "--dump-dom", url),
+                       timeout = 120, error_on_status = FALSE)$stdout
+  for (id in workbench_input_ids) expect_match(dom, sprintf("id=\"%s\"", id), label = id)
+  expect_match(dom, "shiny-bound-input")            # Shiny's JavaScript ran and bound them
+  shot <- tempfile(fileext = ".png")
+  processx::run(chrome, c(flags, "--virtual-time-budget=15000", paste0("--screenshot=", shot), url),
+                timeout = 120, error_on_status = FALSE)
+  expect_true(file.exists(shot) && file.size(shot) > 5000)
+})
+
 test_that("in Chromium: load data, run a profile in the background, click the plot, download", {
   local_browser()
   app <- new_workbench_driver()
   on.exit(app$stop(), add = TRUE)
   app$wait_for_js("document.querySelector('#data_table table') !== null", timeout = 60 * 1000)
   expect_match(text_of(app, "#data-message"), "dose_cohort': 16000 records")
-  expect_match(text_of(app, "#data_table"), "identifier")
+  # the roles proposed for dose_cohort reach the column table
+  app$wait_for_js("document.querySelector('#data_table').innerText.indexOf('quasi-identifier') >= 0",
+                  timeout = 30 * 1000)
+  expect_match(text_of(app, "#data_table"), "id\tidentifier")
   # every step's controls are on the page
-  for (id in c("source", "upload", "identifiers", "keys", "sensitive", "vars", "formula", "family",
-               "public", "pr_attempt", "pr_acquaintance", "pr_breach", "threshold", "reasons",
-               "round_sig", "round_dec", "noise", "risk", "run", "cancel", "selected", "pick",
-               "download_data", "download_report"))
+  for (id in workbench_input_ids)
     expect_true(app$get_js(sprintf("document.getElementById('%s') !== null", id)), label = id)
   app$set_inputs(tabs = "masking")
   app$set_inputs(round_sig = c("3", "1"), noise = "0.1", nrep = 2, pr_attempt = 0.3,
@@ -326,7 +387,11 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   app$set_inputs(selected = "rounding to 1 significant digit")
   app$click("pick")
   app$wait_for_value(export = "picked", ignore = list(NULL), timeout = 20 * 1000)
-  csv <- app$get_download("download_data")
+  app$wait_for_idle()
+  csv <- tryCatch(app$get_download("download_data"), error = function(e) {
+    logs <- as.data.frame(app$get_logs())
+    stop(conditionMessage(e), "\napp log:\n", paste(utils::tail(logs$message, 30), collapse = "\n"))
+  })
   got <- utils::read.csv(csv)
   expect_identical(names(got), setdiff(names(dose), "id"))
   expect_equal(got$dose, signif(dose$dose, 1))
