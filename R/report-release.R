@@ -200,6 +200,6 @@ class_size_counts <- function(data, keys) {
   bins <- cut(size, c(0, 1, 2, 4, 10, 20, Inf), labels = c("1", "2", "3-4", "5-10", "11-20", "over 20"))
   out <- as.data.frame(table(bins), stringsAsFactors = FALSE)
   names(out) <- c("class_size", "classes")
-  out$records <- as.vector(tapply(size, bins, sum, default = 0))
+  out$records <- as.integer(tapply(size, bins, sum, default = 0))
   out
 }
