@@ -5,8 +5,13 @@
 set -euo pipefail
 
 r_pkgs="roxygen2 knitr rmarkdown ggplot2 future future.apply progressr data.table tibble sf testthat"
+# The workbench (shiny app) and its browser tests: shinytest2 drives Chromium
+# through chromote; neither is packaged by Debian, so they come from CRAN.
+r_pkgs="$r_pkgs shiny bslib promises shinytest2 chromote"
 # command:Debian packages providing it (pdflatex builds the PDF manual).
 sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended"
+# Headless browser for the workbench's tests (Debian's chromium).
+sys_tools="$sys_tools chromium:chromium"
 
 missing_r=$(Rscript --vanilla -e "p <- strsplit('$r_pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)])")
 missing_sys=""
@@ -37,6 +42,6 @@ if [ -n "$still" ]; then
   lib=$(Rscript --vanilla -e 'cat(.libPaths()[1])')
   Rscript --vanilla -e "install.packages(strsplit('$still', ' ')[[1]], lib = '$lib', repos = 'https://cloud.r-project.org', Ncpus = 2)"
 fi
-for t in pandoc qpdf pdflatex; do
+for t in pandoc qpdf pdflatex chromium; do
   command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t not found; vignettes or PDF checks may be skipped"
 done

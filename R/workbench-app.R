@@ -1,0 +1,233 @@
+# The custodian's workbench: a Shiny app over the package's flow, in the order
+# of El Emam & Malin's de-identification process (data, variables and the
+# analysis, release context, masking, the risk-utility profile, the release).
+# The statistics live in workbench-profile.R and workbench-data.R; this file
+# only lays out the screens and wires them.
+
+#' The custodian's workbench (a Shiny app)
+#'
+#' A point-and-click front end for data custodians and privacy officers,
+#' following the de-identification process of El Emam and Malin (2014):
+#' 1. **Data**: a bundled data set, a data frame passed as `data`, or an
+#'    uploaded CSV (UTF-8) or RDS file. Bad uploads (empty, not UTF-8, binary,
+#'    too large, unreadable, not a data frame) give a message, never an error;
+#'    the size limit is `getOption("epimask.workbench_max_mb", 50)` MB.
+#' 2. **Variables**: direct identifiers (dropped from the release),
+#'    quasi-identifiers (the keys of k-anonymity), sensitive variables, the
+#'    variables to mask, and the collaborator's model (formula and family, or
+#'    the linear ERR model of [fit_err()]).
+#' 3. **Context**: public or not, Pr(attempt), Pr(acquaintance), Pr(breach),
+#'    the threshold and the reasons for it (METHODS.md section 17).
+#' 4. **Masking**: sweeps of rounding (significant digits, decimal places) and
+#'    noise, the risk measure, replicates and seed; the profile
+#'    ([ru_profile()]) runs in a background R process (\pkg{future} and
+#'    \pkg{promises}) with a progress bar and a cancel button, so the app
+#'    stays responsive.
+#' 5. **Profile**: the R-U plot (click a point for the scheme's estimate with
+#'    its interval and its risk table: k-anonymity risks, the release risk of
+#'    each attack, l-diversity), the table of all schemes; pick a scheme.
+#' 6. **Release**: download the masked data (CSV, identifiers dropped, noise
+#'    drawn from an unrecorded seed) and the de-identification report
+#'    ([release_report()]).
+#'
+#' The app never shows original values of the data (only counts), and the
+#' release never carries masking parameters.
+#'
+#' @param data `NULL` or a data frame to offer in the app (next to the bundled
+#'   data sets).
+#' @param port The TCP port, `NULL` for a random one.
+#' @param launch.browser Open a web browser (default in interactive sessions).
+#' @return Called for its side effect (runs until the app is closed); returns
+#'   what [shiny::runApp()] returns.
+#' @references El Emam K, Malin B (2014). Appendix B: Concepts and methods for
+#'   de-identifying clinical trial data. In \emph{Sharing Clinical Trial Data:
+#'   Maximizing Benefits, Minimizing Risk}. National Academies Press.
+#' @family release decision
+#' @export
+#' @examples
+#' if (interactive() && requireNamespace("shiny", quietly = TRUE) &&
+#'     requireNamespace("bslib", quietly = TRUE)) {
+#'   run_workbench(dose_cohort)
+#' }
+run_workbench <- function(data = NULL, port = NULL, launch.browser = interactive()) {
+  check_workbench_packages()
+  if (!is.null(data)) data <- as_plain_data(check_data(data))
+  launch.browser <- check_flag(launch.browser)
+  if (!is.null(port)) port <- check_number(port, lower = 1, upper = 65535, integer = TRUE)
+  shiny::runApp(workbench_app(data), port = port, launch.browser = launch.browser)
+}
+
+check_workbench_packages <- function() {
+  need <- c("shiny", "bslib")
+  missing <- need[!vapply(need, requireNamespace, logical(1), quietly = TRUE)]
+  if (length(missing))
+    epimask_abort(sprintf("The workbench needs the package(s) %s: install.packages(%s).",
+                          paste(missing, collapse = ", "),
+                          paste0("c(", paste0("\"", missing, "\"", collapse = ", "), ")")),
+                  "epimask_error_dependency")
+  invisible(TRUE)
+}
+
+#' The workbench as a shiny app object
+#'
+#' Internal; `inst/workbench/app.R` calls it so the app can also be deployed
+#' or driven by shinytest2.
+#' @noRd
+workbench_app <- function(data = NULL, data_name = "data passed in") {
+  check_workbench_packages()
+  # The background R process starts after the first page is drawn (it takes
+  # seconds on a loaded machine); the caller's future plan is restored when
+  # the app stops.
+  plan <- new.env()
+  plan$started <- FALSE
+  plan$old <- NULL
+  start_plan <- function() {
+    if (plan$started || !workbench_async_available()) return(invisible())
+    plan$started <- TRUE
+    plan$old <- workbench_use_background_plan()
+  }
+  on_start <- function() {
+    # Let files up to the workbench's own limit through shiny (default 5 MB),
+    # so the custodian reads the workbench's message about larger ones.
+    old_opts <- options(shiny.maxRequestSize = (workbench_max_mb() + 1) * 1e6)
+    shiny::onStop(function() {
+      options(old_opts)
+      if (!is.null(plan$old)) future::plan(plan$old)
+    })
+  }
+  shiny::shinyApp(workbench_ui(data, data_name), workbench_server(data, data_name, start_plan),
+                  onStart = on_start)
+}
+
+# ---- user interface ---------------------------------------------------------
+
+workbench_sources <- function(data, data_name) {
+  choices <- c("Bundled: dose_cohort (synthetic cohort)" = "dose_cohort",
+               "Bundled: zip_mortality (synthetic zip-code data)" = "zip_mortality",
+               "Upload a CSV or RDS file" = "upload")
+  if (!is.null(data)) choices <- c(stats::setNames("passed", data_name), choices)
+  choices
+}
+
+workbench_ui <- function(data, data_name) {
+  S <- shiny::tags
+  card <- function(title, ...) bslib::card(bslib::card_header(title), bslib::card_body(...))
+  bslib::page_navbar(
+    title = "epimask workbench", id = "tabs",
+    theme = bslib::bs_theme(version = 5, bootswatch = NULL, primary = "#2c5f8a"),
+    header = S$head(S$style(workbench_css())),
+    wb_nav("1 Data", value = "data",
+      shiny::fluidRow(
+        shiny::column(4, card("Source",
+          shiny::radioButtons("source", NULL, workbench_sources(data, data_name),
+                              selected = if (is.null(data)) "dose_cohort" else "passed"),
+          shiny::fileInput("upload", "CSV (UTF-8) or RDS file", accept = c(".csv", ".rds", ".txt", ".tsv")),
+          shiny::uiOutput("data_status"))),
+        shiny::column(8, card("Columns (counts only, no values)",
+          shiny::tableOutput("data_table"))))),
+    wb_nav("2 Variables", value = "variables",
+      shiny::fluidRow(
+        shiny::column(6, card("Roles",
+          shiny::selectizeInput("identifiers", "Direct identifiers (dropped from the release)", NULL, multiple = TRUE),
+          shiny::selectizeInput("keys", "Quasi-identifiers (keys an intruder may know)", NULL, multiple = TRUE),
+          shiny::selectizeInput("sensitive", "Sensitive variables", NULL, multiple = TRUE),
+          shiny::selectizeInput("vars", "Variables to mask (numeric)", NULL, multiple = TRUE))),
+        shiny::column(6, card("The collaborator's analysis",
+          shiny::textInput("formula", "Model formula", ""),
+          shiny::selectInput("family", "Model", c("Linear (gaussian)" = "gaussian",
+                                                  "Logistic (binomial)" = "binomial",
+                                                  "Poisson" = "poisson",
+                                                  "Linear excess relative risk (ERR)" = "err")),
+          shiny::textInput("term", "Coefficient of interest (the dose for ERR)", ""),
+          shiny::uiOutput("variables_status"))))),
+    wb_nav("3 Context", value = "context",
+      shiny::fluidRow(
+        shiny::column(5, card("Release context (El Emam & Malin)",
+          shiny::checkboxInput("public", "Public release (anyone may attempt re-identification)", FALSE),
+          shiny::numericInput("pr_attempt", "Pr(attempt): a recipient tries deliberately", NA, 0, 1, 0.05),
+          shiny::numericInput("pr_acquaintance", "Pr(acquaintance): an analyst knows someone in the data", NA, 0, 1, 0.05),
+          shiny::numericInput("pr_breach", "Pr(breach) (0.27: HIMSS 2012)", 0.27, 0, 1, 0.01),
+          shiny::selectInput("threshold", "Threshold", c("1/3 (highly trusted recipient)" = 1/3,
+                                                          "1/5" = 1/5, "1/11" = 1/11,
+                                                          "1/20 (public release)" = 1/20), selected = 1/5),
+          shiny::textAreaInput("reasons", "Reasons for the threshold (one per line)", "", rows = 3))),
+        shiny::column(7, card("The context as recorded",
+          shiny::uiOutput("context_text"),
+          shiny::tableOutput("context_risk"))))),
+    wb_nav("4 Masking", value = "masking",
+      shiny::fluidRow(
+        shiny::column(5, card("Schemes (swept weak to strong)",
+          shiny::checkboxGroupInput("round_sig", "Round to significant digits", 1:4, inline = TRUE),
+          shiny::checkboxGroupInput("round_dec", "Round to decimal places", 0:3, inline = TRUE),
+          shiny::textInput("noise", "Noise amounts (comma separated)", ""),
+          shiny::selectInput("noise_dist", "Noise distribution", c("uniform", "normal")))),
+        shiny::column(7, card("Risk measure and run",
+          shiny::selectInput("risk", "Risk measure", c(
+            "Identifiability by exact matching (Cologne)" = "identifiability",
+            "Record matching probability (Reiter; Zhou et al.)" = "match",
+            "k-anonymity strict average risk (quasi-identifiers)" = "kanon",
+            "None" = "none")),
+          shiny::selectizeInput("known", "Variables the intruder knows", NULL, multiple = TRUE),
+          shiny::fluidRow(
+            shiny::column(6, shiny::numericInput("nrep", "Replicates of random schemes", 10, 1, 1000, 1)),
+            shiny::column(6, shiny::numericInput("seed", "Seed", 1, 1, .Machine$integer.max, 1))),
+          S$div(class = "d-flex gap-2",
+                shiny::actionButton("run", "Run profile", class = "btn-primary"),
+                shiny::actionButton("cancel", "Cancel", class = "btn-outline-danger")),
+          shiny::uiOutput("run_status"))))),
+    wb_nav("5 Profile", value = "profile",
+      shiny::fluidRow(
+        shiny::column(7, card("Risk-utility plot (click a point)",
+          shiny::plotOutput("ru_plot", height = "420px", click = "ru_click"))),
+        shiny::column(5, card("Selected scheme",
+          shiny::selectInput("selected", "Scheme", character()),
+          shiny::tableOutput("estimate_table"),
+          S$h6("Risk of the masked data (original for comparison)"),
+          shiny::tableOutput("risk_table"),
+          shiny::tableOutput("class_table"),
+          shiny::actionButton("pick", "Pick this scheme for the release", class = "btn-success"),
+          S$h6(class = "mt-3", "Recommendation within the threshold"),
+          shiny::uiOutput("recommendation")))),
+      card("All schemes (U: analysis potential; SE: Monte Carlo standard errors)",
+           shiny::tableOutput("profile_table"))),
+    wb_nav("6 Release", value = "release",
+      card("Release",
+        shiny::uiOutput("release_status"),
+        S$div(class = "d-flex gap-2",
+              shiny::downloadButton("download_data", "Masked data (CSV)"),
+              shiny::downloadButton("download_report", "De-identification report (HTML)")),
+        S$p(class = "text-muted small mt-2",
+            "The masked file carries no original values of the masked variables and no masking",
+            "parameters; noise is drawn from a seed that is not recorded anywhere.")))
+  )
+}
+
+# A tab of the navbar: bslib::nav_panel() (bslib >= 0.5.0), else bslib::nav().
+wb_nav <- function(title, ..., value = title) {
+  make <- if ("nav_panel" %in% getNamespaceExports("bslib")) getExportedValue("bslib", "nav_panel")
+          else getExportedValue("bslib", "nav")
+  make(title, ..., value = value)
+}
+
+workbench_css <- function() {
+  paste(".wb-msg{padding:.5rem .75rem;border-radius:.3rem;margin-top:.5rem}",
+        ".wb-error{background:#f8d7da;color:#58151c}.wb-warning{background:#fff3cd;color:#664d03}",
+        ".wb-info{background:#d1e7dd;color:#0a3622}",
+        ".card{margin-bottom:1rem}",
+        ".shiny-input-container:not(.shiny-input-container-inline){width:100%}", sep = "\n")
+}
+
+message_box <- function(text, level = "info", id = NULL) {
+  if (is.null(text) || !nzchar(text)) return(NULL)
+  shiny::tags$div(class = paste0("wb-msg wb-", level), id = id, role = "status", text)
+}
+
+progress_bar <- function(step, total, label) {
+  pct <- round(100 * step / max(total, 1))
+  shiny::tags$div(
+    shiny::tags$div(class = "progress mt-2", role = "progressbar",
+                    `aria-valuenow` = pct, `aria-valuemin` = 0, `aria-valuemax` = 100,
+                    shiny::tags$div(class = "progress-bar", style = sprintf("width:%d%%", pct),
+                                    sprintf("%d%%", pct))),
+    shiny::tags$div(class = "small text-muted", label))
+}

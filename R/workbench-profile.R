@@ -1,0 +1,374 @@
+# The statistics behind the workbench's screens, as plain functions of the
+# custodian's choices (a list `spec` built from the inputs), so they are
+# tested without a browser: the schemes of a sweep, the release context, the
+# arguments of ru_profile(), the masked release, the risk tables of a scheme
+# and the R-U plot.
+
+# Parse "0.1, 0.5 1" into numbers; NULL when blank, an error message when not
+# numbers.
+parse_amounts <- function(text, arg) {
+  text <- trimws(paste(text, collapse = " "))
+  if (!nzchar(text)) return(numeric())
+  parts <- strsplit(text, "[,; ]+")[[1L]]
+  x <- suppressWarnings(as.numeric(parts))
+  if (anyNA(x) || any(!is.finite(x)) || any(x <= 0))
+    stop(workbench_condition(sprintf("%s must be positive numbers separated by commas (got '%s').",
+                                     arg, text)))
+  x
+}
+
+workbench_condition <- function(message) {
+  structure(class = c("epimask_workbench_input", "epimask_error", "error", "condition"),
+            list(message = message, call = NULL))
+}
+
+# The schemes of the sweeps the custodian ticked, weak to strong within each
+# generator.
+workbench_schemes <- function(spec) {
+  sig <- sort(as.integer(spec$round_sig), decreasing = TRUE)
+  dec <- sort(as.integer(spec$round_dec), decreasing = TRUE)
+  amounts <- sort(parse_amounts(spec$noise, "Noise amounts"))
+  dist <- if (is.null(spec$noise_dist)) "uniform" else spec$noise_dist
+  schemes <- c(
+    lapply(sig, function(d) mask_round(d, type = "significant")),
+    lapply(dec, function(d) mask_round(d, type = "decimal")),
+    lapply(amounts, function(a) mask_noise(a, dist = dist))
+  )
+  if (!length(schemes))
+    stop(workbench_condition("Choose at least one masking scheme (a rounding or a noise amount)."))
+  schemes
+}
+
+# The custodian's release context as a release_context(); its warnings (e.g.
+# a public release with a loose threshold) are kept in attr(, "notes").
+workbench_context <- function(spec) {
+  public <- isTRUE(spec$public)
+  args <- list(public = public, pr_attempt = spec$pr_attempt,
+               pr_acquaintance = spec$pr_acquaintance,
+               pr_breach = if (is.null(spec$pr_breach)) 0.27 else spec$pr_breach,
+               threshold = spec$threshold,
+               reasons = as.character(spec$reasons[nzchar(trimws(spec$reasons))]))
+  for (p in c("pr_attempt", "pr_acquaintance", "pr_breach")) {
+    v <- args[[p]]
+    if (!is.null(v) && (length(v) != 1L || is.na(v))) args[p] <- list(NULL)
+  }
+  if (public) args$pr_attempt <- args$pr_acquaintance <- NULL
+  if (is.null(args$pr_breach)) args$pr_breach <- 0.27
+  threshold <- args$threshold
+  if (is.null(threshold) || !is.finite(threshold) || threshold <= 0 || threshold > 1)
+    stop(workbench_condition("The threshold must be a probability in (0, 1]."))
+  notes <- character()
+  ctx <- withCallingHandlers(
+    tryCatch(do.call(release_context, args), error = function(e) stop(workbench_condition(conditionMessage(e)))),
+    warning = function(w) {
+      notes <<- c(notes, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  attr(ctx, "notes") <- notes
+  ctx
+}
+
+# The recommendation within the context's threshold (or `max_risk`), with
+# the warnings recommend() gives (no scheme within budget, a risk measure
+# blind to the masking) kept as text for the custodian to read.
+recommend_with_notes <- function(ru, context = NULL, max_risk = 0.2) {
+  notes <- character()
+  rec <- withCallingHandlers(
+    tryCatch(
+      if (inherits(context, "release_context")) recommend(ru, context = context)
+      else recommend(ru, max_risk = context_threshold(context) %||% max_risk),
+      error = function(e) e),
+    warning = function(w) {
+      notes <<- c(notes, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  if (inherits(rec, "error")) return(list(rec = NULL, notes = c(notes, conditionMessage(rec))))
+  list(rec = rec, notes = notes)
+}
+
+context_threshold <- function(context) {
+  if (is.null(context)) return(NULL)
+  th <- context$threshold
+  if (is.numeric(th) && length(th) == 1L && is.finite(th)) th else NULL
+}
+
+# Lines describing a context (for the app and the report).
+context_lines <- function(context) {
+  if (is.null(context)) return("No release context was stated.")
+  show <- function(x) if (is.null(x) || !length(x)) "not stated" else format(x, digits = 3)
+  c(sprintf("Release: %s", if (isTRUE(context$public)) "public (a demonstration attack is assumed)"
+                           else "non-public (to identified recipients)"),
+    if (!isTRUE(context$public)) c(
+      sprintf("Pr(attempt) of a deliberate attack: %s", show(context$pr_attempt)),
+      sprintf("Pr(acquaintance) for an inadvertent re-identification: %s", show(context$pr_acquaintance)),
+      sprintf("Pr(breach): %s", show(context$pr_breach))),
+    sprintf("Threshold: %s", show(context$threshold)),
+    if (length(context$reasons)) paste("Reasons:", paste(context$reasons, collapse = "; "))
+    else "Reasons: none stated")
+}
+
+# The arguments of ru_profile() for the custodian's choices, data without the
+# direct identifiers (they are never released, so never measured either).
+workbench_profile_args <- function(data, spec, context = NULL) {
+  data <- data[, setdiff(names(data), spec$identifiers), drop = FALSE]
+  vars <- spec$vars
+  if (!length(vars)) stop(workbench_condition("Choose the variables to mask."))
+  not_numeric <- vars[!vapply(data[vars], is.numeric, logical(1))]
+  if (length(not_numeric))
+    stop(workbench_condition(sprintf("Only numeric variables can be rounded or noised; not numeric: %s.",
+                                     paste(not_numeric, collapse = ", "))))
+  formula <- tryCatch(stats::as.formula(spec$formula, env = globalenv()),
+                      error = function(e) stop(workbench_condition(
+                        sprintf("The model formula '%s' cannot be read: %s", spec$formula,
+                                conditionMessage(e)))))
+  missing_vars <- setdiff(all.vars(formula), names(data))
+  if (length(missing_vars))
+    stop(workbench_condition(sprintf("The model uses columns not in the data (or declared identifiers): %s.",
+                                     paste(missing_vars, collapse = ", "))))
+  family <- spec$family
+  args <- list(data = data, schemes = workbench_schemes(spec), formula = formula,
+               family = family, vars = vars,
+               term = if (nzchar(spec$term %||% "")) spec$term else NULL,
+               nrep = max(1L, as.integer(spec$nrep %||% 1L)),
+               seed = spec$seed, progress = FALSE)
+  args <- c(args, workbench_risk_args(spec, data))
+  if (inherits(context, "release_context")) args$context <- context
+  args
+}
+
+workbench_risk_args <- function(spec, data) {
+  risk <- spec$risk %||% "none"
+  need <- function(cols, what) {
+    if (!length(cols)) stop(workbench_condition(sprintf("The risk measure '%s' needs %s.", risk, what)))
+    cols
+  }
+  switch(risk,
+    identifiability = list(risk = "identifiability",
+                           known = need(spec$known, "the variables the intruder knows")),
+    match = list(risk = "match", known = need(spec$known, "the variables the intruder knows"),
+                 unknown = if (length(spec$unknown)) spec$unknown else NULL),
+    kanon = list(risk = risk_spec("kanon", keys = need(spec$keys, "quasi-identifiers"),
+                                  measure = spec$kanon_measure %||% "strict_avg")),
+    none = list(risk = "none"),
+    stop(workbench_condition(sprintf("Unknown risk measure '%s'.", risk))))
+}
+
+# The masked release of one scheme: identifiers dropped, masked columns
+# replaced. A randomized scheme draws its noise from a fresh, unrecorded seed
+# (whoever holds a noise seed can regenerate and subtract the noise).
+release_data <- function(data, scheme, vars, identifiers = character()) {
+  data <- data[, setdiff(names(data), identifiers), drop = FALSE]
+  if (identical(scheme$type, "none")) return(data)
+  old_seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv()) else NULL
+  on.exit(if (is.null(old_seed)) rm(".Random.seed", envir = globalenv())
+          else assign(".Random.seed", old_seed, envir = globalenv()), add = TRUE)
+  set.seed(NULL)
+  out <- apply_mask(data, scheme, vars = vars)
+  attributes(out) <- attributes(out)[c("names", "row.names", "class")]
+  out
+}
+
+# Risk measures of one data set (the original or a masked release), one row
+# per measure; NULL entries are left out.
+risk_rows <- function(data, keys, sensitive, context) {
+  rows <- list()
+  if (length(keys)) {
+    kan <- tryCatch(risk_kanon(data, keys = keys), error = function(e) NULL)
+    if (!is.null(kan)) {
+      size <- table(kan$group)
+      rows <- c(rows, list(
+        c("Prosecutor (maximum) risk, 1 / smallest class", kan$max_risk),
+        c("Average risk", kan$avg_risk),
+        c("Strict average risk (classes below k = 5 count fully)", kan$strict_avg_risk),
+        c("Equivalence classes", length(size)),
+        c("Records in classes smaller than 5", sum(size[size < 5]))))
+    }
+    if (inherits(context, "release_context")) {
+      rr <- tryCatch(risk_release(data, keys = keys, context = context), error = function(e) NULL)
+      if (!is.null(rr)) {
+        att <- rr$attacks
+        for (i in seq_len(nrow(att)))
+          rows <- c(rows, list(c(sprintf("Pr(re-id, %s attack)", att$attack[[i]]), att$risk[[i]])))
+        rows <- c(rows, list(c("Overall release risk (largest attack)", rr$overall)))
+      }
+    }
+    ldiv <- get0("risk_ldiversity", envir = asNamespace("epimask"), mode = "function")
+    if (!is.null(ldiv) && length(sensitive)) {
+      ld <- tryCatch(ldiv(data, keys = keys, sensitive = sensitive), error = function(e) NULL)
+      if (!is.null(ld))
+        for (s in names(ld$distinct_l))
+          rows <- c(rows, list(c(sprintf("Distinct l-diversity of %s", s), ld$distinct_l[[s]]),
+                               c(sprintf("Entropy l-diversity of %s", s), ld$entropy_l[[s]])))
+    }
+  }
+  if (!length(rows)) return(NULL)
+  rows <- lapply(rows, unlist)
+  data.frame(measure = vapply(rows, `[[`, "", 1L),
+             value = as.numeric(vapply(rows, `[[`, "", 2L)), stringsAsFactors = FALSE)
+}
+
+# Original vs masked risk side by side.
+scheme_risk_table <- function(original, masked, keys, sensitive, context) {
+  a <- risk_rows(original, keys, sensitive, context)
+  b <- risk_rows(masked, keys, sensitive, context)
+  if (is.null(a) || is.null(b)) return(NULL)
+  out <- merge(a, b, by = "measure", sort = FALSE, suffixes = c("_original", "_masked"))
+  names(out) <- c("measure", "original", "masked")
+  th <- context_threshold(context)
+  if (!is.null(th)) {
+    is_risk <- grepl("risk|Pr\\(re-id", out$measure, ignore.case = TRUE)
+    out$within_threshold <- ifelse(is_risk, ifelse(out$masked <= th, "yes", "no"), "")
+  }
+  out
+}
+
+# The profile row of one scheme, with its interval, as a two-column table.
+scheme_estimate_table <- function(ru, label) {
+  tab <- as.data.frame(ru)
+  row <- tab[tab$scheme == label, , drop = FALSE]
+  if (!nrow(row)) return(NULL)
+  pick <- function(col) if (col %in% names(row)) row[[col]][[1L]] else NA_real_
+  data.frame(
+    quantity = c("Estimate", "95% CI lower", "95% CI upper", "Naive SE", "Bias",
+                 "Relative bias (%)", "Analysis potential U", "SE of U", "Risk", "SE of risk",
+                 "Replicates"),
+    value = c(pick("estimate"), pick("ci_lower"), pick("ci_upper"), pick("se"), pick("bias"),
+              pick("rel_bias"), pick("analysis_potential"), pick("analysis_potential_se"),
+              pick("risk"), pick("risk_se"), pick("nrep")),
+    stringsAsFactors = FALSE)
+}
+
+# The profile table as the app and the report show it.
+profile_display_table <- function(ru, labels = NULL) {
+  tab <- as.data.frame(ru)
+  cols <- intersect(c("scheme", "estimate", "ci_lower", "ci_upper", "rel_bias",
+                      "analysis_potential", "analysis_potential_se", "risk", "risk_se",
+                      "pareto", "nrep"), names(tab))
+  out <- tab[, cols, drop = FALSE]
+  if (!is.null(labels)) out$scheme <- labels
+  out
+}
+
+# Points of the R-U plot: x = log10 risk (risks span orders of magnitude),
+# y = analysis potential.
+ru_points <- function(ru) {
+  tab <- as.data.frame(ru)
+  floor_risk <- 1e-6
+  data.frame(scheme = tab$scheme, risk = tab$risk,
+             log_risk = log10(pmax(tab$risk, floor_risk)),
+             analysis_potential = tab$analysis_potential,
+             risk_se = if ("risk_se" %in% names(tab)) tab$risk_se else NA_real_,
+             ap_se = if ("analysis_potential_se" %in% names(tab)) tab$analysis_potential_se else NA_real_,
+             pareto = if ("pareto" %in% names(tab)) tab$pareto else NA,
+             stringsAsFactors = FALSE)
+}
+
+#' Draw the workbench's R-U plot
+#'
+#' Internal. One panel (so a click maps to one coordinate system): risk on a
+#' log scale against analysis potential, +-1.96 SE bars where the profile has
+#' Monte Carlo SEs, the threshold as a vertical line, the selected scheme
+#' circled. Returns the points invisibly.
+#' @noRd
+workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL, labels = NULL) {
+  pts <- ru_points(ru)
+  ok <- is.finite(pts$log_risk) & is.finite(pts$analysis_potential)
+  if (!any(ok)) {
+    graphics::plot.new()
+    graphics::text(0.5, 0.5, "No risk was computed (risk measure 'none'): nothing to plot.")
+    return(invisible(pts))
+  }
+  lab <- if (is.null(labels)) pts$scheme else labels
+  z <- stats::qnorm(0.975)
+  lo_r <- log10(pmax(pts$risk - z * pts$risk_se, 1e-6))
+  hi_r <- log10(pmax(pts$risk + z * pts$risk_se, 1e-6))
+  xr <- range(c(pts$log_risk[ok], lo_r[ok & is.finite(lo_r)], hi_r[ok & is.finite(hi_r)],
+                if (!is.null(threshold)) log10(threshold)), na.rm = TRUE)
+  xr <- xr + c(-0.15, 0.15) * max(diff(xr), 0.5)
+  yv <- c(pts$analysis_potential[ok], (pts$analysis_potential + z * pts$ap_se)[ok],
+          (pts$analysis_potential - z * pts$ap_se)[ok])
+  yr <- range(yv[is.finite(yv)])
+  yr <- yr + c(-0.1, 0.1) * max(diff(yr), 0.05)
+  op <- graphics::par(mar = c(4.2, 4.2, 1, 1))
+  on.exit(graphics::par(op))
+  graphics::plot(pts$log_risk[ok], pts$analysis_potential[ok], type = "n", xlim = xr, ylim = yr,
+                 xaxt = "n", xlab = "Disclosure risk (log scale)",
+                 ylab = "Analysis potential U")
+  ticks <- seq(floor(xr[1L]), ceiling(xr[2L]))
+  tick_labels <- format(10^ticks, scientific = FALSE, drop0trailing = TRUE, trim = TRUE)
+  tick_labels[ticks <= log10(1e-6)] <- "0"      # risks below 1e-6 (often exactly 0) sit here
+  graphics::axis(1, at = ticks[ticks >= log10(1e-6)], labels = tick_labels[ticks >= log10(1e-6)])
+  if (!is.null(threshold)) {
+    graphics::abline(v = log10(threshold), lty = 2, col = "firebrick")
+    graphics::mtext(sprintf("threshold %s", format(threshold, digits = 3)), side = 3,
+                    at = log10(threshold), line = 0, col = "firebrick", cex = 0.8)
+  }
+  bars <- ok & is.finite(pts$risk_se) & pts$risk_se > 0
+  if (any(bars)) graphics::segments(lo_r[bars], pts$analysis_potential[bars], hi_r[bars],
+                                    pts$analysis_potential[bars], col = "grey50")
+  ybars <- ok & is.finite(pts$ap_se) & pts$ap_se > 0
+  if (any(ybars)) graphics::segments(pts$log_risk[ybars], (pts$analysis_potential - z * pts$ap_se)[ybars],
+                                     pts$log_risk[ybars], (pts$analysis_potential + z * pts$ap_se)[ybars],
+                                     col = "grey50")
+  within <- if (is.null(threshold)) rep(TRUE, nrow(pts)) else pts$risk <= threshold
+  graphics::points(pts$log_risk[ok], pts$analysis_potential[ok], pch = 19, cex = 1.4,
+                   col = ifelse(within[ok], "#1b7837", "#b2182b"))
+  graphics::text(pts$log_risk[ok], pts$analysis_potential[ok], lab[ok], pos = 3, cex = 0.75,
+                 xpd = TRUE)
+  if (!is.null(selected) && selected %in% pts$scheme) {
+    i <- which(pts$scheme == selected)
+    graphics::points(pts$log_risk[i], pts$analysis_potential[i], pch = 1, cex = 3, lwd = 2)
+  }
+  graphics::legend("bottomleft", bty = "n", cex = 0.8, pch = 19,
+                   col = c("#1b7837", "#b2182b"),
+                   legend = c("within threshold", "above threshold"))
+  # Where each point landed on the device (0-1 from the bottom left), so a
+  # browser test can click it.
+  pts$ndc_x <- graphics::grconvertX(pts$log_risk, "user", "ndc")
+  pts$ndc_y <- graphics::grconvertY(pts$analysis_potential, "user", "ndc")
+  invisible(pts)
+}
+
+# The console call that reproduces the profile the app ran (for the report):
+# the custodian's choices written as R code.
+workbench_profile_call <- function(spec, data_name = "data") {
+  data_expr <- if (data_name %in% c("dose_cohort", "zip_mortality")) data_name else "data"
+  drop <- if (length(spec$identifiers))
+    sprintf("%s[, setdiff(names(%s), %s)]", data_expr, data_expr, deparse1(spec$identifiers))
+  else data_expr
+  sig <- sort(as.integer(spec$round_sig), decreasing = TRUE)
+  dec <- sort(as.integer(spec$round_dec), decreasing = TRUE)
+  amounts <- tryCatch(sort(parse_amounts(spec$noise, "noise")), error = function(e) numeric())
+  schemes <- c(sprintf("mask_round(%d)", sig), sprintf("mask_round(%d, type = \"decimal\")", dec),
+               sprintf("mask_noise(%s, dist = \"%s\")", format(amounts),
+                       spec$noise_dist %||% "uniform"))
+  risk <- switch(spec$risk %||% "none",
+    identifiability = sprintf("risk = \"identifiability\", known = %s", deparse1(spec$known)),
+    match = sprintf("risk = \"match\", known = %s", deparse1(spec$known)),
+    kanon = sprintf("risk = risk_spec(\"kanon\", keys = %s, measure = \"strict_avg\")",
+                    deparse1(spec$keys)),
+    "risk = \"none\"")
+  family <- if (spec$family == "err") "\"err\"" else sprintf("%s()", spec$family)
+  term <- if (nzchar(spec$term %||% "")) sprintf(", term = \"%s\"", spec$term) else ""
+  seed <- if (is.null(spec$seed)) "NULL" else format(spec$seed)
+  sprintf(paste0("ru_profile(%s,\n  schemes = list(%s),\n  formula = %s, family = %s,\n",
+                 "  vars = %s%s, %s,\n  nrep = %d, seed = %s)"),
+          drop, paste(schemes, collapse = ", "), spec$formula, family, deparse1(spec$vars),
+          term, risk, as.integer(max(1, spec$nrep %||% 1)), seed)
+}
+
+# Numbers of a table as text for display: whole numbers without decimals,
+# others to `digits` significant digits.
+format_table <- function(d, digits = 3) {
+  for (j in seq_along(d)) {
+    v <- d[[j]]
+    if (!is.numeric(v)) next
+    whole <- is.finite(v) & abs(v - round(v)) < 1e-9 & abs(v) < 1e15
+    out <- ifelse(whole, format(round(v), big.mark = "", scientific = FALSE, trim = TRUE),
+                  formatC(signif(v, digits), digits = digits, format = "fg", flag = "#"))
+    out <- sub("\\.$", "", trimws(out))
+    out[is.na(v)] <- "NA"
+    d[[j]] <- out
+  }
+  d
+}

@@ -1,0 +1,423 @@
+# The workbench: reading uploads (every bad file is a message, never an
+# error), the statistics behind its screens (against direct calls and
+# brute-force tabulations), the server logic through shiny::testServer(), and
+# the app in a real browser (headless Chromium driven by shinytest2).
+# Browser tests run when EPIMASK_BROWSER_TESTS=true (then a missing browser or
+# shinytest2 is a failure) or when everything they need is installed.
+
+write_bytes <- function(bytes, ext) {
+  f <- tempfile(fileext = ext)
+  writeBin(bytes, f)
+  f
+}
+
+test_that("bad uploads become messages, never errors", {
+  empty <- write_bytes(raw(), ".csv")
+  latin1 <- write_bytes(c(charToRaw("name,age\nJos"), as.raw(0xe9), charToRaw(",34\n")), ".csv")
+  binary <- write_bytes(as.raw(c(0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x10)), ".csv")
+  not_rds <- write_bytes(charToRaw("a,b\n1,2\n"), ".rds")
+  wrong_ext <- write_bytes(charToRaw("a,b\n1,2\n"), ".xlsx")
+  list_rds <- tempfile(fileext = ".rds")
+  saveRDS(list(a = 1), list_rds)
+  header_only <- write_bytes(charToRaw("a,b\n"), ".csv")
+  big <- write_bytes(charToRaw(strrep("1,2\n", 2e4)), ".csv")
+  ragged <- write_bytes(charToRaw("a,b\n1,2,3,4\n\"unclosed\n"), ".csv")
+  cases <- list(empty = list(empty, "empty"), latin1 = list(latin1, "not UTF-8"),
+                binary = list(binary, "binary"), not_rds = list(not_rds, "not a readable RDS"),
+                wrong_ext = list(wrong_ext, "neither a .csv nor an .rds"),
+                list_rds = list(list_rds, "not a data frame"),
+                header_only = list(header_only, "no records"), ragged = list(ragged, "."))
+  for (nm in names(cases)) {
+    res <- epimask:::read_workbench_upload(cases[[nm]][[1]], basename(cases[[nm]][[1]]))
+    expect_null(res$data, label = nm)
+    expect_identical(res$level, "error", label = nm)
+    expect_match(res$message, cases[[nm]][[2]], fixed = TRUE, label = nm)
+  }
+  res <- epimask:::read_workbench_upload(big, "big.csv", max_mb = 0.05)
+  expect_null(res$data)
+  expect_match(res$message, "at most 0.05 MB", fixed = TRUE)
+  res <- epimask:::read_workbench_upload(tempfile(), "gone.csv")
+  expect_identical(res$level, "error")
+})
+
+test_that("good uploads are read with their types, a BOM and UTF-8 names intact", {
+  csv <- write_bytes(c(as.raw(c(0xef, 0xbb, 0xbf)),
+                       charToRaw(enc2utf8("city,dose,n\nK\u00f6ln,0.5,3\nBonn,1.25,4\n"))), ".csv")
+  res <- epimask:::read_workbench_upload(csv, "cities.csv")
+  expect_identical(res$level, "info")
+  expect_identical(names(res$data), c("city", "dose", "n"))
+  expect_identical(res$data$city, c("K\u00f6ln", "Bonn"))
+  expect_equal(res$data$dose, c(0.5, 1.25))
+  rds <- tempfile(fileext = ".rds")
+  saveRDS(data.frame(a = 1:3, b = c("x", "y", "z")), rds)
+  res <- epimask:::read_workbench_upload(rds, "d.rds")
+  expect_equal(res$data, data.frame(a = 1:3, b = c("x", "y", "z")))
+  words <- write_bytes(charToRaw("a,b\nx,y\n"), ".csv")
+  res <- epimask:::read_workbench_upload(words, "w.csv")
+  expect_identical(res$level, "warning")
+  expect_match(res$message, "No column is numeric")
+})
+
+test_that("the columns are described by counts only", {
+  d <- data.frame(id = 1:5, age = c(31.5, 31.5, NA, 44.25, 50.75), sex = c("f", "m", "f", "f", NA))
+  desc <- epimask:::describe_columns(d, list(identifier = "id", masked = "age"))
+  expect_equal(desc$missing, c(0L, 1L, 1L))
+  expect_equal(desc$distinct, c(5L, 4L, 3L))
+  expect_identical(desc$role, c("identifier", "masked", "other"))
+  expect_false(any(grepl("31.5|44.25|50.75", unlist(desc))))
+})
+
+test_that("the schemes, context and profile arguments follow the custodian's choices", {
+  spec <- list(round_sig = c("1", "3"), round_dec = "2", noise = "0.5, 0.1", noise_dist = "normal")
+  labels <- vapply(epimask:::workbench_schemes(spec), format, "")
+  expect_identical(labels, c(format(mask_round(3)), format(mask_round(1)),
+                             format(mask_round(2, "decimal")), format(mask_noise(0.1, dist = "normal")),
+                             format(mask_noise(0.5, dist = "normal"))))
+  expect_error(epimask:::workbench_schemes(list(noise = "a lot")), class = "epimask_workbench_input")
+  expect_error(epimask:::workbench_schemes(list()), "at least one masking scheme")
+  expect_error(epimask:::parse_amounts("-1", "Noise"), "positive numbers")
+
+  dose <- load_epimask_data("dose_cohort")
+  base <- list(identifiers = "id", vars = "dose", formula = "case ~ dose", family = "binomial",
+               term = "dose", risk = "identifiability", known = "dose", round_sig = "2",
+               noise = "", nrep = 1, seed = 3)
+  args <- epimask:::workbench_profile_args(dose, base)
+  expect_false("id" %in% names(args$data))
+  ru_app <- suppressWarnings(do.call(ru_profile, args))
+  ru_direct <- ru_profile(dose[, -1], list(mask_round(2)), case ~ dose, family = binomial(),
+                          vars = "dose", term = "dose", risk = "identifiability", known = "dose",
+                          seed = 3, progress = FALSE)
+  expect_equal(as.data.frame(ru_app), as.data.frame(ru_direct))
+  # the call written into the report reproduces the profile
+  call <- epimask:::workbench_profile_call(base, "dose_cohort")
+  ru_call <- eval(parse(text = call)[[1]], list(dose_cohort = dose), asNamespace("epimask"))
+  expect_equal(as.data.frame(ru_call), as.data.frame(ru_direct))
+
+  expect_error(epimask:::workbench_profile_args(dose, modifyList(base, list(vars = "sex"))),
+               "Only numeric variables")
+  expect_error(epimask:::workbench_profile_args(dose, modifyList(base, list(formula = "case ~ (dose"))),
+               "cannot be read")
+  expect_error(epimask:::workbench_profile_args(dose, modifyList(base, list(formula = "case ~ id"))),
+               "not in the data")
+  expect_error(epimask:::workbench_profile_args(dose, modifyList(base, list(known = NULL))),
+               "needs the variables the intruder knows")
+  expect_error(epimask:::workbench_context(list(threshold = 2)), class = "epimask_error")
+})
+
+test_that("the released data drop identifiers, mask, and leave the caller's RNG alone", {
+  dose <- load_epimask_data("dose_cohort")
+  set.seed(11)
+  before <- .Random.seed
+  a <- epimask:::release_data(dose, mask_noise(0.1), "dose", "id")
+  b <- epimask:::release_data(dose, mask_noise(0.1), "dose", "id")
+  expect_identical(.Random.seed, before)
+  expect_identical(names(a), setdiff(names(dose), "id"))
+  expect_true(all(abs(a$dose - dose$dose) <= 0.1 + 1e-12))
+  expect_false(isTRUE(all.equal(a$dose, b$dose)))      # fresh, unrecorded seeds
+  expect_identical(a[names(a) != "dose"], dose[names(a)[names(a) != "dose"]])
+  r <- epimask:::release_data(dose, mask_round(1), "dose", "id")
+  expect_equal(r$dose, signif(dose$dose, 1))
+  expect_null(attr(r, "scheme"))
+})
+
+test_that("the R-U plot draws and reports where its points are", {
+  dose <- load_epimask_data("dose_cohort")
+  ru <- ru_profile(dose[, -1], list(mask_round(2), mask_round(1)), case ~ dose,
+                   family = binomial(), vars = "dose", risk = "identifiability",
+                   known = "dose", seed = 1, progress = FALSE)
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f, 600, 400)
+  pts <- epimask:::workbench_ru_plot(ru, threshold = 0.2, selected = ru$scheme[2])
+  grDevices::dev.off()
+  expect_true(file.size(f) > 1000)
+  expect_equal(pts$log_risk, log10(pmax(ru$risk, 1e-6)))
+  expect_true(all(pts$ndc_x > 0 & pts$ndc_x < 1 & pts$ndc_y > 0 & pts$ndc_y < 1))
+  # a larger risk lies further right
+  expect_identical(order(pts$ndc_x), order(pts$log_risk))
+})
+
+# ---- server logic without a browser ---------------------------------------------
+
+workbench_inputs <- list(
+  identifiers = "id", keys = c("city", "sex", "age_exp", "dose"), sensitive = "case", vars = "dose",
+  formula = "case ~ dose", family = "binomial", term = "dose", risk = "identifiability",
+  known = "dose", round_sig = c("3", "1"), round_dec = character(), noise = "0.1",
+  noise_dist = "uniform", nrep = 2, seed = 1, public = FALSE, pr_attempt = 0.3,
+  pr_acquaintance = 0.5, pr_breach = 0.27, threshold = "0.2", reasons = "contract")
+
+test_that("the server loads data, runs a profile and serves the release (no browser)", {
+  skip_if_not_installed("shiny")
+  skip_if_not_installed("bslib")
+  withr_opts <- options(epimask.workbench_async = FALSE)
+  on.exit(options(withr_opts))
+  shiny::testServer(epimask:::workbench_server(NULL, "x"), {
+    session$setInputs(source = "dose_cohort")
+    expect_identical(rv$name, "dose_cohort")
+    do.call(session$setInputs, workbench_inputs)
+    session$setInputs(run = 1)
+    expect_s3_class(rv$ru, "ru_profile")
+    expect_identical(rv$ru$scheme, c("no masking", "rounding to 3 significant digits",
+                                     "rounding to 1 significant digit",
+                                     "uniform noise, amount = 0.1"))
+    session$setInputs(selected = "rounding to 1 significant digit")
+    expect_match(output$risk_table, "Prosecutor")
+    expect_match(output$risk_table, "deliberate attack")
+    # the profile's warning reaches the custodian, not only the console
+    expect_match(paste(rv$notes, collapse = " "), "cannot see 'uniform noise")
+    session$setInputs(pick = 1)
+    expect_identical(rv$picked, "rounding to 1 significant digit")
+    path <- output$download_data
+    got <- utils::read.csv(path)
+    dose <- load_epimask_data("dose_cohort")
+    expect_identical(names(got), setdiff(names(dose), "id"))
+    expect_equal(got$dose, signif(dose$dose, 1))
+    # a broken upload leaves the data in place and says so
+    bad <- write_bytes(raw(), ".csv")
+    session$setInputs(upload = list(datapath = bad, name = "broken.csv"))
+    expect_identical(rv$msg$level, "error")
+    expect_match(rv$msg$text, "empty.*still 'dose_cohort'")
+    expect_identical(rv$name, "dose_cohort")
+  })
+})
+
+test_that("an incomplete or public context gives messages and the profile still runs", {
+  skip_if_not_installed("shiny")
+  skip_if_not_installed("bslib")
+  old <- options(epimask.workbench_async = FALSE)
+  on.exit(options(old))
+  shiny::testServer(epimask:::workbench_server(NULL, "x"), {
+    session$setInputs(source = "dose_cohort")
+    do.call(session$setInputs, modifyList(workbench_inputs, list(pr_attempt = NA, noise = "")))
+    expect_match(output$context_text$html, "pr_attempt")
+    session$setInputs(run = 1)
+    expect_s3_class(rv$ru, "ru_profile")
+    expect_identical(rv$run_msg$level, "warning")
+    expect_match(rv$run_msg$text, "Release context incomplete")
+    expect_equal(rv$run$threshold, 0.2)
+    # a public release: attack probabilities do not enter; a loose threshold is flagged
+    session$setInputs(public = TRUE, pr_attempt = 0.3)
+    ctx <- context()
+    expect_s3_class(ctx, "release_context")
+    expect_true(ctx$public)
+    expect_match(output$context_text$html, "1/20")
+  })
+})
+
+# ---- in a real browser ------------------------------------------------------------
+
+browser_tests_required <- function() identical(Sys.getenv("EPIMASK_BROWSER_TESTS"), "true")
+
+# Chromium for chromote: CHROMOTE_CHROME, else Debian's chromium on the path.
+find_chromium <- function() {
+  env <- Sys.getenv("CHROMOTE_CHROME")
+  if (nzchar(env) && file.exists(env)) return(env)
+  hits <- Sys.which(c("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"))
+  hits <- hits[nzchar(hits)]
+  if (length(hits)) unname(hits[[1L]]) else ""
+}
+
+# Skips cleanly unless EPIMASK_BROWSER_TESTS=true, where anything missing is a
+# failure: CI must run these tests.
+local_browser <- function() {
+  missing <- c(if (!requireNamespace("shinytest2", quietly = TRUE)) "the shinytest2 package",
+               if (!requireNamespace("chromote", quietly = TRUE)) "the chromote package",
+               if (!requireNamespace("shiny", quietly = TRUE)) "the shiny package",
+               if (!requireNamespace("bslib", quietly = TRUE)) "the bslib package",
+               if (!nzchar(find_chromium())) "a Chromium browser")
+  if (length(missing)) {
+    msg <- paste("Browser tests need", paste(missing, collapse = ", "))
+    if (browser_tests_required()) stop(msg, " (EPIMASK_BROWSER_TESTS=true).", call. = FALSE)
+    testthat::skip(msg)
+  }
+  if (browser_tests_required()) {
+    # shinytest2 (>= 0.4) skips every AppDriver under R CMD check unless told
+    # not to; CI runs R CMD check and must run these tests.
+    Sys.setenv(SHINYTEST2_APP_DRIVER_TEST_ON_CRAN = "1")
+  } else {
+    testthat::skip_on_cran()
+  }
+  Sys.setenv(CHROMOTE_CHROME = find_chromium())
+  args <- c("--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-dev-shm-usage")
+  if (.Platform$OS.type == "unix" && identical(unname(Sys.info()[["effective_user"]]), "root"))
+    args <- c(args, "--no-sandbox")
+  chromote::set_chrome_args(args)
+  invisible(TRUE)
+}
+
+new_workbench_driver <- function() {
+  shinytest2::AppDriver$new(system.file("workbench", package = "epimask"),
+                            name = "workbench", width = 1300, height = 950,
+                            load_timeout = 90 * 1000, timeout = 60 * 1000,
+                            seed = 1)
+}
+
+text_of <- function(app, selector) {
+  app$get_js(sprintf("(function(){var e=document.querySelector('%s');return e?e.innerText:'';})()",
+                     selector))
+}
+
+workbench_input_ids <- c("source", "upload", "identifiers", "keys", "sensitive", "vars", "formula",
+                         "family", "term", "public", "pr_attempt", "pr_acquaintance", "pr_breach",
+                         "threshold", "reasons", "round_sig", "round_dec", "noise", "risk", "known",
+                         "nrep", "seed", "run", "cancel", "selected", "pick", "download_data",
+                         "download_report")
+
+test_that("the page carries every step's controls (no browser)", {
+  skip_if_not_installed("shiny")
+  skip_if_not_installed("bslib")
+  html <- as.character(epimask:::workbench_ui(NULL, "x"))
+  for (id in workbench_input_ids) expect_match(html, sprintf("id=\"%s\"", id), label = id)
+  expect_error(run_workbench(data.frame()), class = "epimask_error")
+})
+
+# Chromium alone (no shinytest2): the app, started in another R process, is
+# drawn by headless Chromium with its controls bound by Shiny's JavaScript.
+test_that("in Chromium: the app renders with its input controls", {
+  chrome <- find_chromium()
+  if (!nzchar(chrome) || !requireNamespace("processx", quietly = TRUE) ||
+      !requireNamespace("shiny", quietly = TRUE) || !requireNamespace("bslib", quietly = TRUE)) {
+    if (browser_tests_required()) stop("Chromium, processx, shiny and bslib are needed (EPIMASK_BROWSER_TESTS=true).")
+    skip("Chromium, processx, shiny or bslib missing")
+  }
+  if (!browser_tests_required()) skip_on_cran()
+  port <- sample(20000:40000, 1L)
+  app <- processx::process$new(
+    file.path(R.home("bin"), "Rscript"),
+    c("-e", sprintf("shiny::runApp('%s', port = %d, launch.browser = FALSE)",
+                    system.file("workbench", package = "epimask"), port)),
+    env = c("current", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)),
+    stdout = "|", stderr = "|", cleanup = TRUE)
+  on.exit(app$kill(), add = TRUE)
+  url <- sprintf("http://127.0.0.1:%d", port)
+  up <- FALSE
+  for (i in 1:240) {
+    page <- tempfile()
+    got <- tryCatch(suppressWarnings(utils::download.file(url, page, quiet = TRUE)),
+                    error = function(e) 1L)
+    up <- identical(got, 0L) && file.exists(page) && file.size(page) > 0
+    if (up || !app$is_alive()) break
+    Sys.sleep(0.5)
+  }
+  if (!up) {
+    if (app$is_alive()) app$kill()
+    fail(paste("The app did not start:", paste(app$read_all_error_lines(), collapse = " ")))
+    return()
+  }
+  flags <- c("--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-dev-shm-usage", "--window-size=1300,950",
+             if (identical(unname(Sys.info()[["effective_user"]]), "root")) "--no-sandbox")
+  dom <- processx::run(chrome, c(flags, "--virtual-time-budget=15000", "--dump-dom", url),
+                       timeout = 120, error_on_status = FALSE)$stdout
+  for (id in workbench_input_ids) expect_match(dom, sprintf("id=\"%s\"", id), label = id)
+  expect_match(dom, "shiny-bound-input")            # Shiny's JavaScript ran and bound them
+  shot <- tempfile(fileext = ".png")
+  processx::run(chrome, c(flags, "--virtual-time-budget=15000", paste0("--screenshot=", shot), url),
+                timeout = 120, error_on_status = FALSE)
+  expect_true(file.exists(shot) && file.size(shot) > 5000)
+})
+
+test_that("in Chromium: load data, run a profile in the background, click the plot, download", {
+  local_browser()
+  app <- new_workbench_driver()
+  on.exit(app$stop(), add = TRUE)
+  app$wait_for_js("document.querySelector('#data_table table') !== null", timeout = 60 * 1000)
+  expect_match(text_of(app, "#data-message"), "dose_cohort': 16000 records")
+  # the roles proposed for dose_cohort reach the column table
+  app$wait_for_js("document.querySelector('#data_table').innerText.indexOf('quasi-identifier') >= 0",
+                  timeout = 30 * 1000)
+  expect_match(text_of(app, "#data_table"), "id\tidentifier")
+  # every step's controls are on the page
+  for (id in workbench_input_ids)
+    expect_true(app$get_js(sprintf("document.getElementById('%s') !== null", id)), label = id)
+  app$set_inputs(tabs = "masking")
+  app$set_inputs(round_sig = c("3", "1"), noise = "0.1", nrep = 2, pr_attempt = 0.3,
+                 pr_acquaintance = 0.5, reasons = "contract with audit")
+  app$click("run")
+  app$wait_for_value(export = "profile", ignore = list(NULL), timeout = 90 * 1000)
+  vals <- app$get_values(export = TRUE)$export
+  expect_true(vals$async)                       # it ran off the app's thread
+  prof <- vals$profile
+  expect_identical(prof$scheme, c("no masking", "rounding to 3 significant digits",
+                                  "rounding to 1 significant digit", "uniform noise, amount = 0.1"))
+  # the same profile at the console
+  dose <- load_epimask_data("dose_cohort")
+  expect_warning(
+    ru <- ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
+               family = binomial(), vars = "dose", term = "dose", risk = "identifiability",
+               known = "dose", nrep = 2, seed = 1, progress = FALSE),
+    class = "epimask_warning_blind_risk")
+  expect_equal(prof$estimate[1:3], ru$estimate[1:3])
+  expect_equal(prof$risk[1:3], ru$risk[1:3])
+  expect_match(text_of(app, "#run-message"), "Profile done: 4 schemes")
+  expect_match(text_of(app, "#run_status"), "cannot see 'uniform noise")
+
+  app$set_inputs(tabs = "profile")
+  app$wait_for_js("document.querySelector('#ru_plot img') !== null", timeout = 30 * 1000)
+  app$wait_for_value(export = "plot_points", ignore = list(NULL), timeout = 30 * 1000)
+  expect_match(text_of(app, "#profile_table"), "rounding to 1 significant digit")
+  # click the point of "rounding to 3 significant digits" with the mouse
+  pts <- app$get_values(export = TRUE)$export$plot_points
+  target <- "rounding to 3 significant digits"
+  i <- match(target, pts$scheme)
+  app$run_js("document.getElementById('ru_plot').scrollIntoView({block: 'center'});")
+  rect <- app$get_js("(function(){var r=document.querySelector('#ru_plot img').getBoundingClientRect();return [r.left, r.top, r.width, r.height];})()")
+  rect <- unlist(rect)
+  x <- rect[1] + pts$ndc_x[i] * rect[3]
+  y <- rect[2] + (1 - pts$ndc_y[i]) * rect[4]
+  cdp <- app$get_chromote_session()
+  cdp$Input$dispatchMouseEvent(type = "mousePressed", x = x, y = y, button = "left", clickCount = 1)
+  cdp$Input$dispatchMouseEvent(type = "mouseReleased", x = x, y = y, button = "left", clickCount = 1)
+  app$wait_for_value(input = "selected", ignore = list(NULL, "", "uniform noise, amount = 0.1",
+                                                       "rounding to 1 significant digit",
+                                                       "no masking"), timeout = 20 * 1000)
+  expect_identical(app$get_value(input = "selected"), target)
+  app$wait_for_idle()
+  expect_match(text_of(app, "#estimate_table"), "95% CI lower")
+  expect_match(text_of(app, "#risk_table"), "Prosecutor")
+  shot <- tempfile(fileext = ".png")
+  app$get_screenshot(shot)
+  expect_true(file.size(shot) > 10000)
+  figure <- Sys.getenv("EPIMASK_WORKBENCH_SCREENSHOT")
+  if (nzchar(figure)) file.copy(shot, figure, overwrite = TRUE)
+
+  # pick the scheme; download the masked data and the report
+  app$set_inputs(selected = "rounding to 1 significant digit")
+  app$click("pick")
+  app$wait_for_value(export = "picked", ignore = list(NULL), timeout = 20 * 1000)
+  app$wait_for_idle()
+  csv <- tryCatch(app$get_download("download_data"), error = function(e) {
+    logs <- as.data.frame(app$get_logs())
+    stop(conditionMessage(e), "\napp log:\n", paste(utils::tail(logs$message, 30), collapse = "\n"))
+  })
+  got <- utils::read.csv(csv)
+  expect_identical(names(got), setdiff(names(dose), "id"))
+  expect_equal(got$dose, signif(dose$dose, 1))
+  expect_equal(got$age_exp, dose$age_exp)
+  report <- app$get_download("download_report")
+  html <- paste(readLines(report, warn = FALSE), collapse = "\n")
+  expect_match(html, "Chosen for release: rounding to 1 significant digit", fixed = TRUE)
+  expect_match(html, "contract with audit", fixed = TRUE)
+})
+
+test_that("in Chromium: a broken upload shows a message and the app keeps working", {
+  local_browser()
+  app <- new_workbench_driver()
+  on.exit(app$stop(), add = TRUE)
+  app$wait_for_js("document.querySelector('#data_table table') !== null", timeout = 60 * 1000)
+  bad <- write_bytes(c(charToRaw("name,age\nJos"), as.raw(0xe9), charToRaw(",34\n")), ".csv")
+  app$upload_file(upload = bad)
+  app$wait_for_js("document.querySelector('#data-message.wb-error') !== null", timeout = 30 * 1000)
+  expect_match(text_of(app, "#data-message"), "not UTF-8 encoded")
+  expect_match(text_of(app, "#data-message"), "still 'dose_cohort'")
+  # not a grey screen: the session is still connected
+  expect_null(app$get_js("document.getElementById('shiny-disconnected-overlay')"))
+  good <- tempfile(fileext = ".csv")
+  utils::write.csv(data.frame(y = c(1.5, 2.25, 3.75, 4.5), x = c(10, 20, 30, 40)), good, row.names = FALSE)
+  app$upload_file(upload = good)
+  app$wait_for_js("document.querySelector('#data-message.wb-info') !== null", timeout = 30 * 1000)
+  expect_match(text_of(app, "#data-message"), "4 records, 2 columns")
+  expect_null(app$get_js("document.getElementById('shiny-disconnected-overlay')"))
+})
