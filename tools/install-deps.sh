@@ -3,45 +3,66 @@
 # machine: Debian's prebuilt r-cran-* packages and system tools where we are
 # root (fast), then CRAN from source for anything still missing.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-r_pkgs="roxygen2 knitr rmarkdown ggplot2 future future.apply progressr data.table tibble sf testthat"
-# The workbench (shiny app) and its browser tests: shinytest2 drives Chromium
-# through chromote; neither is packaged by Debian, so they come from CRAN.
-r_pkgs="$r_pkgs shiny bslib promises shinytest2 chromote"
-# command:Debian packages providing it (pdflatex builds the PDF manual).
-sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended"
-# Headless browser for the workbench's tests (Debian's chromium).
-sys_tools="$sys_tools chromium:chromium"
+# Every package of DESCRIPTION's Imports and Suggests (the check forces
+# Suggests), plus roxygen2 for `make document`; base packages come with R.
+r_pkgs=$(Rscript --vanilla -e '
+  d <- read.dcf("DESCRIPTION", fields = c("Imports", "Suggests"))
+  p <- trimws(sub("\\(.*", "", unlist(strsplit(paste(d[!is.na(d)], collapse = ","), ","))))
+  base <- rownames(installed.packages(priority = "base"))
+  cat(setdiff(unique(c(p[nzchar(p)], "roxygen2")), base))')
+# command:Debian packages providing it (pdflatex builds the PDF manual;
+# chromium runs the workbench's browser tests).
+sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended chromium:chromium"
+# Headers that CRAN source builds of shinytest2's dependencies (curl,
+# websocket, openssl) need.
+dev_libs="libcurl4-openssl-dev libssl-dev libxml2-dev"
 
-missing_r=$(Rscript --vanilla -e "p <- strsplit('$r_pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)])")
+missing_r() {
+  Rscript --vanilla -e "p <- strsplit('$r_pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)])"
+}
+missing=$(missing_r)
 missing_sys=""
 for pair in $sys_tools; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || missing_sys="$missing_sys $(echo "${pair#*:}" | tr , ' ')"
 done
 
-if [ -z "$missing_r" ] && [ -z "$missing_sys" ]; then
+if [ -z "$missing" ] && [ -z "$missing_sys" ]; then
   echo "install-deps: everything is installed"
   exit 0
 fi
-echo "install-deps: missing R packages: ${missing_r:-none}; tools: ${missing_sys:-none}"
+echo "install-deps: missing R packages: ${missing:-none}; tools: ${missing_sys:-none}"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  debs="$missing_sys"
-  for p in $missing_r; do debs="$debs r-cran-$(echo "$p" | tr 'A-Z' 'a-z')"; done
+  debs="$missing_sys $dev_libs"
+  for p in $missing; do debs="$debs r-cran-$(echo "$p" | tr 'A-Z' 'a-z')"; done
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq || true
-  # One package at a time would be slow; try all, then fall back to each.
+  # One package at a time would be slow; try all, then fall back to each
+  # (shinytest2 and chromote are not packaged by Debian).
   if ! apt-get install -y -qq --no-install-recommends $debs >/dev/null 2>&1; then
     for d in $debs; do apt-get install -y -qq --no-install-recommends "$d" >/dev/null 2>&1 || echo "install-deps: apt could not install $d"; done
   fi
 fi
 
-still=$(Rscript --vanilla -e "p <- strsplit('$r_pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)])")
+lib=$(Rscript --vanilla -e 'cat(.libPaths()[1])')
+cran() {
+  Rscript --vanilla -e "install.packages(strsplit('$1', ' ')[[1]], lib = '$lib', repos = 'https://cloud.r-project.org', Ncpus = 2)"
+}
+still=$(missing_r)
 if [ -n "$still" ]; then
   echo "install-deps: installing from CRAN: $still"
-  lib=$(Rscript --vanilla -e 'cat(.libPaths()[1])')
-  Rscript --vanilla -e "install.packages(strsplit('$still', ' ')[[1]], lib = '$lib', repos = 'https://cloud.r-project.org', Ncpus = 2)"
+  cran "$still"
 fi
+# CRAN builds can bring a newer xfun than Debian's knitr and rmarkdown were
+# built against; bring those forward too when they no longer load.
+if ! Rscript --vanilla -e 'library(knitr); library(rmarkdown); invisible(knitr::knit)' >/dev/null 2>&1; then
+  echo "install-deps: knitr / rmarkdown no longer load with the CRAN upgrades; updating them"
+  cran "xfun knitr rmarkdown"
+fi
+still=$(missing_r)
+[ -z "$still" ] || echo "install-deps: warning: still missing: $still"
 for t in pandoc qpdf pdflatex chromium; do
-  command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t not found; vignettes or PDF checks may be skipped"
+  command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t not found; vignettes, PDF or browser checks may fail"
 done
