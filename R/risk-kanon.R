@@ -301,15 +301,7 @@ check_population_covers <- function(pop_size, size, group, data, keys) {
 
 # EC table: key values of each class (from its first record), sizes, flags.
 class_table <- function(data, keys, ec) {
-  group <- ec$group
-  # Groups are numbered by first appearance, so a record opens a new group
-  # exactly where the running maximum of the ids rises.
-  first <- which(group > c(0L, cummax(group)[-length(group)]))
-  out <- lapply(keys, function(key) data[[key]][first])
-  names(out) <- keys
-  out <- as.data.frame(out, stringsAsFactors = FALSE, optional = TRUE)
-  names(out) <- keys
-  out$size <- ec$size
+  out <- ec_table(data, keys, ec)
   out$pop_size <- ec$pop_size
   out$risk <- 1 / ec$size
   out$unique <- ec$size == 1L

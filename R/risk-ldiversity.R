@@ -104,6 +104,8 @@ check_sensitive <- function(sensitive, keys, data) {
 # EC table: key values of each class (from its first record) and its size.
 ec_table <- function(data, keys, ec) {
   group <- ec$group
+  # Groups are numbered by first appearance, so a record opens a new group
+  # exactly where the running maximum of the ids rises.
   first <- which(group > c(0L, cummax(group)[-length(group)]))
   out <- lapply(keys, function(key) data[[key]][first])
   names(out) <- keys

@@ -1,27 +1,11 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include "freq.h"
+#include "row_hash.h"
 
 /* Open addressing with linear probing over row indices; the table holds the
  * index of the first row of each distinct key (or -1), so memory is O(n). */
 
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static uint64_t row_hash(const int *codes, size_t n, int k, size_t row)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int j = 0; j < k; j++)
-        h = mix64(h ^ (uint64_t)(uint32_t) codes[row + (size_t) j * n]) + (uint64_t) j;
-    return h;
-}
 
 static int rows_equal(const int *a, size_t na, size_t ra,
                       const int *b, size_t nb, size_t rb, int k)

@@ -7,24 +7,8 @@
 #include <string.h>
 #include <math.h>
 #include "lattice.h"
+#include "row_hash.h"
 
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static uint64_t row_hash(const int *codes, size_t ld, int ncol, size_t row)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int j = 0; j < ncol; j++)
-        h = mix64(h ^ (uint64_t)(uint32_t) codes[row + (size_t) j * ld]) + (uint64_t) j;
-    return h;
-}
 
 static int rows_equal(const int *codes, size_t ld, int ncol, size_t a, size_t b)
 {
