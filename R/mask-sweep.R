@@ -40,7 +40,6 @@
 #' @examples
 #' mask_sweep(mask_round, digits = 4:1)
 #' mask_sweep(mask_round, digits = 2:0, type = "decimal")
-#' mask_sweep(mask_round, digits = 2:0, type = "decimal")
 #' mask_sweep(mask_noise, amount = c(0.01, 0.1, 1), lower = 0)
 #' mask_sweep(mask_group, breaks = list(c(0, 1, 2, 5), c(0, 5)))
 #' @export
