@@ -5,6 +5,16 @@
 # Browser tests run when EPIMASK_BROWSER_TESTS=true (then a missing browser or
 # shinytest2 is a failure) or when everything they need is installed.
 
+# Chromium leaves its own temporary directories (org.chromium.Chromium.*)
+# behind in TMPDIR; point the browsers started here (and the R processes that
+# serve the app) at a directory inside this session's tempdir(), which R
+# removes at exit, so R CMD check finds no detritus.
+Sys.setenv(TMPDIR = local({
+  d <- file.path(tempdir(), "browser-tmp")
+  dir.create(d, showWarnings = FALSE)
+  d
+}))
+
 write_bytes <- function(bytes, ext) {
   f <- tempfile(fileext = ext)
   writeBin(bytes, f)
