@@ -61,15 +61,23 @@ unmasked_records <- function(scheme, Z, Zm) {
     z <- z[!is.na(z)]
     length(z) > 1L && any(z != z[1L])
   }))
-  if (scheme$type == "noise") varying <- seq_len(ncol(Z))
+  # independent noise changes constant columns too; correlated noise (covariance
+  # amount * Sigma) leaves a column without variance as it is, by design
+  if (scheme$type == "noise" && !identical(scheme$dist, "correlated")) varying <- seq_len(ncol(Z))
   if (!length(varying)) return(integer())
-  same <- Zm[, varying, drop = FALSE] == Z[, varying, drop = FALSE]
-  same[is.na(same)] <- TRUE
-  # noise floored at `lower` keeps values at the floor by design (Cologne:
-  # zero doses stay zero); a shared floor value identifies nobody
+  Zv <- Z[, varying, drop = FALSE]
+  same <- Zm[, varying, drop = FALSE] == Zv
+  # cells that say nothing either way: missing or infinite originals (no mask
+  # changes them) and, for noise floored at `lower`, values at the floor
+  # (Cologne: zero doses stay zero; a shared floor value identifies nobody)
+  neutral <- !is.finite(Zv)
   if (scheme$type == "noise" && !is.null(scheme$lower))
-    same[Z[, varying, drop = FALSE] <= scheme$lower] <- FALSE
-  which(rowSums(!same) == 0L)
+    neutral <- neutral | (!is.na(Zv) & Zv <= scheme$lower)
+  same[neutral] <- NA
+  # unmasked: every informative cell unchanged, and at least one of them
+  informative <- rowSums(!is.na(same))
+  changed <- rowSums(!same, na.rm = TRUE)
+  which(informative > 0L & changed == 0L)
 }
 
 scheme_promises_change <- function(scheme) {

@@ -47,6 +47,14 @@ test_that("noise below the precision of large values is reported", {
   set.seed(1)
   sup <- apply_mask(big, mask_noise(0.5), unmasked = "suppress")
   expect_true(all(is.na(sup$x[1:2])) && !is.na(sup$x[3]))
+  # missing and infinite originals say nothing either way: only the 1e17 record
+  set.seed(2)
+  w <- expect_warning(apply_mask(data.frame(x = c(NA, 1e17, 2, Inf)), mask_noise(0.5)),
+                      class = "epimask_warning_unmasked")
+  expect_match(conditionMessage(w), "^1 of 4 records")
+  # correlated noise leaves a column without variance as it is, by design
+  set.seed(3)
+  expect_no_warning(apply_mask(data.frame(x = rnorm(20), k = 3), mask_noise(0.5, "correlated")))
   # values at the floor of floored noise stay there by design: not reported
   expect_no_warning(apply_mask(data.frame(x = c(0, 0, 0, 1, 2)), mask_noise(0.5, lower = 0)))
 })
