@@ -138,11 +138,12 @@
 #'   `analysis_potential_capped` (U with the masked naive variance floored at
 #'   the original's, at most 1: a bias hidden by a naive SE that shrank under
 #'   masking counts in full; see [recommend()]), `generator` and
-#'   `strength` ([scheme_generator()], [mask_sweep()]), `unmasked` (records
-#'   whose masked values all equal the original ones in the first replicate,
-#'   e.g. zero doses that noise bounded below at 0 leaves at 0; NA for no
-#'   masking and for rounding and truncation, which leave values on their
-#'   grid unchanged by design) and the bootstrap columns; see [replicates()],
+#'   `strength` ([scheme_generator()], [mask_sweep()]), `unmasked` (records that a
+#'   scheme promising change, a kernel, matrix or noise, left exactly as they
+#'   were in the first replicate, by the rule of [apply_mask()]'s `unmasked`
+#'   argument; values at the floor of floored noise are shared and not
+#'   counted; NA for schemes that do not promise change, such as rounding,
+#'   grouping or microaggregation) and the bootstrap columns; see [replicates()],
 #'   [plot.ru_profile()], [recommend()]. Metadata (`attr(, "meta")`) holds
 #'   `budget` and `context`.
 #'
