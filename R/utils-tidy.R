@@ -15,9 +15,12 @@ generics::glance
 #'
 #' broom-style summaries. `tidy()` gives one row per coefficient (model
 #' fits), per equivalence class ([risk_kanon()]), per target
-#' ([risk_match()]), per match count ([risk_identifiability()]) or per
-#' scheme ([ru_profile()]); `glance()` gives one row per object with its
-#' overall measures.
+#' ([risk_match()]), per match count ([risk_identifiability()]), per class
+#' ([risk_ldiversity()], [risk_tcloseness()], [risk_individual()]), per
+#' record ([risk_suda()], [risk_linkage()]), per attack ([risk_release()]) or
+#' per scheme ([ru_profile()]); `glance()` gives one row per object (per
+#' sensitive variable for l-diversity and t-closeness) with its overall
+#' measures.
 #'
 #' For fits the columns are `term`, `estimate`, `std.error`, `statistic`,
 #' `p.value` (Wald z or t statistic as in [summary.glm()]) and, with
@@ -26,7 +29,9 @@ generics::glance
 #' profile-likelihood interval).
 #'
 #' @param x An object returned by [fit_glm()], [fit_err()], [risk_kanon()],
-#'   [risk_match()], [risk_identifiability()] or [ru_profile()].
+#'   [risk_match()], [risk_identifiability()], [risk_ldiversity()],
+#'   [risk_tcloseness()], [risk_individual()], [risk_suda()], [risk_linkage()],
+#'   [risk_release()] or [ru_profile()].
 #' @param conf.int Add confidence limits (fits only).
 #' @param conf.level Their level.
 #' @param ... Unused.
@@ -176,4 +181,85 @@ glance.ru_profile <- function(x, ...) {
              max_risk = if (all(is.na(x$risk))) NA_real_ else max(x$risk, na.rm = TRUE),
              min_analysis_potential = min(x$analysis_potential, na.rm = TRUE),
              stringsAsFactors = FALSE)
+}
+
+# ---- the measures of the second round ------------------------------------------
+
+#' @rdname epimask-tidiers
+#' @method tidy epimask_ldiversity
+#' @export
+tidy.epimask_ldiversity <- function(x, ...) as.data.frame(x$classes, stringsAsFactors = FALSE)
+
+#' @rdname epimask-tidiers
+#' @method glance epimask_ldiversity
+#' @export
+glance.epimask_ldiversity <- function(x, ...) {
+  data.frame(sensitive = names(x$distinct_l), distinct_l = unname(x$distinct_l),
+             entropy_l = unname(x$entropy_l), recursive_l = unname(x$recursive_l),
+             c = x$c, n = x$n, n_classes = x$n_classes, stringsAsFactors = FALSE)
+}
+
+#' @rdname epimask-tidiers
+#' @method tidy epimask_tcloseness
+#' @export
+tidy.epimask_tcloseness <- function(x, ...) as.data.frame(x$classes, stringsAsFactors = FALSE)
+
+#' @rdname epimask-tidiers
+#' @method glance epimask_tcloseness
+#' @export
+glance.epimask_tcloseness <- function(x, ...) {
+  data.frame(sensitive = names(x$t), t = unname(x$t), n = x$n, n_classes = x$n_classes,
+             stringsAsFactors = FALSE)
+}
+
+#' @rdname epimask-tidiers
+#' @method tidy epimask_individual
+#' @export
+tidy.epimask_individual <- function(x, ...) as.data.frame(x$classes, stringsAsFactors = FALSE)
+
+#' @rdname epimask-tidiers
+#' @method glance epimask_individual
+#' @export
+glance.epimask_individual <- function(x, ...) {
+  data.frame(n = x$n, expected = x$expected, global = x$global,
+             max_risk = max(x$per_record), weighted = isTRUE(x$weighted))
+}
+
+#' @rdname epimask-tidiers
+#' @method tidy epimask_suda
+#' @export
+tidy.epimask_suda <- function(x, ...) as.data.frame(x)
+
+#' @rdname epimask-tidiers
+#' @method glance epimask_suda
+#' @export
+glance.epimask_suda <- function(x, ...) {
+  data.frame(n = x$n, n_special_uniques = sum(x$score > 0), max_score = max(x$score),
+             mean_dis = mean(x$dis), max_dis = max(x$dis), dis_file = x$dis_file,
+             n_unique = x$n_unique, n_double = x$n_double)
+}
+
+#' @rdname epimask-tidiers
+#' @method tidy epimask_linkage
+#' @export
+tidy.epimask_linkage <- function(x, ...) as.data.frame(x)
+
+#' @rdname epimask-tidiers
+#' @method glance epimask_linkage
+#' @export
+glance.epimask_linkage <- function(x, ...) {
+  data.frame(n = x$n, risk = x$risk, linked = x$linked, distance = x$distance,
+             stringsAsFactors = FALSE)
+}
+
+#' @rdname epimask-tidiers
+#' @method tidy risk_release
+#' @export
+tidy.risk_release <- function(x, ...) as.data.frame(x)
+
+#' @rdname epimask-tidiers
+#' @method glance risk_release
+#' @export
+glance.risk_release <- function(x, ...) {
+  data.frame(overall = x$overall, threshold = x$threshold, pass = x$pass)
 }
