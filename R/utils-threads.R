@@ -7,7 +7,10 @@
 #' fitting, frequency counts) runs on `epimask_threads()` threads. The value
 #' is, in order: the `threads` argument when given; the option
 #' `epimask.threads`; otherwise the number of cores
-#' ([parallel::detectCores()]). It is never more than the environment
+#' ([parallel::detectCores()]), but no more than the option `mc.cores` when
+#' it is set (the parallel package's setting, which `future` workers and
+#' cluster jobs use to say how many cores a task may take, so that work split
+#' over workers does not start nested threads). It is never more than the environment
 #' variable `OMP_THREAD_LIMIT` allows, and never more than 2 under
 #' `R CMD check` (which sets `_R_CHECK_LIMIT_CORES_`), as CRAN asks.
 #'
@@ -22,7 +25,11 @@
 #' @export
 epimask_threads <- function(threads = NULL) {
   if (is.null(threads)) threads <- getOption("epimask.threads", NULL)
-  if (is.null(threads)) threads <- detected_cores()
+  if (is.null(threads)) {
+    threads <- detected_cores()
+    mc <- getOption("mc.cores")
+    if (is.numeric(mc) && length(mc) == 1L && !is.na(mc) && mc >= 1) threads <- min(threads, mc)
+  }
   threads <- check_count(threads, "threads", lower = 1L)
   limit <- suppressWarnings(as.integer(Sys.getenv("OMP_THREAD_LIMIT", "")))
   if (!is.na(limit) && limit >= 1L) threads <- min(threads, limit)
