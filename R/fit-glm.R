@@ -170,6 +170,8 @@ confint.epimask_glm <- function(object, parm, level = 0.95, ...) {
   level <- check_number(level, "level", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   cf <- object$coefficients
   pnames <- names(cf)
+  if (!missing(parm) && ((!is.numeric(parm) && !is.character(parm)) || !length(parm) || anyNA(parm)))
+    abort_type("parm", "coefficient names or positions")
   if (missing(parm)) parm <- pnames else if (is.numeric(parm)) parm <- pnames[parm]
   bad <- setdiff(parm, pnames)
   if (length(bad)) abort_name("parm", bad, "the coefficients")
@@ -310,7 +312,9 @@ predict.epimask_glm <- function(object, newdata = NULL, type = c("link", "respon
     mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass,
                                       xlev = object$xlevels),
                    error = function(e) abort_value("newdata", sprintf("usable with the model (%s)", conditionMessage(e))))
-    x <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
+    x <- tryCatch(stats::model.matrix(tt, mf, contrasts.arg = object$contrasts),
+                  error = function(e) abort_value("newdata", sprintf(
+                    "columns of the types the model was fitted on (%s)", conditionMessage(e))))
     off <- stats::model.offset(mf) %||% rep(0, nrow(x))
     if (!is.null(object$offset_expr)) {
       arg_off <- eval_in_data(object$offset_expr, newdata, object$env, "offset")

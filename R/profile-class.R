@@ -576,6 +576,9 @@ NULL
 #' @rdname ru_profile-methods
 #' @export
 format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width", 80), ...) {
+  digits <- check_count(digits, "digits")
+  n <- check_count(n, "n")
+  width <- check_count(width, "width", lower = 10L)
   shown <- utils::head(as.data.frame(x), n)
   tab <- ru_display_table(shown, digits)
   # scheme, U and risk always fit: labels are shortened, then cut, to the room left

@@ -29,3 +29,19 @@ test_that("sizes and family objects are checked before any work", {
                        family = structure(list(family = "binomial"), class = "family")),
                class = "epimask_error_type")
 })
+
+test_that("S3 method arguments get classed errors naming them", {
+  d <- dose_cohort[1:300, ]
+  ru <- ru_profile(d, list(mask_round(1, "decimal")), case ~ sex, family = "err", vars = "dose",
+                   term = "dose", risk = "none", seed = 1)
+  expect_error(print(ru, digits = NULL), class = "epimask_error")
+  expect_error(print(ru, n = 0.5), class = "epimask_error_value")
+  expect_error(format(ru, width = "a"), class = "epimask_error")
+  fit <- fit_glm(case ~ dose + sex, dose_cohort[1:200, ], family = binomial())
+  e <- expect_error(predict(fit, newdata = data.frame(dose = "a", sex = "male")),
+                    class = "epimask_error_value")
+  expect_identical(e$arg, "newdata")
+  expect_error(confint(fit, parm = data.frame()), class = "epimask_error_type")
+  expect_error(confint(fit, parm = NA), class = "epimask_error_type")
+  expect_identical(rownames(confint(fit, parm = 2)), "dose")
+})
