@@ -137,15 +137,8 @@ summary.epimask_individual <- function(object, ...) {
 #' @export
 print.summary.epimask_individual <- function(x, digits = 3, ...) {
   print(x$individual, digits = digits)
-  cat("\nRecords above common thresholds:\n")
-  th <- x$thresholds
-  th$threshold <- signif(th$threshold, digits)
-  print(th, row.names = FALSE)
-  cat("\nRiskiest key patterns:\n")
-  top <- x$riskiest
-  top$F_hat <- signif(top$F_hat, digits)
-  top$risk <- signif(top$risk, digits)
-  print(top, row.names = FALSE)
+  print_titled_table("Records above common thresholds:", x$thresholds, digits, "threshold")
+  print_titled_table("Riskiest key patterns:", x$riskiest, digits, c("F_hat", "risk"))
   invisible(x)
 }
 

@@ -395,14 +395,9 @@ summary.epimask_kanon <- function(object, ...) {
 #' @export
 print.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
   print(x$kanon, digits = digits)
-  cat("\nRisk measures:\n")
-  m <- x$measures
-  m$value <- signif(m$value, digits)
-  print(m, row.names = FALSE)
-  cat("\nCommon thresholds (minimum cell size 3, 5, 11, 20):\n")
-  th <- x$thresholds
-  th$threshold <- signif(th$threshold, digits)
-  print(th, row.names = FALSE)
+  print_titled_table("Risk measures:", x$measures, digits, "value")
+  print_titled_table("Common thresholds (minimum cell size 3, 5, 11, 20):", x$thresholds,
+                     digits, "threshold")
   cat("\nEquivalence class sizes (number of classes):\n")
   print(x$class_sizes)
   rec <- x$records

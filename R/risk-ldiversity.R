@@ -356,10 +356,8 @@ summary.epimask_ldiversity <- function(object, ...) {
 print.summary.epimask_ldiversity <- function(x, digits = 3, ...) {
   print(x$ldiversity, digits = digits)
   for (s in names(x$by_distinct_l)) {
-    cat(sprintf("\nClasses and records by distinct l of '%s':\n", s))
-    tab <- x$by_distinct_l[[s]]
-    tab$share_of_records <- signif(tab$share_of_records, digits)
-    print(tab, row.names = FALSE)
+    print_titled_table(sprintf("Classes and records by distinct l of '%s':", s),
+                       x$by_distinct_l[[s]], digits, "share_of_records")
   }
   invisible(x)
 }
@@ -439,11 +437,8 @@ summary.epimask_tcloseness <- function(object, ...) {
 #' @export
 print.summary.epimask_tcloseness <- function(x, digits = 3, ...) {
   print(x$tcloseness, digits = digits)
-  cat("\nRecords in classes with an EMD above common thresholds:\n")
-  tab <- x$table
-  tab$t <- signif(tab$t, digits)
-  tab$median_class_emd <- signif(tab$median_class_emd, digits)
-  print(tab, row.names = FALSE)
+  print_titled_table("Records in classes with an EMD above common thresholds:", x$table,
+                     digits, c("t", "median_class_emd"))
   invisible(x)
 }
 

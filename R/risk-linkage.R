@@ -157,10 +157,7 @@ summary.epimask_linkage <- function(object, ...) {
 #' @export
 print.summary.epimask_linkage <- function(x, digits = 3, ...) {
   print(x$linkage, digits = digits)
-  cat("\nRecords by outcome:\n")
-  tab <- x$outcomes
-  tab$share <- signif(tab$share, digits)
-  print(tab, row.names = FALSE)
+  print_titled_table("Records by outcome:", x$outcomes, digits, "share")
   invisible(x)
 }
 

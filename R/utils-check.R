@@ -175,3 +175,11 @@ check_family_parts <- function(family, arg) {
 
 # The first argument unless it is NULL (base R has it from 4.4.0 on).
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# A titled table in the summary printers of the risk measures: the numeric
+# columns named in `round` are shown to `digits` significant digits.
+print_titled_table <- function(title, table, digits, round = character()) {
+  cat("\n", title, "\n", sep = "")
+  for (col in intersect(round, names(table))) table[[col]] <- signif(table[[col]], digits)
+  print(table, row.names = FALSE)
+}
