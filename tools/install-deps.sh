@@ -12,6 +12,14 @@ r_pkgs=$(Rscript --vanilla -e '
   p <- trimws(sub("\\(.*", "", unlist(strsplit(paste(d[!is.na(d)], collapse = ","), ","))))
   base <- rownames(installed.packages(priority = "base"))
   cat(setdiff(unique(c(p[nzchar(p)], "roxygen2")), base))')
+# Version minima of DESCRIPTION ("ggplot2 (>= 4.0.0)": the plot snapshots
+# were recorded under it): a package installed below its minimum counts as
+# missing, so that CRAN brings it forward past Debian's older build.
+r_minima=$(Rscript --vanilla -e '
+  d <- read.dcf("DESCRIPTION", fields = c("Imports", "Suggests"))
+  e <- trimws(unlist(strsplit(paste(d[!is.na(d)], collapse = ","), ",")))
+  e <- e[grepl(">=", e, fixed = TRUE)]
+  cat(paste0(trimws(sub("\\(.*", "", e)), ":", trimws(sub(".*>=\\s*([^)]*)\\).*", "\\1", e))))')
 # command:Debian packages providing it (pdflatex builds the PDF manual;
 # chromium runs the workbench's browser tests).
 sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended chromium:chromium"
@@ -20,7 +28,13 @@ sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive
 dev_libs="libcurl4-openssl-dev libssl-dev libxml2-dev"
 
 missing_r() {
-  Rscript --vanilla -e "p <- strsplit('$r_pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)])"
+  Rscript --vanilla -e "
+    p <- strsplit('$r_pkgs', ' ')[[1]]
+    m <- strsplit(strsplit('$r_minima', ' ')[[1]], ':')
+    minimum <- setNames(vapply(m, '[', '', 2), vapply(m, '[', '', 1))
+    ok <- function(x) requireNamespace(x, quietly = TRUE) &&
+      (is.na(minimum[x]) || utils::packageVersion(x) >= minimum[x])
+    cat(p[!vapply(p, ok, logical(1))])"
 }
 missing=$(missing_r)
 missing_sys=""

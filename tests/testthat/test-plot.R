@@ -409,7 +409,9 @@ test_that("base plots match their snapshots", {
 
 test_that("ggplot2 plots match their snapshots", {
   skip_if_not_installed("vdiffr")
-  skip_if_not_installed("ggplot2")
+  # The snapshots were recorded under ggplot2 4.0 (DESCRIPTION's minimum):
+  # 3.x lays out titles and legends a few points differently.
+  skip_if_not_installed("ggplot2", minimum_version = "4.0.0")
   fixtures <- list(zhou = zhou_decision(), cologne = cologne_decision())
   for (name in names(fixtures)) {
     for (type in plot_types) {
