@@ -38,7 +38,7 @@ test_that("E(1/F | f) matches integrate() to 1e-10 for every class size", {
 test_that("E(1/F | f) matches the negative-binomial series and the closed forms", {
   for (case in list(c(1, 5), c(2, 3.5), c(3, 30), c(5, 6), c(12, 100), c(40, 50))) {
     got <- .Call(epimask:::C_individual_risk, list(f = case[1], F_hat = case[2]))
-    expect_equal(got, series_risk(case[1], case[2]), tolerance = 1e-12)
+    expect_equal(got, series_risk(case[1], case[2]), tolerance = tol_exact)
   }
   p <- 0.05
   expect_equal(.Call(epimask:::C_individual_risk, list(f = 1, F_hat = 1 / p)),
@@ -58,10 +58,10 @@ test_that("risk_individual() per record, expected and global risk on weighted da
   F_hat <- as.vector(tapply(d$w, key, sum)[key])
   ref <- mapply(integral_risk, f, F_hat)
   expect_lt(max(abs(r$per_record / ref - 1)), 1e-10)
-  expect_equal(r$expected, sum(ref), tolerance = 1e-10)
-  expect_equal(r$global, sum(ref) / nrow(d), tolerance = 1e-10)
+  expect_equal(r$expected, sum(ref), tolerance = tol_exact)
+  expect_equal(r$global, sum(ref) / nrow(d), tolerance = tol_exact)
   expect_equal(sum(r$classes$f), nrow(d))
-  expect_equal(r$classes$F_hat[r$group], F_hat, tolerance = 1e-12)
+  expect_equal(r$classes$F_hat[r$group], F_hat, tolerance = tol_exact)
   # a vector of weights gives the same
   expect_equal(risk_individual(d, c("a", "b"), weights = d$w)$per_record, r$per_record)
   # without weights: a census, risk 1/f
@@ -69,7 +69,7 @@ test_that("risk_individual() per record, expected and global risk on weighted da
   # one-record class with weight 1: risk 1
   one <- risk_individual(data.frame(k = c(1, 2, 2)), "k", weights = c(1, 3, 3))
   expect_equal(one$per_record[1], 1)
-  expect_equal(one$per_record[2:3], rep(integral_risk(2, 6), 2), tolerance = 1e-10)
+  expect_equal(one$per_record[2:3], rep(integral_risk(2, 6), 2), tolerance = tol_exact)
 })
 
 test_that("weights below 1, NA or non-finite are errors naming `weights`", {

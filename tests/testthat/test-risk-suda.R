@@ -79,7 +79,7 @@ test_that("MSUs, SUDA and DIS-SUDA scores match brute-force subsets on up to 6 k
     expect_equal(unname(s$msu), ref$msu, info = paste("rep", rep))
     sc <- brute_scores(ref$msu, A, max_k, full_counts(d, keys), 0.01)
     expect_equal(s$score, sc$score)
-    expect_equal(s$dis, sc$dis, tolerance = 1e-12)
+    expect_equal(s$dis, sc$dis, tolerance = tol_exact)
     expect_equal(unname(s$weights), sc$w)
     total <- sum(sc$score)
     if (total > 0)
