@@ -89,7 +89,8 @@ test_that("zip_mortality deaths carry a positive race effect of the stated size"
   est <- coef(fit)[["p_black"]]
   se <- sqrt(vcov(fit)["p_black", "p_black"])
   # the ecological coefficient approximates the individual log OR of 0.4
-  expect_lt(abs(est - 0.4), 4 * se + 0.1)
+  # (the bundled data are fixed: measured 0.014, SE 0.017; 4 SE)
+  expect_lt(abs(est - 0.4), 4 * se)
   expect_gt(coef(fit)[["p_age85plus"]], 0)
 })
 

@@ -20,8 +20,10 @@ test_that("correlated noise has covariance amount * Sigma (LR test, false-alarm 
   # mean zero: Hotelling T^2 with known covariance, 3 df
   m <- colMeans(E)
   expect_gt(pchisq(n * drop(m %*% solve(Sigma0, m)), 3, lower.tail = FALSE), 0.001)
-  # the release keeps the correlations
-  expect_lt(max(abs(cor(out) - cor(Z))), 0.02)
+  # the release keeps the correlations: the noise's own sample correlations
+  # move them by about sqrt(0.3 / 1.3) / sqrt(n) = 0.0034 (measured 0.0033
+  # for the largest of 3); 4 of those
+  expect_lt(max(abs(cor(out) - cor(Z))), 0.014)
 })
 
 test_that("correlated noise: singular covariance, NA, lower bound, reproducible", {

@@ -32,7 +32,8 @@ test_that("E(1/F | f) matches integrate() to 1e-10 for every class size", {
   got <- .Call(epimask:::C_individual_risk, list(f = as.double(grid$f),
                                                   F_hat = grid$f * grid$ratio))
   ref <- mapply(integral_risk, grid$f, grid$f * grid$ratio)
-  expect_lt(max(abs(got / ref - 1)), 1e-10)
+  # integrate() is asked for rel.tol 1e-12 on each piece; measured 2e-13
+  expect_lt(max(abs(got / ref - 1)), 1e-11)
 })
 
 test_that("E(1/F | f) matches the negative-binomial series and the closed forms", {
@@ -57,7 +58,7 @@ test_that("risk_individual() per record, expected and global risk on weighted da
   f <- as.vector(table(key)[key])
   F_hat <- as.vector(tapply(d$w, key, sum)[key])
   ref <- mapply(integral_risk, f, F_hat)
-  expect_lt(max(abs(r$per_record / ref - 1)), 1e-10)
+  expect_lt(max(abs(r$per_record / ref - 1)), 1e-11)   # as above; measured 1e-14
   expect_equal(r$expected, sum(ref), tolerance = tol_exact)
   expect_equal(r$global, sum(ref) / nrow(d), tolerance = tol_exact)
   expect_equal(sum(r$classes$f), nrow(d))

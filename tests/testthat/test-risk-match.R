@@ -68,7 +68,8 @@ test_that("unmasked data are matched exactly; heavy masking is not", {
   expect_identical(got$true_match_rate, 1)
   expect_identical(got$false_match_rate, 0)
   heavy <- as.data.frame(kernel_mask(fx$data, fx$coords, "exponential", 50))
-  expect_lt(risk_match(fx$data, heavy, "x", "y")$percent_correct, 20)
+  # smoothed to near chance, 100 / 30 = 3.3% (measured 3.2%)
+  expect_lt(risk_match(fx$data, heavy, "x", "y")$percent_correct, 10)
 })
 
 test_that("a constant known variable is dropped from the regression, not fatal", {
