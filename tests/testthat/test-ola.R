@@ -87,6 +87,7 @@ test_that("ola results share datafly's class and methods", {
   pdf(NULL)
   on.exit(dev.off())
   expect_equal(sum(plot(res)), length(res$class_sizes))
+  expect_plot_snapshot("ola class sizes", function() plot(res))
 })
 
 test_that("no acceptable node: a classed warning and the top node", {

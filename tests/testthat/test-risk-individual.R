@@ -94,7 +94,5 @@ test_that("print, summary, as.data.frame and plot", {
   df <- as.data.frame(r)
   expect_equal(df$risk, r$per_record)
   expect_named(df, c("ID", "city", "sex", "age10", "f", "F_hat", "risk"))
-  pdf(NULL)
-  on.exit(grDevices::dev.off())
-  expect_silent(plot(r))
+  expect_plot_snapshot("individual risk", function() plot(r))
 })

@@ -160,10 +160,8 @@ test_that("print, summary and plot methods", {
   expect_output(print(s), "distinct l")
   tc <- risk_tcloseness(d, c("a", "b"), c("s1", "s2"))
   expect_output(print(summary(tc)), "EMD")
-  pdf(NULL)
-  on.exit(grDevices::dev.off())
-  expect_silent(plot(l))
-  expect_silent(plot(tc, which = "s2"))
+  expect_plot_snapshot("l-diversity", function() plot(l))
+  expect_plot_snapshot("t-closeness s2", function() plot(tc, which = "s2"))
 })
 
 test_that("adult census: education and marital status against occupation", {

@@ -138,9 +138,7 @@ test_that("print, summary, as.data.frame and plot", {
   expect_equal(sum(s$outcomes$records), nrow(d))
   expect_output(print(s), "re-linked alone")
   expect_equal(as.data.frame(l)$weight, l$per_record)
-  pdf(NULL)
-  on.exit(grDevices::dev.off())
-  expect_silent(plot(l))
+  expect_plot_snapshot("linkage", function() plot(l))
 })
 
 test_that("every new measure is a risk value in [0, 1] with its documented meaning", {

@@ -135,7 +135,5 @@ test_that("print, summary, as.data.frame and plot", {
   expect_output(print(sm), "Contribution")
   df <- as.data.frame(s)
   expect_equal(df$score, s$score)
-  pdf(NULL)
-  on.exit(grDevices::dev.off())
-  expect_silent(plot(s))
+  expect_plot_snapshot("suda", function() plot(s))
 })
