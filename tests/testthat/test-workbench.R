@@ -194,7 +194,8 @@ workbench_inputs <- list(
 local_sync_workbench <- function(env = parent.frame()) {
   skip_if_not_installed("shiny")
   skip_if_not_installed("bslib")
-  withr::local_options(epimask.workbench_async = FALSE, .local_envir = env)
+  old <- options(epimask.workbench_async = FALSE)
+  do.call(on.exit, list(bquote(options(.(old))), add = TRUE), envir = env)
 }
 
 test_that("the server loads data, runs a profile and serves the release (no browser)", {
