@@ -333,10 +333,7 @@ find_proxies <- function(data, keys, id) {
 #'   steps and the distribution of EC sizes; `plot()` draws a bar chart of the
 #'   EC sizes of the release, counting classes or records (`what`).
 #' @export
-print.epimask_datafly <- function(x, ...) {
-  cat(format(x, ...), sep = "\n")
-  invisible(x)
-}
+print.epimask_datafly <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname datafly
 #' @export

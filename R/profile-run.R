@@ -97,7 +97,10 @@
 #'   `...` as its arguments), a [risk_spec()], or a function
 #'   `function(original, masked)` returning a number in \[0, 1\].
 #' @param known Columns the intruder knows (the keys for
-#'   `"identifiability"`); required by `"match"` and `"identifiability"`.
+#'   `"identifiability"`); required by `"match"` and `"identifiability"` given
+#'   by name. Shorthand for `risk_spec(risk, known = , unknown = )`: with a
+#'   [risk_spec()] or a function as `risk`, the columns go inside it, and
+#'   `known`, `unknown` or `...` given beside it are an error.
 #' @param unknown Columns the intruder wants to learn (`"match"` only).
 #' @param nrep Number of replicates of randomized schemes or of simulated data
 #'   sets.
@@ -121,8 +124,9 @@
 #'   replicates only (the profile's risk is their mean, `risk_se` its Monte
 #'   Carlo SE). An exhaustive matching risk on 16,000 records takes seconds
 #'   per evaluation, so this bounds the cost of many noise replicates.
-#' @param ... Further arguments for the risk measure ([risk_match()], e.g.
-#'   `targets` or `threads`, or [risk_identifiability()]).
+#' @param ... Further arguments for a risk measure given by name
+#'   ([risk_match()], e.g. `targets` or `threads`, or
+#'   [risk_identifiability()]).
 #' @return An `ru_profile`: a data frame with one row per scheme and columns
 #'   `scheme`, `degree`, `estimate` (mean over replicates), `se` (mean naive
 #'   SE), `sd` (empirical SD), `bias`, `rel_bias`, `mse`,
@@ -273,6 +277,13 @@ profile_risk_spec <- function(risk, known, unknown, data, ...) {
                     "epimask_error_value", arg = "known")
     risk <- do.call(as_risk_spec, c(list(risk), args))
   } else {
+    # a spec (or function) carries its own columns and arguments: the
+    # shorthand beside it would be silently ignored
+    given <- c(if (!is.null(known)) "known", if (!is.null(unknown)) "unknown", names(list(...)))
+    if (length(given))
+      epimask_abort(sprintf(
+        "`%s` goes inside the risk measure when `risk` is a risk_spec() or a function, e.g. risk_spec(\"match\", %s = ...).",
+        given[[1L]], given[[1L]]), "epimask_error_value", arg = given[[1L]])
     risk <- as_risk_spec(risk)
   }
   if (inherits(risk, "epimask_risk_spec")) {
@@ -434,7 +445,8 @@ blind_risk_message <- function(blind, where) {
     "The %s rests on exact-match identifiability, which cannot see %s: noise, kernels ",
     "and matrix masks change values without creating ties, so their risk is near 0 by ",
     "construction, not because they are safe. Use a risk that sees them: ",
-    "risk = \"match\" (risk_match()) or another risk_spec()."),
+    "risk = \"match\" (risk_match()), risk_spec(\"linkage\", vars = ) (risk_linkage()) ",
+    "or another risk_spec()."),
     where, paste0("'", blind, "'", collapse = ", "))
 }
 

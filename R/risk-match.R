@@ -305,26 +305,21 @@ numeric_columns <- function(data, cols, arg) {
   x <- lapply(cols, function(col)
     if (is.data.frame(data)) data[[col]] else data[, col])
   names(x) <- cols
-  bad <- !vapply(x, function(col) (is.numeric(col) || is.logical(col)) &&
-                   !is.factor(col), logical(1))
-  if (any(bad))
-    abort_type(arg, sprintf("numeric in the columns used; %s %s not",
-                            paste0("'", cols[bad], "'", collapse = ", "),
-                            if (sum(bad) == 1L) "is" else "are"))
-  all_na <- vapply(x, function(col) all(is.na(col)), logical(1))
-  if (any(all_na))
-    abort_value(arg, sprintf("observed; column(s) %s are all NA",
-                             paste0("'", cols[all_na], "'", collapse = ", ")))
-  some_na <- vapply(x, anyNA, logical(1))
-  if (any(some_na))
-    abort_value(arg, sprintf("free of NA in the columns used; %s %s NA",
-                             paste0("'", cols[some_na], "'", collapse = ", "),
-                             if (sum(some_na) == 1L) "has" else "have"))
-  inf <- vapply(x, function(col) any(is.infinite(col)), logical(1))
-  if (any(inf))
-    abort_value(arg, sprintf("finite in the columns used; %s %s Inf",
-                             paste0("'", cols[inf], "'", collapse = ", "),
-                             if (sum(inf) == 1L) "has" else "have"))
+  # each check: the columns failing it, the error, and what it says of them
+  refuse <- function(hit, abort, expected, one, many) {
+    if (any(hit))
+      abort(arg, sprintf("%s; %s %s", expected, paste0("'", cols[hit], "'", collapse = ", "),
+                         if (sum(hit) == 1L) one else many))
+  }
+  refuse(!vapply(x, function(col) (is.numeric(col) || is.logical(col)) && !is.factor(col),
+                 logical(1)),
+         abort_type, "numeric in the columns used", "is not", "are not")
+  refuse(vapply(x, function(col) all(is.na(col)), logical(1)),
+         abort_value, "observed", "is all NA", "are all NA")
+  refuse(vapply(x, anyNA, logical(1)), abort_value, "free of NA in the columns used",
+         "has NA", "have NA")
+  refuse(vapply(x, function(col) any(is.infinite(col)), logical(1)), abort_value,
+         "finite in the columns used", "has Inf", "have Inf")
   m <- matrix(as.double(unlist(x, use.names = FALSE)), ncol = length(cols))
   colnames(m) <- cols
   m

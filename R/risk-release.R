@@ -252,10 +252,7 @@ format.risk_release <- function(x, digits = 3, ...) {
 
 #' @rdname risk_release
 #' @export
-print.risk_release <- function(x, digits = 3, ...) {
-  cat(format(x, digits = digits), sep = "\n")
-  invisible(x)
-}
+print.risk_release <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
 
 #' @rdname risk_release
 #' @export

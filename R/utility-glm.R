@@ -115,10 +115,7 @@ format.epimask_utility <- function(x, digits = 4, ...) {
 }
 
 #' @export
-print.epimask_utility <- function(x, ...) {
-  cat(format(x, ...), sep = "\n")
-  invisible(x)
-}
+print.epimask_utility <- function(x, ...) print_formatted(x, ...)
 
 #' @export
 as.data.frame.epimask_utility <- function(x, ...) x$table

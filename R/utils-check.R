@@ -183,3 +183,9 @@ print_titled_table <- function(title, table, digits, round = character()) {
   for (col in intersect(round, names(table))) table[[col]] <- signif(table[[col]], digits)
   print(table, row.names = FALSE)
 }
+
+# print() of an object whose format() method gives its lines.
+print_formatted <- function(x, ...) {
+  cat(format(x, ...), sep = "\n")
+  invisible(x)
+}

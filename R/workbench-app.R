@@ -19,7 +19,10 @@
 #' 3. **Context**: public or not, Pr(attempt), Pr(acquaintance), Pr(breach),
 #'    the threshold and the reasons for it (METHODS.md section 17).
 #' 4. **Masking**: sweeps of rounding (significant digits, decimal places) and
-#'    noise, the risk measure, replicates and seed; the profile
+#'    noise, the risk measure (by default record linkage, [risk_linkage()],
+#'    on the variables the intruder knows: it sees noise and is fast;
+#'    exact-match identifiability, blind to noise, is offered last and
+#'    warns), replicates and seed; the profile
 #'    ([ru_profile()]) runs in a background R process (\pkg{future} and
 #'    \pkg{promises}) with a progress bar and a cancel button, so the app
 #'    stays responsive.
@@ -162,11 +165,7 @@ workbench_ui <- function(data, data_name) {
           shiny::textInput("noise", "Noise amounts (comma separated)", ""),
           shiny::selectInput("noise_dist", "Noise distribution", c("uniform", "normal")))),
         shiny::column(7, card("Risk measure and run",
-          shiny::selectInput("risk", "Risk measure", c(
-            "Identifiability by exact matching (Cologne)" = "identifiability",
-            "Record matching probability (Reiter; Zhou et al.)" = "match",
-            "k-anonymity strict average risk (quasi-identifiers)" = "kanon",
-            "None" = "none")),
+          shiny::selectInput("risk", "Risk measure", workbench_risk_choices()),
           shiny::selectizeInput("known", "Variables the intruder knows", NULL, multiple = TRUE),
           shiny::fluidRow(
             shiny::column(6, shiny::numericInput("nrep", "Replicates of random schemes", 10, 1, 1000, 1)),
@@ -200,6 +199,16 @@ workbench_ui <- function(data, data_name) {
             "The masked file carries no original values of the masked variables and no masking",
             "parameters; noise is drawn from a seed that is not recorded anywhere.")))
   )
+}
+
+# The risk measures the app offers, those that see noise first; the first
+# is the default (workbench_presets()).
+workbench_risk_choices <- function() {
+  c("Record linkage by distance (sees noise; fast)" = "linkage",
+    "Record matching probability (Reiter; Zhou et al.; sees noise; slower)" = "match",
+    "k-anonymity strict average risk (quasi-identifiers)" = "kanon",
+    "Identifiability by exact matching (Cologne; blind to noise)" = "identifiability",
+    "None" = "none")
 }
 
 # A tab of the navbar: bslib::nav_panel() (bslib >= 0.5.0), else bslib::nav().

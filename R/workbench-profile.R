@@ -143,6 +143,8 @@ workbench_risk_args <- function(spec, data) {
     cols
   }
   switch(risk,
+    linkage = list(risk = risk_spec("linkage",
+                                    vars = need(spec$known, "the variables the intruder knows"))),
     identifiability = list(risk = "identifiability",
                            known = need(spec$known, "the variables the intruder knows")),
     match = list(risk = "match", known = need(spec$known, "the variables the intruder knows"),
@@ -343,6 +345,7 @@ workbench_profile_call <- function(spec, data_name = "data") {
                sprintf("mask_noise(%s, dist = \"%s\")", format(amounts),
                        spec$noise_dist %||% "uniform"))
   risk <- switch(spec$risk %||% "none",
+    linkage = sprintf("risk = risk_spec(\"linkage\", vars = %s)", deparse1(spec$known)),
     identifiability = sprintf("risk = \"identifiability\", known = %s", deparse1(spec$known)),
     match = sprintf("risk = \"match\", known = %s", deparse1(spec$known)),
     kanon = sprintf("risk = risk_spec(\"kanon\", keys = %s, measure = \"strict_avg\")",

@@ -234,21 +234,8 @@ double family_dev_block(int family, int len, const double *y, const double *mu,
 
 int family_support(int family, const double *y, const double *wt, size_t n)
 {
-    int bad = 0;
-    switch (family) {
-    case FAM_BINOMIAL:
-        for (size_t i = 0; i < n; i++) bad |= (y[i] < 0.0 || y[i] > 1.0) && wt[i] > 0.0;
-        break;
-    case FAM_POISSON:
-        for (size_t i = 0; i < n; i++) bad |= y[i] < 0.0;
-        break;
-    case FAM_GAMMA:
-        for (size_t i = 0; i < n; i++) bad |= y[i] <= 0.0;
-        break;
-    default:
-        break;
-    }
-    return bad;
+    /* initialize's own check (weights are non-negative, checked in R) */
+    return family_initialize(family, y, wt, n, NULL, NULL);
 }
 
 int family_initialize(int family, const double *y, const double *wt, size_t n,
@@ -261,13 +248,13 @@ int family_initialize(int family, const double *y, const double *wt, size_t n,
             double yi = wt[i] == 0.0 ? 0.0 : y[i];
             bad |= yi < 0.0 || yi > 1.0;
             if (y_out) y_out[i] = yi;
-            mustart[i] = (wt[i] * yi + 0.5) / (wt[i] + 1.0);
+            if (mustart) mustart[i] = (wt[i] * yi + 0.5) / (wt[i] + 1.0);
         }
         break;
     case FAM_POISSON:
         for (size_t i = 0; i < n; i++) {
             bad |= y[i] < 0.0;
-            mustart[i] = y[i] + 0.1;
+            if (mustart) mustart[i] = y[i] + 0.1;
         }
         break;
     case FAM_GAMMA:

@@ -50,8 +50,8 @@ int family_support(int family, const double *y, const double *wt, size_t n);
 
 /* family$initialize of the stats families: y_out (binomial only, if not
  * NULL) is the response it leaves (0 where the weight is 0) and mustart
- * (binomial and poisson; the others start from y itself) the starting
- * means; returns 1 where initialize would stop. */
+ * (binomial and poisson, if not NULL; the others start from y itself) the
+ * starting means; returns 1 where initialize would stop. */
 int family_initialize(int family, const double *y, const double *wt, size_t n,
                       double *y_out, double *mustart);
 

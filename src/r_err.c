@@ -31,16 +31,13 @@ SEXP r_err_derivs(SEXP spec)
     const double *theta = r_field_double(spec, "theta", P, 0);
     int expected = r_field_int1(spec, "expected", 0, 1);
     const char *names[] = { "deviance", "score", "info", "" };
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SEXP score = PROTECT(allocVector(REALSXP, P));
-    SEXP info = PROTECT(allocMatrix(REALSXP, P, P));
+    SEXP out = PROTECT(r_named_list(names));
+    double *score = REAL(r_list_set(out, "score", allocVector(REALSXP, P)));
+    double *info = REAL(r_list_set(out, "info", allocMatrix(REALSXP, P, P)));
     double *zg = (double *) R_alloc(dat.n > 0 ? dat.n : 1, sizeof(double));
-    double dev = err_derivatives(&dat, theta, theta[dat.p], expected, REAL(score),
-                                 REAL(info), zg);
-    SET_VECTOR_ELT(out, 0, ScalarReal(dev));
-    SET_VECTOR_ELT(out, 1, score);
-    SET_VECTOR_ELT(out, 2, info);
-    UNPROTECT(3);
+    double dev = err_derivatives(&dat, theta, theta[dat.p], expected, score, info, zg);
+    r_list_set(out, "deviance", ScalarReal(dev));
+    UNPROTECT(1);
     return out;
 }
 
@@ -59,33 +56,29 @@ SEXP r_err_fit(SEXP spec)
                         r_field_int1(spec, "max_halving", 0, INT_MAX),
                         r_field_double1(spec, "eps", 0.0, INFINITY) };
     if (!(ctl.eps > 0)) r_field_error("eps", "positive");
-    SEXP theta = PROTECT(allocVector(REALSXP, P));
-    double *th = REAL(theta);
+    const char *names[] = { "coefficients", "deviance", "iter", "converged",
+                            "boundary", "status", "score", "info", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    double *th = REAL(r_list_set(out, "coefficients", allocVector(REALSXP, P)));
     for (int j = 0; j < P; j++) th[j] = start[j];
+    double *score = REAL(r_list_set(out, "score", allocVector(REALSXP, P)));
+    double *info = REAL(r_list_set(out, "info", allocMatrix(REALSXP, P, P)));
     err_result res;
-    SEXP score = PROTECT(allocVector(REALSXP, P));
-    SEXP info = PROTECT(allocMatrix(REALSXP, P, P));
     if (fixed)
-        err_fit_gamma(&dat, th, th[p], &ctl, &res, REAL(score), REAL(info));
+        err_fit_gamma(&dat, th, th[p], &ctl, &res, score, info);
     else
-        err_fit_joint(&dat, th, th + p, &ctl, &res, REAL(score), REAL(info));
+        err_fit_joint(&dat, th, th + p, &ctl, &res, score, info);
     if (res.status == ERR_NOMEM) error("not enough memory to fit %zu records", dat.n);
     if (res.status == ERR_INFEASIBLE || res.status == ERR_SINGULAR) {
         /* the derivatives are not defined there */
-        for (int j = 0; j < P; j++) REAL(score)[j] = NA_REAL;
-        for (int j = 0; j < P * P; j++) REAL(info)[j] = NA_REAL;
+        for (int j = 0; j < P; j++) score[j] = NA_REAL;
+        for (int j = 0; j < P * P; j++) info[j] = NA_REAL;
     }
-    const char *names[] = { "coefficients", "deviance", "iter", "converged",
-                            "boundary", "status", "score", "info", "" };
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, theta);
-    SET_VECTOR_ELT(out, 1, ScalarReal(res.deviance));
-    SET_VECTOR_ELT(out, 2, ScalarInteger(res.iter));
-    SET_VECTOR_ELT(out, 3, ScalarLogical(res.converged));
-    SET_VECTOR_ELT(out, 4, ScalarInteger(res.boundary));
-    SET_VECTOR_ELT(out, 5, ScalarInteger(res.status));
-    SET_VECTOR_ELT(out, 6, score);
-    SET_VECTOR_ELT(out, 7, info);
-    UNPROTECT(4);
+    r_list_set(out, "deviance", ScalarReal(res.deviance));
+    r_list_set(out, "iter", ScalarInteger(res.iter));
+    r_list_set(out, "converged", ScalarLogical(res.converged));
+    r_list_set(out, "boundary", ScalarInteger(res.boundary));
+    r_list_set(out, "status", ScalarInteger(res.status));
+    UNPROTECT(1);
     return out;
 }

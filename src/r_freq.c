@@ -1,6 +1,7 @@
 #include <R.h>
 #include <Rinternals.h>
 #include "freq.h"
+#include "r_util.h"
 #include "r_epimask.h"
 
 static void check_code_matrix(SEXP codes, const char *arg)
@@ -15,22 +16,16 @@ SEXP r_freq_group(SEXP codes)
     check_code_matrix(codes, "codes");
     size_t n = (size_t) nrows(codes);
     int k = ncols(codes);
-    SEXP group = PROTECT(allocVector(INTSXP, (R_xlen_t) n));
+    const char *names[] = { "group", "size", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    int *g = INTEGER(r_list_set(out, "group", allocVector(INTSXP, (R_xlen_t) n)));
     int *size = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
-    int n_groups = n == 0 ? 0 : freq_group(INTEGER(codes), n, k, INTEGER(group), size);
+    int n_groups = n == 0 ? 0 : freq_group(INTEGER(codes), n, k, g, size);
     if (n_groups < 0) error("not enough memory to count %zu records", n);
-    int *g = INTEGER(group);
     for (size_t i = 0; i < n; i++) g[i]++;
-    SEXP sizes = PROTECT(allocVector(INTSXP, n_groups));
-    for (int j = 0; j < n_groups; j++) INTEGER(sizes)[j] = size[j];
-    SEXP out = PROTECT(allocVector(VECSXP, 2));
-    SET_VECTOR_ELT(out, 0, group);
-    SET_VECTOR_ELT(out, 1, sizes);
-    SEXP names = PROTECT(allocVector(STRSXP, 2));
-    SET_STRING_ELT(names, 0, mkChar("group"));
-    SET_STRING_ELT(names, 1, mkChar("size"));
-    setAttrib(out, R_NamesSymbol, names);
-    UNPROTECT(4);
+    int *sizes = INTEGER(r_list_set(out, "size", allocVector(INTSXP, n_groups)));
+    for (int j = 0; j < n_groups; j++) sizes[j] = size[j];
+    UNPROTECT(1);
     return out;
 }
 

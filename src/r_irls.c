@@ -36,33 +36,27 @@ static const double *optional_double(SEXP spec, const char *name, R_xlen_t len)
     return r_field_double(spec, name, len, 0);
 }
 
-static SEXP named_list(const char **names)
-{
-    return mkNamed(VECSXP, names);
-}
-
 /* The code tables of glm_codes.h as named integer vectors (for .onLoad). */
 #define CODE_COUNT(name, code, value) + 1
 #define CODE_FILL(name, code, value) \
     INTEGER(v)[k] = value; SET_STRING_ELT(nm, k, mkChar(#name)); k++;
-#define CODE_VECTOR(table, slot) do { \
+#define CODE_VECTOR(table, field) do { \
         int k = 0; \
-        SEXP v = PROTECT(allocVector(INTSXP, 0 table(CODE_COUNT))); \
+        SEXP v = r_list_set(out, field, allocVector(INTSXP, 0 table(CODE_COUNT))); \
         SEXP nm = PROTECT(allocVector(STRSXP, XLENGTH(v))); \
         table(CODE_FILL) \
         setAttrib(v, R_NamesSymbol, nm); \
-        SET_VECTOR_ELT(out, slot, v); \
-        UNPROTECT(2); \
+        UNPROTECT(1); \
     } while (0)
 
 SEXP r_glm_codes(void)
 {
     const char *names[] = { "family", "link", "status", "warning", "" };
-    SEXP out = PROTECT(named_list(names));
-    CODE_VECTOR(GLM_FAMILY_TABLE, 0);
-    CODE_VECTOR(GLM_LINK_TABLE, 1);
-    CODE_VECTOR(IRLS_STATUS_TABLE, 2);
-    CODE_VECTOR(IRLS_WARNING_TABLE, 3);
+    SEXP out = PROTECT(r_named_list(names));
+    CODE_VECTOR(GLM_FAMILY_TABLE, "family");
+    CODE_VECTOR(GLM_LINK_TABLE, "link");
+    CODE_VECTOR(IRLS_STATUS_TABLE, "status");
+    CODE_VECTOR(IRLS_WARNING_TABLE, "warning");
     UNPROTECT(1);
     return out;
 }
@@ -96,34 +90,32 @@ SEXP r_irls_fit(SEXP spec)
                             "weights", "residuals", "cov.unscaled", "pivot",
                             "deviance", "iter", "converged", "boundary", "rank",
                             "status", "warnings", "used_qr", "" };
-    SEXP out = PROTECT(named_list(names));
-    SEXP beta = PROTECT(allocVector(REALSXP, p));
-    SEXP eta = PROTECT(allocVector(REALSXP, nn));
-    SEXP mu = PROTECT(allocVector(REALSXP, nn));
-    SEXP ww = PROTECT(allocVector(REALSXP, nn));
-    SEXP resid = PROTECT(allocVector(REALSXP, nn));
-    SEXP cov = PROTECT(allocMatrix(REALSXP, p, p));
-    SEXP pivot = PROTECT(allocVector(INTSXP, p));
-    memset(REAL(beta), 0, (size_t) p * sizeof(double));
-    double *dest = mode == IRLS_START_COEF ? REAL(beta) : (mode == IRLS_START_ETA ? REAL(eta) : REAL(mu));
+    SEXP out = PROTECT(r_named_list(names));
+    double *beta = REAL(r_list_set(out, "coefficients", allocVector(REALSXP, p)));
+    double *eta = REAL(r_list_set(out, "linear.predictors", allocVector(REALSXP, nn)));
+    double *mu = REAL(r_list_set(out, "fitted.values", allocVector(REALSXP, nn)));
+    double *ww = REAL(r_list_set(out, "weights", allocVector(REALSXP, nn)));
+    double *resid = REAL(r_list_set(out, "residuals", allocVector(REALSXP, nn)));
+    double *cov = REAL(r_list_set(out, "cov.unscaled", allocMatrix(REALSXP, p, p)));
+    int *pivot = INTEGER(r_list_set(out, "pivot", allocVector(INTSXP, p)));
+    memset(beta, 0, (size_t) p * sizeof(double));
+    double *dest = mode == IRLS_START_COEF ? beta : (mode == IRLS_START_ETA ? eta : mu);
     memcpy(dest, start, (mode == IRLS_START_COEF ? (size_t) p : n) * sizeof(double));
 
     irls_result res;
-    irls_run(x, n, p, y, wt, offset, fam, &ctl, mode, REAL(beta), REAL(eta), REAL(mu),
-             REAL(ww), REAL(resid), REAL(cov), INTEGER(pivot), &res);
-    for (int j = 0; j < p; j++) INTEGER(pivot)[j]++;
+    irls_run(x, n, p, y, wt, offset, fam, &ctl, mode, beta, eta, mu, ww, resid, cov, pivot,
+             &res);
+    for (int j = 0; j < p; j++) pivot[j]++;
 
-    SEXP parts[] = { beta, eta, mu, ww, resid, cov, pivot };
-    for (int k = 0; k < 7; k++) SET_VECTOR_ELT(out, k, parts[k]);
-    SET_VECTOR_ELT(out, 7, ScalarReal(res.deviance));
-    SET_VECTOR_ELT(out, 8, ScalarInteger(res.iter));
-    SET_VECTOR_ELT(out, 9, ScalarLogical(res.converged));
-    SET_VECTOR_ELT(out, 10, ScalarLogical(res.boundary));
-    SET_VECTOR_ELT(out, 11, ScalarInteger(res.rank));
-    SET_VECTOR_ELT(out, 12, ScalarInteger(res.status));
-    SET_VECTOR_ELT(out, 13, ScalarInteger(res.warnings));
-    SET_VECTOR_ELT(out, 14, ScalarLogical(res.used_qr));
-    UNPROTECT(8);
+    r_list_set(out, "deviance", ScalarReal(res.deviance));
+    r_list_set(out, "iter", ScalarInteger(res.iter));
+    r_list_set(out, "converged", ScalarLogical(res.converged));
+    r_list_set(out, "boundary", ScalarLogical(res.boundary));
+    r_list_set(out, "rank", ScalarInteger(res.rank));
+    r_list_set(out, "status", ScalarInteger(res.status));
+    r_list_set(out, "warnings", ScalarInteger(res.warnings));
+    r_list_set(out, "used_qr", ScalarLogical(res.used_qr));
+    UNPROTECT(1);
     return out;
 }
 
@@ -150,19 +142,16 @@ SEXP r_irls_stat_many(SEXP spec)
     double tol = r_field_double1(spec, "tol", 0.0, 1.0);
     int threads = r_field_int1(spec, "threads", 1, 1 << 16);
     const char *names[] = { "coefficients", "se", "" };
-    SEXP out = PROTECT(named_list(names));
-    SEXP coef = PROTECT(allocMatrix(REALSXP, p, nrep));
-    SEXP se = PROTECT(allocMatrix(REALSXP, p, nrep));
-    irls_stat_many(x, n, p, wt, offset, fam, stat, nrep, start, maxit, tol, threads,
-                   REAL(coef), REAL(se));
-    R_xlen_t len = XLENGTH(coef);
-    for (R_xlen_t k = 0; k < len; k++) {
-        if (isnan(REAL(coef)[k])) REAL(coef)[k] = NA_REAL;
-        if (isnan(REAL(se)[k])) REAL(se)[k] = NA_REAL;
+    SEXP out = PROTECT(r_named_list(names));
+    double *coef = REAL(r_list_set(out, "coefficients", allocMatrix(REALSXP, p, nrep)));
+    double *se = REAL(r_list_set(out, "se", allocMatrix(REALSXP, p, nrep)));
+    irls_stat_many(x, n, p, wt, offset, fam, stat, nrep, start, maxit, tol, threads, coef, se);
+    size_t len = (size_t) p * (size_t) nrep;
+    for (size_t k = 0; k < len; k++) {
+        if (isnan(coef[k])) coef[k] = NA_REAL;
+        if (isnan(se[k])) se[k] = NA_REAL;
     }
-    SET_VECTOR_ELT(out, 0, coef);
-    SET_VECTOR_ELT(out, 1, se);
-    UNPROTECT(3);
+    UNPROTECT(1);
     return out;
 }
 
@@ -231,15 +220,13 @@ SEXP r_irls_initialize(SEXP spec)
         for (R_xlen_t i = 0; i < n && !zeroed; i++) zeroed = pw[i] == 0.0 && py[i] != 0.0;
     int own_start = fam.family == FAM_BINOMIAL || fam.family == FAM_POISSON;
     const char *names[] = { "y", "mustart", "status", "" };
-    SEXP out = PROTECT(named_list(names));
-    SEXP y_out = PROTECT(zeroed ? allocVector(REALSXP, n) : y);
-    SEXP mustart = PROTECT(own_start ? allocVector(REALSXP, n) : y);
+    SEXP out = PROTECT(r_named_list(names));
+    SEXP y_out = r_list_set(out, "y", zeroed ? allocVector(REALSXP, n) : y);
+    SEXP mustart = r_list_set(out, "mustart", own_start ? allocVector(REALSXP, n) : y);
     int bad = family_initialize(fam.family, py, pw, (size_t) n, zeroed ? REAL(y_out) : NULL,
                                 own_start ? REAL(mustart) : NULL);
-    SET_VECTOR_ELT(out, 0, y_out);
-    SET_VECTOR_ELT(out, 1, mustart);
-    SET_VECTOR_ELT(out, 2, ScalarInteger(bad));
-    UNPROTECT(3);
+    r_list_set(out, "status", ScalarInteger(bad));
+    UNPROTECT(1);
     return out;
 }
 

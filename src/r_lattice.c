@@ -18,16 +18,6 @@ static const int *code_matrix(SEXP spec, size_t *n, int *ncol)
     return INTEGER_RO(codes);
 }
 
-static SEXP named_list(int n, const char **names)
-{
-    SEXP out = PROTECT(allocVector(VECSXP, n));
-    SEXP nm = PROTECT(allocVector(STRSXP, n));
-    for (int i = 0; i < n; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
-    setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(2);
-    return out;
-}
-
 /* spec: codes (n x p integer matrix), ncol (group on the first ncol columns),
  * count (n doubles: the records behind each row).
  * Returns list(group = 1-based group of each row, size = records per group,
@@ -44,20 +34,17 @@ SEXP r_lattice_group(SEXP spec)
     double *size = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
     int g = lattice_group(codes, n, n, ncol, count, group, size, first);
     if (g < 0) error("not enough memory to group %zu rows", n);
-    const char *names[] = {"group", "size", "first"};
-    SEXP out = PROTECT(named_list(3, names));
-    SEXP r_group = PROTECT(allocVector(INTSXP, (R_xlen_t) n));
-    SEXP r_size = PROTECT(allocVector(REALSXP, g));
-    SEXP r_first = PROTECT(allocVector(INTSXP, g));
-    for (size_t i = 0; i < n; i++) INTEGER(r_group)[i] = group[i] + 1;
+    const char *names[] = { "group", "size", "first", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    int *r_group = INTEGER(r_list_set(out, "group", allocVector(INTSXP, (R_xlen_t) n)));
+    double *r_size = REAL(r_list_set(out, "size", allocVector(REALSXP, g)));
+    int *r_first = INTEGER(r_list_set(out, "first", allocVector(INTSXP, g)));
+    for (size_t i = 0; i < n; i++) r_group[i] = group[i] + 1;
     for (int j = 0; j < g; j++) {
-        REAL(r_size)[j] = size[j];
-        INTEGER(r_first)[j] = first[j] + 1;
+        r_size[j] = size[j];
+        r_first[j] = first[j] + 1;
     }
-    SET_VECTOR_ELT(out, 0, r_group);
-    SET_VECTOR_ELT(out, 1, r_size);
-    SET_VECTOR_ELT(out, 2, r_first);
-    UNPROTECT(4);
+    UNPROTECT(1);
     return out;
 }
 
@@ -93,15 +80,13 @@ SEXP r_lattice_rollup(SEXP spec)
     int g = lattice_rollup(codes, count, n, p, map, map_len, out_codes, out_count);
     if (g == -2) r_field_error("maps", "covering every code of its column");
     if (g < 0) error("not enough memory to roll up %zu rows", n);
-    const char *names[] = {"codes", "count"};
-    SEXP out = PROTECT(named_list(2, names));
-    SEXP r_codes = PROTECT(allocMatrix(INTSXP, g, p));
-    SEXP r_count = PROTECT(allocVector(REALSXP, g));
-    for (size_t i = 0; i < (size_t) g * (size_t) p; i++) INTEGER(r_codes)[i] = out_codes[i];
-    for (int j = 0; j < g; j++) REAL(r_count)[j] = out_count[j];
-    SET_VECTOR_ELT(out, 0, r_codes);
-    SET_VECTOR_ELT(out, 1, r_count);
-    UNPROTECT(3);
+    const char *names[] = { "codes", "count", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    int *r_codes = INTEGER(r_list_set(out, "codes", allocMatrix(INTSXP, g, p)));
+    double *r_count = REAL(r_list_set(out, "count", allocVector(REALSXP, g)));
+    for (size_t i = 0; i < (size_t) g * (size_t) p; i++) r_codes[i] = out_codes[i];
+    for (int j = 0; j < g; j++) r_count[j] = out_count[j];
+    UNPROTECT(1);
     return out;
 }
 
@@ -124,12 +109,13 @@ SEXP r_lattice_diversity(SEXP spec)
         if (value[i] < 1 || value[i] > m) r_field_error("value", "within 1..length(q)");
         cls0[i] = cls[i] - 1;
     }
-    const char *names[] = {"distinct", "entropy_l", "emd"};
-    SEXP out = PROTECT(named_list(3, names));
-    for (int j = 0; j < 3; j++) SET_VECTOR_ELT(out, j, allocVector(REALSXP, n_classes));
+    const char *names[] = { "distinct", "entropy_l", "emd", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    double *distinct = REAL(r_list_set(out, "distinct", allocVector(REALSXP, n_classes)));
+    double *entropy_l = REAL(r_list_set(out, "entropy_l", allocVector(REALSXP, n_classes)));
+    double *emd = REAL(r_list_set(out, "emd", allocVector(REALSXP, n_classes)));
     if (lattice_diversity(cls0, value, count, (size_t) n, n_classes, (int) m, q,
-                          ordered, REAL(VECTOR_ELT(out, 0)),
-                          REAL(VECTOR_ELT(out, 1)), REAL(VECTOR_ELT(out, 2))) < 0)
+                          ordered, distinct, entropy_l, emd) < 0)
         error("not enough memory for the diversity of %d classes", n_classes);
     UNPROTECT(1);
     return out;

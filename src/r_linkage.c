@@ -24,22 +24,15 @@ SEXP r_linkage_run(SEXP spec)
     const double *y = r_field_double(spec, "y", -1, 1);
     int method = r_field_int1(spec, "method", 0, 1);
     int threads = r_field_int1(spec, "threads", 1, 1024);
-    SEXP weight = PROTECT(Rf_allocVector(REALSXP, n));
-    SEXP ties = PROTECT(Rf_allocVector(REALSXP, n));
-    SEXP dist = PROTECT(Rf_allocVector(REALSXP, n));
-    int status = linkage_run(x, y, (size_t) n, d, method, threads, REAL(weight), REAL(ties),
-                             REAL(dist), pending_interrupt);
+    const char *names[] = { "weight", "ties", "min_dist", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    double *weight = REAL(r_list_set(out, "weight", Rf_allocVector(REALSXP, n)));
+    double *ties = REAL(r_list_set(out, "ties", Rf_allocVector(REALSXP, n)));
+    double *dist = REAL(r_list_set(out, "min_dist", Rf_allocVector(REALSXP, n)));
+    int status = linkage_run(x, y, (size_t) n, d, method, threads, weight, ties, dist,
+                             pending_interrupt);
     if (status == -1) Rf_error("not enough memory to index %ld records", (long) n);
     if (status == -2) Rf_error("interrupted");
-    SEXP out = PROTECT(Rf_allocVector(VECSXP, 3));
-    SET_VECTOR_ELT(out, 0, weight);
-    SET_VECTOR_ELT(out, 1, ties);
-    SET_VECTOR_ELT(out, 2, dist);
-    SEXP names = PROTECT(Rf_allocVector(STRSXP, 3));
-    SET_STRING_ELT(names, 0, Rf_mkChar("weight"));
-    SET_STRING_ELT(names, 1, Rf_mkChar("ties"));
-    SET_STRING_ELT(names, 2, Rf_mkChar("min_dist"));
-    Rf_setAttrib(out, R_NamesSymbol, names);
-    UNPROTECT(5);
+    UNPROTECT(1);
     return out;
 }

@@ -114,11 +114,13 @@ SEXP r_risk_match(SEXP job)
     }
     PROTECT(own);
 
-    SEXP prob_true = PROTECT(allocVector(REALSXP, (R_xlen_t) n_targets));
-    SEXP prob_max = PROTECT(allocVector(REALSXP, (R_xlen_t) n_targets));
-    SEXP n_tied = PROTECT(allocVector(INTSXP, (R_xlen_t) n_targets));
-    SEXP correct = PROTECT(allocVector(INTSXP, (R_xlen_t) n_targets));
-    rm_result res = { REAL(prob_true), REAL(prob_max), INTEGER(n_tied), INTEGER(correct) };
+    const char *names[] = { "prob_true", "prob_max", "c", "I", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    R_xlen_t nt = (R_xlen_t) n_targets;
+    rm_result res = { REAL(r_list_set(out, "prob_true", allocVector(REALSXP, nt))),
+                      REAL(r_list_set(out, "prob_max", allocVector(REALSXP, nt))),
+                      INTEGER(r_list_set(out, "c", allocVector(INTSXP, nt))),
+                      INTEGER(r_list_set(out, "I", allocVector(INTSXP, nt))) };
 
     size_t bytes = rm_job_scratch_bytes(&rel, ix);
     char *scratch = (char *) R_alloc((size_t) threads * bytes + 64, 1);
@@ -129,13 +131,7 @@ SEXP r_risk_match(SEXP job)
         R_CheckUserInterrupt();
     }
 
-    const char *names[] = { "prob_true", "prob_max", "c", "I", "" };
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, prob_true);
-    SET_VECTOR_ELT(out, 1, prob_max);
-    SET_VECTOR_ELT(out, 2, n_tied);
-    SET_VECTOR_ELT(out, 3, correct);
-    UNPROTECT(6);
+    UNPROTECT(2);
     return out;
 }
 

@@ -21,18 +21,13 @@ SEXP r_suda_search(SEXP spec)
     for (R_xlen_t i = 0; i < XLENGTH(codes); i++)
         if (cv[i] == NA_INTEGER || cv[i] < 1) r_field_error("codes", "codes >= 1, free of NA");
     int max_k = r_field_int1(spec, "max_k", 1, A);
-    SEXP msu = PROTECT(Rf_allocMatrix(INTSXP, n, max_k));
-    SEXP attr = PROTECT(Rf_allocMatrix(REALSXP, A, max_k));
-    int status = suda_search(cv, n, A, max_k, INTEGER(msu), REAL(attr), pending_interrupt);
+    const char *names[] = { "msu", "attr", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    int *msu = INTEGER(r_list_set(out, "msu", Rf_allocMatrix(INTSXP, n, max_k)));
+    double *attr = REAL(r_list_set(out, "attr", Rf_allocMatrix(REALSXP, A, max_k)));
+    int status = suda_search(cv, n, A, max_k, msu, attr, pending_interrupt);
     if (status == -1) Rf_error("not enough memory for the SUDA search of %d records", n);
     if (status == -2) Rf_error("interrupted");
-    SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
-    SET_VECTOR_ELT(out, 0, msu);
-    SET_VECTOR_ELT(out, 1, attr);
-    SEXP names = PROTECT(Rf_allocVector(STRSXP, 2));
-    SET_STRING_ELT(names, 0, Rf_mkChar("msu"));
-    SET_STRING_ELT(names, 1, Rf_mkChar("attr"));
-    Rf_setAttrib(out, R_NamesSymbol, names);
-    UNPROTECT(4);
+    UNPROTECT(1);
     return out;
 }

@@ -8,18 +8,36 @@ void r_field_error(const char *name, const char *expected)
     Rf_error("epimask-field: %s: %s", name, expected);
 }
 
+/* Position of name in a named list, -1 when absent (allocates nothing). */
+static R_xlen_t field_index(SEXP list, const char *name)
+{
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    if (TYPEOF(names) != STRSXP) return -1;
+    R_xlen_t n = XLENGTH(list);
+    for (R_xlen_t i = 0; i < n; i++)
+        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return i;
+    return -1;
+}
+
 SEXP r_field(SEXP list, const char *name)
 {
     if (TYPEOF(list) != VECSXP) r_field_error("(spec)", "a named list");
-    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
-    R_xlen_t n = XLENGTH(list);
-    if (TYPEOF(names) == STRSXP) {
-        for (R_xlen_t i = 0; i < n; i++) {
-            if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(list, i);
-        }
-    }
-    r_field_error(name, "present");
-    return R_NilValue; /* not reached */
+    R_xlen_t i = field_index(list, name);
+    if (i < 0) r_field_error(name, "present");
+    return VECTOR_ELT(list, i);
+}
+
+SEXP r_named_list(const char **names)
+{
+    return Rf_mkNamed(VECSXP, names);
+}
+
+SEXP r_list_set(SEXP list, const char *name, SEXP value)
+{
+    R_xlen_t i = TYPEOF(list) == VECSXP ? field_index(list, name) : -1;
+    if (i < 0) Rf_error("internal error: the result list has no field '%s'", name);
+    SET_VECTOR_ELT(list, i, value);
+    return value;
 }
 
 R_xlen_t r_field_length(SEXP list, const char *name)

@@ -24,4 +24,18 @@ R_xlen_t r_field_length(SEXP list, const char *name);
 
 void r_field_error(const char *name, const char *expected) __attribute__((noreturn));
 
+/* Results go back the same way, as named lists built field by field:
+ *   const char *names[] = { "coefficients", "deviance", "" };
+ *   SEXP out = PROTECT(r_named_list(names));
+ *   double *beta = REAL(r_list_set(out, "coefficients", allocVector(REALSXP, p)));
+ *   r_list_set(out, "deviance", ScalarReal(dev));
+ *   UNPROTECT(1);
+ * r_named_list() returns a list of NULLs with those names ("" ends them, as
+ * for mkNamed), unprotected. r_list_set() stores value under name and
+ * returns it; it allocates nothing, so a freshly allocated value needs no
+ * PROTECT of its own once stored in the protected list. A name the list
+ * does not have is an internal error. */
+SEXP r_named_list(const char **names);
+SEXP r_list_set(SEXP list, const char *name, SEXP value);
+
 #endif

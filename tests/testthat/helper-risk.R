@@ -84,13 +84,13 @@ ref_risk_match <- function(original, masked, known, unknown = NULL) {
 }
 
 expect_match_equal <- function(got, want) {
-  expect_equal(got$per_target$prob_true, want$prob_true, tolerance = 1e-8)
-  expect_equal(got$per_target$prob_max, want$prob_max, tolerance = 1e-8)
+  expect_equal(got$per_target$prob_true, want$prob_true, tolerance = tol_exact)
+  expect_equal(got$per_target$prob_max, want$prob_max, tolerance = tol_exact)
   expect_identical(got$per_target$c, want$c)
   expect_identical(got$per_target$I, want$I)
-  expect_equal(got$expected_match_risk, want$expected, tolerance = 1e-12)
+  expect_equal(got$expected_match_risk, want$expected, tolerance = tol_exact)
   expect_equal(got$percent_correct, 100 * want$expected / length(want$c),
-               tolerance = 1e-12)
+               tolerance = tol_exact)
   expect_equal(got$true_match_rate, want$true_rate)
   expect_equal(got$false_match_rate, want$false_rate)
 }

@@ -72,12 +72,12 @@ test_that("zip_mortality has the documented columns, types and ranges", {
   expect_true(all(props >= 0 & props <= 1))
   age_share <- as.matrix(zm[paste0("p_age", age)])
   female_share <- as.matrix(zm[paste0("p_female", age)])
-  expect_equal(unname(rowSums(age_share)), rep(1, 2000), tolerance = 1e-12)
-  expect_equal(unname(rowSums(female_share)), zm$p_female, tolerance = 1e-12)
+  expect_equal(unname(rowSums(age_share)), rep(1, 2000), tolerance = tol_exact)
+  expect_equal(unname(rowSums(female_share)), zm$p_female, tolerance = tol_exact)
   expect_true(all(female_share <= age_share + 1e-12))
   # shares are realized counts over person-years
   expect_equal(zm$p_black * zm$person_years, round(zm$p_black * zm$person_years),
-               tolerance = 1e-8)
+               tolerance = tol_exact)
 })
 
 test_that("zip_mortality deaths carry a positive race effect of the stated size", {
@@ -89,7 +89,8 @@ test_that("zip_mortality deaths carry a positive race effect of the stated size"
   est <- coef(fit)[["p_black"]]
   se <- sqrt(vcov(fit)["p_black", "p_black"])
   # the ecological coefficient approximates the individual log OR of 0.4
-  expect_lt(abs(est - 0.4), 4 * se + 0.1)
+  # (the bundled data are fixed: measured 0.014, SE 0.017; 4 SE)
+  expect_lt(abs(est - 0.4), 4 * se)
   expect_gt(coef(fit)[["p_age85plus"]], 0)
 })
 

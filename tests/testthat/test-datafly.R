@@ -194,6 +194,7 @@ test_that("print, summary and plot work", {
   pdf(NULL)
   on.exit(dev.off())
   expect_equal(sum(plot(res)), 5)
+  expect_plot_snapshot("datafly class sizes", function() plot(res))
 })
 
 test_that("on random data the release is k-anonymous within the suppression budget", {

@@ -6,7 +6,7 @@ test_that("fit_glm equals glm for binomial cbind, proportions and factor respons
   fit <- fit_glm(cbind(ncases, ncontrols) ~ agegp + alcgp, esoph, binomial())
   expect_s3_class(fit, "epimask_glm")
   expect_same_fit(fit, ref)
-  expect_equal(summary(fit)$coefficients, summary(ref)$coefficients, tolerance = 1e-10)
+  expect_equal(summary(fit)$coefficients, summary(ref)$coefficients, tolerance = tol_glm)
   esoph$tot <- esoph$ncases + esoph$ncontrols
   esoph$prop <- esoph$ncases / esoph$tot
   fit2 <- fit_glm(prop ~ agegp + alcgp, esoph, "binomial", weights = tot)
@@ -48,23 +48,23 @@ test_that("methods agree with glm's: coef, vcov, logLik, AIC, deviance, nobs, co
   birthwt <- shipped_data("birthwt", "MASS")
   ref <- glm(low ~ age + lwt + factor(race) + smoke, binomial, birthwt)
   fit <- fit_glm(low ~ age + lwt + factor(race) + smoke, birthwt, binomial)
-  expect_equal(coef(fit), coef(ref), tolerance = 1e-10)
-  expect_equal(vcov(fit), vcov(ref), tolerance = 1e-10)
-  expect_equal(logLik(fit), logLik(ref), tolerance = 1e-10)
-  expect_equal(AIC(fit), AIC(ref), tolerance = 1e-10)
-  expect_equal(BIC(fit), BIC(ref), tolerance = 1e-10)
-  expect_equal(deviance(fit), deviance(ref), tolerance = 1e-10)
+  expect_equal(coef(fit), coef(ref), tolerance = tol_glm)
+  expect_equal(vcov(fit), vcov(ref), tolerance = tol_glm)
+  expect_equal(logLik(fit), logLik(ref), tolerance = tol_glm)
+  expect_equal(AIC(fit), AIC(ref), tolerance = tol_glm)
+  expect_equal(BIC(fit), BIC(ref), tolerance = tol_glm)
+  expect_equal(deviance(fit), deviance(ref), tolerance = tol_glm)
   expect_equal(nobs(fit), nobs(ref))
-  expect_equal(confint(fit), confint.default(ref), tolerance = 1e-10)
+  expect_equal(confint(fit), confint.default(ref), tolerance = tol_glm)
   expect_equal(confint(fit, "age", level = 0.9), confint.default(ref, "age", level = 0.9),
-               tolerance = 1e-10)
+               tolerance = tol_glm)
   for (type in c("deviance", "pearson", "working", "response"))
-    expect_equal(residuals(fit, type), residuals(ref, type), tolerance = 1e-10)
-  expect_equal(fitted(fit), fitted(ref), tolerance = 1e-10)
+    expect_equal(residuals(fit, type), residuals(ref, type), tolerance = tol_glm)
+  expect_equal(fitted(fit), fitted(ref), tolerance = tol_glm)
   gfit <- fit_glm(mpg ~ wt + hp, datasets::mtcars, gaussian)
   gref <- glm(mpg ~ wt + hp, gaussian, datasets::mtcars)
-  expect_equal(logLik(gfit), logLik(gref), tolerance = 1e-10)
-  expect_equal(summary(gfit)$coefficients, summary(gref)$coefficients, tolerance = 1e-10)
+  expect_equal(logLik(gfit), logLik(gref), tolerance = tol_glm)
+  expect_equal(summary(gfit)$coefficients, summary(gref)$coefficients, tolerance = tol_glm)
   expect_error(confint(fit, "nope"), class = "epimask_error_name")
 })
 
@@ -74,19 +74,19 @@ test_that("predict equals predict.glm on link and response scales, with se.fit",
   fit <- fit_glm(Claims ~ District + Age + offset(log(Holders)), insurance, poisson)
   nd <- insurance[c(2, 17, 40), ]
   for (type in c("link", "response")) {
-    expect_equal(predict(fit, nd, type = type), predict(ref, nd, type = type), tolerance = 1e-10)
+    expect_equal(predict(fit, nd, type = type), predict(ref, nd, type = type), tolerance = tol_glm)
     expect_equal(predict(fit, nd, type = type, se.fit = TRUE),
-                 predict(ref, nd, type = type, se.fit = TRUE), tolerance = 1e-10)
-    expect_equal(predict(fit, type = type), predict(ref, type = type), tolerance = 1e-10)
+                 predict(ref, nd, type = type, se.fit = TRUE), tolerance = tol_glm)
+    expect_equal(predict(fit, type = type), predict(ref, type = type), tolerance = tol_glm)
   }
   ref2 <- glm(Claims ~ District + Age, poisson, insurance, offset = log(Holders))
   fit2 <- fit_glm(Claims ~ District + Age, insurance, poisson, offset = log(Holders))
-  expect_equal(predict(fit2, nd, se.fit = TRUE), predict(ref2, nd, se.fit = TRUE), tolerance = 1e-10)
+  expect_equal(predict(fit2, nd, se.fit = TRUE), predict(ref2, nd, se.fit = TRUE), tolerance = tol_glm)
   gref <- glm(mpg ~ wt + factor(cyl), Gamma, datasets::mtcars)
   gfit <- fit_glm(mpg ~ wt + factor(cyl), datasets::mtcars, Gamma)
   nd <- data.frame(wt = c(2.5, 3.5), cyl = c(4, 8))
   expect_equal(predict(gfit, nd, type = "response", se.fit = TRUE),
-               predict(gref, nd, type = "response", se.fit = TRUE), tolerance = 1e-10)
+               predict(gref, nd, type = "response", se.fit = TRUE), tolerance = tol_glm)
   expect_error(predict(gfit, data.frame(cyl = 4)), class = "epimask_error_value")
 })
 
@@ -95,12 +95,12 @@ test_that("a rank-deficient formula reports NA like glm", {
   d$wt2 <- d$wt * 3
   ref <- glm(carb ~ wt + wt2 + hp, poisson, d)
   fit <- fit_glm(carb ~ wt + wt2 + hp, d, poisson)
-  expect_equal(coef(fit), coef(ref), tolerance = 1e-10)
+  expect_equal(coef(fit), coef(ref), tolerance = tol_glm)
   expect_identical(is.na(coef(fit)), is.na(coef(ref)))
-  expect_equal(vcov(fit, complete = FALSE), vcov(ref, complete = FALSE), tolerance = 1e-10)
+  expect_equal(vcov(fit, complete = FALSE), vcov(ref, complete = FALSE), tolerance = tol_glm)
   expect_output(print(summary(fit)), "1 not defined because of singularities")
   expect_equal(suppressWarnings(predict(fit, d[1:3, ])), suppressWarnings(predict(ref, d[1:3, ])),
-               tolerance = 1e-10)
+               tolerance = tol_glm)
 })
 
 test_that("summary holds glm's values; print and format show the coefficient table", {
@@ -109,11 +109,11 @@ test_that("summary holds glm's values; print and format show the coefficient tab
   # values, not the layout of one R version's print.summary.glm
   s <- summary(fit)
   sref <- summary(ref)
-  expect_equal(unname(s$coefficients), unname(sref$coefficients), tolerance = 1e-10)
+  expect_equal(unname(s$coefficients), unname(sref$coefficients), tolerance = tol_glm)
   expect_identical(rownames(s$coefficients), rownames(sref$coefficients))
-  expect_equal(unname(s$deviance.resid), unname(residuals(ref, "deviance")), tolerance = 1e-10)
+  expect_equal(unname(s$deviance.resid), unname(residuals(ref, "deviance")), tolerance = tol_glm)
   for (el in c("dispersion", "deviance", "null.deviance", "aic"))
-    expect_equal(s[[el]], sref[[el]], tolerance = 1e-10, info = el)
+    expect_equal(s[[el]], sref[[el]], tolerance = tol_glm, info = el)
   for (el in c("df.residual", "df.null", "iter")) expect_equal(s[[el]], sref[[el]], info = el)
   # the printed summary carries every coefficient name and estimate
   out <- capture.output(print(s))
@@ -123,10 +123,10 @@ test_that("summary holds glm's values; print and format show the coefficient tab
   qfit <- fit_glm(mpg ~ wt, datasets::mtcars, quasipoisson)
   expect_output(print(summary(qfit)), "t value")
   expect_equal(summary(qfit)$dispersion, summary(glm(mpg ~ wt, quasipoisson, datasets::mtcars))$dispersion,
-               tolerance = 1e-10)
+               tolerance = tol_glm)
   tab <- as.data.frame(fit)
   expect_named(tab, c("term", "estimate", "std.error", "statistic", "p.value"))
-  expect_equal(tab$p.value, unname(summary(ref)$coefficients[, 4]), tolerance = 1e-10)
+  expect_equal(tab$p.value, unname(summary(ref)$coefficients[, 4]), tolerance = tol_glm)
   # format(): character, a header and one line per coefficient, in order
   txt <- format(fit)
   expect_type(txt, "character")
@@ -134,7 +134,7 @@ test_that("summary holds glm's values; print and format show the coefficient tab
   expect_match(txt[1], "^term +estimate +std.error +statistic +p.value$")
   expect_identical(sub(" .*", "", txt[-1]), names(coef(ref)))
   est <- as.numeric(vapply(strsplit(trimws(txt[-1]), " +"), `[`, "", 2L))
-  expect_equal(est, unname(signif(coef(ref), 4)), tolerance = 1e-12)
+  expect_equal(est, unname(signif(coef(ref), 4)), tolerance = tol_exact)
 })
 
 test_that("fit_glm rejects bad input with classed errors", {

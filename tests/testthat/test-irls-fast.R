@@ -13,7 +13,7 @@ sim_glm_data <- function(n, family) {
 
 # (with an intercept and an offset, irls_fit's null deviance is glm()'s
 # refit, not glm.fit's deviance at the weighted mean: null = FALSE skips it)
-expect_like_glm_fit <- function(fit, ref, tol = 1e-10, null = TRUE) {
+expect_like_glm_fit <- function(fit, ref, tol = tol_glm, null = TRUE) {
   expect_equal(unname(fit$coefficients), unname(ref$coefficients), tolerance = tol)
   expect_equal(fit$deviance, ref$deviance, tolerance = tol)
   if (null) expect_equal(fit$null.deviance, ref$null.deviance, tolerance = tol)
@@ -42,7 +42,7 @@ test_that("large logistic fits match glm.fit with zero weights, proportions and 
   expect_like_glm_fit(fit, glm.fit(d$x, d$y, offset = off, family = fam), null = FALSE)
   z <- d$x[, -1]
   expect_equal(fit$null.deviance, glm(d$y ~ z + offset(off), family = fam)$null.deviance,
-               tolerance = 1e-10)
+               tolerance = tol_glm)
   expect_like_glm_fit(irls_fit(d$x[, -1], d$y, fam, offset = off),
                       glm.fit(d$x[, -1], d$y, offset = off, family = fam, intercept = FALSE))
 })

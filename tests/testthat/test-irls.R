@@ -11,6 +11,7 @@ test_that("the C family functions equal R's family objects", {
     ev <- function(what, v, y = v, wt = v)
       .Call(epimask:::C_irls_family_eval, c(codes, list(what = what, v = v, y = y, wt = wt)))
     e <- if (f$link %in% c("sqrt", "inverse")) eta[eta > 0 & eta < 50] else eta
+    # the same formula in C and in R's family
     expect_equal(ev(2L, e), f$linkinv(e), tolerance = 1e-15, info = paste(f$family, f$link))
     expect_equal(ev(3L, e), f$mu.eta(e), tolerance = 1e-15, info = paste(f$family, f$link))
     mu <- if (f$family == "binomial") c(1e-12, 0.01, 0.3, 0.5, 0.99) else c(1e-3, 0.5, 2, 40)
@@ -18,6 +19,7 @@ test_that("the C family functions equal R's family objects", {
     expect_equal(ev(4L, mu), f$variance(mu), tolerance = 1e-15, info = f$family)
     y <- if (f$family == "binomial") c(0, 1, 0.3, 1, 0) else if (f$family == "Gamma") c(0.2, 1, 3, 40) else c(0, 1, 3, 40)
     wt <- seq_along(mu)
+    # the same formula in C and in R's family
     expect_equal(ev(5L, mu, y, as.double(wt)), f$dev.resids(y, mu, wt), tolerance = 1e-15, info = f$family)
   }
 })
@@ -116,9 +118,9 @@ test_that("aliased columns are the ones glm reports", {
     fit <- irls_like(ref)
     expect_identical(is.na(fit$coefficients), is.na(coef(ref)))
     expect_equal(fit$rank, ref$rank)
-    expect_equal(fit$coefficients, coef(ref), tolerance = 1e-10, ignore_attr = TRUE)
+    expect_equal(fit$coefficients, coef(ref), tolerance = tol_glm, ignore_attr = TRUE)
     expect_equal(fit$se[!is.na(coef(ref))], sqrt(diag(vcov(ref, complete = FALSE))),
-                 tolerance = 1e-10, ignore_attr = TRUE)
+                 tolerance = tol_glm, ignore_attr = TRUE)
     expect_true(fit$flags$used_qr)
   }
   # a column nearly (not exactly) collinear stays in, as in glm (dqrdc2 tol 1e-11)
@@ -128,7 +130,7 @@ test_that("aliased columns are the ones glm reports", {
   ref <- glm(y ~ x1 + x2 + x3)
   fit <- irls_like(ref)
   expect_identical(is.na(fit$coefficients), is.na(coef(ref)))
-  expect_equal(fit$deviance, ref$deviance, tolerance = 1e-10)
+  expect_equal(fit$deviance, ref$deviance, tolerance = tol_glm)
 })
 
 test_that("separation gives a classed warning and glm's estimates", {
@@ -140,7 +142,7 @@ test_that("separation gives a classed warning and glm's estimates", {
     class = "epimask_warning_convergence")
   expect_true(fit$flags$separation)
   expect_false(fit$converged)
-  expect_equal(unname(fit$coefficients), unname(coef(ref)), tolerance = 1e-10)
+  expect_equal(unname(fit$coefficients), unname(coef(ref)), tolerance = tol_glm)
 })
 
 test_that("non-convergence is flagged like glm.fit with a small maxit", {
@@ -151,7 +153,7 @@ test_that("non-convergence is flagged like glm.fit with a small maxit", {
                         class = "epimask_warning_convergence")
   expect_false(fit$converged)
   expect_equal(fit$iter, 2L)
-  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = tol_glm)
 })
 
 test_that("step halving follows glm.fit (poisson identity link at the boundary)", {
@@ -165,8 +167,8 @@ test_that("step halving follows glm.fit (poisson identity link at the boundary)"
   expect_true(fit$boundary)
   expect_true(fit$flags$step_halved)
   expect_equal(fit$iter, ref$iter)
-  expect_equal(fit$deviance, ref$deviance, tolerance = 1e-10)
-  expect_equal(unname(fit$coefficients[2]), unname(coef(ref)[2]), tolerance = 1e-10)
+  expect_equal(fit$deviance, ref$deviance, tolerance = tol_glm)
+  expect_equal(unname(fit$coefficients[2]), unname(coef(ref)[2]), tolerance = tol_glm)
 })
 
 test_that("start, etastart and mustart are used as glm.fit uses them", {
@@ -174,16 +176,16 @@ test_that("start, etastart and mustart are used as glm.fit uses them", {
   x <- model.matrix(~ wool + tension, warpbreaks)
   ref <- glm.fit(x, warpbreaks$breaks, family = poisson(), start = c(3, 0, 0, 0))
   fit <- irls_fit(x, warpbreaks$breaks, poisson, start = c(3, 0, 0, 0))
-  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = tol_glm)
   expect_equal(fit$iter, ref$iter)
   ref <- glm.fit(x, warpbreaks$breaks, family = poisson(), mustart = rep(20, 54))
   fit <- irls_fit(x, warpbreaks$breaks, poisson, mustart = rep(20, 54))
   expect_equal(fit$iter, ref$iter)
-  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = tol_glm)
   ref <- glm.fit(x, warpbreaks$breaks, family = poisson(), etastart = rep(3, 54))
   fit <- irls_fit(x, warpbreaks$breaks, poisson, etastart = rep(3, 54))
   expect_equal(fit$iter, ref$iter)
-  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = tol_glm)
 })
 
 test_that("masked (non-integer) counts are fitted quietly with dispersion 1", {
@@ -192,7 +194,7 @@ test_that("masked (non-integer) counts are fitted quietly with dispersion 1", {
   x <- model.matrix(~ wool + tension, warpbreaks)
   ref <- suppressWarnings(glm.fit(x, y, family = poisson()))
   expect_silent(fit <- irls_fit(x, y, poisson))
-  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = tol_glm)
   expect_equal(fit$dispersion, 1)
   expect_true(is.na(fit$aic))
   yb <- c(0.2, 0.9, 0.4, 0.7, 0.1, 0.55)
@@ -207,10 +209,10 @@ test_that("wide designs (the dsyrk path) match glm.fit, with zero weights", {
   w <- rep(c(1, 0, 2, 1), length.out = n)
   ref <- glm.fit(x, y, weights = w, family = poisson())
   fit <- irls_fit(x, y, poisson, weights = w)
-  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10, ignore_attr = TRUE)
-  expect_equal(fit$se, sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = 1e-10,
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = tol_glm, ignore_attr = TRUE)
+  expect_equal(fit$se, sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = tol_glm,
                ignore_attr = TRUE)
-  expect_equal(fit$deviance, ref$deviance, tolerance = 1e-10)
+  expect_equal(fit$deviance, ref$deviance, tolerance = tol_glm)
   expect_equal(fit$iter, ref$iter)
 })
 
@@ -235,9 +237,9 @@ test_that("results do not depend on the number of threads", {
         expect_identical(fits[[k]][[el]], fits[[1]][[el]], info = paste(case$family$link, el, k))
     }
     ref <- glm.fit(case$x, case$y, weights = case$w, family = case$family)
-    expect_equal(fits[[1]]$coefficients, ref$coefficients, tolerance = 1e-10, ignore_attr = TRUE)
+    expect_equal(fits[[1]]$coefficients, ref$coefficients, tolerance = tol_glm, ignore_attr = TRUE)
     kept <- !is.na(ref$coefficients)
-    expect_equal(fits[[1]]$se[kept], sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = 1e-10,
+    expect_equal(fits[[1]]$se[kept], sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = tol_glm,
                  ignore_attr = TRUE)
   }
 })
@@ -261,10 +263,10 @@ test_that("limited pivoting drops the columns glm.fit drops, in any column order
       info <- paste(fam$family, paste(colnames(x), collapse = " "))
       expect_identical(is.na(fit$coefficients), is.na(ref$coefficients), info = info)
       expect_equal(fit$rank, ref$rank, info = info)
-      expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10, ignore_attr = TRUE,
+      expect_equal(fit$coefficients, ref$coefficients, tolerance = tol_glm, ignore_attr = TRUE,
                    info = info)
-      expect_equal(fit$deviance, ref$deviance, tolerance = 1e-10, info = info)
-      expect_equal(unname(fit$fitted.values), unname(ref$fitted.values), tolerance = 1e-10)
+      expect_equal(fit$deviance, ref$deviance, tolerance = tol_glm, info = info)
+      expect_equal(unname(fit$fitted.values), unname(ref$fitted.values), tolerance = tol_glm)
     }
   }
   # a nearly collinear column (1 - R^2 about 5e-11 on the others: below
@@ -278,8 +280,8 @@ test_that("limited pivoting drops the columns glm.fit drops, in any column order
     expect_true(fit$flags$used_qr)
     expect_equal(fit$rank, ref$rank)
     expect_identical(is.na(fit$coefficients), is.na(ref$coefficients))
-    expect_equal(fit$deviance, ref$deviance, tolerance = 1e-10)
-    expect_equal(unname(fit$fitted.values), unname(ref$fitted.values), tolerance = 1e-10)
+    expect_equal(fit$deviance, ref$deviance, tolerance = tol_glm)
+    expect_equal(unname(fit$fitted.values), unname(ref$fitted.values), tolerance = tol_glm)
   }
   # fewer informative rows than columns: dqrdc2 stops at the number of rows
   x <- cbind(1, matrix(rnorm(8 * 6), 8))
@@ -288,7 +290,7 @@ test_that("limited pivoting drops the columns glm.fit drops, in any column order
   ref <- glm.fit(x, yg, weights = w, family = gaussian())
   fit <- irls_fit(x, yg, gaussian(), weights = w)
   expect_identical(unname(is.na(fit$coefficients)), is.na(ref$coefficients))
-  expect_equal(fit$coefficients, ref$coefficients, tolerance = 1e-10, ignore_attr = TRUE)
+  expect_equal(fit$coefficients, ref$coefficients, tolerance = tol_glm, ignore_attr = TRUE)
 })
 
 test_that("the R and C code tables agree, and a mismatch stops loading", {
@@ -321,18 +323,18 @@ test_that("replicate fits from sufficient statistics equal glm, for any thread c
                                     control = list(epsilon = 1e-14, maxit = 50)))
     # both at the MLE: Newton stops when no coefficient moves by 1e-11
     # (relative); glm.fit at a relative deviance change of 1e-14
-    expect_equal(fits[[1]]$coefficients[, r], ref$coefficients, tolerance = 1e-10)
+    expect_equal(fits[[1]]$coefficients[, r], ref$coefficients, tolerance = tol_glm)
     # naive SEs: the Fisher information at the estimate (not glm's weights
     # of the previous iterate), computed here by brute force
     mu <- drop(exp(x %*% ref$coefficients + off))
     expect_equal(unname(fits[[1]]$se[, r]), unname(sqrt(diag(solve(crossprod(x, w * mu * x))))),
-                 tolerance = 1e-10)
+                 tolerance = tol_glm)
   }
   yb <- replicate(3, rbinom(n, 1, plogis(-0.2 + 0.6 * x[, 3])))
   fb <- epimask:::newton_many(x, crossprod(x, yb), binomial(), rep(0, n), rep(1, n), rep(0, 3))
   for (r in 1:3) {
     ref <- glm.fit(x, yb[, r], family = binomial(), control = list(epsilon = 1e-14, maxit = 50))
-    expect_equal(fb$coefficients[, r], ref$coefficients, tolerance = 1e-10)
+    expect_equal(fb$coefficients[, r], ref$coefficients, tolerance = tol_glm)
   }
   # a singular design gives NA, not an error
   xs <- cbind(x, 2 * x[, 2])
@@ -364,14 +366,15 @@ test_that("irls_fit_many equals glm.fit column by column", {
   warm <- epimask:::irls_fit_many(x, Y, binomial)
   for (k in 1:4) {
     ref <- glm.fit(x, Y[, k], family = binomial())
-    expect_equal(cold$coefficients[, k], ref$coefficients, tolerance = 1e-10)
-    expect_equal(cold$se[, k], sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = 1e-10)
-    expect_equal(cold$deviance[k], ref$deviance, tolerance = 1e-10)
+    expect_equal(cold$coefficients[, k], ref$coefficients, tolerance = tol_glm)
+    expect_equal(cold$se[, k], sqrt(diag(summary.glm(ref)$cov.scaled)), tolerance = tol_glm)
+    expect_equal(cold$deviance[k], ref$deviance, tolerance = tol_glm)
     # a warm start follows another path to the MLE; each fit stops once the
     # deviance changes by less than epsilon = 1e-8 (relative), which leaves
     # its coefficients about 1e-8 from the MLE (here 4e-9): not glm's bits
+    # 1e-8: warm starts stop at irls_stat_many's Newton tolerance; measured 4e-9
     expect_equal(warm$coefficients[, k], ref$coefficients, tolerance = 1e-8)
-    expect_equal(warm$deviance[k], ref$deviance, tolerance = 1e-10)
+    expect_equal(warm$deviance[k], ref$deviance, tolerance = tol_glm)
   }
   # Gamma-log is Fisher scoring with linear convergence: at epsilon = 1e-8 a
   # fit is only ~1e-6 from the MLE, and paths from different starts end at
@@ -379,9 +382,9 @@ test_that("irls_fit_many equals glm.fit column by column", {
   Yg <- replicate(3, rgamma(n, 2, 2 / exp(0.1 + 0.2 * x[, 2])))
   cold <- epimask:::irls_fit_many(x, Yg, Gamma("log"), warm_start = FALSE)
   ref <- glm(Yg[, 3] ~ x - 1, family = Gamma("log"))
-  expect_equal(cold$coefficients[, 3], coef(ref), tolerance = 1e-10, ignore_attr = TRUE)
-  expect_equal(cold$se[, 3], sqrt(diag(vcov(ref))), tolerance = 1e-10, ignore_attr = TRUE)
-  expect_equal(cold$dispersion[3], summary(ref)$dispersion, tolerance = 1e-10)
+  expect_equal(cold$coefficients[, 3], coef(ref), tolerance = tol_glm, ignore_attr = TRUE)
+  expect_equal(cold$se[, 3], sqrt(diag(vcov(ref))), tolerance = tol_glm, ignore_attr = TRUE)
+  expect_equal(cold$dispersion[3], summary(ref)$dispersion, tolerance = tol_glm)
   # With the canonical (inverse) link IRLS is Newton's method, so warm and
   # cold starts reach the same MLE, to 1e-10 (measured 7e-11) once both stop
   # at epsilon 1e-12 (at 1e-8 the last Newton step leaves ~1e-8 of its
@@ -393,9 +396,9 @@ test_that("irls_fit_many equals glm.fit column by column", {
   for (k in 1:3) {
     ref <- glm(Yi[, k] ~ x - 1, family = Gamma("inverse"), control = tight)
     pearson <- sum(residuals(ref, "pearson")^2) / ref$df.residual
-    expect_equal(warm$coefficients[, k], coef(ref), tolerance = 1e-10, ignore_attr = TRUE)
-    expect_equal(warm$dispersion[k], pearson, tolerance = 1e-10)
-    expect_equal(warm$se[, k], info_se(x, ref, Gamma("inverse"), pearson), tolerance = 1e-10,
+    expect_equal(warm$coefficients[, k], coef(ref), tolerance = tol_glm, ignore_attr = TRUE)
+    expect_equal(warm$dispersion[k], pearson, tolerance = tol_glm)
+    expect_equal(warm$se[, k], info_se(x, ref, Gamma("inverse"), pearson), tolerance = tol_glm,
                  ignore_attr = TRUE)
   }
 })

@@ -48,7 +48,7 @@ test_that("exponential and gaussian work in one and in many dimensions", {
   }
   v <- runif(50)
   expect_equal(kernel_matrix(mask_kernel("exponential", 0.05, v)),
-               ref_kernel_matrix("exponential", 0.05, matrix(v)), tolerance = 1e-10)
+               ref_kernel_matrix("exponential", 0.05, matrix(v)), tolerance = tol_exact)
 })
 
 test_that("lambda = 0 is the identity and small lambda is stable", {
@@ -61,6 +61,7 @@ test_that("lambda = 0 is the identity and small lambda is stable", {
     tiny <- do.call(mask_kernel, c(list(kernel, 1e-12, fx$xy), kernel_args[[kernel]]))
     out <- epimask:::kernel_smooth(tiny, fx$Z)
     expect_false(anyNA(out))
+    # 1e-10: lambda = 1e-12 moves values by O(lambda); measured 4e-12
     expect_equal(out, fx$Z, tolerance = 1e-10)
   }
 })
@@ -90,9 +91,10 @@ test_that("the derivative at 0 matches finite differences of kernel_matrix", {
   for (g in list(NULL, fx$groups)) {
     sch <- mask_kernel("shrink", 0.2, fx$xy, bandwidth = 0.4, groups = g)
     D <- epimask:::kernel_deriv0(sch, Z)
-    expect_equal(D, ref_shrink_deriv0(fx$xy, 0.4, g) %*% Z, tolerance = 1e-10)
+    expect_equal(D, ref_shrink_deriv0(fx$xy, 0.4, g) %*% Z, tolerance = tol_exact)
     h <- 1e-6
     fd <- (kernel_matrix(epimask:::scheme_at(sch, h)) - kernel_matrix(epimask:::scheme_at(sch, 0))) / h
+    # 1e-4: forward difference, h = 1e-6: O(h) truncation, measured 8e-6
     expect_equal(D, fd %*% Z, tolerance = 1e-4)
   }
   for (kernel in c("exponential", "ring")) {
@@ -110,7 +112,7 @@ test_that("many columns are smoothed in one pass", {
   Z <- matrix(rpois(100 * 50, 4), 100)
   sch <- mask_kernel("exponential", 0.1, fx$xy)
   expect_equal(epimask:::kernel_smooth(sch, Z), ref_kernel_matrix("exponential", 0.1, fx$xy) %*% Z,
-               tolerance = 1e-10)
+               tolerance = tol_exact)
 })
 
 test_that("sf POINT coordinates are accepted", {
@@ -242,5 +244,5 @@ test_that("kernel masking gives the same result on 1 and 2 threads (chunks in on
   rows <- c(1, 17, 2999)
   W <- exp(-as.matrix(dist(xy))[rows, ] / 0.002)
   W[W < exp(-36)] <- 0
-  expect_equal(two[rows, ], unname((W / rowSums(W)) %*% Z), tolerance = 1e-12)
+  expect_equal(two[rows, ], unname((W / rowSums(W)) %*% Z), tolerance = tol_exact)
 })

@@ -20,8 +20,10 @@ test_that("correlated noise has covariance amount * Sigma (LR test, false-alarm 
   # mean zero: Hotelling T^2 with known covariance, 3 df
   m <- colMeans(E)
   expect_gt(pchisq(n * drop(m %*% solve(Sigma0, m)), 3, lower.tail = FALSE), 0.001)
-  # the release keeps the correlations
-  expect_lt(max(abs(cor(out) - cor(Z))), 0.02)
+  # the release keeps the correlations: the noise's own sample correlations
+  # move them by about sqrt(0.3 / 1.3) / sqrt(n) = 0.0034 (measured 0.0033
+  # for the largest of 3); 4 of those
+  expect_lt(max(abs(cor(out) - cor(Z))), 0.014)
 })
 
 test_that("correlated noise: singular covariance, NA, lower bound, reproducible", {
@@ -31,11 +33,12 @@ test_that("correlated noise: singular covariance, NA, lower bound, reproducible"
   d$y[5] <- NA
   out <- apply_mask(d, mask_noise(0.5, "correlated", lower = -1))
   expect_true(all(is.finite(out$x)) && all(out$x >= -1))
-  expect_equal(out$k, rep(3, 500), tolerance = 1e-10)   # no variance, no noise
+  expect_equal(out$k, rep(3, 500), tolerance = tol_exact)   # no variance, no noise
   expect_true(is.na(out$y[5]))
   set.seed(7); r1 <- apply_mask(d, mask_noise(0.5, "correlated"))
   # y = 2 x: the noise lies along the same line (a singular Sigma)
-  expect_equal(r1$y[-5] - d$y[-5], 2 * (r1$x[-5] - d$x[-5]), tolerance = 1e-10)
+  expect_equal(r1$y[-5] - d$y[-5], 2 * (r1$x[-5] - d$x[-5]), tolerance = tol_exact)
+  # 0.15: a variance of 499 normal draws has relative SE sqrt(2 / 498) = 0.063 (seed 7 fixed)
   expect_equal(var(r1$x - d$x), 0.5 * var(d$x[-5]), tolerance = 0.15)
   set.seed(7); r2 <- apply_mask(d, mask_noise(0.5, "correlated"))
   expect_identical(r1, r2)
@@ -91,7 +94,7 @@ test_that("grouping with many intervals equals the per-interval loop", {
   x <- c(rnorm(3000), NA)
   breaks <- c(-Inf, sort(sample(x[!is.na(x)], 900)), Inf)
   expect_equal(apply_mask(data.frame(x = x), mask_group(breaks))$x, loop_group_means(x, breaks),
-               tolerance = 1e-13)
+               tolerance = 1e-13)  # (tighter than tol_exact)
 })
 
 form_schemes <- function() {

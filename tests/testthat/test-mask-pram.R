@@ -65,9 +65,9 @@ test_that("invariant PRAM applies R = P Q (double loops), keeps expected frequen
   diag(P) <- 0.8
   counts <- as.vector(table(x))
   R <- ref_invariant(P, counts)
-  expect_equal(unname(drop(counts %*% R)), counts, tolerance = 1e-12)   # T R = T
+  expect_equal(unname(drop(counts %*% R)), counts, tolerance = tol_exact)   # T R = T
   s <- summary(scheme, data.frame(x = x))
-  expect_equal(s$transition$x$R, R, tolerance = 1e-12)
+  expect_equal(s$transition$x$R, R, tolerance = tol_exact)
   expect_equal(s$transition$x$P, P)
   out <- apply_mask(data.frame(x = x), scheme)
   expect_gt(transition_pvalue(x, out$x, R), 0.001)   # false-alarm rate 0.1%

@@ -12,8 +12,8 @@ expect_optimum <- function(fx, metric, ...) {
              ordered = args$ordered)
   expect_identical(unname(res$levels), as.integer(ref$levels),
                    label = sprintf("levels (%s, %s)", metric, deparse(args)))
-  expect_equal(info_loss(res, metric), ref$loss, tolerance = 1e-12)
-  expect_equal(info_loss(res, "all"), ref$all, tolerance = 1e-12)
+  expect_equal(info_loss(res, metric), ref$loss, tolerance = tol_exact)
+  expect_equal(info_loss(res, "all"), ref$all, tolerance = tol_exact)
   expect_lt(res$nodes_evaluated, res$nodes_total + 1)
   res
 }
@@ -87,6 +87,7 @@ test_that("ola results share datafly's class and methods", {
   pdf(NULL)
   on.exit(dev.off())
   expect_equal(sum(plot(res)), length(res$class_sizes))
+  expect_plot_snapshot("ola class sizes", function() plot(res))
 })
 
 test_that("no acceptable node: a classed warning and the top node", {

@@ -250,6 +250,8 @@ test_that("print, summary (Table 3 layout) and plot work", {
   h <- plot(r)
   expect_equal(sum(h), 16)
   expect_equal(sum(plot(r, what = "records")), 27)
+  expect_plot_snapshot("k-anonymity classes", function() plot(r))
+  expect_plot_snapshot("k-anonymity records", function() plot(r, what = "records"))
 })
 
 test_that("keys named like the EC-table columns are refused", {

@@ -79,10 +79,10 @@ test_that("l-diversity matches split / table on data with NA, duplicates, one-re
       for (s in c("s1", "s2", "const")) {
         ref <- ldiv_plain(d, c("a", "b"), s, cc)
         expect_equal(l$classes[[paste0("distinct_", s)]], unname(ref[, "distinct"]))
-        expect_equal(l$classes[[paste0("entropy_", s)]], unname(ref[, "entropy"]), tolerance = 1e-12)
+        expect_equal(l$classes[[paste0("entropy_", s)]], unname(ref[, "entropy"]), tolerance = tol_exact)
         expect_equal(l$classes[[paste0("recursive_", s)]], unname(ref[, "recursive"]))
         expect_equal(l$distinct_l[[s]], min(ref[, "distinct"]))
-        expect_equal(l$entropy_l[[s]], min(ref[, "entropy"]), tolerance = 1e-12)
+        expect_equal(l$entropy_l[[s]], min(ref[, "entropy"]), tolerance = tol_exact)
         expect_equal(l$recursive_l[[s]], min(ref[, "recursive"]))
       }
       expect_equal(l$classes$size, as.vector(table(split_classes(d, c("a", "b")))))
@@ -119,13 +119,13 @@ test_that("t-closeness matches dense EMDs for ordered, unordered, numeric and NA
     expect_identical(unname(tc$ordered), c(FALSE, TRUE, TRUE, FALSE))
     for (s in c("s1", "s2", "s3", "const")) {
       ref <- emd_plain(d, c("a", "b"), s, tc$ordered[[s]])
-      expect_equal(tc$classes[[paste0("emd_", s)]], unname(ref), tolerance = 1e-12)
-      expect_equal(tc$t[[s]], max(ref), tolerance = 1e-12)
+      expect_equal(tc$classes[[paste0("emd_", s)]], unname(ref), tolerance = tol_exact)
+      expect_equal(tc$t[[s]], max(ref), tolerance = tol_exact)
     }
     # s1 as ordered (strings sorted, NA last) and s2 as unordered
     tc2 <- risk_tcloseness(d, c("a", "b"), c("s1", "s2"), ordered = "s1")
-    expect_equal(tc2$classes$emd_s1, unname(emd_plain(d, c("a", "b"), "s1", TRUE)), tolerance = 1e-12)
-    expect_equal(tc2$classes$emd_s2, unname(emd_plain(d, c("a", "b"), "s2", FALSE)), tolerance = 1e-12)
+    expect_equal(tc2$classes$emd_s1, unname(emd_plain(d, c("a", "b"), "s1", TRUE)), tolerance = tol_exact)
+    expect_equal(tc2$classes$emd_s2, unname(emd_plain(d, c("a", "b"), "s2", FALSE)), tolerance = tol_exact)
   }
   expect_equal(unname(tc$t[["const"]]), 0)
 })
@@ -160,10 +160,8 @@ test_that("print, summary and plot methods", {
   expect_output(print(s), "distinct l")
   tc <- risk_tcloseness(d, c("a", "b"), c("s1", "s2"))
   expect_output(print(summary(tc)), "EMD")
-  pdf(NULL)
-  on.exit(grDevices::dev.off())
-  expect_silent(plot(l))
-  expect_silent(plot(tc, which = "s2"))
+  expect_plot_snapshot("l-diversity", function() plot(l))
+  expect_plot_snapshot("t-closeness s2", function() plot(tc, which = "s2"))
 })
 
 test_that("adult census: education and marital status against occupation", {
@@ -177,5 +175,5 @@ test_that("adult census: education and marital status against occupation", {
   expect_equal(l$classes$distinct, unname(ref[, "distinct"]))
   expect_equal(l$classes$recursive, unname(ref[, "recursive"]))
   tc <- risk_tcloseness(ad, keys, "income")
-  expect_equal(tc$classes$emd, unname(emd_plain(ad, keys, "income", FALSE)), tolerance = 1e-12)
+  expect_equal(tc$classes$emd, unname(emd_plain(ad, keys, "income", FALSE)), tolerance = tol_exact)
 })

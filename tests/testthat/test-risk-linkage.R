@@ -109,6 +109,14 @@ test_that("risk_spec('linkage') in a profile: 0.001 Gy of noise does not score a
   m <- apply_mask(d, mask_round(1, "decimal"), "dose")
   expect_equal(risk_value(risk_spec("linkage", vars = c("dose", "age_end")), d, m),
                risk_linkage(d, m, c("dose", "age_end"))$risk)
+  # the shorthand beside a spec would be ignored: it is refused, naming it
+  spec <- risk_spec("match", known = "dose")
+  for (extra in list(list(known = "age_end"), list(unknown = "case"), list(targets = 1:10))) {
+    err <- expect_error(do.call(ru_profile, c(list(d, schemes, case ~ dose, family = binomial(),
+                                                  risk = spec, seed = 1), extra)),
+                        class = "epimask_error_value")
+    expect_identical(err$arg, names(extra))
+  }
 })
 
 test_that("bad input gives classed errors", {
@@ -130,9 +138,7 @@ test_that("print, summary, as.data.frame and plot", {
   expect_equal(sum(s$outcomes$records), nrow(d))
   expect_output(print(s), "re-linked alone")
   expect_equal(as.data.frame(l)$weight, l$per_record)
-  pdf(NULL)
-  on.exit(grDevices::dev.off())
-  expect_silent(plot(l))
+  expect_plot_snapshot("linkage", function() plot(l))
 })
 
 test_that("every new measure is a risk value in [0, 1] with its documented meaning", {

@@ -7,7 +7,7 @@ test_that("the closed-form triangle expectation equals numerical integration", {
                       s = c(1e-3, 0.2, 1, 5), D = c(0.05, 1, 4))
   got <- mapply(tri, grid$a, grid$m, grid$s, grid$D)
   want <- mapply(ref_triangle_normal, grid$a, grid$m, grid$s, grid$D)
-  expect_equal(got, want, tolerance = 1e-10)
+  expect_equal(got, want, tolerance = tol_exact)
   expect_true(all(got >= 0 & got <= 1))
   # degenerate cases: a point mass at the mean, and no spread in the released data
   expect_equal(tri(c(0.5, 2, -1), 0, 0, 1), c(0.5, 0, 0))
@@ -24,7 +24,7 @@ test_that("risk_match equals the brute-force version on kernel-masked data", {
       got <- risk_match(fx$data, masked, known = "x", unknown = "y", threads = 2)
       want <- ref_risk_match(fx$data, masked, "x", "y")
       expect_match_equal(got, want)
-      expect_equal(unname(got$sigma), want$sigma, tolerance = 1e-10)
+      expect_equal(unname(got$sigma), want$sigma, tolerance = tol_exact)
     }
   }
 })
@@ -68,7 +68,8 @@ test_that("unmasked data are matched exactly; heavy masking is not", {
   expect_identical(got$true_match_rate, 1)
   expect_identical(got$false_match_rate, 0)
   heavy <- as.data.frame(kernel_mask(fx$data, fx$coords, "exponential", 50))
-  expect_lt(risk_match(fx$data, heavy, "x", "y")$percent_correct, 20)
+  # smoothed to near chance, 100 / 30 = 3.3% (measured 3.2%)
+  expect_lt(risk_match(fx$data, heavy, "x", "y")$percent_correct, 10)
 })
 
 test_that("a constant known variable is dropped from the regression, not fatal", {

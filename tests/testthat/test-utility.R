@@ -14,20 +14,20 @@ test_that("utility_glm compares glm fits on original and masked data (METHODS 3)
   so <- sqrt(diag(vcov(fo)))[c("x", "z")]
   sm <- sqrt(diag(vcov(fm)))[c("x", "z")]
   tab <- u$table
-  expect_equal(tab$estimate_original, unname(bo), tolerance = 1e-7)
-  expect_equal(tab$estimate_masked, unname(bm), tolerance = 1e-7)
-  expect_equal(tab$se_masked, unname(sm), tolerance = 1e-7)
-  expect_equal(tab$bias, unname(bm - bo), tolerance = 1e-7)
-  expect_equal(tab$rel_bias, unname(100 * abs(bm - bo) / abs(bo)), tolerance = 1e-7)
-  expect_equal(tab$mse_masked, unname(sm^2 + (bm - bo)^2), tolerance = 1e-7)
-  expect_equal(tab$analysis_potential, unname(so^2 / (sm^2 + (bm - bo)^2)), tolerance = 1e-6)
+  expect_equal(tab$estimate_original, unname(bo), tolerance = tol_glm)
+  expect_equal(tab$estimate_masked, unname(bm), tolerance = tol_glm)
+  expect_equal(tab$se_masked, unname(sm), tolerance = tol_glm)
+  expect_equal(tab$bias, unname(bm - bo), tolerance = tol_glm)
+  expect_equal(tab$rel_bias, unname(100 * abs(bm - bo) / abs(bo)), tolerance = tol_glm)
+  expect_equal(tab$mse_masked, unname(sm^2 + (bm - bo)^2), tolerance = tol_glm)
+  expect_equal(tab$analysis_potential, unname(so^2 / (sm^2 + (bm - bo)^2)), tolerance = tol_glm)
   # Karr et al. overlap of the two 95% intervals, computed here
   z <- qnorm(0.975)
   lo <- pmax(bo - z * so, bm - z * sm)
   hi <- pmin(bo + z * so, bm + z * sm)
   inter <- pmax(hi - lo, 0)
   expect_equal(tab$ci_overlap, unname((inter / (2 * z * so) + inter / (2 * z * sm)) / 2),
-               tolerance = 1e-6)
+               tolerance = tol_glm)
   expect_output(print(u), "Analysis potential")
 })
 
@@ -47,11 +47,11 @@ test_that("utility_glm with truth uses it as the reference (Cologne Table 2 arit
   fm <- glm(y ~ x, poisson(), masked)
   so <- sqrt(vcov(fo)["x", "x"])
   sm <- sqrt(vcov(fm)["x", "x"])
-  expect_equal(u$table$bias, unname(coef(fm)["x"]) - 2, tolerance = 1e-7)
-  expect_equal(u$table$mse_original, so^2 + (unname(coef(fo)["x"]) - 2)^2, tolerance = 1e-7)
+  expect_equal(u$table$bias, unname(coef(fm)["x"]) - 2, tolerance = tol_glm)
+  expect_equal(u$table$mse_original, so^2 + (unname(coef(fo)["x"]) - 2)^2, tolerance = tol_glm)
   expect_equal(u$table$analysis_potential,
                (so^2 + (coef(fo)[["x"]] - 2)^2) / (sm^2 + (coef(fm)[["x"]] - 2)^2),
-               tolerance = 1e-6)
+               tolerance = tol_glm)
 })
 
 test_that("utility_glm fits the linear ERR model with family = \"err\"", {
@@ -64,9 +64,9 @@ test_that("utility_glm fits the linear ERR model with family = \"err\"", {
   u <- utility_glm(d, masked, case ~ age, family = "err", term = "dose")
   fo <- fit_err(case ~ age, d, dose = "dose")
   fm <- fit_err(case ~ age, masked, dose = "dose")
-  expect_equal(u$table$estimate_original, unname(coef(fo)["dose"]), tolerance = 1e-8)
-  expect_equal(u$table$estimate_masked, unname(coef(fm)["dose"]), tolerance = 1e-8)
-  expect_equal(u$table$bias, unname(coef(fm)["dose"] - coef(fo)["dose"]), tolerance = 1e-8)
+  expect_equal(u$table$estimate_original, unname(coef(fo)["dose"]), tolerance = tol_glm)
+  expect_equal(u$table$estimate_masked, unname(coef(fm)["dose"]), tolerance = tol_glm)
+  expect_equal(u$table$bias, unname(coef(fm)["dose"] - coef(fo)["dose"]), tolerance = tol_glm)
   expect_error(utility_glm(d, masked, case ~ age, family = "err"), "`term`",
                class = "epimask_error_type")
 })
@@ -112,11 +112,11 @@ test_that("population_or gives the standardised OR and its delta-method SE", {
   ref_fit <- glm(cbind(deaths, py - deaths) ~ black + age, binomial(), d)
   got <- population_or("black", weight = "py")(fit, d)
   expected <- population_or_reference(ref_fit, d, "black", "py")
-  expect_equal(unname(got), expected, tolerance = 1e-6)
+  expect_equal(unname(got), expected, tolerance = tol_glm)
   # aggregated data: race is a share; the target of ru_profile()
   u <- utility_glm(d, apply_mask(d, mask_round(1, type = "decimal"), "age"),
                    cbind(deaths, py - deaths) ~ black + age, family = binomial(),
                    term = population_or("black", "py"))
-  expect_equal(u$table$estimate_original, expected[1], tolerance = 1e-6)
+  expect_equal(u$table$estimate_original, expected[1], tolerance = tol_glm)
   expect_error(population_or(3), "`race`", class = "epimask_error_type")
 })

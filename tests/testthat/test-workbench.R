@@ -89,19 +89,29 @@ test_that("the schemes, context and profile arguments follow the custodian's cho
 
   dose <- load_epimask_data("dose_cohort")
   base <- list(identifiers = "id", vars = "dose", formula = "case ~ dose", family = "binomial",
-               term = "dose", risk = "identifiability", known = "dose", round_sig = "2",
-               noise = "", nrep = 1, seed = 3)
+               term = "dose", risk = "linkage", known = "dose", round_sig = "2",
+               noise = "0.1", nrep = 2, seed = 3)
   args <- epimask:::workbench_profile_args(dose, base)
   expect_false("id" %in% names(args$data))
-  ru_app <- suppressWarnings(do.call(ru_profile, args))
-  ru_direct <- ru_profile(dose[, -1], list(mask_round(2)), case ~ dose, family = binomial(),
-                          vars = "dose", term = "dose", risk = "identifiability", known = "dose",
-                          seed = 3, progress = FALSE)
+  # the default risk sees noise: no blind-risk warning
+  expect_no_warning(ru_app <- do.call(ru_profile, args))
+  schemes <- list(mask_round(2), mask_noise(0.1))
+  ru_direct <- ru_profile(dose[, -1], schemes, case ~ dose, family = binomial(),
+                          vars = "dose", term = "dose",
+                          risk = risk_spec("linkage", vars = "dose"), nrep = 2, seed = 3,
+                          progress = FALSE)
   expect_equal(as.data.frame(ru_app), as.data.frame(ru_direct))
-  # the call written into the report reproduces the profile
-  call <- epimask:::workbench_profile_call(base, "dose_cohort")
-  ru_call <- eval(parse(text = call)[[1]], list(dose_cohort = dose), asNamespace("epimask"))
-  expect_equal(as.data.frame(ru_call), as.data.frame(ru_direct))
+  # the call written into the report reproduces the profile, for every risk offered
+  # (on 2,000 records: the exhaustive matching risk is quadratic)
+  small <- dose[1:2000, ]
+  for (risk in unname(epimask:::workbench_risk_choices())) {
+    spec <- modifyList(base, list(risk = risk, keys = c("city", "sex")))
+    ru_app <- suppressWarnings(do.call(ru_profile, epimask:::workbench_profile_args(small, spec)))
+    call <- epimask:::workbench_profile_call(spec, "dose_cohort")
+    ru_call <- suppressWarnings(eval(parse(text = call)[[1]], list(dose_cohort = small),
+                                     asNamespace("epimask")))
+    expect_equal(as.data.frame(ru_call), as.data.frame(ru_app), label = risk)
+  }
 
   expect_error(epimask:::workbench_profile_args(dose, modifyList(base, list(vars = "sex"))),
                "Only numeric variables")
@@ -112,6 +122,31 @@ test_that("the schemes, context and profile arguments follow the custodian's cho
   expect_error(epimask:::workbench_profile_args(dose, modifyList(base, list(known = NULL))),
                "needs the variables the intruder knows")
   expect_error(epimask:::workbench_context(list(threshold = 2)), class = "epimask_error")
+})
+
+test_that("the default risk measure sees noise: presets, the app's first choice", {
+  choices <- epimask:::workbench_risk_choices()
+  expect_identical(unname(choices[[1]]), "linkage")
+  expect_identical(unname(tail(choices, 2)), c("identifiability", "none"))
+  for (preset in epimask:::workbench_presets()) expect_identical(preset$risk, "linkage")
+  upload <- data.frame(y = c(1.5, 2, 3), x = c(10, 20, 30))
+  expect_identical(epimask:::workbench_preset("upload.csv", upload)$risk, "linkage")
+  html <- as.character(epimask:::workbench_ui(NULL, "x"))
+  expect_match(html, "<option value=\"linkage\" selected>", fixed = TRUE)
+  # on the bundled cohort: 0.001 Gy of noise leaves about 8% of the 16,000
+  # records re-linked (seeds 1 to 3: 0.078 to 0.081; binomial SE 0.002, so
+  # 0.05 is over 10 SE below), less as the noise grows; exact matching scores
+  # every amount as 0, safe by construction
+  dose <- load_epimask_data("dose_cohort")[, -1]
+  preset <- epimask:::workbench_presets()$dose_cohort
+  spec <- epimask:::workbench_risk_args(preset, dose)$risk
+  expect_identical(spec, risk_spec("linkage", vars = "dose"))
+  set.seed(3)
+  noisy <- lapply(c(0.001, 0.01, 0.1), function(a) apply_mask(dose, mask_noise(a), "dose"))
+  linkage <- vapply(noisy, function(m) risk_value(spec, dose, m), numeric(1))
+  expect_gt(linkage[1], 0.05)
+  expect_identical(order(linkage), 3:1)
+  for (m in noisy) expect_identical(risk_value("identifiability", dose, m, known = "dose"), 0)
 })
 
 test_that("the released data drop identifiers, mask, and leave the caller's RNG alone", {
@@ -150,16 +185,21 @@ test_that("the R-U plot draws and reports where its points are", {
 
 workbench_inputs <- list(
   identifiers = "id", keys = c("city", "sex", "age_exp", "dose"), sensitive = "case", vars = "dose",
-  formula = "case ~ dose", family = "binomial", term = "dose", risk = "identifiability",
+  formula = "case ~ dose", family = "binomial", term = "dose", risk = "linkage",
   known = "dose", round_sig = c("3", "1"), round_dec = character(), noise = "0.1",
   noise_dist = "uniform", nrep = 2, seed = 1, public = FALSE, pr_attempt = 0.3,
   pr_acquaintance = 0.5, pr_breach = 0.27, threshold = "0.2", reasons = "contract")
 
-test_that("the server loads data, runs a profile and serves the release (no browser)", {
+# The server in this R process (no background job), shiny and bslib present.
+local_sync_workbench <- function(env = parent.frame()) {
   skip_if_not_installed("shiny")
   skip_if_not_installed("bslib")
-  withr_opts <- options(epimask.workbench_async = FALSE)
-  on.exit(options(withr_opts))
+  old <- options(epimask.workbench_async = FALSE)
+  do.call(on.exit, list(bquote(options(.(old))), add = TRUE), envir = env)
+}
+
+test_that("the server loads data, runs a profile and serves the release (no browser)", {
+  local_sync_workbench()
   shiny::testServer(epimask:::workbench_server(NULL, "x"), {
     session$setInputs(source = "dose_cohort")
     expect_identical(rv$name, "dose_cohort")
@@ -172,8 +212,13 @@ test_that("the server loads data, runs a profile and serves the release (no brow
     session$setInputs(selected = "rounding to 1 significant digit")
     expect_match(output$risk_table, "Prosecutor")
     expect_match(output$risk_table, "deliberate attack")
-    # the profile's warning reaches the custodian, not only the console
+    # the default risk sees the noise: no blind-risk note; a risk that does
+    # not gets its warning to the custodian, not only to the console
+    expect_false(any(grepl("cannot see", rv$notes)))
+    expect_gt(rv$ru$risk[rv$ru$scheme == "uniform noise, amount = 0.1"], 0)
+    session$setInputs(risk = "identifiability", run = 2)
     expect_match(paste(rv$notes, collapse = " "), "cannot see 'uniform noise")
+    session$setInputs(risk = "linkage", run = 3)
     session$setInputs(pick = 1)
     expect_identical(rv$picked, "rounding to 1 significant digit")
     path <- output$download_data
@@ -191,10 +236,7 @@ test_that("the server loads data, runs a profile and serves the release (no brow
 })
 
 test_that("an incomplete or public context gives messages and the profile still runs", {
-  skip_if_not_installed("shiny")
-  skip_if_not_installed("bslib")
-  old <- options(epimask.workbench_async = FALSE)
-  on.exit(options(old))
+  local_sync_workbench()
   shiny::testServer(epimask:::workbench_server(NULL, "x"), {
     session$setInputs(source = "dose_cohort")
     do.call(session$setInputs, modifyList(workbench_inputs, list(pr_attempt = NA, noise = "")))
@@ -352,17 +394,18 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   prof <- vals$profile
   expect_identical(prof$scheme, c("no masking", "rounding to 3 significant digits",
                                   "rounding to 1 significant digit", "uniform noise, amount = 0.1"))
-  # the same profile at the console
   dose <- load_epimask_data("dose_cohort")
-  expect_warning(
+  # the same profile at the console, with the app's default risk (it sees noise)
+  expect_no_warning(
     ru <- ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
-               family = binomial(), vars = "dose", term = "dose", risk = "identifiability",
-               known = "dose", nrep = 2, seed = 1, progress = FALSE),
-    class = "epimask_warning_blind_risk")
-  expect_equal(prof$estimate[1:3], ru$estimate[1:3])
-  expect_equal(prof$risk[1:3], ru$risk[1:3])
+                     family = binomial(), vars = "dose", term = "dose",
+                     risk = risk_spec("linkage", vars = "dose"), nrep = 2, seed = 1,
+                     progress = FALSE))
+  expect_equal(prof$estimate, ru$estimate)
+  expect_equal(prof$risk, ru$risk)
+  expect_gt(prof$risk[4], 0)
   expect_match(text_of(app, "#run-message"), "Profile done: 4 schemes")
-  expect_match(text_of(app, "#run_status"), "cannot see 'uniform noise")
+  expect_no_match(text_of(app, "#run_status"), "cannot see")
 
   app$set_inputs(tabs = "profile")
   app$wait_for_js("document.querySelector('#ru_plot img') !== null", timeout = 30 * 1000)
