@@ -54,6 +54,7 @@ typedef struct {
     double *stack_ub;
     int *heap_node;
     double *heap_gap, *heap_lo, *heap_hi;
+    double *kept_score, *kept_count; /* the search's records near the best */
 } mt_scratch;
 
 /* Bounds of the unknown factor u over [lo, hi] (match_tree.c). */

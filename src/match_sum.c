@@ -71,12 +71,36 @@ static double derivative_bound(double a, double b, double d, int m)
  * centred coordinates (non-negative on the node's records), g the product of
  * the unknown factors: by the Taylor expansion in y with one unknown, else by
  * g's bound on the node (g_bound). */
-static double expanded_sum(const mt_index *ix, const mt_target *c, int node,
-                           const double *coef, double g_bound, double g_err, int dir)
+/* The Taylor expansion of the unknown factor over a node, shared by its
+ * lower and upper bounds: derivatives 0..p at the centre and the bound of the
+ * (p+1)-th derivative over the node. */
+typedef struct {
+    int use;
+    double deriv[MT_ORDERS_SMALL_K];
+    double remainder;
+} node_taylor;
+
+static void taylor_of_node(const mt_index *ix, const mt_target *c, int node, node_taylor *tay)
 {
-    int K = c->K, D = ix->dims, subsets = 1 << K;
+    tay->use = ix->n_a > 1 && c->uact[0] && c->sd[0] > 0;
+    if (!tay->use) return;
+    int K = c->K, D = ix->dims, p = ix->n_a - 2;
     const double *mn = ix->box + (size_t) node * 2 * D, *mx = mn + D;
     const double *ctr = ix->centre + (size_t) node * D;
+    double inv_sd = c->inv_sd[0], d = c->d[0];
+    double xc = (ctr[K] - c->mean[0]) * inv_sd;
+    double xa = (mn[K] - c->mean[0]) * inv_sd, xb = (mx[K] - c->mean[0]) * inv_sd;
+    triangle_derivatives(xc, d, c->shrink[0], p, tay->deriv);
+    double pad = 1e-9;
+    tay->remainder = derivative_bound(xa - pad * (1 + fabs(xa)), xb + pad * (1 + fabs(xb)),
+                                      d, p + 1);
+}
+
+static double expanded_sum(const mt_index *ix, const mt_target *c, int node,
+                           const node_taylor *tay, const double *coef, double g_bound,
+                           double g_err, int dir)
+{
+    int K = c->K, subsets = 1 << K;
     const double *mom = ix->mom + (size_t) node * ix->n_mom;
     double pm[MT_ORDERS_SMALL_K] = { 0 }, pabs[MT_ORDERS_SMALL_K] = { 0 };
     for (int a = 0; a < ix->n_a; a++)
@@ -88,16 +112,13 @@ static double expanded_sum(const mt_index *ix, const mt_target *c, int node,
     /* relative slack for the rounding of the factors, chords and sums */
     double e0 = 1e-12 * pabs[0] + 1e-300;
     double best = dir < 0 ? (pm[0] - e0) * g_bound : (pm[0] + e0) * g_bound;
-    if (ix->n_a > 1 && c->uact[0] && c->sd[0] > 0) {
+    if (tay->use) {
         /* Taylor expansion of degree p = n_a - 2 in y about the centre; the
          * remainder from the (p+1)-th derivative and the (p+1)-th moment (p+1
          * even, so the moment is a sum of non-negative terms) */
         int p = ix->n_a - 2;
         double inv_sd = c->inv_sd[0], d = c->d[0];
-        double xc = (ctr[K] - c->mean[0]) * inv_sd;
-        double xa = (mn[K] - c->mean[0]) * inv_sd, xb = (mx[K] - c->mean[0]) * inv_sd;
-        double deriv[MT_ORDERS_SMALL_K];
-        triangle_derivatives(xc, d, c->shrink[0], p, deriv);
+        const double *deriv = tay->deriv;
         double est = 0.0, err = g_err * (pm[0] + e0), scale = 1.0, fact = 1.0;
         for (int k = 0; k <= p; k++) {
             if (k > 0) {
@@ -114,10 +135,7 @@ static double expanded_sum(const mt_index *ix, const mt_target *c, int node,
         }
         scale *= inv_sd;
         fact *= p + 1;
-        double pad = 1e-9;
-        double bound = derivative_bound(xa - pad * (1 + fabs(xa)), xb + pad * (1 + fabs(xb)),
-                                        d, p + 1);
-        err += bound * scale / fact * (pm[p + 1] + 1e-12 * pabs[p + 1]);
+        err += tay->remainder * scale / fact * (pm[p + 1] + 1e-12 * pabs[p + 1]);
         if (dir < 0 && est - err > best) best = est - err;
         if (dir > 0 && est + err < best) best = est + err;
     }
@@ -185,8 +203,10 @@ static void node_sum(const mt_index *ix, const mt_target *c, int node, double *l
             coef_hi[q] *= a_hi;
         }
     }
-    double bound_lo = expanded_sum(ix, c, node, coef_lo, g_lo, g_err, -1);
-    double bound_hi = expanded_sum(ix, c, node, coef_hi, g_hi, g_err, 1);
+    node_taylor tay;
+    taylor_of_node(ix, c, node, &tay);
+    double bound_lo = expanded_sum(ix, c, node, &tay, coef_lo, g_lo, g_err, -1);
+    double bound_hi = expanded_sum(ix, c, node, &tay, coef_hi, g_hi, g_err, 1);
     if (bound_lo > *lo) *lo = bound_lo;
     if (bound_hi < *hi) *hi = bound_hi;
     if (*lo > *hi) *lo = *hi; /* both bounds hold: they meet within rounding */

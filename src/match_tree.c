@@ -161,7 +161,40 @@ void mt_free(mt_index *ix)
     free(ix->pts); free(ix->cnt); free(ix->sorted);
     free(ix->lo); free(ix->hi); free(ix->left); free(ix->right);
     free(ix->count); free(ix->box); free(ix->centre); free(ix->mom);
+    for (int u = 0; u < MT_MAX_UNKNOWN; u++) free(ix->g_upper[u]);
     memset(ix, 0, sizeof(*ix));
+}
+
+/* Steps of the table of the unknown factor's bound: fine enough that the
+ * bound exceeds the factor by at most about 1e-5 / d (the factor's slope is
+ * at most 1 / d in standard units), at most MT_G_STEPS_MAX entries. */
+#define MT_G_STEPS_PER_SD 256.0
+#define MT_G_STEPS_MAX 65536.0
+/* The computed factor is exactly 0 beyond d + RM_FAR_SD standard units
+ * (risk_match.c: RM_FAR). */
+#define RM_FAR_SD 37.5
+
+static int build_unknown_table(mt_index *ix, const rm_released *rel, int u)
+{
+    double sd = rel->unknown_sd[u], range = rel->unknown_range[u];
+    if (!(sd > 0) || !(range > 0)) return 0;
+    double d = range / sd, shrink = exp(-0.5 * d * d), end = d + RM_FAR_SD + 2.0;
+    if (!isfinite(end)) return 0;
+    double per = MT_G_STEPS_PER_SD;
+    if (end * per > MT_G_STEPS_MAX) per = MT_G_STEPS_MAX / end;
+    size_t len = (size_t) ceil(end * per) + 1;
+    double *g = malloc(len * sizeof(double));
+    if (!g) return -1;
+    /* the rounding margin of unknown_upper() at the table's far end */
+    double margin = 1e-12 * (2.0 + end + d) / d;
+    for (size_t k = 0; k < len; k++) {
+        double v = rm_triangle_std((double) k / per, d, shrink) + margin;
+        g[k] = v < 1.0 ? v : 1.0;
+    }
+    ix->g_upper[u] = g;
+    ix->g_inv_step[u] = per;
+    ix->g_len[u] = len;
+    return 0;
 }
 
 int mt_build(mt_index *ix, const rm_released *rel)
@@ -266,6 +299,9 @@ int mt_build(mt_index *ix, const rm_released *rel)
     ix->cnt = cnt;
     free(perm);
     free(scale);
+    rm_init();
+    for (int u = 0; u < U && u < MT_MAX_UNKNOWN; u++)
+        if (build_unknown_table(ix, rel, u) != 0) goto fail;
     return 0;
 
 fail:
@@ -351,11 +387,16 @@ void mt_unknown_bounds(const mt_target *c, int u, double lo, double hi,
     }
 }
 
-/* The upper bound of unknown factor u over [lo, hi] alone (one evaluation). */
-static double unknown_upper(const mt_target *c, int u, double lo, double hi)
+/* The upper bound of unknown factor u over [lo, hi] alone: from the table
+ * when there is one, else one evaluation. */
+static double unknown_upper(const mt_index *ix, const mt_target *c, int u, double lo, double hi)
 {
     double m = c->mean[u];
     double near = m < lo ? fabs(lo - m) : (m > hi ? fabs(hi - m) : 0.0);
+    if (ix->g_upper[u]) {
+        double k = near * c->inv_sd[u] * ix->g_inv_step[u];
+        return k < (double) ix->g_len[u] ? ix->g_upper[u][(size_t) k] : 0.0;
+    }
     if (c->sd[u] > 0) {
         double a = fabs(lo - m), b = fabs(hi - m), far = a > b ? a : b;
         double d = c->d[u], xf = far * c->inv_sd[u];
@@ -382,7 +423,7 @@ static double node_upper(const mt_index *ix, const mt_target *c, int node, doubl
     }
     for (int u = 0; u < c->U; u++) {
         if (!c->uact[u] || !(s > 0) || s * (1.0 + 1e-14) < enough) continue;
-        s *= unknown_upper(c, u, mn[c->K + u], mx[c->K + u]);
+        s *= unknown_upper(ix, c, u, mn[c->K + u], mx[c->K + u]);
     }
     return s * (1.0 + 1e-14);
 }
@@ -392,7 +433,8 @@ size_t mt_scratch_bytes(const mt_index *ix)
 {
     size_t depth = (size_t) ix->depth + 2, nodes = ix->n_nodes + 1;
     return 2 * depth * (sizeof(int) + sizeof(double)) +
-           nodes * (sizeof(int) + 3 * sizeof(double)) + 64;
+           nodes * (sizeof(int) + 3 * sizeof(double)) +
+           2 * (ix->n_unique + 1) * sizeof(double) + 64;
 }
 
 static mt_scratch carve(const mt_index *ix, void *mem)
@@ -404,57 +446,103 @@ static mt_scratch carve(const mt_index *ix, void *mem)
     s.heap_gap = dbl + depth;
     s.heap_lo = s.heap_gap + nodes;
     s.heap_hi = s.heap_lo + nodes;
-    int *in = (int *) (s.heap_hi + nodes);
+    s.kept_score = s.heap_hi + nodes;
+    s.kept_count = s.kept_score + ix->n_unique + 1;
+    int *in = (int *) (s.kept_count + ix->n_unique + 1);
     s.stack = in;
     s.heap_node = in + depth;
     return s;
 }
 
-/* Largest score (pass 1, from the true record's score) or the number of
- * records scoring at least `cut` (pass 2). Depth first, the child with the
- * larger bound first. */
+#ifdef MT_PROFILE
+double mt_prof[8];
+#define PROF(k, v) (mt_prof[k] += (v))
+#else
+#define PROF(k, v) ((void) 0)
+#endif
+
+/* The score of a point when it can reach `cut`, else -1: the unknown
+ * factors (at most 1, and the costly part) are computed only when the known
+ * product reaches `cut`, and then with the exhaustive loop's arithmetic. */
+static inline double score_from(const mt_index *ix, const mt_target *c, const double *x,
+                                double cut)
+{
+    double s = 1.0;
+    for (int v = 0; v < c->K; v++)
+        if (c->act[v]) s *= known_factor(fabs(x[v] - c->t[v]), c->far[v], c->inv_far[v]);
+    if (s < cut || !(s > 0)) return -1.0;
+    double bound = s;
+    for (int u = 0; u < c->U; u++)
+        if (c->uact[u] && ix->g_upper[u]) {
+            double y = x[c->K + u], m = c->mean[u];
+            bound *= unknown_upper(ix, c, u, y < m ? y : m, y < m ? m : y);
+        }
+    if (bound * (1.0 + 1e-14) < cut) return -1.0;
+    PROF(2, 1);
+    for (int u = 0; u < c->U; u++)
+        if (c->uact[u] && s > 0) s *= unknown_factor(c, u, x[c->K + u]);
+    return s;
+}
+
+/* The largest score and the number of records within the tie window of it,
+ * in one pass. The window's floor `cut` = best (1 - tol) rises with the best
+ * found so far (the true record's score to start with), and a node is pruned
+ * when its bound is below the current floor: every record of the final
+ * window scores at least the final floor, hence every floor, so none is
+ * pruned. Records that reach the current floor are kept with their scores
+ * and filtered by the final floor at the end. Depth first, the child with
+ * the larger bound first. */
 static double search(const mt_index *ix, const mt_target *c, mt_scratch *s,
-                     int counting, double cut, double best, double *found, double *work)
+                     double best, double *found, double *work)
 {
     int top = 0;
-    double total = 0.0;
+    size_t kept = 0;
+    double cut = best * (1.0 - RM_TIE_TOL);
     s->stack[top] = 0;
-    s->stack_ub[top++] = node_upper(ix, c, 0, 0.0);
+    s->stack_ub[top++] = node_upper(ix, c, 0, cut);
     while (top > 0) {
         top--;
         int node = s->stack[top];
         double ub = s->stack_ub[top];
         *work += MT_NODE_COST; /* in records scored: a node costs two bounds */
-        if (counting ? ub < cut : ub <= best) continue;
+        PROF(0, 1);
+        if (ub < cut || !(ub > 0)) continue;
         if (ix->left[node] < 0) {
             for (int q = ix->lo[node]; q < ix->hi[node]; q++) {
-                double sc = point_score(c, ix->pts + (size_t) q * ix->dims);
-                if (counting) {
-                    if (sc >= cut) total += ix->cnt[q];
-                } else if (sc > best) {
+                double sc = score_from(ix, c, ix->pts + (size_t) q * ix->dims, cut);
+                if (sc < cut || !(sc > 0)) continue;
+                if (sc > best) {
                     best = sc;
+                    cut = best * (1.0 - RM_TIE_TOL);
                 }
+                s->kept_score[kept] = sc;
+                s->kept_count[kept++] = ix->cnt[q];
             }
             *work += (double) (ix->hi[node] - ix->lo[node]);
+            PROF(1, ix->hi[node] - ix->lo[node]);
             continue;
         }
         int l = ix->left[node], r = ix->right[node];
-        /* pass 2 prunes below cut; pass 1 at or below the best so far */
-        double enough = counting ? cut : best;
-        double ul = node_upper(ix, c, l, enough), ur = node_upper(ix, c, r, enough);
+        double ul = node_upper(ix, c, l, cut), ur = node_upper(ix, c, r, cut);
         if (ul > ur) { /* push the smaller first: the larger is searched first */
             int tn = l; l = r; r = tn;
             double tu = ul; ul = ur; ur = tu;
         }
-        s->stack[top] = l;
-        s->stack_ub[top++] = ul;
-        s->stack[top] = r;
-        s->stack_ub[top++] = ur;
+        if (ul >= cut && ul > 0) {
+            s->stack[top] = l;
+            s->stack_ub[top++] = ul;
+        }
+        if (ur >= cut && ur > 0) {
+            s->stack[top] = r;
+            s->stack_ub[top++] = ur;
+        }
     }
+    double total = 0.0;
+    for (size_t k = 0; k < kept; k++)
+        if (s->kept_score[k] >= cut) total += s->kept_count[k];
     *found = total;
     return best;
 }
-
 
 double mt_match_target(const mt_index *ix, const rm_released *rel,
                        const rm_targets *tg, size_t i, double prob_tol,
@@ -467,7 +555,7 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
     size_t truth = (size_t) tg->record[i];
     for (int k = 0; k < ix->dims; k++) x[k] = rel_value(rel, truth, k);
     double s_true = point_score(&c, x);
-    double best = search(ix, &c, &s, 0, 0.0, s_true, &found, &work);
+    double best = search(ix, &c, &s, s_true, &found, &work);
     if (!(best > 0)) {
         /* no candidate has positive probability: all tie (as the loop does) */
         res->prob_true[i] = res->prob_max[i] = 1.0 / (double) rel->n;
@@ -476,7 +564,6 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
         return work;
     }
     double cut = best * (1.0 - RM_TIE_TOL);
-    search(ix, &c, &s, 1, cut, best, &found, &work);
     double sum = prob_tol > 0 ? mt_normaliser(ix, &c, &s, prob_tol, &work) : -1.0;
     if (sum < 0) sum = mt_normaliser_exact(ix, &c, &work);
     res->prob_true[i] = s_true / sum;

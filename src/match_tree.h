@@ -50,6 +50,15 @@ typedef struct {
     int n_mom;           /* n_a * 2^n_known */
     double *mom;         /* n_nodes x n_mom */
     int depth;
+    /* per unknown u with a positive SD and range: g_upper[u][k] bounds from
+     * above the computed unknown factor at every x = |y - mean| / sd in
+     * [k, k + 1) / g_inv_step[u] (the factor is non-increasing in x, and the
+     * bound has the margin of its rounding); 0 beyond g_len[u] steps, where
+     * the computed factor is exactly 0. Targets share it: the factor depends
+     * on the target only through the mean. NULL: no table. */
+    double *g_upper[MT_MAX_UNKNOWN];
+    double g_inv_step[MT_MAX_UNKNOWN];
+    size_t g_len[MT_MAX_UNKNOWN];
 } mt_index;
 
 /* Build the index of the released data (malloc'ed; mt_free releases it).
