@@ -67,6 +67,10 @@ void mt_unknown_bounds(const mt_target *c, int u, double lo, double hi,
 double mt_normaliser(const mt_index *ix, const mt_target *c, mt_scratch *s,
                      double prob_tol, double *work);
 
+/* The interpolation table of the unknown factor for the normaliser (0, or
+ * -1 when memory is short; match_sum.c). */
+int mt_build_sum_table(mt_index *ix, const rm_released *rel);
+
 /* The sum over every record, in the index's order. */
 double mt_normaliser_exact(const mt_index *ix, const mt_target *c, double *work);
 

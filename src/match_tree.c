@@ -7,7 +7,9 @@
 #include "match_internal.h"
 #include "par_rows.h"
 
-#define MT_LEAF 8
+/* Records per leaf (at most): 16 measured fastest on kernel-masked data
+ * against 8 and 32, and halves the index's memory against 8. */
+#define MT_LEAF 16
 
 /* ------------------------------------------------------------------------ */
 /* Building                                                                 */
@@ -162,6 +164,7 @@ void mt_free(mt_index *ix)
     free(ix->lo); free(ix->hi); free(ix->left); free(ix->right);
     free(ix->count); free(ix->box); free(ix->centre); free(ix->mom);
     for (int u = 0; u < MT_MAX_UNKNOWN; u++) free(ix->g_upper[u]);
+    free(ix->s_val); free(ix->s_der); free(ix->s_err);
     memset(ix, 0, sizeof(*ix));
 }
 
@@ -240,8 +243,10 @@ int mt_build(mt_index *ix, const rm_released *rel)
         qsort(col, n, sizeof(double), compare_double);
     }
 
-    /* leaves hold at least MT_LEAF / 2 points, so nodes < m / 2 + 2 */
-    size_t cap = m / 2 + 2;
+    /* a split node has more than MT_LEAF points and halves them, so leaves
+     * hold at least MT_LEAF / 2 points: at most 2 m / MT_LEAF leaves (or one),
+     * and fewer than twice as many nodes */
+    size_t cap = 4 * m / MT_LEAF + 2;
     ix->lo = malloc(cap * sizeof(int));
     ix->hi = malloc(cap * sizeof(int));
     ix->left = malloc(cap * sizeof(int));
@@ -302,6 +307,7 @@ int mt_build(mt_index *ix, const rm_released *rel)
     rm_init();
     for (int u = 0; u < U && u < MT_MAX_UNKNOWN; u++)
         if (build_unknown_table(ix, rel, u) != 0) goto fail;
+    if (mt_build_sum_table(ix, rel) != 0) goto fail;
     return 0;
 
 fail:

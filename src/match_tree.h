@@ -59,6 +59,13 @@ typedef struct {
     double *g_upper[MT_MAX_UNKNOWN];
     double g_inv_step[MT_MAX_UNKNOWN];
     size_t g_len[MT_MAX_UNKNOWN];
+    /* With one unknown variable of positive SD and range, for the
+     * normaliser: the unknown factor g and its derivative at x = k / s_per,
+     * and s_err[k] a certified bound of |computed g - cubic Hermite
+     * interpolant| on [k, k + 1] / s_per (match_sum.c). NULL: none. */
+    double *s_val, *s_der, *s_err;
+    double s_per;
+    size_t s_len;
 } mt_index;
 
 /* Build the index of the released data (malloc'ed; mt_free releases it).
