@@ -238,6 +238,8 @@ int mt_build_sum_table(mt_index *ix, const rm_released *rel)
     if (!isfinite(end)) return 0;
     double per = MT_S_PER_SD;
     if (end * per > MT_S_STEPS_MAX) per = MT_S_STEPS_MAX / end;
+    /* coarser steps: certified errors too large to be of use */
+    if (per < 4.0) return 0;
     size_t len = (size_t) ceil(end * per) + 2;
     ix->s_val = malloc(len * sizeof(double));
     ix->s_der = malloc(len * sizeof(double));
@@ -355,10 +357,10 @@ double mt_normaliser(const mt_index *ix, const mt_target *c, mt_scratch *s,
     /* With the table, a record of a leaf costs about a fifth of one scored,
      * and the sum of all records by the table is certified to about 1e-10:
      * give up the refinement sooner for it. Measured on kernel-masked data,
-     * the refinement converges within a few dozen nodes for tolerances of a
-     * few per cent and above, and not within n / 4 record costs at 1e-3. */
+     * the refinement converges within a few dozen nodes for tolerances of 5
+     * per cent and above, and not within n / 4 record costs at 1e-2. */
     int table = ix->s_val && c->uact[0];
-    double budget = table ? 0.01 * (double) ix->n_unique + (prob_tol >= 0.01 ? 2000.0 : 0.0)
+    double budget = table ? 0.01 * (double) ix->n_unique + (prob_tol >= 0.05 ? 2000.0 : 0.0)
                           : 0.25 * (double) ix->n_unique;
     double spent = 0.0;
     int size = 0;

@@ -185,6 +185,9 @@ static int build_unknown_table(mt_index *ix, const rm_released *rel, int u)
     if (!isfinite(end)) return 0;
     double per = MT_G_STEPS_PER_SD;
     if (end * per > MT_G_STEPS_MAX) per = MT_G_STEPS_MAX / end;
+    /* steps wider than a quarter SD bound too loosely (a nearly exact
+     * regression, d in the tens of thousands): evaluate instead */
+    if (per < 4.0) return 0;
     size_t len = (size_t) ceil(end * per) + 1;
     double *g = malloc(len * sizeof(double));
     if (!g) return -1;
@@ -346,7 +349,13 @@ static void setup_target(const mt_index *ix, const rm_released *rel, const rm_ta
     c->U = rel->n_unknown;
     for (int v = 0; v < c->K; v++) {
         double t = tg->known[i + (size_t) v * tg->n_targets], near, far;
-        column_distances(ix->sorted + (size_t) v * ix->n, ix->n, t, &near, &far);
+        const double *col = ix->sorted + (size_t) v * ix->n;
+        double a = fabs(col[0] - t), b = fabs(col[ix->n - 1] - t);
+        far = a > b ? a : b;
+        /* near <= |median - t|: when that is below far, far > near without
+         * the binary search (a cache miss per step at registry scale) */
+        near = fabs(col[ix->n / 2] - t);
+        if (!(near < far)) column_distances(col, ix->n, t, &near, &far);
         c->t[v] = t;
         c->far[v] = far;
         c->act[v] = far > near; /* else the factor is the same for all: 1 */
