@@ -488,10 +488,8 @@ static inline double score_from(const mt_index *ix, const mt_target *c, const do
     if (s < cut || !(s > 0)) return -1.0;
     double bound = s;
     for (int u = 0; u < c->U; u++)
-        if (c->uact[u] && ix->g_upper[u]) {
-            double y = x[c->K + u], m = c->mean[u];
-            bound *= unknown_upper(ix, c, u, y < m ? y : m, y < m ? m : y);
-        }
+        if (c->uact[u] && ix->g_upper[u])
+            bound *= unknown_upper(ix, c, u, x[c->K + u], x[c->K + u]);
     if (bound * (1.0 + 1e-14) < cut) return -1.0;
     PROF(2, 1);
     for (int u = 0; u < c->U; u++)
