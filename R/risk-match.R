@@ -66,45 +66,45 @@
 #'     variables; about 90 MB at \eqn{n = 10^6} distinct records with 2 known
 #'     and 1 unknown, plus 20 MB of scratch per thread).
 #'
-#'     Cost of the rates (`c`, `I`), measured on the Zhou et al. example I
-#'     scaled up (ring-kernel-masked, known x and s1, unknown y; see
-#'     `inst/bench/README.md`): about 12, 17 and 29 microseconds of CPU per
-#'     target at \eqn{n} = 20,000, \eqn{10^5} and \eqn{10^6} (58, 200 and
-#'     1200 times less than the loop), so all \eqn{10^6} targets of a
-#'     release of \eqn{10^6} take about 30 s of CPU, 15 s on 2 free cores
-#'     (68 s measured with other jobs holding most of the machine).
+#'   Cost of the rates (`c`, `I`), measured on the Zhou et al. example I
+#'   scaled up (ring-kernel-masked, known x and s1, unknown y; see
+#'   `inst/bench/README.md`): about 12, 17 and 29 microseconds of CPU per
+#'   target at \eqn{n} = 20,000, \eqn{10^5} and \eqn{10^6} (58, 200 and
+#'   1200 times less than the loop), so all \eqn{10^6} targets of a
+#'   release of \eqn{10^6} take about 30 s of CPU, 15 s on 2 free cores
+#'   (68 s measured with other jobs holding most of the machine).
 #'
-#'     The normaliser of `prob_true` and `prob_max` is certified to relative
-#'     error `prob_tol` by lower and upper bounds (never by sampling): from
-#'     the nodes' moments (the known factors are multilinear on a box on one
-#'     side of the target, the unknown factor is expanded to degree 5 with a
-#'     certified remainder), refined widest gap first; when that does not
-#'     converge quickly, every record is summed with the unknown factor read
-#'     from a cubic Hermite table with a certified error (about
-#'     \eqn{10^{-10}}), at about a quarter of the loop's cost per record.
-#'     So `prob_true` stays quadratic at the default `prob_tol = 1e-6`: 3.6
-#'     to 3.8 times cheaper than the loop at \eqn{n} = 20,000 to \eqn{10^6}
-#'     (about 0.18 ms per target at 20,000, 10 ms at \eqn{10^6}: about 3 hours
-#'     of CPU for all targets of a \eqn{10^6} release; take a sample of
-#'     targets). The refinement converges within a few dozen nodes only for
-#'     tolerances of 5 per cent and more; `prob_tol = 1` costs little more
-#'     than the rates and is what `ru_profile()` uses; `prob_tol = 0` sums
-#'     every record with the loop's arithmetic (exact up to the order of the
-#'     sum).
+#'   The normaliser of `prob_true` and `prob_max` is certified to relative
+#'   error `prob_tol` by lower and upper bounds (never by sampling): from
+#'   the nodes' moments (the known factors are multilinear on a box on one
+#'   side of the target, the unknown factor is expanded to degree 5 with a
+#'   certified remainder), refined widest gap first; when that does not
+#'   converge quickly, every record is summed with the unknown factor read
+#'   from a cubic Hermite table with a certified error (about
+#'   \eqn{10^{-10}}), at about a quarter of the loop's cost per record.
+#'   So `prob_true` stays quadratic at the default `prob_tol = 1e-6`: 3.6
+#'   to 3.8 times cheaper than the loop at \eqn{n} = 20,000 to \eqn{10^6}
+#'   (about 0.18 ms per target at 20,000, 10 ms at \eqn{10^6}: about 3 hours
+#'   of CPU for all targets of a \eqn{10^6} release; take a sample of
+#'   targets). The refinement converges within a few dozen nodes only for
+#'   tolerances of 5 per cent and more; `prob_tol = 1` costs little more
+#'   than the rates and is what `ru_profile()` uses; `prob_tol = 0` sums
+#'   every record with the loop's arithmetic (exact up to the order of the
+#'   sum).
 #'
-#'     Slow inputs for the search (`inst/bench/bench-risk.R`, section
-#'     "worst"): many records tied at the top (each distinct record is
-#'     rescored: a top shared by \eqn{m} distinct records costs
-#'     \eqn{O(m)}; identical records cost one), smooth data where many
-#'     records score within a few per cent of the best, and best scores below
-#'     about \eqn{10^{-10}}, where the rounding margins of the normal integral
-#'     stop pruning (a target of which every record scores 0 costs
-#'     \eqn{O(n)}). Measured at \eqn{n} = 20,000 (CPU per target, rates):
-#'     unmasked, noisy or rounded data 33 to 35 times less than the loop,
-#'     heavy ties 56 times, a very noisy unknown 35 times, a nearly exact
-#'     regression of the unknown (\eqn{\sigma} = \eqn{10^{-9}}) 10 times;
-#'     with `prob_tol = 1e-6` the last costs 1.4 times the loop.
-#'     Limits: at most 6 known and 2 unknown variables.}
+#'   Slow inputs for the search (`inst/bench/bench-risk.R`, section
+#'   "worst"): many records tied at the top (each distinct record is
+#'   rescored: a top shared by \eqn{m} distinct records costs
+#'   \eqn{O(m)}; identical records cost one), smooth data where many
+#'   records score within a few per cent of the best, and best scores below
+#'   about \eqn{10^{-10}}, where the rounding margins of the normal integral
+#'   stop pruning (a target of which every record scores 0 costs
+#'   \eqn{O(n)}). Measured at \eqn{n} = 20,000 (CPU per target, rates):
+#'   unmasked, noisy or rounded data 33 to 35 times less than the loop,
+#'   heavy ties 56 times, a very noisy unknown 35 times, a nearly exact
+#'   regression of the unknown (\eqn{\sigma} = \eqn{10^{-9}}) 10 times;
+#'   with `prob_tol = 1e-6` the last costs 1.4 times the loop.
+#'   Limits: at most 6 known and 2 unknown variables.}
 #'   \item{`"auto"`}{`"tree"` when \eqn{n \ge 2000}, `prob_tol > 0` and the
 #'     variables are within its limits, else `"exhaustive"`.}
 #' }
