@@ -335,6 +335,28 @@ test_that("prob_true is within prob_tol over a range of tolerances on masked dat
   }
 })
 
+test_that("the search starts from a true record scoring 0, and from all scoring 0", {
+  # the true record of target 1 is released far away, so it is the farthest
+  # from its own target (factor 0): the search's floor starts at 0
+  set.seed(31)
+  n <- 600
+  o <- data.frame(a = runif(n), b = runif(n), y = rnorm(n))
+  m <- o
+  m$a[1] <- -100
+  m$b <- round(m$b, 1)
+  for (u in list(NULL, "y")) {
+    ex <- risk_match(o, m, c("a", "b"), u, method = "exhaustive", targets = 1:40)
+    tr <- risk_match(o, m, c("a", "b"), u, method = "tree", targets = 1:40)
+    expect_same_match(tr, ex, 1e-6, paste("zero truth", length(u)))
+    expect_identical(ex$per_target$prob_true[1], 0)
+  }
+  # two records only, each target's candidates both at probability 0: all tie
+  o2 <- data.frame(a = c(0.25, 0), b = c(0.25, 0))
+  m2 <- data.frame(a = c(0, 1), b = c(1, 0))
+  expect_same_match(risk_match(o2, m2, c("a", "b"), method = "tree"),
+                    risk_match(o2, m2, c("a", "b"), method = "exhaustive"), 1e-6, "all zero")
+})
+
 test_that("auto picks the search for large inputs and the loop otherwise", {
   d <- match_grid_data("noisy", 50, 1, 1, 1)
   expect_identical(risk_match(d$original, d$masked, d$known, d$unknown)$method, "exhaustive")
