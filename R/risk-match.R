@@ -72,7 +72,8 @@
 #'   target at \eqn{n} = 20,000, \eqn{10^5} and \eqn{10^6} (58, 200 and
 #'   1200 times less than the loop), so all \eqn{10^6} targets of a
 #'   release of \eqn{10^6} take about 30 s of CPU, 15 s on 2 free cores
-#'   (68 s measured with other jobs holding most of the machine).
+#'   (41 s and 68 s measured with other jobs on the machine, load
+#'   averages 3.3 and 6.5).
 #'
 #'   The normaliser of `prob_true` and `prob_max` is certified to relative
 #'   error `prob_tol` by lower and upper bounds (never by sampling): from
