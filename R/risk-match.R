@@ -55,29 +55,57 @@
 #'     released records (identical records collapsed into one point with a
 #'     count). Each factor of the score decreases with the distance to a
 #'     per-target centre, so a node's box bounds the scores of all its
-#'     records; the records that may tie with the best are rescored with the
-#'     exhaustive loop's own arithmetic. Building the index costs
-#'     \eqn{O(n \log n)} time and \eqn{O(n\,2^k)} memory (\eqn{k} known
-#'     variables; about 160 MB at \eqn{n = 10^6} distinct records with 2
-#'     known and 1 unknown, plus 16 MB of scratch per thread).
-#'     Each target then visits the nodes whose bound reaches its best
-#'     score, typically tens to hundreds. The normaliser of `prob_true` and
-#'     `prob_max` is certified to relative error `prob_tol` by lower and upper
-#'     bounds from the nodes' moments (never by sampling), refining the
-#'     nodes with the widest bounds first; a smaller `prob_tol` visits more
-#'     nodes, and `prob_tol = 0` sums all \eqn{n} records per target
-#'     (quadratic again, but exact). A target whose refinement would cost
-#'     more than a quarter of that sum is summed exactly instead, so a tight
-#'     `prob_tol` never costs much more than the loop; on smooth masked data
-#'     with a narrow predictive law (residual SD small against the range of
-#'     the unknown) this is what happens at the default 1e-6, and only the
-#'     rates are then sub-quadratic (`prob_tol = 1` for the rates alone, as
-#'     `ru_profile()` does). Slow cases: many records tied at the
-#'     top (each is rescored: a target whose best score is shared by
-#'     \eqn{m} records costs \eqn{O(m)}), and best scores below about
-#'     \eqn{10^{-10}}, where the rounding margins of the normal integral stop
-#'     pruning (a target of which every record scores 0 costs \eqn{O(n)}).
-#'     Limits: at most 6 known and 2 unknown variables.}
+#'     records. One depth-first pass per target finds the best score and
+#'     every record within the tie window of it: the window's floor starts at
+#'     the true record's score and rises with the best found, nodes whose
+#'     bound is below it are pruned, and the records that reach it are
+#'     rescored with the exhaustive loop's own arithmetic. The unknown
+#'     factor depends on the target only through the predicted mean, so its
+#'     bounds come from one table shared by all targets. Building the index
+#'     costs \eqn{O(n \log n)} time and \eqn{O(n\,2^k)} memory (\eqn{k} known
+#'     variables; about 90 MB at \eqn{n = 10^6} distinct records with 2 known
+#'     and 1 unknown, plus 20 MB of scratch per thread).
+#'
+#'   Cost of the rates (`c`, `I`), measured on the Zhou et al. example I
+#'   scaled up (ring-kernel-masked, known x and s1, unknown y; see
+#'   `inst/bench/README.md`): about 12, 17 and 29 microseconds of CPU per
+#'   target at \eqn{n} = 20,000, \eqn{10^5} and \eqn{10^6} (58, 200 and
+#'   1200 times less than the loop), so all \eqn{10^6} targets of a
+#'   release of \eqn{10^6} take about 30 s of CPU, 15 s on 2 free cores
+#'   (41 s and 68 s measured with other jobs on the machine, load
+#'   averages 3.3 and 6.5).
+#'
+#'   The normaliser of `prob_true` and `prob_max` is certified to relative
+#'   error `prob_tol` by lower and upper bounds (never by sampling): from
+#'   the nodes' moments (the known factors are multilinear on a box on one
+#'   side of the target, the unknown factor is expanded to degree 5 with a
+#'   certified remainder), refined widest gap first; when that does not
+#'   converge quickly, every record is summed with the unknown factor read
+#'   from a cubic Hermite table with a certified error (about
+#'   \eqn{10^{-10}}), at about a quarter of the loop's cost per record.
+#'   So `prob_true` stays quadratic at the default `prob_tol = 1e-6`: 3.6
+#'   to 3.8 times cheaper than the loop at \eqn{n} = 20,000 to \eqn{10^6}
+#'   (about 0.18 ms per target at 20,000, 10 ms at \eqn{10^6}: about 3 hours
+#'   of CPU for all targets of a \eqn{10^6} release; take a sample of
+#'   targets). The refinement converges within a few dozen nodes only for
+#'   tolerances of 5 per cent and more; `prob_tol = 1` costs little more
+#'   than the rates and is what `ru_profile()` uses; `prob_tol = 0` sums
+#'   every record with the loop's arithmetic (exact up to the order of the
+#'   sum).
+#'
+#'   Slow inputs for the search (`inst/bench/bench-risk.R`, section
+#'   "worst"): many records tied at the top (each distinct record is
+#'   rescored: a top shared by \eqn{m} distinct records costs
+#'   \eqn{O(m)}; identical records cost one), smooth data where many
+#'   records score within a few per cent of the best, and best scores below
+#'   about \eqn{10^{-10}}, where the rounding margins of the normal integral
+#'   stop pruning (a target of which every record scores 0 costs
+#'   \eqn{O(n)}). Measured at \eqn{n} = 20,000 (CPU per target, rates):
+#'   unmasked, noisy or rounded data 33 to 35 times less than the loop,
+#'   heavy ties 56 times, a very noisy unknown 35 times, a nearly exact
+#'   regression of the unknown (\eqn{\sigma} = \eqn{10^{-9}}) 10 times;
+#'   with `prob_tol = 1e-6` the last costs 1.4 times the loop.
+#'   Limits: at most 6 known and 2 unknown variables.}
 #'   \item{`"auto"`}{`"tree"` when \eqn{n \ge 2000}, `prob_tol > 0` and the
 #'     variables are within its limits, else `"exhaustive"`.}
 #' }

@@ -4,20 +4,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "match_tree.h"
+#include "match_internal.h"
 #include "par_rows.h"
 
-#define MT_LEAF 8
-/* Work of a node's bounds in units of one record scored (for the budget of a
- * parallel region and of the normaliser's refinement). */
-#define MT_NODE_COST 12.0
-/* Moments in the unknown: orders 0..6 (Taylor degree 5, remainder from the
- * 6th moment) with up to 3 known variables; 0..2 (degree 1) beyond, where
- * 2^k moments per order make the index large. */
-#define MT_ORDERS_SMALL_K 7
-#define MT_ORDERS_LARGE_K 3
-#define MT_INV_SQRT_2 0.707106781186547524400844362105
-#define MT_INV_SQRT_2PI 0.398942280401432677939946059934
+/* Records per leaf (at most): 16 measured fastest on kernel-masked data
+ * against 8 and 32, and halves the index's memory against 8. */
+#define MT_LEAF 16
 
 /* ------------------------------------------------------------------------ */
 /* Building                                                                 */
@@ -171,7 +163,44 @@ void mt_free(mt_index *ix)
     free(ix->pts); free(ix->cnt); free(ix->sorted);
     free(ix->lo); free(ix->hi); free(ix->left); free(ix->right);
     free(ix->count); free(ix->box); free(ix->centre); free(ix->mom);
+    for (int u = 0; u < MT_MAX_UNKNOWN; u++) free(ix->g_upper[u]);
+    free(ix->s_val); free(ix->s_der); free(ix->s_err);
     memset(ix, 0, sizeof(*ix));
+}
+
+/* Steps of the table of the unknown factor's bound: fine enough that the
+ * bound exceeds the factor by at most about 1e-5 / d (the factor's slope is
+ * at most 1 / d in standard units), at most MT_G_STEPS_MAX entries. */
+#define MT_G_STEPS_PER_SD 256.0
+#define MT_G_STEPS_MAX 65536.0
+/* The computed factor is exactly 0 beyond d + RM_FAR_SD standard units
+ * (risk_match.c: RM_FAR). */
+#define RM_FAR_SD 37.5
+
+static int build_unknown_table(mt_index *ix, const rm_released *rel, int u)
+{
+    double sd = rel->unknown_sd[u], range = rel->unknown_range[u];
+    if (!(sd > 0) || !(range > 0)) return 0;
+    double d = range / sd, shrink = exp(-0.5 * d * d), end = d + RM_FAR_SD + 2.0;
+    if (!isfinite(end)) return 0;
+    double per = MT_G_STEPS_PER_SD;
+    if (end * per > MT_G_STEPS_MAX) per = MT_G_STEPS_MAX / end;
+    /* steps wider than a quarter SD bound too loosely (a nearly exact
+     * regression, d in the tens of thousands): evaluate instead */
+    if (per < 4.0) return 0;
+    size_t len = (size_t) ceil(end * per) + 1;
+    double *g = malloc(len * sizeof(double));
+    if (!g) return -1;
+    /* the rounding margin of unknown_upper() at the table's far end */
+    double margin = 1e-12 * (2.0 + end + d) / d;
+    for (size_t k = 0; k < len; k++) {
+        double v = rm_triangle_std((double) k / per, d, shrink) + margin;
+        g[k] = v < 1.0 ? v : 1.0;
+    }
+    ix->g_upper[u] = g;
+    ix->g_inv_step[u] = per;
+    ix->g_len[u] = len;
+    return 0;
 }
 
 int mt_build(mt_index *ix, const rm_released *rel)
@@ -217,8 +246,10 @@ int mt_build(mt_index *ix, const rm_released *rel)
         qsort(col, n, sizeof(double), compare_double);
     }
 
-    /* leaves hold at least MT_LEAF / 2 points, so nodes < m / 2 + 2 */
-    size_t cap = m / 2 + 2;
+    /* a split node has more than MT_LEAF points and halves them, so leaves
+     * hold at least MT_LEAF / 2 points: at most 2 m / MT_LEAF leaves (or one),
+     * and fewer than twice as many nodes */
+    size_t cap = 4 * m / MT_LEAF + 2;
     ix->lo = malloc(cap * sizeof(int));
     ix->hi = malloc(cap * sizeof(int));
     ix->left = malloc(cap * sizeof(int));
@@ -276,6 +307,10 @@ int mt_build(mt_index *ix, const rm_released *rel)
     ix->cnt = cnt;
     free(perm);
     free(scale);
+    rm_init();
+    for (int u = 0; u < U && u < MT_MAX_UNKNOWN; u++)
+        if (build_unknown_table(ix, rel, u) != 0) goto fail;
+    if (mt_build_sum_table(ix, rel) != 0) goto fail;
     return 0;
 
 fail:
@@ -288,14 +323,6 @@ fail:
 /* ------------------------------------------------------------------------ */
 /* Per target                                                               */
 
-typedef struct {
-    int K, U;
-    double t[MT_MAX_KNOWN], far[MT_MAX_KNOWN], inv_far[MT_MAX_KNOWN];
-    int act[MT_MAX_KNOWN];
-    double mean[MT_MAX_UNKNOWN], sd[MT_MAX_UNKNOWN], inv_sd[MT_MAX_UNKNOWN];
-    double d[MT_MAX_UNKNOWN], shrink[MT_MAX_UNKNOWN], range[MT_MAX_UNKNOWN];
-    int uact[MT_MAX_UNKNOWN];
-} mt_target;
 
 /* The nearest and farthest computed distance from t to the sorted column,
  * as the exhaustive loop finds them. */
@@ -322,7 +349,13 @@ static void setup_target(const mt_index *ix, const rm_released *rel, const rm_ta
     c->U = rel->n_unknown;
     for (int v = 0; v < c->K; v++) {
         double t = tg->known[i + (size_t) v * tg->n_targets], near, far;
-        column_distances(ix->sorted + (size_t) v * ix->n, ix->n, t, &near, &far);
+        const double *col = ix->sorted + (size_t) v * ix->n;
+        double a = fabs(col[0] - t), b = fabs(col[ix->n - 1] - t);
+        far = a > b ? a : b;
+        /* near <= |median - t|: when that is below far, far > near without
+         * the binary search (a cache miss per step at registry scale) */
+        near = fabs(col[ix->n / 2] - t);
+        if (!(near < far)) column_distances(col, ix->n, t, &near, &far);
         c->t[v] = t;
         c->far[v] = far;
         c->act[v] = far > near; /* else the factor is the same for all: 1 */
@@ -344,34 +377,10 @@ static void setup_target(const mt_index *ix, const rm_released *rel, const rm_ta
     }
 }
 
-/* Exactly the arithmetic of target_scores() in risk_match.c. */
-static inline double known_factor(double dist, double far, double inv_far)
-{
-    double f = dist >= far ? 0.0 : 1.0 - dist * inv_far;
-    return f > 0 ? f : 0.0;
-}
-
-static inline double unknown_factor(const mt_target *c, int u, double y)
-{
-    if (c->sd[u] > 0)
-        return rm_triangle_std((y - c->mean[u]) * c->inv_sd[u], c->d[u], c->shrink[u]);
-    return rm_triangle_normal(y, c->mean[u], c->sd[u], c->range[u]);
-}
-
-static double point_score(const mt_target *c, const double *x)
-{
-    double s = 1.0;
-    for (int v = 0; v < c->K; v++)
-        if (c->act[v]) s *= known_factor(fabs(x[v] - c->t[v]), c->far[v], c->inv_far[v]);
-    for (int u = 0; u < c->U; u++)
-        if (c->uact[u] && s > 0) s *= unknown_factor(c, u, x[c->K + u]);
-    return s;
-}
-
 /* Bounds of the unknown factor u over [lo, hi], with a margin for the
  * rounding of the closed form (absolute, of order eps (|x| + d) / d; taken
  * about 5000 times larger). */
-static void unknown_bounds(const mt_target *c, int u, double lo, double hi,
+void mt_unknown_bounds(const mt_target *c, int u, double lo, double hi,
                            double *g_lo, double *g_hi, double *err)
 {
     double m = c->mean[u];
@@ -393,11 +402,16 @@ static void unknown_bounds(const mt_target *c, int u, double lo, double hi,
     }
 }
 
-/* The upper bound of unknown factor u over [lo, hi] alone (one evaluation). */
-static double unknown_upper(const mt_target *c, int u, double lo, double hi)
+/* The upper bound of unknown factor u over [lo, hi] alone: from the table
+ * when there is one, else one evaluation. */
+static double unknown_upper(const mt_index *ix, const mt_target *c, int u, double lo, double hi)
 {
     double m = c->mean[u];
     double near = m < lo ? fabs(lo - m) : (m > hi ? fabs(hi - m) : 0.0);
+    if (ix->g_upper[u]) {
+        double k = near * c->inv_sd[u] * ix->g_inv_step[u];
+        return k < (double) ix->g_len[u] ? ix->g_upper[u][(size_t) k] : 0.0;
+    }
     if (c->sd[u] > 0) {
         double a = fabs(lo - m), b = fabs(hi - m), far = a > b ? a : b;
         double d = c->d[u], xf = far * c->inv_sd[u];
@@ -424,23 +438,18 @@ static double node_upper(const mt_index *ix, const mt_target *c, int node, doubl
     }
     for (int u = 0; u < c->U; u++) {
         if (!c->uact[u] || !(s > 0) || s * (1.0 + 1e-14) < enough) continue;
-        s *= unknown_upper(c, u, mn[c->K + u], mx[c->K + u]);
+        s *= unknown_upper(ix, c, u, mn[c->K + u], mx[c->K + u]);
     }
     return s * (1.0 + 1e-14);
 }
 
-typedef struct {
-    int *stack;
-    double *stack_ub;
-    int *heap_node;
-    double *heap_gap, *heap_lo, *heap_hi;
-} mt_scratch;
 
 size_t mt_scratch_bytes(const mt_index *ix)
 {
     size_t depth = (size_t) ix->depth + 2, nodes = ix->n_nodes + 1;
     return 2 * depth * (sizeof(int) + sizeof(double)) +
-           nodes * (sizeof(int) + 3 * sizeof(double)) + 64;
+           nodes * (sizeof(int) + 3 * sizeof(double)) +
+           2 * (ix->n_unique + 1) * sizeof(double) + 64;
 }
 
 static mt_scratch carve(const mt_index *ix, void *mem)
@@ -452,358 +461,100 @@ static mt_scratch carve(const mt_index *ix, void *mem)
     s.heap_gap = dbl + depth;
     s.heap_lo = s.heap_gap + nodes;
     s.heap_hi = s.heap_lo + nodes;
-    int *in = (int *) (s.heap_hi + nodes);
+    s.kept_score = s.heap_hi + nodes;
+    s.kept_count = s.kept_score + ix->n_unique + 1;
+    int *in = (int *) (s.kept_count + ix->n_unique + 1);
     s.stack = in;
     s.heap_node = in + depth;
     return s;
 }
 
-/* Largest score (pass 1, from the true record's score) or the number of
- * records scoring at least `cut` (pass 2). Depth first, the child with the
- * larger bound first. */
+#ifdef MT_PROFILE
+double mt_prof[8];
+#define PROF(k, v) (mt_prof[k] += (v))
+#else
+#define PROF(k, v) ((void) 0)
+#endif
+
+/* The score of a point when it can reach `cut`, else -1: the unknown
+ * factors (at most 1, and the costly part) are computed only when the known
+ * product reaches `cut`, and then with the exhaustive loop's arithmetic. */
+static inline double score_from(const mt_index *ix, const mt_target *c, const double *x,
+                                double cut)
+{
+    double s = 1.0;
+    for (int v = 0; v < c->K; v++)
+        if (c->act[v]) s *= known_factor(fabs(x[v] - c->t[v]), c->far[v], c->inv_far[v]);
+    if (s < cut || !(s > 0)) return -1.0;
+    double bound = s;
+    for (int u = 0; u < c->U; u++)
+        if (c->uact[u] && ix->g_upper[u])
+            bound *= unknown_upper(ix, c, u, x[c->K + u], x[c->K + u]);
+    if (bound * (1.0 + 1e-14) < cut) return -1.0;
+    PROF(2, 1);
+    for (int u = 0; u < c->U; u++)
+        if (c->uact[u] && s > 0) s *= unknown_factor(c, u, x[c->K + u]);
+    return s;
+}
+
+/* The largest score and the number of records within the tie window of it,
+ * in one pass. The window's floor `cut` = best (1 - tol) rises with the best
+ * found so far (the true record's score to start with), and a node is pruned
+ * when its bound is below the current floor: every record of the final
+ * window scores at least the final floor, hence every floor, so none is
+ * pruned. Records that reach the current floor are kept with their scores
+ * and filtered by the final floor at the end. Depth first, the child with
+ * the larger bound first. */
 static double search(const mt_index *ix, const mt_target *c, mt_scratch *s,
-                     int counting, double cut, double best, double *found, double *work)
+                     double best, double *found, double *work)
 {
     int top = 0;
-    double total = 0.0;
+    size_t kept = 0;
+    double cut = best * (1.0 - RM_TIE_TOL);
     s->stack[top] = 0;
-    s->stack_ub[top++] = node_upper(ix, c, 0, 0.0);
+    s->stack_ub[top++] = node_upper(ix, c, 0, cut);
     while (top > 0) {
         top--;
         int node = s->stack[top];
         double ub = s->stack_ub[top];
         *work += MT_NODE_COST; /* in records scored: a node costs two bounds */
-        if (counting ? ub < cut : ub <= best) continue;
+        PROF(0, 1);
+        if (ub < cut || !(ub > 0)) continue;
         if (ix->left[node] < 0) {
             for (int q = ix->lo[node]; q < ix->hi[node]; q++) {
-                double sc = point_score(c, ix->pts + (size_t) q * ix->dims);
-                if (counting) {
-                    if (sc >= cut) total += ix->cnt[q];
-                } else if (sc > best) {
+                double sc = score_from(ix, c, ix->pts + (size_t) q * ix->dims, cut);
+                if (sc < cut || !(sc > 0)) continue;
+                if (sc > best) {
                     best = sc;
+                    cut = best * (1.0 - RM_TIE_TOL);
                 }
+                s->kept_score[kept] = sc;
+                s->kept_count[kept++] = ix->cnt[q];
             }
             *work += (double) (ix->hi[node] - ix->lo[node]);
+            PROF(1, ix->hi[node] - ix->lo[node]);
             continue;
         }
         int l = ix->left[node], r = ix->right[node];
-        /* pass 2 prunes below cut; pass 1 at or below the best so far */
-        double enough = counting ? cut : best;
-        double ul = node_upper(ix, c, l, enough), ur = node_upper(ix, c, r, enough);
+        double ul = node_upper(ix, c, l, cut), ur = node_upper(ix, c, r, cut);
         if (ul > ur) { /* push the smaller first: the larger is searched first */
             int tn = l; l = r; r = tn;
             double tu = ul; ul = ur; ur = tu;
         }
-        s->stack[top] = l;
-        s->stack_ub[top++] = ul;
-        s->stack[top] = r;
-        s->stack_ub[top++] = ur;
+        if (ul >= cut && ul > 0) {
+            s->stack[top] = l;
+            s->stack_ub[top++] = ul;
+        }
+        if (ur >= cut && ur > 0) {
+            s->stack[top] = r;
+            s->stack_ub[top++] = ur;
+        }
     }
+    double total = 0.0;
+    for (size_t k = 0; k < kept; k++)
+        if (s->kept_score[k] >= cut) total += s->kept_count[k];
     *found = total;
     return best;
-}
-
-/* ---- the normaliser ---------------------------------------------------- */
-
-static double std_cdf(double x) { return 0.5 * erfc(-x * MT_INV_SQRT_2); }
-static double std_pdf_at_distance(double r) { return MT_INV_SQRT_2PI * exp(-0.5 * r * r); }
-
-/* Distance of [a, b] from 0. */
-static double gap_from_zero(double a, double b) { return a > 0 ? a : (b < 0 ? -b : 0.0); }
-
-/* The triangle expectation g(x) = E[(1 - |x - Z| / d)_+] in standard units
- * and its derivatives 1..p at x: with H(a) = a Phi(a) + phi(a),
- * g = [H(x + d) - 2 H(x) + H(x - d)] / d, H' = Phi, H^(n) = phi^(n - 2) and
- * phi^(n)(u) = (-1)^n He_n(u) phi(u) (Hermite polynomials). */
-static void triangle_derivatives(double x, double d, double shrink, int p, double *out)
-{
-    out[0] = rm_triangle_std(fabs(x), d, shrink);
-    if (p >= 1)
-        out[1] = (std_cdf(x + d) - 2.0 * std_cdf(x) + std_cdf(x - d)) / d;
-    if (p < 2) return;
-    double pt[3] = { x + d, x, x - d }, w[3] = { 1.0, -2.0, 1.0 };
-    for (int k = 2; k <= p; k++) out[k] = 0.0;
-    for (int q = 0; q < 3; q++) {
-        double u = pt[q], phi = std_pdf_at_distance(u), he_prev = 1.0, he = u;
-        /* k = 2 uses phi^(0) = He_0 phi, k = 3 uses phi^(1) = -He_1 phi, ... */
-        for (int k = 2; k <= p; k++) {
-            int nd = k - 2;
-            double hn = nd == 0 ? 1.0 : (nd == 1 ? u : he);
-            if (nd >= 2) { /* advance He to order nd */
-                double next = u * he - (nd - 1) * he_prev;
-                he_prev = he;
-                he = next;
-                hn = he;
-            }
-            double sign = (nd % 2) ? -1.0 : 1.0;
-            out[k] += w[q] * sign * hn * phi / d;
-        }
-    }
-}
-
-/* max over |u| >= r of |phi^(n)(u)| by Cramer's inequality
- * |He_n(u)| <= 1.086435 sqrt(n!) exp(u^2 / 4). */
-static double phi_deriv_bound(double r, int n)
-{
-    double f = 1.0;
-    for (int k = 2; k <= n; k++) f *= k;
-    return 1.086436 * sqrt(f) * MT_INV_SQRT_2PI * exp(-0.25 * r * r);
-}
-
-/* A bound of |g^(m)(x)| over x in [a, b] (m >= 2): the smaller of the second
- * difference of phi^(m-2) term by term, and d times the largest |phi^(m)|
- * within d of the interval (the second difference as an integral). */
-static double derivative_bound(double a, double b, double d, int m)
-{
-    double by_terms = (phi_deriv_bound(gap_from_zero(a + d, b + d), m - 2) +
-                       2.0 * phi_deriv_bound(gap_from_zero(a, b), m - 2) +
-                       phi_deriv_bound(gap_from_zero(a - d, b - d), m - 2)) / d;
-    double by_integral = d * phi_deriv_bound(gap_from_zero(a - d, b + d), m);
-    return (by_terms < by_integral ? by_terms : by_integral) * (1.0 + 1e-12);
-}
-
-/* A certified bound (dir = -1 lower, +1 upper) of sum_j P(z_j) g(y_j) over
- * the node, P the multilinear polynomial with coefficients `coef` on the
- * centred coordinates (non-negative on the node's records), g the product of
- * the unknown factors: by the Taylor expansion in y with one unknown, else by
- * g's bound on the node (g_bound). */
-static double expanded_sum(const mt_index *ix, const mt_target *c, int node,
-                           const double *coef, double g_bound, double g_err, int dir)
-{
-    int K = c->K, D = ix->dims, subsets = 1 << K;
-    const double *mn = ix->box + (size_t) node * 2 * D, *mx = mn + D;
-    const double *ctr = ix->centre + (size_t) node * D;
-    const double *mom = ix->mom + (size_t) node * ix->n_mom;
-    double pm[MT_ORDERS_SMALL_K] = { 0 }, pabs[MT_ORDERS_SMALL_K] = { 0 };
-    for (int a = 0; a < ix->n_a; a++)
-        for (int q = 0; q < subsets; q++) {
-            double term = coef[q] * mom[a * subsets + q];
-            pm[a] += term;
-            pabs[a] += fabs(term);
-        }
-    /* relative slack for the rounding of the factors, chords and sums */
-    double e0 = 1e-12 * pabs[0] + 1e-300;
-    double best = dir < 0 ? (pm[0] - e0) * g_bound : (pm[0] + e0) * g_bound;
-    if (ix->n_a > 1 && c->uact[0] && c->sd[0] > 0) {
-        /* Taylor expansion of degree p = n_a - 2 in y about the centre; the
-         * remainder from the (p+1)-th derivative and the (p+1)-th moment (p+1
-         * even, so the moment is a sum of non-negative terms) */
-        int p = ix->n_a - 2;
-        double inv_sd = c->inv_sd[0], d = c->d[0];
-        double xc = (ctr[K] - c->mean[0]) * inv_sd;
-        double xa = (mn[K] - c->mean[0]) * inv_sd, xb = (mx[K] - c->mean[0]) * inv_sd;
-        double deriv[MT_ORDERS_SMALL_K];
-        triangle_derivatives(xc, d, c->shrink[0], p, deriv);
-        double est = 0.0, err = g_err * (pm[0] + e0), scale = 1.0, fact = 1.0;
-        for (int k = 0; k <= p; k++) {
-            if (k > 0) {
-                scale *= inv_sd;
-                fact *= k;
-            }
-            double coefk = deriv[k] * scale / fact;
-            double ek = 1e-12 * pabs[k];
-            est += coefk * pm[k];
-            /* rounding: of the moments, of the derivative (absolute, of order
-             * eps / d in standard units), of the sum */
-            err += fabs(coefk) * ek + 1e-14 * (1.0 + k) / d * scale / fact * (fabs(pm[k]) + ek) +
-                   1e-13 * fabs(coefk * pm[k]);
-        }
-        scale *= inv_sd;
-        fact *= p + 1;
-        double pad = 1e-9;
-        double bound = derivative_bound(xa - pad * (1 + fabs(xa)), xb + pad * (1 + fabs(xb)),
-                                        d, p + 1);
-        err += bound * scale / fact * (pm[p + 1] + 1e-12 * pabs[p + 1]);
-        if (dir < 0 && est - err > best) best = est - err;
-        if (dir > 0 && est + err < best) best = est + err;
-    }
-    return best;
-}
-
-/* Bounds [lo, hi] of the sum of the computed scores over a node. */
-static void node_sum(const mt_index *ix, const mt_target *c, int node, double *lo, double *hi)
-{
-    int K = c->K, D = ix->dims;
-    const double *mn = ix->box + (size_t) node * 2 * D, *mx = mn + D;
-    double count = ix->count[node];
-    /* corner bounds */
-    double p_hi = 1.0, p_lo = 1.0, g_hi = 1.0, g_lo = 1.0, g_err = 0.0;
-    for (int v = 0; v < K; v++) {
-        if (!c->act[v]) continue;
-        double t = c->t[v];
-        double near = t < mn[v] ? fabs(mn[v] - t) : (t > mx[v] ? fabs(mx[v] - t) : 0.0);
-        double a = fabs(mn[v] - t), b = fabs(mx[v] - t), far = a > b ? a : b;
-        p_hi *= known_factor(near, c->far[v], c->inv_far[v]);
-        p_lo *= known_factor(far, c->far[v], c->inv_far[v]);
-    }
-    for (int u = 0; u < c->U; u++) {
-        if (!c->uact[u]) continue;
-        double gl, gh, e;
-        unknown_bounds(c, u, mn[K + u], mx[K + u], &gl, &gh, &e);
-        g_hi *= gh;
-        g_lo *= gl;
-        g_err += e;
-    }
-    *lo = count * p_lo * g_lo * (1.0 - 1e-14);
-    *hi = count * p_hi * g_hi * (1.0 + 1e-14);
-
-    /* Each known factor is linear on the node where it does not straddle t;
-     * where it does, the tent lies above its chord and below either of its
-     * two lines (the one on the side of the node's mass is taken). The
-     * products are multilinear: their sums follow from the moments. */
-    double coef_lo[1 << MT_MAX_KNOWN], coef_hi[1 << MT_MAX_KNOWN];
-    coef_lo[0] = coef_hi[0] = 1.0;
-    const double *ctr = ix->centre + (size_t) node * D;
-    const double *mom = ix->mom + (size_t) node * ix->n_mom;
-    for (int v = 0; v < K; v++) {
-        int bit = 1 << v;
-        double a_lo = 1.0, b_lo = 0.0, a_hi = 1.0, b_hi = 0.0;
-        if (c->act[v]) {
-            double t = c->t[v], F = c->far[v];
-            if (mn[v] < t && t < mx[v]) {
-                double f_a = 1.0 - (t - mn[v]) / F, f_b = 1.0 - (mx[v] - t) / F;
-                b_lo = (f_b - f_a) / (mx[v] - mn[v]);
-                a_lo = f_a + b_lo * (ctr[v] - mn[v]);
-                /* mean of z_v - c_v over the node's records: side of the mass */
-                double side = mom[bit] / count + ctr[v] >= t ? 1.0 : -1.0;
-                a_hi = 1.0 - side * (ctr[v] - t) / F;
-                b_hi = -side / F;
-            } else {
-                double side = mn[v] >= t ? 1.0 : -1.0;
-                a_lo = a_hi = 1.0 - fabs(ctr[v] - t) / F;
-                b_lo = b_hi = -side / F;
-            }
-        }
-        for (int q = 0; q < bit; q++) {
-            coef_lo[q | bit] = coef_lo[q] * b_lo;
-            coef_lo[q] *= a_lo;
-            coef_hi[q | bit] = coef_hi[q] * b_hi;
-            coef_hi[q] *= a_hi;
-        }
-    }
-    double bound_lo = expanded_sum(ix, c, node, coef_lo, g_lo, g_err, -1);
-    double bound_hi = expanded_sum(ix, c, node, coef_hi, g_hi, g_err, 1);
-    if (bound_lo > *lo) *lo = bound_lo;
-    if (bound_hi < *hi) *hi = bound_hi;
-    if (*lo > *hi) *lo = *hi; /* both bounds hold: they meet within rounding */
-}
-
-static double leaf_sum(const mt_index *ix, const mt_target *c, int node)
-{
-    double s = 0.0;
-    for (int q = ix->lo[node]; q < ix->hi[node]; q++)
-        s += ix->cnt[q] * point_score(c, ix->pts + (size_t) q * ix->dims);
-    return s;
-}
-
-/* max-heap on the gap */
-static void heap_push(mt_scratch *s, int *size, int node, double lo, double hi)
-{
-    int k = (*size)++;
-    double gap = hi - lo;
-    while (k > 0) {
-        int parent = (k - 1) / 2;
-        if (s->heap_gap[parent] >= gap) break;
-        s->heap_gap[k] = s->heap_gap[parent];
-        s->heap_lo[k] = s->heap_lo[parent];
-        s->heap_hi[k] = s->heap_hi[parent];
-        s->heap_node[k] = s->heap_node[parent];
-        k = parent;
-    }
-    s->heap_gap[k] = gap;
-    s->heap_lo[k] = lo;
-    s->heap_hi[k] = hi;
-    s->heap_node[k] = node;
-}
-
-static void heap_pop(mt_scratch *s, int *size)
-{
-    int n = --(*size);
-    double gap = s->heap_gap[n], lo = s->heap_lo[n], hi = s->heap_hi[n];
-    int node = s->heap_node[n], k = 0;
-    for (;;) {
-        int child = 2 * k + 1;
-        if (child >= n) break;
-        if (child + 1 < n && s->heap_gap[child + 1] > s->heap_gap[child]) child++;
-        if (s->heap_gap[child] <= gap) break;
-        s->heap_gap[k] = s->heap_gap[child];
-        s->heap_lo[k] = s->heap_lo[child];
-        s->heap_hi[k] = s->heap_hi[child];
-        s->heap_node[k] = s->heap_node[child];
-        k = child;
-    }
-    s->heap_gap[k] = gap;
-    s->heap_lo[k] = lo;
-    s->heap_hi[k] = hi;
-    s->heap_node[k] = node;
-}
-
-/* S within relative prob_tol: the midpoint of certified bounds. Returns a
- * negative value when the refinement would cost more than summing every
- * record (a node costs about MT_NODE_COST records): the caller then sums. */
-static double normaliser(const mt_index *ix, const mt_target *c, mt_scratch *s,
-                         double prob_tol, double *work)
-{
-    double budget = 0.25 * (double) ix->n_unique, spent = 0.0;
-    int size = 0;
-    double exact = 0.0;
-    if (ix->left[0] < 0) {
-        *work += (double) ix->n_unique;
-        return leaf_sum(ix, c, 0);
-    }
-    double lo, hi;
-    node_sum(ix, c, 0, &lo, &hi);
-    heap_push(s, &size, 0, lo, hi);
-    double s_lo = lo, s_hi = hi;
-    long pops = 0;
-    for (;;) {
-        if (size == 0 || s_hi - s_lo <= 2.0 * prob_tol * s_lo || (++pops & 255) == 0) {
-            /* recompute the totals (no drift from the running updates) */
-            s_lo = s_hi = exact;
-            for (int k = 0; k < size; k++) {
-                s_lo += s->heap_lo[k];
-                s_hi += s->heap_hi[k];
-            }
-            if (size == 0 || s_hi - s_lo <= 2.0 * prob_tol * s_lo) break;
-        }
-        int node = s->heap_node[0];
-        s_lo -= s->heap_lo[0];
-        s_hi -= s->heap_hi[0];
-        heap_pop(s, &size);
-        *work += 2.0 * MT_NODE_COST;
-        spent += 2.0 * MT_NODE_COST;
-        if (spent > budget) return -1.0;
-        int kids[2] = { ix->left[node], ix->right[node] };
-        for (int k = 0; k < 2; k++) {
-            int ch = kids[k];
-            if (ix->left[ch] < 0) {
-                double v = leaf_sum(ix, c, ch);
-                *work += (double) (ix->hi[ch] - ix->lo[ch]);
-                spent += (double) (ix->hi[ch] - ix->lo[ch]);
-                exact += v;
-                s_lo += v;
-                s_hi += v;
-            } else {
-                node_sum(ix, c, ch, &lo, &hi);
-                heap_push(s, &size, ch, lo, hi);
-                s_lo += lo;
-                s_hi += hi;
-            }
-        }
-    }
-    return 0.5 * (s_lo + s_hi);
-}
-
-/* The sum over every record (prob_tol = 0, or when bounding would cost
- * more): over the distinct records with their counts, in the index's order,
- * so it differs from the loop's sum in record order by rounding only. */
-static double normaliser_exact(const mt_index *ix, const mt_target *c, double *work)
-{
-    double sum = 0.0;
-    for (size_t q = 0; q < ix->n_unique; q++)
-        sum += ix->cnt[q] * point_score(c, ix->pts + q * ix->dims);
-    *work += (double) ix->n_unique;
-    return sum;
 }
 
 double mt_match_target(const mt_index *ix, const rm_released *rel,
@@ -817,7 +568,7 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
     size_t truth = (size_t) tg->record[i];
     for (int k = 0; k < ix->dims; k++) x[k] = rel_value(rel, truth, k);
     double s_true = point_score(&c, x);
-    double best = search(ix, &c, &s, 0, 0.0, s_true, &found, &work);
+    double best = search(ix, &c, &s, s_true, &found, &work);
     if (!(best > 0)) {
         /* no candidate has positive probability: all tie (as the loop does) */
         res->prob_true[i] = res->prob_max[i] = 1.0 / (double) rel->n;
@@ -826,9 +577,8 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
         return work;
     }
     double cut = best * (1.0 - RM_TIE_TOL);
-    search(ix, &c, &s, 1, cut, best, &found, &work);
-    double sum = prob_tol > 0 ? normaliser(ix, &c, &s, prob_tol, &work) : -1.0;
-    if (sum < 0) sum = normaliser_exact(ix, &c, &work);
+    double sum = prob_tol > 0 ? mt_normaliser(ix, &c, &s, prob_tol, &work) : -1.0;
+    if (sum < 0) sum = mt_normaliser_exact(ix, &c, &work);
     res->prob_true[i] = s_true / sum;
     res->prob_max[i] = best / sum;
     res->n_tied[i] = (int) found;

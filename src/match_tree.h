@@ -15,21 +15,26 @@
  * the farthest point bound it from below. For the known factors the bound is
  * exact even for the rounded values (the computed distance and factor are
  * monotone in the coordinate); the closed-form triangle expectation of an
- * unknown factor gets a margin of its rounding error. Branch and bound then
- * finds the largest score and every record within the tie tolerance of it,
- * recomputing their scores with the very code of the exhaustive loop, so that
- * c and I are those of the exhaustive loop.
+ * unknown factor gets a margin of its rounding error; it depends on the
+ * target only through the mean, so one table per release bounds it. One
+ * depth-first pass per target (match_tree.c) finds the largest score and
+ * every record within the tie tolerance of it, pruning below a floor that
+ * starts at the true record's score and rises with the best found, and
+ * recomputes the scores of the records that reach the floor with the very
+ * code of the exhaustive loop, so that c and I are those of the loop.
  *
- * The normaliser S = sum_j p_j: a node that lies on one side of t in every
- * known coordinate has a known-factor product that is a multilinear
- * polynomial of the coordinates, whose sum over the node follows from the
- * node's moments (products of centred coordinates over subsets of the known
- * variables); with one unknown variable the factor is expanded to first order
- * about the node's centre with a certified bound on the second derivative,
- * which needs the moments times (y - c) and (y - c)^2. Nodes are refined best
- * first (largest bound gap) until the relative gap is within prob_tol; leaves
- * are summed exactly. prob_tol = 0 sums every record (O(n) per target), as
- * does a target whose refinement would cost more than that sum. */
+ * The normaliser S = sum_j p_j (match_sum.c): a node that lies on one side of
+ * t in every known coordinate has a known-factor product that is a
+ * multilinear polynomial of the coordinates, whose sum over the node follows
+ * from the node's moments (products of centred coordinates over subsets of
+ * the known variables); with one unknown variable the factor is expanded to
+ * degree 5 about the node's centre with a certified remainder, which needs
+ * the moments times powers of (y - c). Nodes are refined best first (largest
+ * bound gap) until the relative gap is within prob_tol; leaves, and every
+ * record when the refinement does not converge within its budget, are summed
+ * with the unknown factor from a cubic Hermite table with certified errors
+ * (or exactly when there is no table). prob_tol = 0 sums every record with
+ * the loop's arithmetic (O(n) per target). */
 
 #define MT_MAX_KNOWN 6
 #define MT_MAX_UNKNOWN 2
@@ -50,6 +55,22 @@ typedef struct {
     int n_mom;           /* n_a * 2^n_known */
     double *mom;         /* n_nodes x n_mom */
     int depth;
+    /* per unknown u with a positive SD and range: g_upper[u][k] bounds from
+     * above the computed unknown factor at every x = |y - mean| / sd in
+     * [k, k + 1) / g_inv_step[u] (the factor is non-increasing in x, and the
+     * bound has the margin of its rounding); 0 beyond g_len[u] steps, where
+     * the computed factor is exactly 0. Targets share it: the factor depends
+     * on the target only through the mean. NULL: no table. */
+    double *g_upper[MT_MAX_UNKNOWN];
+    double g_inv_step[MT_MAX_UNKNOWN];
+    size_t g_len[MT_MAX_UNKNOWN];
+    /* With one unknown variable of positive SD and range, for the
+     * normaliser: the unknown factor g and its derivative at x = k / s_per,
+     * and s_err[k] a certified bound of |computed g - cubic Hermite
+     * interpolant| on [k, k + 1] / s_per (match_sum.c). NULL: none. */
+    double *s_val, *s_der, *s_err;
+    double s_per;
+    size_t s_len;
 } mt_index;
 
 /* Build the index of the released data (malloc'ed; mt_free releases it).

@@ -106,16 +106,22 @@ cat(sprintf("  %g released vs %g source records: %.2f s\n", N, N, r$seconds))
 # The Zhou et al. example I scaled up: simulate_zdl(1, n), the coordinates s1
 # and the exposure x and outcome y masked by the ring kernel (lambda giving
 # about 100 neighbours within the cutoff); the intruder knows x and s1 and
-# wants y. Times are for `n_tg` targets (EPIMASK_BENCH_TARGETS, default 1000)
-# and per target; "all" extrapolates to all n targets. cpu_s = user + system.
-# EPIMASK_BENCH_SECTIONS=scale,worst runs only this section and the next.
+# wants y. Rows: the exhaustive loop (all targets at 2e4, a sample at 1e5 and
+# 1e6, scaled to all n targets and marked "~"), the search for the rates
+# (c, I; prob_tol = 1, as ru_profile() runs it) on ALL n targets, and the
+# search with prob_true at the default prob_tol = 1e-6 (all targets at 2e4,
+# the loop's sample beyond). cpu_s = user + system of all threads;
+# ratio = the loop's CPU per target / the row's; same_cI compares c and I on
+# the loop's targets; prob_err is the largest relative difference of prob_true
+# from the loop's. EPIMASK_BENCH_SECTIONS=scale,worst runs only this section
+# and the next; EPIMASK_BENCH_SCALE_N (default "2e4,1e5,1e6") the sizes.
 if (any(c("scale", "worst") %in% bench_sections)) {
-  n_tg <- as.integer(Sys.getenv("EPIMASK_BENCH_TARGETS", "1000"))
   zdl_masked <- function(n, neighbours = 100, seed = 1) {
     sim <- as.data.frame(simulate_zdl(1, n = n, seed = seed))[, c("s1", "s2", "x", "y")]
     lambda <- neighbours * sqrt(2) / n / 72
     sch <- mask_kernel("ring", lambda, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
-    list(original = sim, masked = apply_mask(sim, sch, vars = c("s1", "x", "y")))
+    list(original = sim,
+         masked = suppressWarnings(apply_mask(sim, sch, vars = c("s1", "x", "y"))))
   }
   run <- function(d, method, prob_tol, targets, known = c("x", "s1"), unknown = "y") {
     t <- system.time(r <- risk_match(d$original, d$masked, known, unknown, targets = targets,
@@ -124,33 +130,45 @@ if (any(c("scale", "worst") %in% bench_sections)) {
   }
   load_now <- function() sub(".*load average: ", "", system("uptime", intern = TRUE))
   if ("scale" %in% bench_sections) {
-  cat(sprintf("\n-- exact search vs loop: ZDL I ring-masked, known x + s1, unknown y; %d targets --\n",
-              n_tg))
-  cat(sprintf("%8s %-11s %8s %10s %8s %12s %10s %8s %s\n", "n", "method", "prob_tol",
-              "elapsed_s", "cpu_s", "us/target", "all_s", "same_cI", "load"))
-  for (n in c(2e4, 1e5, 1e6)) {
+  cat("\n-- exact search vs loop: ZDL I ring-masked, known x + s1, unknown y --\n")
+  cat(sprintf("%8s %-10s %8s %8s %9s %8s %10s %10s %7s %7s %9s  %s\n", "n", "method",
+              "prob_tol", "targets", "elapsed_s", "cpu_s", "cpu_us/tg", "all_cpu_s", "ratio",
+              "same_cI", "prob_err", "load (1, 5, 15 min)"))
+  sizes <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SCALE_N", "2e4,1e5,1e6"), ",")[[1]])
+  for (n in sizes) {
     d <- zdl_masked(n)
-    tg <- round(seq(1, n, length.out = min(n_tg, n)))
-    ref <- if (n <= 1e5) run(d, "exhaustive", 0, tg) else run(d, "exhaustive", 0, tg[1:100])
-    show <- function(label, tol, r, n_t) {
-      same <- if (n_t == length(ref$res$per_target$c))
-        identical(r$res$per_target$c, ref$res$per_target$c) &&
-          identical(r$res$per_target$I, ref$res$per_target$I) else NA
-      cat(sprintf("%8.0f %-11s %8.0g %10.2f %8.2f %12.0f %10.0f %8s %s\n", n, label, tol,
-                  r$elapsed, r$cpu, 1e6 * r$elapsed / n_t, r$elapsed / n_t * n, same, load_now()))
+    sample_size <- if (n <= 2e4) n else if (n <= 1e5) 2000 else 40
+    tg <- round(seq(1, n, length.out = sample_size))
+    ref <- run(d, "exhaustive", 0, tg)
+    ref_us <- 1e6 * ref$cpu / length(tg)
+    show <- function(label, tol, r, targets) {
+      pt <- r$res$per_target
+      on_ref <- match(tg, targets)
+      cmp <- !anyNA(on_ref)
+      same <- if (cmp) identical(pt$c[on_ref], ref$res$per_target$c) &&
+        identical(pt$I[on_ref], ref$res$per_target$I) else NA
+      err <- if (cmp) max(abs(pt$prob_true[on_ref] / ref$res$per_target$prob_true - 1)) else NA
+      us <- 1e6 * r$cpu / length(targets)
+      scaled <- length(targets) < n
+      cat(sprintf("%8.0f %-10s %8.0g %8d %9.2f %8.2f %10.1f %9.1f%s %7.1f %7s %9.1e  %s\n", n,
+                  label, tol, length(targets), r$elapsed, r$cpu, us, us * n / 1e6,
+                  if (scaled) "~" else " ", ref_us / us, same, err, load_now()))
     }
-    show("exhaustive", 0, ref, length(ref$res$per_target$c))
-    for (tol in c(1e-6, 1e-3, 1)) {
-      r <- run(d, "tree", tol, if (n <= 1e5) tg else tg[1:100])
-      show("tree", tol, r, length(r$res$per_target$c))
-    }
+    show("exhaustive", 0, ref, tg)
+    all_tg <- seq_len(n)
+    show("tree", 1, run(d, "tree", 1, all_tg), all_tg)
+    # prob_true on more targets than the loop's sample, so that the index
+    # build (a few CPU seconds at 1e6) does not dominate the per-target cost
+    tg_prob <- if (n <= 2e4) tg else sort(unique(c(tg, round(seq(1, n, length.out = 2000)))))
+    show("tree", 1e-6, run(d, "tree", 1e-6, tg_prob), tg_prob)
+    rm(d)
+    gc(verbose = FALSE)
+  }
   }
 
-  }
-
-  # Which inputs make the search slow: n = 2e4, 2 known + 1 unknown, 500 targets
+  # Which inputs make the search slow: n = 2e4, 2 known + 1 unknown, 2000 targets
   if ("worst" %in% bench_sections) {
-  cat("\n-- worst cases of the search (n = 2e4, 500 targets; ratio = loop / tree, CPU seconds) --\n")
+  cat("\n-- worst cases of the search (n = 2e4, 2000 targets; ratio = loop / tree, CPU seconds) --\n")
   set.seed(3)
   n <- 2e4
   base <- data.frame(a = runif(n), b = rnorm(n), y = rnorm(n))
@@ -159,19 +177,21 @@ if (any(c("scale", "worst") %in% bench_sections)) {
     noisy = base + rnorm(3 * n, sd = 0.05),
     `rounded 1 decimal (ties)` = round(base, 1),
     `rounded 0 decimals (heavy ties)` = round(base, 0),
-    `unknown nearly exact (sigma tiny)` = transform(base, y = a + 1e-9 * b))
-  tg <- round(seq(1, n, length.out = 500))
-  cat(sprintf("%-34s %8s %12s %8s %12s %8s %8s\n", "input", "loop_s", "tree(1e-6)_s",
+    `unknown nearly exact (sigma tiny)` = transform(base, y = a + 1e-9 * b),
+    `unknown very noisy (sigma ~ range)` = transform(base, y = a + rnorm(n, sd = 1e3)))
+  tg <- round(seq(1, n, length.out = 2000))
+  cat(sprintf("%-36s %8s %12s %8s %12s %8s %8s\n", "input", "loop_s", "tree(1e-6)_s",
               "ratio", "tree(tol 1)_s", "ratio", "mean_c"))
   for (nm in names(cases)) {
-    o <- if (nm == "unknown nearly exact (sigma tiny)") cases[[nm]] else base
+    o <- if (grepl("^unknown", nm)) cases[[nm]] else base
     d <- list(original = o, masked = cases[[nm]])
     a <- run(d, "exhaustive", 0, tg, known = c("a", "b"), unknown = "y")
     b <- run(d, "tree", 1e-6, tg, known = c("a", "b"), unknown = "y")
     r <- run(d, "tree", 1, tg, known = c("a", "b"), unknown = "y")
     stopifnot(identical(a$res$per_target$c, b$res$per_target$c),
-              identical(a$res$per_target$c, r$res$per_target$c))
-    cat(sprintf("%-34s %8.2f %12.2f %8.1f %12.2f %8.1f %8.1f\n", nm, a$cpu, b$cpu,
+              identical(a$res$per_target$c, r$res$per_target$c),
+              identical(a$res$per_target$I, r$res$per_target$I))
+    cat(sprintf("%-36s %8.2f %12.2f %8.1f %12.2f %8.1f %8.1f\n", nm, a$cpu, b$cpu,
                 a$cpu / b$cpu, r$cpu, a$cpu / r$cpu, mean(b$res$per_target$c)))
   }
   cat(sprintf("load average: %s\n", load_now()))

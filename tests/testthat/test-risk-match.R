@@ -300,6 +300,64 @@ test_that("ties within 1e-12 relative are found by the search as by the loop", {
   expect_true(any(ex$per_target$c > 1))
 })
 
+test_that("the search is exact from a point-mass intruder's law to a very noisy one", {
+  # the unknown an exact function of the knowns (sigma 0 or a rounding-level
+  # sigma, so the factor's tables are coarse or absent), nearly exact (sigma
+  # 1e-9: d about 1e9), and drowned in noise (d about 3)
+  set.seed(21)
+  n <- 2500
+  o <- data.frame(a = runif(n), b = rnorm(n))
+  cases <- list(exact = transform(o, y = 2 * a - b + 1),
+                nearly = transform(o, y = a + 1e-9 * b + 1e-9 * rnorm(n)),
+                noisy = transform(o, y = a + rnorm(n, sd = 100)))
+  for (nm in names(cases)) {
+    m <- cases[[nm]]
+    m$a <- m$a + rnorm(n, sd = 0.01)
+    for (tol in c(1e-6, 1e-2, 0.5)) {
+      ex <- risk_match(cases[[nm]], m, c("a", "b"), "y", method = "exhaustive",
+                       targets = 1:400)
+      tr <- risk_match(cases[[nm]], m, c("a", "b"), "y", method = "tree", prob_tol = tol,
+                       targets = 1:400)
+      expect_same_match(tr, ex, tol, paste(nm, tol))
+    }
+  }
+})
+
+test_that("prob_true is within prob_tol over a range of tolerances on masked data", {
+  sim <- as.data.frame(simulate_zdl(1, n = 4000, seed = 8))[, c("s1", "s2", "x", "y")]
+  sch <- mask_kernel("ring", 0.001, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
+  masked <- apply_mask(sim, sch, vars = c("s1", "x", "y"))
+  tg <- seq(1, 4000, by = 7)
+  ex <- risk_match(sim, masked, c("x", "s1"), "y", method = "exhaustive", targets = tg)
+  for (tol in c(1e-8, 1e-4, 0.03, 1)) {
+    tr <- risk_match(sim, masked, c("x", "s1"), "y", method = "tree", prob_tol = tol,
+                     targets = tg)
+    expect_same_match(tr, ex, tol, paste("zdl tol", tol))
+  }
+})
+
+test_that("the search starts from a true record scoring 0, and from all scoring 0", {
+  # the true record of target 1 is released far away, so it is the farthest
+  # from its own target (factor 0): the search's floor starts at 0
+  set.seed(31)
+  n <- 600
+  o <- data.frame(a = runif(n), b = runif(n), y = rnorm(n))
+  m <- o
+  m$a[1] <- -100
+  m$b <- round(m$b, 1)
+  for (u in list(NULL, "y")) {
+    ex <- risk_match(o, m, c("a", "b"), u, method = "exhaustive", targets = 1:40)
+    tr <- risk_match(o, m, c("a", "b"), u, method = "tree", targets = 1:40)
+    expect_same_match(tr, ex, 1e-6, paste("zero truth", length(u)))
+    expect_identical(ex$per_target$prob_true[1], 0)
+  }
+  # two records only, each target's candidates both at probability 0: all tie
+  o2 <- data.frame(a = c(0.25, 0), b = c(0.25, 0))
+  m2 <- data.frame(a = c(0, 1), b = c(1, 0))
+  expect_same_match(risk_match(o2, m2, c("a", "b"), method = "tree"),
+                    risk_match(o2, m2, c("a", "b"), method = "exhaustive"), 1e-6, "all zero")
+})
+
 test_that("auto picks the search for large inputs and the loop otherwise", {
   d <- match_grid_data("noisy", 50, 1, 1, 1)
   expect_identical(risk_match(d$original, d$masked, d$known, d$unknown)$method, "exhaustive")
