@@ -204,6 +204,10 @@ mask_values <- function(scheme, Z) {
 
 # ---- printing and lists -----------------------------------------------------
 
+# round(x, -2) rounds to hundreds: a custodian reads "the nearest 100", not
+# "-2 decimal places".
+power_of_ten <- function(k) formatC(10^k, format = "d", big.mark = ",")
+
 #' @export
 format.mask_scheme <- function(x, ...) {
   num <- function(v) format(v, digits = 4)
@@ -211,9 +215,11 @@ format.mask_scheme <- function(x, ...) {
     none = "no masking",
     round = if (x$round_type == "significant")
       sprintf("rounding to %d significant digit%s", x$digits, if (x$digits == 1) "" else "s")
-    else sprintf("rounding to %d decimal place%s", x$digits, if (abs(x$digits) == 1) "" else "s"),
-    truncate = sprintf("truncation to %d decimal place%s", x$digits,
-                       if (abs(x$digits) == 1) "" else "s"),
+    else if (x$digits < 0) sprintf("rounding to the nearest %s", power_of_ten(-x$digits))
+    else sprintf("rounding to %d decimal place%s", x$digits, if (x$digits == 1) "" else "s"),
+    truncate = if (x$digits < 0)
+      sprintf("truncation to a multiple of %s", power_of_ten(-x$digits))
+    else sprintf("truncation to %d decimal place%s", x$digits, if (x$digits == 1) "" else "s"),
     group = sprintf("grouping into %d intervals (%s)", length(x$breaks) - 1L,
                     if (x$value == "mean") "interval means" else "midpoints"),
     noise = paste0(sprintf("%s noise, amount = %s", x$dist, num(x$amount)),

@@ -525,6 +525,8 @@ short_scheme_label <- function(x) {
   x <- sub("^rounding to (-?[0-9]+) significant digits?$", "round \\1 sig", x)
   x <- sub("^rounding to (-?[0-9]+) decimal places?$", "round \\1 dec", x)
   x <- sub("^truncation to (-?[0-9]+) decimal places?$", "trunc \\1 dec", x)
+  x <- sub("^rounding to the nearest ([0-9,]+)$", "round to \\1", x)
+  x <- sub("^truncation to a multiple of ([0-9,]+)$", "trunc to \\1", x)
   x <- sub("^grouping into ([0-9]+) intervals \\(interval means\\)$", "\\1 groups (mean)", x)
   x <- sub("^grouping into ([0-9]+) intervals \\(midpoints\\)$", "\\1 groups (mid)", x)
   x <- sub("^(uniform|normal) noise, amount = ([^,]+)(, lower bound .*)?$", "\\1 noise \\2", x)

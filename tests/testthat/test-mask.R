@@ -167,6 +167,11 @@ test_that("schemes print readably and expose degree and label", {
                    "ring kernel, lambda = 0.05")
   expect_output(print(mask_round(2)), "rounding to 2 significant digits")
   expect_identical(format(mask_round(1, "decimal")), "rounding to 1 decimal place")
+  # negative decimal digits are powers of ten, said as such
+  expect_identical(format(mask_round(-1, "decimal")), "rounding to the nearest 10")
+  expect_identical(format(mask_round(-3, "decimal")), "rounding to the nearest 1,000")
+  expect_identical(format(mask_truncate(-2)), "truncation to a multiple of 100")
+  expect_identical(format(mask_truncate(0)), "truncation to 0 decimal places")
   expect_identical(format(mask_noise(0.5, lower = 0)), "uniform noise, amount = 0.5, lower bound 0")
   expect_identical(format(mask_group(c(0, 1, 3))), "grouping into 2 intervals (interval means)")
   expect_identical(format(mask_none()), "no masking")

@@ -54,7 +54,7 @@ cologne_decision <- function() {
 adult_u <- c(1, 0.2696, 1, 0.2696, 0.9466, 0.6705, 0.9907, 0.2063)
 adult_risk <- c(0.002387, 0.0002652, 0.002387, 0.0002652, 3.315e-05, 3.315e-05, 0, 0)
 adult_schemes <- c("no masking", "rounding to 1 significant digit",
-                   "rounding to 2 significant digits", "rounding to -1 decimal place",
+                   "rounding to 2 significant digits", "rounding to the nearest 10",
                    "grouping into 16 intervals (interval means)",
                    "grouping into 9 intervals (interval means)",
                    "uniform noise, amount = 1", "uniform noise, amount = 5")
