@@ -7,8 +7,8 @@
 # Why not simply install.packages("sdcMicro"): sdcMicro imports VIM, whose
 # current CRAN version (7.x) imports xgboost, and xgboost's current CRAN
 # version needs R >= 4.3, so CRAN's dependency resolution fails on R 4.2.2
-# (car from CRAN also pulls pbkrtest -> doBy -> Deriv, which failed to build
-# here). Debian 12 ships VIM 6.2.2 (before xgboost), car 3.1-1 and the rest of
+# (an earlier attempt also failed on doBy / Deriv, which CRAN's car pulls in
+# through pbkrtest). Debian 12 ships VIM 6.2.2 (before xgboost), car 3.1-1 and the rest of
 # the tree prebuilt for this R, so they come from apt; only prettydoc and
 # sdcMicro itself (5.8.2, Depends: R >= 2.10, C++ via Rcpp) are built from
 # CRAN source. CRAN's archive (src/contrib/Archive) is not reachable from this
