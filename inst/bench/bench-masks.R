@@ -3,7 +3,9 @@
 # - MDAV microaggregation (mask_microagg(5), n x 3 standard normals) against
 #   sdcMicro::microaggregation(method = "mdav") and, at 1e4, the plain R MDAV
 #   by full scans (the twin of the tests: the groups must be identical);
-# - rank swapping (mask_swap(5)) against sdcMicro::rankSwap(P = 5);
+# - rank swapping (mask_swap(5)) against sdcMicro::rankSwap(P = 0.05): sdcMicro
+#   5.8.2 documents P as a percentage (|i - j| <= P n / 100) but its C++ uses
+#   the window n * P, so P = 5 would swap across the whole file;
 # - grouping into n / 3 intervals (mask_group(), breaks at every third order
 #   statistic) against sdcMicro's univariate microaggregation ("onedims") and
 #   the former per-interval means;
@@ -11,7 +13,11 @@
 #   invariant PRAM on race and marital-status.
 # Prints seconds (elapsed and CPU), ratios (reference / epimask) and the
 # load average. sdcMicro's MDAV is quadratic: it runs at n <= 1e5 only
-# unless EPIMASK_BENCH_SDC_MAX says otherwise.
+# unless EPIMASK_BENCH_SDC_MAX says otherwise. Agreement with sdcMicro: the
+# MDAV partitions (groups read off sdcMicro's released values) and the within-
+# group sum of squares of both; for swapping, each variable's multiset and the
+# largest rank displacement of both against the window p n / 100.
+# sdcMicro: bash tools/install-sdcmicro.sh (R 4.2: VIM etc. from Debian).
 # Run: Rscript inst/bench/bench-masks.R [sizes...]   (default 1e5 1e6)
 
 suppressPackageStartupMessages(library(epimask))
@@ -36,6 +42,7 @@ row <- function(task, n, ours, ref = NULL, ref_name = NA, check = NA) {
   data.frame(task = task, n = format(n, scientific = TRUE), epimask_s = round(ours$elapsed, 3),
              epimask_cpu = round(ours$cpu, 3), reference = ref_name,
              ref_s = if (is.null(ref)) NA else round(ref$elapsed, 3),
+             ref_cpu = if (is.null(ref)) NA else round(ref$cpu, 3),
              ratio = if (is.null(ref)) NA else round(ref$elapsed / ours$elapsed, 1),
              cpu_ratio = if (is.null(ref)) NA else round(ref$cpu / ours$cpu, 1),
              check = check, load = load_avg(), stringsAsFactors = FALSE)
@@ -80,6 +87,76 @@ plain_mdav <- function(X, k) {
   group
 }
 
+# sdcMicro 5.8.2's MDAV (src/Mdav.cpp, from mu-Argus) as it computes, to
+# explain where its groups differ from METHODS 15: weights 1 / variance, the
+# squared distances accumulated in single precision (typedef float TDist),
+# the k nearest taken from a list in which a later row goes before an earlier
+# one at the same distance (so ties go to the HIGHER row number, and a
+# duplicate of r can take r's place in r's group), s = the farthest from r
+# found in the same pass, before r's group is removed.
+to_float <- function(x) readBin(writeBin(as.double(x), raw(), size = 4L), "double", length(x), size = 4L)
+mdav_as_sdcmicro <- function(X, k) {
+  n <- nrow(X)
+  w <- apply(X, 2, function(v) 1 / (mean(v^2) - mean(v)^2))
+  dist_to <- function(centre) {
+    d <- 0
+    for (j in seq_len(ncol(X))) d <- to_float(d + to_float((X[, j] - centre[j])^2 * w[j]))
+    d
+  }
+  alive <- rep(TRUE, n)
+  group <- integer(n)
+  ng <- 0L
+  first_max <- function(d) { cand <- which(alive); cand[which.max(d[cand])] }
+  k_nearest <- function(d) { cand <- which(alive); cand[order(d[cand], -cand)][seq_len(k)] }
+  left <- n
+  while (left >= 2 * k) {
+    cur <- first_max(dist_to(colMeans(X[alive, , drop = FALSE])))
+    for (l in seq_len(if (left < 3 * k) 1 else 2)) {
+      d <- dist_to(X[cur, ])
+      far <- first_max(d)
+      m <- k_nearest(d)
+      ng <- ng + 1L; group[m] <- ng; alive[m] <- FALSE
+      cur <- far
+    }
+    left <- sum(alive)
+  }
+  group[alive] <- ng + 1L
+  group
+}
+group_means <- function(X, g) apply(X, 2, function(v) stats::ave(v, g))
+
+# groups of a released microaggregation, read off its values (records with
+# identical released rows form one group)
+groups_of_values <- function(M) {
+  key <- do.call(paste, c(as.data.frame(M), sep = "\r"))
+  match(key, unique(key))
+}
+# records whose group is the same set of records under both labellings
+records_in_same_group <- function(a, b) {
+  pair <- paste(a, b)
+  n_pair <- table(pair)[pair]
+  sum(n_pair == table(a)[as.character(a)] & n_pair == table(b)[as.character(b)])
+}
+# within-group sum of squares of a release on the standardised scale (the
+# information loss MDAV reduces heuristically)
+within_ss <- function(X, released) {
+  X <- as.matrix(X)
+  sum(sweep(X - as.matrix(released), 2, apply(X, 2, stats::sd), "/")^2)
+}
+mdav_agreement <- function(X, ours, sdc) {
+  ours <- as.matrix(ours)
+  sdc <- as.matrix(sdc)
+  same <- records_in_same_group(groups_of_values(ours), groups_of_values(sdc))
+  moved <- sum(rowSums(abs(sdc - ours) > 1e-9 * pmax(1, abs(ours))) > 0)
+  sprintf("%s; %d records released differently; max |diff| %.2g; SSE sdcMicro / epimask %.4f",
+          if (same == nrow(X)) "identical groups" else sprintf("groups differ for %d records", nrow(X) - same),
+          moved, max(abs(sdc - ours)), within_ss(X, sdc) / within_ss(X, ours))
+}
+# largest distance between a record's rank and the rank of its released value
+max_rank_shift <- function(x, released) {
+  max(abs(match(released, sort(x)) - rank(x, ties.method = "first")))
+}
+
 # the former mask_group(): one pass over the reference per interval
 per_interval_means <- function(x, breaks) {
   nb <- length(breaks)
@@ -105,26 +182,52 @@ for (n in sizes) {
   check <- NA
   if (has_sdc && n <= sdc_max) {
     ref <- timed(sdcMicro::microaggregation(d, variables = c("a", "b", "c"), aggr = 5, method = "mdav"))
-    released <- as.data.frame(ref$value)[c("a", "b", "c")]
-    check <- sprintf("max |diff| vs sdcMicro %.3g", max(abs(as.matrix(released) - as.matrix(ours$value))))
+    check <- mdav_agreement(d, ours$value, ref$value$mx[c("a", "b", "c")])
   }
   out[[length(out) + 1L]] <- row("MDAV k=5, p=3", n, ours, ref,
                                  if (has_sdc && n <= sdc_max) "sdcMicro mdav" else NA, check)
 }
+# ties (integer ages, 5 levels, one decimal): where the tie rules matter
+if (has_sdc) {
+  n_tie <- 5017
+  d <- data.frame(a = sample(20:80, n_tie, TRUE), b = sample(1:5, n_tie, TRUE), c = round(rexp(n_tie), 1))
+  ours <- timed(apply_mask(d, mask_microagg(5)))
+  ref <- timed(sdcMicro::microaggregation(d, variables = names(d), aggr = 5, method = "mdav"))
+  sdc <- as.matrix(ref$value$mx[names(d)])
+  plain_same <- identical(epimask:::mdav_groups(as.matrix(d), 5L), plain_mdav(as.matrix(d), 5L))
+  emulated <- max(abs(group_means(as.matrix(d), mdav_as_sdcmicro(as.matrix(d), 5L)) - sdc))
+  out[[length(out) + 1L]] <- row("MDAV k=5, p=3, tied values", n_tie, ours, ref, "sdcMicro mdav",
+                                 sprintf("%s; epimask = plain R MDAV (METHODS 15): %s; sdcMicro = its rules emulated: max |diff| %.2g",
+                                         mdav_agreement(d, ours$value, sdc), plain_same, emulated))
+}
 
 # ---- rank swapping ----------------------------------------------------------------
+# sdcMicro::rankSwap's P is the window as a fraction of n in its C++ (r = j +
+# n * P), although documented as a percentage: P = p / 100 gives mask_swap(p)'s
+# window; P = p (as documented) swaps across the whole file, shown at the first size.
+window_check <- function(d, released, p) {
+  kept <- all(vapply(names(d), function(v) identical(sort(released[[v]]), sort(d[[v]])), TRUE))
+  shift <- max(vapply(names(d), function(v) max_rank_shift(d[[v]], released[[v]]), 1))
+  sprintf("%s, largest rank shift %d (window %g)", if (kept) "multisets kept" else "MULTISET CHANGED",
+          shift, floor(p * nrow(d) / 100))
+}
 for (n in sizes) {
   d <- data.frame(a = rnorm(n), b = rexp(n), c = rnorm(n))
   ours <- timed(apply_mask(d, mask_swap(5)))
-  kept <- all(vapply(names(d), function(v) identical(sort(ours$value[[v]]), sort(d[[v]])), TRUE))
+  check <- paste("epimask:", window_check(d, ours$value, 5))
   ref <- NULL
   if (has_sdc) {
     ref <- timed(sdcMicro::rankSwap(d, variables = c("a", "b", "c"), TopPercent = 0,
-                                    BottomPercent = 0, P = 5))
+                                    BottomPercent = 0, P = 5 / 100, seed = 1))
+    check <- paste0(check, "; sdcMicro P = 0.05: ", window_check(d, ref$value, 5))
+    if (n == sizes[1]) {
+      as_documented <- sdcMicro::rankSwap(d, variables = c("a", "b", "c"), TopPercent = 0,
+                                          BottomPercent = 0, P = 5, seed = 1)
+      check <- paste0(check, "; sdcMicro P = 5: ", window_check(d, as_documented, 5))
+    }
   }
   out[[length(out) + 1L]] <- row("rank swap p=5, 3 vars", n, ours, ref,
-                                 if (has_sdc) "sdcMicro rankSwap" else NA,
-                                 if (kept) "multisets identical" else "MULTISET CHANGED")
+                                 if (has_sdc) "sdcMicro rankSwap P=0.05" else NA, check)
 }
 
 # ---- grouping into n / 3 intervals (univariate microaggregation) -----------------------
@@ -140,7 +243,7 @@ ref <- NULL
 if (has_sdc) {
   ref <- timed(sdcMicro::microaggregation(d, variables = "x", aggr = 3, method = "onedims"))
   check <- paste0(check, sprintf("; vs sdcMicro %.3g",
-                                 max(abs(as.data.frame(ref$value)$x - ours$value$x))))
+                                 max(abs(ref$value$mx$x - ours$value$x))))
 }
 out[[length(out) + 1L]] <- row("mask_group n/3 intervals", n, ours, ref,
                                if (has_sdc) "sdcMicro onedims" else NA, check)
@@ -162,8 +265,7 @@ if (file.exists(adult_file)) {
   check <- NA
   if (has_sdc) {
     ref <- timed(sdcMicro::microaggregation(adult[vars], variables = vars, aggr = 5, method = "mdav"))
-    check <- sprintf("max |diff| vs sdcMicro %.3g",
-                     max(abs(as.matrix(as.data.frame(ref$value)[vars]) - as.matrix(ours$value[vars]))))
+    check <- mdav_agreement(adult[vars], ours$value[vars], ref$value$mx[vars])
   }
   out[[length(out) + 1L]] <- row("Adult MDAV k=5 (age, hours, gain)", nrow(adult), ours, ref,
                                  if (has_sdc) "sdcMicro mdav" else NA, check)
@@ -180,4 +282,5 @@ if (file.exists(adult_file)) {
 
 res <- do.call(rbind, out)
 cat("\nsdcMicro:", if (has_sdc) as.character(utils::packageVersion("sdcMicro")) else "not installed", "\n")
+options(width = 400)
 print(res, row.names = FALSE)

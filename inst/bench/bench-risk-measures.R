@@ -191,29 +191,85 @@ grid$rel_diff <- approx / exact - 1
 print(grid[order(-abs(grid$rel_diff)), ][1:6, ], row.names = FALSE)
 
 cat("\n== sdcMicro side by side ==\n")
+# sdcMicro: bash tools/install-sdcmicro.sh (R 4.2: VIM etc. from Debian).
+# Agreement, record by record: distinct / entropy / recursive (c = 2) l of
+# each record's class; individual risk relative differences split by class
+# size f (sdcMicro's default "approx" takes p / (f - (1 - p)) for f >= 3, its
+# "exact" an alternating series), checked against integrate(); SUDA and
+# DIS-SUDA scores and the records with at least one MSU (suda2 does not
+# return MSU counts).
 if (!requireNamespace("sdcMicro", quietly = TRUE)) {
   cat("sdcMicro is not installed: skipped\n")
 } else {
-  d1 <- d_ref
-  d1$educ[is.na(d1$educ)] <- "none"      # sdcMicro treats NA as missing, epimask as a value
-  sdc_keys <- d1
-  for (k in keys5) sdc_keys[[k]] <- factor(sdc_keys[[k]])
-  t_sdc <- secs(ld_sdc <- sdcMicro::ldiversity(sdc_keys, keyVars = keys5, ldiv_index = "diagnosis"))
-  t_ours <- secs(ld <- risk_ldiversity(d1, keys5, "diagnosis"))
-  ours_rec <- ld$classes$distinct[ld$group]
-  sdc_rec <- ld_sdc[, "diagnosis_Distinct_Ldiversity"]
-  row("l-diversity vs sdcMicro::ldiversity", 1e5, t_ours, t_sdc / t_ours,
-      sprintf("distinct l differs on %d records", sum(ours_rec != sdc_rec)))
-  t_sdc <- secs(mr <- sdcMicro::measure_risk(sdc_keys, keyVars = keys5, w = "w"))
-  t_ours <- secs(ri <- risk_individual(d1, keys5, weights = "w"))
-  rel <- abs(mr$Res[, "risk"] / ri$per_record - 1)
-  f <- ri$classes$f[ri$group]
-  row("individual risk vs sdcMicro::measure_risk", 1e5, t_ours, t_sdc / t_ours,
-      sprintf("max rel diff f<=2 %.1e, f>=3 %.1e", max(c(0, rel[f <= 2])), max(c(0, rel[f >= 3]))))
-  ds <- make_suda(2e4)
-  t_sdc <- secs(sd2 <- sdcMicro::suda2(ds, variables = names(ds), DisFraction = 0.01))
-  t_ours <- secs(su <- risk_suda(ds, names(ds)))
-  row("SUDA vs sdcMicro::suda2", 2e4, t_ours, t_sdc / t_ours,
-      sprintf("max |score diff| %.3g, max |DIS diff| %.3g", max(abs(sd2$score - su$score)),
-              max(abs(sd2$disScore - su$dis))))
+  cat("sdcMicro", format(utils::packageVersion("sdcMicro")), "\n")
+  # sdcMicro treats NA in a key as missing (matching anything), epimask as a value
+  as_sdc <- function(d) {
+    d$educ[is.na(d$educ)] <- "none"
+    for (k in keys5) d[[k]] <- factor(d[[k]])
+    d
+  }
+  ldiv_agreement <- function(ld, ld_sdc) {
+    per_record <- function(x) x[ld$group]
+    sprintf("records differing: distinct %d, recursive(c=2) %d; max |entropy diff| %.1e",
+            sum(per_record(ld$classes$distinct) != ld_sdc[, "diagnosis_Distinct_Ldiversity"]),
+            sum(per_record(ld$classes$recursive) != ld_sdc[, "diagnosis_Recursive_Ldiversity"]),
+            max(abs(per_record(ld$classes$entropy) - ld_sdc[, "diagnosis_Entropy_Ldiversity"])))
+  }
+  risk_agreement <- function(ri, mr) {
+    rel <- abs(mr$Res[, "risk"] / ri$per_record - 1)
+    f <- ri$classes$f[ri$group]
+    sprintf("f = sdcMicro fk: %s; max rel diff f<=2 %.1e, f>=3 %.1e (%d records); ER %.2f vs %.2f",
+            identical(as.numeric(f), as.numeric(mr$Res[, "fk"])), max(c(0, rel[f <= 2])),
+            max(c(0, rel[f >= 3])), sum(f >= 3), ri$expected, mr$global_risk_ER)
+  }
+  for (n in unique(c(1e5, big))) {
+    d1 <- if (n == 1e5) d_ref else make_keys(n, 2)
+    sdc_keys <- as_sdc(d1)
+    d1$educ <- sdc_keys$educ <- as.character(sdc_keys$educ)
+    sdc_keys$educ <- factor(sdc_keys$educ)
+    t_sdc <- secs(ld_sdc <- sdcMicro::ldiversity(sdc_keys, keyVars = keys5, ldiv_index = "diagnosis"))
+    cpu_sdc <- last_cpu
+    t_ours <- secs(ld <- risk_ldiversity(d1, keys5, "diagnosis"))
+    row("l-diversity vs sdcMicro::ldiversity", n, t_ours, t_sdc / t_ours,
+        sprintf("sdcMicro %.2f s (cpu %.2f s); %s", t_sdc, cpu_sdc, ldiv_agreement(ld, ld_sdc)))
+    t_sdc <- secs(mr <- sdcMicro::measure_risk(sdc_keys, keyVars = keys5, w = "w"))
+    cpu_sdc <- last_cpu
+    t_ours <- secs(ri <- risk_individual(d1, keys5, weights = "w"))
+    row("individual risk vs sdcMicro::measure_risk", n, t_ours, t_sdc / t_ours,
+        sprintf("sdcMicro %.2f s (cpu %.2f s); %s", t_sdc, cpu_sdc, risk_agreement(ri, mr)))
+  }
+  # the classes with f >= 3 of the 1e5 data: epimask, sdcMicro's approximation
+  # and its "exact" series, each against integrate() (METHODS 13)
+  cl <- risk_individual(d_ref, keys5, weights = "w")$classes
+  cl <- cl[cl$f >= 3, ]
+  by_integrate <- mapply(function(f, Fh) {
+    p <- f / Fh
+    if (p >= 1) return(1 / f)
+    stats::integrate(function(t) exp(f * log(p) + (f - 1) * log(t) - f * log1p(-(1 - p) * t)),
+                     0, 1, rel.tol = 1e-12)$value
+  }, cl$f, cl$F_hat)
+  fake <- list(freqCalc = data.frame(class = seq_along(cl$f)), keyVars = character(0), fk = cl$f, Fk = cl$F_hat)
+  sdc_approx <- sdcMicro::indivRisk(fake, method = "approx")$rk
+  sdc_exact <- sdcMicro::indivRisk(fake, method = "exact")$rk
+  cat(sprintf(paste0("individual risk, %d classes with f >= 3 (f up to %d), max relative error against ",
+                     "integrate(): epimask %.1e, sdcMicro approx %.1e, sdcMicro exact %.1e\n"),
+              nrow(cl), max(cl$f), max(abs(cl$risk / by_integrate - 1)),
+              max(abs(sdc_approx / by_integrate - 1)), max(abs(sdc_exact / by_integrate - 1))))
+  # and on the grid of f and p above (f up to 50): sdcMicro's "exact" is an
+  # alternating series that loses digits as f grows
+  fake <- list(freqCalc = data.frame(class = seq_len(nrow(grid))), keyVars = character(0),
+               fk = grid$f, Fk = grid$f / grid$p)
+  grid$sdc_exact_rel <- sdcMicro::indivRisk(fake, method = "exact")$rk / exact - 1
+  cat("sdcMicro's exact series against epimask's E(1/F | f), largest relative differences:\n")
+  print(grid[order(-abs(grid$sdc_exact_rel)), c("f", "p", "sdc_exact_rel")][1:4, ], row.names = FALSE)
+  for (n in c(2e4, 1e5)) {
+    ds <- make_suda(n)
+    t_sdc <- secs(sd2 <- sdcMicro::suda2(ds, variables = names(ds), DisFraction = 0.01))
+    cpu_sdc <- last_cpu
+    t_ours <- secs(su <- risk_suda(ds, names(ds)))
+    row("SUDA vs sdcMicro::suda2, 8 keys", n, t_ours, t_sdc / t_ours,
+        sprintf(paste0("sdcMicro %.2f s (cpu %.2f s); max |score diff| %.3g, max |DIS diff| %.3g; ",
+                       "records with an MSU %d vs %d"), t_sdc, cpu_sdc, max(abs(sd2$score - su$score)),
+                max(abs(sd2$disScore - su$dis)), sum(su$score > 0), sum(sd2$score > 0)))
+  }
 }
