@@ -17,6 +17,11 @@
 #' generator: `set.seed()` reproduces it. The pairing runs in
 #' \eqn{O(n \log n)} time (a Fenwick tree over the ranks not yet swapped).
 #'
+#' `p` is a percentage, as in Moore (1996): `mask_swap(5)` is the window
+#' that `sdcMicro::rankSwap(P = 0.05)` draws from (sdcMicro 5.8.2 documents
+#' its `P` as a percentage but multiplies n by it, so its `P = 5` swaps across
+#' the whole file).
+#'
 #' @param p Window as a percentage of the number of records, in (0, 100].
 #' @return A `mask_scheme` with `method` `"swap"`, `degree` and `strength`
 #'   `p`, `generator` `"rank swapping"`, label `"swap <p>"`.
