@@ -138,6 +138,8 @@ check_generalize_args <- function(data, keys, hierarchies, k, max_suppress, id,
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
   if (anyDuplicated(keys)) abort_value("keys", "distinct column names")
+  # key values reach regular expressions and hashing as text
+  check_utf8_data(as.data.frame(data)[keys], "data")
   k <- check_count(k)
   max_suppress <- check_number(max_suppress, lower = 0, upper = 1)
   id <- check_columns(id, data, allow_null = TRUE)
@@ -414,6 +416,7 @@ print.summary.epimask_datafly <- function(x, ...) {
 plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"),
                                  main = NULL, ...) {
   what <- check_choice(what, c("classes", "records"))
+  main <- check_string(main, allow_null = TRUE)
   if (!length(x$class_sizes))
     epimask_abort("Nothing to plot: every record was suppressed.",
                   "epimask_error_empty", arg = "x")

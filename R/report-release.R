@@ -73,6 +73,7 @@ release_report <- function(x, file, data = NULL, vars = NULL, keys = NULL, sensi
                            title = "De-identification report", quiet = TRUE, ...) {
   check_ru_profile(x)
   file <- check_string(file)
+  quiet <- check_flag(quiet)
   for (nm in c("rmarkdown", "knitr"))
     if (!requireNamespace(nm, quietly = TRUE))
       epimask_abort(sprintf("release_report() needs the %s package.", nm), "epimask_error_dependency")

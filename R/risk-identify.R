@@ -168,6 +168,7 @@ match_counts <- function(matches, true_match, id_used) {
 
 #' @export
 format.epimask_identifiability <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   sprintf("identifiability %s%s, anonymity %s, perceived %s (%d released records, keys: %s)",
           format(signif(x$score, digits)), if (x$id_used) "" else " (upper bound, no id)",
           format(signif(x$anonymity, digits)), format(signif(x$perceived, digits)),
@@ -176,6 +177,7 @@ format.epimask_identifiability <- function(x, digits = 3, ...) {
 
 #' @export
 print.epimask_identifiability <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   cat("Identifiability by exact matching (Cologne et al. 2012)\n")
   print(summary(x), digits = digits, header = FALSE, ...)
   invisible(x)
@@ -214,6 +216,9 @@ summary.epimask_identifiability <- function(object, ...) {
 #' @export
 print.summary.epimask_identifiability <- function(x, digits = 3, header = TRUE,
                                                   max_rows = 5L, ...) {
+  digits <- check_digits(digits)
+  header <- check_flag(header)
+  max_rows <- check_count(max_rows, "max_rows", lower = 0L)
   if (header) cat("Identifiability by exact matching: summary\n")
   fmt <- function(v) format(signif(v, digits))
   cat(sprintf("  Keys: %s; %d released records matched against %d source records\n",

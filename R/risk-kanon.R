@@ -327,6 +327,7 @@ record_ids <- function(data) {
 #'   red, counting classes or records (`what`).
 #' @export
 print.epimask_kanon <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
   yes_no <- function(v) if (isTRUE(v)) "yes" else "no"
   cat(sprintf("k-anonymity risk: %d records, keys %s\n", x$n,
@@ -394,6 +395,8 @@ summary.epimask_kanon <- function(object, ...) {
 #' @param n Number of records shown by the `summary()` print.
 #' @export
 print.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
+  digits <- check_digits(digits)
+  n <- check_count(n, "n", lower = 0L)
   print(x$kanon, digits = digits)
   print_titled_table("Risk measures:", x$measures, digits, "value")
   print_titled_table("Common thresholds (minimum cell size 3, 5, 11, 20):", x$thresholds,

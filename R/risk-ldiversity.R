@@ -299,6 +299,7 @@ emd_one <- function(ec, x, ordered) {
 #'   l of their class, classes below `l` in red.
 #' @export
 print.epimask_ldiversity <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   cat(format(x, digits = digits), sep = "\n")
   invisible(x)
 }
@@ -306,6 +307,7 @@ print.epimask_ldiversity <- function(x, digits = 3, ...) {
 #' @rdname risk_ldiversity
 #' @export
 format.epimask_ldiversity <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   head <- sprintf("l-diversity: %d records in %d equivalence classes of %s",
                   x$n, x$n_classes, paste(x$keys, collapse = ", "))
   lines <- lapply(x$sensitive, function(s) {
@@ -354,6 +356,7 @@ summary.epimask_ldiversity <- function(object, ...) {
 #' @rdname risk_ldiversity
 #' @export
 print.summary.epimask_ldiversity <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   print(x$ldiversity, digits = digits)
   for (s in names(x$by_distinct_l)) {
     print_titled_table(sprintf("Classes and records by distinct l of '%s':", s),
@@ -368,6 +371,7 @@ print.summary.epimask_ldiversity <- function(x, digits = 3, ...) {
 #' @param which The sensitive variable shown (default the first).
 #' @export
 plot.epimask_ldiversity <- function(x, y = NULL, l = 2, which = x$sensitive[[1L]], ...) {
+  l <- check_number(l, lower = 1)
   which <- check_choice(which, x$sensitive, "which")
   d <- ldiversity_column(x, "distinct", which)
   records <- rowsum(as.double(x$classes$size), d, reorder = TRUE)
@@ -391,6 +395,7 @@ plot.epimask_ldiversity <- function(x, y = NULL, l = 2, which = x$sensitive[[1L]
 #'   distribution of the EMD over the records.
 #' @export
 print.epimask_tcloseness <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   cat(format(x, digits = digits), sep = "\n")
   invisible(x)
 }
@@ -398,6 +403,7 @@ print.epimask_tcloseness <- function(x, digits = 3, ...) {
 #' @rdname risk_tcloseness
 #' @export
 format.epimask_tcloseness <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   head <- sprintf("t-closeness: %d records in %d equivalence classes of %s",
                   x$n, x$n_classes, paste(x$keys, collapse = ", "))
   lines <- vapply(x$sensitive, function(s) {
@@ -436,6 +442,7 @@ summary.epimask_tcloseness <- function(object, ...) {
 #' @rdname risk_tcloseness
 #' @export
 print.summary.epimask_tcloseness <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   print(x$tcloseness, digits = digits)
   print_titled_table("Records in classes with an EMD above common thresholds:", x$table,
                      digits, c("t", "median_class_emd"))
@@ -448,6 +455,7 @@ print.summary.epimask_tcloseness <- function(x, digits = 3, ...) {
 #' @param which The sensitive variable shown (default the first).
 #' @export
 plot.epimask_tcloseness <- function(x, y = NULL, t = 0.2, which = x$sensitive[[1L]], ...) {
+  t <- check_number(t, lower = 0, upper = 1)
   which <- check_choice(which, x$sensitive, "which")
   e <- x$classes[[per_sensitive_names("emd", which, length(x$sensitive))]]
   per_record <- rep(e, x$classes$size)

@@ -236,6 +236,7 @@ risk_release <- function(data, keys, context, ...) {
 #' @param digits Significant digits shown.
 #' @export
 format.risk_release <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   fmt <- function(v) vapply(v, function(e) format(signif(e, digits)), "")
   a <- x$attacks
   worst <- a$attack[which.max(a$risk)]
@@ -253,6 +254,7 @@ format.risk_release <- function(x, digits = 3, ...) {
 #' @rdname risk_release
 #' @export
 print.risk_release <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   cat(format(x, digits = digits), sep = "\n")
   invisible(x)
 }
@@ -273,6 +275,7 @@ summary.risk_release <- function(object, ...) {
 #' @rdname risk_release
 #' @export
 print.summary.risk_release <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
   print(x$release, digits = digits)
   cat(sprintf("equivalence classes: %d (smallest %d; %d uniques, %d doubles)\n",

@@ -121,6 +121,7 @@ dis_suda <- function(score, A, n1, n2, d) {
 #'   keys' contributions; `plot()` draws the keys' contributions.
 #' @export
 print.epimask_suda <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   cat(format(x, digits = digits), sep = "\n")
   invisible(x)
 }
@@ -128,6 +129,7 @@ print.epimask_suda <- function(x, digits = 3, ...) {
 #' @rdname risk_suda
 #' @export
 format.epimask_suda <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   special <- sum(x$score > 0)
   top <- utils::head(sort(x$attribute_contribution, decreasing = TRUE), 3L)
   c(sprintf("SUDA: %d records, %d keys (%s), MSUs up to size %d", x$n, length(x$keys),
@@ -167,6 +169,7 @@ summary.epimask_suda <- function(object, ...) {
 #' @rdname risk_suda
 #' @export
 print.summary.epimask_suda <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   print(x$suda, digits = digits)
   cat("\nRecords by DIS-SUDA score:\n")
   print(x$dis_table, row.names = FALSE)
