@@ -178,6 +178,7 @@ hierarchy_category <- function(table, sep = NULL) {
     abort_type("table", paste0("a data frame (original values, then one column per level) ",
                                "or the path of a hierarchy CSV file"))
   if (nrow(table) == 0L) abort_empty("table")
+  check_utf8_data(table, "table")
   table[] <- lapply(table, as.character)
   from <- table[[1L]]
   if (anyDuplicated(from))
@@ -232,6 +233,7 @@ hierarchy_rare <- function(x, min_count = 5, other = "other") {
     abort_type("x", "a vector of category values")
   min_count <- check_count(min_count)
   other <- check_string(other)
+  check_utf8(x, "x")
   values <- as.character(x[!is.na(x)])
   if (!length(values)) abort_empty("x")
   counts <- table(values)
@@ -367,8 +369,8 @@ generalize <- function(x, hierarchy, level) {
 apply_level <- function(hierarchy, x, level) {
   # a level function of the user's (substr(), a regex) that fails on the
   # values fails with a classed error naming the hierarchy
-  out <- tryCatch(hierarchy$levels[[level + 1L]](x), epimask_error = function(e) stop(e),
-                  error = function(e) abort_value("hierarchies", sprintf(
+  out <- with_classed_errors(hierarchy$levels[[level + 1L]](x),
+                  function(e) abort_value("hierarchies", sprintf(
                     "levels that work on the values (level %d failed: %s)", level,
                     conditionMessage(e))))
   if (length(out) != length(x))

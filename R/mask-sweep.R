@@ -62,8 +62,8 @@ mask_sweep <- function(fun, ...) {
     call_args[sweeping] <- list(if (is.list(values)) values[[i]] else values[[i]])
     # a function that is not a scheme constructor fails with its own error:
     # say which argument was wrong
-    s <- tryCatch(do.call(fun, call_args), epimask_error = function(e) stop(e),
-                  error = function(e) abort_value("fun", sprintf(
+    s <- with_classed_errors(do.call(fun, call_args),
+                  function(e) abort_value("fun", sprintf(
                     "a scheme constructor taking the arguments given in `...`; calling it failed: %s",
                     conditionMessage(e))))
     if (!inherits(s, "mask_scheme"))

@@ -62,9 +62,10 @@ check_scheme_extras <- function(scheme, arg) {
   if (!is.null(scheme$generator) && !is_string(scheme$generator))
     field_error("generator", "NULL or a single character string (valid UTF-8)")
   strength <- scheme$strength
+  # (a grouping into one unbounded interval is of infinite strength)
   if (!is.null(strength) && !(is.numeric(strength) && length(strength) == 1L &&
-                              is.finite(strength)))
-    field_error("strength", "NULL or a single finite number")
+                              !is.na(strength)))
+    field_error("strength", "NULL or a single number (not NA)")
   invisible(scheme)
 }
 

@@ -295,11 +295,10 @@ profile_risk_spec <- function(risk, known, unknown, data, ...) {
 # The coefficient the profile follows, checked on a fit to the original data
 # so a wrong name fails before any masking.
 profile_term <- function(model, data) {
-  fit <- tryCatch(
+  fit <- with_classed_errors(
     if (is.function(model$term) || model$type == "err") fit_model(model, data)
     else fit_formula(model, data),
-    epimask_error = function(e) stop(e),
-    error = function(e) model_frame_error(e, model$formula, data))
+    function(e) model_frame_error(e, model$formula, data))
   if (is.function(model$term)) {
     term_function_value(model$term, fit, data)
     return("custom")

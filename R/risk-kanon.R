@@ -201,6 +201,8 @@ check_key_data <- function(data, arg) {
   if (is.matrix(data)) data <- as.data.frame(data, stringsAsFactors = FALSE)
   if (!is.data.frame(data)) abort_type(arg, "a data frame or a matrix")
   if (nrow(data) == 0L || ncol(data) == 0L) abort_empty(arg)
+  # key values are compared and hashed as text
+  check_utf8_data(data, arg)
   data
 }
 

@@ -88,6 +88,7 @@ release_context <- function(public = FALSE, pr_attempt = NULL, pr_acquaintance =
   if (public && missing(threshold)) threshold <- 1/20
   threshold <- check_number(threshold, lower = 0, upper = 1, lower_open = TRUE)
   breach_risk <- check_choice(breach_risk, c("strict_average", "maximum"))
+  check_utf8(reasons, "reasons")
   if (!is.character(reasons) || anyNA(reasons))
     abort_type("reasons", "a character vector")
   if (public) {

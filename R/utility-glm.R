@@ -309,9 +309,8 @@ check_or_weight <- function(w, weight) {
 }
 
 or_probability <- function(fit, data, race, value, beta, family, size) {
-  p <- tryCatch(standardised_probability(fit, data, race, value, beta, family, size),
-                epimask_error = function(e) stop(e),
-                error = function(e) abort_value("data", sprintf(
+  p <- with_classed_errors(standardised_probability(fit, data, race, value, beta, family, size),
+                function(e) abort_value("data", sprintf(
                   "data the fit's model can be evaluated on (%s)", conditionMessage(e))))
   if (!is.finite(p$p) || any(!is.finite(p$grad)))
     abort_value("data", "data on which the model gives finite predicted probabilities")

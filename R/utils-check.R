@@ -23,9 +23,12 @@ check_string <- function(x, arg = arg_name(substitute(x)), allow_null = FALSE) {
 # (or misread) bytes that are not UTF-8: say so, naming the argument.
 check_utf8 <- function(x, arg = arg_name(substitute(x))) {
   if (is.factor(x)) x <- levels(x)
-  if (is.character(x) && !all(validUTF8(x)))
+  if (!is.character(x)) return(invisible(x))
+  # text declared latin1 is valid once translated; other bytes must be UTF-8
+  ok <- validUTF8(x) | Encoding(x) == "latin1"
+  if (!all(ok))
     epimask_abort(sprintf("`%s` must be valid text: it holds an invalid UTF-8 string (element %d).",
-                          arg, which(!validUTF8(x))[[1L]]),
+                          arg, which(!ok)[[1L]]),
                   "epimask_error_value", arg = arg)
   invisible(x)
 }
@@ -163,6 +166,7 @@ check_formula <- function(x, arg = arg_name(substitute(x))) {
 # Resolve a family given as a family object, a family function or its name.
 check_family <- function(family, arg = "family") {
   if (is.character(family) && length(family) == 1L) {
+    check_utf8(family, arg)
     fam_fun <- if (!is.na(family) && nzchar(family))
       get0(family, envir = asNamespace("stats"), mode = "function")
     if (is.null(fam_fun)) abort_value(arg, sprintf("a known family, not \"%s\"", family))

@@ -50,3 +50,11 @@ detected_cores <- local({
     cores
   }
 })
+
+# Progress of a long search, signalled through progressr when it is
+# installed (the user sees it under progressr::with_progress() or
+# progressr::handlers(global = TRUE)); a no-op function otherwise.
+search_progressor <- function(steps) {
+  if (!requireNamespace("progressr", quietly = TRUE)) return(function(...) invisible())
+  progressr::progressor(steps = steps, envir = parent.frame())
+}

@@ -81,7 +81,8 @@ fuzz_call <- function(case) {
       if (inherits(w, "epimask_warning")) classed_warning <<- TRUE
       else other_warnings <<- c(other_warnings, conditionMessage(w))
       invokeRestart("muffleWarning")
-    })
+    },
+    message = function(m) invokeRestart("muffleMessage"))
   if (length(other_warnings) && !startsWith(outcome, "UNCLASSED"))
     outcome <- paste("UNCLASSED: warning:", other_warnings[[1L]])
   if (identical(outcome, "value") && classed_warning) outcome <- "warning"

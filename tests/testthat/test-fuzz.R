@@ -271,11 +271,14 @@ fuzz_field_values <- function(fx) {
 # Each field of each scheme set to each value, through apply_mask(), the
 # methods of a scheme, scheme_generator()/scheme_strength() and (for a
 # subset of the values) ru_profile() and kernel_matrix().
-fuzz_scheme_cases <- function(fx, profile_values) {
+# (The smaller campaign takes apply_mask() for every edit and one of the other
+# calls in turn; the larger one all of them.)
+fuzz_scheme_cases <- function(fx, profile_values, all_methods = FALSE) {
   cases <- list()
   add <- function(label, fun, args) cases[[length(cases) + 1L]] <<- fuzz_case(label, fun, args)
   values <- fuzz_field_values(fx)
   d <- fx$d
+  turn <- 0L
   for (nm in names(fuzz_schemes(fx))) {
     s0 <- fuzz_schemes(fx)[[nm]]
     vars <- if (grepl("^pram", nm)) "g" else c("x", "z")
@@ -285,14 +288,17 @@ fuzz_scheme_cases <- function(fx, profile_values) {
       if (is.null(values[[v]])) s[field] <- list(NULL) else s[[field]] <- values[[v]]
       lab <- sprintf("<%s>$%s = %s", nm, field, v)
       add(paste("apply_mask", lab), "apply_mask", list(d, s, vars))
-      add(paste("format", lab), format, list(s))
-      add(paste("print", lab), print, list(s))
-      add(paste("summary", lab), summary, list(s, d, vars))
-      add(paste("scheme_generator", lab), "scheme_generator", list(s))
-      add(paste("scheme_strength", lab), "scheme_strength", list(s))
-      add(paste("c", lab), c, list(s, mask_none()))
+      others <- list(format = list(format, list(s)), print = list(print, list(s)),
+                     summary = list(summary, list(s, d, vars)),
+                     scheme_generator = list("scheme_generator", list(s)),
+                     scheme_strength = list("scheme_strength", list(s)),
+                     c = list(c, list(s, mask_none())))
       if (startsWith(nm, "kernel") || startsWith(nm, "matrix"))
-        add(paste("kernel_matrix", lab), "kernel_matrix", list(s, 100))
+        others$kernel_matrix <- list("kernel_matrix", list(s, 100))
+      turn <- turn + 1L
+      pick <- if (all_methods) seq_along(others) else (turn - 1L) %% length(others) + 1L
+      for (m in names(others)[pick])
+        add(paste(m, lab), others[[m]][[1L]], others[[m]][[2L]])
       if (v %in% profile_values)
         add(paste("ru_profile", lab), "ru_profile",
             list(d, list(s), y ~ x, family = poisson(), vars = if (grepl("^pram", nm)) "g" else "x",
@@ -565,9 +571,10 @@ fuzz_utf8_cases <- function(fx) {
 
 fuzz_all_cases <- function(large = FALSE) {
   fx <- fuzz_fixtures()
-  c(fuzz_export_cases(fx, random_per_fun = if (large) 400L else 60L),
+  c(fuzz_export_cases(fx, random_per_fun = if (large) 400L else 40L),
     fuzz_scheme_cases(fx, profile_values = if (large) names(fuzz_field_values(fx))
-                                           else c("NA", "-1", "string")),
+                                           else c("NA", "string"),
+                      all_methods = large),
     fuzz_method_cases(fx),
     fuzz_closure_cases(fx),
     fuzz_profile_cell_cases(fx),
