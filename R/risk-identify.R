@@ -75,9 +75,9 @@ risk_identifiability <- function(released, source, keys, id = NULL) {
   check_data(released)
   check_data(source)
   keys <- unique(check_columns(keys, released, data_arg = "released"))
+  check_columns(keys, source, arg = "keys", data_arg = "source")
   check_utf8_data(as.data.frame(released)[keys], "released")
   check_utf8_data(as.data.frame(source)[keys], "source")
-  check_columns(keys, source, arg = "keys", data_arg = "source")
   id_used <- !is.null(id)
   if (id_used) {
     id <- check_string(id)

@@ -114,7 +114,9 @@ fuzz_run_batch <- function(cases) {
 # Run `cases` in one forked child; NULL when the child died or timed out.
 fuzz_child <- function(cases, timeout) {
   job <- parallel::mcparallel(fuzz_run_batch(cases), silent = TRUE)
-  res <- parallel::mccollect(job, wait = FALSE, timeout = timeout)
+  # (a child that died is reported here as a NULL result: its warning
+  # "did not deliver a result" says nothing more)
+  res <- suppressWarnings(parallel::mccollect(job, wait = FALSE, timeout = timeout))
   if (is.null(res)) {
     # still running: a hang (or an allocation that swaps); end it
     tools::pskill(job$pid, tools::SIGKILL)

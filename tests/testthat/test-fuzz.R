@@ -4,7 +4,11 @@
 # Each call runs in a forked child process (helper-fuzz.R), so a crash is a
 # failure of that call, not the end of the run. Each call must end in a
 # value, a classed `epimask_error` or a classed `epimask_warning`, and must
-# leave its arguments as they were. NOT_CRAN=true runs a larger campaign.
+# leave its arguments as they were. The default campaign (about 13,000
+# calls) takes one to two minutes, so it runs inside R CMD check; with
+# NOT_CRAN=true and EPIMASK_FUZZ_LARGE=true a larger one runs (about 44,000
+# calls: 400 random calls per export, every method on every edited scheme
+# field, every field value through ru_profile()).
 
 # ---- valid fixtures --------------------------------------------------------
 
@@ -580,6 +584,28 @@ fuzz_all_cases <- function(large = FALSE) {
     fuzz_profile_cell_cases(fx),
     fuzz_utf8_cases(fx))
 }
+
+test_that("the fuzz engine names a crashing call, an in-place change and an unclassed error", {
+  skip_on_os("windows")  # forked children
+  ok <- fuzz_case("ok", function(x) x + 1, list(1))
+  crash <- fuzz_case("crash", function() tools::pskill(Sys.getpid(), tools::SIGKILL), list())
+  base_error <- fuzz_case("base error", function(x) log(x), list("a"))
+  classed <- fuzz_case("classed", "mask_round", list("a"))
+  warned <- fuzz_case("warned", "fit_ru_curve",
+                      list(data.frame(analysis_potential = c(0.99, 1, 0.995),
+                                      anonymity = c(0.999, 0.99, 1))))
+  cases <- list(ok, crash, base_error, classed, warned, ok)
+  out <- fuzz_run_cases(cases, batch = 6L)
+  expect_identical(out, c("value", "CRASH", "UNCLASSED: non-numeric argument to mathematical function",
+                          "error", "warning", "value"))
+  res <- fuzz_summary(cases, out)
+  expect_identical(res$counts[c("calls", "crashes", "unclassed")],
+                   c(calls = 6L, crashes = 1L, unclassed = 1L))
+  skip_if_not_installed("data.table")
+  dt <- data.table::data.table(x = 1:3)
+  in_place <- fuzz_case("in place", function(d) data.table::set(d, j = "x", value = 0L), list(dt))
+  expect_identical(fuzz_run_cases(list(in_place, ok)), c("MODIFIED", "value"))
+})
 
 test_that("hostile calls give a value, a classed error or a classed warning; none crashes", {
   skip_on_os("windows")  # forked children
