@@ -49,9 +49,10 @@ revalidate_scheme <- function(scheme, arg = "scheme") {
   rebuilt
 }
 
-# The fields no constructor argument sets: the label every scheme carries
-# (printed, and the name in a list of schemes) and the generator and
-# strength that mask_sweep() adds (columns of a profile).
+# The fields no constructor argument sets: the label, method and degree every
+# scheme carries (printed, the name in a list of schemes, columns of a
+# profile), whether it is random (replicates of a profile), and the generator
+# and strength that mask_sweep() adds.
 check_scheme_extras <- function(scheme, arg) {
   field_error <- function(field, expected)
     epimask_abort(sprintf("The %s's field `%s` is not valid (was it edited after construction?): it must be %s.",
@@ -59,6 +60,13 @@ check_scheme_extras <- function(scheme, arg) {
                   "epimask_error_type", arg = paste0(arg, "$", field))
   is_string <- function(v) is.character(v) && length(v) == 1L && !is.na(v) && validUTF8(v)
   if (!is_string(scheme$label)) field_error("label", "a single character string (valid UTF-8)")
+  if (!is_string(scheme$method)) field_error("method", "a single character string (valid UTF-8)")
+  degree <- scheme$degree
+  if (!(is.numeric(degree) && length(degree) == 1L && !is.na(degree)))
+    field_error("degree", "a single number (not NA)")
+  random <- scheme$random
+  if (!is.null(random) && !(is.logical(random) && length(random) == 1L && !is.na(random)))
+    field_error("random", "NULL, TRUE or FALSE")
   if (!is.null(scheme$generator) && !is_string(scheme$generator))
     field_error("generator", "NULL or a single character string (valid UTF-8)")
   strength <- scheme$strength
