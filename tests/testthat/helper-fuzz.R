@@ -99,6 +99,10 @@ fuzz_run_case <- function(case) {
 fuzz_run_batch <- function(cases) {
   old <- options(epimask.threads = 1L, warn = 0L)
   on.exit(options(old))
+  # one thread even where a call asks for more: a forked child whose parent
+  # (the test run) has a running OpenMP pool can hang in its first parallel
+  # region; epimask_threads() honours the limit
+  Sys.setenv(OMP_THREAD_LIMIT = "1")
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   vapply(cases, function(case) {
