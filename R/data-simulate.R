@@ -122,6 +122,7 @@ check_zdl_example <- function(example) {
   if (identical(example, 1:3)) return(1L)
   roman <- c("I", "II", "III")
   if (is.character(example) && length(example) == 1L && !is.na(example)) {
+    check_utf8(example, "example")
     hit <- match(toupper(example), roman)
     if (is.na(hit))
       abort_value("example", sprintf("1, 2, 3, \"I\", \"II\" or \"III\", not \"%s\"", example))
@@ -210,7 +211,14 @@ zdl_simulator <- function(sim) {
   function(data) {
     if (!is.data.frame(data) || !"x" %in% names(data))
       abort_type("data", "a data frame with the exposure column `x`")
-    data$y <- stats::rpois(nrow(data), exp(beta[[1L]] + beta[[2L]] * data$x))
+    if (nrow(data) == 0L) abort_empty("data")
+    check_numeric_vector(data$x, "data$x")
+    mu <- exp(beta[[1L]] + beta[[2L]] * data$x)
+    # rpois() gives NA (with a warning) for means it cannot draw from
+    if (any(mu > 1e15))
+      abort_value("data$x", sprintf("exposures giving Poisson means exp(%g + %g x) <= 1e15",
+                                    beta[[1L]], beta[[2L]]))
+    data$y <- stats::rpois(nrow(data), mu)
     data
   }
 }
@@ -242,7 +250,8 @@ zdl_simulator <- function(sim) {
 #'
 #' @param sim A data frame with the columns `s1`, `s2`, `x` and `y` (a data set
 #'   from [simulate_zdl()] or a redraw of it).
-#' @param cells Number of cells along each axis (default 5, a 5 x 5 grid).
+#' @param cells Number of cells along each axis (default 5, a 5 x 5 grid), at
+#'   most 1000.
 #' @return An object of class `zdl_aggregate`: a list with `estimate` and `se`
 #'   (of the exposure coefficient), `coefficients` and `vcov` (intercept and
 #'   exposure), and `cells`, a data frame with one row per non-empty cell
@@ -261,7 +270,8 @@ zdl_aggregate <- function(sim, cells = 5) {
     epimask_abort(sprintf("`sim` must have the columns s1, s2, x and y; missing: %s.",
                           paste(missing, collapse = ", ")),
                   "epimask_error_name", arg = "sim")
-  cells <- check_count(cells)
+  # cells^2 counts are tabulated: bounded before they are allocated
+  cells <- check_number(cells, "cells", lower = 1, upper = 1000, integer = TRUE)
   for (col in c("s1", "s2", "x", "y"))
     check_numeric_vector(sim[[col]], arg = sprintf("sim$%s", col))
   table <- zdl_cell_means(sim, cells)
@@ -293,6 +303,7 @@ zdl_cell_means <- function(sim, cells) {
 #' @md
 #' @export
 print.zdl_aggregate <- function(x, digits = 4, ...) {
+  digits <- check_digits(digits)
   cat(sprintf("Aggregated-data reference (%d x %d grid, %d non-empty cells)\n",
               x$grid, x$grid, nrow(x$cells)))
   cat(sprintf("exposure coefficient: %s (SE %s)\n",
@@ -303,6 +314,7 @@ print.zdl_aggregate <- function(x, digits = 4, ...) {
 #' @md
 #' @export
 print.zdl_sim <- function(x, n = 6, ...) {
+  n <- check_count(n, "n", lower = 0L)
   info <- attr(x, "zdl", exact = TRUE)
   if (is.null(info)) return(NextMethod())
   cat(sprintf("Zhou-Dominici-Louis example %s (%s kernel), %d locations, beta = (%s)\n",

@@ -608,6 +608,7 @@ predict.epimask_err <- function(object, newdata = NULL,
 
 #' @export
 print.epimask_err <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  digits <- check_digits(digits)
   cat("Linear excess-relative-risk binary regression\n")
   cat(sprintf("odds = exp(log-linear part) * (1 + beta * %s)\n\n", x$dose))
   if (!is.null(x$call)) cat("Call:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
@@ -640,6 +641,7 @@ summary.epimask_err <- function(object, ...) {
 #' @export
 print.summary.epimask_err <- function(x, digits = max(3L, getOption("digits") - 3L),
                                       signif.stars = getOption("show.signif.stars"), ...) {
+  digits <- check_digits(digits)
   cat("Linear excess-relative-risk binary regression\n")
   cat(sprintf("odds = exp(log-linear part) * (1 + beta * %s)\n\n", x$dose))
   if (!is.null(x$call)) cat("Call:\n", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")

@@ -126,6 +126,7 @@ coef.epimask_glm <- function(object, ...) object$coefficients
 
 #' @export
 vcov.epimask_glm <- function(object, complete = TRUE, ...) {
+  complete <- check_flag(complete)
   v <- object$vcov
   if (!complete) v <- v[!object$aliased, !object$aliased, drop = FALSE]
   v
@@ -217,6 +218,7 @@ summary.epimask_glm <- function(object, ...) {
 #' @export
 print.summary.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L),
                                       signif.stars = getOption("show.signif.stars"), ...) {
+  digits <- check_digits(digits)
   cat("\nCall:\n", paste(deparse(x$call), sep = "\n", collapse = "\n"), "\n\n", sep = "")
   cat("Deviance Residuals: \n")
   d <- x$deviance.resid
@@ -252,6 +254,7 @@ print.summary.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 
 
 #' @export
 print.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  digits <- check_digits(digits)
   cat("\nCall:  ", paste(deparse(x$call), sep = "\n", collapse = "\n"), "\n\n", sep = "")
   cat("Coefficients:\n")
   print.default(format(x$coefficients, digits = digits), print.gap = 2, quote = FALSE)
@@ -268,13 +271,15 @@ print.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L), ...
 #' @export
 as.data.frame.epimask_glm <- function(x, row.names = NULL, optional = FALSE, ...) {
   tab <- coef_table(x)
-  data.frame(term = rownames(tab), estimate = tab[, 1L], std.error = tab[, 2L],
-             statistic = tab[, 3L], p.value = tab[, 4L], row.names = row.names,
-             stringsAsFactors = FALSE)
+  out <- data.frame(term = rownames(tab), estimate = tab[, 1L], std.error = tab[, 2L],
+                    statistic = tab[, 3L], p.value = tab[, 4L], row.names = NULL,
+                    stringsAsFactors = FALSE)
+  apply_row_names(out, row.names, optional)
 }
 
 #' @export
 format.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  digits <- check_digits(digits)
   # the coefficient table as lines of text, one per term after a header
   tab <- as.data.frame(x)
   cols <- c(list(tab$term), lapply(tab[-1L], function(v) format(signif(v, digits))))

@@ -76,6 +76,11 @@ irls_control <- function(control) {
 check_response <- function(y, n, family) {
   binom <- family$family %in% c("binomial", "quasibinomial")
   if (binom && (is.factor(y) || is.logical(y))) {
+    # a logical or factor response is recoded, not recycled: one value per row
+    if (length(y) != n)
+      abort_length("y", sprintf("have one value per row of `x` (%d), not %d (a %s %s)", n,
+                                length(y), if (is.factor(y)) "factor" else "logical",
+                                if (length(y) == 1L) "scalar" else "vector"))
     if (anyNA(y)) abort_value("y", "free of NA")
     return(if (is.factor(y)) as.double(y != levels(y)[1L]) else as.double(y))
   }
@@ -421,6 +426,7 @@ irls_aic <- function(family, y, n, mu, prior, deviance, rank, codes) {
 
 #' @export
 print.epimask_irls <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  digits <- check_digits(digits)
   cat(sprintf("IRLS fit: %s family, %s link; %d iterations%s\n", x$family$family,
               x$family$link, x$iter, if (x$converged) "" else " (not converged)"))
   cat("Coefficients:\n")

@@ -50,6 +50,9 @@
 #'   string or a raw vector); keep it apart from the release.
 #' @param drop_proxies `TRUE` to drop released columns that determine a
 #'   generalized key one-to-one (see Details) instead of warning.
+#' @section Progress:
+#' Each generalization step is signalled through \pkg{progressr} when it is
+#' installed: wrap the call in `progressr::with_progress()` to see it.
 #' @return An object of class `epimask_datafly`, a list with
 #'   \item{data}{the release: the records kept, in their original order, with
 #'     the keys generalized and the `id` columns pseudonymized; same class as
@@ -105,8 +108,11 @@ datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   level <- stats::setNames(integer(length(keys)), keys)
   current <- stats::setNames(lapply(keys, function(key) data[[key]]), keys)
   steps <- list()
+  # at most one generalization step per level of each key: one tick each
+  tick <- search_progressor(max(1L, sum(top)))
 
   repeat {
+    tick()
     size <- key_groups(current, keys)$size
     in_small <- sum(size[size < k])
     if (in_small <= max_suppress * n) break
@@ -138,6 +144,8 @@ check_generalize_args <- function(data, keys, hierarchies, k, max_suppress, id,
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
   if (anyDuplicated(keys)) abort_value("keys", "distinct column names")
+  # key values reach regular expressions and hashing as text
+  check_utf8_data(as.data.frame(data)[keys], "data")
   k <- check_count(k)
   max_suppress <- check_number(max_suppress, lower = 0, upper = 1)
   id <- check_columns(id, data, allow_null = TRUE)
@@ -284,7 +292,7 @@ check_secret <- function(secret, id) {
   }
   if (is.raw(secret) && length(secret) > 0L) return(secret)
   if (is.character(secret) && length(secret) == 1L && !is.na(secret) &&
-      nzchar(secret)) return(secret)
+      nzchar(secret)) return(check_utf8(secret, "secret"))
   abort_type("secret", "NULL, a non-empty string or a raw vector")
 }
 
@@ -411,6 +419,7 @@ print.summary.epimask_datafly <- function(x, ...) {
 plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"),
                                  main = NULL, ...) {
   what <- check_choice(what, c("classes", "records"))
+  main <- check_string(main, allow_null = TRUE)
   if (!length(x$class_sizes))
     epimask_abort("Nothing to plot: every record was suppressed.",
                   "epimask_error_empty", arg = "x")

@@ -41,7 +41,8 @@ suppress_all <- function(x) rep("*", length(x))
 #' @param steps The levels above the original, a subset of
 #'   `c("month", "year", "decade")` in this order.
 #' @param format `NULL`, or the [strptime()] format of character dates.
-#' @param digits Length of the codes (the number of levels below `*`).
+#' @param digits Length of the codes (the number of levels below `*`), from 1
+#'   to 20.
 #' @param fill Character that replaces dropped digits, `"0"` or `"*"`.
 #' @param widths Increasing positive interval widths, one level each.
 #' @param origin Left end of one interval at every level.
@@ -80,6 +81,7 @@ hierarchy_date <- function(steps = c("month", "year", "decade"), format = NULL) 
     if (inherits(x, "Date")) return(x)
     if (inherits(x, "POSIXt")) return(as.Date(x))
     if (is.character(x) && !is.null(format)) {
+      check_utf8(x, "the dates")
       d <- as.Date(x, format = format)
       if (any(is.na(d) & !is.na(x)))
         abort_value("hierarchies", sprintf("dates in the format \"%s\"", format))
@@ -105,17 +107,22 @@ hierarchy_date <- function(steps = c("month", "year", "decade"), format = NULL) 
 #' @rdname hierarchies
 #' @export
 hierarchy_zip <- function(digits = 5, fill = c("0", "*")) {
-  digits <- check_count(digits)
+  # one level per digit: bounded before the levels are built
+  digits <- check_number(digits, "digits", lower = 1, upper = 20, integer = TRUE)
   fill <- check_choice(fill, c("0", "*"))
   as_code <- function(x) {
     if (is.factor(x)) x <- as.character(x)
     if (is.numeric(x)) {
-      out <- formatC(x, width = digits, flag = "0", format = "d")
+      v <- x[!is.na(x)]
+      if (any(!is.finite(v) | v < 0 | v != round(v)))
+        abort_value("hierarchies", "a ZIP hierarchy applied to codes that are whole numbers >= 0")
+      out <- formatC(x, width = digits, flag = "0", format = "f", digits = 0)
       out[is.na(x)] <- NA_character_
       return(out)
     }
     if (!is.character(x))
       abort_type("hierarchies", "a ZIP hierarchy applied to character or numeric codes")
+    check_utf8(x, "the ZIP codes")
     x
   }
   drop_digits <- function(i) {
@@ -171,6 +178,7 @@ hierarchy_category <- function(table, sep = NULL) {
     abort_type("table", paste0("a data frame (original values, then one column per level) ",
                                "or the path of a hierarchy CSV file"))
   if (nrow(table) == 0L) abort_empty("table")
+  check_utf8_data(table, "table")
   table[] <- lapply(table, as.character)
   from <- table[[1L]]
   if (anyDuplicated(from))
@@ -225,6 +233,7 @@ hierarchy_rare <- function(x, min_count = 5, other = "other") {
     abort_type("x", "a vector of category values")
   min_count <- check_count(min_count)
   other <- check_string(other)
+  check_utf8(x, "x")
   values <- as.character(x[!is.na(x)])
   if (!length(values)) abort_empty("x")
   counts <- table(values)
@@ -267,6 +276,9 @@ write_hierarchy <- function(h, file, values = NULL, sep = ";") {
       abort_value("values", "given for a hierarchy that is not a lookup table")
     tab <- h$table
   } else {
+    if (!is.atomic(values) || !is.null(dim(values)))
+      abort_type("values", "a vector of original values")
+    check_utf8(values, "values")
     values <- unique(values[!is.na(values)])
     if (!length(values)) abort_empty("values")
     top <- length(h$levels) - 1L
@@ -345,6 +357,7 @@ as_hierarchy <- function(x) {
 #' generalize(as.Date(c("1965-09-20", "1964-11-07")), hierarchy_date(), 2)
 #' @export
 generalize <- function(x, hierarchy, level) {
+  check_utf8(x, "x")
   hierarchy <- as_hierarchy(hierarchy)
   level <- check_count(level, lower = 0L)
   top <- length(hierarchy$levels) - 1L
@@ -354,7 +367,12 @@ generalize <- function(x, hierarchy, level) {
 }
 
 apply_level <- function(hierarchy, x, level) {
-  out <- hierarchy$levels[[level + 1L]](x)
+  # a level function of the user's (substr(), a regex) that fails on the
+  # values fails with a classed error naming the hierarchy
+  out <- with_classed_errors(hierarchy$levels[[level + 1L]](x),
+                  function(e) abort_value("hierarchies", sprintf(
+                    "levels that work on the values (level %d failed: %s)", level,
+                    conditionMessage(e))))
   if (length(out) != length(x))
     abort_length("hierarchies", sprintf(
       "have levels returning one value per record (level %d returned %d for %d)",

@@ -68,6 +68,11 @@
 #'   suppresses fewer records can lose less, which only `"exact"` finds. It
 #'   falls back to the exact search when no k-minimal node is l-diverse /
 #'   t-close.
+#' @section Progress:
+#' The search signals its progress (one step per lattice node evaluated)
+#' through \pkg{progressr} when it is installed: wrap the call in
+#' `progressr::with_progress()` (or set `progressr::handlers(global = TRUE)`)
+#' to see it. It can be interrupted between nodes.
 #' @return An object of class `c("epimask_ola", "epimask_datafly")`: the
 #'   fields of [datafly()] (without generalization `steps`) plus `metric`,
 #'   `info_loss` (the four losses of the release, named), `nodes_evaluated`
@@ -219,8 +224,11 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
   prune <- !minimal_only
   beaten <- function(i) prune && bound[[i]] > best_loss + tol(best_loss)
 
+  # at most every node is evaluated: one tick each
+  tick <- search_progressor(n_nodes)
   evaluate <- function(i) {
     if (!is.null(result[[i]])) return(result[[i]])
+    tick()
     h <- nodes[i, ]
     tab <- lattice_rollup(lat, pick_source(h), h)
     tab$levels <- h

@@ -282,8 +282,10 @@ kernel_deriv0 <- function(scheme, Z) {
 #' round(kernel_matrix(mask_kernel("exponential", 0.5, xy)), 3)
 #' @export
 kernel_matrix <- function(scheme, n_max = 5000) {
-  if (!inherits(scheme, "mask_scheme") || !scheme$type %in% c("kernel", "matrix"))
+  if (!inherits(scheme, "mask_scheme") || !identical(scheme$type, "kernel") &&
+      !identical(scheme$type, "matrix"))
     abort_type("scheme", "a kernel or matrix mask_scheme")
+  scheme <- revalidate_scheme(scheme)
   n_max <- check_count(n_max, "n_max")
   if (scheme$type == "matrix") {
     A <- matrix_scheme_A(scheme)

@@ -148,6 +148,7 @@ mask_pram_column <- function(scheme, x, var) {
 
 # PRAM on the categorical columns `vars`, everything else unchanged.
 apply_categorical_mask <- function(data, scheme, vars) {
+  for (v in vars) check_utf8(data[[v]], sprintf("data$%s", v))
   cols <- lapply(vars, function(v) {
     if (identical(scheme$type, "none")) data[[v]] else mask_pram_column(scheme, data[[v]], v)
   })

@@ -210,6 +210,7 @@ power_of_ten <- function(k) formatC(10^k, format = "d", big.mark = ",")
 
 #' @export
 format.mask_scheme <- function(x, ...) {
+  revalidate_scheme(x, "x")
   num <- function(v) format(v, digits = 4)
   switch(x$type,
     none = "no masking",
@@ -264,7 +265,10 @@ new_mask_list <- function(schemes) {
 #' @export
 c.mask_scheme <- function(...) {
   parts <- lapply(list(...), function(s) {
-    if (inherits(s, "mask_scheme")) return(list(s))
+    if (inherits(s, "mask_scheme")) {
+      revalidate_scheme(s, "...")
+      return(list(s))
+    }
     if (inherits(s, "mask_list")) return(unclass(s))
     abort_type("...", "mask_scheme or mask_list objects")
   })
@@ -276,7 +280,14 @@ c.mask_scheme <- function(...) {
 c.mask_list <- c.mask_scheme
 
 #' @export
-`[.mask_list` <- function(x, i) new_mask_list(unclass(x)[i])
+`[.mask_list` <- function(x, i) {
+  if (missing(i)) return(x)
+  picked <- tryCatch(unclass(x)[i], error = function(e)
+    abort_type("i", sprintf("positions, names or a logical vector (%s)", conditionMessage(e))))
+  if (any(vapply(picked, is.null, logical(1))))
+    abort_value("i", sprintf("positions or names of the %d schemes in the list, without NA", length(x)))
+  new_mask_list(picked)
+}
 
 #' @export
 print.mask_list <- function(x, ...) {

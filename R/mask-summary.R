@@ -28,6 +28,7 @@
 #' summary(mask_topcode(upper = 90), d)
 #' @export
 summary.mask_scheme <- function(object, data, vars = NULL, ...) {
+  revalidate_scheme(object, "object")
   if (missing(data)) abort_type("data", "a data frame or matrix to summarise the scheme on")
   data <- check_data(data, "data")
   vars <- mask_vars(data, vars, is_categorical_scheme(object))

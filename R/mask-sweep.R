@@ -55,10 +55,17 @@ mask_sweep <- function(fun, ...) {
       if (length(sweeping)) paste0("several do: ", paste(sweeping, collapse = ", "))
       else "none does"))
   values <- args[[sweeping]]
+  if (!(is.atomic(values) || is.list(values)) || !length(values))
+    abort_type(sweeping, "a vector or list of the values swept")
   schemes <- lapply(seq_along(values), function(i) {
     call_args <- args
     call_args[sweeping] <- list(if (is.list(values)) values[[i]] else values[[i]])
-    s <- do.call(fun, call_args)
+    # a function that is not a scheme constructor fails with its own error:
+    # say which argument was wrong
+    s <- with_classed_errors(do.call(fun, call_args),
+                  function(e) abort_value("fun", sprintf(
+                    "a scheme constructor taking the arguments given in `...`; calling it failed: %s",
+                    conditionMessage(e))))
     if (!inherits(s, "mask_scheme"))
       abort_type("fun", "a function returning a mask_scheme (e.g. mask_round)")
     s
@@ -93,7 +100,7 @@ mask_sweep <- function(fun, ...) {
 #' scheme_strength(mask_noise(0.5))
 #' @export
 scheme_generator <- function(scheme) {
-  if (!inherits(scheme, "mask_scheme")) abort_type("scheme", "a mask_scheme")
+  revalidate_scheme(scheme)
   if (!is.null(scheme$generator)) return(scheme$generator)
   switch(scheme$type,
     none = "no masking",
@@ -111,7 +118,7 @@ scheme_generator <- function(scheme) {
 #' @rdname scheme_generator
 #' @export
 scheme_strength <- function(scheme) {
-  if (!inherits(scheme, "mask_scheme")) abort_type("scheme", "a mask_scheme")
+  revalidate_scheme(scheme)
   if (!is.null(scheme$strength)) return(as.double(scheme$strength))
   natural_strength(scheme)
 }

@@ -38,13 +38,43 @@ revalidate_scheme <- function(scheme, arg = "scheme") {
     epimask_abort(sprintf("`%s$type` must be one of %s.", arg,
                           paste0("\"", names(scheme_rebuilders), "\"", collapse = ", ")),
                   "epimask_error_value", arg = paste0(arg, "$type"))
-  tryCatch(scheme_rebuilders[[type]](scheme), epimask_error = function(e) {
+  rebuilt <- tryCatch(scheme_rebuilders[[type]](scheme), epimask_error = function(e) {
     field <- if (is.null(e$arg)) "" else e$arg
     kind <- setdiff(class(e), c("epimask_error", "error", "condition"))
     epimask_abort(sprintf("The %s's field `%s` is not valid (was it edited after construction?): %s",
                           arg, field, conditionMessage(e)),
                   kind, arg = paste0(arg, "$", field))
   })
+  check_scheme_extras(scheme, arg)
+  rebuilt
+}
+
+# The fields no constructor argument sets: the label, method and degree every
+# scheme carries (printed, the name in a list of schemes, columns of a
+# profile), whether it is random (replicates of a profile), and the generator
+# and strength that mask_sweep() adds.
+check_scheme_extras <- function(scheme, arg) {
+  field_error <- function(field, expected)
+    epimask_abort(sprintf("The %s's field `%s` is not valid (was it edited after construction?): it must be %s.",
+                          arg, field, expected),
+                  "epimask_error_type", arg = paste0(arg, "$", field))
+  is_string <- function(v) is.character(v) && length(v) == 1L && !is.na(v) && validUTF8(v)
+  if (!is_string(scheme$label)) field_error("label", "a single character string (valid UTF-8)")
+  if (!is_string(scheme$method)) field_error("method", "a single character string (valid UTF-8)")
+  degree <- scheme$degree
+  if (!(is.numeric(degree) && length(degree) == 1L && !is.na(degree)))
+    field_error("degree", "a single number (not NA)")
+  random <- scheme$random
+  if (!is.null(random) && !(is.logical(random) && length(random) == 1L && !is.na(random)))
+    field_error("random", "NULL, TRUE or FALSE")
+  if (!is.null(scheme$generator) && !is_string(scheme$generator))
+    field_error("generator", "NULL or a single character string (valid UTF-8)")
+  strength <- scheme$strength
+  # (a grouping into one unbounded interval is of infinite strength)
+  if (!is.null(strength) && !(is.numeric(strength) && length(strength) == 1L &&
+                              !is.na(strength)))
+    field_error("strength", "NULL or a single number (not NA)")
+  invisible(scheme)
 }
 
 # ---- unmasked records ----------------------------------------------------------------

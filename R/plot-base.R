@@ -100,6 +100,8 @@ plot.ru_profile <- function(x, type = c("ru", "estimate", "mse", "risk", "tradeo
   check_flag(labels)
   if (!is.null(curve)) check_flag(curve)
   check_flag(legend)
+  main <- check_string(main, allow_null = TRUE)
+  cex.labels <- check_number(cex.labels, "cex.labels", lower = 0, upper = 10, lower_open = TRUE)
   pd <- ru_panel_data(x, type, log_axes(log), curve)
   check_panel_points(pd, "x")
   pal <- ru_palette(levels(pd$data$group), col)

@@ -44,9 +44,21 @@ ru_is_reference <- function(x) {
 
 ru_palette <- function(levels, col = NULL) {
   n <- length(levels)
+  if (!is.null(col)) check_colours(col, "col")
   if (is.null(col)) col <- rep_len(okabe_ito, n)
   col <- rep_len(col, n)
   stats::setNames(col, levels)
+}
+
+# Colours as R's graphics take them: names, "#RRGGBB" or palette numbers.
+check_colours <- function(col, arg) {
+  if (!(is.character(col) || is.numeric(col)) || is.object(col) || !length(col) || anyNA(col) ||
+      (is.numeric(col) && any(!is.finite(col) | col < 0)))
+    abort_type(arg, "colour names, \"#RRGGBB\" strings or palette numbers")
+  check_utf8(col, arg)
+  tryCatch(grDevices::col2rgb(col), error = function(e)
+    abort_value(arg, sprintf("valid colours (%s)", conditionMessage(e))))
+  col
 }
 
 # Label text in the series colour, darkened a little for contrast on white.

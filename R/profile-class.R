@@ -380,7 +380,47 @@ ru_profile_from_replicates <- function(replicates, reference, meta = list()) {
 
 check_ru_profile <- function(x, arg = "ru") {
   if (!inherits(x, "ru_profile")) abort_type(arg, "an `ru_profile` object")
+  check_profile_cells(x, arg)
   x
+}
+
+# The columns of a profile that the decisions compute with (a profile is a
+# data frame a user can edit, or build by hand for fit_ru_curve()): numbers,
+# NA for a scheme without that measure, never Inf; the schemes' labels text.
+ru_numeric_columns <- c("degree", "estimate", "se", "sd", "bias", "rel_bias", "mse",
+                        "analysis_potential", "risk", "anonymity", "bias_se", "mse_se",
+                        "analysis_potential_se", "risk_se", "analysis_potential_capped",
+                        "strength")
+
+check_profile_cells <- function(x, arg = "ru") {
+  for (col in intersect(ru_numeric_columns, names(x))) {
+    v <- x[[col]]
+    where <- sprintf("%s$%s", arg, col)
+    if (!(is.numeric(v) || is.logical(v)) || is.object(v) || !is.null(dim(v)))
+      abort_type(where, sprintf("a numeric column (NA for a scheme without it), not %s",
+                                class(v)[[1L]]))
+    if (any(is.infinite(v))) abort_value(where, "finite numbers or NA (no Inf)")
+  }
+  if (!is.null(x$scheme)) {
+    if (!(is.character(x$scheme) || is.factor(x$scheme) || is.numeric(x$scheme)) ||
+        !is.null(dim(x$scheme)))
+      abort_type(sprintf("%s$scheme", arg), "a column of scheme labels")
+    check_utf8(x$scheme, sprintf("%s$scheme", arg))
+  }
+  if (inherits(x, "ru_profile")) {
+    missing <- setdiff(ru_profile_columns, names(x))
+    if (length(missing))
+      epimask_abort(sprintf("`%s` has lost the profile column%s %s (was it edited?).", arg,
+                            if (length(missing) == 1L) "" else "s",
+                            paste0("'", missing, "'", collapse = ", ")),
+                    "epimask_error_name", arg = arg)
+    if (!is.character(x$scheme))
+      abort_type(sprintf("%s$scheme", arg), "a character column of scheme labels")
+    if (anyNA(x$scheme)) abort_value(sprintf("%s$scheme", arg), "scheme labels without NA")
+    if (!is.list(attr(x, "reference")) || !is.list(attr(x, "meta")))
+      abort_type(arg, "an `ru_profile` object with its reference and meta attributes (from ru_profile())")
+  }
+  invisible(x)
 }
 
 #' Per-replicate results of a risk-utility profile
@@ -417,7 +457,9 @@ ru_meta <- function(ru) attr(ru, "meta")
 #' @rdname ru_profile-methods
 #' @export
 `[.ru_profile` <- function(x, ...) {
-  out <- NextMethod()
+  # indices the data frame cannot take (NA columns, lists) fail with a classed error
+  out <- tryCatch(NextMethod(), error = function(e)
+    abort_value("i/j", sprintf("rows and columns of the profile (%s)", conditionMessage(e))))
   restore_ru_profile(out, x)
 }
 
@@ -446,9 +488,7 @@ strip_ru_profile <- function(x) {
 #' @param row.names,optional as in [as.data.frame()].
 #' @export
 as.data.frame.ru_profile <- function(x, row.names = NULL, optional = FALSE, ...) {
-  out <- strip_ru_profile(x)
-  if (!is.null(row.names)) rownames(out) <- row.names
-  out
+  apply_row_names(strip_ru_profile(x), row.names, optional)
 }
 
 # ---- printing -------------------------------------------------------------
@@ -578,7 +618,8 @@ NULL
 #' @rdname ru_profile-methods
 #' @export
 format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width", 80), ...) {
-  digits <- check_count(digits, "digits")
+  check_ru_profile(x, "x")
+  digits <- check_digits(digits)
   n <- check_count(n, "n")
   width <- check_count(width, "width", lower = 10L)
   shown <- utils::head(as.data.frame(x), n)
@@ -642,6 +683,7 @@ format_left <- function(tab) {
 #' @rdname ru_profile-methods
 #' @export
 print.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width", 80), ...) {
+  digits <- check_digits(digits)
   cat(format(x, digits = digits, n = n, width = width), sep = "\n")
   invisible(x)
 }
@@ -649,6 +691,7 @@ print.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width", 
 #' @rdname ru_profile-methods
 #' @export
 summary.ru_profile <- function(object, ...) {
+  check_ru_profile(object, "object")
   col <- function(name, na = NA_real_) if (is.null(object[[name]])) rep(na, nrow(object)) else object[[name]]
   out <- data.frame(
     masking = object$scheme,
@@ -676,6 +719,7 @@ summary.ru_profile <- function(object, ...) {
 #' @rdname ru_profile-methods
 #' @export
 print.summary.ru_profile <- function(x, digits = 4, ...) {
+  digits <- check_digits(digits)
   with_se <- function(v, se, d) {
     out <- format_num(v, d)
     has <- !is.na(se) & !is.na(v)

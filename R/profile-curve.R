@@ -81,6 +81,7 @@ fit_ru_curve <- function(ru, interval = c(1e-3, 1e6)) {
   if (!inherits(ru, "ru_profile"))
     check_columns(c("analysis_potential", "anonymity"), ru, arg = "required columns",
                   data_arg = "ru")
+  check_profile_cells(ru, "ru")
   interval <- check_numeric_vector(interval, "interval", len = 2L)
   if (interval[1] <= 0 || interval[2] <= interval[1])
     abort_value("interval", "two increasing positive numbers")

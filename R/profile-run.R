@@ -103,7 +103,7 @@
 #'   `known`, `unknown` or `...` given beside it are an error.
 #' @param unknown Columns the intruder wants to learn (`"match"` only).
 #' @param nrep Number of replicates of randomized schemes or of simulated data
-#'   sets.
+#'   sets, from 1 to 100,000.
 #' @param simulate `NULL` or a function `function(data)` returning a new data
 #'   set (e.g. from [zdl_simulator()]).
 #' @param truth The true value of the quantity, when known.
@@ -112,7 +112,8 @@
 #'   number; with a number the caller's stream is left untouched.
 #' @param parallel Run the schemes in parallel with \pkg{future.apply}.
 #' @param progress Show a progress bar (\pkg{progressr}, when installed).
-#' @param bootstrap Number of bootstrap resamples (0 for none).
+#' @param bootstrap Number of bootstrap resamples (0 for none, at most
+#'   100,000).
 #' @param aggregate Optional aggregated-data reference estimate (e.g.
 #'   `zdl_aggregate(sim)$estimate`), kept with the profile and drawn as a
 #'   reference line in the estimate plot.
@@ -121,7 +122,7 @@
 #'   drawn by the plots.
 #' @param risk_nrep `NULL` (the risk of a randomized scheme is evaluated on
 #'   every replicate) or a number: evaluate it on the first `risk_nrep`
-#'   replicates only (the profile's risk is their mean, `risk_se` its Monte
+#'   replicates only, 1 to 100,000 (the profile's risk is their mean, `risk_se` its Monte
 #'   Carlo SE). An exhaustive matching risk on 16,000 records takes seconds
 #'   per evaluation, so this bounds the cost of many noise replicates.
 #' @param ... Further arguments for a risk measure given by name
@@ -197,8 +198,11 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   check_formula(formula)
   model <- resolve_model(family, term, formula)
   risk <- profile_risk_spec(risk, known, unknown, data, ...)
-  nrep <- check_count(nrep)
-  bootstrap <- check_count(bootstrap, lower = 0L)
+  # bounded before anything is allocated (one stored estimate per replicate
+  # and scheme)
+  nrep <- check_number(nrep, "nrep", lower = 1, upper = ru_max_replicates, integer = TRUE)
+  bootstrap <- check_number(bootstrap, "bootstrap", lower = 0, upper = ru_max_replicates,
+                            integer = TRUE)
   check_function(simulate, allow_null = TRUE)
   truth <- check_number(truth, allow_null = TRUE)
   aggregate <- check_number(aggregate, allow_null = TRUE)
@@ -208,7 +212,8 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   progress <- check_flag(progress)
   if (!is.null(context) && !inherits(context, "release_context"))
     abort_type("context", "a release_context() or NULL")
-  risk_nrep <- check_count(risk_nrep, allow_null = TRUE)
+  risk_nrep <- check_number(risk_nrep, "risk_nrep", lower = 1, upper = ru_max_replicates,
+                            integer = TRUE, allow_null = TRUE)
   vars <- profile_vars(vars, data, model)
   if (parallel && !requireNamespace("future.apply", quietly = TRUE))
     abort_value("parallel", "FALSE unless the future.apply package is installed")
@@ -235,6 +240,9 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
 
 # ---- arguments ----------------------------------------------------------------
 
+# The most replicates (or bootstrap resamples) a profile takes.
+ru_max_replicates <- 1e5
+
 check_scheme_list <- function(schemes, arg = "schemes") {
   if (inherits(schemes, "mask_scheme")) schemes <- list(schemes)
   if (!is.list(schemes) || !length(schemes) ||
@@ -242,6 +250,8 @@ check_scheme_list <- function(schemes, arg = "schemes") {
     if (is.list(schemes) && !length(schemes)) abort_empty(arg)
     abort_type(arg, "a mask_scheme or a list of mask_scheme objects (e.g. from mask_grid())")
   }
+  # a scheme edited after construction fails here as in apply_mask()
+  for (i in seq_along(schemes)) revalidate_scheme(schemes[[i]], sprintf("%s[[%d]]", arg, i))
   unname(unclass(schemes))
 }
 
@@ -296,11 +306,10 @@ profile_risk_spec <- function(risk, known, unknown, data, ...) {
 # The coefficient the profile follows, checked on a fit to the original data
 # so a wrong name fails before any masking.
 profile_term <- function(model, data) {
-  fit <- tryCatch(
+  fit <- with_classed_errors(
     if (is.function(model$term) || model$type == "err") fit_model(model, data)
     else fit_formula(model, data),
-    epimask_error = function(e) stop(e),
-    error = function(e) model_frame_error(e, model$formula, data))
+    function(e) model_frame_error(e, model$formula, data))
   if (is.function(model$term)) {
     term_function_value(model$term, fit, data)
     return("custom")

@@ -73,6 +73,13 @@ release_report <- function(x, file, data = NULL, vars = NULL, keys = NULL, sensi
                            title = "De-identification report", quiet = TRUE, ...) {
   check_ru_profile(x)
   file <- check_string(file)
+  quiet <- check_flag(quiet)
+  if (!is.null(context) && !inherits(context, "release_context"))
+    abort_type("context", "a release_context() or NULL")
+  max_risk <- check_number(max_risk, lower = 0, upper = 1)
+  title <- check_string(title)
+  check_report_args(data, vars, keys, sensitive, identifiers, choice, masked, seed, call,
+                    data_name)
   for (nm in c("rmarkdown", "knitr"))
     if (!requireNamespace(nm, quietly = TRUE))
       epimask_abort(sprintf("release_report() needs the %s package.", nm), "epimask_error_dependency")
@@ -83,6 +90,24 @@ release_report <- function(x, file, data = NULL, vars = NULL, keys = NULL, sensi
                             masked = masked, seed = seed, call = call, data_name = data_name,
                             max_risk = max_risk, title = title)
   render_report(content, file, quiet = quiet)
+}
+
+# What the report reads besides the profile, checked before anything renders.
+check_report_args <- function(data, vars, keys, sensitive, identifiers, choice, masked, seed,
+                              call, data_name) {
+  if (!is.null(data)) data <- check_data(data, "data")
+  for (nm in c("vars", "keys", "sensitive", "identifiers")) {
+    cols <- get(nm)
+    if (is.null(cols)) next
+    if (is.null(data)) abort_value(nm, "NULL when `data` is not given")
+    check_columns(cols, data, arg = nm)
+  }
+  check_string(choice, "choice", allow_null = TRUE)
+  if (!is.null(masked)) check_data(masked, "masked")
+  check_number(seed, "seed", allow_null = TRUE)
+  if (!is.null(call) && !is.call(call)) check_string(call, "call")
+  check_string(data_name, "data_name", allow_null = TRUE)
+  invisible(TRUE)
 }
 
 render_report <- function(content, file, quiet = TRUE) {

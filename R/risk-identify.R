@@ -76,6 +76,8 @@ risk_identifiability <- function(released, source, keys, id = NULL) {
   check_data(source)
   keys <- unique(check_columns(keys, released, data_arg = "released"))
   check_columns(keys, source, arg = "keys", data_arg = "source")
+  check_utf8_data(as.data.frame(released)[keys], "released")
+  check_utf8_data(as.data.frame(source)[keys], "source")
   id_used <- !is.null(id)
   if (id_used) {
     id <- check_string(id)
@@ -168,6 +170,7 @@ match_counts <- function(matches, true_match, id_used) {
 
 #' @export
 format.epimask_identifiability <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   sprintf("identifiability %s%s, anonymity %s, perceived %s (%d released records, keys: %s)",
           format(signif(x$score, digits)), if (x$id_used) "" else " (upper bound, no id)",
           format(signif(x$anonymity, digits)), format(signif(x$perceived, digits)),
@@ -176,6 +179,7 @@ format.epimask_identifiability <- function(x, digits = 3, ...) {
 
 #' @export
 print.epimask_identifiability <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   cat("Identifiability by exact matching (Cologne et al. 2012)\n")
   print(summary(x), digits = digits, header = FALSE, ...)
   invisible(x)
@@ -214,6 +218,9 @@ summary.epimask_identifiability <- function(object, ...) {
 #' @export
 print.summary.epimask_identifiability <- function(x, digits = 3, header = TRUE,
                                                   max_rows = 5L, ...) {
+  digits <- check_digits(digits)
+  header <- check_flag(header)
+  max_rows <- check_count(max_rows, "max_rows", lower = 0L)
   if (header) cat("Identifiability by exact matching: summary\n")
   fmt <- function(v) format(signif(v, digits))
   cat(sprintf("  Keys: %s; %d released records matched against %d source records\n",

@@ -92,11 +92,13 @@ risk_individual <- function(data, keys, weights = NULL) {
 #'   riskiest patterns; `plot()` draws the distribution of the risk over the
 #'   records.
 #' @export
-print.epimask_individual <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
+print.epimask_individual <- function(x, digits = 3, ...)
+  print_formatted(x, digits = check_digits(digits))
 
 #' @rdname risk_individual
 #' @export
 format.epimask_individual <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
   c(sprintf("individual risk: %d records, keys %s, %s", x$n, paste(x$keys, collapse = ", "),
             if (x$weighted) "sampling weights" else "no weights (census: risk 1/f)"),
@@ -133,6 +135,7 @@ summary.epimask_individual <- function(object, ...) {
 #' @rdname risk_individual
 #' @export
 print.summary.epimask_individual <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   print(x$individual, digits = digits)
   print_titled_table("Records above common thresholds:", x$thresholds, digits, "threshold")
   print_titled_table("Riskiest key patterns:", x$riskiest, digits, c("F_hat", "risk"))
@@ -144,6 +147,7 @@ print.summary.epimask_individual <- function(x, digits = 3, ...) {
 #' @param threshold Risk threshold drawn as a vertical line.
 #' @export
 plot.epimask_individual <- function(x, y = NULL, threshold = 1 / 5, ...) {
+  threshold <- check_number(threshold, lower = 0, upper = 1)
   h <- graphics::hist(x$per_record, breaks = seq(0, 1, by = 0.02), col = "grey60",
                       border = "white", xlab = "individual risk E(1/F | f)",
                       ylab = "records", main = "Individual re-identification risk", ...)

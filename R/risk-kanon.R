@@ -201,6 +201,8 @@ check_key_data <- function(data, arg) {
   if (is.matrix(data)) data <- as.data.frame(data, stringsAsFactors = FALSE)
   if (!is.data.frame(data)) abort_type(arg, "a data frame or a matrix")
   if (nrow(data) == 0L || ncol(data) == 0L) abort_empty(arg)
+  # key values are compared and hashed as text
+  check_utf8_data(data, arg)
   data
 }
 
@@ -327,6 +329,7 @@ record_ids <- function(data) {
 #'   red, counting classes or records (`what`).
 #' @export
 print.epimask_kanon <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
   yes_no <- function(v) if (isTRUE(v)) "yes" else "no"
   cat(sprintf("k-anonymity risk: %d records, keys %s\n", x$n,
@@ -394,6 +397,8 @@ summary.epimask_kanon <- function(object, ...) {
 #' @param n Number of records shown by the `summary()` print.
 #' @export
 print.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
+  digits <- check_digits(digits)
+  n <- check_count(n, "n", lower = 0L)
   print(x$kanon, digits = digits)
   print_titled_table("Risk measures:", x$measures, digits, "value")
   print_titled_table("Common thresholds (minimum cell size 3, 5, 11, 20):", x$thresholds,

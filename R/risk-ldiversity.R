@@ -298,11 +298,13 @@ emd_one <- function(ec, x, ordered) {
 #'   anyone who knows their keys); `plot()` draws the records by the distinct
 #'   l of their class, classes below `l` in red.
 #' @export
-print.epimask_ldiversity <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
+print.epimask_ldiversity <- function(x, digits = 3, ...)
+  print_formatted(x, digits = check_digits(digits))
 
 #' @rdname risk_ldiversity
 #' @export
 format.epimask_ldiversity <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   head <- sprintf("l-diversity: %d records in %d equivalence classes of %s",
                   x$n, x$n_classes, paste(x$keys, collapse = ", "))
   lines <- lapply(x$sensitive, function(s) {
@@ -351,6 +353,7 @@ summary.epimask_ldiversity <- function(object, ...) {
 #' @rdname risk_ldiversity
 #' @export
 print.summary.epimask_ldiversity <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   print(x$ldiversity, digits = digits)
   for (s in names(x$by_distinct_l)) {
     print_titled_table(sprintf("Classes and records by distinct l of '%s':", s),
@@ -365,6 +368,7 @@ print.summary.epimask_ldiversity <- function(x, digits = 3, ...) {
 #' @param which The sensitive variable shown (default the first).
 #' @export
 plot.epimask_ldiversity <- function(x, y = NULL, l = 2, which = x$sensitive[[1L]], ...) {
+  l <- check_number(l, lower = 1)
   which <- check_choice(which, x$sensitive, "which")
   d <- ldiversity_column(x, "distinct", which)
   records <- rowsum(as.double(x$classes$size), d, reorder = TRUE)
@@ -387,11 +391,13 @@ plot.epimask_ldiversity <- function(x, y = NULL, l = 2, which = x$sensitive[[1L]
 #'   in classes above common thresholds (0.1, 0.2, 0.3); `plot()` draws the
 #'   distribution of the EMD over the records.
 #' @export
-print.epimask_tcloseness <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
+print.epimask_tcloseness <- function(x, digits = 3, ...)
+  print_formatted(x, digits = check_digits(digits))
 
 #' @rdname risk_tcloseness
 #' @export
 format.epimask_tcloseness <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   head <- sprintf("t-closeness: %d records in %d equivalence classes of %s",
                   x$n, x$n_classes, paste(x$keys, collapse = ", "))
   lines <- vapply(x$sensitive, function(s) {
@@ -430,6 +436,7 @@ summary.epimask_tcloseness <- function(object, ...) {
 #' @rdname risk_tcloseness
 #' @export
 print.summary.epimask_tcloseness <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   print(x$tcloseness, digits = digits)
   print_titled_table("Records in classes with an EMD above common thresholds:", x$table,
                      digits, c("t", "median_class_emd"))
@@ -442,6 +449,7 @@ print.summary.epimask_tcloseness <- function(x, digits = 3, ...) {
 #' @param which The sensitive variable shown (default the first).
 #' @export
 plot.epimask_tcloseness <- function(x, y = NULL, t = 0.2, which = x$sensitive[[1L]], ...) {
+  t <- check_number(t, lower = 0, upper = 1)
   which <- check_choice(which, x$sensitive, "which")
   e <- x$classes[[per_sensitive_names("emd", which, length(x$sensitive))]]
   per_record <- rep(e, x$classes$size)

@@ -114,11 +114,13 @@ linkage_transform <- function(x, distance) {
 #' @details `summary()` counts the records by outcome (re-linked alone, in a
 #'   tie, not re-linked); `plot()` draws these counts.
 #' @export
-print.epimask_linkage <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
+print.epimask_linkage <- function(x, digits = 3, ...)
+  print_formatted(x, digits = check_digits(digits))
 
 #' @rdname risk_linkage
 #' @export
 format.epimask_linkage <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   c(sprintf("record linkage (%s distance on %s): %d records, %s search",
             x$distance, paste(x$vars, collapse = ", "), x$n, x$method),
     sprintf("  linkage risk %s: %s records expected re-linked; %d re-linked alone, %d in a tie, %d not",
@@ -153,6 +155,7 @@ summary.epimask_linkage <- function(object, ...) {
 #' @rdname risk_linkage
 #' @export
 print.summary.epimask_linkage <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   print(x$linkage, digits = digits)
   print_titled_table("Records by outcome:", x$outcomes, digits, "share")
   invisible(x)

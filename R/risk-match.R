@@ -415,6 +415,7 @@ new_epimask_match <- function(res, targets, n, known, unknown, sigma) {
 
 #' @export
 format.epimask_match <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   sprintf("%s%% expected correct matches (%d of %d targets; known: %s; unknown: %s)",
           format(signif(x$percent_correct, digits)), x$n_targets, x$n_records,
           paste(x$known, collapse = ", "),
@@ -423,6 +424,7 @@ format.epimask_match <- function(x, digits = 3, ...) {
 
 #' @export
 print.epimask_match <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   cat("Record-matching disclosure risk (Zhou et al. 2010, after Reiter 2005)\n")
   print(summary(x), digits = digits, header = FALSE, ...)
   invisible(x)
@@ -474,6 +476,8 @@ summary.epimask_match <- function(object, ...) {
 #' @rdname epimask_match-methods
 #' @export
 print.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
+  digits <- check_digits(digits)
+  header <- check_flag(header)
   if (header) cat("Record-matching disclosure risk: summary\n")
   fmt <- function(v) format(signif(v, digits))
   cat(sprintf("  Known: %s\n", paste(x$known, collapse = ", ")))

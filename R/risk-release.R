@@ -88,6 +88,7 @@ release_context <- function(public = FALSE, pr_attempt = NULL, pr_acquaintance =
   if (public && missing(threshold)) threshold <- 1/20
   threshold <- check_number(threshold, lower = 0, upper = 1, lower_open = TRUE)
   breach_risk <- check_choice(breach_risk, c("strict_average", "maximum"))
+  check_utf8(reasons, "reasons")
   if (!is.character(reasons) || anyNA(reasons))
     abort_type("reasons", "a character vector")
   if (public) {
@@ -236,6 +237,7 @@ risk_release <- function(data, keys, context, ...) {
 #' @param digits Significant digits shown.
 #' @export
 format.risk_release <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   fmt <- function(v) vapply(v, function(e) format(signif(e, digits)), "")
   a <- x$attacks
   worst <- a$attack[which.max(a$risk)]
@@ -252,7 +254,8 @@ format.risk_release <- function(x, digits = 3, ...) {
 
 #' @rdname risk_release
 #' @export
-print.risk_release <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
+print.risk_release <- function(x, digits = 3, ...)
+  print_formatted(x, digits = check_digits(digits))
 
 #' @rdname risk_release
 #' @export
@@ -270,6 +273,7 @@ summary.risk_release <- function(object, ...) {
 #' @rdname risk_release
 #' @export
 print.summary.risk_release <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
   print(x$release, digits = digits)
   cat(sprintf("equivalence classes: %d (smallest %d; %d uniques, %d doubles)\n",

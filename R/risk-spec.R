@@ -117,7 +117,7 @@ as_risk_spec <- function(risk, ..., arg = "risk") {
   if (is.character(risk) && length(risk) >= 1L) {
     args <- list(...)
     args <- args[!vapply(args, is.null, logical(1))]
-    return(do.call(risk_spec, c(list(risk[[1L]]), args)))
+    return(do.call(risk_spec, c(list(risk[[1L]]), args), quote = TRUE))
   }
   abort_type(arg, "a risk_spec(), a measure name or a function(original, masked)")
 }

@@ -120,11 +120,13 @@ dis_suda <- function(score, A, n1, n2, d) {
 #'   prints (0, (0, 0.1], ..., > 0.7) and gives the MSU counts by size and the
 #'   keys' contributions; `plot()` draws the keys' contributions.
 #' @export
-print.epimask_suda <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
+print.epimask_suda <- function(x, digits = 3, ...)
+  print_formatted(x, digits = check_digits(digits))
 
 #' @rdname risk_suda
 #' @export
 format.epimask_suda <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   special <- sum(x$score > 0)
   top <- utils::head(sort(x$attribute_contribution, decreasing = TRUE), 3L)
   c(sprintf("SUDA: %d records, %d keys (%s), MSUs up to size %d", x$n, length(x$keys),
@@ -164,6 +166,7 @@ summary.epimask_suda <- function(object, ...) {
 #' @rdname risk_suda
 #' @export
 print.summary.epimask_suda <- function(x, digits = 3, ...) {
+  digits <- check_digits(digits)
   print(x$suda, digits = digits)
   cat("\nRecords by DIS-SUDA score:\n")
   print(x$dis_table, row.names = FALSE)

@@ -96,6 +96,7 @@ utility_table <- function(est_o, est_m, truth) {
 
 #' @export
 format.epimask_utility <- function(x, digits = 4, ...) {
+  digits <- check_digits(digits)
   tab <- x$table
   with_se <- function(est, se) sprintf("%s (%s)", format_num(est, digits), format_num(se, digits - 1L))
   shown <- data.frame(
@@ -256,23 +257,61 @@ population_or <- function(race, weight = NULL) {
   race <- check_string(race)
   weight <- check_string(weight, allow_null = TRUE)
   function(fit, data) {
-    data <- as_plain_data(data)
+    parts <- check_or_fit(fit)
+    data <- as_plain_data(check_data(data, "data"))
     check_columns(c(race, weight), data, arg = "race/weight", data_arg = "data")
-    beta <- stats::coef(fit)
+    size <- if (is.null(weight)) rep(1, nrow(data)) else check_or_weight(data[[weight]], weight)
+    beta <- parts$beta
     if (anyNA(beta)) return(c(estimate = NA_real_, se = NA_real_))
-    family <- fit$family %||% stats::family(fit)
-    cov <- stats::vcov(fit)
+    cov <- parts$cov
     dispersion <- fit$dispersion
     if (is.numeric(dispersion) && length(dispersion) == 1L && is.finite(dispersion) &&
         dispersion > 0) cov <- cov / dispersion
-    size <- if (is.null(weight)) rep(1, nrow(data)) else as.double(data[[weight]])
-    black <- standardised_probability(fit, data, race, 1, beta, family, size)
-    white <- standardised_probability(fit, data, race, 0, beta, family, size)
+    # the model's design rebuilt on `data`: a fit of another model, or data
+    # without its variables (or with values of other types), fails here
+    black <- or_probability(fit, data, race, 1, beta, parts$family, size)
+    white <- or_probability(fit, data, race, 0, beta, parts$family, size)
     log_or <- stats::qlogis(black$p) - stats::qlogis(white$p)
     grad <- black$grad / (black$p * (1 - black$p)) - white$grad / (white$p * (1 - white$p))
     se_log <- sqrt(drop(crossprod(grad, cov %*% grad)))
     c(estimate = exp(log_or), se = exp(log_or) * se_log)
   }
+}
+
+# What the closure of population_or() reads from a fit: named numeric
+# coefficients, a matching covariance matrix, a complete family, terms.
+check_or_fit <- function(fit) {
+  expected <- "a model fit from fit_glm() or glm()"
+  if (!is.list(fit) || is.data.frame(fit) || is.null(fit$terms %||% attr(fit, "terms")))
+    abort_type("fit", expected)
+  beta <- tryCatch(stats::coef(fit), error = function(e) NULL)
+  if (!is.numeric(beta) || !length(beta) || is.null(names(beta)))
+    abort_type("fit", paste(expected, "with named numeric coefficients"))
+  cov <- tryCatch(stats::vcov(fit), error = function(e) NULL)
+  if (!is.matrix(cov) || !is.numeric(cov) || !all(dim(cov) == length(beta)))
+    abort_type("fit", paste(expected, "whose vcov() matches its coefficients"))
+  family <- fit$family %||% tryCatch(stats::family(fit), error = function(e) NULL)
+  if (!inherits(family, "family")) abort_type("fit", paste(expected, "with its family"))
+  family <- check_family_parts(family, "fit$family")
+  list(beta = beta, cov = cov, family = family)
+}
+
+check_or_weight <- function(w, weight) {
+  arg <- sprintf("data$%s", weight)
+  if (!(is.numeric(w) || is.logical(w)) || is.object(w)) abort_type(arg, "numeric population weights")
+  if (anyNA(w) || any(!is.finite(w)) || any(w < 0))
+    abort_value(arg, "finite population weights >= 0, without NA")
+  if (sum(w) <= 0) abort_value(arg, "population weights with a positive sum")
+  as.double(w)
+}
+
+or_probability <- function(fit, data, race, value, beta, family, size) {
+  p <- with_classed_errors(standardised_probability(fit, data, race, value, beta, family, size),
+                function(e) abort_value("data", sprintf(
+                  "data the fit's model can be evaluated on (%s)", conditionMessage(e))))
+  if (!is.finite(p$p) || any(!is.finite(p$grad)))
+    abort_value("data", "data on which the model gives finite predicted probabilities")
+  p
 }
 
 # p_R = sum N_j h(x_j^R' beta) / sum N_j and its gradient in beta.

@@ -12,9 +12,34 @@ check_flag <- function(x, arg = arg_name(substitute(x))) {
 
 check_string <- function(x, arg = arg_name(substitute(x)), allow_null = FALSE) {
   if (is.null(x) && allow_null) return(x)
-  if (!is.character(x) || length(x) != 1L || is.na(x) || !nzchar(x))
+  if (!is.character(x) || length(x) != 1L || is.na(x))
     abort_type(arg, "a single non-empty character string")
+  check_utf8(x, arg)
+  if (!nzchar(x)) abort_type(arg, "a single non-empty character string")
   x
+}
+
+# Strings reach regular expressions, format() and the C core, which reject
+# (or misread) bytes that are not UTF-8: say so, naming the argument.
+check_utf8 <- function(x, arg = arg_name(substitute(x))) {
+  if (is.factor(x)) x <- levels(x)
+  if (!is.character(x)) return(invisible(x))
+  # text declared latin1 is valid once translated; other bytes must be UTF-8
+  ok <- validUTF8(x) | Encoding(x) == "latin1"
+  if (!all(ok))
+    epimask_abort(sprintf("`%s` must be valid text: it holds an invalid UTF-8 string (element %d).",
+                          arg, which(!ok)[[1L]]),
+                  "epimask_error_value", arg = arg)
+  invisible(x)
+}
+
+# Every character or factor column of a data frame (and its names).
+check_utf8_data <- function(data, arg = arg_name(substitute(data))) {
+  check_utf8(colnames(data), sprintf("names(%s)", arg))
+  if (is.data.frame(data)) {
+    for (j in seq_along(data)) check_utf8(data[[j]], sprintf("%s$%s", arg, names(data)[j]))
+  } else if (is.character(data)) check_utf8(data, arg)
+  invisible(data)
 }
 
 # match.arg with a classed error; `choices` default taken from the caller's formals.
@@ -22,6 +47,7 @@ check_choice <- function(x, choices, arg = arg_name(substitute(x))) {
   if (identical(x, choices)) return(choices[[1L]])
   if (!is.character(x) || length(x) != 1L || is.na(x))
     abort_type(arg, sprintf("one of %s", paste0('"', choices, '"', collapse = ", ")))
+  check_utf8(x, arg)
   hit <- pmatch(x, choices)
   if (is.na(hit))
     abort_value(arg, sprintf("one of %s, not \"%s\"",
@@ -120,6 +146,7 @@ check_columns <- function(cols, data, arg = arg_name(substitute(cols)),
   if (is.null(cols) && allow_null) return(cols)
   if (!is.character(cols) || length(cols) == 0L || anyNA(cols))
     abort_type(arg, "a character vector of column names")
+  check_utf8(cols, arg)
   missing <- setdiff(cols, colnames(data))
   if (length(missing)) abort_name(arg, missing, sprintf("`%s`", data_arg))
   cols
@@ -139,6 +166,7 @@ check_formula <- function(x, arg = arg_name(substitute(x))) {
 # Resolve a family given as a family object, a family function or its name.
 check_family <- function(family, arg = "family") {
   if (is.character(family) && length(family) == 1L) {
+    check_utf8(family, arg)
     fam_fun <- if (!is.na(family) && nzchar(family))
       get0(family, envir = asNamespace("stats"), mode = "function")
     if (is.null(fam_fun)) abort_value(arg, sprintf("a known family, not \"%s\"", family))
@@ -188,4 +216,25 @@ print_titled_table <- function(title, table, digits, round = character()) {
 print_formatted <- function(x, ...) {
   cat(format(x, ...), sep = "\n")
   invisible(x)
+}
+
+# The display arguments of the print and format methods: significant digits
+# from 1 to 22 (R's own limit), row counts from 0.
+check_digits <- function(digits, arg = "digits") {
+  check_number(digits, arg, lower = 1, upper = 22, integer = TRUE)
+}
+
+# The `row.names` and `optional` arguments of the as.data.frame() methods:
+# NULL or one unique name per row; `optional` a flag (the column names are
+# syntactic either way).
+apply_row_names <- function(df, row.names, optional) {
+  check_flag(optional, "optional")
+  if (is.null(row.names)) return(df)
+  if (!(is.character(row.names) || is.numeric(row.names)) || is.object(row.names) ||
+      length(row.names) != nrow(df) || anyNA(row.names) || anyDuplicated(row.names) ||
+      (is.character(row.names) && !all(validUTF8(row.names))))
+    abort_value("row.names", sprintf(
+      "NULL or %d unique names or numbers (valid UTF-8, no NA), one per row", nrow(df)))
+  rownames(df) <- row.names
+  df
 }

@@ -30,6 +30,9 @@
 NULL
 
 epimask_abort <- function(message, class = NULL, arg = NULL, call = NULL) {
+  # a message quoting the caller's invalid UTF-8 would itself fail to print
+  if (!validUTF8(message))
+    message <- paste(iconv(message, "UTF-8", "UTF-8", sub = "byte"), "(invalid UTF-8 shown as <xx> bytes)")
   cnd <- structure(
     class = c(class, "epimask_error", "error", "condition"),
     list(message = message, call = call, arg = arg)
@@ -67,9 +70,18 @@ abort_empty <- function(arg, call = NULL) {
 }
 
 abort_name <- function(arg, missing, where, call = NULL) {
+  check_utf8(missing, arg)
   epimask_abort(
     sprintf("`%s` names %s not found in %s: %s.", arg,
             if (length(missing) == 1L) "a column" else "columns",
             where, paste0("'", missing, "'", collapse = ", ")),
     "epimask_error_name", arg = arg, call = call)
+}
+
+# Evaluate `expr`: a classed error passes through unchanged, any other error
+# (from base R or a user's function) is turned into a classed one by
+# `wrap(e)`. One handler, because with two (`epimask_error = stop`, `error =
+# wrap`) the re-signalled classed error reaches the `error` handler too.
+with_classed_errors <- function(expr, wrap) {
+  tryCatch(expr, error = function(e) if (inherits(e, "epimask_error")) stop(e) else wrap(e))
 }

@@ -1,6 +1,9 @@
 # One thread policy for every OpenMP routine of the C core (kernel masking,
 # matching risk, IRLS, frequency counts): the number of threads a .Call gets.
 
+# The most threads a call may ask for.
+max_threads <- 1024L
+
 #' Threads used by the C core
 #'
 #' Every OpenMP routine of epimask (kernel masking, matching risk, model
@@ -11,10 +14,11 @@
 #' it is set (the parallel package's setting, which `future` workers and
 #' cluster jobs use to say how many cores a task may take, so that work split
 #' over workers does not start nested threads). It is never more than the environment
-#' variable `OMP_THREAD_LIMIT` allows, and never more than 2 under
+#' variable `OMP_THREAD_LIMIT` allows, never more than 2 under
 #' `R CMD check` (which sets `_R_CHECK_LIMIT_CORES_`), as CRAN asks.
 #'
-#' @param threads `NULL` or a whole number of threads (at least 1).
+#' @param threads `NULL` or a whole number of threads, from 1 to 1024 (the
+#'   bound is checked before any thread is started).
 #' @return The number of threads, an integer of at least 1.
 #' @family utilities
 #' @examples
@@ -30,7 +34,8 @@ epimask_threads <- function(threads = NULL) {
     mc <- getOption("mc.cores")
     if (is.numeric(mc) && length(mc) == 1L && !is.na(mc) && mc >= 1) threads <- min(threads, mc)
   }
-  threads <- check_count(threads, "threads", lower = 1L)
+  # OpenMP sets up each requested thread: bounded before any is started
+  threads <- check_number(threads, "threads", lower = 1, upper = max_threads, integer = TRUE)
   limit <- suppressWarnings(as.integer(Sys.getenv("OMP_THREAD_LIMIT", "")))
   if (!is.na(limit) && limit >= 1L) threads <- min(threads, limit)
   check_limit <- tolower(Sys.getenv("_R_CHECK_LIMIT_CORES_", ""))
@@ -50,3 +55,11 @@ detected_cores <- local({
     cores
   }
 })
+
+# Progress of a long search, signalled through progressr when it is
+# installed (the user sees it under progressr::with_progress() or
+# progressr::handlers(global = TRUE)); a no-op function otherwise.
+search_progressor <- function(steps) {
+  if (!requireNamespace("progressr", quietly = TRUE)) return(function(...) invisible())
+  progressr::progressor(steps = steps, envir = parent.frame())
+}

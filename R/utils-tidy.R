@@ -174,6 +174,7 @@ tidy.ru_profile <- function(x, ...) {
 #' @method glance ru_profile
 #' @export
 glance.ru_profile <- function(x, ...) {
+  check_ru_profile(x, "x")
   meta <- attr(x, "meta")
   ref <- attr(x, "reference")
   data.frame(n_schemes = nrow(x), term = meta$term, family = meta$family,

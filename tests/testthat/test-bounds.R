@@ -45,3 +45,151 @@ test_that("S3 method arguments get classed errors naming them", {
   expect_error(confint(fit, parm = NA), class = "epimask_error_type")
   expect_identical(rownames(confint(fit, parm = 2)), "dose")
 })
+
+test_that("the closures of population_or() and zdl_simulator() check what they are given", {
+  set.seed(2)
+  d <- data.frame(black = rbinom(200, 1, 0.3), age = runif(200), py = rpois(200, 50) + 1)
+  d$deaths <- rbinom(200, d$py, plogis(-3 + 0.4 * d$black + d$age))
+  fit <- fit_glm(cbind(deaths, py - deaths) ~ black + age, d, family = binomial())
+  or <- population_or("black", weight = "py")
+  # a valid call against the formula of its help page, written out here
+  p <- function(race) {
+    x <- cbind(1, race, d$age)
+    sum(d$py * plogis(drop(x %*% coef(fit)))) / sum(d$py)
+  }
+  expect_equal(or(fit, d)[["estimate"]], (p(1) / (1 - p(1))) / (p(0) / (1 - p(0))))
+  e <- expect_error(or(NULL, d), class = "epimask_error_type")
+  expect_identical(e$arg, "fit")
+  expect_error(or(unclass(fit)[c("coefficients", "vcov")], d), class = "epimask_error_type")
+  broken <- fit
+  broken$family <- "binomial"
+  expect_error(or(broken, d), class = "epimask_error")
+  expect_error(or(fit, "a"), class = "epimask_error_type")
+  expect_error(or(fit, d[c("black", "age")]), class = "epimask_error_name")
+  e <- expect_error(or(fit, transform(d, py = "a")), class = "epimask_error_type")
+  expect_identical(e$arg, "data$py")
+  expect_error(or(fit, transform(d, py = -1)), class = "epimask_error_value")
+  expect_error(or(fit, transform(d, age = "a")), class = "epimask_error_value")
+
+  sim <- simulate_zdl(1, n = 50, seed = 1)
+  redraw <- zdl_simulator(sim)
+  expect_error(redraw("a"), class = "epimask_error_type")
+  expect_error(redraw(sim[0, ]), class = "epimask_error_empty")
+  e <- expect_error(redraw(transform(sim, x = "a")), class = "epimask_error_type")
+  expect_identical(e$arg, "data$x")
+  expect_error(redraw(transform(sim, x = Inf)), class = "epimask_error_value")
+  expect_error(redraw(transform(sim, x = 1e3)), class = "epimask_error_value")
+})
+
+test_that("fit_ru_curve() and recommend() name the column of a bad cell", {
+  ru <- epimask:::example_ru_profile()
+  pts <- data.frame(analysis_potential = c(0.2, 0.5, 0.8), anonymity = c(0.95, 0.8, 0.5))
+  for (bad in list("a", factor("a"), Inf)) {
+    p <- pts
+    p$anonymity <- if (is.factor(bad)) factor(rep("a", 3)) else replace(p$anonymity, 1, bad)
+    e <- expect_error(fit_ru_curve(p), class = "epimask_error")
+    expect_identical(e$arg, "ru$anonymity")
+    r <- ru
+    r$risk <- if (is.factor(bad)) factor(rep("a", nrow(r))) else replace(r$risk, 1, bad)
+    e <- expect_error(recommend(r, max_risk = 0.3), class = "epimask_error")
+    expect_identical(e$arg, "ru$risk")
+    expect_error(fit_ru_curve(r), class = "epimask_error")
+  }
+  # NA is a scheme without that measure, not an error
+  r <- ru
+  r$risk[2] <- NA
+  expect_true(r$scheme[2] %in% recommend(r, max_risk = 0.3)$no_risk)
+  r <- ru
+  r$scheme <- NULL
+  expect_error(recommend(r), class = "epimask_error_name")
+})
+
+test_that("invalid UTF-8 strings get a classed error that says so", {
+  bad <- rawToChar(as.raw(c(0x61, 0xff, 0xfe)))
+  marked <- bad
+  Encoding(marked) <- "UTF-8"
+  substring_h <- as_hierarchy(list(identity, function(x) substr(x, 1, 1)))
+  for (b in list(bad, marked)) {
+    e <- expect_error(generalize(c("ab", b), substring_h, 1), class = "epimask_error_value")
+    expect_match(conditionMessage(e), "invalid UTF-8")
+    expect_true(validUTF8(conditionMessage(e)))
+    e <- expect_error(generalize(c("2001-01-01", b), hierarchy_date(format = "%Y-%m-%d"), 1),
+                      class = "epimask_error_value")
+    expect_match(conditionMessage(e), "invalid UTF-8")
+    expect_error(hierarchy_date(format = b), class = "epimask_error_value")
+    e <- expect_error(simulate_zdl(b), class = "epimask_error_value")
+    expect_match(conditionMessage(e), "invalid UTF-8")
+    d <- data.frame(g = c("a", b, "a"), x = 1:3)
+    e <- expect_error(risk_kanon(d, "g", k = 2), class = "epimask_error_value")
+    expect_identical(e$arg, "data$g")
+    expect_error(apply_mask(d, mask_pram(0.8), "g"), class = "epimask_error_value")
+    e <- expect_error(fit_glm(y ~ x, data.frame(x = 1:4, y = 1:4), family = b),
+                      class = "epimask_error_value")
+    expect_match(conditionMessage(e), "invalid UTF-8")
+  }
+  # text declared latin1 is valid text
+  latin <- "caf\xe9"
+  Encoding(latin) <- "latin1"
+  expect_identical(generalize(latin, substring_h, 1), "c")
+})
+
+test_that("size arguments have bounds checked before any allocation", {
+  expect_error(hierarchy_zip(digits = 2e9), class = "epimask_error_value")
+  expect_error(hierarchy_zip(digits = 21), class = "epimask_error_value")
+  expect_length(hierarchy_zip(digits = 20)$levels, 21L)
+  sim <- simulate_zdl(1, n = 40, seed = 1)
+  expect_error(zdl_aggregate(sim, cells = .Machine$integer.max), class = "epimask_error_value")
+  for (arg in c("nrep", "bootstrap", "risk_nrep")) {
+    args <- list(sim, mask_round(1), y ~ x, family = poisson(), vars = "x", risk = "none",
+                 progress = FALSE)
+    args[[arg]] <- .Machine$integer.max
+    e <- expect_error(do.call(ru_profile, args), class = "epimask_error_value")
+    expect_identical(e$arg, arg)
+  }
+})
+
+test_that("irls_fit() says what is wrong with a logical or factor response", {
+  x <- cbind(1, 1:6)
+  e <- expect_error(irls_fit(x, TRUE, binomial()), class = "epimask_error_length")
+  expect_identical(e$arg, "y")
+  expect_match(conditionMessage(e), "logical scalar")
+  expect_error(irls_fit(x, factor(c("a", "b")), binomial()), class = "epimask_error_length")
+  y <- c(TRUE, FALSE, TRUE, TRUE, FALSE, TRUE)
+  expect_equal(unname(irls_fit(x, y, binomial())$coefficients),
+               unname(coef(glm.fit(x, as.double(y), family = binomial()))), tolerance = 1e-8)
+})
+
+test_that("an edited scheme fails in every function that reads it, naming the field", {
+  s <- mask_round(2)
+  s$digits <- "a"
+  for (f in list(format, print, scheme_generator, scheme_strength,
+                 function(s) c(s, mask_none()),
+                 function(s) summary(s, data.frame(x = 1:3)))) {
+    e <- expect_error(f(s), class = "epimask_error")
+    expect_match(e$arg, "digits$")
+  }
+  s <- mask_noise(0.1)
+  s$label <- NULL
+  expect_error(apply_mask(data.frame(x = 1:3), s), class = "epimask_error_type")
+  k <- mask_kernel("exponential", 0.1, cbind(1:5, 0))
+  k$lambda <- NULL
+  e <- expect_error(kernel_matrix(k), class = "epimask_error")
+  expect_identical(e$arg, "scheme$lambda")
+  l <- c(mask_round(1), mask_none())
+  expect_error(l[NA], class = "epimask_error_value")
+  expect_error(l[list(1)], class = "epimask_error_type")
+  expect_length(l[2], 1L)
+})
+
+test_that("print and format methods bound their digits", {
+  k <- risk_kanon(data.frame(g = c("a", "a", "b")), "g", k = 2)
+  expect_error(print(k, digits = NULL), class = "epimask_error_type")
+  expect_error(print(k, digits = 23), class = "epimask_error_value")
+  expect_output(print(k, digits = 22))
+  ru <- epimask:::example_ru_profile()
+  expect_error(print(ru, digits = .Machine$integer.max), class = "epimask_error_value")
+  expect_error(as.data.frame(ru, row.names = NA), class = "epimask_error_value")
+  expect_identical(rownames(as.data.frame(ru, row.names = letters[seq_len(nrow(ru))]))[1], "a")
+  expect_error(ru[NA], class = "epimask_error_value")
+  expect_error(plot(ru, col = Inf), class = "epimask_error")
+})

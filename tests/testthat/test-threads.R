@@ -28,3 +28,11 @@ test_that("epimask_threads follows the argument, the options and the limits", {
   expect_error(epimask_threads(0), class = "epimask_error_value")
   expect_error(epimask_threads("a"), class = "epimask_error")
 })
+
+test_that("a thread count beyond the documented bound is an error before any thread starts", {
+  expect_identical(epimask_threads(1024), min(1024L, epimask_threads(1024)))
+  e <- expect_error(epimask_threads(.Machine$integer.max), class = "epimask_error_value")
+  expect_identical(e$arg, "threads")
+  expect_error(risk_match(dose_cohort[1:20, ], dose_cohort[1:20, ], known = "dose", threads = 2e9),
+               class = "epimask_error_value")
+})
