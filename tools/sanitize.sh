@@ -25,8 +25,8 @@ mkdir -p "$out"
 status=0
 export NOT_CRAN=true
 
-# R code running the tests in $1 ("" = the whole suite), printing the counts
-# and exiting 1 if any expectation failed or a test errored.
+# R code running the tests in $1 ("" = the whole suite), listing every failure,
+# printing the counts and exiting 1 if any expectation failed or a test errored.
 tests_expr() {
   local run
   if [ -z "$1" ]; then
@@ -34,7 +34,7 @@ tests_expr() {
   else
     run="testthat::test_file(\"tests/testthat/$1\", package = \"epimask\", load_package = \"installed\", reporter = \"summary\")"
   fi
-  echo "r <- as.data.frame($run); cat(sprintf('tests: %d expectations, %d failed, %d skipped, %d errors\n', sum(r\$nb), sum(r\$failed), sum(r\$skipped), sum(r\$error))); if (sum(r\$failed) + sum(r\$error) > 0) quit(status = 1)"
+  echo "options(testthat.summary.max_reports = 1000L); r <- as.data.frame($run); cat(sprintf('tests: %d expectations, %d failed, %d skipped, %d errors\n', sum(r\$nb), sum(r\$failed), sum(r\$skipped), sum(r\$error))); if (sum(r\$failed) + sum(r\$error) > 0) quit(status = 1)"
 }
 
 # The units of one step: each file of SANITIZE_FILES, or the whole suite.
