@@ -197,7 +197,8 @@ static int build_table(sctx *c, const stable *parent, int after, const int *rows
         ix[2 * k + 1] = k;
     }
     free(cd);
-    qsort(ix, (size_t) m, 2 * sizeof(int), cmp_pair);
+    /* m == 0: c->idx may still be NULL, which qsort() must not be given */
+    if (m > 1) qsort(ix, (size_t) m, 2 * sizeof(int), cmp_pair);
     c->items_len += (size_t) m;
     c->idx_len += 2 * (size_t) m;
     c->rows_len = off;

@@ -116,6 +116,21 @@ test_that("one record and classes without uniques have no MSU", {
   expect_equal(s$dis, rep(0, 4))
 })
 
+test_that("a table with no item to branch on (every value unique or shared by all) matches brute force", {
+  # The root table then has no candidate item and its index arena is still
+  # empty: suda.c handed qsort() a NULL pointer (UBSan, make sanitize).
+  for (d in list(data.frame(a = c("x", "y", "z"), b = c(1, 1, 1)),
+                 data.frame(a = c("x", "y"), b = c("p", "q")),
+                 data.frame(a = c(1, 2, 3, 4), b = c(5, 6, 7, 8), c = "k"))) {
+    keys <- names(d)
+    s <- risk_suda(d, keys)
+    ref <- brute_msu(d, keys, length(keys))
+    expect_equal(unname(s$msu), ref$msu)
+    expect_equal(s$score, brute_scores(ref$msu, length(keys), length(keys),
+                                       full_counts(d, keys), 0.01)$score)
+  }
+})
+
 test_that("bad input gives classed errors", {
   d <- data.frame(a = 1:3, b = 1:3)
   expect_error(risk_suda(d, c("a", "b"), max_k = 3), class = "epimask_error_value")
