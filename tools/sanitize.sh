@@ -58,6 +58,17 @@ if [[ $steps == *asan* ]]; then
   install_into "$lib" "$out/asan-install.log" R_MAKEVARS_USER="$PWD/tools/sanitize.Makevars" ||
     { echo "sanitize: ASan build failed (see $out/asan-install.log)"; exit 1; }
   preload="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+  # The browser tests start Chromium from the test process; with libasan
+  # preloaded Chromium does not start. It is not ours to check: the tests get
+  # a wrapper that starts it without the preload (the app's R process keeps it).
+  chrome=${CHROMOTE_CHROME:-$(command -v chromium || command -v chromium-browser || true)}
+  if [ -n "$chrome" ]; then
+    wrapper="$out/chromium-without-asan"
+    printf '#!/bin/sh\nunset LD_PRELOAD\nexec %s "$@"\n' "$chrome" > "$wrapper"
+    chmod +x "$wrapper"
+    export CHROMOTE_CHROME="$PWD/$wrapper"
+    [[ $wrapper == /* ]] && export CHROMOTE_CHROME="$wrapper"
+  fi
   for unit in $(units); do
     f=$(unit_file "$unit")
     log="$out/asan${f:+-${f%.R}}.log"
