@@ -68,12 +68,12 @@
 #'
 #'   Cost of the rates (`c`, `I`), measured on the Zhou et al. example I
 #'   scaled up (ring-kernel-masked, known x and s1, unknown y; see
-#'   `inst/bench/README.md`): about 12, 17 and 29 microseconds of CPU per
-#'   target at \eqn{n} = 20,000, \eqn{10^5} and \eqn{10^6} (58, 200 and
-#'   1200 times less than the loop), so all \eqn{10^6} targets of a
-#'   release of \eqn{10^6} take about 30 s of CPU, 15 s on 2 free cores
-#'   (41 s and 68 s measured with other jobs on the machine, load
-#'   averages 3.3 and 6.5).
+#'   `inst/bench/README.md`): about 10, 17 and 22 microseconds of CPU per
+#'   target at \eqn{n} = 20,000, \eqn{10^5} and \eqn{10^6} (70, 200 and
+#'   1860 times less than the loop), so all \eqn{10^6} targets of a
+#'   release of \eqn{10^6} take about 22 s of CPU, 12 s measured on 2 idle
+#'   cores (41 s and 68 s with other jobs on the machine, load averages 3.3
+#'   and 6.5).
 #'
 #'   The normaliser of `prob_true` and `prob_max` is certified to relative
 #'   error `prob_tol` by lower and upper bounds (never by sampling): from
