@@ -92,8 +92,7 @@ risk_individual <- function(data, keys, weights = NULL) {
 #'   riskiest patterns; `plot()` draws the distribution of the risk over the
 #'   records.
 #' @export
-print.epimask_individual <- function(x, digits = 3, ...)
-  print_formatted(x, digits = check_digits(digits))
+print.epimask_individual <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
 
 #' @rdname risk_individual
 #' @export

@@ -298,8 +298,7 @@ emd_one <- function(ec, x, ordered) {
 #'   anyone who knows their keys); `plot()` draws the records by the distinct
 #'   l of their class, classes below `l` in red.
 #' @export
-print.epimask_ldiversity <- function(x, digits = 3, ...)
-  print_formatted(x, digits = check_digits(digits))
+print.epimask_ldiversity <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
 
 #' @rdname risk_ldiversity
 #' @export
@@ -391,8 +390,7 @@ plot.epimask_ldiversity <- function(x, y = NULL, l = 2, which = x$sensitive[[1L]
 #'   in classes above common thresholds (0.1, 0.2, 0.3); `plot()` draws the
 #'   distribution of the EMD over the records.
 #' @export
-print.epimask_tcloseness <- function(x, digits = 3, ...)
-  print_formatted(x, digits = check_digits(digits))
+print.epimask_tcloseness <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
 
 #' @rdname risk_tcloseness
 #' @export

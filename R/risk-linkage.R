@@ -114,8 +114,7 @@ linkage_transform <- function(x, distance) {
 #' @details `summary()` counts the records by outcome (re-linked alone, in a
 #'   tie, not re-linked); `plot()` draws these counts.
 #' @export
-print.epimask_linkage <- function(x, digits = 3, ...)
-  print_formatted(x, digits = check_digits(digits))
+print.epimask_linkage <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
 
 #' @rdname risk_linkage
 #' @export

@@ -254,8 +254,7 @@ format.risk_release <- function(x, digits = 3, ...) {
 
 #' @rdname risk_release
 #' @export
-print.risk_release <- function(x, digits = 3, ...)
-  print_formatted(x, digits = check_digits(digits))
+print.risk_release <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
 
 #' @rdname risk_release
 #' @export

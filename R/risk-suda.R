@@ -120,8 +120,7 @@ dis_suda <- function(score, A, n1, n2, d) {
 #'   prints (0, (0, 0.1], ..., > 0.7) and gives the MSU counts by size and the
 #'   keys' contributions; `plot()` draws the keys' contributions.
 #' @export
-print.epimask_suda <- function(x, digits = 3, ...)
-  print_formatted(x, digits = check_digits(digits))
+print.epimask_suda <- function(x, digits = 3, ...) print_formatted(x, digits = digits)
 
 #' @rdname risk_suda
 #' @export

@@ -16,6 +16,26 @@
 #define MT_ORDERS_SMALL_K 7
 #define MT_ORDERS_LARGE_K 3
 
+/* The grid of a table over the unknown factor, in standard units from 0 to
+ * end = d + RM_FAR + 2 (the computed factor is exactly 0 beyond d + RM_FAR),
+ * per_sd steps per SD but at most steps_max steps. 0 (no table) without
+ * spread, or when the steps would be wider than a quarter SD: their bounds
+ * are too loose to be of use (a nearly exact regression; evaluate instead). */
+typedef struct { double d, shrink, end, per; } mt_grid;
+
+static inline int mt_table_grid(double sd, double range, double per_sd, double steps_max,
+                                mt_grid *g)
+{
+    if (!(sd > 0) || !(range > 0)) return 0;
+    g->d = range / sd;
+    g->shrink = exp(-0.5 * g->d * g->d);
+    g->end = g->d + RM_FAR + 2.0;
+    if (!isfinite(g->end)) return 0;
+    g->per = per_sd;
+    if (g->end * g->per > steps_max) g->per = steps_max / g->end;
+    return g->per >= 4.0;
+}
+
 typedef struct {
     int K, U;
     double t[MT_MAX_KNOWN], far[MT_MAX_KNOWN], inv_far[MT_MAX_KNOWN];

@@ -6,11 +6,9 @@
 #include <string.h>
 #include "match_internal.h"
 
-#define MT_INV_SQRT_2 0.707106781186547524400844362105
-#define MT_INV_SQRT_2PI 0.398942280401432677939946059934
 
-static double std_cdf(double x) { return 0.5 * erfc(-x * MT_INV_SQRT_2); }
-static double std_pdf_at_distance(double r) { return MT_INV_SQRT_2PI * exp(-0.5 * r * r); }
+static double std_cdf(double x) { return 0.5 * erfc(-x * RM_INV_SQRT_2); }
+static double std_pdf_at_distance(double r) { return RM_INV_SQRT_2PI * exp(-0.5 * r * r); }
 
 /* Distance of [a, b] from 0. */
 static double gap_from_zero(double a, double b) { return a > 0 ? a : (b < 0 ? -b : 0.0); }
@@ -51,7 +49,7 @@ static double phi_deriv_bound(double r, int n)
 {
     double f = 1.0;
     for (int k = 2; k <= n; k++) f *= k;
-    return 1.086436 * sqrt(f) * MT_INV_SQRT_2PI * exp(-0.25 * r * r);
+    return 1.086436 * sqrt(f) * RM_INV_SQRT_2PI * exp(-0.25 * r * r);
 }
 
 /* A bound of |g^(m)(x)| over x in [a, b] (m >= 2): the smaller of the second
@@ -227,19 +225,14 @@ static double leaf_sum(const mt_index *ix, const mt_target *c, int node)
  * MT_S_STEPS_MAX steps (large d: coarser, with larger certified errors). */
 #define MT_S_PER_SD 32.0
 #define MT_S_STEPS_MAX 65536.0
-#define MT_S_FAR_SD 37.5 /* the computed g is exactly 0 beyond d + 37.5 */
 
 int mt_build_sum_table(mt_index *ix, const rm_released *rel)
 {
-    if (rel->n_unknown != 1) return 0;
-    double sd = rel->unknown_sd[0], range = rel->unknown_range[0];
-    if (!(sd > 0) || !(range > 0)) return 0;
-    double d = range / sd, shrink = exp(-0.5 * d * d), end = d + MT_S_FAR_SD + 2.0;
-    if (!isfinite(end)) return 0;
-    double per = MT_S_PER_SD;
-    if (end * per > MT_S_STEPS_MAX) per = MT_S_STEPS_MAX / end;
-    /* coarser steps: certified errors too large to be of use */
-    if (per < 4.0) return 0;
+    mt_grid grid;
+    if (rel->n_unknown != 1 ||
+        !mt_table_grid(rel->unknown_sd[0], rel->unknown_range[0], MT_S_PER_SD,
+                       MT_S_STEPS_MAX, &grid)) return 0;
+    double d = grid.d, shrink = grid.shrink, end = grid.end, per = grid.per;
     size_t len = (size_t) ceil(end * per) + 2;
     ix->s_val = malloc(len * sizeof(double));
     ix->s_der = malloc(len * sizeof(double));

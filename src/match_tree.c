@@ -173,21 +173,13 @@ void mt_free(mt_index *ix)
  * at most 1 / d in standard units), at most MT_G_STEPS_MAX entries. */
 #define MT_G_STEPS_PER_SD 256.0
 #define MT_G_STEPS_MAX 65536.0
-/* The computed factor is exactly 0 beyond d + RM_FAR_SD standard units
- * (risk_match.c: RM_FAR). */
-#define RM_FAR_SD 37.5
 
 static int build_unknown_table(mt_index *ix, const rm_released *rel, int u)
 {
-    double sd = rel->unknown_sd[u], range = rel->unknown_range[u];
-    if (!(sd > 0) || !(range > 0)) return 0;
-    double d = range / sd, shrink = exp(-0.5 * d * d), end = d + RM_FAR_SD + 2.0;
-    if (!isfinite(end)) return 0;
-    double per = MT_G_STEPS_PER_SD;
-    if (end * per > MT_G_STEPS_MAX) per = MT_G_STEPS_MAX / end;
-    /* steps wider than a quarter SD bound too loosely (a nearly exact
-     * regression, d in the tens of thousands): evaluate instead */
-    if (per < 4.0) return 0;
+    mt_grid grid;
+    if (!mt_table_grid(rel->unknown_sd[u], rel->unknown_range[u], MT_G_STEPS_PER_SD,
+                       MT_G_STEPS_MAX, &grid)) return 0;
+    double d = grid.d, shrink = grid.shrink, end = grid.end, per = grid.per;
     size_t len = (size_t) ceil(end * per) + 1;
     double *g = malloc(len * sizeof(double));
     if (!g) return -1;

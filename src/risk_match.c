@@ -9,13 +9,6 @@
  * and the phi(x) it needs is computed anyway. Each of the three points of the
  * triangle needs one tail area, on its own side of 0, so that differences of
  * small tails keep their relative precision far from the mean. */
-#define RM_INV_SQRT_2PI 0.398942280401432677939946059934
-#define RM_INV_SQRT_2 0.707106781186547524400844362105
-
-/* Beyond this many SDs the density and the tail area are below 2e-306 and
- * are taken as 0: computing them would only produce subnormal numbers, which
- * are slow and carry no information at double precision. */
-#define RM_FAR 37.5
 /* Beyond this many SDs a tail area is below 1e-17 and vanishes in 1 - tail. */
 #define RM_NEGLIGIBLE 8.5
 

@@ -38,6 +38,13 @@ typedef struct {
 /* Relative tolerance within which two matching probabilities tie. */
 #define RM_TIE_TOL 1e-12
 
+#define RM_INV_SQRT_2PI 0.398942280401432677939946059934
+#define RM_INV_SQRT_2 0.707106781186547524400844362105
+/* Beyond this many SDs the density and the tail area are below 2e-306 and
+ * are taken as 0: computing them would only produce subnormal numbers, which
+ * are slow and carry no information at double precision. */
+#define RM_FAR 37.5
+
 /* Fill the table of the normal tail (once; not thread-safe, so the first
  * call must come from serial code, before any parallel region). */
 void rm_init(void);
