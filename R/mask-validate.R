@@ -20,6 +20,9 @@ revalidate_scheme <- function(scheme, arg = "scheme") {
   # the class names the type; a `type` field edited away from it is refused
   type <- scheme$type
   cls <- class(scheme)[1L]
+  if (identical(cls, "mask_scheme"))
+    abort_type(arg, paste("a mask_scheme of class c(\"mask_<type>\", \"mask_scheme\")",
+                          "(a scheme saved by an older version: make it again with its constructor)"))
   if (!is.character(type) || length(type) != 1L || is.na(type) ||
       !identical(paste0("mask_", type), cls))
     epimask_abort(sprintf("`%s$type` must be \"%s\", the type of its class \"%s\".", arg,
