@@ -584,8 +584,8 @@ predict.epimask_err <- function(object, newdata = NULL,
     check_columns(object$dose, newdata, arg = "newdata", data_arg = "newdata")
     d <- err_dose(newdata[[object$dose]])
     tt <- stats::delete.response(object$terms)
-    mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
-    z <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
+    mf <- newdata_frame(tt, newdata, object$xlevels)
+    z <- newdata_matrix(tt, mf, object$contrasts)
     offset <- stats::model.offset(mf)
   }
   theta <- object$coefficients

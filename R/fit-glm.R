@@ -94,6 +94,32 @@ fit_glm <- function(formula, data, family = gaussian(), weights = NULL, offset =
 
 # A weights/offset argument: NULL, a vector, a column name, or an expression
 # evaluated in `data` (as glm does).
+# The model frame of `newdata` for predict(): each variable must have the
+# type it was fitted with (a character column where a number was fitted would
+# otherwise become a factor and give a model matrix of the right width but the
+# wrong meaning), the levels the fit saw, and no base R warning or error
+# escapes unclassed. `terms` carries the fit's "dataClasses".
+newdata_frame <- function(terms, newdata, xlevels) {
+  check_utf8_data(newdata, "newdata")
+  problem <- function(e) abort_value("newdata", sprintf("usable with the model (%s)", conditionMessage(e)))
+  mf <- with_classed_errors(withCallingHandlers(
+    stats::model.frame(terms, newdata, na.action = stats::na.pass, xlev = xlevels),
+    warning = function(w) problem(w)), problem)
+  classes <- attr(terms, "dataClasses")
+  if (!is.null(classes))
+    tryCatch(stats::.checkMFClasses(classes, mf), error = function(e)
+      abort_type("newdata", sprintf("columns of the types the model was fitted on (%s)",
+                                    conditionMessage(e))))
+  mf
+}
+
+newdata_matrix <- function(terms, mf, contrasts) {
+  problem <- function(e) abort_value("newdata", sprintf(
+    "columns of the types the model was fitted on (%s)", conditionMessage(e)))
+  with_classed_errors(withCallingHandlers(stats::model.matrix(terms, mf, contrasts.arg = contrasts),
+                                         warning = function(w) problem(w)), problem)
+}
+
 eval_in_data <- function(expr, data, env, arg) {
   if (is.null(expr)) return(NULL)
   val <- tryCatch(eval(expr, data, env), error = function(e)
@@ -314,12 +340,8 @@ predict.epimask_glm <- function(object, newdata = NULL, type = c("link", "respon
   } else {
     newdata <- as.data.frame(check_data(newdata))
     tt <- stats::delete.response(object$terms)
-    mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass,
-                                      xlev = object$xlevels),
-                   error = function(e) abort_value("newdata", sprintf("usable with the model (%s)", conditionMessage(e))))
-    x <- tryCatch(stats::model.matrix(tt, mf, contrasts.arg = object$contrasts),
-                  error = function(e) abort_value("newdata", sprintf(
-                    "columns of the types the model was fitted on (%s)", conditionMessage(e))))
+    mf <- newdata_frame(tt, newdata, object$xlevels)
+    x <- newdata_matrix(tt, mf, object$contrasts)
     off <- stats::model.offset(mf) %||% rep(0, nrow(x))
     if (!is.null(object$offset_expr)) {
       arg_off <- eval_in_data(object$offset_expr, newdata, object$env, "offset")

@@ -78,8 +78,8 @@ hierarchy_date <- function(steps = c("month", "year", "decade"), format = NULL) 
     abort_value("steps", "a subset of \"month\", \"year\", \"decade\", in that order")
   format <- check_string(format, allow_null = TRUE)
   to_date <- function(x) {
-    if (inherits(x, "Date")) return(x)
-    if (inherits(x, "POSIXt")) return(as.Date(x))
+    if (inherits(x, "Date")) return(check_date_range(x))
+    if (inherits(x, "POSIXt")) return(check_date_range(as.Date(x)))
     if (is.character(x) && !is.null(format)) {
       check_utf8(x, "the dates")
       d <- as.Date(x, format = format)
@@ -103,6 +103,22 @@ hierarchy_date <- function(steps = c("month", "year", "decade"), format = NULL) 
   new_hierarchy(c(list(identity), recode[steps], list(suppress_all)),
                 c("day", steps, "*"), "date")
 }
+
+# Dates a calendar recodes: Inf, -Inf and days beyond the four-digit years
+# would become the text "Inf" at the month level and NA (with base R's
+# coercion warning) at the year level; NaN is a missing date.
+check_date_range <- function(d) {
+  v <- unclass(d)
+  bad <- !is.na(v) & (v < date_lowest | v > date_highest)
+  if (any(bad))
+    abort_value("the dates", sprintf(
+      "finite dates from 0000-01-01 to 9999-12-31 (element %d is %s)",
+      which(bad)[[1L]], format(v[bad][[1L]])))
+  d[is.nan(v)] <- NA
+  d
+}
+date_lowest <- -719528   # as.Date("0000-01-01")
+date_highest <- 2932896  # as.Date("9999-12-31")
 
 #' @rdname hierarchies
 #' @export

@@ -181,8 +181,8 @@ coef.ru_curve <- function(object, ...) c(theta = object$theta)
 #' @export
 predict.ru_curve <- function(object, newdata = NULL, ...) {
   u <- if (is.null(newdata)) object$data$analysis_potential else
-    if (is.data.frame(newdata)) newdata$analysis_potential else newdata
-  if (is.null(u) || !is.numeric(u))
+    if (is.data.frame(newdata)) newdata[["analysis_potential"]] else newdata
+  if (is.null(u) || !is.numeric(u) || is.object(u) || !is.null(dim(u)))
     abort_type("newdata", "numeric analysis-potential scores or a data frame with column `analysis_potential`")
   ru_curve_value(u, object$theta)
 }

@@ -203,7 +203,8 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   nrep <- check_number(nrep, "nrep", lower = 1, upper = ru_max_replicates, integer = TRUE)
   bootstrap <- check_number(bootstrap, "bootstrap", lower = 0, upper = ru_max_replicates,
                             integer = TRUE)
-  check_function(simulate, allow_null = TRUE)
+  simulate <- check_user_function(simulate, "simulate", 1L, "a function(data) returning a data frame",
+                                  allow_null = TRUE)
   truth <- check_number(truth, allow_null = TRUE)
   aggregate <- check_number(aggregate, allow_null = TRUE)
   seed <- check_number(seed, allow_null = TRUE, lower = -.Machine$integer.max,
@@ -334,7 +335,8 @@ scheme_labels <- function(schemes) {
 simulate_replicates <- function(data, simulate, nrep, stream, model, vars) {
   if (is.null(simulate))
     return(list(sims = list(data), varying = character(0), vary = list()))
-  sims <- with_rng_stream(stream, lapply(seq_len(nrep), function(r) simulate(data)))
+  sims <- with_rng_stream(stream, lapply(seq_len(nrep), function(r)
+    call_user(simulate, list(data), "simulate", "simulate(data)")))
   sims <- lapply(sims, function(s) {
     if (!is.data.frame(s) || nrow(s) != nrow(data))
       abort_type("simulate", sprintf("a function returning a data frame with %d rows", nrow(data)))

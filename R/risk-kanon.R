@@ -176,17 +176,29 @@ k_prime <- function(k, pi, alpha = 0.1) {
 
 # The smallest x (capped at k) with P(X >= x) <= alpha for X ~ Poisson(lambda),
 # or, truncated at zero (D4), P(X >= x | X >= 1) <= alpha with x >= 1. The
-# quantile function gives the candidate in O(1) whatever k; the neighbours are
-# then checked with the tail itself, so rounding in qpois() cannot move the
-# answer (the direct scan over 0..k that this replaces took seconds at k = 1e7).
+# tail falls as x grows, so the answer is found by bisection over [lowest, k]
+# in O(log k) evaluations of the tail whatever k, lambda and alpha. (The
+# quantile function it replaces returned Inf for a lambda so small that its
+# tail probabilities underflow, pi = 5e-324, and the scan down from there never
+# ended.) P(X >= 1 | X >= 1) = 1 exactly, so x = 1 never passes D4, whatever
+# the rounding of the tail at a lambda near zero.
 poisson_tail_cut <- function(lambda, alpha, k, truncated) {
   lowest <- if (truncated) 1 else 0
   norm <- if (truncated) -expm1(-lambda) else 1
-  passes <- function(x) stats::ppois(x - 1, lambda, lower.tail = FALSE) / norm <= alpha
-  x <- max(lowest, stats::qpois(alpha * norm, lambda, lower.tail = FALSE) + 1)
-  while (x > lowest && passes(x - 1)) x <- x - 1
-  while (x < k && !passes(x)) x <- x + 1
-  as.integer(min(x, k))
+  passes <- function(x) {
+    if (truncated && x <= 1) return(FALSE)
+    stats::ppois(x - 1, lambda, lower.tail = FALSE) / norm <= alpha
+  }
+  lo <- lowest
+  hi <- k
+  if (passes(lo)) return(as.integer(lo))
+  if (!passes(hi)) return(as.integer(k))
+  # passes(hi) and not passes(lo): the cut lies in (lo, hi]
+  while (hi - lo > 1) {
+    mid <- lo + (hi - lo) %/% 2
+    if (passes(mid)) hi <- mid else lo <- mid
+  }
+  as.integer(hi)
 }
 
 # Discernability (Bayardo & Agrawal 2005): each record is charged the size of

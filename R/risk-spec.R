@@ -97,7 +97,9 @@ risk_value <- function(spec, original, masked, ...) {
   if (nrow(original) != nrow(masked))
     abort_length("masked", sprintf("have as many rows as `original` (%d), not %d",
                                    nrow(original), nrow(masked)))
-  if (is.function(spec)) return(check_risk_number(spec(original, masked), "risk function"))
+  if (is.function(spec))
+    return(check_risk_number(call_user(spec, list(original, masked), "risk", "risk(original, masked)"),
+                             "risk function"))
   entry <- risk_registry[[spec$name]]
   check_risk_number(entry$value(original, masked, spec$args), sprintf("the \"%s\" risk", spec$name))
 }
@@ -110,9 +112,7 @@ as_risk_spec <- function(risk, ..., arg = "risk") {
     return(risk)
   }
   if (is.function(risk)) {
-    if (length(formals(risk)) < 2L && !"..." %in% names(formals(risk)))
-      abort_type(arg, "a function(original, masked) returning a number in [0, 1]")
-    return(risk)
+    return(check_user_function(risk, arg, 2L, "a function(original, masked) returning a number in [0, 1]"))
   }
   if (is.character(risk) && length(risk) >= 1L) {
     args <- list(...)

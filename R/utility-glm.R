@@ -144,17 +144,10 @@ resolve_model <- function(family, term, formula, arg = "family") {
   if (!is.null(term) && !is.function(term) &&
       (!is.character(term) || length(term) == 0L || anyNA(term)))
     abort_type("term", "coefficient name(s) or a function(fit, data)")
-  if (is.function(term) && !accepts_two_arguments(term))
-    abort_type("term", "a function of two arguments, function(fit, data)")
+  if (is.function(term)) check_user_function(term, "term", 2L, "coefficient name(s) or a function(fit, data)")
   list(type = "glm", family = family,
        label = sprintf("%s (%s link)", family$family, family$link),
        formula = formula, term = term, dose = NULL)
-}
-
-accepts_two_arguments <- function(f) {
-  args <- names(formals(f))
-  if (is.primitive(f)) args <- names(formals(args(f)))
-  "..." %in% args || length(args) >= 2L
 }
 
 fit_model <- function(model, data) {
@@ -211,9 +204,7 @@ term_estimates <- function(model, fit, data, terms) {
 
 # A term function returns c(estimate, se) or list(estimate =, se =).
 term_function_value <- function(f, fit, data) {
-  value <- tryCatch(f(fit, data), error = function(e)
-    abort_value("term", sprintf("a function(fit, data) that works on the fit; it failed: %s",
-                                conditionMessage(e))))
+  value <- call_user(f, list(fit, data), "term", "term(fit, data)")
   if (is.list(value) && !is.null(value$estimate)) value <- c(value$estimate, value$se)
   if (!is.numeric(value) || length(value) != 2L)
     abort_type("term", "a function returning the estimate and its SE (length 2)")

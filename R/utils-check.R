@@ -167,10 +167,14 @@ check_formula <- function(x, arg = arg_name(substitute(x))) {
 check_family <- function(family, arg = "family") {
   if (is.character(family) && length(family) == 1L) {
     check_utf8(family, arg)
-    fam_fun <- if (!is.na(family) && nzchar(family))
-      get0(family, envir = asNamespace("stats"), mode = "function")
-    if (is.null(fam_fun)) abort_value(arg, sprintf("a known family, not \"%s\"", family))
-    family <- fam_fun
+    # looked up by string comparison among the family functions of stats, never
+    # turned into a symbol (R refuses names over 10,000 bytes) nor searched for
+    # beyond stats (a string naming any other function is not a family)
+    if (is.na(family) || !family %in% stats_families)
+      abort_value(arg, sprintf("a known family (%s), not \"%s\"",
+                               paste0('"', stats_families, '"', collapse = ", "),
+                               shorten(family)))
+    family <- getExportedValue("stats", family)
   }
   # a family function is called with its defaults; any other function fails
   # here with a classed error rather than with its own message
@@ -180,6 +184,19 @@ check_family <- function(family, arg = "family") {
                               conditionMessage(e))))
   if (!inherits(family, "family")) abort_type(arg, "a family object such as binomial()")
   check_family_parts(family, arg)
+}
+
+stats_families <- c("binomial", "gaussian", "Gamma", "inverse.gaussian", "poisson",
+                    "quasi", "quasibinomial", "quasipoisson")
+
+# A user's value echoed in a message: at most `width` characters, so a
+# megabyte-long string does not make a megabyte-long error.
+shorten <- function(x, width = 60L) {
+  x <- as.character(x)
+  long <- !is.na(x) & nchar(x, type = "chars", allowNA = TRUE) > width
+  long[is.na(long)] <- FALSE
+  x[long] <- paste0(substr(x[long], 1L, width - 3L), "...")
+  x
 }
 
 # A family object is a list a user can build or edit by hand: every part the

@@ -9,7 +9,8 @@
 #' (NA, NaN, Inf or out of range), `epimask_error_length` (mismatched lengths or
 #' dimensions), `epimask_error_empty` (no data), `epimask_error_name` (a column
 #' or term that does not exist), `epimask_error_singular` (a design that cannot
-#' be fitted). Warnings about statistical trouble have class `epimask_warning`
+#' be fitted), `epimask_error_user` (a function the caller supplied, such as
+#' `simulate` or a risk function, failed). Warnings about statistical trouble have class `epimask_warning`
 #' and a subclass: `epimask_warning_convergence` (a fit did not converge or
 #' failed on some masked data sets), `epimask_warning_separation` (fitted
 #' probabilities 0 or 1), `epimask_warning_boundary` (an estimate at the edge
@@ -20,7 +21,9 @@
 #' an identifier), `epimask_warning_proxy` (a released column undoes the
 #' generalization of a key), `epimask_warning_reference` (group means fall back to
 #' midpoints), `epimask_warning_range` (predictions outside the model's
-#' range), `epimask_warning_budget` (no scheme meets the risk budget).
+#' range), `epimask_warning_budget` (no scheme meets the risk budget),
+#' `epimask_warning_user` (a function the caller supplied signalled a warning;
+#' its message is quoted).
 #'
 #' @name epimask-conditions
 #' @family utilities
@@ -84,4 +87,41 @@ abort_name <- function(arg, missing, where, call = NULL) {
 # wrap`) the re-signalled classed error reaches the `error` handler too.
 with_classed_errors <- function(expr, wrap) {
   tryCatch(expr, error = function(e) if (inherits(e, "epimask_error")) stop(e) else wrap(e))
+}
+
+# ---- functions the caller supplies ------------------------------------------------
+
+# `f` must accept `nargs` positional arguments (or `...`): checked where the
+# argument enters, so a function of the wrong signature fails with a classed
+# error naming the argument instead of R's "unused argument" deep in a loop.
+check_user_function <- function(f, arg, nargs, expected, allow_null = FALSE) {
+  if (is.null(f) && allow_null) return(f)
+  if (!is.function(f)) abort_type(arg, expected)
+  fmls <- formals(if (is.primitive(f)) args(f) else f)
+  nms <- names(fmls)
+  dots <- "..." %in% nms
+  nms <- setdiff(nms, "...")
+  # the arguments beyond the ones we pass must have defaults
+  required <- nms[vapply(fmls[nms], function(v) identical(v, quote(expr = )), logical(1))]
+  if ((!dots && length(nms) < nargs) || length(required) > nargs)
+    abort_type(arg, sprintf("%s (a function that takes %d argument%s)", expected,
+                            nargs, if (nargs == 1L) "" else "s"))
+  f
+}
+
+# Call a function the caller supplied: its errors become classed errors naming
+# the argument (with its own message quoted), its warnings classed warnings
+# (`epimask_warning_user`), so no condition leaves the package unclassed.
+call_user <- function(f, args, arg, signature) {
+  withCallingHandlers(
+    with_classed_errors(do.call(f, args, quote = TRUE), function(e)
+      epimask_abort(sprintf("`%s` failed when called as %s: %s", arg, signature,
+                            shorten(conditionMessage(e), 500L)),
+                    "epimask_error_user", arg = arg)),
+    warning = function(w) {
+      if (inherits(w, "epimask_warning")) return()
+      epimask_warn(sprintf("`%s` warned when called as %s: %s", arg, signature,
+                           shorten(conditionMessage(w), 500L)), "epimask_warning_user")
+      invokeRestart("muffleWarning")
+    })
 }

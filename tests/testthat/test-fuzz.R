@@ -46,13 +46,19 @@ fuzz_fixtures <- function() {
 }
 
 # The values every argument is tried with (the issue's list, sizes at the
-# largest integer and beyond, invalid UTF-8 marked and unmarked).
+# largest integer and beyond, invalid UTF-8 marked and unmarked; the smallest
+# positive double, a string longer than R's 10,000-byte limit on names,
+# functions that fail or take no argument, a tibble).
 fuzz_hostile <- function(fx) {
-  list(`NULL` = NULL, `NA` = NA, `Inf` = Inf, `-1` = -1, `numeric(0)` = numeric(0),
+  out <- list(`NULL` = NULL, `NA` = NA, `Inf` = Inf, `-1` = -1, `numeric(0)` = numeric(0),
        string = "a", factor = factor("a"), list = list(1),
        chr_df = data.frame(a = "x", stringsAsFactors = FALSE),
        int_max = .Machine$integer.max, `2e9` = 2e9, half = 0.5,
-       bad_utf8 = fx$bad, bad_utf8_marked = fx$bad_marked)
+       bad_utf8 = fx$bad, bad_utf8_marked = fx$bad_marked,
+       tiny = 5e-324, long_string = strrep("a", 20000),
+       fn_fails = function(...) stop("boom"), fn_no_args = function() 1)
+  if (requireNamespace("tibble", quietly = TRUE)) out$tibble <- tibble::as_tibble(fx$d)
+  out
 }
 
 # A wider pool for the random combinations.
@@ -460,8 +466,14 @@ fuzz_closure_cases <- function(fx) {
                    chr_x = transform(fx$sim, x = "a"), na_x = transform(fx$sim, x = NA),
                    inf_x = transform(fx$sim, x = Inf), factor_x = transform(fx$sim, x = factor(x)),
                    empty = fx$sim[0, ], matrix = as.matrix(fx$sim), plain = fx$d)
-  for (v in names(sim_data))
+  sim_data$logical_x <- transform(fx$sim, x = x > 0)
+  sim_data$huge_x <- transform(fx$sim, x = x * 1e308)
+  sim_data$huge_y <- transform(fx$sim, y = y * 1e308)
+  sim_data$constant_x <- transform(fx$sim, x = 1)
+  for (v in names(sim_data)) {
     add(sprintf("zdl_simulator()(data = <%s>)", v), sim_fun, list(sim_data[[v]]))
+    add(sprintf("zdl_aggregate(<%s>)", v), "zdl_aggregate", list(sim_data[[v]], 3))
+  }
   for (i in seq_along(pool)) {
     add(sprintf("population_or()(fit = %s)", fuzz_describe(pool[[i]])), or_fun,
         list(pool[[i]], cohort))
@@ -473,7 +485,10 @@ fuzz_closure_cases <- function(fx) {
              category = hierarchy_category(data.frame(code = c("a", "b"), group = c("A", "A"))),
              substring = as_hierarchy(list(identity, function(x) substr(x, 1, 1))))
   values <- c(hostile, list(dates = fx$dates, zips = c("02138", "0213"), bad_vec = c("a", fx$bad),
-                            date_obj = as.Date("2020-01-01"), na_chr = NA_character_))
+                            date_obj = as.Date("2020-01-01"), na_chr = NA_character_,
+                            inf_date = structure(c(Inf, 1), class = "Date"),
+                            far_date = structure(c(-1e300, 1), class = "Date"),
+                            inf_time = structure(c(Inf, 1), class = c("POSIXct", "POSIXt"))))
   for (h in names(hs)) for (v in names(values)) for (level in 1:2)
     add(sprintf("generalize(%s, <%s>, %d)", v, h, level), "generalize",
         list(values[[v]], hs[[h]], level))
