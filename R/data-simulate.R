@@ -326,27 +326,36 @@ zdl_cell_means <- function(sim, cells) {
 
 #' @md
 #' @export
-print.zdl_aggregate <- function(x, digits = 4, ...) {
+format.zdl_aggregate <- function(x, digits = 4, ...) {
   digits <- check_digits(digits)
-  cat(sprintf("Aggregated-data reference (%d x %d grid, %d non-empty cells)\n",
-              x$grid, x$grid, nrow(x$cells)))
-  cat(sprintf("exposure coefficient: %s (SE %s)\n",
-              format(x$estimate, digits = digits), format(x$se, digits = digits)))
-  invisible(x)
+  c(sprintf("Aggregated-data reference (%d x %d grid, %d non-empty cells)",
+            x$grid, x$grid, nrow(x$cells)),
+    sprintf("exposure coefficient: %s (SE %s)",
+            format(x$estimate, digits = digits), format(x$se, digits = digits)))
+}
+
+#' @md
+#' @export
+print.zdl_aggregate <- function(x, ...) print_formatted(x, ...)
+
+#' @md
+#' @export
+format.zdl_sim <- function(x, n = 6, ...) {
+  n <- check_count(n, "n", lower = 0L)
+  info <- attr(x, "zdl", exact = TRUE)
+  if (is.null(info)) return(NextMethod())
+  c(sprintf("Zhou-Dominici-Louis example %s (%s kernel), %d locations, beta = (%s)",
+            c("I", "II", "III")[info$example], info$kernel, nrow(x),
+            paste(format(info$beta), collapse = ", ")),
+    utils::capture.output(print(utils::head(as.data.frame(x), n), ...)),
+    if (nrow(x) > n) sprintf("... %d more rows", nrow(x) - n))
 }
 
 #' @md
 #' @export
 print.zdl_sim <- function(x, n = 6, ...) {
-  n <- check_count(n, "n", lower = 0L)
-  info <- attr(x, "zdl", exact = TRUE)
-  if (is.null(info)) return(NextMethod())
-  cat(sprintf("Zhou-Dominici-Louis example %s (%s kernel), %d locations, beta = (%s)\n",
-              c("I", "II", "III")[info$example], info$kernel, nrow(x),
-              paste(format(info$beta), collapse = ", ")))
-  print(utils::head(as.data.frame(x), n), ...)
-  if (nrow(x) > n) cat(sprintf("... %d more rows\n", nrow(x) - n))
-  invisible(x)
+  if (is.null(attr(x, "zdl", exact = TRUE))) return(NextMethod())
+  print_formatted(x, n = n, ...)
 }
 
 #' @md

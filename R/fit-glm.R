@@ -94,6 +94,23 @@ fit_glm <- function(formula, data, family = gaussian(), weights = NULL, offset =
 
 # A weights/offset argument: NULL, a vector, a column name, or an expression
 # evaluated in `data` (as glm does).
+# The `parm` of the confint() methods: coefficient names, or their positions
+# (whole numbers from 1 to p); anything else is refused before it is used.
+check_parm <- function(parm, pnames) {
+  if ((!is.numeric(parm) && !is.character(parm)) || is.object(parm) || !length(parm) ||
+      anyNA(parm))
+    abort_type("parm", "coefficient names or positions")
+  if (is.numeric(parm)) {
+    if (any(parm < 1 | parm > length(pnames) | parm != round(parm)))
+      abort_value("parm", sprintf("coefficient positions from 1 to %d", length(pnames)))
+    return(pnames[parm])
+  }
+  check_utf8(parm, "parm")
+  bad <- setdiff(parm, pnames)
+  if (length(bad)) abort_name("parm", shorten(bad), "the coefficients")
+  parm
+}
+
 # The model frame of `newdata` for predict(): each variable must have the
 # type it was fitted with (a character column where a number was fitted would
 # otherwise become a factor and give a model matrix of the right width but the
@@ -197,11 +214,7 @@ confint.epimask_glm <- function(object, parm, level = 0.95, ...) {
   level <- check_number(level, "level", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   cf <- object$coefficients
   pnames <- names(cf)
-  if (!missing(parm) && ((!is.numeric(parm) && !is.character(parm)) || !length(parm) || anyNA(parm)))
-    abort_type("parm", "coefficient names or positions")
-  if (missing(parm)) parm <- pnames else if (is.numeric(parm)) parm <- pnames[parm]
-  bad <- setdiff(parm, pnames)
-  if (length(bad)) abort_name("parm", bad, "the coefficients")
+  parm <- if (missing(parm)) pnames else check_parm(parm, pnames)
   a <- (1 - level) / 2
   q <- stats::qnorm(c(a, 1 - a))
   ci <- cf[parm] + object$se[parm] %o% q
@@ -242,41 +255,45 @@ summary.epimask_glm <- function(object, ...) {
 }
 
 #' @export
-print.summary.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L),
-                                      signif.stars = getOption("show.signif.stars"), ...) {
-  digits <- check_digits(digits)
-  cat("\nCall:\n", paste(deparse(x$call), sep = "\n", collapse = "\n"), "\n\n", sep = "")
-  cat("Deviance Residuals: \n")
-  d <- x$deviance.resid
-  if (x$df.residual > 5) {
-    d <- stats::setNames(stats::quantile(d, na.rm = TRUE), c("Min", "1Q", "Median", "3Q", "Max"))
-  }
-  xx <- zapsmall(d, digits + 1L)
-  print.default(xx, digits = digits, na.print = "", print.gap = 2L)
-  n_aliased <- sum(x$aliased)
-  if (n_aliased) {
-    cat("\nCoefficients: (", n_aliased, " not defined because of singularities)\n", sep = "")
-    cf <- matrix(NA_real_, length(x$aliased), ncol(x$coefficients),
-                 dimnames = list(names(x$aliased), colnames(x$coefficients)))
-    cf[!x$aliased, ] <- x$coefficients
-  } else {
-    cat("\nCoefficients:\n")
-    cf <- x$coefficients
-  }
-  stats::printCoefmat(cf, digits = digits, signif.stars = signif.stars, na.print = "NA", ...)
-  cat("\n(Dispersion parameter for ", x$family$family, " family taken to be ",
-      format(x$dispersion), ")\n\n",
-      apply(cbind(paste(format(c("Null", "Residual"), justify = "right"), "deviance:"),
-                  format(unlist(x[c("null.deviance", "deviance")]), digits = max(5L, digits + 1L)),
-                  " on", format(unlist(x[c("df.null", "df.residual")])), " degrees of freedom\n"),
-            1L, paste, collapse = " "), sep = "")
-  if (nzchar(mess <- stats::naprint(x$na.action))) cat("  (", mess, ")\n", sep = "")
-  cat("AIC: ", format(x$aic, digits = max(4L, digits + 1L)), "\n\n",
-      "Number of Fisher Scoring iterations: ", x$iter, "\n", sep = "")
-  if (!x$converged) cat("(IRLS did not converge)\n")
-  cat("\n")
-  invisible(x)
+format.summary.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                       signif.stars = getOption("show.signif.stars"), ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    cat("\nCall:\n", paste(deparse(x$call), sep = "\n", collapse = "\n"), "\n\n", sep = "")
+    cat("Deviance Residuals: \n")
+    d <- x$deviance.resid
+    if (x$df.residual > 5) {
+      d <- stats::setNames(stats::quantile(d, na.rm = TRUE), c("Min", "1Q", "Median", "3Q", "Max"))
+    }
+    xx <- zapsmall(d, digits + 1L)
+    print.default(xx, digits = digits, na.print = "", print.gap = 2L)
+    n_aliased <- sum(x$aliased)
+    if (n_aliased) {
+      cat("\nCoefficients: (", n_aliased, " not defined because of singularities)\n", sep = "")
+      cf <- matrix(NA_real_, length(x$aliased), ncol(x$coefficients),
+                   dimnames = list(names(x$aliased), colnames(x$coefficients)))
+      cf[!x$aliased, ] <- x$coefficients
+    } else {
+      cat("\nCoefficients:\n")
+      cf <- x$coefficients
+    }
+    stats::printCoefmat(cf, digits = digits, signif.stars = signif.stars, na.print = "NA", ...)
+    cat("\n(Dispersion parameter for ", x$family$family, " family taken to be ",
+        format(x$dispersion), ")\n\n",
+        apply(cbind(paste(format(c("Null", "Residual"), justify = "right"), "deviance:"),
+                    format(unlist(x[c("null.deviance", "deviance")]), digits = max(5L, digits + 1L)),
+                    " on", format(unlist(x[c("df.null", "df.residual")])), " degrees of freedom\n"),
+              1L, paste, collapse = " "), sep = "")
+    if (nzchar(mess <- stats::naprint(x$na.action))) cat("  (", mess, ")\n", sep = "")
+    cat("AIC: ", format(x$aic, digits = max(4L, digits + 1L)), "\n\n",
+        "Number of Fisher Scoring iterations: ", x$iter, "\n", sep = "")
+    if (!x$converged) cat("(IRLS did not converge)\n")
+    cat("\n")
+  })
 }
+
+#' @export
+print.summary.epimask_glm <- function(x, ...) print_formatted(x, ...)
 
 #' @export
 print.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {

@@ -285,7 +285,7 @@ hierarchy_rare <- function(x, min_count = 5, other = "other") {
 #' @export
 write_hierarchy <- function(h, file, values = NULL, sep = ";") {
   h <- as_hierarchy(h)
-  file <- check_string(file)
+  file <- check_writable(check_string(file))
   sep <- check_choice(sep, c(";", ","))
   if (is.null(values)) {
     if (is.null(h$table))

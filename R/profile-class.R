@@ -718,40 +718,44 @@ summary.ru_profile <- function(object, ...) {
 
 #' @rdname ru_profile-methods
 #' @export
-print.summary.ru_profile <- function(x, digits = 4, ...) {
-  digits <- check_digits(digits)
-  with_se <- function(v, se, d) {
-    out <- format_num(v, d)
-    has <- !is.na(se) & !is.na(v)
-    out[has] <- sprintf("%s (%s)", out[has], format_num(se[has], 2))
-    out
-  }
-  u <- with_se(x$analysis_potential, x$analysis_potential_se, 3)
-  above <- !is.na(x$analysis_potential) & x$analysis_potential > 1
-  u[above] <- paste0(u[above], "*")
-  tab <- data.frame(
-    `Masking` = x$masking,
-    `Estimate` = format_num(x$estimate, digits),
-    `SE` = format_num(x$se, digits),
-    `Bias` = with_se(x$bias, x$bias_se, 2),
-    `Rel. bias (%)` = format_num(x$rel_bias, 2),
-    `MSE` = with_se(x$mse, x$mse_se, 3),
-    `Analysis potential` = u,
-    `Risk` = with_se(x$risk, x$risk_se, 2),
-    `Anonymity` = format_num(x$anonymity, 2),
-    `Frontier` = ifelse(is.na(x$pareto), "", ifelse(x$pareto, "yes", "")),
-    check.names = FALSE, stringsAsFactors = FALSE)
-  if (all(is.na(x$risk))) tab$Risk <- tab$Anonymity <- tab$Frontier <- NULL
-  cat(attr(x, "header"), sep = "\n")
-  print(format_left_col(tab, "Masking"), row.names = FALSE, right = TRUE)
-  notes <- "Monte Carlo standard errors over the replicates in parentheses (none for a single deterministic replicate)."
-  if (any(above)) notes <- c(notes, "* U above 1: no measurable loss of analysis potential (a sampling artefact, not a better analysis).")
-  if (!is.null(attr(x, "budget")))
-    notes <- c(notes, sprintf("Risk budget: %s%s.", format_num(attr(x, "budget"), 3),
-                              if (!is.null(attr(x, "context"))) " (the release context's threshold)" else ""))
-  cat(strwrap(notes, width = getOption("width", 80), exdent = 2), sep = "\n")
-  invisible(x)
+format.summary.ru_profile <- function(x, digits = 4, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    with_se <- function(v, se, d) {
+      out <- format_num(v, d)
+      has <- !is.na(se) & !is.na(v)
+      out[has] <- sprintf("%s (%s)", out[has], format_num(se[has], 2))
+      out
+    }
+    u <- with_se(x$analysis_potential, x$analysis_potential_se, 3)
+    above <- !is.na(x$analysis_potential) & x$analysis_potential > 1
+    u[above] <- paste0(u[above], "*")
+    tab <- data.frame(
+      `Masking` = x$masking,
+      `Estimate` = format_num(x$estimate, digits),
+      `SE` = format_num(x$se, digits),
+      `Bias` = with_se(x$bias, x$bias_se, 2),
+      `Rel. bias (%)` = format_num(x$rel_bias, 2),
+      `MSE` = with_se(x$mse, x$mse_se, 3),
+      `Analysis potential` = u,
+      `Risk` = with_se(x$risk, x$risk_se, 2),
+      `Anonymity` = format_num(x$anonymity, 2),
+      `Frontier` = ifelse(is.na(x$pareto), "", ifelse(x$pareto, "yes", "")),
+      check.names = FALSE, stringsAsFactors = FALSE)
+    if (all(is.na(x$risk))) tab$Risk <- tab$Anonymity <- tab$Frontier <- NULL
+    cat(attr(x, "header"), sep = "\n")
+    print(format_left_col(tab, "Masking"), row.names = FALSE, right = TRUE)
+    notes <- "Monte Carlo standard errors over the replicates in parentheses (none for a single deterministic replicate)."
+    if (any(above)) notes <- c(notes, "* U above 1: no measurable loss of analysis potential (a sampling artefact, not a better analysis).")
+    if (!is.null(attr(x, "budget")))
+      notes <- c(notes, sprintf("Risk budget: %s%s.", format_num(attr(x, "budget"), 3),
+                                if (!is.null(attr(x, "context"))) " (the release context's threshold)" else ""))
+    cat(strwrap(notes, width = getOption("width", 80), exdent = 2), sep = "\n")
+  })
 }
+
+#' @export
+print.summary.ru_profile <- function(x, ...) print_formatted(x, ...)
 
 format_left_col <- function(tab, col) {
   w <- max(nchar(c(col, tab[[col]])))

@@ -451,7 +451,7 @@ blind_risk_message <- function(blind, where) {
     "The %s rests on exact-match identifiability, which cannot see %s: noise, kernels ",
     "and matrix masks change values without creating ties, so their risk is near 0 by ",
     "construction, not because they are safe. Use a risk that sees them: ",
-    "risk = \"match\" (risk_match()), risk_spec(\"linkage\", vars = ) (risk_linkage()) ",
+    "risk = \"match\" (risk_match()), risk_spec(\"linkage\", known = ) (risk_linkage()) ",
     "or another risk_spec()."),
     where, paste0("'", blind, "'", collapse = ", "))
 }

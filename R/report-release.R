@@ -72,7 +72,7 @@ release_report <- function(x, file, data = NULL, vars = NULL, keys = NULL, sensi
                            seed = NULL, call = NULL, data_name = NULL, max_risk = 0.2,
                            title = "De-identification report", quiet = TRUE, ...) {
   check_ru_profile(x)
-  file <- check_string(file)
+  file <- check_writable(check_string(file), create_dir = TRUE)
   quiet <- check_flag(quiet)
   if (!is.null(context) && !inherits(context, "release_context"))
     abort_type("context", "a release_context() or NULL")

@@ -133,13 +133,17 @@ summary.epimask_individual <- function(object, ...) {
 
 #' @rdname risk_individual
 #' @export
-print.summary.epimask_individual <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  print(x$individual, digits = digits)
-  print_titled_table("Records above common thresholds:", x$thresholds, digits, "threshold")
-  print_titled_table("Riskiest key patterns:", x$riskiest, digits, c("F_hat", "risk"))
-  invisible(x)
+format.summary.epimask_individual <- function(x, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    print(x$individual, digits = digits)
+    print_titled_table("Records above common thresholds:", x$thresholds, digits, "threshold")
+    print_titled_table("Riskiest key patterns:", x$riskiest, digits, c("F_hat", "risk"))
+  })
 }
+
+#' @export
+print.summary.epimask_individual <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_individual
 #' @param y Unused.

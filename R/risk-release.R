@@ -271,21 +271,25 @@ summary.risk_release <- function(object, ...) {
 
 #' @rdname risk_release
 #' @export
-print.summary.risk_release <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  fmt <- function(v) format(signif(v, digits))
-  print(x$release, digits = digits)
-  cat(sprintf("equivalence classes: %d (smallest %d; %d uniques, %d doubles)\n",
-              x$classes[["n_classes"]], x$classes[["smallest"]],
-              x$classes[["uniques"]], x$classes[["doubles"]]))
-  cat(sprintf("risk given an attack: maximum %s, average %s, strict average %s\n",
-              fmt(x$risks[["maximum"]]), fmt(x$risks[["average"]]),
-              fmt(x$risks[["strict_average"]])))
-  cat(sprintf("margin to the threshold: %s\n", fmt(x$margin)))
-  cat("context:\n")
-  cat(paste0("  ", format(x$release$context)), sep = "\n")
-  invisible(x)
+format.summary.risk_release <- function(x, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    fmt <- function(v) format(signif(v, digits))
+    print(x$release, digits = digits)
+    cat(sprintf("equivalence classes: %d (smallest %d; %d uniques, %d doubles)\n",
+                x$classes[["n_classes"]], x$classes[["smallest"]],
+                x$classes[["uniques"]], x$classes[["doubles"]]))
+    cat(sprintf("risk given an attack: maximum %s, average %s, strict average %s\n",
+                fmt(x$risks[["maximum"]]), fmt(x$risks[["average"]]),
+                fmt(x$risks[["strict_average"]])))
+    cat(sprintf("margin to the threshold: %s\n", fmt(x$margin)))
+    cat("context:\n")
+    cat(paste0("  ", format(x$release$context)), sep = "\n")
+  })
 }
+
+#' @export
+print.summary.risk_release <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_release
 #' @param row.names,optional Ignored.

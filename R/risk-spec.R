@@ -40,7 +40,8 @@
 #'     "share"` the share of records whose DIS-SUDA exceeds `threshold`
 #'     (default 0.1), or with `"max"` the largest.}
 #'   \item{`"linkage"`}{[risk_linkage()] of the original against the masked
-#'     data on `vars` (with `distance`, `method`); risk = the linkage risk,
+#'     data on `known` (with `distance`, `method`; `vars` is its deprecated
+#'     old name); risk = the linkage risk,
 #'     the expected share of records re-linked to their own by distance. Sees
 #'     noise of any size that leaves records nearest their originals.}
 #'   \item{`"none"`}{no risk (NA).}
@@ -65,6 +66,11 @@ risk_spec <- function(name, ...) {
   if (length(args) && (is.null(names(args)) || any(!nzchar(names(args)))))
     abort_type("...", "named arguments of the risk measure")
   entry <- risk_registry[[name]]
+  # the linkage risk's columns were `vars` up to version 0.2.0
+  if (name == "linkage" && !is.null(args$vars)) {
+    args$known <- renamed_argument(args$known, args$vars, "known", "vars")
+    args$vars <- NULL
+  }
   for (req in entry$required) {
     if (is.null(args[[req]]))
       epimask_abort(sprintf("`%s` must be given for the \"%s\" risk (risk_spec(\"%s\", %s = ...)).",
@@ -213,7 +219,7 @@ risk_suda_value <- function(original, masked, args) {
 
 risk_linkage_value <- function(original, masked, args) {
   rest <- args[intersect(names(args), c("distance", "method", "threads"))]
-  do.call(risk_linkage, c(list(original, masked, vars = args$vars), rest))$risk
+  do.call(risk_linkage, c(list(original, masked, known = args$known), rest))$risk
 }
 
 risk_registry <- list(
@@ -224,6 +230,6 @@ risk_registry <- list(
   tcloseness = list(required = c("keys", "sensitive"), value = risk_tcloseness_value),
   individual = list(required = "keys", value = risk_individual_value),
   suda = list(required = "keys", value = risk_suda_value),
-  linkage = list(required = "vars", value = risk_linkage_value),
+  linkage = list(required = "known", value = risk_linkage_value),
   none = list(required = character(), value = function(original, masked, args) NA_real_)
 )

@@ -152,6 +152,27 @@ check_columns <- function(cols, data, arg = arg_name(substitute(cols)),
   cols
 }
 
+# A file the function will write: opened (for appending, so nothing is lost)
+# and closed at once, so a path that cannot be written (a directory that does
+# not exist, a name too long for the file system, no permission) fails here,
+# classed and naming the argument, before any work; `create_dir` first makes
+# the missing directories, as the writer would.
+check_writable <- function(file, arg = "file", create_dir = FALSE) {
+  if (create_dir) suppressWarnings(dir.create(dirname(file), showWarnings = FALSE, recursive = TRUE))
+  existed <- suppressWarnings(file.exists(file))
+  reason <- NULL
+  con <- tryCatch(withCallingHandlers(file(file, open = "a"), warning = function(w) {
+    reason <<- conditionMessage(w)
+    invokeRestart("muffleWarning")
+  }), error = function(e) NULL)
+  if (is.null(con))
+    abort_value(arg, sprintf("a file path that can be written (\"%s\": %s)", shorten(file),
+                             shorten(reason %||% "cannot be opened", 200L)))
+  close(con)
+  if (!existed) unlink(file)
+  file
+}
+
 check_function <- function(x, arg = arg_name(substitute(x)), allow_null = FALSE) {
   if (is.null(x) && allow_null) return(x)
   if (!is.function(x)) abort_type(arg, "a function")

@@ -10,7 +10,8 @@
 #' dimensions), `epimask_error_empty` (no data), `epimask_error_name` (a column
 #' or term that does not exist), `epimask_error_singular` (a design that cannot
 #' be fitted), `epimask_error_user` (a function the caller supplied, such as
-#' `simulate` or a risk function, failed). Warnings about statistical trouble have class `epimask_warning`
+#' `simulate` or a risk function, failed; it also has class
+#' `epimask_error_value`). Warnings about statistical trouble have class `epimask_warning`
 #' and a subclass: `epimask_warning_convergence` (a fit did not converge or
 #' failed on some masked data sets), `epimask_warning_separation` (fitted
 #' probabilities 0 or 1), `epimask_warning_boundary` (an estimate at the edge
@@ -23,7 +24,8 @@
 #' midpoints), `epimask_warning_range` (predictions outside the model's
 #' range), `epimask_warning_budget` (no scheme meets the risk budget),
 #' `epimask_warning_user` (a function the caller supplied signalled a warning;
-#' its message is quoted).
+#' its message is quoted), `epimask_warning_deprecated` (an argument or a result
+#' field under its old name, which still works for one release).
 #'
 #' @name epimask-conditions
 #' @family utilities
@@ -117,7 +119,7 @@ call_user <- function(f, args, arg, signature) {
     with_classed_errors(do.call(f, args, quote = TRUE), function(e)
       epimask_abort(sprintf("`%s` failed when called as %s: %s", arg, signature,
                             shorten(conditionMessage(e), 500L)),
-                    "epimask_error_user", arg = arg)),
+                    c("epimask_error_user", "epimask_error_value"), arg = arg)),
     warning = function(w) {
       if (inherits(w, "epimask_warning")) return()
       epimask_warn(sprintf("`%s` warned when called as %s: %s", arg, signature,
@@ -125,3 +127,53 @@ call_user <- function(f, args, arg, signature) {
       invokeRestart("muffleWarning")
     })
 }
+
+# ---- deprecated names ----------------------------------------------------------------
+
+# A name that still works for one release: a classed warning
+# (`epimask_warning_deprecated`) saying what to use instead.
+warn_deprecated <- function(old, new, what = "argument") {
+  epimask_warn(sprintf("The %s `%s` is deprecated; use `%s` (the old name goes in the next release).",
+                       what, old, new), "epimask_warning_deprecated")
+}
+
+# Result fields renamed: `x$old` and `x[["old"]]` give the new field with a
+# deprecation warning. Used by the `$` and `[[` methods of the result classes
+# that had a renamed field.
+renamed_fields <- list(epimask_kanon = c(discernability = "discernibility"),
+                       epimask_datafly = c(discernability = "discernibility"),
+                       epimask_linkage = c(vars = "known"))
+
+get_field <- function(x, name, exact = TRUE) {
+  renamed <- unlist(unname(renamed_fields[intersect(class(x), names(renamed_fields))]))
+  if (is.character(name) && length(name) == 1L && !is.na(name) &&
+      name %in% names(renamed) && is.null(.subset2(x, name))) {
+    warn_deprecated(name, renamed[[name]], "field")
+    name <- renamed[[name]]
+  }
+  .subset2(x, name, exact = exact)
+}
+
+# An argument under its new and its old name: the old one still works, with a
+# deprecation warning; both at once is an error.
+renamed_argument <- function(new_value, old_value, new, old) {
+  if (is.null(old_value)) return(new_value)
+  if (!is.null(new_value))
+    epimask_abort(sprintf("`%s` is the old name of `%s`: give one of them, not both.", old, new),
+                  "epimask_error_value", arg = old)
+  warn_deprecated(old, new)
+  old_value
+}
+
+#' @export
+`$.epimask_kanon` <- function(x, name) get_field(x, name, exact = FALSE)
+#' @export
+`[[.epimask_kanon` <- function(x, i, exact = TRUE) get_field(x, i, exact = exact)
+#' @export
+`$.epimask_datafly` <- function(x, name) get_field(x, name, exact = FALSE)
+#' @export
+`[[.epimask_datafly` <- function(x, i, exact = TRUE) get_field(x, i, exact = exact)
+#' @export
+`$.epimask_linkage` <- function(x, name) get_field(x, name, exact = FALSE)
+#' @export
+`[[.epimask_linkage` <- function(x, i, exact = TRUE) get_field(x, i, exact = exact)

@@ -144,7 +144,7 @@ workbench_risk_args <- function(spec, data) {
   }
   switch(risk,
     linkage = list(risk = risk_spec("linkage",
-                                    vars = need(spec$known, "the variables the intruder knows"))),
+                                    known = need(spec$known, "the variables the intruder knows"))),
     identifiability = list(risk = "identifiability",
                            known = need(spec$known, "the variables the intruder knows")),
     match = list(risk = "match", known = need(spec$known, "the variables the intruder knows"),

@@ -98,7 +98,7 @@ test_that("the schemes, context and profile arguments follow the custodian's cho
   schemes <- list(mask_round(2), mask_noise(0.1))
   ru_direct <- ru_profile(dose[, -1], schemes, case ~ dose, family = binomial(),
                           vars = "dose", term = "dose",
-                          risk = risk_spec("linkage", vars = "dose"), nrep = 2, seed = 3,
+                          risk = risk_spec("linkage", known = "dose"), nrep = 2, seed = 3,
                           progress = FALSE)
   expect_equal(as.data.frame(ru_app), as.data.frame(ru_direct))
   # the call written into the report reproduces the profile, for every risk offered
@@ -140,7 +140,7 @@ test_that("the default risk measure sees noise: presets, the app's first choice"
   dose <- load_epimask_data("dose_cohort")[, -1]
   preset <- epimask:::workbench_presets()$dose_cohort
   spec <- epimask:::workbench_risk_args(preset, dose)$risk
-  expect_identical(spec, risk_spec("linkage", vars = "dose"))
+  expect_identical(spec, risk_spec("linkage", known = "dose"))
   set.seed(3)
   noisy <- lapply(c(0.001, 0.01, 0.1), function(a) apply_mask(dose, mask_noise(a), "dose"))
   linkage <- vapply(noisy, function(m) risk_value(spec, dose, m), numeric(1))
@@ -399,7 +399,7 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   expect_no_warning(
     ru <- ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
                      family = binomial(), vars = "dose", term = "dose",
-                     risk = risk_spec("linkage", vars = "dose"), nrep = 2, seed = 1,
+                     risk = risk_spec("linkage", known = "dose"), nrep = 2, seed = 1,
                      progress = FALSE))
   expect_equal(prof$estimate, ru$estimate)
   expect_equal(prof$risk, ru$risk)
