@@ -85,7 +85,7 @@ fit_err <- function(formula, data, dose, weights = NULL, level = 0.95,
   d <- err_dose(data[[dose]])
   mf <- err_model_frame(formula, data)
   resp <- err_response(stats::model.response(mf))
-  z <- stats::model.matrix(attr(mf, "terms"), mf)
+  z <- design_matrix(attr(mf, "terms"), mf)
   storage.mode(z) <- "double"
   offset <- stats::model.offset(mf)
   if (!is.null(offset)) {

@@ -73,7 +73,7 @@ fit_glm <- function(formula, data, family = gaussian(), weights = NULL, offset =
   y <- stats::model.response(mf, "any")
   if (is.null(y)) abort_value("formula", "a formula with a response, such as y ~ x")
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
-  x <- stats::model.matrix(mt, mf)
+  x <- design_matrix(mt, mf)
   if (ncol(x) == 0L) abort_value("formula", "a formula with at least one term or an intercept")
   fit <- irls_fit(x, y, family = family, weights = stats::model.weights(mf),
                   offset = stats::model.offset(mf), control = control, start = start,
@@ -109,6 +109,15 @@ check_parm <- function(parm, pnames) {
   bad <- setdiff(parm, pnames)
   if (length(bad)) abort_name("parm", shorten(bad), "the coefficients")
   parm
+}
+
+# The design matrix of a fit: a column model.matrix() cannot code (complex
+# numbers, a character or factor column with a single value) fails classed,
+# naming `data`.
+design_matrix <- function(terms, mf) {
+  with_classed_errors(stats::model.matrix(terms, mf), function(e)
+    abort_value("data", sprintf("columns the formula's terms can be coded from (%s)",
+                                conditionMessage(e))))
 }
 
 # The model frame of `newdata` for predict(): each variable must have the

@@ -211,8 +211,14 @@ hierarchy_category <- function(table, sep = NULL) {
 # per level, separated by `;` (ARX's default) or `,` (whichever the first line
 # holds more of). Values are read as text, exactly as written.
 read_arx_hierarchy <- function(file, sep = NULL) {
+  check_utf8(file, "table")
   if (!file.exists(file))
-    abort_value("table", sprintf("a data frame or an existing file; '%s' does not exist", file))
+    abort_value("table", sprintf("a data frame or an existing file; '%s' does not exist", shorten(file)))
+  # a directory, a file without read permission: refused by name, not by
+  # the connection's own error
+  if (dir.exists(file) || file.access(file, 4L) != 0L)
+    abort_value("table", sprintf("a data frame or a readable file; '%s' is a directory or cannot be read",
+                                 shorten(file)))
   first <- readLines(file, n = 1L, warn = FALSE)
   if (!length(first)) abort_empty("table")
   if (is.null(sep)) {

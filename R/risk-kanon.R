@@ -215,6 +215,7 @@ check_key_data <- function(data, arg) {
   if (is.matrix(data)) data <- as.data.frame(data, stringsAsFactors = FALSE)
   if (!is.data.frame(data)) abort_type(arg, "a data frame or a matrix")
   if (nrow(data) == 0L || ncol(data) == 0L) abort_empty(arg)
+  check_column_names(data, arg)
   # key values are compared and hashed as text
   check_utf8_data(data, arg)
   data

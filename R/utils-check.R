@@ -138,7 +138,26 @@ check_data <- function(x, arg = arg_name(substitute(x))) {
   if (!(is.data.frame(x) || is.matrix(x)))
     abort_type(arg, "a data frame or a matrix")
   if (NROW(x) == 0L || NCOL(x) == 0L) abort_empty(arg)
+  check_column_names(x, arg)
   x
+}
+
+# Columns are chosen by name everywhere (`vars`, `keys`, `known`, formulas): a
+# data frame column without a name, or two with the same one, could not be
+# chosen (or the first would be taken silently). Matrices without column
+# names are addressed by position and pass.
+check_column_names <- function(x, arg) {
+  if (!is.data.frame(x)) return(invisible(x))
+  nm <- names(x)
+  bad <- is.na(nm) | !nzchar(nm)
+  if (any(bad))
+    abort_value(arg, sprintf("a data frame whose columns all have names (column %d has none)",
+                             which(bad)[[1L]]))
+  dup <- anyDuplicated(nm)
+  if (dup)
+    abort_value(arg, sprintf("a data frame with distinct column names ('%s' is used twice)",
+                             shorten(nm[[dup]])))
+  invisible(x)
 }
 
 check_columns <- function(cols, data, arg = arg_name(substitute(cols)),

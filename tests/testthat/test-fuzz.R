@@ -56,7 +56,9 @@ fuzz_hostile <- function(fx) {
        int_max = .Machine$integer.max, `2e9` = 2e9, half = 0.5,
        bad_utf8 = fx$bad, bad_utf8_marked = fx$bad_marked,
        tiny = 5e-324, long_string = strrep("a", 20000),
-       fn_fails = function(...) stop("boom"), fn_no_args = function() 1)
+       fn_fails = function(...) stop("boom"), fn_no_args = function() 1,
+       unnamed_col_df = stats::setNames(fx$d, c("x", "", names(fx$d)[-(1:2)])),
+       complex_df = transform(fx$d, x = complex(real = x, imaginary = 1)))
   if (requireNamespace("tibble", quietly = TRUE)) out$tibble <- tibble::as_tibble(fx$d)
   out
 }
@@ -591,6 +593,39 @@ fuzz_utf8_cases <- function(fx) {
   cases
 }
 
+# ---- inputs found by hand (issue 24, item 7) and their neighbours ------------------
+
+fuzz_special_cases <- function(fx) {
+  d <- fx$d
+  wide <- as.data.frame(matrix(rep(0:1, length.out = fx$n * 40), fx$n, 40))
+  names(wide) <- paste0("k", 1:40)
+  flat <- stats::setNames(rep(list(hierarchy_flat()), 40), names(wide))
+  dup <- d
+  names(dup)[3] <- "x"
+  list(
+    fuzz_case("k_prime(k = 1, pi = 5e-324)", "k_prime", list(1, 5e-324, 0.1)),
+    fuzz_case("k_prime(k = 2, pi = 5e-324, alpha = 1e-300)", "k_prime", list(2, 5e-324, 1e-300)),
+    fuzz_case("risk_kanon(k = 1, pi = 5e-324)", "risk_kanon", list(d, "g", pi = 5e-324, k = 1)),
+    fuzz_case("family = \"q\" (base::q)", "fit_glm", list(y ~ x, d, family = "q")),
+    fuzz_case("ola(40 two-level keys)", "ola", list(wide, names(wide), flat, k = 2)),
+    fuzz_case("risk_kanon(duplicated names)", "risk_kanon", list(dup, "g", k = 2)),
+    fuzz_case("apply_mask(duplicated names)", "apply_mask", list(dup, mask_noise(0.1), "x")),
+    fuzz_case("fit_glm(one-level character)", "fit_glm", list(y ~ g, transform(d, g = "a"))),
+    fuzz_case("hierarchy_category(a directory)", "hierarchy_category", list(tempdir())),
+    fuzz_case("write_hierarchy(file = a directory)", "write_hierarchy",
+              list(hierarchy_flat(), tempdir(), values = "a")),
+    fuzz_case("ru_profile(simulate = warns)", "ru_profile",
+              list(d, list(mask_round(1)), y ~ x, family = poisson(), vars = "x", term = "x",
+                   risk = "none", simulate = function(data) { warning("w"); data },
+                   progress = FALSE)),
+    fuzz_case("ru_profile(risk = fails)", "ru_profile",
+              list(d, list(mask_round(1)), y ~ x, family = poisson(), vars = "x", term = "x",
+                   risk = function(original, masked) stop("r"), progress = FALSE)),
+    fuzz_case("risk_value(risk warns)", "risk_value",
+              list(function(o, m) { warning("w"); 0.5 }, d, d))
+  )
+}
+
 # ---- the test --------------------------------------------------------------------------
 
 fuzz_all_cases <- function(large = FALSE) {
@@ -606,7 +641,8 @@ fuzz_all_cases <- function(large = FALSE) {
     fuzz_method_cases(fx),
     fuzz_closure_cases(fx),
     fuzz_profile_cell_cases(fx),
-    fuzz_utf8_cases(fx))
+    fuzz_utf8_cases(fx),
+    fuzz_special_cases(fx))
 }
 
 test_that("the fuzz engine names a crashing call, an in-place change and an unclassed error", {
