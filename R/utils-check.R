@@ -51,7 +51,7 @@ check_choice <- function(x, choices, arg = arg_name(substitute(x))) {
   hit <- pmatch(x, choices)
   if (is.na(hit))
     abort_value(arg, sprintf("one of %s, not \"%s\"",
-                             paste0('"', choices, '"', collapse = ", "), x))
+                             paste0('"', choices, '"', collapse = ", "), shorten(x)))
   choices[[hit]]
 }
 

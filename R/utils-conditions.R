@@ -77,9 +77,10 @@ abort_empty <- function(arg, call = NULL) {
 abort_name <- function(arg, missing, where, call = NULL) {
   check_utf8(missing, arg)
   epimask_abort(
-    sprintf("`%s` names %s not found in %s: %s.", arg,
+    sprintf("`%s` names %s not found in %s: %s%s.", arg,
             if (length(missing) == 1L) "a column" else "columns",
-            where, paste0("'", missing, "'", collapse = ", ")),
+            where, paste0("'", shorten(utils::head(missing, 20L)), "'", collapse = ", "),
+            if (length(missing) > 20L) sprintf(" and %d more", length(missing) - 20L) else ""),
     "epimask_error_name", arg = arg, call = call)
 }
 
