@@ -83,8 +83,12 @@
 #'   or `c()` of schemes).
 #' @param formula Model formula, as for [glm()]; for `family = "err"` the
 #'   response and the log-linear part (see [fit_err()]).
-#' @param family A family object, function or name, or `"err"` for the linear
-#'   excess-relative-risk model with `term` as the dose.
+#' @param family A family object, function or name, `"err"` for the linear
+#'   excess-relative-risk model with `term` as the dose, or `"cox"` for the
+#'   Cox model of [fit_cox()] (`formula` with a `Surv()` response; `term` a
+#'   log hazard ratio). The replicates of a Cox profile that share the
+#'   survival times (the times are not masked) are fitted in one call of the
+#'   C core.
 #' @param vars Columns to mask; default the covariates of the model (and for
 #'   `"err"` the dose) that are numeric columns of `data`. The response is
 #'   not masked unless named here (a message says so).
@@ -263,7 +267,7 @@ profile_vars <- function(vars, data, model) {
   response <- if (length(model$formula) == 3L) all.vars(model$formula[[2L]]) else character()
   used <- unique(c(all.vars(model$formula[-2L]), model$dose))
   if (length(model$formula) == 2L) used <- unique(c(all.vars(model$formula), model$dose))
-  used <- setdiff(intersect(used, names(data)), response)
+  used <- setdiff(intersect(used, names(data)), c(response, strata_variables(model$formula)))
   used <- used[vapply(used, function(v) is.numeric(data[[v]]), logical(1))]
   if (length(response) && length(used))
     attr(used, "note") <- sprintf(paste0(
@@ -307,7 +311,7 @@ profile_risk_spec <- function(risk, known, unknown, data, ...) {
 # so a wrong name fails before any masking.
 profile_term <- function(model, data) {
   fit <- with_classed_errors(
-    if (is.function(model$term) || model$type == "err") fit_model(model, data)
+    if (is.function(model$term) || model$type != "glm") fit_model(model, data)
     else fit_formula(model, data),
     function(e) model_frame_error(e, model$formula, data))
   if (is.function(model$term)) {
@@ -610,7 +614,7 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
   blind <- labels[vapply(schemes, function(s) is_blind_to(risk_spec_label(job$risk), s),
                          logical(1))]
   meta <- list(term = if (is.function(model$term)) "custom" else job$term,
-               family = if (model$type == "err") "linear ERR" else model$family,
+               family = if (model$type == "glm") model$family else model$label,
                risk = risk_spec_label(job$risk), aggregate = aggregate,
                budget = if (!is.null(context)) context$threshold, context = context,
                blind = blind, vars = job$vars,
