@@ -220,7 +220,7 @@ cox_response <- function(y) {
     abort_value("formula", "a Surv() response with finite times")
   if (any(stop < 0) || (!is.null(start) && any(start < 0)))
     abort_value("formula", "a Surv() response with non-negative times")
-  if (!all(status %in% c(0, 1)))
+  if (!all(status == 0 | status == 1))
     abort_value("formula", "a Surv() response with status 0 (censored) or 1 (event)")
   if (!any(status == 1))
     abort_value("formula", "a Surv() response with at least one event (all records are censored)")
