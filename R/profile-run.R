@@ -124,6 +124,18 @@
 #' @param context `NULL` or a [release_context()]: its threshold becomes the
 #'   profile's risk budget (metadata `budget`), used by [recommend()] and
 #'   drawn by the plots.
+#' @param utility `NULL` or a model-free utility measure of
+#'   [utility_general()], computed on the masked columns `vars` of every
+#'   replicate against its unmasked data: `"pmse_ratio"` (pMSE over its null
+#'   expectation), `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
+#'   `"il1s"` or `"cor"` (the largest change of a correlation); lower is
+#'   better for all. Beside a model it adds the columns `utility` (mean over
+#'   the replicates) and `utility_se` (its Monte Carlo SE). Without
+#'   `formula` (a custodian who does not know the collaborator's model) the
+#'   profile rests on the measure alone: class `ru_utility_profile`, the model
+#'   columns NA, `vars` by default every numeric column, `pareto` the
+#'   frontier of low risk and low measure; its plot puts the measure on the x
+#'   axis, labelled with the direction that is better.
 #' @param risk_nrep `NULL` (the risk of a randomized scheme is evaluated on
 #'   every replicate) or a number: evaluate it on the first `risk_nrep`
 #'   replicates only, 1 to 100,000 (the profile's risk is their mean, `risk_se` its Monte
@@ -196,11 +208,20 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        known = NULL, unknown = NULL, nrep = 1, simulate = NULL,
                        truth = NULL, seed = NULL, parallel = FALSE,
                        progress = interactive(), bootstrap = 0, aggregate = NULL,
-                       context = NULL, risk_nrep = NULL, ...) {
+                       context = NULL, risk_nrep = NULL, utility = NULL, ...) {
   data <- as_plain_data(check_data(data))
   schemes <- check_scheme_list(schemes)
-  check_formula(formula)
-  model <- resolve_model(family, term, formula)
+  utility <- check_profile_utility(utility)
+  if (missing(formula) || is.null(formula)) {
+    # a profile on a model-free measure alone (utility-general.R)
+    if (is.null(utility))
+      abort_value("formula", "a model formula (or give `utility` for a profile without a model)")
+    model <- list(type = "none", family = NULL, label = NA_character_, formula = NULL,
+                  term = NULL, dose = NULL)
+  } else {
+    check_formula(formula)
+    model <- resolve_model(family, term, formula)
+  }
   risk <- profile_risk_spec(risk, known, unknown, data, ...)
   # bounded before anything is allocated (one stored estimate per replicate
   # and scheme)
@@ -218,6 +239,8 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
     abort_type("context", "a release_context() or NULL")
   risk_nrep <- check_number(risk_nrep, "risk_nrep", lower = 1, upper = ru_max_replicates,
                             integer = TRUE, allow_null = TRUE)
+  if (model$type == "none" && bootstrap > 0)
+    abort_value("bootstrap", "0 for a profile without a model (`formula` not given)")
   vars <- profile_vars(vars, data, model)
   if (parallel && !requireNamespace("future.apply", quietly = TRUE))
     abort_value("parallel", "FALSE unless the future.apply package is installed")
@@ -226,6 +249,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
               bootstrap = bootstrap, simulated = !is.null(simulate),
               risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep))
   job$term <- profile_term(model, data)
+  job$utility <- utility
   # said once the arguments are known to be good
   if (!length(vars)) abort_value("vars", "given: the model has no numeric covariate to mask")
   if (!is.null(attr(vars, "note"))) message(attr(vars, "note"))
@@ -239,7 +263,11 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   run_one <- function(i, tick) run_scheme(schemes[[i]], labels[[i]], job, streams[[i + 1L]], tick)
   steps <- vapply(schemes, scheme_steps, numeric(1), job = job)
   results <- map_schemes(length(schemes), run_one, parallel, progress, streams[-1L], steps)
-  assemble_profile(results, labels, schemes, model, job, truth, aggregate, context)
+  if (model$type == "none")
+    return(assemble_utility_profile(results, labels, schemes, job, context))
+  ru <- assemble_profile(results, labels, schemes, model, job, truth, aggregate, context)
+  if (!is.null(utility)) ru <- add_profile_utility(ru, results, job)
+  ru
 }
 
 # ---- arguments ----------------------------------------------------------------
@@ -264,6 +292,8 @@ check_scheme_list <- function(schemes, arg = "schemes") {
 # outcome makes the fits fail); said so in a message.
 profile_vars <- function(vars, data, model) {
   if (!is.null(vars)) return(check_columns(vars, data))
+  if (model$type == "none")
+    return(names(data)[vapply(data, is.numeric, logical(1))])
   response <- if (length(model$formula) == 3L) all.vars(model$formula[[2L]]) else character()
   used <- unique(c(all.vars(model$formula[-2L]), model$dose))
   if (length(model$formula) == 2L) used <- unique(c(all.vars(model$formula), model$dose))
@@ -310,6 +340,7 @@ profile_risk_spec <- function(risk, known, unknown, data, ...) {
 # The coefficient the profile follows, checked on a fit to the original data
 # so a wrong name fails before any masking.
 profile_term <- function(model, data) {
+  if (model$type == "none") return(NA_character_)
   fit <- with_classed_errors(
     if (is.function(model$term) || model$type != "glm") fit_model(model, data)
     else fit_formula(model, data),
@@ -516,15 +547,19 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
       if (!is.null(est)) {
         if (!is.null(tick)) tick(amount = R)
         risk <- c(scheme_risk(scheme, job, list(est$first), tick), rep(NA_real_, R - 1L))
+        util <- scheme_utility(job, list(est$first), R)
         unmasked <- count_unmasked(scheme, job, est$first)
       }
     }
     if (is.null(est)) {
       masked <- mask_replicates(scheme, job, R)
-      est <- estimate_replicates(scheme, job, masked, tick)
+      est <- if (job$model$type == "none") list(estimate = rep(NA_real_, R), se = rep(NA_real_, R))
+             else estimate_replicates(scheme, job, masked, tick)
       risk <- scheme_risk(scheme, job, masked, tick)
+      util <- scheme_utility(job, masked, R)
       unmasked <- count_unmasked(scheme, job, masked[[1L]])
-      failed <- which(!is.finite(est$estimate) | !is.finite(est$se))
+      failed <- if (job$model$type == "none") integer() else
+        which(!is.finite(est$estimate) | !is.finite(est$se))
       if (length(failed)) failure <- diagnose_failure(job, masked[[failed[[1L]]]], est$error)
     }
     boot <- if (job$bootstrap > 0L) bootstrap_scheme(scheme, job, tick)
@@ -535,6 +570,7 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
                        strength = scheme_strength(scheme),
                        unmasked = c(unmasked, rep(NA_real_, R - 1L)),
                        stringsAsFactors = FALSE)
+    if (!is.null(util)) reps$utility <- util
     list(replicates = reps, bootstrap = boot, failure = failure)
   })
 }
