@@ -23,7 +23,10 @@ utility_general_measures <- c("pmse", "ks", "cor", "il1s")
 #' the number of estimable coefficients (the rank of the design: squares of
 #' 0/1 variables are aliased and not counted), and the ratio of the two is
 #' reported (about 1: indistinguishable; Snoke et al. read ratios well above
-#' 1 as a poor release). Numeric variables are standardised on the original
+#' 1 as a poor release). That null is for two independent samples from one
+#' distribution (synthetic data); masked data are the same records perturbed,
+#' so their ratio is usually far below 1: use it to rank schemes, not as a
+#' calibrated test. Numeric variables are standardised on the original
 #' data first, which leaves the fitted propensities unchanged (the model
 #' space of main effects, squares and products is the same) and keeps the
 #' products on a sane scale.
