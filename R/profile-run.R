@@ -203,6 +203,14 @@
 #'                  term = "x", known = "x", unknown = "y", nrep = 5,
 #'                  simulate = zdl_simulator(sim), truth = 2, seed = 1)
 #' ru
+#' # a Cox model (log hazard ratio of age), and a profile without a model
+#' lung <- survival::lung[c("time", "status", "age", "sex", "ph.ecog")]
+#' lung <- lung[stats::complete.cases(lung), ]
+#' ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)),
+#'            Surv(time, status) ~ age + sex + ph.ecog, family = "cox", term = "age",
+#'            vars = "age", risk = "none", nrep = 5, seed = 1, progress = FALSE)
+#' ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)), vars = "age",
+#'            utility = "ks", known = "age", nrep = 5, seed = 1, progress = FALSE)
 ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        term = NULL, risk = c("match", "identifiability", "none"),
                        known = NULL, unknown = NULL, nrep = 1, simulate = NULL,
