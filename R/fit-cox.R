@@ -275,19 +275,7 @@ logLik.epimask_cox <- function(object, ...) {
 
 #' @export
 confint.epimask_cox <- function(object, parm, level = 0.95, ...) {
-  level <- check_number(level, "level", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
-  cf <- object$coefficients
-  pnames <- names(cf)
-  if (!missing(parm) && ((!is.numeric(parm) && !is.character(parm)) || !length(parm) || anyNA(parm)))
-    abort_type("parm", "coefficient names or positions")
-  if (missing(parm)) parm <- pnames else if (is.numeric(parm)) parm <- pnames[parm]
-  bad <- setdiff(parm, pnames)
-  if (length(bad)) abort_name("parm", bad, "the coefficients")
-  a <- (1 - level) / 2
-  ci <- cf[parm] + object$se[parm] %o% stats::qnorm(c(a, 1 - a))
-  dimnames(ci) <- list(parm, sprintf("%s %%", format(100 * c(a, 1 - a), trim = TRUE,
-                                                     scientific = FALSE, digits = 3)))
-  ci
+  wald_confint(object$coefficients, object$se, parm, level)
 }
 
 cox_coef_table <- function(object) {

@@ -168,8 +168,13 @@ logLik.epimask_glm <- function(object, ...) {
 
 #' @export
 confint.epimask_glm <- function(object, parm, level = 0.95, ...) {
+  wald_confint(object$coefficients, object$se, parm, level)
+}
+
+# Wald intervals estimate +- z SE for the coefficients named or numbered by
+# `parm` (all when missing); shared by the fits' confint() methods.
+wald_confint <- function(cf, se, parm, level) {
   level <- check_number(level, "level", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
-  cf <- object$coefficients
   pnames <- names(cf)
   if (!missing(parm) && ((!is.numeric(parm) && !is.character(parm)) || !length(parm) || anyNA(parm)))
     abort_type("parm", "coefficient names or positions")
@@ -178,7 +183,7 @@ confint.epimask_glm <- function(object, parm, level = 0.95, ...) {
   if (length(bad)) abort_name("parm", bad, "the coefficients")
   a <- (1 - level) / 2
   q <- stats::qnorm(c(a, 1 - a))
-  ci <- cf[parm] + object$se[parm] %o% q
+  ci <- cf[parm] + se[parm] %o% q
   dimnames(ci) <- list(parm, sprintf("%s %%", format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3)))
   ci
 }

@@ -558,58 +558,139 @@ as.data.frame.ru_utility_profile <- function(x, row.names = NULL, optional = FAL
   apply_row_names(out, row.names, optional)
 }
 
-#' @export
-plot.ru_utility_profile <- function(x, type = if (has_model(x)) "ru" else "utility",
-                                    log = "auto", ...) {
-  if (!identical(type, "utility")) return(NextMethod())
+# What the utility panel draws: the measure (log axis when it spans orders
+# of magnitude, the unmasked data's 0 at the left edge) against the risk
+# (safer upwards), the frontier, Monte Carlo intervals, labels.
+utility_panel_data <- function(x, log = "auto") {
   meta <- attr(x, "meta")
   d <- as.data.frame(x)
   has_risk <- any(!is.na(d$risk))
   u <- d$utility
   z <- stats::qnorm(0.975)
-  lo <- u - z * ifelse(is.na(d$utility_se), 0, d$utility_se)
-  hi <- u + z * ifelse(is.na(d$utility_se), 0, d$utility_se)
+  se <- ifelse(is.na(d$utility_se), 0, d$utility_se)
   pos <- u[is.finite(u) & u > 0]
-  # measures spanning orders of magnitude (pMSE) on a log axis; the
-  # unmasked data's 0 is drawn at the left edge
+  if (!identical(log, "auto")) log <- check_flag(log, "log")
   use_log <- if (identical(log, "auto")) length(pos) >= 2L && max(pos) / min(pos) > 100
-             else isTRUE(log)
+             else log && length(pos) > 0L
   xlab <- meta$utility_label
+  note <- ""
   if (use_log) {
     floor_u <- min(pos) / 10
     tf <- function(v) log10(pmax(v, floor_u))
-    xlab <- paste0(xlab, ", log scale (0 drawn at the left edge)")
+    note <- "; log scale, 0 (the unmasked data) at the left edge"
   } else {
     tf <- function(v) v
   }
-  xs <- tf(u)
-  xlim <- range(c(tf(lo), tf(hi), xs), na.rm = TRUE)
-  xlim[2] <- xlim[2] + 0.35 * max(diff(xlim), 1e-12)   # room for the labels
-  y <- if (has_risk) d$risk else seq_len(nrow(d))
+  pts <- data.frame(scheme = d$scheme, x = tf(u), xlo = tf(u - z * se), xhi = tf(u + z * se),
+                    y = if (has_risk) d$risk else seq_len(nrow(d)),
+                    pareto = d$pareto %in% TRUE, stringsAsFactors = FALSE)
+  front <- pts[pts$pareto & has_risk, , drop = FALSE]
+  front <- front[order(front$x), , drop = FALSE]
+  xr <- range(c(pts$xlo, pts$xhi, pts$x), na.rm = TRUE)
+  at <- if (use_log) seq(floor(min(pts$x, na.rm = TRUE)), ceiling(max(pts$xhi, na.rm = TRUE)))
+  list(points = pts, frontier = front, has_risk = has_risk, log = use_log, at = at,
+       at_labels = if (use_log) format(10^at, trim = TRUE, scientific = TRUE),
+       xlim = c(xr[1], xr[2] + 0.35 * max(diff(xr), 1e-12)),   # room for the labels
+       xlab = xlab,
+       ylab = if (has_risk) sprintf("Disclosure risk (%s), safer upwards", meta$risk) else "scheme",
+       subtitle = paste0("left is better (closer to the original data); filled: on the frontier",
+                         note))
+}
+
+#' Plots of a profile on a model-free utility measure
+#'
+#' For a profile from [ru_profile()] with `utility = ` (class
+#' `ru_utility_profile`): `type = "utility"` (the default without a model)
+#' draws the measure on the x axis, labelled with the direction that is
+#' better (lower for every measure), against the disclosure risk (safer
+#' upwards), with the frontier of low risk and low measure and 95% Monte
+#' Carlo intervals; a log axis when the measure spans orders of magnitude
+#' (pMSE). With a model, any other `type` is that of [plot.ru_profile()].
+#'
+#' @param x,object An `ru_utility_profile`.
+#' @param type `"utility"` or a type of [plot.ru_profile()].
+#' @param log `"auto"`, `TRUE` or `FALSE`: a log axis for the measure.
+#' @param ... Further graphical arguments (base) or unused (ggplot2).
+#' @return `x` invisibly (base) or a ggplot object.
+#' @family profiles
+#' @export
+#' @examples
+#' lung <- survival::lung[c("time", "status", "age", "wt.loss")]
+#' lung <- lung[stats::complete.cases(lung), ]
+#' ru <- ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)),
+#'                  vars = c("age", "wt.loss"), utility = "pmse_ratio",
+#'                  known = c("age", "wt.loss"), nrep = 3, seed = 1, progress = FALSE)
+#' plot(ru)
+plot.ru_utility_profile <- function(x, type = if (has_model(x)) "ru" else "utility",
+                                    log = "auto", ...) {
+  if (!identical(type, "utility")) return(NextMethod())
+  pd <- utility_panel_data(x, log)
+  p <- pd$points
   op <- graphics::par(mar = c(4.5, 4.5, 2.5, 1), las = 1)
   on.exit(graphics::par(op))
-  graphics::plot(xs, y, xlim = xlim,
-                 ylim = if (has_risk) rev(range(c(0, y), na.rm = TRUE)) else NULL,
-                 pch = ifelse(d$pareto %in% TRUE, 19, 1), col = "grey20", xaxt = "n",
-                 xlab = xlab,
-                 ylab = if (has_risk) sprintf("Disclosure risk (%s), safer upwards", meta$risk)
-                        else "scheme", yaxt = if (has_risk) "s" else "n", ...)
-  if (use_log) {
-    at <- seq(floor(min(xs, na.rm = TRUE)), ceiling(max(tf(hi), na.rm = TRUE)))
-    graphics::axis(1, at = at, labels = format(10^at, trim = TRUE, scientific = TRUE))
-  } else {
-    graphics::axis(1)
-  }
-  se_ok <- !is.na(d$utility_se) & d$utility_se > 0
-  if (any(se_ok))
-    graphics::segments(tf(lo[se_ok]), y[se_ok], tf(hi[se_ok]), y[se_ok], col = "grey50")
-  if (has_risk && any(d$pareto %in% TRUE)) {
-    f <- which(d$pareto %in% TRUE)
-    f <- f[order(u[f])]
-    graphics::lines(xs[f], y[f], type = "s", col = "grey40")
-  }
-  graphics::text(xs, y, labels = d$scheme, pos = 4, cex = 0.7, col = "grey15", xpd = NA)
-  graphics::mtext("left is better (closer to the original data); filled: on the frontier",
-                  side = 3, line = 0.5, cex = 0.8, col = "grey30")
+  graphics::plot(p$x, p$y, xlim = pd$xlim,
+                 ylim = if (pd$has_risk) rev(range(c(0, p$y), na.rm = TRUE)) else NULL,
+                 pch = ifelse(p$pareto, 19, 1), col = "grey20", xaxt = "n",
+                 xlab = pd$xlab, ylab = pd$ylab, yaxt = if (pd$has_risk) "s" else "n", ...)
+  if (pd$log) graphics::axis(1, at = pd$at, labels = pd$at_labels) else graphics::axis(1)
+  bars <- is.finite(p$xlo) & is.finite(p$xhi) & p$xhi > p$xlo
+  if (any(bars)) graphics::segments(p$xlo[bars], p$y[bars], p$xhi[bars], p$y[bars], col = "grey50")
+  if (nrow(pd$frontier) >= 2L)
+    graphics::lines(pd$frontier$x, pd$frontier$y, type = "s", col = "grey40")
+  graphics::text(p$x, p$y, labels = p$scheme, pos = 4, cex = 0.7, col = "grey15", xpd = NA)
+  graphics::mtext(pd$subtitle, side = 3, line = 0.5, cex = 0.8, col = "grey30")
   invisible(x)
+}
+
+#' @rdname plot.ru_utility_profile
+#' @exportS3Method ggplot2::autoplot
+autoplot.ru_utility_profile <- function(object, type = if (has_model(object)) "ru" else "utility",
+                                        log = "auto", ...) {
+  if (!identical(type, "utility")) return(NextMethod())
+  if (!requireNamespace("ggplot2", quietly = TRUE))
+    epimask_abort("autoplot() needs the ggplot2 package; install it or use plot().",
+                  "epimask_error_dependency")
+  pd <- utility_panel_data(object, log)
+  p <- pd$points
+  g <- ggplot2::ggplot(p, ggplot2::aes(x = .data$x, y = .data$y)) +
+    ggplot2::geom_segment(ggplot2::aes(x = .data$xlo, xend = .data$xhi, yend = .data$y),
+                          colour = "grey50", na.rm = TRUE)
+  if (nrow(pd$frontier) >= 2L)
+    g <- g + ggplot2::geom_step(data = pd$frontier, colour = "grey40")
+  g <- g + ggplot2::geom_point(ggplot2::aes(shape = .data$pareto), colour = "grey20",
+                               show.legend = FALSE) +
+    ggplot2::scale_shape_manual(values = c(`FALSE` = 1, `TRUE` = 19)) +
+    ggplot2::geom_text(ggplot2::aes(label = .data$scheme), hjust = -0.1, size = 2.6,
+                       colour = "grey15") +
+    ggplot2::labs(x = paste(strwrap(pd$xlab, 70), collapse = "\n"), y = pd$ylab,
+                  subtitle = paste(strwrap(pd$subtitle, 90), collapse = "\n")) +
+    gg_theme()
+  g <- g + if (pd$log) ggplot2::scale_x_continuous(limits = pd$xlim, breaks = pd$at,
+                                                    labels = pd$at_labels)
+           else ggplot2::scale_x_continuous(limits = pd$xlim)
+  if (pd$has_risk) g <- g + ggplot2::scale_y_reverse()
+  g
+}
+
+#' @export
+`[.ru_utility_profile` <- function(x, ...) {
+  out <- NextMethod()
+  if (inherits(out, "ru_profile")) class(out) <- c("ru_utility_profile", class(out))
+  out
+}
+
+#' @rdname epimask-tidiers
+#' @export
+tidy.ru_utility_profile <- function(x, ...) as.data.frame(x)
+
+#' @rdname epimask-tidiers
+#' @export
+glance.ru_utility_profile <- function(x, ...) {
+  meta <- attr(x, "meta")
+  out <- if (has_model(x)) NextMethod() else
+    data.frame(n_schemes = nrow(x), risk = meta$risk, max_risk = max(c(NA, x$risk), na.rm = TRUE),
+               stringsAsFactors = FALSE)
+  out$utility <- meta$utility
+  out$max_utility <- max(x$utility, na.rm = TRUE)
+  out
 }
