@@ -688,9 +688,10 @@ tidy.ru_utility_profile <- function(x, ...) as.data.frame(x)
 glance.ru_utility_profile <- function(x, ...) {
   meta <- attr(x, "meta")
   out <- if (has_model(x)) NextMethod() else
-    data.frame(n_schemes = nrow(x), risk = meta$risk, max_risk = max(c(NA, x$risk), na.rm = TRUE),
+    data.frame(n_schemes = nrow(x), risk = meta$risk,
+               max_risk = if (all(is.na(x$risk))) NA_real_ else max(x$risk, na.rm = TRUE),
                stringsAsFactors = FALSE)
   out$utility <- meta$utility
-  out$max_utility <- max(x$utility, na.rm = TRUE)
+  out$max_utility <- if (all(is.na(x$utility))) NA_real_ else max(x$utility, na.rm = TRUE)
   out
 }

@@ -134,6 +134,10 @@ test_that("ru_profile(utility = ) without a model and beside one", {
   plot(ru)
   grDevices::dev.off()
   unlink(f)
+  sub <- ru[1:2, ]
+  expect_s3_class(sub, "ru_utility_profile")
+  expect_equal(glance(ru)$utility, "ks")
+  expect_equal(nrow(tidy(ru)), 3L)
   # beside a model: the model's profile plus the measure
   ru2 <- ru_profile(d, schemes, y ~ age + bmi, family = binomial(), vars = c("age", "bmi"),
                     utility = "il1s", risk = "none", nrep = 3, seed = 3, progress = FALSE)
@@ -146,4 +150,15 @@ test_that("ru_profile(utility = ) without a model and beside one", {
                           progress = FALSE), class = "epimask_error_value")
   expect_error(ru_profile(d, schemes, vars = "age", risk = "none", progress = FALSE),
                class = "epimask_error_value")
+})
+
+test_that("autoplot of a profile without a model labels the better direction", {
+  skip_if_not_installed("ggplot2")
+  fx <- general_fixture(n = 100)
+  d <- fx$original[c("age", "bmi")]
+  ru <- ru_profile(d, list(mask_noise(0.5)), vars = c("age", "bmi"), utility = "cor",
+                   risk = "none", nrep = 2, seed = 1, progress = FALSE)
+  g <- ggplot2::autoplot(ru)
+  expect_s3_class(g, "ggplot")
+  expect_match(g$labels$x, "lower is better")
 })
