@@ -385,18 +385,10 @@ predict.epimask_cox <- function(object, newdata = NULL, type = c("lp", "risk"), 
   if (is.null(newdata)) {
     lp <- object$linear.predictors
   } else {
-    newdata <- as.data.frame(check_data(newdata))
-    tt <- stats::delete.response(object$terms)
-    mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass,
-                                      xlev = object$xlevels),
-                   error = function(e) abort_value("newdata", sprintf(
-                     "usable with the model (%s)", conditionMessage(e))))
-    x <- tryCatch(stats::model.matrix(tt, mf, contrasts.arg = object$contrasts),
-                  error = function(e) abort_value("newdata", sprintf(
-                    "columns of the types the model was fitted on (%s)", conditionMessage(e))))
-    x <- x[, names(object$coefficients), drop = FALSE]
+    design <- newdata_design(object, newdata)
+    x <- design$x[, names(object$coefficients), drop = FALSE]
     lp <- drop(sweep(x, 2L, object$means) %*% object$coefficients)
-    off <- stats::model.offset(mf)
+    off <- stats::model.offset(design$mf)
     if (!is.null(off)) lp <- lp + off
   }
   if (type == "risk") exp(lp) else lp
