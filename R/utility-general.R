@@ -324,12 +324,16 @@ summary.epimask_utility_general <- function(object, ...) {
 }
 
 #' @export
-print.summary.epimask_utility_general <- function(x, ...) {
-  print(x$measures, row.names = FALSE)
-  cat("\n")
-  print(x$variables, row.names = FALSE)
-  invisible(x)
+format.summary.epimask_utility_general <- function(x, ...) {
+  utils::capture.output({
+    print(x$measures, row.names = FALSE)
+    cat("\n")
+    print(x$variables, row.names = FALSE)
+  })
 }
+
+#' @export
+print.summary.epimask_utility_general <- function(x, ...) print_formatted(x, ...)
 
 #' Plot the per-variable distances of a model-free utility
 #'
@@ -544,11 +548,15 @@ summary.ru_utility_profile <- function(object, ...) {
 }
 
 #' @export
-print.summary.ru_utility_profile <- function(x, ...) {
-  cat(attr(x, "header"), sep = "\n")
-  print(as.data.frame(unclass(x)), row.names = FALSE)
-  invisible(x)
+format.summary.ru_utility_profile <- function(x, ...) {
+  utils::capture.output({
+    cat(attr(x, "header"), sep = "\n")
+    print(as.data.frame(unclass(x)), row.names = FALSE)
+  })
 }
+
+#' @export
+print.summary.ru_utility_profile <- function(x, ...) print_formatted(x, ...)
 
 #' @export
 as.data.frame.ru_utility_profile <- function(x, row.names = NULL, optional = FALSE, ...) {

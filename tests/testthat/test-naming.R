@@ -35,7 +35,13 @@ test_that("print() shows exactly the lines format() returns", {
     summary(risk_release(d, c("g", "h"), release_context(pr_attempt = 0.3, pr_acquaintance = 0.5))),
     summary(datafly(d, c("x", "g"), hier, k = 2)),
     summary(ru), zdl_aggregate(sim, 3), sim,
-    c(mask_round(1), mask_none()), summary(mask_pram(0.8), d, "g"))
+    c(mask_round(1), mask_none()), summary(mask_pram(0.8), d, "g"),
+    utility_general(d, noisy), summary(utility_general(d, noisy)))
+  if (requireNamespace("survival", quietly = TRUE)) {
+    lung <- stats::na.omit(survival::lung[c("time", "status", "age", "sex")])
+    cox <- fit_cox(survival::Surv(time, status) ~ age + sex, lung)
+    objects <- c(objects, list(summary(cox)))
+  }
   for (obj in objects) {
     lines <- format(obj)
     expect_type(lines, "character")
