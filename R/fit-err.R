@@ -609,8 +609,7 @@ predict.epimask_err <- function(object, newdata = NULL,
 format.epimask_err <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   utils::capture.output({
     digits <- check_digits(digits)
-    cat("Linear excess-relative-risk binary regression\n")
-    cat(sprintf("odds = exp(log-linear part) * (1 + beta * %s)\n\n", x$dose))
+    cat(err_title(x$dose), sep = "\n")
     if (!is.null(x$call)) cat("Call:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
     cat("Coefficients:\n")
     print.default(format(x$coefficients, digits = digits), print.gap = 2L, quote = FALSE)
@@ -646,8 +645,7 @@ format.summary.epimask_err <- function(x, digits = max(3L, getOption("digits") -
                                        signif.stars = getOption("show.signif.stars"), ...) {
   utils::capture.output({
     digits <- check_digits(digits)
-    cat("Linear excess-relative-risk binary regression\n")
-    cat(sprintf("odds = exp(log-linear part) * (1 + beta * %s)\n\n", x$dose))
+    cat(err_title(x$dose), sep = "\n")
     if (!is.null(x$call)) cat("Call:\n", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
     cat("Coefficients (the last row is the ERR per unit dose):\n")
     stats::printCoefmat(x$coefficients, digits = digits, signif.stars = signif.stars,
@@ -668,6 +666,11 @@ format.summary.epimask_err <- function(x, digits = max(3L, getOption("digits") -
 
 #' @export
 print.summary.epimask_err <- function(x, ...) print_formatted(x, ...)
+
+err_title <- function(dose) {
+  c("Linear excess-relative-risk binary regression",
+    sprintf("odds = exp(log-linear part) * (1 + beta * %s)", dose), "")
+}
 
 err_format_lr <- function(lr, digits) {
   sprintf("Likelihood-ratio test of ERR = 0: %s on 1 df, p = %s",

@@ -141,15 +141,17 @@ general_vars <- function(vars, original, masked) {
     vars <- vars[vapply(vars, function(v) usable(original[[v]]) && !is.character(original[[v]]),
                         logical(1))]
     if (!length(vars)) abort_value("vars", "given: the data share no numeric or factor column")
-    return(vars)
+  } else {
+    check_columns(vars, original, arg = "vars", data_arg = "original")
+    check_columns(vars, masked, arg = "vars", data_arg = "masked")
   }
-  check_columns(vars, original, arg = "vars", data_arg = "original")
-  check_columns(vars, masked, arg = "vars", data_arg = "masked")
+  # the masked columns too, chosen or by default (a complex or list column
+  # of `masked` would otherwise reach the measures)
   for (v in vars) {
     if (!usable(original[[v]]))
       abort_type("vars", sprintf("numeric, logical or factor columns ('%s' is %s)", v,
                                  class(original[[v]])[[1L]]))
-    if (is.numeric(original[[v]]) != is.numeric(masked[[v]]))
+    if (!usable(masked[[v]]) || is.numeric(original[[v]]) != is.numeric(masked[[v]]))
       abort_type("masked", sprintf("data whose column '%s' has the type of the original's", v))
   }
   unique(vars)

@@ -1,14 +1,18 @@
 # Sizes, counts and hand-built objects are checked before any work
 # (issue "Reliability").
 
-test_that("k_prime's O(1) search equals the direct scan over 0..k and takes any k", {
-  scan_cut <- function(k, pi, alpha, truncated) {
-    lambda <- pi * k
-    x <- if (truncated) seq_len(k) else 0:k
-    tail <- ppois(x - 1, lambda, lower.tail = FALSE)
-    if (truncated) tail <- tail / -expm1(-lambda)
-    as.integer(min(x[tail <= alpha], k))
-  }
+# The reference for k_prime(): the direct scan over 0..k of the definition
+# (D4: x >= 1, where P(X >= 1 | X >= 1) = 1 never passes).
+scan_cut <- function(k, pi, alpha, truncated) {
+  lambda <- pi * k
+  x <- if (truncated) seq_len(k) else 0:k
+  tail <- ppois(x - 1, lambda, lower.tail = FALSE)
+  if (truncated) tail <- tail / -expm1(-lambda)
+  ok <- tail <= alpha & !(truncated & x == 1)
+  as.integer(min(x[ok], k))
+}
+
+test_that("k_prime's O(log k) search equals the direct scan over 0..k and takes any k", {
   for (k in c(1, 2, 3, 5, 10, 17, 50, 333, 2000)) for (pi in c(0.01, 0.1, 0.3, 0.9, 1))
     for (alpha in c(0.01, 0.05, 0.1, 0.5)) {
       got <- k_prime(k, pi = pi, alpha = alpha)
@@ -197,16 +201,6 @@ test_that("print and format methods bound their digits", {
 # ---- hostile input of issue 24 (item 7): each fixed where the argument enters --
 
 test_that("k_prime() and risk_kanon() return for any positive pi, however small", {
-  # the reference: the direct scan over 0..k of the definition (D4 x >= 1,
-  # where P(X >= 1 | X >= 1) = 1 never passes)
-  scan_cut <- function(k, pi, alpha, truncated) {
-    lambda <- pi * k
-    x <- if (truncated) seq_len(k) else 0:k
-    tail <- ppois(x - 1, lambda, lower.tail = FALSE)
-    if (truncated) tail <- tail / -expm1(-lambda)
-    ok <- tail <= alpha & !(truncated & x == 1)
-    as.integer(min(x[ok], k))
-  }
   for (pi in c(5e-324, 1e-320, 1e-300, 1e-100, 1e-12))
     for (k in c(1, 2, 3, 5, 40)) for (alpha in c(1e-300, 0.1, 0.999999)) {
       got <- k_prime(k, pi = pi, alpha = alpha)
@@ -336,4 +330,27 @@ test_that("predict() of a fitted curve takes a tibble without a base or tibble w
   expect_no_warning(expect_error(predict(cur, tibble::tibble(anonymity = 0.5)),
                                  class = "epimask_error_type"))
   expect_error(predict(cur, data.frame(analysis_potential_x = 0.5)), class = "epimask_error_type")
+})
+
+test_that("a seeded profile leaves the caller's generator kind as it was, even without a .Random.seed", {
+  d <- data.frame(x = c(0.5, 1.2, 2.2, 3.1, 3.9, 5.2, 6.1, 7.4), y = c(0, 1, 1, 2, 3, 3, 5, 6))
+  genv <- globalenv()
+  saved <- get0(".Random.seed", envir = genv, inherits = FALSE)
+  kinds <- RNGkind()
+  on.exit({
+    do.call(RNGkind, as.list(kinds))
+    if (!is.null(saved)) assign(".Random.seed", saved, envir = genv)
+  })
+  set.seed(1)
+  expected <- runif(3)
+  for (fails in c(FALSE, TRUE)) {
+    # a fresh session: no .Random.seed yet
+    if (exists(".Random.seed", envir = genv, inherits = FALSE)) rm(".Random.seed", envir = genv)
+    sim <- if (fails) function(data) stop("boom") else NULL
+    try(ru_profile(d, list(mask_noise(0.1)), y ~ x, family = poisson(), vars = "x", term = "x",
+                   risk = "none", seed = 1, simulate = sim, progress = FALSE), silent = TRUE)
+    expect_identical(RNGkind()[[1L]], kinds[[1L]])
+    set.seed(1)
+    expect_identical(runif(3), expected)
+  }
 })

@@ -37,7 +37,9 @@ fuzz_fixtures <- function() {
   real_ru <- ru_profile(d, c(mask_round(1), mask_noise(0.3)), y ~ x, family = poisson(),
                         vars = "x", term = "x", risk = "match", known = "x", nrep = 2,
                         seed = 1, progress = FALSE)
-  list(n = n, xy = xy, d = d, cohort = cohort, kern = kern, ru = ru, sim = sim,
+  surv <- data.frame(time = round(rexp(n), 3) + 0.01, status = rep(c(1, 1, 0), length.out = n),
+                     x = d$x, g = d$g, stringsAsFactors = FALSE)
+  list(n = n, xy = xy, d = d, cohort = cohort, surv = surv, kern = kern, ru = ru, sim = sim,
        noisy = noisy, hier = hier, fit = fit, ctx = ctx, bad = bad,
        bad_marked = bad_marked, dates = dates, real_ru = real_ru,
        X = cbind(1, x = d$x), dup_xy = cbind(rep(0.5, n), rep(0.5, n)),
@@ -190,6 +192,10 @@ fuzz_calls <- function(fx) {
     zdl_simulator = list(sim = fx$sim),
     zdl_truth = list(sim = fx$sim, term = "x"),
     zdl_aggregate = list(sim = fx$sim, cells = 3),
+    fit_cox = list(formula = Surv(time, status) ~ x + g, data = fx$surv, weights = NULL,
+                   ties = "efron", control = list(), na.action = stats::na.omit),
+    utility_general = list(original = d, masked = fx$noisy, vars = NULL,
+                           measures = c("pmse", "ks", "cor", "il1s")),
     epimask_threads = list(threads = NULL)
   )
 }
@@ -332,6 +338,8 @@ fuzz_results <- function(fx) {
   fit <- fx$fit
   list(
     glm = fit,
+    cox = fit_cox(Surv(time, status) ~ x + g, fx$surv),
+    utility_general = utility_general(d, fx$noisy),
     err = fit_err(case ~ sex, fx$cohort, dose = "dose"),
     irls = irls_fit(fx$X, d$y, poisson()),
     kanon = risk_kanon(d, c("g", "h"), k = 2),
