@@ -354,3 +354,12 @@ test_that("a seeded profile leaves the caller's generator kind as it was, even w
     expect_identical(runif(3), expected)
   }
 })
+
+test_that("utility_general() checks the masked columns it picks by default", {
+  d <- data.frame(x = c(1.5, 2.5, 0.3, 4.1, 2.2, 3.3), g = factor(c("a", "b", "a", "b", "a", "b")))
+  m <- transform(d, x = complex(real = x, imaginary = 1))
+  e <- expect_error(utility_general(d, m), class = "epimask_error_type")
+  expect_identical(e$arg, "masked")
+  m$x <- as.character(d$x)
+  expect_error(utility_general(d, m), class = "epimask_error_type")
+})
