@@ -543,6 +543,11 @@ plot.epimask_match <- function(x, y = NULL, what = c("outcomes", "probability"),
                       ylab = "targets", ylim = c(0, 1.05 * max(outcomes, 1)),
                       main = sprintf("Record matching: %s%% expected correct",
                                      format(signif(x$percent_correct, 3))), ...)
+    # a target in a tie of c records is matched correctly with probability 1 / c
+    in_tie <- pt$c > 1 & pt$I == 1
+    graphics::mtext(sprintf("expected correct matches: %s alone + %s from ties (1 / c each)",
+                            format(outcomes[[1L]]), format(signif(sum(1 / pt$c[in_tie]), 3))),
+                    side = 3, line = 0.3, cex = 0.85)
     return(invisible(outcomes))
   }
   p <- pt$prob_true

@@ -119,6 +119,9 @@ test_that("plot() of matching and identifiability draws the counts it returns", 
   expect_identical(unname(out), c(sum(pt$c == 1 & pt$I == 1), sum(pt$c > 1 & pt$I == 1),
                                   sum(pt$I == 0)))
   expect_identical(sum(out), r$n_targets)
+  # the subtitle's split of the expected correct matches adds up to the measure
+  tie <- pt$c > 1 & pt$I == 1
+  expect_equal(out[[1L]] + sum(1 / pt$c[tie]), r$expected_match_risk, tolerance = 1e-12)
   h <- plot(r, what = "probability")
   expect_identical(sum(h$counts), nrow(pt))
   expect_error(plot(r, what = "nope"), class = "epimask_error_value")
