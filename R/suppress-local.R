@@ -19,14 +19,15 @@
 #'   every value of \eqn{v}. The class size of record \eqn{i} is the number
 #'   of records compatible with it,
 #'   \deqn{f_i = \#\{r : x_{rv} = x_{iv} \textrm{ or } x_{rv} = NA
-#'   \textrm{ or } x_{iv} = NA \textrm{ for every key } v\},}
+#'   \textrm{ or } x_{iv} = NA \textrm{ for every key } v\},}{f_i = #{r :
+#'   x[r, v] = x[i, v] or x[r, v] is NA or x[i, v] is NA, for every key v},}
 #'   classes overlap, and the counts are made by compatibility, not by
 #'   grouping. Fewer cells are needed.
 #'
 #' **The goal**: the fewest blanked cells, each weighted by its key's
 #' `importance`, such that \eqn{f_i \ge k} for every record (with
-#' `max_risk`, \eqn{1/f_i \le} `max_risk`, i.e. \eqn{k = \lceil 1 /}
-#' `max_risk`\eqn{\rceil}). Finding the minimum is NP-hard (Meyerson &
+#' `max_risk`, \eqn{1/f_i \le}{1/f_i <=} `max_risk`, i.e. \eqn{k = \lceil 1 /
+#' max\_risk \rceil}{k = ceiling(1 / max_risk)}). Finding the minimum is NP-hard (Meyerson &
 #' Williams 2004; Aggarwal et al. 2005), so a greedy heuristic is used, in C,
 #' on the distinct key patterns (not on records):
 #' * `"category"`: first, level by level over the key subsets in order of
