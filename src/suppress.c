@@ -863,49 +863,71 @@ static int compatible(const int *x, const int *y, int p)
     return 1;
 }
 
+/* The lists holding every pattern compatible with the row x: the patterns
+ * with x's value in its most selective set key, and those blank there.
+ * Returns their number, or -1 when x sets no key (every pattern). */
+static int windex_lists(const windex *ix, const int *x, const ivec *lists[2])
+{
+    int driver = -1;
+    long best_len = 0;
+    for (int j = 0; j < ix->p; j++) {
+        if (x[j] == 0) continue;
+        long len = x[j] <= ix->maxcode[j] ? ix->exact[j][x[j]].len : 0;
+        if (j < ix->n_free) len += ix->blank[j].len;
+        if (driver < 0 || len < best_len) { driver = j; best_len = len; }
+    }
+    if (driver < 0) return -1;
+    int m = 0;
+    if (x[driver] <= ix->maxcode[driver]) lists[m++] = &ix->exact[driver][x[driver]];
+    if (driver < ix->n_free) lists[m++] = &ix->blank[driver];
+    return m;
+}
+
 /* Records compatible with the row x, counted up to cap; with flag, only
  * those of the patterns flagged. */
-static long windex_count_flagged(const windex *ix, const int *x, long cap, const char *flag);
+static long windex_count_flagged(const windex *ix, const int *x, long cap, const char *flag)
+{
+    const ivec *lists[2];
+    int m = windex_lists(ix, x, lists);
+    long f = 0;
+    if (m < 0) {
+        if (!flag) return ix->total;
+        for (int q = 0; q < ix->G; q++) if (flag[q]) f += ix->weight[q];
+        return f;
+    }
+    for (int l = 0; l < m; l++)
+        for (int i = 0; i < lists[l]->len; i++) {
+            int q = lists[l]->v[i];
+            if ((!flag || flag[q]) && compatible(x, ix->cur + (size_t) q * ix->p, ix->p)) {
+                f += ix->weight[q];
+                if (f >= cap) return f;
+            }
+        }
+    return f;
+}
 
 static long windex_count(const windex *ix, const int *x, long cap)
 {
     return windex_count_flagged(ix, x, cap, NULL);
 }
 
-static long windex_count_flagged(const windex *ix, const int *x, long cap, const char *flag)
+/* The patterns compatible with the row x, into out. */
+static int windex_collect(const windex *ix, const int *x, ivec *out)
 {
-    int p = ix->p, driver = -1;
-    long best_len = 0;
-    for (int j = 0; j < p; j++) {
-        if (x[j] == 0) continue;
-        long len = x[j] <= ix->maxcode[j] ? ix->exact[j][x[j]].len : 0;
-        if (j < ix->n_free) len += ix->blank[j].len;
-        if (driver < 0 || len < best_len) { driver = j; best_len = len; }
+    const ivec *lists[2];
+    int m = windex_lists(ix, x, lists);
+    out->len = 0;
+    if (m < 0) {
+        for (int q = 0; q < ix->G; q++) if (ivec_push(out, q) < 0) return -1;
+        return 0;
     }
-    if (driver < 0 && !flag) return ix->total;
-    long f = 0;
-    if (driver < 0) {
-        for (int q = 0; q < ix->G; q++) if (flag[q]) f += ix->weight[q];
-        return f;
-    }
-    for (int part = 0; part < 2; part++) {
-        const ivec *list;
-        if (part == 0) {
-            if (x[driver] > ix->maxcode[driver]) continue;
-            list = &ix->exact[driver][x[driver]];
-        } else {
-            if (driver >= ix->n_free) break;
-            list = &ix->blank[driver];
+    for (int l = 0; l < m; l++)
+        for (int i = 0; i < lists[l]->len; i++) {
+            int q = lists[l]->v[i];
+            if (compatible(x, ix->cur + (size_t) q * ix->p, ix->p) && ivec_push(out, q) < 0)
+                return -1;
         }
-        for (int i = 0; i < list->len; i++) {
-            int q = list->v[i];
-            if ((!flag || flag[q]) && compatible(x, ix->cur + (size_t) q * p, p)) {
-                f += ix->weight[q];
-                if (f >= cap) return f;
-            }
-        }
-    }
-    return f;
+    return 0;
 }
 
 static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, poller *pl)
@@ -960,39 +982,6 @@ static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, poller 
     free(pending);
     free(list);
     free(x);
-    return 0;
-}
-
-/* The patterns compatible with the row x, appended to out. */
-static int windex_collect(const windex *ix, const int *x, ivec *out)
-{
-    int p = ix->p, driver = -1;
-    long best_len = 0;
-    out->len = 0;
-    for (int j = 0; j < p; j++) {
-        if (x[j] == 0) continue;
-        long len = x[j] <= ix->maxcode[j] ? ix->exact[j][x[j]].len : 0;
-        if (j < ix->n_free) len += ix->blank[j].len;
-        if (driver < 0 || len < best_len) { driver = j; best_len = len; }
-    }
-    if (driver < 0) {
-        for (int q = 0; q < ix->G; q++) if (ivec_push(out, q) < 0) return -1;
-        return 0;
-    }
-    for (int part = 0; part < 2; part++) {
-        const ivec *list;
-        if (part == 0) {
-            if (x[driver] > ix->maxcode[driver]) continue;
-            list = &ix->exact[driver][x[driver]];
-        } else {
-            if (driver >= ix->n_free) break;
-            list = &ix->blank[driver];
-        }
-        for (int i = 0; i < list->len; i++) {
-            int q = list->v[i];
-            if (compatible(x, ix->cur + (size_t) q * p, p) && ivec_push(out, q) < 0) return -1;
-        }
-    }
     return 0;
 }
 
