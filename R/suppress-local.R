@@ -45,7 +45,8 @@
 #'   equally cheap sets, the one that also reaches most records still below
 #'   `k`. Blanking only adds compatible records, so a safe record stays
 #'   safe, and blanking all its keys makes a record compatible with its
-#'   whole stratum.
+#'   whole stratum. The pass runs twice (smallest \eqn{f} first, largest
+#'   first) and the cheaper result is kept.
 #' * both end by putting back every blanked value that can return without
 #'   leaving any record below `k`.
 #'

@@ -20,6 +20,8 @@
  * once safe stays safe. Each pattern with f < k, smallest f first, blanks
  * the cheapest key subset that brings its own f to k (blanking all its keys
  * makes it compatible with its whole stratum, which holds >= k records).
+ * The pass runs in two orders (smallest f first, largest f first) and the
+ * cheaper result is kept.
  * f is counted through an inverted index: for each key and value the
  * patterns holding that value, and for each key the patterns blank in it;
  * one count scans the shortest such list and checks each candidate.
@@ -930,7 +932,16 @@ static int windex_collect(const windex *ix, const int *x, ivec *out)
     return 0;
 }
 
-static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, poller *pl)
+static int cmp_ranked_desc(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* order 0: the records below k with the smallest f first; 1: the largest f
+ * first (both then by pattern) */
+static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, int order, poller *pl)
 {
     int G = ix->G, p = ix->p;
     ranked *list = malloc((size_t) G * sizeof(ranked) + sizeof(ranked));
@@ -942,7 +953,7 @@ static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, poller 
         long f = windex_count(ix, ix->cur + (size_t) q * p, k);
         if (f < k) { list[m].id = q; list[m].weight = (int) f; m++; }
     }
-    qsort(list, (size_t) m, sizeof(ranked), cmp_ranked);
+    qsort(list, (size_t) m, sizeof(ranked), order == 0 ? cmp_ranked : cmp_ranked_desc);
     /* pending: still to be processed; among the cheapest sets that make q
      * safe, the one that also reaches most pending records wins */
     char *pending = calloc((size_t) G + 1, 1);
@@ -1033,20 +1044,37 @@ int suppress_run(const int *codes, size_t n, int p, int n_free,
     if (patterns_build(codes, n, p, &pt) < 0) return -1;
     int G = pt.G;
     subsets ss = { NULL, 0 };
-    int *cur = malloc((size_t) G * (size_t) p * sizeof(int) + sizeof(int));
+    int *cur = malloc((size_t) G * (size_t) p * sizeof(int) + sizeof(int)), *best = NULL;
     int status = -1;
     if (!cur || subsets_build(n_free, cost, &ss) < 0) goto done;
     if (!wildcard) {
         status = run_category(&pt, n_free, cost, k, &ss, n, supp, &pl);
         goto done;
     }
-    memcpy(cur, pt.codes, (size_t) G * (size_t) p * sizeof(int));
-    windex ix;
-    status = windex_build(&ix, G, p, n_free, cur, pt.weight) < 0 ? -1 : 0;
-    if (status == 0) status = wild_greedy(&ix, n_free, k, &ss, &pl);
-    if (status == 0) status = wild_prune(&ix, &pt, n_free, k, &pl);
-    windex_free(&ix);
-    if (status != 0) goto done;
+    /* two orders of the greedy; the cheaper result is kept (the first on a
+     * tie), so the choice depends on the codes only */
+    best = malloc((size_t) G * (size_t) p * sizeof(int) + sizeof(int));
+    if (!best) { status = -1; goto done; }
+    double best_cost = -1;
+    for (int order = 0; order < 2; order++) {
+        memcpy(cur, pt.codes, (size_t) G * (size_t) p * sizeof(int));
+        windex ix;
+        status = windex_build(&ix, G, p, n_free, cur, pt.weight) < 0 ? -1 : 0;
+        if (status == 0) status = wild_greedy(&ix, n_free, k, &ss, order, &pl);
+        if (status == 0) status = wild_prune(&ix, &pt, n_free, k, &pl);
+        windex_free(&ix);
+        if (status != 0) goto done;
+        double total = 0;
+        for (int q = 0; q < G; q++)
+            for (int j = 0; j < n_free; j++)
+                if (pt.codes[(size_t) q * p + j] != 0 && cur[(size_t) q * p + j] == 0)
+                    total += (double) pt.weight[q] * cost[j];
+        if (best_cost < 0 || total < best_cost) {
+            best_cost = total;
+            memcpy(best, cur, (size_t) G * (size_t) p * sizeof(int));
+        }
+    }
+    memcpy(cur, best, (size_t) G * (size_t) p * sizeof(int));
     for (size_t i = 0; i < n; i++) {
         int q = pt.of_record[i];
         const int *orig = pt.codes + (size_t) q * p, *now = cur + (size_t) q * p;
@@ -1054,7 +1082,7 @@ int suppress_run(const int *codes, size_t n, int p, int n_free,
             if (orig[j] != 0 && now[j] == 0) supp[i + (size_t) j * n] = 1;
     }
 done:
-    free(cur); free(ss.s);
+    free(cur); free(best); free(ss.s);
     patterns_free(&pt);
     return status;
 }
