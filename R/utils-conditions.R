@@ -25,7 +25,9 @@
 #' range), `epimask_warning_budget` (no scheme meets the risk budget),
 #' `epimask_warning_user` (a function the caller supplied signalled a warning;
 #' its message is quoted), `epimask_warning_deprecated` (an argument or a result
-#' field under its old name, which still works for one release).
+#' field under its old name, which still works for one release),
+#' `epimask_warning_stratum` (records of strata smaller than k that
+#' [suppress_local()] cannot make safe; they are left as they are).
 #'
 #' @name epimask-conditions
 #' @family utilities
