@@ -36,7 +36,8 @@ test_that("print() shows exactly the lines format() returns", {
     summary(datafly(d, c("x", "g"), hier, k = 2)),
     summary(ru), zdl_aggregate(sim, 3), sim,
     c(mask_round(1), mask_none()), summary(mask_pram(0.8), d, "g"),
-    utility_general(d, noisy), summary(utility_general(d, noisy)))
+    utility_general(d, noisy), summary(utility_general(d, noisy)),
+    suppress_local(d, c("g", "h"), k = 3), summary(suppress_local(d, c("g", "h"), k = 3)))
   if (requireNamespace("survival", quietly = TRUE)) {
     lung <- stats::na.omit(survival::lung[c("time", "status", "age", "sex")])
     cox <- fit_cox(survival::Surv(time, status) ~ age + sex, lung)
