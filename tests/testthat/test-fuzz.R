@@ -196,6 +196,8 @@ fuzz_calls <- function(fx) {
                    ties = "efron", control = list(), na.action = stats::na.omit),
     utility_general = list(original = d, masked = fx$noisy, vars = NULL,
                            measures = c("pmse", "ks", "cor", "il1s")),
+    suppress_local = list(data = d, keys = c("g", "h", "y"), k = 3, max_risk = NULL,
+                          importance = NULL, na = "category", strata = NULL),
     epimask_threads = list(threads = NULL)
   )
 }
@@ -340,6 +342,7 @@ fuzz_results <- function(fx) {
     glm = fit,
     cox = fit_cox(Surv(time, status) ~ x + g, fx$surv),
     utility_general = utility_general(d, fx$noisy),
+    suppression = suppress_local(d, c("g", "h", "y"), k = 3),
     err = fit_err(case ~ sex, fx$cohort, dose = "dose"),
     irls = irls_fit(fx$X, d$y, poisson()),
     kanon = risk_kanon(d, c("g", "h"), k = 2),
