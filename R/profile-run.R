@@ -562,7 +562,7 @@ diagnose_failure <- function(job, masked, error = NULL) {
 map_schemes <- function(k, run_one, parallel, progress, streams, steps = rep(1, k)) {
   sweep <- function(tick) {
     task <- function(i) run_one(i, tick)
-    if (parallel) future.apply::future_lapply(seq_len(k), task, future.seed = streams)
+    if (parallel) map_schemes_future(k, task, streams)
     else lapply(seq_len(k), task)
   }
   if (progress && requireNamespace("progressr", quietly = TRUE)) {
@@ -572,6 +572,19 @@ map_schemes <- function(k, run_one, parallel, progress, streams, steps = rep(1, 
     }, handlers = progress_handlers(), enable = TRUE))
   }
   sweep(NULL)
+}
+
+# The schemes on the current future::plan(). A worker that fails (a job
+# lost, killed or out of memory: a FutureError) fails the whole profile with
+# an error of class epimask_error_worker, never a partial profile; an error
+# the scheme itself raises is re-signalled as the serial run would.
+map_schemes_future <- function(k, task, streams) {
+  tryCatch(
+    future.apply::future_lapply(seq_len(k), task, future.seed = streams),
+    FutureError = function(e) epimask_abort(sprintf(paste0(
+      "A parallel worker failed, so ru_profile() returns nothing (a partial ",
+      "profile would leave schemes out unnoticed): %s"), conditionMessage(e)),
+      "epimask_error_worker", arg = "parallel"))
 }
 
 # The handlers the user registered with progressr::handlers(), else a bar
