@@ -75,7 +75,13 @@
 #' \eqn{10^{-12}}, so the naive SEs do not depend on the starting values.
 #' `parallel = TRUE` runs the schemes through [future.apply::future_lapply()]
 #' on the current [future::plan()]; the result is identical to the serial
-#' one under the same seed, whatever the backend.
+#' one under the same seed, whatever the backend. A worker that fails (a
+#' cluster job lost, killed or out of memory) fails the call with an error
+#' of class `epimask_error_worker`: no partial profile is returned. On a
+#' Slurm cluster use the job template the package ships:
+#' `future::plan(future.batchtools::batchtools_slurm, template =
+#' system.file("cluster", "slurm.tmpl", package = "epimask"), resources =
+#' list(libpaths = .libPaths()))` (the jobs load the session's epimask).
 #'
 #' @param data A data frame (tibble, data.table) with the model variables;
 #'   for kernel schemes in the row order of the schemes' coordinates.

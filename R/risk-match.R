@@ -123,7 +123,11 @@
 #' Each worker builds its own index and uses one thread unless `threads` is
 #' given; the result is identical to the serial one. If a worker fails, the
 #' call fails with an error of class `epimask_error_worker` and returns no
-#' partial result. For a release of \eqn{10^7} records, see the vignette
+#' partial result. The job template for Slurm that the package ships,
+#' `system.file("cluster", "slurm.tmpl", package = "epimask")`, takes the
+#' resources `ncpus`, `memory`, `walltime`, `partition` and `libpaths` (the
+#' session's [.libPaths()], so that the jobs load the same epimask). For a
+#' release of \eqn{10^7} records, see the vignette
 #' section "Matching risk of a registry on a cluster"
 #' (`vignette("kernel-masking", package = "epimask")`).
 #'
