@@ -83,7 +83,7 @@
 #'   converge quickly, every record is summed with the unknown factor read
 #'   from a cubic Hermite table with a certified error (about
 #'   \eqn{10^{-10}}), at about a quarter of the loop's cost per record.
-#'   So `prob_true` stays quadratic at the default `prob_tol = 1e-6`: 3.6
+#'   So `prob_true` stays quadratic at `prob_tol = 1e-6`: 3.6
 #'   to 3.8 times cheaper than the loop at \eqn{n} = 20,000 to \eqn{10^6}
 #'   (about 0.18 ms per target at 20,000, 10 ms at \eqn{10^6}: about 3 hours
 #'   of CPU for all targets of a \eqn{10^6} release; take a sample of
@@ -114,6 +114,39 @@
 #' work, so a busy machine slows it in proportion and an interrupt is
 #' honoured within a fraction of a second. Memory is \eqn{O(n)}: nothing
 #' \eqn{n \times n} is formed.
+#'
+#' @section The default call at registry scale:
+#' The rates (`c`, `I`, hence `expected_match_risk`, `percent_correct`,
+#' `true_match_rate`, `false_match_rate`) are sub-quadratic; `prob_true`
+#' and `prob_max` are not (their normaliser visits every record for every
+#' target, above). So when `prob_tol` is not given and the search runs, a
+#' call with more than \eqn{10^9} target-record pairs (about 10 s of CPU
+#' for the probabilities; option `epimask.match_prob_pairs`) computes the
+#' rates only: `prob_true` and `prob_max` are `NA`, `prob_tol` of the
+#' result is `NA`, and a message (class `epimask_message_probs_skipped`)
+#' says so and how to ask for them: give `prob_tol` (even `1e-6`, its
+#' default value), best with a sample of targets. Below the limit, and
+#' whenever `prob_tol` is given or the loop runs, nothing changes.
+#'
+#' Cost of each option, measured on this package's test machine (AMD EPYC,
+#' 2 cores, R 4.2.2, 2 threads; `inst/bench/bench-risk-default.R`), on
+#' \eqn{10^6} records of the Zhou et al. example I, known x and s1,
+#' unknown y, CPU time for all \eqn{10^6} targets (user + system):
+#' \tabular{lrr}{
+#'   option \tab ring kernel \tab noise \cr
+#'   default call (rates only) \tab 28 s \tab 18 s \cr
+#'   `prob_tol = 1e-6` (the former default) \tab 3.6 h \tab 3.9 h \cr
+#'   `method = "exhaustive"` (the loop) \tab 10 h \tab 11 h
+#' }
+#' (the last two rows measured on 436 and 40 targets and scaled; the
+#' ring kernel with about 100 neighbours within its cut-off, the noise
+#' correlated normal of covariance \eqn{0.1\,\Sigma}{0.1 Sigma}). The default call is
+#' about 460 (ring) and 770 (noise) times cheaper than the former default
+#' and gives the same `c` and `I` as the loop. Its elapsed time was 148 s
+#' and 63 s with load average 16 (other jobs on the 2 cores); on idle
+#' cores it is about half the CPU time. With `prob_tol` given, the time is
+#' linear in the number of targets: 2,000 targets of a \eqn{10^6} release
+#' cost about 26 s of CPU.
 #'
 #' @section Registry scale and clusters:
 #' Targets are independent. With `parallel = TRUE` they are split into
@@ -146,7 +179,9 @@
 #'   reference loop); see the section on methods.
 #' @param prob_tol Relative error allowed in `prob_true` and `prob_max` with
 #'   `method = "tree"` (certified bounds, never sampling); 0 sums every
-#'   record. `c`, `I` and the rates never depend on it.
+#'   record. `c`, `I` and the rates never depend on it. When not given, a
+#'   call of more than \eqn{10^9} target-record pairs leaves `prob_true`
+#'   and `prob_max` out (section "The default call at registry scale").
 #' @param parallel Run chunks of targets on the current [future::plan()]
 #'   (needs \pkg{future.apply}).
 #' @param progress Show a progress bar over chunks of targets
@@ -166,7 +201,8 @@
 #'       of released records and targets, the variables, and the residual SD
 #'       of the intruder's regression for each unknown variable.}
 #'     \item{`method`, `prob_tol`}{the method used and the relative error
-#'       certified for `prob_true` and `prob_max` (0 when exact).}
+#'       certified for `prob_true` and `prob_max` (0 when exact, `NA` when
+#'       they were not computed).}
 #'   }
 #' @references Zhou Y, Dominici F, Louis TA (2010). Model-based estimation of
 #'   disclosure risk and analysis validity for masked data.
