@@ -158,8 +158,11 @@
 #' call fails with an error of class `epimask_error_worker` and returns no
 #' partial result. The job template for Slurm that the package ships,
 #' `system.file("cluster", "slurm.tmpl", package = "epimask")`, takes the
-#' resources `ncpus`, `memory`, `walltime`, `partition` and `libpaths` (the
-#' session's [.libPaths()], so that the jobs load the same epimask). For a
+#' resources `ncpus`, `memory`, `walltime`, `partition`, `libpaths` (the
+#' session's [.libPaths()], so that the jobs load the same epimask) and
+#' `linger` (seconds a job stays on the queue after writing its result,
+#' default 5: on a busy machine batchtools otherwise takes a job that has
+#' just ended for a lost one). For a
 #' release of \eqn{10^7} records, see the vignette
 #' section "Matching risk of a registry on a cluster"
 #' (`vignette("kernel-masking", package = "epimask")`).

@@ -323,10 +323,18 @@ test_that("the search is exact from a point-mass intruder's law to a very noisy 
   }
 })
 
-test_that("prob_true is within prob_tol over a range of tolerances on masked data", {
-  sim <- as.data.frame(simulate_zdl(1, n = 4000, seed = 8))[, c("s1", "s2", "x", "y")]
+# The Zhou et al. example I, ring-kernel-masked (lambda 0.001): the original
+# and the release.
+zdl_ring_release <- function(n, seed) {
+  sim <- as.data.frame(simulate_zdl(1, n = n, seed = seed))[, c("s1", "s2", "x", "y")]
   sch <- mask_kernel("ring", 0.001, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
-  masked <- apply_mask(sim, sch, vars = c("s1", "x", "y"))
+  list(sim = sim, masked = apply_mask(sim, sch, vars = c("s1", "x", "y")))
+}
+
+test_that("prob_true is within prob_tol over a range of tolerances on masked data", {
+  rel <- zdl_ring_release(4000, 8)
+  sim <- rel$sim
+  masked <- rel$masked
   tg <- seq(1, 4000, by = 7)
   ex <- risk_match(sim, masked, c("x", "s1"), "y", method = "exhaustive", targets = tg)
   for (tol in c(1e-8, 1e-4, 0.03, 1)) {
@@ -430,9 +438,9 @@ test_that("the search's limits and its arguments give classed errors", {
 })
 
 test_that("a default call past the pair limit gives the rates and says what it left out", {
-  sim <- as.data.frame(simulate_zdl(1, n = 3000, seed = 9))[, c("s1", "s2", "x", "y")]
-  sch <- mask_kernel("ring", 0.001, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
-  masked <- apply_mask(sim, sch, vars = c("s1", "x", "y"))
+  rel <- zdl_ring_release(3000, 9)
+  sim <- rel$sim
+  masked <- rel$masked
   tg <- seq(1, 3000, by = 5)
   ex <- risk_match(sim, masked, c("x", "s1"), "y", method = "exhaustive", targets = tg)
   # 3000 x 600 = 1.8e6 pairs: below the default limit the default call
