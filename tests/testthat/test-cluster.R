@@ -30,6 +30,12 @@ skip_unless_slurm <- function() {
 # CPUs) whose jobs load the epimask under test: inside R CMD check that is
 # the copy installed in epimask.Rcheck, first in .libPaths().
 with_slurm_plan <- function(code, template = slurm_template()) {
+  # batchtools finds the jobs with `squeue --user=$USER`; unset (containers,
+  # cron) it finds none and takes every running job for a lost one
+  if (!nzchar(Sys.getenv("USER"))) {
+    Sys.setenv(USER = Sys.info()[["effective_user"]])
+    on.exit(Sys.unsetenv("USER"), add = TRUE)
+  }
   old_opts <- options(future.cache.path = file.path(tempdir(), "future-batchtools"))
   old_plan <- future::plan(future.batchtools::batchtools_slurm, template = template,
                            workers = 2L, resources = list(libpaths = .libPaths()))
