@@ -158,7 +158,8 @@
 #' call fails with an error of class `epimask_error_worker` and returns no
 #' partial result. The job template for Slurm that the package ships,
 #' `system.file("cluster", "slurm.tmpl", package = "epimask")`, takes the
-#' resources `ncpus`, `memory`, `walltime`, `partition`, `libpaths` (the
+#' resources `ncpus`, `memory`, `walltime`, `partition`, `rscript` (the
+#' Rscript the job runs; default that of the session's R), `libpaths` (the
 #' session's [.libPaths()], so that the jobs load the same epimask) and
 #' `linger` (seconds a job stays on the queue after writing its result,
 #' default 5: on a busy machine batchtools otherwise takes a job that has
