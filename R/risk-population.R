@@ -82,7 +82,10 @@ format.epimask_population_model <- function(x, ...) {
 #'     \eqn{U = \Gamma(\theta + 1) / \Gamma(\theta + \alpha) N^\alpha}.
 #'     Assumes the population's partition is exchangeable (the sample is a
 #'     simple random sample) and follows the two-parameter law; invalid when
-#'     \eqn{\alpha = 0} or \eqn{U} falls outside \eqn{[0, N]}. Dankar et al.
+#'     \eqn{\alpha = 0} or \eqn{U} falls outside \eqn{[0, N]}. When the
+#'     likelihood increases towards \eqn{\theta = 0} (samples that are
+#'     nearly all uniques) the maximum on that boundary is used (reason
+#'     "on the boundary"); it overestimates. Dankar et al.
 #'     found it the most accurate at small sampling fractions; it misleads
 #'     when the keys' distribution is far from the Pitman law (a few very
 #'     large classes beside many uniques).}
@@ -286,32 +289,74 @@ pitman_in_domain <- function(p, u) {
   is.finite(t) && is.finite(a) && a < 1 && t >= 0 && t + a > 0 && t + (u - 1) * a > 0
 }
 
-pitman_fit <- function(j, cj, n, u, N, max_iter = 200L) {
+pitman_fit <- function(j, cj, n, u, N) {
   fail <- function(reason, p = c(NA_real_, NA_real_))
     list(uniques = NA_real_, converged = FALSE, reason = reason, theta = p[[1L]], alpha = p[[2L]])
   if (u < 2) return(fail("fewer than two classes"))
   if (n < 3) return(fail("fewer than three records"))
+  if (all(j == 1)) return(fail("every record is a sample unique (the likelihood has no maximum)"))
   tt <- pitman_terms(j, cj, n, u)
   c1 <- sum(cj[j == 1]); c2 <- sum(cj[j == 2])
-  # ARX's starting values (moment-type estimates)
+  # 1. Newton from ARX's starting values (moment-type estimates)
   c2s <- if (c2 != 0) c2 else 1
   cc <- c1 * (c1 - 1) / c2s
   t0 <- (n * u * cc - c1 * (n - 1) * (2 * u + cc)) / (2 * c1 * u + c1 * cc - n * cc)
   a0 <- (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
   p <- c(t0, a0)
-  if (!pitman_in_domain(p, u) || !is.finite(pitman_loglik(p, tt))) p <- c(1, 0.5)
+  st <- if (pitman_in_domain(p, u) && is.finite(pitman_loglik(p, tt))) pitman_newton(p, tt, u) else NULL
+  # 2. else the profile likelihood over alpha (fast closed forms), polished
+  if (is.null(st) || !st$stationary) {
+    pr <- pitman_profile(j, cj, n, u)
+    if (is.null(pr)) return(fail("the likelihood could not be evaluated", st$p %||% p))
+    if (pr$at_bound)
+      return(fail(paste("the likelihood increases without bound as alpha -> -Inf",
+                        "(keys close to uniform over a finite table): no finite maximum"), pr$p))
+    st2 <- pitman_newton(pr$p, tt, u)
+    if (is.null(st) || st2$L >= st$L) st <- st2
+  }
+  p <- st$p
+  d <- pitman_derivs(p, tt)
+  ev <- eigen(d$H, symmetric = TRUE, only.values = TRUE)$values
+  boundary <- FALSE
+  if (!st$stationary && p[[1L]] < 1e-6 && d$g[[1L]] < 0) {
+    # the maximum is on the boundary theta = 0: there dL/dalpha = (u - 1) /
+    # alpha - sum w / (l - alpha) decreases strictly from +Inf, one root
+    da <- function(a) (u - 1) / a - sum(tt$w / (tt$l - a))
+    hi <- 1 - 1e-12
+    if (da(hi) < 0) {
+      a <- stats::uniroot(da, c(1e-12, hi), tol = 1e-14)$root
+      p <- c(0, a)
+      d <- pitman_derivs(p, tt)
+      boundary <- d$g[[1L]] <= 0 && d$H[2L, 2L] < 0
+      ev <- d$H[2L, 2L]
+    }
+  }
+  if (!st$stationary && !boundary)
+    return(fail("Newton's method found no stationary point of the likelihood", p))
+  if (any(ev >= 0)) return(fail("the stationary point is not a maximum", p))
+  if (p[[2L]] == 0) return(fail("alpha = 0 (the estimator is undefined)", p))
+  U <- exp(lgamma(p[[1L]] + 1) - lgamma(p[[1L]] + p[[2L]]) + p[[2L]] * log(N))
+  if (!is.finite(U) || U < 0 || U > N)
+    return(fail("the estimate falls outside [0, N]", p))
+  list(uniques = U, converged = TRUE,
+       reason = if (boundary) "maximum likelihood on the boundary theta = 0" else "maximum likelihood",
+       theta = p[[1L]], alpha = p[[2L]])
+}
+
+# Newton's method with a backtracking line search on the likelihood (direct
+# sums), inside the domain; a scaled gradient step where the surface is not
+# concave. Returns the last point, its likelihood and whether the gradient
+# vanishes there (relative to the size of its terms).
+pitman_newton <- function(p, tt, u, max_iter = 100L) {
   L <- pitman_loglik(p, tt)
-  converged <- FALSE
   for (iter in seq_len(max_iter)) {
     d <- pitman_derivs(p, tt)
     step <- tryCatch(solve(d$H, d$g), error = function(e) NULL)
     ev <- eigen(d$H, symmetric = TRUE, only.values = TRUE)$values
-    # Newton where the surface is concave, else a scaled gradient step
-    if (is.null(step) || any(!is.finite(step)) || any(ev >= 0)) {
+    if (is.null(step) || any(!is.finite(step)) || any(ev >= 0))
       step <- -d$g / pmax(abs(diag(d$H)), 1e-12)
-    }
     moved <- FALSE
-    for (half in 0:60) {
+    for (half in 0:40) {
       cand <- p - step / 2^half
       if (pitman_in_domain(cand, u)) {
         Lc <- pitman_loglik(cand, tt)
@@ -325,23 +370,55 @@ pitman_fit <- function(j, cj, n, u, N, max_iter = 200L) {
     rel <- max(abs(cand - p) / pmax(abs(p), 1))
     p <- cand
     L <- Lc
-    if (rel < 1e-12) {
-      converged <- TRUE
-      break
-    }
+    if (rel < 1e-12) break
   }
   d <- pitman_derivs(p, tt)
-  ev <- eigen(d$H, symmetric = TRUE, only.values = TRUE)$values
   scale <- c(sum(1 / (p[[1L]] + tt$m)), sum(tt$i / (p[[1L]] + tt$i * p[[2L]])))
-  stationary <- all(abs(d$g) <= 1e-8 * pmax(scale, 1))
-  if (!(converged || stationary) || !stationary)
-    return(fail("Newton's method found no stationary point of the likelihood", p))
-  if (any(ev >= 0)) return(fail("the stationary point is not a maximum", p))
-  if (p[[2L]] == 0) return(fail("alpha = 0 (the estimator is undefined)", p))
-  U <- exp(lgamma(p[[1L]] + 1) - lgamma(p[[1L]] + p[[2L]]) + p[[2L]] * log(N))
-  if (!is.finite(U) || U < 0 || U > N)
-    return(fail("the estimate falls outside [0, N]", p))
-  list(uniques = U, converged = TRUE, reason = "maximum likelihood", theta = p[[1L]], alpha = p[[2L]])
+  list(p = p, L = L, stationary = all(abs(d$g) <= 1e-8 * pmax(scale, 1)))
+}
+
+# The log-likelihood by closed forms (lgamma differences, O(number of
+# distinct class sizes)), for the search; Newton then polishes on the direct
+# sums. theta = theta_min(alpha) + exp(r).
+pitman_loglik_fast <- function(theta, alpha, j, cj, n, u) {
+  if (alpha > 0) {
+    x <- theta / alpha
+    A <- if (x < 1e7) (u - 1) * log(alpha) + lgamma(x + u) - lgamma(x + 1)
+         else (u - 1) * log(theta) + sum(log1p(seq_len(u - 1) / x))
+  } else if (alpha < 0) {
+    m <- theta / -alpha
+    if (m <= u - 1) return(-Inf)
+    A <- (u - 1) * log(-alpha) + lgamma(m) - lgamma(m - u + 1)
+  } else {
+    A <- (u - 1) * log(theta)
+  }
+  B <- lgamma(theta + n) - lgamma(theta + 1)
+  C <- sum(cj * (lgamma(j - alpha) - lgamma(1 - alpha)))
+  A - B + C
+}
+
+pitman_profile <- function(j, cj, n, u) {
+  theta_min <- function(a) if (a < 0) -(u - 1) * a else 0
+  inner <- function(a) {
+    tm <- theta_min(a)
+    f <- function(r) pitman_loglik_fast(tm + exp(r), a, j, cj, n, u)
+    lo <- if (tm > 0) log(tm) - 40 else -30
+    o <- stats::optimize(f, c(lo, log(tm + 1e12)), maximum = TRUE, tol = 1e-10)
+    list(theta = tm + exp(o$maximum), L = o$objective)
+  }
+  # alpha = 1 - exp(s): s in (log 1e-8, log(1 + 1e5))
+  s_grid <- seq(log(1e-8), log(1 + 1e5), length.out = 60L)
+  Ls <- vapply(s_grid, function(s) inner(1 - exp(s))$L, 1)
+  if (!any(is.finite(Ls))) return(NULL)
+  k <- which.max(Ls)
+  if (k == length(s_grid)) {
+    a <- 1 - exp(s_grid[[k]])
+    return(list(p = c(inner(a)$theta, a), at_bound = TRUE))
+  }
+  br <- s_grid[c(max(1L, k - 1L), min(length(s_grid), k + 1L))]
+  o <- stats::optimize(function(s) inner(1 - exp(s))$L, br, maximum = TRUE, tol = 1e-10)
+  a <- 1 - exp(o$maximum)
+  list(p = c(inner(a)$theta, a), at_bound = FALSE)
 }
 
 # --- SNB --------------------------------------------------------------------
