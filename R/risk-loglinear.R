@@ -127,7 +127,7 @@ risk_loglinear <- function(data, keys, weights = NULL, formula = NULL,
   names(grid) <- keys
   grid <- as.data.frame(grid, optional = TRUE)
   names(grid) <- keys
-  formula <- loglinear_formula(formula, keys)
+  formula <- loglinear_formula(formula, keys, nlev)
   # response and offset
   y <- as.double(f)
   offset <- NULL
@@ -139,6 +139,11 @@ risk_loglinear <- function(data, keys, weights = NULL, formula = NULL,
   if (method == "IPF") {
     fit <- ipf_fit(grid, y, formula)
   } else {
+    p_cols <- ncol(stats::model.matrix(formula, grid[1L, , drop = FALSE]))
+    if (n_cells * p_cols > 5e7)
+      epimask_abort(sprintf("The design of the log-linear model would have %s cells x %d columns (over 5e7 numbers); group the keys, use fewer interactions or method = \"IPF\".",
+                            format(n_cells), p_cols),
+                    c("epimask_error_size", "epimask_error_value"), arg = "keys")
     X <- stats::model.matrix(formula, grid)
     irls <- irls_fit(X, y, family = stats::poisson(), offset = offset)
     fit <- list(mu = as.double(irls$fitted.values), coefficients = irls$coefficients,
@@ -203,16 +208,23 @@ check_loglinear_weights <- function(weights, data) {
   check_sampling_weights(weights, data)
 }
 
-loglinear_formula <- function(formula, keys) {
-  if (is.null(formula))
-    return(stats::as.formula(paste("~", paste(sprintf("`%s`", keys), collapse = " + ")),
-                             env = baseenv()))
+loglinear_formula <- function(formula, keys, nlev) {
+  if (is.null(formula)) {
+    # a key with one value adds nothing to the model (and has no contrasts)
+    vary <- keys[nlev > 1]
+    rhs <- if (length(vary)) paste(sprintf("`%s`", vary), collapse = " + ") else "1"
+    return(stats::as.formula(paste("~", rhs), env = baseenv()))
+  }
   if (!inherits(formula, "formula") || length(formula) != 2L)
     abort_type("formula", "a one-sided formula in the keys, e.g. ~ a * b + c")
   vars <- all.vars(formula)
   bad <- setdiff(vars, keys)
   if (length(bad))
     abort_value("formula", sprintf("a formula in the keys only (not %s)", paste(bad, collapse = ", ")))
+  one <- intersect(vars, keys[nlev < 2])
+  if (length(one))
+    abort_value("formula", sprintf("a formula in keys with two or more values (%s has one)",
+                                   paste(one, collapse = ", ")))
   formula
 }
 
@@ -255,26 +267,14 @@ tabulate_sum <- function(x, id) {
   out
 }
 
-# E(1 / F | f) when F - f is Poisson(v): (1 - exp(-v)) / v for f = 1, and the
-# integral of (1 - s)^(f - 1) exp(-v s) over (0, 1) for f > 1 (one
-# integrate() per distinct (f, v) of the cells with records).
+# E(1 / F | f) when F - f is Poisson(v), in C (src/loglinear.c), for the
+# cells with records; 0 for empty cells.
 match_prob_poisson <- function(f, v) {
   out <- numeric(length(f))
-  one <- f == 1
-  out[one] <- ifelse(v[one] < 1e-8, 1 - v[one] / 2, -expm1(-v[one]) / v[one])
-  many <- which(f > 1)
-  if (length(many)) {
-    key <- paste(f[many], v[many])
-    first <- !duplicated(key)
-    idx <- many[first]
-    vals <- vapply(idx, function(k) {
-      fk <- f[[k]]; vk <- v[[k]]
-      if (vk < 1e-12) return(1 / fk)
-      stats::integrate(function(s) exp((fk - 1) * log1p(-s) - vk * s), 0, 1,
-                       rel.tol = 1e-10, subdivisions = 200L)$value
-    }, 1)
-    out[many] <- vals[match(key, key[first])]
-  }
+  seen <- f > 0
+  if (any(seen))
+    out[seen] <- call_c(C_loglinear_match, list(f = as.double(f[seen]), v = as.double(v[seen])),
+                        arg = "cells")
   out
 }
 

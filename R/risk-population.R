@@ -309,8 +309,9 @@ pitman_fit <- function(j, cj, n, u, N) {
     pr <- pitman_profile(j, cj, n, u)
     if (is.null(pr)) return(fail("the likelihood could not be evaluated", st$p %||% p))
     if (pr$at_bound)
-      return(fail(paste("the likelihood increases without bound as alpha -> -Inf",
-                        "(keys close to uniform over a finite table): no finite maximum"), pr$p))
+      return(fail(paste("no finite maximum: the likelihood increases as alpha -> -Inf (the sample",
+                        "looks like uniform draws from a finite table, as when nearly every record",
+                        "is a sample unique)"), pr$p))
     st2 <- pitman_newton(pr$p, tt, u)
     if (is.null(st) || st2$L >= st$L) st <- st2
   }

@@ -43,6 +43,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(individual_risk, 1),
     CALLDEF(suda_search, 1),
     CALLDEF(linkage_run, 1),
+    /* log-linear risk (r_loglinear.c) */
+    CALLDEF(loglinear_match, 1),
     {NULL, NULL, 0}
 };
 

@@ -50,4 +50,7 @@ SEXP r_individual_risk(SEXP spec);
 SEXP r_suda_search(SEXP spec);
 SEXP r_linkage_run(SEXP spec);
 
+/* r_loglinear.c: log-linear risk */
+SEXP r_loglinear_match(SEXP spec);
+
 #endif

@@ -77,6 +77,12 @@ for (m in c("pitman", "zayatz", "snb", "dankar")) {
   tm <- system.time(res <- suppressWarnings(risk_population(big, k5, pi = 0.05, model = m)))
   cat(sprintf("  risk_population(model = \"%s\"): %.2f s (share %.4g)\n", m, tm[["elapsed"]], res$share))
 }
+# the log-linear model needs a key table it can fit: 30 x 2 x 20 x 10 x 12 =
+# 144,000 cells (main effects: 70 columns)
+set.seed(3)
+big <- data.frame(a = sample.int(30, n, TRUE, zipf(30, 0.3)), b = sample.int(2, n, TRUE),
+                  c = sample.int(20, n, TRUE, zipf(20, 1.1)), d = sample.int(10, n, TRUE, zipf(10, 1)),
+                  e = sample.int(12, n, TRUE, zipf(12, 0.8)))
 w <- rep(20, n)
 tm <- system.time(ll <- risk_loglinear(big, k5, weights = w))
 cat(sprintf("  risk_loglinear(): %.2f s (%d cells, tau1 %.4g, tau2 %.4g)\n", tm[["elapsed"]], ll$n_cells,
