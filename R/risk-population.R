@@ -135,6 +135,9 @@ format.epimask_population_model <- function(x, ...) {
 #' @param pi The sampling fraction in (0, 1], or a [population_model()]
 #'   (whose `model` and `arx` then apply).
 #' @param model,arx As in [population_model()].
+#' @param compare `TRUE` (default) fits every model for the table of
+#'   `$estimates`; `FALSE` only those the answer needs (the others are NA,
+#'   "not computed").
 #' @return An object of class `epimask_population`: `uniques` (the estimated
 #'   number of population uniques by `model`), `share` (`uniques / N`),
 #'   `model`, `used` (the model the Dankar rule picked, else `model`),
@@ -164,7 +167,7 @@ format.epimask_population_model <- function(x, ...) {
 #' as.data.frame(r)
 #' @export
 risk_population <- function(data, keys, pi, model = c("dankar", "pitman", "zayatz", "snb"),
-                            arx = FALSE) {
+                            arx = FALSE, compare = TRUE) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
   if (inherits(pi, "epimask_population_model")) {
@@ -174,7 +177,8 @@ risk_population <- function(data, keys, pi, model = c("dankar", "pitman", "zayat
   }
   ec <- key_groups(data, keys)
   hist <- class_histogram(ec$size)
-  out <- population_uniques(hist$size, hist$count, spec$pi, spec$model, spec$arx)
+  compare <- check_flag(compare, "compare")
+  out <- population_uniques(hist$size, hist$count, spec$pi, spec$model, spec$arx, compare = compare)
   out$keys <- keys
   out
 }
@@ -186,7 +190,8 @@ class_histogram <- function(size) {
 }
 
 # All four estimates from a histogram (size j, count c_j).
-population_uniques <- function(j, cj, pi, model = "dankar", arx = FALSE, warn = TRUE) {
+population_uniques <- function(j, cj, pi, model = "dankar", arx = FALSE, warn = TRUE,
+                               compare = TRUE) {
   n <- sum(j * cj)
   N <- round(n / pi)
   q <- n / N
@@ -200,11 +205,16 @@ population_uniques <- function(j, cj, pi, model = "dankar", arx = FALSE, warn = 
     est <- list(pitman = zero, zayatz = zero, snb = zero, dankar = zero)
     used <- "none"
   } else {
-    pit <- pitman_fit(j, cj, n, u, N)
-    params$pitman <- c(theta = pit$theta, alpha = pit$alpha)
-    zay <- zayatz_estimate(j, cj, n, N, c1)
-    snb <- snb_fit(j, cj, q, u, c1, c2, arx)
-    params$snb <- c(alpha = snb$alpha, beta = snb$beta, K = snb$K)
+    # with compare = FALSE only the models the answer needs are fitted
+    need <- if (compare) population_models[-1L] else switch(model,
+      dankar = if (q <= 0.1) c("pitman", "zayatz") else c("zayatz", "snb"), model)
+    skipped <- list(uniques = NA_real_, converged = FALSE, reason = "not computed (compare = FALSE)",
+                    theta = NA_real_, alpha = NA_real_, beta = NA_real_, K = NA_real_)
+    pit <- if ("pitman" %in% need) pitman_fit(j, cj, n, u, N) else skipped
+    if ("pitman" %in% need) params$pitman <- c(theta = pit$theta, alpha = pit$alpha)
+    zay <- if ("zayatz" %in% need) zayatz_estimate(j, cj, n, N, c1) else skipped[1:3]
+    snb <- if ("snb" %in% need) snb_fit(j, cj, q, u, c1, c2, arx) else skipped
+    if ("snb" %in% need) params$snb <- c(alpha = snb$alpha, beta = snb$beta, K = snb$K)
     est <- list(pitman = pit[c("uniques", "converged", "reason")],
                 zayatz = zay, snb = snb[c("uniques", "converged", "reason")])
     if (q <= 0.1) {
@@ -213,14 +223,18 @@ population_uniques <- function(j, cj, pi, model = "dankar", arx = FALSE, warn = 
       } else {
         used <- "zayatz"
       }
-    } else if (snb$converged) {
+    } else if (snb$converged && zay$converged) {
       used <- if (zay$uniques < snb$uniques) "zayatz" else "snb"
     } else {
       used <- "zayatz"
     }
-    d <- est[[used]]
-    est$dankar <- list(uniques = d$uniques, converged = d$converged,
-                       reason = if (d$converged) sprintf("rule picked %s", used) else d$reason)
+    if (compare || model == "dankar") {
+      d <- est[[used]]
+      est$dankar <- list(uniques = d$uniques, converged = d$converged,
+                         reason = if (d$converged) sprintf("rule picked %s", used) else d$reason)
+    } else {
+      est$dankar <- skipped[1:3]
+    }
   }
   tab <- data.frame(model = population_models,
                     uniques = vapply(population_models, function(m) est[[m]]$uniques, 1),
@@ -559,7 +573,8 @@ print.summary.epimask_population <- function(x, digits = 4, ...) {
   if (length(x$params)) {
     cat("\nFitted parameters:\n")
     for (m in names(x$params))
-      cat(sprintf("  %s: %s\n", m, paste(names(x$params[[m]]), format(signif(x$params[[m]], digits)),
+      cat(sprintf("  %s: %s\n", m, paste(names(x$params[[m]]),
+                                          vapply(x$params[[m]], function(v) format(signif(v, digits)), ""),
                                           sep = " = ", collapse = ", ")))
   }
   invisible(x)

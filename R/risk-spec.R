@@ -219,7 +219,7 @@ risk_population_value <- function(original, masked, args) {
                   "epimask_error_value", arg = "pi")
   model <- if (is.null(args$model)) "dankar" else args$model
   res <- suppressWarnings(risk_population(masked, keys = args$keys, pi = pi, model = model,
-                                          arx = isTRUE(args$arx)))
+                                          arx = isTRUE(args$arx), compare = FALSE))
   res$share
 }
 

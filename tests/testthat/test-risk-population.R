@@ -225,3 +225,15 @@ test_that("risk_spec(\"population\") and risk_release(uniqueness = )", {
   expect_error(risk_release(adult_classes, "class", ctx, uniqueness = 0.1),
                class = "epimask_error_type")
 })
+
+test_that("compare = FALSE fits only what the answer needs, with the same answer", {
+  for (m in c("dankar", "pitman", "zayatz", "snb")) for (pi in c(0.05, 0.3)) {
+    full <- risk_population(adult_classes, "class", pi = pi, model = m)
+    lean <- risk_population(adult_classes, "class", pi = pi, model = m, compare = FALSE)
+    expect_identical(lean$uniques, full$uniques)
+    expect_identical(lean$used, full$used)
+  }
+  lean <- risk_population(adult_classes, "class", pi = 0.05, model = "zayatz", compare = FALSE)
+  expect_equal(sum(lean$estimates$converged), 1L)
+  expect_match(lean$estimates$reason[lean$estimates$model == "snb"], "not computed")
+})
