@@ -95,6 +95,9 @@ cat(sprintf("  risk_loglinear(): %s (%d cells, tau1 %.4g, tau2 %.4g)\n", el(tm),
 tm2 <- system.time(ll2 <- risk_loglinear(big, k5, weights = w, scale = "sdcmicro", bound = 19))
 cat(sprintf("  risk_loglinear(scale = \"sdcmicro\", bound = 19): %s\n", el(tm2)))
 if (requireNamespace("sdcMicro", quietly = TRUE)) {
+  # sdcMicro's glm() takes numeric key columns as covariates (one slope
+  # each): keys must be factors for it to fit the log-linear model of the table
+  big[k5] <- lapply(big[k5], factor)
   big$w <- w
   tm3 <- system.time(sm <- sdcMicro::modRisk(big, method = "default", weights = "w",
                                              formulaM = ~ a + b + c + d + e, bound = 19))
