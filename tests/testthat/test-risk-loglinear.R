@@ -209,3 +209,18 @@ test_that("methods and the risk_spec entry", {
   v2 <- risk_value(risk_spec("loglinear", keys = keys, weights = "w", measure = "tau2"), d, d)
   expect_equal(v2, r$tau2 / nrow(d), tolerance = tol_exact)
 })
+
+test_that("keys are categories: numbers and NA are values of their own", {
+  d <- ll_data()
+  keys <- c("age", "sex", "region")
+  d2 <- d
+  d2$region <- match(d$region, letters)          # the same key coded as numbers
+  a <- risk_loglinear(d, keys, weights = "w")
+  b <- risk_loglinear(d2, keys, weights = "w")
+  expect_equal(c(b$tau1, b$tau2), c(a$tau1, a$tau2), tolerance = tol_exact)
+  d3 <- d
+  d3$region[d3$region == "h"] <- NA                # NA as a category of its own
+  c3 <- risk_loglinear(d3, keys, weights = "w")
+  expect_equal(c(c3$tau1, c3$tau2), c(a$tau1, a$tau2), tolerance = tol_exact)
+  expect_true(anyNA(c3$cells$region))
+})
