@@ -40,21 +40,26 @@ rows <- list()
 set.seed(1)
 for (f in fractions) {
   est <- matrix(NA_real_, R, 4, dimnames = list(NULL, c("dankar", "pitman", "zayatz", "snb")))
-  arx <- numeric(R)
+  arx <- arx_snb <- numeric(R)
   for (r in seq_len(R)) {
     s <- pop[sample.int(nrow(pop), round(f * nrow(pop))), ]
     res <- suppressWarnings(risk_population(s, keys, pi = f))
     est[r, ] <- res$estimates$uniques[match(colnames(est), res$estimates$model)]
-    arx[r] <- suppressWarnings(risk_population(s, keys, pi = f, arx = TRUE))$uniques
+    ra <- suppressWarnings(risk_population(s, keys, pi = f, arx = TRUE))
+    arx[r] <- ra$uniques
+    arx_snb[r] <- ra$estimates$uniques[ra$estimates$model == "snb"]
   }
   for (m in colnames(est)) {
     e <- est[, m] / truth - 1
     rows[[length(rows) + 1L]] <- data.frame(fraction = f, model = m,
       converged = sum(is.finite(e)), bias = mean(e, na.rm = TRUE), sd = sd(e, na.rm = TRUE))
   }
-  e <- arx / truth - 1
-  rows[[length(rows) + 1L]] <- data.frame(fraction = f, model = "dankar (arx = TRUE)",
-    converged = sum(is.finite(e)), bias = mean(e, na.rm = TRUE), sd = sd(e, na.rm = TRUE))
+  for (m in c("snb", "dankar")) {
+    e <- (if (m == "snb") arx_snb else arx) / truth - 1
+    rows[[length(rows) + 1L]] <- data.frame(fraction = f, model = sprintf("%s (arx = TRUE)", m),
+      converged = sum(is.finite(e)), bias = if (any(is.finite(e))) mean(e, na.rm = TRUE) else NA,
+      sd = if (sum(is.finite(e)) > 1) sd(e, na.rm = TRUE) else NA)
+  }
 }
 tab <- do.call(rbind, rows)
 tab$bias <- round(tab$bias, 3)
