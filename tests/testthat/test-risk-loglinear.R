@@ -224,3 +224,19 @@ test_that("keys are categories: numbers and NA are values of their own", {
   expect_equal(c(c3$tau1, c3$tau2), c(a$tau1, a$tau2), tolerance = tol_exact)
   expect_true(anyNA(c3$cells$region))
 })
+
+test_that("the \"population\" and \"loglinear\" risks in a profile are the functions' values", {
+  d <- dose_cohort[1:2000, ]
+  keys <- c("city", "sex", "age_exp")
+  schemes <- list(mask_round(1))
+  for (spec in list(risk_spec("population", keys = keys, pi = 0.1),
+                    risk_spec("loglinear", keys = keys, pi = 0.1))) {
+    ru <- ru_profile(d, schemes, case ~ dose + age_exp, family = binomial(), vars = "age_exp",
+                     risk = spec, seed = 1, progress = FALSE)
+    risk <- as.data.frame(ru)$risk
+    m <- apply_mask(d, mask_round(1), "age_exp")
+    ref <- if (spec$name == "population") risk_population(m, keys, pi = 0.1)$share
+           else risk_loglinear(m, keys, pi = 0.1)$tau1 / nrow(m)
+    expect_equal(risk[2], ref, tolerance = tol_exact)
+  }
+})
