@@ -237,3 +237,28 @@ test_that("compare = FALSE fits only what the answer needs, with the same answer
   expect_equal(sum(lean$estimates$converged), 1L)
   expect_match(lean$estimates$reason[lean$estimates$model == "snb"], "not computed")
 })
+
+test_that("Pitman with alpha < 0: the interior root of the likelihood equations", {
+  # uniform draws from 5,000 cells: a finite table, so the fitted alpha is negative
+  set.seed(1)
+  d <- data.frame(k = sample.int(5000, 2000, TRUE))
+  r <- risk_population(d, "k", pi = 0.05, model = "pitman")
+  th <- r$params$pitman[["theta"]]; a <- r$params$pitman[["alpha"]]
+  expect_lt(a, 0)
+  j <- rep(r$histogram$size, r$histogram$count)
+  n <- sum(j); u <- length(j); i <- seq_len(u - 1)
+  # interior: theta + i alpha > 0 for every i < u (ARX's solver can end where this fails)
+  expect_gt(th + (u - 1) * a, 0)
+  # the likelihood equations written out, at the estimate
+  l_terms <- unlist(lapply(j[j > 1], function(s) seq_len(s - 1)))
+  g_theta <- sum(1 / (th + i * a)) - sum(1 / (th + seq_len(n - 1)))
+  g_alpha <- sum(i / (th + i * a)) - sum(1 / (l_terms - a))
+  # relative to the size of the sums (each ~ u / theta, u): Newton leaves ~1e-14
+  expect_lt(abs(g_theta) / sum(1 / (th + seq_len(n - 1))), 1e-8)
+  expect_lt(abs(g_alpha) / sum(i / (th + i * a)), 1e-8)
+  # a maximum: the Hessian written out is negative definite
+  s2 <- (th + i * a)^2
+  H <- matrix(c(-sum(1 / s2) + sum(1 / (th + seq_len(n - 1))^2), -sum(i / s2),
+                -sum(i / s2), -sum(i^2 / s2) - sum(1 / (l_terms - a)^2)), 2)
+  expect_true(all(eigen(H, symmetric = TRUE)$values < 0))
+})
