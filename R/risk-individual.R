@@ -120,7 +120,8 @@ check_cluster <- function(cluster, data) {
   if (is.list(cluster) || !is.atomic(cluster) || length(cluster) != nrow(data))
     abort_type("cluster", sprintf("a column name or a vector of length nrow(data) = %d", nrow(data)))
   if (anyNA(cluster))
-    epimask_abort(sprintf("`cluster` must name a cluster for every record; %d are NA.", sum(is.na(cluster))),
+    epimask_abort(sprintf("`cluster` must name a cluster for every record; %d %s NA.", sum(is.na(cluster)),
+                          if (sum(is.na(cluster)) == 1L) "is" else "are"),
                   c("epimask_error_missing", "epimask_error_value"), arg = "cluster")
   key_values(cluster)
 }
