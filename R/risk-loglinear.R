@@ -34,6 +34,11 @@
 #' (2008) use the population scale; on sdcMicro's scale the "expected number
 #' of population uniques" of a 1% sample comes out near the number of sample
 #' uniques divided by the number of cells, which is not a count of anything.
+#' Two more differences from `modRisk()`: its \eqn{\pi_k} exceeds 1 in cells
+#' with more records than their weight, where its \eqn{e^{-v_k}} overflows
+#' and its sums become NaN (here such cells enter no sum; `bound` below the
+#' weight avoids it there); and its `glm()` takes numeric key columns as
+#' covariates, where here every key is a category (give sdcMicro factors).
 #'
 #' Assumptions: the records are a (Poisson or Bernoulli) sample with known
 #' inclusion probabilities; the key table follows the log-linear model. Main
