@@ -54,4 +54,8 @@ SEXP r_linkage_run(SEXP spec);
 /* r_loglinear.c: log-linear risk */
 SEXP r_loglinear_match(SEXP spec);
 
+/* r_suppress.c: cell-level local suppression */
+SEXP r_suppress_run(SEXP spec);
+SEXP r_suppress_class_sizes(SEXP spec);
+
 #endif
