@@ -33,7 +33,16 @@
 #'     and `sensitive` (with `ordered`); risk = \eqn{t}, the largest EMD.}
 #'   \item{`"individual"`}{[risk_individual()] of the masked data on `keys`
 #'     (with `weights`); risk = the global risk (expected re-identifications
-#'     over n), or the highest record risk with `measure = "max"`.}
+#'     over n), or the highest record risk with `measure = "max"`; with
+#'     `cluster`, the cluster risks of [risk_individual()] instead.}
+#'   \item{`"population"`}{[risk_population()] of the masked data on `keys`
+#'     with `pi` (a sampling fraction or a [population_model()]), `model`,
+#'     `arx`; risk = the estimated share of the population that is unique on
+#'     the keys (NA when the model does not converge).}
+#'   \item{`"loglinear"`}{[risk_loglinear()] of the masked data on `keys`
+#'     (with `weights`, `formula`, `method`, `pi`); risk = \eqn{\tau_1 / n},
+#'     the expected share of records that are population uniques, or
+#'     \eqn{\tau_2 / n} with `measure = "tau2"`.}
 #'   \item{`"suda"`}{[risk_suda()] of the masked data on `keys` (with `max_k`,
 #'     `dis_fraction`); risk = the mean DIS-SUDA score (the expected share of
 #'     records correctly matched as special uniques), or with `measure =
@@ -203,8 +212,29 @@ risk_tcloseness_value <- function(original, masked, args) {
 risk_individual_value <- function(original, masked, args) {
   measure <- check_choice(if (is.null(args$measure)) "global" else args$measure,
                           c("global", "max"), arg = "measure")
-  res <- risk_individual(masked, keys = args$keys, weights = args$weights)
+  res <- risk_individual(masked, keys = args$keys, weights = args$weights, cluster = args$cluster)
+  if (!is.null(args$cluster))
+    return(if (measure == "global") res$cluster_global else max(res$cluster_risk))
   if (measure == "global") res$global else max(res$per_record)
+}
+
+risk_population_value <- function(original, masked, args) {
+  pi <- args$pi %||% args$population
+  if (is.null(pi))
+    epimask_abort("`pi` must be given for the \"population\" risk (risk_spec(\"population\", keys = ..., pi = ...)).",
+                  "epimask_error_value", arg = "pi")
+  model <- if (is.null(args$model)) "dankar" else args$model
+  res <- suppressWarnings(risk_population(masked, keys = args$keys, pi = pi, model = model,
+                                          arx = isTRUE(args$arx), compare = FALSE))
+  res$share
+}
+
+risk_loglinear_value <- function(original, masked, args) {
+  measure <- check_choice(if (is.null(args$measure)) "tau1" else args$measure,
+                          c("tau1", "tau2"), arg = "measure")
+  rest <- args[intersect(names(args), c("weights", "formula", "method", "pi"))]
+  res <- do.call(risk_loglinear, c(list(masked, keys = args$keys), rest))
+  if (measure == "tau1") res$tau1_share else res$tau2_share
 }
 
 risk_suda_value <- function(original, masked, args) {
@@ -229,6 +259,8 @@ risk_registry <- list(
   ldiversity = list(required = c("keys", "sensitive"), value = risk_ldiversity_value),
   tcloseness = list(required = c("keys", "sensitive"), value = risk_tcloseness_value),
   individual = list(required = "keys", value = risk_individual_value),
+  population = list(required = "keys", value = risk_population_value),
+  loglinear = list(required = "keys", value = risk_loglinear_value),
   suda = list(required = "keys", value = risk_suda_value),
   linkage = list(required = "known", value = risk_linkage_value),
   none = list(required = character(), value = function(original, masked, args) NA_real_)
