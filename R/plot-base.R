@@ -14,10 +14,10 @@
 #'     (methods vignette, section 6.1). When the risks are all small (below 0.05) or span two
 #'     orders of magnitude the vertical axis shows the risk itself on a
 #'     reversed log scale (safer upwards). Schemes with U > 1 are drawn at
-#'     U = 1 with an open diamond and their U in the label; profiles with
-#'     the column `analysis_potential_capped` (U above 1 counts as no
-#'     measurable loss, a bias in full: the axis of the Pareto frontier and of
-#'     [recommend()]) are drawn on it instead.}
+#'     U = 1 with an open diamond and their U in the label. U is the
+#'     profile's `analysis_potential` (the masked variance floored at the
+#'     original's, bias counted in full), the number print(), summary(),
+#'     [recommend()] and the frontier use.}
 #'   \item{`"estimate"`}{the mean estimate with its naive 95% CI against the
 #'     strength of masking, one line per masking generator, with reference
 #'     lines at the original estimate or the true value and, when the profile
@@ -66,8 +66,10 @@
 #'   lambda for kernel profiles without generators; panels against the step
 #'   of a sweep: scheme.)
 #' @param curve the fitted curve on the `"ru"` plot: `NULL` (default) draws it
-#'   when [fit_ru_curve()] finds theta identified and otherwise says so under
-#'   the plot; `TRUE` draws it anyway, dashed and marked "not identified";
+#'   when [fit_ru_curve()] finds theta identified and the curve fits the
+#'   points (its goodness-of-fit rule), and otherwise says so under the plot;
+#'   `TRUE` draws it anyway, dashed and marked "not identified" or "does not
+#'   fit";
 #'   `FALSE` never.
 #' @param legend draw the legend (above the plotting region)?
 #' @param col colours, one per series (default Okabe-Ito).
@@ -251,7 +253,7 @@ base_panel <- function(pd, pal, xlim, ylim, labels, cex_labels) {
   cv <- pd$curve
   if (!is.null(cv) && isTRUE(cv$drawn))
     graphics::lines(cv$data$x, cv$data$y, col = "grey45", lwd = 1.5,
-                    lty = if (cv$identified) 1 else 2)
+                    lty = if (isTRUE(cv$ok)) 1 else 2)
   idx <- as.integer(d$group)
   if (isTRUE(pd$join)) {
     paths <- series_paths(d, pd$has_generator)

@@ -294,21 +294,14 @@ se_interval <- function(v, se) {
 # span orders of magnitude, risk on a reversed log axis: safer upwards) against
 # analysis potential U, clipped at 1.
 ru_panel_security <- function(x, base, log, curve) {
-  u <- x$analysis_potential
+  # The U of the profile's print(), summary(), recommend() and frontier
+  # (ru_u(): capped, bias counted in full), with its Monte Carlo SE.
+  uu <- ru_u(x)
+  u <- uu$u
+  u_se <- uu$se
+  use_capped <- uu$capped
   risk <- x$risk
   d <- base
-  # Profiles that rank by the capped analysis potential (U above 1 counts as
-  # no measurable loss and a bias counts in full) are drawn on it, so that the
-  # frontier and the recommendation read off the same axis, with the same SE
-  # (capped_potential_se(): the relative SE of U, exact where the cap does not
-  # bind).
-  capped <- x$analysis_potential_capped
-  use_capped <- !is.null(capped) && any(is.finite(capped))
-  u_se <- ru_se_col(x, "analysis_potential_se")
-  if (use_capped) {
-    u_se <- capped_potential_se(u_se, u, capped)
-    u <- capped
-  }
   d$clipped <- !is.na(u) & u > 1
   d$x <- pmin(u, 1)
   u_int <- se_interval(u, u_se)
@@ -344,7 +337,7 @@ ru_panel_security <- function(x, base, log, curve) {
   d$label <- ifelse(d$clipped, sprintf("%s (U = %s)", x$scheme, format(round(u, 4), nsmall = 2)),
                     x$scheme)
   xaxis <- linear_axis(NULL, if (use_capped)
-    "Analysis potential U, capped (no gain above 1; bias counted in full)" else
+    "Analysis potential U (masked variance floored at the original's: bias counted in full)" else
       "Analysis potential U = MSE(original) / MSE(masked)",
     lim = pad_range(c(0, 1), 0.02))
   xaxis$at <- seq(0, 1, 0.2)
@@ -355,22 +348,27 @@ ru_panel_security <- function(x, base, log, curve) {
        curve = ru_panel_curve(x, curve, tf), join = FALSE, labels = TRUE)
 }
 
-# The fitted curve in plot coordinates, with whether it is identified.
-#   curve: NULL draws it only when fit_ru_curve() says theta is identified;
-#   TRUE draws it regardless (marked "not identified" when it is not).
+# The fitted curve in plot coordinates, with whether it is identified and
+# fits the points (fit_ru_curve()'s goodness-of-fit rule).
+#   curve: NULL draws it only when theta is identified and the curve fits;
+#   TRUE draws it regardless (dashed, marked "not identified" or "does not
+#   fit").
 ru_panel_curve <- function(x, curve, tf) {
   if (isFALSE(curve)) return(NULL)
   fit <- ru_try_curve(x)
   if (is.null(fit)) return(NULL)
   identified <- ru_curve_identified(fit)
-  if (!identified && is.null(curve))
-    return(list(drawn = FALSE, theta = fit$theta, identified = FALSE))
+  fits <- !isFALSE(fit$fits)
+  ok <- identified && fits
+  if (!ok && is.null(curve))
+    return(list(drawn = FALSE, theta = fit$theta, identified = identified, fits = fits,
+                ok = FALSE))
   u <- ru_curve_grid()
   a <- ru_curve_value(u, fit$theta)
-  list(drawn = TRUE, theta = fit$theta, identified = identified,
+  list(drawn = TRUE, theta = fit$theta, identified = identified, fits = fits, ok = ok,
        data = data.frame(x = u, y = tf(1 - a)),
        label = sprintf("fitted curve, theta = %s%s", format_num(fit$theta, 3),
-                       if (identified) "" else " (not identified)"))
+                       if (!identified) " (not identified)" else if (!fits) " (does not fit)" else ""))
 }
 
 # `$identified` from fit_ru_curve(); older fits only say whether theta hit the
@@ -561,7 +559,7 @@ ru_legend_keys <- function(pd, pal) {
   if (!is.null(pd$frontier)) add("Pareto frontier", ru_frontier_col, 1L, 1L, 2.2)
   cv <- pd$curve
   if (!is.null(cv) && isTRUE(cv$drawn))
-    add(cv$label, "grey45", lty = if (cv$identified) 1L else 2L)
+    add(cv$label, "grey45", lty = if (isTRUE(cv$ok %||% cv$identified)) 1L else 2L)
   if (!is.null(pd$budget))
     add(sprintf("risk budget %s", format_num(pd$budget$value, 2)), ru_budget_col, lty = 2L)
   if (!is.null(pd$hlines))
@@ -575,7 +573,9 @@ ru_panel_note <- function(pd) {
   notes <- character(0)
   cv <- pd$curve
   if (!is.null(cv) && !isTRUE(cv$drawn))
-    notes <- c(notes, "Curve not drawn: theta not identified (curve = TRUE draws it).")
+    notes <- c(notes, sprintf("Curve not drawn: %s (curve = TRUE draws it).",
+                              if (!isTRUE(cv$identified)) "theta not identified" else
+                                "it does not fit the points"))
   if (has_intervals(pd$data, pd$type))
     notes <- c(notes, if (pd$type == "estimate") "Bars: naive 95% CI." else
       "Bars: +-1.96 Monte Carlo SE.")
