@@ -249,17 +249,26 @@ test_that("intervals are +-1.96 Monte Carlo SE; the estimate keeps its naive CI"
   expect_true(all(is.na(old$data$ylo)))
 })
 
-test_that("a profile with the capped analysis potential is drawn on it", {
+test_that("the plot draws the profile's U, also for a profile saved with a capped column", {
   ru <- cologne_decision()
-  capped <- c(1, 0.98, 0.6, 0.9, 0.95)
-  ru$analysis_potential_capped <- capped
   pd <- epimask:::ru_panel_data(ru, "ru")
+  expect_equal(pd$data$x, pmin(ru$analysis_potential, 1))
+  expect_match(pd$xaxis$title, "floored at the original's")
+  # a profile saved before U was reported capped: raw `analysis_potential`
+  # beside `analysis_potential_capped`
+  old <- ru
+  old$analysis_potential_raw <- old$analysis_potential_raw_se <- NULL
+  old$analysis_potential <- c(1, 1.2, 0.7, 0.95, 1.05)
+  old$analysis_potential_se <- rep(0.02, 5)
+  capped <- c(1, 0.98, 0.6, 0.9, 0.95)
+  old$analysis_potential_capped <- capped
+  pd <- epimask:::ru_panel_data(old, "ru")
   expect_equal(pd$data$x, capped)
   expect_false(any(pd$data$clipped))
   z <- stats::qnorm(0.975)
-  se <- ru$analysis_potential_se * capped / ru$analysis_potential
+  se <- old$analysis_potential_se * capped / old$analysis_potential
   expect_equal(pd$data$xhi, pmin(capped + z * se, 1))
-  expect_match(pd$xaxis$title, "capped")
+  expect_match(pd$xaxis$title, "floored")
 })
 
 test_that("the risk axis is logarithmic for small risks, zero at its floor", {
@@ -330,8 +339,15 @@ test_that("an unidentified curve is left out unless forced, and then marked", {
   expect_null(epimask:::ru_panel_data(ru, "ru", curve = FALSE)$curve)
   expect_false(epimask:::ru_curve_identified(list(identified = FALSE, boundary = FALSE)))
   expect_true(epimask:::ru_curve_identified(list(identified = TRUE, boundary = TRUE)))
-  ok <- epimask:::ru_panel_data(zhou_like_profile(), "ru")
-  expect_true(ok$curve$drawn && ok$curve$identified)
+  # the exponential kernel alone: one shape, which the curve fits
+  zl <- zhou_like_profile()
+  ok <- epimask:::ru_panel_data(zl[zl$kernel != "ring", ], "ru")
+  expect_true(ok$curve$drawn && ok$curve$identified && ok$curve$fits)
+  # both kernels: theta is identified but one curve misses the ring series
+  mixed <- epimask:::ru_panel_data(zl, "ru")
+  expect_false(mixed$curve$drawn)
+  expect_true(mixed$curve$identified)
+  expect_match(epimask:::ru_panel_note(mixed), "does not fit the points")
 })
 
 test_that("plot arguments and empty panels give classed errors; par is restored", {
