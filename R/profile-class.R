@@ -562,16 +562,6 @@ ru_header <- function(x) {
   out
 }
 
-format_num <- function(x, digits = 3) {
-  out <- formatC(signif(x, digits), digits = digits, format = "fg", flag = "#")
-  out <- sub("\\.$", "", trimws(out))
-  # very small or large numbers in scientific notation, not 0.0000000000000128
-  sci <- !is.na(x) & x != 0 & (abs(x) < 1e-5 | abs(x) >= 1e7)
-  if (any(sci)) out[sci] <- formatC(signif(x[sci], digits), digits = digits - 1L, format = "e")
-  out[is.na(x)] <- "NA"
-  out
-}
-
 # Columns with a digit budget each, in the order shown: scheme, U and risk
 # first so that a narrow console drops only secondary columns; all-NA
 # optional columns are left out.
@@ -677,7 +667,7 @@ format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width",
   room <- max(8L, min(40L, width - key_width - 1L))
   if (max(nchar(tab$scheme)) > room) tab$scheme <- short_scheme_label(tab$scheme)
   tab$scheme <- truncate_label(tab$scheme, room)
-  fit <- fit_columns(format_left(tab), width)
+  fit <- fit_columns(format_table(tab, left = c("scheme", "kernel")), width)
   body <- utils::capture.output(print(fit$table, row.names = FALSE, right = TRUE))
   lines <- c(strwrap(ru_header(x), width = width, exdent = 2), body)
   if (nrow(x) > n) lines <- c(lines, sprintf("# ... %d more scheme%s", nrow(x) - n,
@@ -718,16 +708,6 @@ fit_columns <- function(tab, width) {
   list(table = tab[, keep, drop = FALSE], dropped = names(tab)[!keep])
 }
 
-
-# Left-justify the text columns so scheme labels read naturally.
-format_left <- function(tab) {
-  for (col in intersect(c("scheme", "kernel"), names(tab))) {
-    w <- max(nchar(c(col, tab[[col]])))
-    tab[[col]] <- formatC(tab[[col]], width = -w)
-    names(tab)[names(tab) == col] <- formatC(col, width = -w)
-  }
-  tab
-}
 
 #' @rdname ru_profile-methods
 #' @export
@@ -799,7 +779,7 @@ print.summary.ru_profile <- function(x, digits = 4, ...) {
     abs(x$analysis_potential_raw - x$analysis_potential) > 5e-4
   if (!any(raw_differs)) tab$`Raw MSE ratio` <- NULL
   cat(attr(x, "header"), sep = "\n")
-  print(format_left_col(tab, "Masking"), row.names = FALSE, right = TRUE)
+  print(format_table(tab, left = "Masking"), row.names = FALSE, right = TRUE)
   notes <- "Monte Carlo standard errors over the replicates in parentheses (none for a single deterministic replicate)."
   if (any(raw_differs))
     notes <- c(notes, paste("Analysis potential: MSE(original) / MSE(masked) with the masked fit's variance floored at the original's",
@@ -811,13 +791,6 @@ print.summary.ru_profile <- function(x, digits = 4, ...) {
                               if (!is.null(attr(x, "context"))) " (the release context's threshold)" else ""))
   cat(strwrap(notes, width = getOption("width", 80), exdent = 2), sep = "\n")
   invisible(x)
-}
-
-format_left_col <- function(tab, col) {
-  w <- max(nchar(c(col, tab[[col]])))
-  tab[[col]] <- formatC(tab[[col]], width = -w)
-  names(tab)[names(tab) == col] <- formatC(col, width = -w)
-  tab
 }
 
 # A small Zhou-like profile for the examples: two kernels x three degrees plus

@@ -177,7 +177,7 @@ workbench_ui <- function(data, data_name) {
     wb_nav("5 Profile", value = "profile",
       shiny::fluidRow(
         shiny::column(7, card("Risk-utility plot (click a point)",
-          shiny::plotOutput("ru_plot", height = "420px", click = "ru_click"))),
+          shiny::plotOutput("ru_plot", height = "540px", click = "ru_click"))),
         shiny::column(5, card("Selected scheme",
           shiny::selectInput("selected", "Scheme", character()),
           shiny::tableOutput("estimate_table"),

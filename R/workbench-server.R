@@ -190,8 +190,8 @@ workbench_server <- function(data, data_name, start_plan = function() invisible(
     }, striped = TRUE, spacing = "xs")
     shiny::observeEvent(input$ru_click, {
       shiny::req(rv$ru)
-      near <- shiny::nearPoints(ru_points(rv$ru), input$ru_click, xvar = "log_risk",
-                                yvar = "analysis_potential", maxpoints = 1, threshold = 25)
+      near <- shiny::nearPoints(ru_points(rv$ru, threshold()), input$ru_click, xvar = "x",
+                                yvar = "y", maxpoints = 1, threshold = 25)
       if (nrow(near)) shiny::updateSelectInput(session, "selected", selected = near$scheme[[1L]])
     })
     output$recommendation <- shiny::renderUI({

@@ -175,10 +175,15 @@ test_that("the R-U plot draws and reports where its points are", {
   pts <- epimask:::workbench_ru_plot(ru, threshold = 0.2, selected = ru$scheme[2])
   grDevices::dev.off()
   expect_true(file.size(f) > 1000)
-  expect_equal(pts$log_risk, log10(pmax(ru$risk, 1e-6)))
+  # the panel of plot.ru_profile(): U across, risk up (safer upwards)
+  pd <- epimask:::ru_panel_data(ru, "ru", budget = 0.2)
+  expect_equal(pts$x, pmin(ru$analysis_potential, 1))
+  expect_equal(pts$y, pd$data$y)
+  expect_equal(pd$budget$value, 0.2)
   expect_true(all(pts$ndc_x > 0 & pts$ndc_x < 1 & pts$ndc_y > 0 & pts$ndc_y < 1))
-  # a larger risk lies further right
-  expect_identical(order(pts$ndc_x), order(pts$log_risk))
+  # a larger risk lies further down, a larger U further right
+  expect_identical(order(pts$ndc_y), order(-ru$risk))
+  expect_identical(order(pts$ndc_x), order(pts$x))
 })
 
 # ---- server logic without a browser ---------------------------------------------
