@@ -365,7 +365,8 @@ check_meta <- function(meta, arg = "meta") {
   c(list(term = label(meta$term, "term"), family = label(meta$family, "family"),
          risk = label(meta$risk, "risk"), aggregate = aggregate, budget = budget,
          context = context),
-    meta[intersect(c("blind", "response", "vars", "risk_nrep"), names(meta))])
+    meta[intersect(c("blind", "response", "vars", "risk_nrep", "seed", "call", "data_name"),
+                   names(meta))])
 }
 
 check_profile_table <- function(table, arg = "table") {

@@ -199,6 +199,9 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        truth = NULL, seed = NULL, parallel = FALSE,
                        progress = interactive(), bootstrap = 0, aggregate = NULL,
                        context = NULL, risk_nrep = NULL, ...) {
+  # recorded with the profile, for release_report()
+  recorded <- list(call = profile_call_text(match.call()),
+                   data_name = if (is.symbol(substitute(data))) deparse(substitute(data)))
   data <- as_plain_data(check_data(data))
   schemes <- check_scheme_list(schemes)
   check_formula(formula)
@@ -228,6 +231,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
               bootstrap = bootstrap, simulated = !is.null(simulate),
               risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep))
   job$term <- profile_term(model, data)
+  job[c("seed", "call", "data_name")] <- list(seed, recorded$call, recorded$data_name)
   # said once the arguments are known to be good
   if (!length(vars)) abort_value("vars", "given: the model has no numeric covariate to mask")
   if (!is.null(attr(vars, "note"))) message(attr(vars, "note"))
@@ -245,6 +249,13 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
 }
 
 # ---- arguments ----------------------------------------------------------------
+
+# The call as text when it is short (arguments named or small, as typed at
+# the console); NULL when it embeds data (do.call() with a data frame).
+profile_call_text <- function(call) {
+  if (utils::object.size(call) > 2e4) return(NULL)
+  paste(deparse(call, width.cutoff = 80L), collapse = "\n")
+}
 
 # The most replicates (or bootstrap resamples) a profile takes.
 ru_max_replicates <- 1e5
@@ -620,7 +631,8 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
                risk = risk_spec_label(job$risk), aggregate = aggregate,
                budget = if (!is.null(context)) context$threshold, context = context,
                blind = blind, vars = job$vars,
-               risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep)
+               risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep,
+               seed = job$seed, call = job$call, data_name = job$data_name)
   new_ru_profile(table, reps, reference, meta)
 }
 

@@ -420,6 +420,14 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
 
 # ---- 6 release ----------------------------------------------------------------
 
+# The risk spec that carries the report's quasi-identifiers and sensitive
+# variables (NULL without quasi-identifiers).
+workbench_report_risk <- function(spec) {
+  if (!length(spec$keys)) return(NULL)
+  if (length(spec$sensitive)) risk_spec("ldiversity", keys = spec$keys, sensitive = spec$sensitive)
+  else risk_spec("kanon", keys = spec$keys)
+}
+
 wb_release_ui <- function(id) {
   ns <- shiny::NS(id)
   wb_card("Release",
@@ -462,10 +470,13 @@ wb_release_server <- function(id, loaded, result, profile) {
         res <- result()
         shiny::req(res, rel)
         s <- res$run$spec
-        release_report(res$ru, file, data = loaded$data(), vars = s$vars, keys = s$keys,
-                       sensitive = s$sensitive, identifiers = s$identifiers,
-                       context = res$run$context, choice = rel$label, masked = rel$data,
-                       seed = s$seed, call = res$run$call, data_name = loaded$name())
+        ru <- res$ru
+        # the app's profile was run through do.call(): it records the call
+        # the custodian can type, its seed and the data's name here
+        attr(ru, "meta")[c("call", "seed", "data_name")] <- list(res$run$call, s$seed, loaded$name())
+        release_report(ru, file, data = loaded$data(),
+                       release = list(scheme = rel$label, data = rel$data),
+                       risk = workbench_report_risk(s), context = res$run$context)
       })
     invisible(NULL)
   })
