@@ -198,6 +198,11 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
   released <- if (!is.null(original)) original[, setdiff(names(original), identifiers), drop = FALSE]
   table <- profile_display_table(safe)
   table$within_threshold <- ifelse(is.na(table$risk), NA, table$risk <= threshold)
+  chosen <- choice %||% (if (!is.null(rec)) rec$scheme)
+  # the certificate is the verdict: the released data against every risk
+  verdict <- if (!is.null(masked) && !is.null(chosen) && chosen %in% safe$scheme)
+    release_verdict(as_plain_data(masked), keys, context, safe$risk[safe$scheme == chosen],
+                    ru_meta(ru)$risk, threshold)
   meta <- ru_meta(ru)
   list(
     title = title,
@@ -223,7 +228,8 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     recommendation = rec,
     recommendation_text = if (!is.null(rec)) format(rec),
     recommendation_notes = rn$notes,
-    choice = choice %||% (if (!is.null(rec)) rec$scheme),
+    choice = chosen,
+    verdict = verdict,
     chosen_is_recommended = is.null(choice) || (!is.null(rec) && identical(choice, rec$scheme)),
     withheld = any(labels != ru$scheme),
     seed = seed,

@@ -321,6 +321,7 @@ wb_profile_ui <- function(id) {
         shiny::plotOutput(ns("ru_plot"), height = "540px", click = ns("ru_click")))),
       shiny::column(5, wb_card("Selected scheme",
         shiny::selectInput(ns("selected"), "Scheme", character()),
+        shiny::uiOutput(ns("verdict")),
         shiny::tableOutput(ns("estimate")),
         shiny::tags$h6("Risk of the masked data (original for comparison)"),
         shiny::tableOutput(ns("risk")),
@@ -353,15 +354,42 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
       ctx <- context()
       if (failed(ctx)) spec()$threshold else context_threshold(ctx)
     })
+    # The released data of every scheme (noise drawn from unrecorded seeds),
+    # once per run, and the verdict on each: the certificate is the verdict.
+    releases <- shiny::reactive({
+      shiny::req(ru(), run())
+      s <- run()$spec
+      lapply(run()$schemes, function(scheme)
+        attempt(release_data(loaded$data(), scheme, s$vars, s$identifiers)))
+    })
+    verdicts <- shiny::reactive({
+      rel <- releases()
+      ok <- !vapply(rel, failed, logical(1))
+      scheme_verdicts(ru()[ru()$scheme %in% names(rel)[ok], ], rel[ok], run())
+    })
     output$ru_plot <- shiny::renderPlot({
       shiny::req(ru())
-      pts <- workbench_ru_plot(ru(), threshold(), input$selected)
+      pts <- workbench_ru_plot(ru(), threshold(), input$selected, verdicts())
       rv$points <- pts[, intersect(c("scheme", "ndc_x", "ndc_y"), names(pts)), drop = FALSE]
     }, res = 96)
     output$schemes <- shiny::renderTable({
       shiny::req(ru())
-      format_table(profile_display_table(ru()))
+      tab <- profile_display_table(ru())
+      v <- verdicts()
+      if (any(!is.na(v$release_risk))) tab$release_risk <- v$release_risk[match(tab$scheme, v$scheme)]
+      tab$verdict <- ifelse(v$pass[match(tab$scheme, v$scheme)] %in% TRUE, "within", "OVER")
+      format_table(tab)
     }, striped = TRUE, spacing = "xs")
+    output$verdict <- shiny::renderUI({
+      shiny::req(ru(), run(), input$selected)
+      m <- masked()
+      if (failed(m)) return(NULL)
+      s <- run()$spec
+      v <- release_verdict(m, s$keys, run()$context, ru()$risk[ru()$scheme == input$selected],
+                           ru_meta(ru())$risk, run()$threshold)
+      message_box(verdict_text(v, input$selected), if (v$pass) "info" else "error",
+                  "verdict-message")
+    })
     shiny::observeEvent(input$ru_click, {
       shiny::req(ru())
       near <- shiny::nearPoints(ru_points(ru(), threshold()), input$ru_click, xvar = "x",
@@ -370,7 +398,23 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
     })
     output$recommendation <- shiny::renderUI({
       shiny::req(ru(), run())
-      rn <- recommend_with_notes(ru(), run()$context, run()$threshold)
+      # only schemes whose release passes every risk of the verdict compete
+      v <- verdicts()
+      failing <- v$scheme[!v$pass & !is.na(v$release_risk)]
+      candidates <- ru()[!(ru()$scheme %in% failing), ]
+      if (!inherits(candidates, "ru_profile"))
+        return(message_box(sprintf(paste(
+          "No scheme passes: the release context's attacks on the quasi-identifiers (%s) leave",
+          "every release at an overall risk of %s or more, over the threshold %s. Masking %s alone",
+          "cannot fix that: generalise or suppress the quasi-identifiers first."),
+          paste(run()$spec$keys, collapse = ", "), format_num(min(v$release_risk, na.rm = TRUE), 2),
+          format_num(run()$threshold, 3), paste(run()$spec$vars, collapse = ", ")),
+          "warning", "recommendation-message"))
+      rn <- recommend_with_notes(candidates, run()$context, run()$threshold)
+      if (length(failing))
+        rn$notes <- c(rn$notes, sprintf(
+          "Left out: %s (the context's attacks on the release are over the threshold).",
+          paste(failing, collapse = "; ")))
       shiny::tagList(
         if (!is.null(rn$rec)) message_box(paste(format(rn$rec), collapse = " "),
                                           if (is.null(rn$rec$scheme)) "warning" else "info",
@@ -379,9 +423,9 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
     })
     masked <- shiny::reactive({
       shiny::req(ru(), run(), input$selected)
-      scheme <- run()$schemes[[input$selected]]
-      shiny::req(scheme)
-      attempt(release_data(loaded$data(), scheme, run()$spec$vars, run()$spec$identifiers))
+      rel <- releases()[[input$selected]]
+      shiny::req(rel)
+      rel
     })
     output$estimate <- shiny::renderTable({
       shiny::req(ru(), input$selected)

@@ -263,11 +263,13 @@ ru_points <- function(ru, threshold = NULL) {
 #'
 #' Internal. The security-utility panel of [plot.ru_profile()] (the same data
 #' preparation, colours, log floor, frontier and intervals), with the
-#' threshold as its risk budget and the selected scheme ringed in black.
+#' threshold as its risk budget and the selected scheme ringed in black; with
+#' `verdicts` (scheme_verdicts()), schemes whose release fails the context's
+#' attacks are crossed out in red.
 #' Returns the points invisibly, with where each landed on the device (`ndc_x`,
 #' `ndc_y`, 0-1 from the bottom left), so that a browser test can click it.
 #' @noRd
-workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL) {
+workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL, verdicts = NULL) {
   pts <- ru_points(ru, threshold)
   ok <- is.finite(pts$x) & is.finite(pts$y)
   if (!any(ok)) {
@@ -277,6 +279,16 @@ workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL) {
   }
   pd <- ru_panel_data(ru, "ru", budget = threshold)
   ring <- function(pd) {
+    # schemes whose release fails the context's attacks: crossed out, so that
+    # none reads as within the threshold on the profile's risk alone
+    fails <- if (!is.null(verdicts)) pts$scheme %in% verdicts$scheme[!verdicts$pass &
+                                                                      !is.na(verdicts$release_risk)]
+    if (any(fails)) {
+      graphics::points(pts$x[fails], pts$y[fails], pch = 4, cex = 2.2, lwd = 2.2, col = ru_budget_col)
+      graphics::legend("bottomleft", "release fails the context's attacks", pch = 4,
+                       col = ru_budget_col, pt.lwd = 2.2, bty = "n", cex = 0.8,
+                       text.col = ru_budget_col)
+    }
     if (!is.null(selected) && selected %in% pts$scheme) {
       i <- which(pts$scheme == selected)
       graphics::points(pts$x[i], pts$y[i], pch = 1, cex = 3.2, lwd = 2.2, col = "black")
@@ -316,4 +328,51 @@ workbench_profile_call <- function(spec, data_name = "data") {
                  "  vars = %s%s, %s,\n  nrep = %d, seed = %s)"),
           drop, paste(schemes, collapse = ", "), spec$formula, family, deparse1(spec$vars),
           term, risk, as.integer(max(1, spec$nrep %||% 1)), seed)
+}
+
+# ---- the verdict on a release ---------------------------------------------------
+
+# The verdict on one release (its certificate): every risk that applies to it
+# against the threshold, each said by name: the profile's risk measure (on
+# the masked variables) and, with a release context and quasi-identifiers,
+# the overall risk of the context's attacks on the released data
+# (risk_release() on every quasi-identifier, masked or not). The release is
+# within the threshold only when every risk is; a risk that could not be
+# computed (NA) does not pass.
+release_verdict <- function(released, keys, context, profile_risk, risk_label, threshold) {
+  rows <- data.frame(risk = sprintf("Profile risk (%s)", risk_label %||% "risk measure"),
+                     value = as.double(profile_risk), stringsAsFactors = FALSE)
+  if (inherits(context, "release_context") && length(keys)) {
+    rr <- tryCatch(risk_release(released, keys = keys, context = context),
+                   error = function(e) NULL)
+    rows <- rbind(rows, data.frame(
+      risk = sprintf("Release risk (the context's attacks on %s)", paste(keys, collapse = ", ")),
+      value = if (is.null(rr)) NA_real_ else rr$overall, stringsAsFactors = FALSE))
+  }
+  rows$within_threshold <- !is.na(rows$value) & rows$value <= threshold
+  list(table = rows, pass = all(rows$within_threshold), threshold = threshold)
+}
+
+# The verdicts of every scheme of a workbench run, on its released data sets
+# (`releases`, named by scheme): one row per scheme with the profile risk, the
+# release risk (NA without context or quasi-identifiers) and whether it passes.
+scheme_verdicts <- function(ru, releases, run) {
+  s <- run$spec
+  rows <- lapply(ru$scheme, function(label) {
+    v <- release_verdict(releases[[label]], s$keys, run$context, ru$risk[ru$scheme == label],
+                         ru_meta(ru)$risk, run$threshold)
+    data.frame(scheme = label, release_risk = if (nrow(v$table) > 1L) v$table$value[2] else NA_real_,
+               pass = v$pass, stringsAsFactors = FALSE)
+  })
+  do.call(rbind, rows)
+}
+
+# One sentence for the custodian: the verdict and which risk decides it.
+verdict_text <- function(v, label) {
+  tab <- v$table
+  parts <- sprintf("%s %s (%s)", tab$risk, format_num(tab$value, 2),
+                   ifelse(tab$within_threshold, "within", "OVER"))
+  sprintf("Verdict on '%s': %s the threshold %s. %s.", label,
+          if (v$pass) "within" else "NOT within", format_num(v$threshold, 3),
+          paste(parts, collapse = "; "))
 }
