@@ -114,6 +114,7 @@ report_settings <- function(x, data, release, risk, old = list()) {
                          paste0("`", names(old), "`", collapse = ", "),
                          if (length(old) == 1L) "is" else "are"),
                  "epimask_warning_deprecated")
+  if (!is.null(old$max_risk)) old$max_risk <- check_number(old$max_risk, "max_risk", lower = 0, upper = 1)
   if (!is.null(risk) && !inherits(risk, "epimask_risk_spec"))
     abort_type("risk", "a risk_spec() naming `keys` (and `sensitive`), or NULL")
   choice <- masked <- NULL
