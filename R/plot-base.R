@@ -9,7 +9,9 @@
 #' \describe{
 #'   \item{`"ru"`}{the security-utility plot of Cologne et al. (2012):
 #'     anonymity score (1 - risk) against analysis potential U, ideal at the
-#'     top right, each point labelled by its scheme, and the curve
+#'     top right, each point labelled by its scheme's short label (the
+#'     profile's column `label`, built by [scheme_label()] from the scheme's
+#'     fields; the full label where there is none), and the curve
 #'     anonymity = \[1 - U^theta\]^(1/theta) fitted by [fit_ru_curve()]
 #'     (methods vignette, section 6.1). When the risks are all small (below 0.05) or span two
 #'     orders of magnitude the vertical axis shows the risk itself on a

@@ -175,7 +175,7 @@ degree_axis <- function(x, log = "auto") {
                          "Degree of masking (lambda)"))
     return(step_axis(x, ref))
   }
-  lambda_axis(x$degree, log, "Degree of masking (lambda)", labels = x$scheme)
+  lambda_axis(x$degree, log, "Degree of masking (lambda)", labels = short_scheme_labels(x))
 }
 
 ru_is_kernel <- function(x) {
@@ -341,8 +341,8 @@ ru_panel_security <- function(x, base, log, curve) {
     d$ylo <- pmax(d$ylo, 0)
     d$yhi <- pmin(d$yhi, 1)
   }
-  d$label <- ifelse(d$clipped, sprintf("%s (U = %s)", x$scheme, format(round(u, 4), nsmall = 2)),
-                    x$scheme)
+  lab <- short_scheme_labels(x)
+  d$label <- ifelse(d$clipped, sprintf("%s (U = %s)", lab, format(round(u, 4), nsmall = 2)), lab)
   xaxis <- linear_axis(NULL, if (use_capped)
     "Analysis potential U (bias counted in full)" else
       "Analysis potential U = MSE(original) / MSE(masked)",
@@ -428,11 +428,12 @@ ru_panel_tradeoff <- function(x, base, log) {
 # schemes by name.
 tradeoff_labels <- function(x) {
   ref <- ru_is_reference(x)
+  lab <- short_scheme_labels(x)
   if (is.null(ru_generator(x)))
-    return(if (anyNA(x$degree)) x$scheme else format_degree_label(x$degree))
+    return(if (anyNA(x$degree)) lab else format_degree_label(x$degree))
   if (!is.null(x$strength) && all(ru_is_kernel(x)[!ref]) && all(is.finite(x$strength[!ref])))
-    return(ifelse(ref, x$scheme, format_degree_label(x$strength)))
-  x$scheme
+    return(ifelse(ref, lab, format_degree_label(x$strength)))
+  lab
 }
 
 ru_risk_axis <- function(risk, r_int, budget, log, title, pad = 0.05) {
@@ -493,7 +494,7 @@ ru_panel_degree <- function(x, base, type, log) {
     if (!is.null(budget)) budget <- list(y = yaxis$tf(budget), side = "above", value = budget)
   }
   if (type == "estimate" && xaxis$kind != "scheme") d$x <- dodge(d$x, d$group, xaxis$lim)
-  d$label <- x$scheme
+  d$label <- short_scheme_labels(x)
   list(data = d, xaxis = xaxis, yaxis = yaxis, hlines = hlines, budget = budget,
        curve = NULL, join = xaxis$kind != "scheme", labels = xaxis$kind == "step")
 }

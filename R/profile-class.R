@@ -8,7 +8,7 @@
 ru_profile_columns <- c("scheme", "degree", "estimate", "se", "sd", "bias",
                         "rel_bias", "mse", "analysis_potential", "risk",
                         "anonymity", "width_ratio")
-ru_profile_extra_columns <- c("kernel", "nrep", "ci_lower", "ci_upper",
+ru_profile_extra_columns <- c("kernel", "label", "nrep", "ci_lower", "ci_upper",
                               "ci_overlap", "bias_se", "mse_se",
                               "analysis_potential_se", "risk_se",
                               "analysis_potential_raw", "analysis_potential_raw_se", "pareto",
@@ -150,6 +150,7 @@ summarise_scheme <- function(rep, reference, ref_reps = NULL) {
     anonymity = 1 - risk,
     width_ratio = width_ratio,
     kernel = as.character(first_of("kernel", NA_character_)),
+    label = as.character(first_of("label", NA_character_)),
     nrep = nrep,
     ci_lower = ci_lower,
     ci_upper = ci_upper,
@@ -598,19 +599,13 @@ format_u <- function(u, digits = 3) {
   out
 }
 
-# Shorter labels of the schemes of the package, for narrow consoles.
-short_scheme_label <- function(x) {
-  x <- sub("^rounding to (-?[0-9]+) significant digits?$", "round \\1 sig", x)
-  x <- sub("^rounding to (-?[0-9]+) decimal places?$", "round \\1 dec", x)
-  x <- sub("^truncation to (-?[0-9]+) decimal places?$", "trunc \\1 dec", x)
-  x <- sub("^rounding to the nearest ([0-9,]+)$", "round to \\1", x)
-  x <- sub("^truncation to a multiple of ([0-9,]+)$", "trunc to \\1", x)
-  x <- sub("^grouping into ([0-9]+) intervals \\(interval means\\)$", "\\1 groups (mean)", x)
-  x <- sub("^grouping into ([0-9]+) intervals \\(midpoints\\)$", "\\1 groups (mid)", x)
-  x <- sub("^(uniform|normal) noise, amount = ([^,]+)(, lower bound .*)?$", "\\1 noise \\2", x)
-  x <- sub("^([a-z_ ]+) kernel, lambda = ", "\\1 ", x)
-  x <- sub("^no masking$", "none", x)
-  x
+# Shorter labels for narrow consoles: the short label each scheme's type
+# builds from its fields (scheme_label(), column `label` of the profile),
+# the full label where there is none (profiles built from replicates).
+short_scheme_labels <- function(x) {
+  short <- x$label %||% rep(NA_character_, nrow(x))
+  short[is.na(short)] <- x$scheme[is.na(short)]
+  make.unique(short, sep = " #")
 }
 
 #' Print, format and summarise a risk-utility profile
@@ -666,7 +661,7 @@ format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width",
   key_width <- sum(vapply(intersect(c("U", "risk"), names(tab)), function(col)
     max(nchar(c(col, tab[[col]]))) + 1L, 1L))
   room <- max(8L, min(40L, width - key_width - 1L))
-  if (max(nchar(tab$scheme)) > room) tab$scheme <- short_scheme_label(tab$scheme)
+  if (max(nchar(tab$scheme)) > room) tab$scheme <- short_scheme_labels(shown)
   tab$scheme <- truncate_label(tab$scheme, room)
   fit <- fit_columns(format_table(tab, left = c("scheme", "kernel")), width)
   body <- utils::capture.output(print(fit$table, row.names = FALSE, right = TRUE))

@@ -530,6 +530,7 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
     reps <- data.frame(scheme = label, replicate = seq_len(R),
                        estimate = est$estimate, se = est$se, risk = risk,
                        degree = scheme$degree, kernel = scheme_family_label(scheme),
+                       label = scheme_label(scheme),
                        generator = scheme_generator(scheme),
                        strength = scheme_strength(scheme),
                        unmasked = c(unmasked, rep(NA_real_, R - 1L)),

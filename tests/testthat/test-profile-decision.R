@@ -316,6 +316,19 @@ test_that("unmasked counts records a scheme promising change left as they were",
   expect_true(is.na(ru$unmasked[4]))   # grouping: a value may equal its interval mean
 })
 
+test_that("narrow prints use the short labels the schemes build from their fields", {
+  d <- profile_fixture(n = 80)
+  ru <- ru_profile(d, list(mask_round(2, "decimal"), mask_noise(0.05)), y ~ x,
+                   family = poisson(), vars = "x", known = "x", nrep = 2, seed = 1,
+                   progress = FALSE)
+  expect_identical(ru$label, c("none", "round 2 dec", "uniform noise 0.05"))
+  out <- format(ru, width = 40)
+  expect_true(any(grepl("^ round 2 dec ", out)))
+  expect_true(any(grepl("^ uniform noise 0.05 ", out)))
+  # a profile built from replicates has no short labels: the full ones, cut
+  expect_true(all(is.na(cologne_like_profile()$label)))
+})
+
 test_that("print shows scheme, U and risk first at width 40 and 80", {
   d <- profile_fixture(n = 80)
   ru <- ru_profile(d, c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
