@@ -345,7 +345,12 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
       rv$picked_data <- NULL
       res <- result()
       if (is.null(res)) return()
-      choice <- recommend_with_notes(res$ru, res$run$context, res$run$threshold)$rec$scheme
+      # preselect the recommendation among the schemes whose release passes
+      v <- attempt(verdicts())
+      failing <- if (failed(v)) character() else v$scheme[!v$pass & !is.na(v$release_risk)]
+      candidates <- res$ru[!(res$ru$scheme %in% failing), ]
+      choice <- if (inherits(candidates, "ru_profile"))
+        recommend_with_notes(candidates, res$run$context, res$run$threshold)$rec$scheme
       shiny::updateSelectInput(session, "selected", choices = res$ru$scheme,
                                selected = choice %||% res$ru$scheme[[1L]])
     }, ignoreNULL = FALSE)
