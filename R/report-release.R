@@ -39,9 +39,11 @@
 #' @param file Path of the HTML file to write.
 #' @param data The original data (described by counts only), or `NULL`.
 #' @param release What is released: `NULL` (the recommended scheme, no
-#'   released data), a scheme label of the profile, or a list with `scheme`
+#'   released data), a scheme label of the profile, a list with `scheme`
 #'   (the label) and `data` (the released data set, for its risk table;
-#'   columns of `data` it leaves out are reported as dropped identifiers).
+#'   columns of `data` it leaves out are reported as dropped identifiers), or
+#'   the `epimask_release` of `deidentify()` (its data are released; the
+#'   report says so instead of naming a scheme of the profile).
 #' @param risk A [risk_spec()] naming the quasi-identifiers (`keys`) and,
 #'   for l-diversity, the `sensitive` variables of the risk tables; `NULL`
 #'   for none.
@@ -85,7 +87,8 @@ release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, co
     abort_type("context", "a release_context() or NULL")
   title <- check_string(title)
   settings <- report_settings(x, data, release, risk, list(...))
-  do.call(check_report_args, c(list(data = data), settings[setdiff(names(settings), "max_risk")]))
+  do.call(check_report_args, c(list(data = data),
+                               settings[setdiff(names(settings), c("max_risk", "deidentified"))]))
   for (nm in c("rmarkdown", "knitr"))
     if (!requireNamespace(nm, quietly = TRUE))
       epimask_abort(sprintf("release_report() needs the %s package.", nm), "epimask_error_dependency")
@@ -118,7 +121,13 @@ report_settings <- function(x, data, release, risk, old = list()) {
   if (!is.null(risk) && !inherits(risk, "epimask_risk_spec"))
     abort_type("risk", "a risk_spec() naming `keys` (and `sensitive`), or NULL")
   choice <- masked <- NULL
-  if (is.character(release)) {
+  deidentified <- FALSE
+  if (inherits(release, "epimask_release")) {
+    # the result of deidentify(): its data are released, no scheme of the profile
+    masked <- release$data
+    check_data(masked, "release$data")
+    deidentified <- TRUE
+  } else if (is.character(release)) {
     choice <- check_string(release, "release")
   } else if (is.list(release) && !is.data.frame(release)) {
     choice <- check_string(release$scheme, "release$scheme", allow_null = TRUE)
@@ -137,7 +146,8 @@ report_settings <- function(x, data, release, risk, old = list()) {
        choice = pick("choice", choice), masked = pick("masked", masked),
        seed = pick("seed", meta$seed), call = pick("call", meta$call),
        data_name = pick("data_name", meta$data_name),
-       max_risk = pick("max_risk", meta$budget %||% 0.2))
+       max_risk = pick("max_risk", meta$budget %||% 0.2),
+       deidentified = deidentified)
 }
 
 # What the report reads besides the profile, checked before anything renders.
@@ -183,7 +193,7 @@ render_report <- function(content, file, quiet = TRUE) {
 report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive = NULL,
                            identifiers = NULL, context = NULL, choice = NULL, masked = NULL,
                            seed = NULL, call = NULL, data_name = NULL, max_risk = 0.2,
-                           title = "De-identification report") {
+                           title = "De-identification report", deidentified = FALSE) {
   if (is.null(context)) context <- ru_meta(ru)$context
   threshold <- context_threshold(context) %||% max_risk
   labels <- report_labels(ru)
@@ -199,11 +209,13 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
   released <- if (!is.null(original)) original[, setdiff(names(original), identifiers), drop = FALSE]
   table <- profile_display_table(safe)
   table$within_threshold <- ifelse(is.na(table$risk), NA, table$risk <= threshold)
-  chosen <- choice %||% (if (!is.null(rec)) rec$scheme)
+  chosen <- if (deidentified) NULL else choice %||% (if (!is.null(rec)) rec$scheme)
   # the certificate is the verdict: the released data against every risk
-  verdict <- if (!is.null(masked) && !is.null(chosen) && chosen %in% safe$scheme)
-    release_verdict(as_plain_data(masked), keys, context, safe$risk[safe$scheme == chosen],
-                    ru_meta(ru)$risk, threshold)
+  # (de-identified data are no scheme of the profile: the context's attacks)
+  verdict <- if (!is.null(masked) && (deidentified || (!is.null(chosen) && chosen %in% safe$scheme)))
+    release_verdict(as_plain_data(masked), keys, context,
+                    if (!deidentified) safe$risk[safe$scheme == chosen], ru_meta(ru)$risk,
+                    threshold)
   meta <- ru_meta(ru)
   list(
     title = title,
@@ -231,6 +243,7 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     recommendation_notes = rn$notes,
     choice = chosen,
     verdict = verdict,
+    deidentified = deidentified,
     chosen_is_recommended = is.null(choice) || (!is.null(rec) && identical(choice, rec$scheme)),
     withheld = any(labels != ru$scheme),
     seed = seed,

@@ -340,8 +340,11 @@ workbench_profile_call <- function(spec, data_name = "data") {
 # within the threshold only when every risk is; a risk that could not be
 # computed (NA) does not pass.
 release_verdict <- function(released, keys, context, profile_risk, risk_label, threshold) {
-  rows <- data.frame(risk = sprintf("Profile risk (%s)", risk_label %||% "risk measure"),
-                     value = as.double(profile_risk), stringsAsFactors = FALSE)
+  # no profile risk (NULL) for data that are no scheme of the profile
+  rows <- data.frame(risk = character(), value = numeric(), stringsAsFactors = FALSE)
+  if (!is.null(profile_risk))
+    rows <- data.frame(risk = sprintf("Profile risk (%s)", risk_label %||% "risk measure"),
+                       value = as.double(profile_risk), stringsAsFactors = FALSE)
   if (inherits(context, "release_context") && length(keys)) {
     rr <- tryCatch(risk_release(released, keys = keys, context = context),
                    error = function(e) NULL)
@@ -350,7 +353,7 @@ release_verdict <- function(released, keys, context, profile_risk, risk_label, t
       value = if (is.null(rr)) NA_real_ else rr$overall, stringsAsFactors = FALSE))
   }
   rows$within_threshold <- !is.na(rows$value) & rows$value <= threshold
-  list(table = rows, pass = all(rows$within_threshold), threshold = threshold)
+  list(table = rows, pass = nrow(rows) > 0L && all(rows$within_threshold), threshold = threshold)
 }
 
 # The verdicts of every scheme of a workbench run, on its released data sets

@@ -168,3 +168,26 @@ test_that("the settings come from the profile, the release and the risk spec", {
 test_that("release_report() refuses what is not a profile", {
   expect_error(release_report(data.frame(a = 1), tempfile()), class = "epimask_error")
 })
+
+test_that("a de-identified release is reported with its verdict, not as a scheme", {
+  fx <- report_profile()
+  keys <- c("city", "sex")
+  ctx <- release_context(public = FALSE, pr_attempt = 0.3, pr_acquaintance = 0.5,
+                         threshold = 0.2)
+  # the shape of deidentify()'s result that the report reads: the released data
+  rel_data <- fx$data[fx$data$sex == "f", setdiff(names(fx$data), "id")]
+  rel <- structure(list(data = rel_data), class = "epimask_release")
+  got <- epimask:::report_settings(fx$ru, fx$data, rel, risk_spec("kanon", keys = keys))
+  expect_true(got$deidentified)
+  expect_null(got$choice)
+  expect_identical(got$masked, rel_data)
+  content <- do.call(epimask:::report_content,
+                     c(list(fx$ru, data = fx$data, context = ctx), got))
+  expect_null(content$choice)
+  # the verdict counts the context's attacks on the released data only,
+  # recounted here by risk_release()
+  rr <- risk_release(rel_data, keys = keys, context = ctx)
+  expect_identical(nrow(content$verdict$table), 1L)
+  expect_equal(content$verdict$table$value, rr$overall)
+  expect_identical(content$verdict$pass, rr$overall <= 0.2)
+})
