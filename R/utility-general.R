@@ -302,7 +302,7 @@ format.epimask_utility_general <- function(x, digits = 3, ...) {
   out <- c(sprintf("Model-free utility of masked data (%d original, %d masked records; %d variable%s)",
                    x$n[["original"]], x$n[["masked"]], length(x$vars),
                    if (length(x$vars) == 1L) "" else "s"),
-           utils::capture.output(print(format_left_col(shown, "measure"), row.names = FALSE,
+           utils::capture.output(print(format_table(shown, left = "measure"), row.names = FALSE,
                                        right = FALSE)))
   if (nrow(x$variables) && any(c("ks", "il1s") %in% x$measures)) {
     v <- x$variables
@@ -532,7 +532,7 @@ format.ru_utility_profile <- function(x, digits = 3, n = 20L, width = getOption(
                     nrow(x), if (nrow(x) == 1L) "" else "s", meta$utility,
                     if (!is.na(meta$risk)) sprintf(", risk: %s", meta$risk) else ""),
             width = width, exdent = 2),
-    utils::capture.output(print(format_left_col(tab, "scheme"), row.names = FALSE, right = TRUE)),
+    utils::capture.output(print(format_table(tab, left = "scheme"), row.names = FALSE, right = TRUE)),
     strwrap(sprintf("# %s: %s; Monte Carlo SE in parentheses; front * = on the risk-utility frontier",
                     meta$utility, meta$utility_label), width = width, exdent = 2))
 }
