@@ -163,14 +163,23 @@ check_generalize_args <- function(data, keys, hierarchies, k, max_suppress, id,
 # information losses (computed here because the release alone no longer
 # holds the original values they need).
 finish_release <- function(data, keys, hierarchies, level, k, id, secret,
-                           proxies, drop_proxies, lat = NULL, model = NULL) {
+                           proxies, drop_proxies, lat = NULL, model = NULL,
+                           supp_records = NULL, current = NULL) {
   n <- nrow(data)
-  current <- stats::setNames(lapply(keys, function(key)
-    apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)
+  # `current` (the released key values) and `supp_records` (the records the
+  # search suppressed) come from ola() under the criteria of METHODS 20
+  if (is.null(current))
+    current <- stats::setNames(lapply(keys, function(key)
+      apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)
   ec <- key_groups(current, keys)
-  record_size <- ec$size[ec$group]
-  suppressed <- which(record_size < k)
-  kept <- record_size >= k
+  if (is.null(supp_records)) {
+    record_size <- ec$size[ec$group]
+    suppressed <- which(record_size < k)
+    kept <- record_size >= k
+  } else {
+    suppressed <- which(supp_records)
+    kept <- !supp_records
+  }
   if (!any(kept))
     epimask_warn(sprintf("Every one of the %d records was suppressed (k = %d).", n, k),
                  "epimask_warning_suppressed")
@@ -190,7 +199,10 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
   h <- unname(level)
   tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(keys)))), h)
   losses <- lattice_evaluate(lat, tab, h, model, loss_metrics)$loss
-  kept_sizes <- ec$size[ec$size >= k]
+  kept_sizes <- if (is.null(supp_records)) ec$size[ec$size >= k] else {
+    sizes <- tabulate(ec$group[kept], length(ec$size))
+    sizes[sizes > 0L]
+  }
   list(
     data = release,
     levels = level,

@@ -102,11 +102,30 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 l = NULL, sensitive = NULL, t = NULL, id = NULL,
                 diversity = c("distinct", "entropy"), ordered = NULL,
                 secret = NULL, drop_proxies = FALSE,
-                search = c("exact", "minimal")) {
+                search = c("exact", "minimal"),
+                outliers = c("small", "failing"), local = FALSE, population = NULL,
+                avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node")) {
   args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
                                 secret, drop_proxies)
   data <- args$data
-  metric <- check_choice(metric, loss_metrics)
+  analysis <- NULL
+  if (inherits(metric, "epimask_analysis_loss")) {
+    analysis_metric <- metric
+    metric <- "analysis"
+  } else {
+    metric <- check_choice(metric, loss_metrics)
+  }
+  outliers <- check_choice(outliers, c("small", "failing"))
+  suppressed_loss <- check_choice(suppressed_loss, c("top", "node"))
+  check_flag(local)
+  avg_risk <- check_number(avg_risk, lower = 0, upper = 1, allow_null = TRUE)
+  if (!is.null(avg_risk) && avg_risk <= 0)
+    abort_value("avg_risk", "a share above 0 (classes per released record)")
+  if (!is.null(k_map)) k_map <- check_count(k_map)
+  if (is.null(k_map) != is.null(population))
+    abort_value(if (is.null(k_map)) "k_map" else "population",
+                "given together with `population` / `k_map` (k-map counts the population)")
+  population <- check_population(population, keys, data)
   diversity <- check_choice(diversity, c("distinct", "entropy"))
   search <- check_choice(search, c("exact", "minimal"))
   sensitive <- check_columns(sensitive, data, allow_null = TRUE)
@@ -125,12 +144,44 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   lat <- lattice_build(data, keys, args$hierarchies, sensitive, ordered)
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
-                diversity = diversity)
-  found <- lattice_search(lat, model, metric, minimal_only = search == "minimal")
+                diversity = diversity, outliers = outliers, avg_risk = avg_risk,
+                k_map = k_map, charge = suppressed_loss)
+  if (!is.null(k_map))
+    lat$pop <- population_lattice(data, population, keys, args$hierarchies)
+  if (metric == "analysis")
+    analysis <- analysis_evaluator(analysis_metric, data, keys, args$hierarchies, lat)
+  found <- lattice_search(lat, model, metric, minimal_only = search == "minimal",
+                          analysis = analysis)
   levels <- stats::setNames(found$levels, keys)
 
+  targeted <- model_extended(model) || local
+  supp_records <- if (targeted) node_suppressed_records(lat, levels, model)
+  recoding <- NULL
+  if (local && found$found) {
+    recoding <- local_recoding(data, keys, args$hierarchies, model, metric, lat,
+                               levels, supp_records, sensitive, ordered, population,
+                               analysis)
+    supp_records <- recoding$supp
+  }
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
-                        args$secret, proxies, drop_proxies, lat, model)
+                        args$secret, proxies, drop_proxies, lat, model,
+                        supp_records = supp_records, current = recoding$current)
+  if (!is.null(recoding)) {
+    out$info_loss <- record_level_losses(lat, recoding$levels, supp_records, model,
+                                         out$class_sizes)
+    out$local <- recoding$rounds
+  }
+  if (metric == "analysis") {
+    record_levels <- if (is.null(recoding))
+      matrix(levels, nrow(data), length(keys), byrow = TRUE) else recoding$levels
+    out$info_loss[["analysis"]] <- analysis(
+      if (is.null(recoding)) unname(levels) else record_levels, supp_records %||%
+        node_suppressed_records(lat, levels, model))
+    out$analysis <- list(metric = analysis_metric, term = attr(analysis, "term"),
+                         original = attr(analysis, "estimate"))
+  }
+  out$criteria <- list(outliers = outliers, avg_risk = avg_risk, k_map = k_map,
+                       local = local, suppressed_loss = suppressed_loss)
   out$max_suppress <- args$max_suppress
   out$method <- "OLA"
   out$metric <- metric
@@ -145,7 +196,9 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
     epimask_warn(sprintf(paste0(
       "No lattice node meets the privacy model (k = %d%s); the top node is ",
       "returned and every record that breaks it is suppressed."), k,
-      if (!is.null(sensitive)) ", with l-diversity / t-closeness" else ""),
+      paste0(if (!is.null(sensitive)) ", with l-diversity / t-closeness" else "",
+             if (!is.null(avg_risk)) sprintf(", average risk <= %s", format(avg_risk)) else "",
+             if (!is.null(k_map)) sprintf(", k-map %d", k_map) else "")),
       "epimask_warning_suppressed")
   structure(out, class = c("epimask_ola", "epimask_datafly"))
 }
@@ -155,7 +208,7 @@ loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
 # The search of METHODS 16 (see ola()'s details). Returns the chosen levels,
 # whether an acceptable node exists, and the numbers of nodes evaluated and in
 # the lattice.
-lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
+lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = NULL) {
   top <- lat$top
   A <- length(top)
   nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
@@ -232,7 +285,7 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
     h <- nodes[i, ]
     tab <- lattice_rollup(lat, pick_source(h), h)
     tab$levels <- h
-    ev <- lattice_evaluate(lat, tab, h, model, metric)
+    ev <- node_evaluate(lat, tab, h, model, metric, analysis)
     n_evaluated <<- n_evaluated + 1L
     result[[i]] <<- ev
     remember(tab)
@@ -315,7 +368,7 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
 # The slow exact twin of lattice_search(): every node rolled up from the
 # bottom table and evaluated, the optimum by the same rule. Kept as the
 # reference of the benchmarks (inst/bench/bench-ola.R).
-lattice_exhaustive <- function(lat, model, metric) {
+lattice_exhaustive <- function(lat, model, metric, analysis = NULL) {
   top <- lat$top
   nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
   dimnames(nodes) <- NULL
@@ -323,8 +376,8 @@ lattice_exhaustive <- function(lat, model, metric) {
   bottom <- c(lat$bottom, list(levels = integer(length(top))))
   loss <- rep(NA_real_, nrow(nodes))
   for (i in seq_len(nrow(nodes))) {
-    ev <- lattice_evaluate(lat, lattice_rollup(lat, bottom, nodes[i, ]), nodes[i, ],
-                           model, metric)
+    ev <- node_evaluate(lat, lattice_rollup(lat, bottom, nodes[i, ]), nodes[i, ],
+                        model, metric, analysis)
     if (ev$ok) loss[[i]] <- ev$loss[[metric]]
   }
   ok <- which(!is.na(loss))
@@ -335,4 +388,16 @@ lattice_exhaustive <- function(lat, model, metric) {
   tied <- tied[do.call(order, c(list(rowSums(m)), lapply(seq_along(top), function(v) m[, v])))]
   list(levels = nodes[tied[[1L]], ], found = TRUE, nodes_evaluated = nrow(nodes),
        nodes_total = nrow(nodes))
+}
+
+# One node evaluated for the search: its losses under `metric`, the analysis
+# loss (METHODS 20) of an acceptable node when `analysis` is given; the
+# per-class parts are dropped so that the search keeps only small results.
+node_evaluate <- function(lat, tab, h, model, metric, analysis = NULL) {
+  ev <- lattice_evaluate(lat, tab, h, model, if (is.null(analysis)) metric else "precision")
+  if (!is.null(analysis) && ev$ok)
+    ev$loss[["analysis"]] <- analysis(h, ev$supp[record_class(lat, h, ev$class_codes)])
+  ev$supp <- NULL
+  ev$class_codes <- NULL
+  ev
 }
