@@ -8,7 +8,7 @@
 # Does the privacy model use any criterion of METHODS 20?
 model_extended <- function(model) {
   identical(model$outliers, "failing") || !is.null(model$avg_risk) ||
-    !is.null(model$k_map) || identical(model$charge, "node")
+    !is.null(model$k_map) || !is.null(model$charge) && model$charge != "top"
 }
 
 # One node under the extended criteria: which classes are suppressed, whether
@@ -37,12 +37,40 @@ lattice_evaluate_targets <- function(lat, table, levels, model, metrics, cls, si
     extra <- avg_risk_suppress(size, supp, class_codes, model$avg_risk, limit)
     if (is.null(extra)) ok <- FALSE else supp[extra] <- TRUE
   }
-  # ARX's charging: a suppressed record costs what it would at the node
+  # ARX's monotone metrics: a suppressed record costs what it would at the node
   charged <- if (identical(model$charge, "node")) rep(FALSE, n_cls) else supp
   list(levels = levels, k_ok = k_ok, ok = ok, suppressed = sum(size[supp]),
        n_classes = n_cls, sum_sq = sum(size^2), supp = supp, class_codes = class_codes,
-       loss = vapply(metrics, function(m)
-         node_loss(lat, levels, size, charged, class_codes, m, model$k), numeric(1)))
+       loss = vapply(metrics, function(m) {
+         if (identical(model$charge, "block") && m %in% c("entropy", "avg_class_size"))
+           block_loss(lat, levels, size, supp, class_codes, m, model$k)
+         else node_loss(lat, levels, size, charged, class_codes, m, model$k)
+       }, numeric(1)))
+}
+
+# ARX's non-monotone metrics (suppressed_loss = "block"): the suppressed
+# records form one block of their own. Entropy (ARX MetricMDNUNMEntropy):
+# the node's entropy of every record plus, for each key, the entropy of the
+# suppressed records' generalized values within the block,
+# sum_g c_g log2(S / c_g) (c_g of the S suppressed records have value g at the
+# node). Average class size (ARX MetricSDAECS): n / (released classes + 1
+# when records are suppressed), divided by k as in METHODS 16. Precision and
+# discernibility are charged as "top" (ARX's MetricSDNMDiscernability).
+block_loss <- function(lat, levels, size, supp, class_codes, metric, k) {
+  n <- lat$n
+  if (metric == "avg_class_size")
+    return(n / (sum(!supp) + any(supp)) / k)
+  A <- length(levels)
+  base <- sum(vapply(seq_len(A), function(v)
+    lat$entropy_base[[v]][[levels[[v]] + 1L]], numeric(1)))
+  S <- sum(size[supp])
+  if (!S) return(base)
+  extra <- 0
+  for (v in seq_len(A)) {
+    cg <- as.vector(rowsum(size[supp], class_codes[supp, v]))
+    extra <- extra + sum(cg * log2(S / cg))
+  }
+  base + extra
 }
 
 # Classes failing l-diversity or t-closeness on any sensitive variable

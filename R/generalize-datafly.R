@@ -374,6 +374,22 @@ format.epimask_datafly <- function(x, ...) {
                           format(signif(x$info_loss[["precision"]], 4)),
                           format(signif(x$info_loss[["avg_class_size"]], 4)),
                           if (!is.null(x$metric)) sprintf(" (%s minimized)", x$metric) else ""))
+  crit <- x$criteria
+  if (!is.null(crit)) {
+    parts <- c(if (identical(crit$outliers, "failing")) "failing classes suppressed",
+               if (!is.null(crit$avg_risk)) sprintf("average risk <= %s", format(crit$avg_risk)),
+               if (!is.null(crit$k_map)) sprintf("k-map %d", crit$k_map),
+               if (identical(crit$suppressed_loss, "node")) "suppressed records charged at the node")
+    if (length(parts)) out <- c(out, paste0("  criteria: ", paste(parts, collapse = "; ")))
+  }
+  if (!is.null(x$analysis))
+    out <- c(out, sprintf("  analysis loss %s (%s: 1 - U of '%s', original estimate %s)",
+                          format(signif(x$info_loss[["analysis"]], 4)),
+                          x$analysis$metric$label, x$analysis$term,
+                          format(signif(x$analysis$original$estimate, 5))))
+  if (!is.null(x$local) && nrow(x$local))
+    out <- c(out, sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
+                          nrow(x$local), sum(x$local$records)))
   if (!is.null(x$nodes_total))
     out <- c(out, sprintf("  lattice: %s of %s nodes evaluated",
                           format(x$nodes_evaluated, big.mark = ","),

@@ -50,7 +50,9 @@
 #' @inheritParams datafly
 #' @param metric Information loss to minimize: `"entropy"` (non-uniform
 #'   entropy, the default), `"precision"`, `"discernibility"` or
-#'   `"avg_class_size"` (see [info_loss()]).
+#'   `"avg_class_size"` (see [info_loss()]), or [analysis_loss()] (the
+#'   collaborator's model: 1 - analysis potential of its coefficient on the
+#'   node's release).
 #' @param l `NULL`, or the l of l-diversity required of every released class
 #'   on every `sensitive` variable.
 #' @param sensitive `NULL`, or the sensitive columns (not keys) for `l` and `t`.
@@ -68,6 +70,48 @@
 #'   suppresses fewer records can lose less, which only `"exact"` finds. It
 #'   falls back to the exact search when no k-minimal node is l-diverse /
 #'   t-close.
+#' @param outliers Which classes are suppressed: `"small"` (the default, as
+#'   above: the classes smaller than `k`; every other class must then meet
+#'   `l`, `t` and `k_map`) or `"failing"` (ARX's semantics: every class that
+#'   fails any criterion; the node is acceptable when the suppressed records
+#'   number at most `max_suppress` of the records).
+#' @param local `TRUE` for ARX's local recoding (`ARXResult.optimize`): the
+#'   records the chosen node suppresses are searched again as a data set of
+#'   their own, under the same criteria and metric (with
+#'   [analysis_loss()], the loss of the whole release), and the records the
+#'   new node releases are recoded at its levels; repeated while a round
+#'   recodes records. The rounds are in `$local`; the losses are then
+#'   computed record by record (each at its own levels).
+#' @param population With `k_map`: a data frame of the population's key
+#'   values (one row per person of the population the data are a sample
+#'   of; the key columns, of the data's types, within the hierarchies'
+#'   domains).
+#' @param avg_risk `NULL`, or ARX's average re-identification risk: released
+#'   classes per released record must be at most `avg_risk`; met by
+#'   suppressing the smallest released classes first (ties: the order of first
+#'   appearance in the data of the classes' generalized values), within
+#'   `max_suppress`.
+#' @param k_map `NULL`, or the k of k-map (El Emam & Dankar 2008): every
+#'   released class must match at least `k_map` persons of `population`.
+#' @param suppressed_loss How suppressed records count in the information
+#'   loss, so that ARX's losses can be reproduced: `"top"` (the default:
+#'   fully generalized, METHODS 16), `"node"` (ARX's monotone metrics: at the
+#'   node's generalization, as if released; for discernibility every class
+#'   counts its size squared, for the average class size every class counts)
+#'   or `"block"` (ARX's non-monotone metrics: the suppressed records form one
+#'   block; entropy adds, per key, the entropy of their generalized values
+#'   within the block, \eqn{\sum_g c_g \log_2(S / c_g)}; the average class
+#'   size counts the block as one class; precision and discernibility as
+#'   `"top"`).
+#' @section Targets of the custodian (methods vignette, section 20):
+#' `outliers`, `avg_risk`, `k_map`, `local`, `suppressed_loss` and
+#' `metric = analysis_loss()` leave the search exact: the records of the
+#' classes smaller than `k` are suppressed under every semantics, so the
+#' monotone k-part still tags the lattice, and the other criteria (not all
+#' monotone under generalization with suppression) are checked on every node
+#' that the bound does not exclude. With the analysis loss no bound exists:
+#' every node with the k-part is evaluated (one IRLS fit per distinct release).
+#' With the defaults the search and the release are those of METHODS 16.
 #' @section Progress:
 #' The search signals its progress (one step per lattice node evaluated)
 #' through \pkg{progressr} when it is installed: wrap the call in
@@ -75,8 +119,12 @@
 #' to see it. It can be interrupted between nodes.
 #' @return An object of class `c("epimask_ola", "epimask_datafly")`: the
 #'   fields of [datafly()] (without generalization `steps`) plus `metric`,
-#'   `info_loss` (the four losses of the release, named), `nodes_evaluated`
-#'   (nodes whose class counts were computed) and `nodes_total`.
+#'   `info_loss` (the four losses of the release, named, and `analysis` with
+#'   [analysis_loss()]), `nodes_evaluated` (nodes whose class counts were
+#'   computed), `nodes_total`, `criteria` (the targets asked for), `local` (the
+#'   rounds of local recoding: records recoded, still suppressed, levels) and,
+#'   with [analysis_loss()], `analysis` (the metric, the term and its original
+#'   estimate).
 #' @references El Emam K, Dankar FK, Issa R, et al. (2009). A globally optimal
 #'   k-anonymity method for the de-identification of health data. JAMIA 16,
 #'   670-682. Kohlmayer F, Prasser F, Eckert C, Kemper A, Kuhn KA (2012).
@@ -96,6 +144,14 @@
 #' greedy <- datafly(people, c("birth", "sex", "zip"), h, k = 5)
 #' rbind(ola = info_loss(best, "all"), datafly = info_loss(greedy, "all"))
 #' ola(people, c("birth", "sex", "zip"), h, k = 5, l = 2, sensitive = "dx")
+#' # ARX's semantics: suppress every class that fails l-diversity too
+#' ola(people, c("birth", "sex", "zip"), h, k = 5, l = 2, sensitive = "dx",
+#'     outliers = "failing")
+#' # average re-identification risk at most 1/20, then local recoding
+#' ola(people, c("birth", "sex", "zip"), h, k = 1, avg_risk = 0.05, local = TRUE)
+#' # k-map: every released class matches at least 10 persons of the population
+#' population <- people[sample(300, 3000, TRUE), c("birth", "sex", "zip")]
+#' ola(people, c("birth", "sex", "zip"), h, k = 2, k_map = 10, population = population)
 #' @export
 ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),
@@ -104,7 +160,7 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 secret = NULL, drop_proxies = FALSE,
                 search = c("exact", "minimal"),
                 outliers = c("small", "failing"), local = FALSE, population = NULL,
-                avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node")) {
+                avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node", "block")) {
   args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
                                 secret, drop_proxies)
   data <- args$data
@@ -116,7 +172,7 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
     metric <- check_choice(metric, loss_metrics)
   }
   outliers <- check_choice(outliers, c("small", "failing"))
-  suppressed_loss <- check_choice(suppressed_loss, c("top", "node"))
+  suppressed_loss <- check_choice(suppressed_loss, c("top", "node", "block"))
   check_flag(local)
   avg_risk <- check_number(avg_risk, lower = 0, upper = 1, allow_null = TRUE)
   if (!is.null(avg_risk) && avg_risk <= 0)
@@ -353,7 +409,8 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = 
       b <- bound[[i]]
       if (lat$nested && metric == "discernibility") b <- max(b, sum_sq_bound[[i]])
       if (lat$nested && metric == "avg_class_size")
-        b <- max(b, lat$n * (1 - model$max_suppress) / (model$k * classes_bound[[i]]))
+        b <- max(b, lat$n * (1 - model$max_suppress) /
+                   (model$k * (classes_bound[[i]] + identical(model$charge, "block"))))
       if (b > best_loss + tol(best_loss)) next
       if (b >= best_loss - tol(best_loss) && !wins_tie(i, best)) next
     }

@@ -87,6 +87,21 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
     ent <- ent + sum(-log2(n_x / n_g))
   }
   avg <- if (n > s) (n - s) / length(kept_classes) / k else n / k
+  if (charge == "block") {
+    # ARX's non-monotone entropy and AECS: the suppressed records one block
+    S <- sum(rec_supp)
+    ent <- 0
+    for (v in seq_len(A)) {
+      x <- as.character(data[[keys[v]]])
+      g <- gen[[v]]
+      ent <- ent + sum(-log2(as.vector(table(x)[x]) / as.vector(table(g)[g])))
+      if (S) {
+        cg <- as.vector(table(g[rec_supp]))
+        ent <- ent + sum(cg * log2(S / cg))
+      }
+    }
+    avg <- n / (length(table(class_id[!rec_supp])) + (S > 0)) / k
+  }
   list(ok = ok, supp = rec_supp, gen = gen,
        loss = c(entropy = ent, precision = prec, discernibility = dm, avg_class_size = avg))
 }

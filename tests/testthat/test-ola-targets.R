@@ -99,11 +99,14 @@ test_that("k-map against a population table equals the exhaustive search", {
   }
 })
 
-test_that("suppressed_loss = 'node' charges suppressed records at the node", {
+test_that("suppressed_loss = 'node' and 'block' charge suppressed records as ARX does", {
   fx <- ola_fixture(120, 8)
   for (metric in metrics) {
     expect_target_optimum(fx, metric, k = 4, max_suppress = 0.1, charge = "node")
     expect_target_optimum(fx, metric, k = 3, max_suppress = 0.1, charge = "node",
+                          outliers = "failing", l = 2, sensitive = "outcome")
+    expect_target_optimum(fx, metric, k = 4, max_suppress = 0.1, charge = "block")
+    expect_target_optimum(fx, metric, k = 3, max_suppress = 0.2, charge = "block",
                           outliers = "failing", l = 2, sensitive = "outcome")
   }
   res <- ola(fx$data, fx$keys, fx$h, k = 4, max_suppress = 0.1, metric = "precision",
