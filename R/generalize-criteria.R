@@ -242,9 +242,11 @@ node_suppressed_records <- function(lat, levels, model) {
 #' node's levels: a numeric key generalized to a group (an interval, `"*"`)
 #' becomes the mean of the original values in its group (the value a
 #' collaborator would analyse grouped data at), any other key its generalized
-#' label as a factor. A key left with a single value in the release cannot be
-#' adjusted for: every model term that contains it is dropped (and when the
-#' coefficient of interest goes with it, the loss is 1). Other variables of
+#' label as a factor. A key of the model left with a single value in the
+#' release (generalized to `"*"`) leaves a model that cannot be fitted as
+#' stated: the loss is 1, as when the fit fails. (Dropping the variable
+#' instead would reward releases that remove the collaborator's adjustment:
+#' a smaller model often has a smaller standard error.) Other variables of
 #' the model are as in the data. Every fit is by the package's C IRLS
 #' ([fit_glm()]).
 #'
@@ -340,13 +342,11 @@ analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
   }
   fits <- new.env(parent = emptyenv())
   loss_of <- function(d) {
-    formula <- metric$formula
-    constant <- model_keys[vapply(model_keys, function(key)
-      length(unique(d[[key]])) <= 1L, logical(1))]
-    if (length(constant)) formula <- drop_model_terms(formula, constant)
-    if (is.null(formula)) return(1)
+    # a key of the model left with one value: the model cannot be fitted as
+    # the collaborator states it
+    if (any(vapply(model_keys, function(key) length(unique(d[[key]])) <= 1L, logical(1))))
+      return(1)
     m <- model
-    m$formula <- formula
     fit <- tryCatch(fit_model(m, d), error = function(e) NULL)
     if (is.null(fit) || !term %in% names(stats::coef(fit))) return(1)
     est <- tryCatch(term_estimates(m, fit, d, term), error = function(e) NULL)
@@ -384,22 +384,6 @@ analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
     if (!is.null(id)) fits[[id]] <- value
     value
   }, term = term, estimate = est_o)
-}
-
-# The formula without every term containing one of `vars` (NULL when the
-# model has no term left and no intercept).
-drop_model_terms <- function(formula, vars) {
-  tt <- stats::terms(formula)
-  factors <- attr(tt, "factors")
-  labels <- attr(tt, "term.labels")
-  hit <- intersect(vars, rownames(factors))
-  keep <- if (length(hit) && length(labels))
-    labels[colSums(factors[hit, , drop = FALSE]) == 0] else labels
-  response <- if (attr(tt, "response") > 0L) formula[[2L]] else NULL
-  intercept <- attr(tt, "intercept") == 1L
-  if (!length(keep) && !intercept) return(NULL)
-  stats::reformulate(if (length(keep)) keep else "1", response = response,
-                     intercept = intercept, env = environment(formula))
 }
 
 # ---- local recoding (ARX ARXResult.optimize) --------------------------------

@@ -108,7 +108,7 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
 
 # The analysis loss of a node's release by hand with glm(): numeric keys at
 # their group means, other keys as factors of their generalized labels,
-# suppressed records dropped, keys left constant dropped from the formula.
+# suppressed records dropped; a model key left with one value: loss 1.
 brute_analysis_loss <- function(data, keys, gen, supp, formula, family, term) {
   fit0 <- glm(formula, family = family, data = data)
   b0 <- coef(fit0)[[term]]
@@ -121,10 +121,9 @@ brute_analysis_loss <- function(data, keys, gen, supp, formula, family, term) {
     d[[key]] <- if (is.numeric(data[[key]])) ave(data[[key]], gen[[v]]) else factor(gen[[v]])
   }
   d <- d[!supp, , drop = FALSE]
-  f <- formula
   for (key in intersect(keys, all.vars(formula)))
-    if (length(unique(d[[key]])) <= 1L) f <- update(f, as.formula(paste(". ~ . -", key)))
-  fit <- tryCatch(glm(f, family = family, data = d), error = function(e) NULL)
+    if (length(unique(d[[key]])) <= 1L) return(1)
+  fit <- tryCatch(glm(formula, family = family, data = d), error = function(e) NULL)
   if (is.null(fit) || !term %in% names(coef(fit)) || is.na(coef(fit)[[term]])) return(1)
   b <- coef(fit)[[term]]
   se <- sqrt(diag(vcov(fit)))[[term]]
