@@ -341,24 +341,29 @@ analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
     value
   }
   fits <- new.env(parent = emptyenv())
-  loss_of <- function(d) {
+  # the loss, or (detail) the estimate on the release with its SE and U
+  loss_of <- function(d, detail = FALSE) {
+    none <- if (detail) data.frame(term = term, estimate = NA_real_, se = NA_real_,
+                                   analysis_potential = 0, records = nrow(d)) else 1
     # a key of the model left with one value: the model cannot be fitted as
     # the collaborator states it
     if (any(vapply(model_keys, function(key) length(unique(d[[key]])) <= 1L, logical(1))))
-      return(1)
-    m <- model
-    fit <- tryCatch(fit_model(m, d), error = function(e) NULL)
-    if (is.null(fit) || !term %in% names(stats::coef(fit))) return(1)
-    est <- tryCatch(term_estimates(m, fit, d, term), error = function(e) NULL)
-    if (is.null(est) || !is.finite(est$estimate) || !is.finite(est$se)) return(1)
+      return(none)
+    fit <- tryCatch(fit_model(model, d), error = function(e) NULL)
+    if (is.null(fit) || !term %in% names(stats::coef(fit))) return(none)
+    est <- tryCatch(term_estimates(model, fit, d, term), error = function(e) NULL)
+    if (is.null(est) || !is.finite(est$estimate) || !is.finite(est$se)) return(none)
     u <- utility_table(est_o, est, NULL)$analysis_potential
-    if (!is.finite(u)) 1 else 1 - u
+    if (!is.finite(u)) u <- 0
+    if (detail) data.frame(term = term, estimate = est$estimate, se = est$se,
+                           analysis_potential = u, records = nrow(d))
+    else 1 - u
   }
   # `levels`: the node's levels, or (local recoding) a matrix of each
   # record's levels, one column per key
-  structure(function(levels, supp_records) {
+  structure(function(levels, supp_records, detail = FALSE) {
     per_record <- is.matrix(levels)
-    id <- if (!per_record)
+    id <- if (!per_record && !detail)
       paste(c(levels[match(model_keys, lat$keys)], "|", which(supp_records)), collapse = ",")
     if (!is.null(id) && !is.null(fits[[id]])) return(fits[[id]])
     d <- base
@@ -380,7 +385,7 @@ analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
       d[[key]] <- if (is.character(x)) factor(x) else x
     }
     d <- d[!supp_records, , drop = FALSE]
-    value <- loss_of(d)
+    value <- loss_of(d, detail)
     if (!is.null(id)) fits[[id]] <- value
     value
   }, term = term, estimate = est_o)

@@ -383,10 +383,11 @@ format.epimask_datafly <- function(x, ...) {
     if (length(parts)) out <- c(out, paste0("  criteria: ", paste(parts, collapse = "; ")))
   }
   if (!is.null(x$analysis))
-    out <- c(out, sprintf("  analysis loss %s (%s: 1 - U of '%s', original estimate %s)",
+    out <- c(out, sprintf("  analysis loss %s (%s: 1 - U of '%s', estimate %s on the original, %s on the release)",
                           format(signif(x$info_loss[["analysis"]], 4)),
                           x$analysis$metric$label, x$analysis$term,
-                          format(signif(x$analysis$original$estimate, 5))))
+                          format(signif(x$analysis$original$estimate, 5)),
+                          format(signif(x$analysis$release$estimate, 5))))
   if (!is.null(x$local) && nrow(x$local))
     out <- c(out, sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
                           nrow(x$local), sum(x$local$records)))

@@ -123,8 +123,9 @@
 #'   [analysis_loss()]), `nodes_evaluated` (nodes whose class counts were
 #'   computed), `nodes_total`, `criteria` (the targets asked for), `local` (the
 #'   rounds of local recoding: records recoded, still suppressed, levels) and,
-#'   with [analysis_loss()], `analysis` (the metric, the term and its original
-#'   estimate).
+#'   with [analysis_loss()], `analysis` (the metric, the term, its original
+#'   estimate and SE, and `release`: its estimate, SE and analysis potential on
+#'   the release).
 #' @references El Emam K, Dankar FK, Issa R, et al. (2009). A globally optimal
 #'   k-anonymity method for the de-identification of health data. JAMIA 16,
 #'   670-682. Kohlmayer F, Prasser F, Eckert C, Kemper A, Kuhn KA (2012).
@@ -228,13 +229,12 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
     out$local <- recoding$rounds
   }
   if (metric == "analysis") {
-    record_levels <- if (is.null(recoding))
-      matrix(levels, nrow(data), length(keys), byrow = TRUE) else recoding$levels
-    out$info_loss[["analysis"]] <- analysis(
-      if (is.null(recoding)) unname(levels) else record_levels, supp_records %||%
-        node_suppressed_records(lat, levels, model))
+    at <- if (is.null(recoding)) unname(levels) else recoding$levels
+    supp_at <- supp_records %||% node_suppressed_records(lat, levels, model)
+    out$info_loss[["analysis"]] <- analysis(at, supp_at)
     out$analysis <- list(metric = analysis_metric, term = attr(analysis, "term"),
-                         original = attr(analysis, "estimate"))
+                         original = attr(analysis, "estimate"),
+                         release = analysis(at, supp_at, detail = TRUE))
   }
   out$criteria <- list(outliers = outliers, avg_risk = avg_risk, k_map = k_map,
                        local = local, suppressed_loss = suppressed_loss)
