@@ -361,8 +361,15 @@ analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
   }
   # `levels`: the node's levels, or (local recoding) a matrix of each
   # record's levels, one column per key
-  structure(function(levels, supp_records, detail = FALSE) {
+  # `blank` (deidentify()): a records x keys logical matrix of cells blanked
+  # by local suppression; a record with a blanked key of the model leaves
+  # the model's complete cases
+  structure(function(levels, supp_records, detail = FALSE, blank = NULL) {
     per_record <- is.matrix(levels)
+    if (!is.null(blank)) {
+      hit <- blank[, match(model_keys, lat$keys), drop = FALSE]
+      supp_records <- supp_records | rowSums(hit) > 0
+    }
     id <- if (!per_record && !detail)
       paste(c(levels[match(model_keys, lat$keys)], "|", which(supp_records)), collapse = ",")
     if (!is.null(id) && !is.null(fits[[id]])) return(fits[[id]])

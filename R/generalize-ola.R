@@ -227,6 +227,7 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
     out$info_loss <- record_level_losses(lat, recoding$levels, supp_records, model,
                                          out$class_sizes)
     out$local <- recoding$rounds
+    out$record_levels <- recoding$levels
   }
   if (metric == "analysis") {
     at <- if (is.null(recoding)) unname(levels) else recoding$levels
