@@ -151,7 +151,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   steps <- list(step_row("original", "the data as given", n, 0L, c(entropy = 0, precision = 0),
                          evaluator, matrix(0L, n, length(keys)), rep(FALSE, n), NULL,
                          risk_before))
-  gen_risk <- risk_release(gen$data, keys, context)
+  gen_risk <- recount(gen$data, keys, context)
   steps[[2L]] <- step_row(
     "generalize", sprintf("ola(): levels %s; %d record(s) suppressed",
                           paste(sprintf("%s %d", keys, levels), collapse = ", "),
@@ -166,15 +166,18 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   released <- released[!dropped, , drop = FALSE]
   supp <- NULL
   blank <- matrix(FALSE, n, length(keys))
-  if (any(supp_gen & small)) {
+  too_few <- nrow(released) < k
+  if (any(supp_gen & small) && !too_few) {
     supp <- withCallingHandlers(
       suppress_local(released, keys, k = k, importance = importance, na = "category"),
       epimask_warning_stratum = function(w) invokeRestart("muffleWarning"))
     released <- supp$data
     blank[!dropped, ] <- supp$suppressed
   }
-  local_risk <- risk_release(released, keys, context)
-  action <- if (is.null(supp)) "nothing left to suppress" else
+  local_risk <- recount(released, keys, context)
+  action <- if (too_few) sprintf("fewer records (%d) than k = %d: no suppression can help",
+                                  nrow(released), k) else
+    if (is.null(supp)) "nothing left to suppress" else
     sprintf("suppress_local(): %d cell(s) blanked in %d record(s); %d record(s) dropped (failing l, t or the average risk)",
             supp$n_cells, supp$n_records, sum(dropped))
   fallback <- FALSE
@@ -185,7 +188,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     released <- released[keep_rows, , drop = FALSE]
     dropped[!dropped] <- !keep_rows
     blank[] <- FALSE
-    local_risk <- risk_release(released, keys, context)
+    local_risk <- recount(released, keys, context)
     action <- paste0(action, "; the recount failed, so the records with a blank were dropped instead")
   }
   steps[[3L]] <- step_row("suppress locally", action, nrow(released), sum(blank),
@@ -203,7 +206,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   }
   rownames(released) <- NULL
   # 4. verify every attack of the context on every key of the release
-  after <- risk_release(released, keys, context)
+  after <- recount(released, keys, context)
   steps[[4L]] <- step_row(
     "identifiers", if (!length(ids)) "none given" else
       paste(sprintf("%s %s", names(ids), ifelse(ids == "drop", "dropped", "pseudonymised")),
@@ -212,13 +215,15 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     rec_levels, dropped, blank, after)
   certificate <- data.frame(after$attacks[c("attack", "pr_attack", "pr_reid_given", "risk")],
                             threshold = context$threshold,
-                            pass = after$attacks$risk <= context$threshold,
+                            pass = !is.na(after$attacks$risk) &
+                              after$attacks$risk <= context$threshold,
                             stringsAsFactors = FALSE)
   if (!after$pass)
-    epimask_warn(sprintf(paste0(
-      "The release fails the context: overall risk %s > threshold %s (recounted on the ",
-      "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
-      format(signif(after$overall, 3)), format(signif(context$threshold, 3))),
+    epimask_warn(if (!nrow(released)) "Every record was suppressed: the release is empty." else
+      sprintf(paste0(
+        "The release fails the context: overall risk %s > threshold %s (recounted on the ",
+        "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
+        format(signif(after$overall, 3)), format(signif(context$threshold, 3))),
       "epimask_warning_release_fails")
   steps <- do.call(rbind, steps)
   rownames(steps) <- NULL
@@ -232,6 +237,18 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
                                                 term = attr(evaluator, "term"),
                                                 original = attr(evaluator, "estimate")))
   structure(out, class = "epimask_release")
+}
+
+# risk_release() on a release; an empty release has no risk to recount: NA,
+# and it does not pass.
+recount <- function(data, keys, context) {
+  if (nrow(data)) return(risk_release(data, keys, context))
+  attacks <- if (isTRUE(context$public)) "public" else c("deliberate", "inadvertent", "breach")
+  pr <- if (isTRUE(context$public)) 1 else
+    c(context$pr_attempt, context$pr_acquaintance, context$pr_breach)
+  list(attacks = data.frame(attack = attacks, pr_attack = pr, pr_reid_given = NA_real_,
+                            risk = NA_real_, stringsAsFactors = FALSE),
+       overall = NA_real_, pass = FALSE)
 }
 
 # What the context asks of the classes (see deidentify()'s details).
@@ -412,16 +429,19 @@ plot.epimask_release <- function(x, y = NULL, main = NULL, ...) {
   before <- x$risk_before$attacks
   after <- x$certificate
   heights <- rbind(before = before$risk, after = after$risk)
+  heights[is.na(heights)] <- 0
   colnames(heights) <- after$attack
   if (is.null(main))
     main <- sprintf("Re-identification risk by attack (%s)", if (x$pass) "passes" else "fails")
-  graphics::barplot(heights, beside = TRUE, ylim = c(0, max(1, heights) * 1.05),
-                    col = c("grey70", if (x$pass) "steelblue" else "firebrick"),
-                    ylab = "Pr(re-identification)", main = main,
-                    legend.text = c("before", "after (recounted on the release)"),
-                    args.legend = list(x = "topright", bty = "n"), ...)
+  mid <- graphics::barplot(heights, beside = TRUE, ylim = c(0, max(1, heights) * 1.1),
+                           col = c("grey70", if (x$pass) "steelblue" else "firebrick"),
+                           ylab = "Pr(re-identification | attack) x Pr(attack)", main = main,
+                           legend.text = c("before", "after (recounted on the release)"),
+                           args.legend = list(x = "topright", bty = "n"), ...)
+  graphics::text(mid, heights, format(signif(heights, 2)), pos = 3, cex = 0.8)
   graphics::abline(h = x$context$threshold, lty = 2)
-  graphics::mtext(sprintf("threshold %s", format(signif(x$context$threshold, 3))), side = 4,
-                  at = x$context$threshold, las = 1, cex = 0.8, line = 0.2)
+  graphics::text(graphics::par("usr")[1], x$context$threshold,
+                 sprintf("threshold %s", format(signif(x$context$threshold, 3))),
+                 adj = c(-0.05, -0.4), cex = 0.8)
   invisible(x)
 }
