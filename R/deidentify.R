@@ -26,7 +26,9 @@
 #'    key values until every class has k records (blanks read as a value of
 #'    their own, as [risk_kanon()] and [risk_release()] count them). Records
 #'    suppressed for another reason (l-diversity, t-closeness, the average
-#'    risk) are dropped. If the recount of step 4 fails after local
+#'    risk) are dropped, and so is every suppressed record when `l` or `t` is
+#'    given (blanks do not make a class diverse). If the recount of step 4
+#'    fails after local
 #'    suppression (blanked records can form new classes), the records with a
 #'    blank are dropped instead and the recount repeated: the step says so.
 #' 3. **Identifiers**: dropped, or replaced by keyed pseudonyms (HMAC-SHA256
@@ -160,14 +162,17 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     evaluator, rec_levels, supp_gen, NULL, gen_risk)
 
   # 2. suppress locally the records left in classes smaller than k
-  dropped <- supp_gen & !small
+  # blanking cells does not make a class l-diverse or t-close: with l or t
+  # every suppressed record is dropped
+  diverse <- !is.null(dots$l) || !is.null(dots$t)
+  dropped <- supp_gen & (!small | diverse)
   released <- frame
   for (key in keys) released[[key]] <- current[[key]]
   released <- released[!dropped, , drop = FALSE]
   supp <- NULL
   blank <- matrix(FALSE, n, length(keys))
   too_few <- nrow(released) < k
-  if (any(supp_gen & small) && !too_few) {
+  if (any(supp_gen & small) && !too_few && !diverse) {
     supp <- withCallingHandlers(
       suppress_local(released, keys, k = k, importance = importance, na = "category"),
       epimask_warning_stratum = function(w) invokeRestart("muffleWarning"))
@@ -177,7 +182,9 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   local_risk <- recount(released, keys, context)
   action <- if (too_few) sprintf("fewer records (%d) than k = %d: no suppression can help",
                                   nrow(released), k) else
-    if (is.null(supp)) "nothing left to suppress" else
+    if (is.null(supp)) sprintf("%s; %d record(s) dropped",
+                               if (diverse && any(supp_gen)) "no local suppression with l or t (blanks do not make classes diverse)"
+                               else "nothing left to suppress", sum(dropped)) else
     sprintf("suppress_local(): %d cell(s) blanked in %d record(s); %d record(s) dropped (failing l, t or the average risk)",
             supp$n_cells, supp$n_records, sum(dropped))
   fallback <- FALSE
