@@ -132,8 +132,7 @@ brute_analysis_loss <- function(data, keys, gen, supp, formula, family, term) {
 
 brute_target_optimum <- function(data, qi, hierarchies, metric, analysis = NULL, ...) {
   keys <- qi
-  tops <- vapply(keys, function(key) length(hierarchies[[key]]$levels) - 1L, integer(1))
-  nodes <- as.matrix(expand.grid(lapply(tops, function(h) 0:h)))
+  nodes <- all_nodes(hierarchies, keys)
   best <- NULL
   for (i in seq_len(nrow(nodes))) {
     lv <- unname(nodes[i, ])
@@ -142,11 +141,8 @@ brute_target_optimum <- function(data, qi, hierarchies, metric, analysis = NULL,
     loss <- if (is.null(analysis)) r$loss[[metric]] else
       brute_analysis_loss(data, keys, r$gen, r$supp, analysis$formula, analysis$family,
                           analysis$term)
-    better <- is.null(best) || loss < best$loss - 1e-9 * max(1, abs(best$loss)) ||
-      (abs(loss - best$loss) <= 1e-9 * max(1, abs(best$loss)) &&
-         (sum(lv) < sum(best$levels) ||
-            (sum(lv) == sum(best$levels) && lex_less(lv, best$levels))))
-    if (better) best <- list(levels = lv, loss = loss, all = r$loss, supp = r$supp)
+    if (beats(lv, loss, best))
+      best <- list(levels = lv, loss = loss, all = r$loss, supp = r$supp)
   }
   best
 }
