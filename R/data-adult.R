@@ -38,7 +38,8 @@
 #'   <https://creativecommons.org/licenses/by/4.0/>), which allows sharing
 #'   and adapting with attribution; this extract is a random subset of rows
 #'   and columns, as described above.
-#' @seealso [ola()], the vignette "Optimal generalization and k-anonymity"
+#' @seealso [ola()], [deidentify()], `vignette("deidentify-adult")`
+#' @family data and simulation
 #' @examples
 #' keys <- c("age", "sex", "race", "marital_status", "education",
 #'           "native_country", "workclass")
