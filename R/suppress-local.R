@@ -19,27 +19,40 @@
 #'   every value of \eqn{v}. The class size of record \eqn{i} is the number
 #'   of records compatible with it,
 #'   \deqn{f_i = \#\{r : x_{rv} = x_{iv} \textrm{ or } x_{rv} = NA
-#'   \textrm{ or } x_{iv} = NA \textrm{ for every key } v\},}
+#'   \textrm{ or } x_{iv} = NA \textrm{ for every key } v\},}{f_i = #{r :
+#'   x[r, v] = x[i, v] or x[r, v] is NA or x[i, v] is NA, for every key v},}
 #'   classes overlap, and the counts are made by compatibility, not by
 #'   grouping. Fewer cells are needed.
 #'
 #' **The goal**: the fewest blanked cells, each weighted by its key's
 #' `importance`, such that \eqn{f_i \ge k} for every record (with
-#' `max_risk`, \eqn{1/f_i \le} `max_risk`, i.e. \eqn{k = \lceil 1 /}
-#' `max_risk`\eqn{\rceil}). Finding the minimum is NP-hard (Meyerson &
+#' `max_risk`, \eqn{1/f_i \le}{1/f_i <=} `max_risk`, i.e. \eqn{k = \lceil 1 /
+#' max\_risk \rceil}{k = ceiling(1 / max_risk)}). Finding the minimum is NP-hard (Meyerson &
 #' Williams 2004; Aggarwal et al. 2005), so a greedy heuristic is used, in C,
 #' on the distinct key patterns (not on records):
-#' * `"category"`: a class smaller than `k` moves as a whole to the cheapest
-#'   more general pattern (some keys blanked) whose class then reaches `k`;
-#'   when none does, it joins the cheapest existing class and tries again;
-#'   at worst all its keys are blanked. A class of blanks still smaller than
-#'   `k` is filled with the cheapest records of classes larger than `k` (or
-#'   a whole class).
+#' * `"category"`: first, level by level over the key subsets in order of
+#'   cost, the classes smaller than `k` that become one class of at least
+#'   `k` (with the class already there) when those keys are blanked move
+#'   together. Then each class still smaller than `k`, smallest first, takes
+#'   the cheapest of: blanking a subset of its keys (possibly none) and
+#'   bringing into the class it joins the records it still lacks, taken from
+#'   other classes that reach that pattern by blanking keys (records of
+#'   classes smaller than `k`, the surplus over `k` of larger ones, or one
+#'   whole class). Blanking every key and filling the stratum's class of
+#'   blanks is always possible.
 #' * `"wildcard"`: each record with \eqn{f < k}, smallest first, blanks the
-#'   cheapest set of its keys that brings its own \eqn{f} to `k`. Blanking
-#'   only adds compatible records, so a safe record stays safe.
+#'   cheapest set of its keys that brings its own \eqn{f} to `k`; among
+#'   equally cheap sets, the one that also reaches most records still below
+#'   `k`. Blanking only adds compatible records, so a safe record stays
+#'   safe, and blanking all its keys makes a record compatible with its
+#'   whole stratum. The pass runs twice (smallest \eqn{f} first, largest
+#'   first) and the cheaper result is kept.
 #' * both end by putting back every blanked value that can return without
 #'   leaving any record below `k`.
+#'
+#' With more than 14 keys only subsets of one to three keys (and all keys)
+#' are tried. Identical records are blanked alike in the wildcard reading,
+#' where the optimum sometimes treats them differently.
 #'
 #' **What is guaranteed**: every returned record in a stratum of at least `k`
 #' records has \eqn{f \ge k} under the chosen reading. This is not assumed:
@@ -350,6 +363,7 @@ suppression_size_table <- function(x) {
   before <- as.vector(table(bucket(x$class_size_before)))
   after <- as.vector(table(bucket(x$class_size)))
   keep <- before > 0 | after > 0
+  keep[top] <- TRUE  # the pooled row stays last, even when empty
   data.frame(class_size = lab[keep], below_k = seq_len(top)[keep] < x$k,
              records_before = before[keep], records_after = after[keep],
              stringsAsFactors = FALSE)
@@ -359,22 +373,34 @@ suppression_size_table <- function(x) {
 #' @param y Unused.
 #' @export
 plot.epimask_suppression <- function(x, y = NULL, ...) {
-  old <- graphics::par(mfrow = c(1L, 2L), mar = c(5, 4.5, 3, 1))
-  on.exit(graphics::par(old))
   cells <- x$by_key
+  long <- max(nchar(names(cells)))
+  old <- graphics::par(mfrow = c(1L, 2L),
+                       mar = c(if (length(cells) > 4L) 2 + 0.6 * long else 5, 4.5, 3, 1))
+  on.exit(graphics::par(old))
   graphics::barplot(cells, names.arg = names(cells), col = "grey40", border = NA,
                     las = if (length(cells) > 4L) 2L else 1L,
                     ylab = "blanked cells", main = sprintf("%s cells blanked",
                       format(x$n_cells, big.mark = ",")), ...)
+  # the classes of 4k and more hold most records: left out of the bars, said
   sizes <- suppression_size_table(x)
-  heights <- rbind(before = sizes$records_before, after = sizes$records_after)
-  cols <- ifelse(sizes$below_k, "firebrick", "grey60")
-  graphics::barplot(heights, beside = TRUE, names.arg = sizes$class_size,
-                    col = rbind(grDevices::adjustcolor(cols, 0.35), cols), border = NA,
-                    xlab = sprintf("class size (%s)", x$na), ylab = "records",
-                    main = "Records by class size")
+  top <- nrow(sizes)
+  shown <- sizes[-top, , drop = FALSE]
+  heights <- rbind(before = shown$records_before, after = shown$records_after)
+  cols <- ifelse(shown$below_k, "firebrick", "grey40")
+  graphics::par(mar = c(5, 4.5, 3, 1))
+  graphics::barplot(heights, beside = TRUE, names.arg = shown$class_size,
+                    col = rbind(grDevices::adjustcolor(cols, 0.3), cols), border = NA,
+                    xlab = sprintf("class size (blank as %s)",
+                                   if (x$na == "category") "a value" else "a wildcard"),
+                    ylab = "records", main = "Records by class size, before and after")
+  graphics::mtext(sprintf("classes of %s: %s records before, %s after (not drawn)",
+                          sizes$class_size[top],
+                          format(sizes$records_before[top], big.mark = ","),
+                          format(sizes$records_after[top], big.mark = ",")),
+                  side = 3, line = 0.2, cex = 0.8)
   graphics::legend("topright", bty = "n", border = NA,
-                   fill = c(grDevices::adjustcolor("grey60", 0.35), "grey60", "firebrick"),
+                   fill = c(grDevices::adjustcolor("grey40", 0.3), "grey40", "firebrick"),
                    legend = c("before", "after", sprintf("below k = %d", x$k)))
   invisible(x)
 }

@@ -20,6 +20,8 @@
  * once safe stays safe. Each pattern with f < k, smallest f first, blanks
  * the cheapest key subset that brings its own f to k (blanking all its keys
  * makes it compatible with its whole stratum, which holds >= k records).
+ * The pass runs in two orders (smallest f first, largest f first) and the
+ * cheaper result is kept.
  * f is counted through an inverted index: for each key and value the
  * patterns holding that value, and for each key the patterns blank in it;
  * one count scans the shortest such list and checks each candidate.
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <limits.h>
 #include "suppress.h"
 #include "freq.h"
 #include "row_hash.h"
@@ -278,24 +281,100 @@ static int classes_add(classes *cl, const int *x)
 }
 
 typedef struct {
+    int *v;
+    int len, cap;
+} ivec;
+
+static int ivec_push(ivec *a, int x)
+{
+    if (a->len == a->cap) {
+        int cap = a->cap * 2 + 4;
+        int *v = realloc(a->v, (size_t) cap * sizeof(int));
+        if (!v) return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->len++] = x;
+    return 0;
+}
+
+/* The classes of the category reading hold units: the records of one
+ * pattern, or a part of them when a class gave some records away. */
+typedef struct {
     const patterns *pt;
     int n_free, k;
     const double *cost;
     const subsets *ss;
     classes cl;
-    int *next;       /* member list of each class, over patterns */
-    int *cls;        /* class of each pattern */
-    int *split;      /* records of each pattern given away to a pool */
-    int *x;          /* scratch row */
+    int n_units, cap_units;
+    int *upat, *ucnt, *unext, *ucls;
+    /* for each column and value, the classes with that value (a class
+     * keeps its codes for good; only its weight changes) */
+    int *maxcode;
+    ivec **byval;
+    int *x;
     poller *pl;
 } cat_state;
+
+typedef struct { int id, weight; } ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->weight != y->weight) return x->weight < y->weight ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int unit_add(cat_state *st, int pat, int cnt)
+{
+    if (st->n_units == st->cap_units) {
+        int cap = st->cap_units * 2 + 16;
+        int *a = realloc(st->upat, (size_t) cap * sizeof(int));
+        if (!a) return -1;
+        st->upat = a;
+        if (!(a = realloc(st->ucnt, (size_t) cap * sizeof(int)))) return -1;
+        st->ucnt = a;
+        if (!(a = realloc(st->unext, (size_t) cap * sizeof(int)))) return -1;
+        st->unext = a;
+        if (!(a = realloc(st->ucls, (size_t) cap * sizeof(int)))) return -1;
+        st->ucls = a;
+        st->cap_units = cap;
+    }
+    int u = st->n_units++;
+    st->upat[u] = pat;
+    st->ucnt[u] = cnt;
+    st->unext[u] = -1;
+    st->ucls[u] = -1;
+    return u;
+}
+
+/* A new class with codes x (not present, not pointing into the table),
+ * indexed by its values; its id or -1. */
+static int cat_class_add(cat_state *st, const int *x)
+{
+    int c = classes_add(&st->cl, x);
+    if (c < 0) return -1;
+    for (int j = 0; j < st->cl.p; j++)
+        if (x[j] > 0 && ivec_push(&st->byval[j][x[j]], c) < 0) return -1;
+    return c;
+}
+
+static void cat_link(cat_state *st, int u, int t)
+{
+    classes *cl = &st->cl;
+    st->unext[u] = -1;
+    if (cl->tail[t] >= 0) st->unext[cl->tail[t]] = u;
+    else cl->head[t] = u;
+    cl->tail[t] = u;
+    st->ucls[u] = t;
+}
 
 static void cat_append(cat_state *st, int from, int to)
 {
     classes *cl = &st->cl;
     if (cl->head[from] < 0) return;
-    for (int q = cl->head[from]; q >= 0; q = st->next[q]) st->cls[q] = to;
-    if (cl->tail[to] >= 0) st->next[cl->tail[to]] = cl->head[from];
+    for (int u = cl->head[from]; u >= 0; u = st->unext[u]) st->ucls[u] = to;
+    if (cl->tail[to] >= 0) st->unext[cl->tail[to]] = cl->head[from];
     else cl->head[to] = cl->head[from];
     cl->tail[to] = cl->tail[from];
     cl->head[from] = cl->tail[from] = -1;
@@ -311,126 +390,51 @@ static int cat_move(cat_state *st, int c, uint64_t S)
         if (S >> j & 1) st->x[j] = 0;
     int t = classes_find(cl, st->x);
     if (t == c) return c;  /* those keys were blank already */
-    if (t < 0 && (t = classes_add(cl, st->x)) < 0) return -1;
+    if (t < 0 && (t = cat_class_add(st, st->x)) < 0) return -1;
     cl->weight[t] += cl->weight[c];
     cl->weight[c] = 0;
     cat_append(st, c, t);
     return t;
 }
 
-typedef struct { int id, weight; } ranked;
-
-static int cmp_ranked(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->weight != y->weight) return x->weight < y->weight ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-/* Blanking every key of class d costs this per record. */
-static double full_cost(const cat_state *st, int d)
-{
-    return mask_cost(nonzero_mask(st->cl.codes + (size_t) d * st->cl.p, st->n_free),
-                     st->cost, st->n_free);
-}
-
-static int same_stratum(const int *a, const int *b, int n_free, int p)
-{
-    for (int j = n_free; j < p; j++) if (a[j] != b[j]) return 0;
-    return 1;
-}
-
-/* A pool (every key blank) smaller than k: fill it from its stratum. */
-static int cat_fill_pool(cat_state *st, int pool)
+/* Move `take` (< its weight) records of class d into class t, splitting a
+ * unit where needed. Returns 0 or -1. */
+static int cat_take(cat_state *st, int d, int take, int t)
 {
     classes *cl = &st->cl;
-    int p = cl->p, k = st->k;
-    int need = k - cl->weight[pool];
-    const int *pc = cl->codes + (size_t) pool * p;
-    /* donors: the other non-empty classes of the stratum (all >= k) */
-    int n_donor = 0;
-    ranked *donor = malloc((size_t) cl->n * sizeof(ranked) + sizeof(ranked));
-    double *unit = malloc((size_t) cl->n * sizeof(double) + sizeof(double));
-    if (!donor || !unit) { free(donor); free(unit); return -1; }
-    long surplus = 0;
-    int best_whole = -1;
-    double best_whole_cost = 0;
-    for (int d = 0; d < cl->n; d++) {
-        if (d == pool || cl->weight[d] == 0 ||
-            !same_stratum(cl->codes + (size_t) d * p, pc, st->n_free, p)) continue;
-        unit[d] = full_cost(st, d);
-        double whole = unit[d] * cl->weight[d];
-        if (best_whole < 0 || whole < best_whole_cost) { best_whole = d; best_whole_cost = whole; }
-        if (cl->weight[d] > k) {
-            donor[n_donor].id = d;
-            donor[n_donor].weight = 0;
-            n_donor++;
-            surplus += cl->weight[d] - k;
+    cl->weight[d] -= take;
+    cl->weight[t] += take;
+    int u = cl->head[d];
+    cl->head[d] = cl->tail[d] = -1;
+    while (u >= 0) {
+        int nx = st->unext[u];
+        if (take > 0 && st->ucnt[u] <= take) {
+            take -= st->ucnt[u];
+            cat_link(st, u, t);
+        } else if (take > 0) {
+            int v = unit_add(st, st->upat[u], take);
+            if (v < 0) return -1;
+            st->ucnt[u] -= take;
+            take = 0;
+            cat_link(st, v, t);
+            cat_link(st, u, d);
+        } else {
+            cat_link(st, u, d);
         }
+        u = nx;
     }
-    /* surplus records, cheapest first (ties: class order) */
-    double surplus_cost = -1;
-    if (surplus >= need) {
-        /* sort donors by unit cost: reuse ranked.weight as a rank of cost */
-        for (int a = 1; a < n_donor; a++) {  /* insertion sort: few donors */
-            ranked v = donor[a];
-            int b = a - 1;
-            while (b >= 0 && (unit[donor[b].id] > unit[v.id] ||
-                              (unit[donor[b].id] == unit[v.id] && donor[b].id > v.id))) {
-                donor[b + 1] = donor[b];
-                b--;
-            }
-            donor[b + 1] = v;
-        }
-        surplus_cost = 0;
-        int left = need;
-        for (int a = 0; a < n_donor && left > 0; a++) {
-            int d = donor[a].id, take = cl->weight[d] - k;
-            if (take > left) take = left;
-            surplus_cost += unit[d] * take;
-            left -= take;
-        }
-    }
-    if (surplus_cost >= 0 && (best_whole < 0 || surplus_cost <= best_whole_cost)) {
-        int left = need;
-        for (int a = 0; a < n_donor && left > 0; a++) {
-            int d = donor[a].id, take = cl->weight[d] - k;
-            if (take > left) take = left;
-            cl->weight[d] -= take;
-            cl->weight[pool] += take;
-            left -= take;
-            /* the records come from the class's member patterns, in order */
-            for (int q = cl->head[d]; q >= 0 && take > 0; q = st->next[q]) {
-                int avail = st->pt->weight[q] - st->split[q];
-                int t = avail < take ? avail : take;
-                st->split[q] += t;
-                take -= t;
-            }
-        }
-    } else if (best_whole >= 0) {
-        uint64_t nz = nonzero_mask(cl->codes + (size_t) best_whole * p, st->n_free);
-        if (nz == 0) {  /* cannot happen: pools are unique per stratum */
-            free(donor); free(unit);
-            return 0;
-        }
-        if (cat_move(st, best_whole, nz) < 0) { free(donor); free(unit); return -1; }
-    }
-    free(donor);
-    free(unit);
     return 0;
 }
 
-/* Level by level, key subsets S in order of cost: the classes still
+/* Phase 1, level by level, key subsets S in order of cost: the classes
  * smaller than k are grouped by their pattern with S blanked; a group that
  * reaches k with the class already there (if that one is not small itself)
- * moves there together. The last level blanks every key of what is left
- * (the pool of the stratum, filled up afterwards). */
-static int cat_greedy(cat_state *st)
+ * moves there together. */
+static int cat_levels(cat_state *st)
 {
     classes *cl = &st->cl;
     int p = cl->p, k = st->k;
     const subsets *ss = st->ss;
-    uint64_t all = st->n_free == 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << st->n_free) - 1);
     int *small = malloc((size_t) cl->n * sizeof(int) + sizeof(int));
     int *entry = malloc((size_t) cl->n * sizeof(int) + sizeof(int));
     classes tmp;
@@ -441,11 +445,9 @@ static int cat_greedy(cat_state *st)
     for (int c = 0; c < cl->n; c++)
         if (cl->weight[c] > 0 && cl->weight[c] < k) small[m++] = c;
     int status = 0;
-    for (size_t level = 0; level <= ss->m && m > 0 && status == 0; level++) {
+    for (size_t level = 0; level < ss->m && m > 0 && status == 0; level++) {
         if (poll_stop(st->pl)) { status = -2; break; }
-        uint64_t S = level < ss->m ? ss->s[level].mask : all;
-        if (level == ss->m && ss->m > 0 && ss->s[ss->m - 1].mask == all) break;
-        /* a fresh table of the groups of this level */
+        uint64_t S = ss->s[level].mask;
         size_t cap = 16;
         while (cap < 4 * (size_t) m) cap <<= 1;
         free(tmp.slot);
@@ -472,13 +474,12 @@ static int cat_greedy(cat_state *st)
         int kept = 0;
         for (int a = 0; a < m; a++) {
             int c = small[a];
-            if (tmp.weight[entry[a]] >= k || S == all) {
+            if (tmp.weight[entry[a]] >= k) {
                 if (cat_move(st, c, S) < 0) { status = -1; break; }
             } else {
                 small[kept++] = c;
             }
         }
-        /* classes that received others this level are no longer small */
         int m2 = 0;
         for (int a = 0; a < kept; a++) {
             int c = small[a];
@@ -489,21 +490,178 @@ static int cat_greedy(cat_state *st)
     free(small);
     free(entry);
     classes_free(&tmp);
-    if (status != 0) return status;
-    /* pools: every key blank and still smaller than k */
-    for (int c = 0; c < cl->n; c++) {
-        if (cl->weight[c] > 0 && cl->weight[c] < k &&
-            nonzero_mask(cl->codes + (size_t) c * p, st->n_free) == 0) {
-            status = cat_fill_pool(st, c);
-            if (status < 0) return status;
+    return status;
+}
+
+typedef struct {
+    int id, avail, whole;
+    double unit;
+} donor;
+
+static int cmp_donor(const void *a, const void *b)
+{
+    const donor *x = a, *y = b;
+    if (x->unit != y->unit) return x->unit < y->unit ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+typedef struct {
+    donor *d;
+    int n, cap;
+} donors;
+
+/* The cheapest way to bring `need` records of other classes (not tc, not
+ * self) into the pattern t, each blanking the keys blank in t: records
+ * from classes smaller than k, and the surplus over k of larger ones, the
+ * cheapest first; or one whole class of k or more. Returns the cost, or -1
+ * when the stratum has too few records; with exec, moves them into tc. */
+static double cat_gather(cat_state *st, const int *t, int tc, int self, int need,
+                         int exec, donors *buf)
+{
+    classes *cl = &st->cl;
+    int p = cl->p, k = st->k, n_free = st->n_free;
+    uint64_t Z = 0;
+    for (int j = 0; j < n_free; j++) if (t[j] == 0) Z |= (uint64_t) 1 << j;
+    int driver = -1;
+    for (int j = 0; j < p; j++) {
+        if (t[j] == 0) continue;
+        if (driver < 0 || st->byval[j][t[j]].len < st->byval[driver][t[driver]].len) driver = j;
+    }
+    int n_scan = driver < 0 ? cl->n : st->byval[driver][t[driver]].len;
+    buf->n = 0;
+    for (int i = 0; i < n_scan; i++) {
+        int d = driver < 0 ? i : st->byval[driver][t[driver]].v[i];
+        if (d == tc || d == self || cl->weight[d] == 0) continue;
+        const int *cd = cl->codes + (size_t) d * p;
+        int match = 1;
+        for (int j = 0; j < p && match; j++) if (t[j] != 0 && cd[j] != t[j]) match = 0;
+        if (!match) continue;
+        if (buf->n == buf->cap) {
+            int cap = buf->cap * 2 + 16;
+            donor *nd = realloc(buf->d, (size_t) cap * sizeof(donor));
+            if (!nd) return -2;
+            buf->d = nd;
+            buf->cap = cap;
+        }
+        donor *it = &buf->d[buf->n++];
+        it->id = d;
+        it->unit = mask_cost(Z & nonzero_mask(cd, n_free), st->cost, n_free);
+        it->whole = cl->weight[d] >= k;
+        it->avail = it->whole ? cl->weight[d] - k : cl->weight[d];
+    }
+    qsort(buf->d, (size_t) buf->n, sizeof(donor), cmp_donor);
+    double cost_a = 0;
+    int left = need;
+    for (int i = 0; i < buf->n && left > 0; i++) {
+        int take = buf->d[i].avail < left ? buf->d[i].avail : left;
+        cost_a += take * buf->d[i].unit;
+        left -= take;
+    }
+    int a_ok = left == 0, best_whole = -1;
+    double cost_b = 0;
+    for (int i = 0; i < buf->n; i++) {
+        if (!buf->d[i].whole) continue;
+        double c = buf->d[i].unit * cl->weight[buf->d[i].id];
+        if (best_whole < 0 || c < cost_b) { best_whole = i; cost_b = c; }
+    }
+    if (!a_ok && best_whole < 0) return -1;
+    int use_a = a_ok && (best_whole < 0 || cost_a <= cost_b);
+    if (exec) {
+        if (use_a) {
+            left = need;
+            for (int i = 0; i < buf->n && left > 0; i++) {
+                int d = buf->d[i].id;
+                int take = buf->d[i].avail < left ? buf->d[i].avail : left;
+                if (take == 0) continue;
+                left -= take;
+                if (take == cl->weight[d]) {
+                    if (cat_move(st, d, Z) < 0) return -2;
+                } else if (cat_take(st, d, take, tc) < 0) {
+                    return -2;
+                }
+            }
+        } else if (cat_move(st, buf->d[best_whole].id, Z) < 0) {
+            return -2;
         }
     }
-    return 0;
+    return use_a ? cost_a : cost_b;
+}
+
+/* Phase 2: each class still smaller than k (smallest first) takes the
+ * cheapest of: blanking a key subset S of its own (S may be empty) and
+ * bringing in the records the class it joins still lacks. Blanking every
+ * key and filling the stratum's class of blanks is always possible, and
+ * each step leaves every record it touches in a class of k or more. */
+static int cat_complete(cat_state *st)
+{
+    classes *cl = &st->cl;
+    int p = cl->p, k = st->k, n_free = st->n_free;
+    const subsets *ss = st->ss;
+    donors buf = { NULL, 0, 0 };
+    int *t = malloc((size_t) p * sizeof(int));
+    if (!t) return -1;
+    int status = 0;
+    for (;;) {
+        if (poll_stop(st->pl)) { status = -2; break; }
+        int c = -1;
+        for (int d = 0; d < cl->n; d++)
+            if (cl->weight[d] > 0 && cl->weight[d] < k &&
+                (c < 0 || cl->weight[d] < cl->weight[c])) c = d;
+        if (c < 0) break;
+        int w = cl->weight[c];
+        uint64_t nz = nonzero_mask(cl->codes + (size_t) c * p, n_free);
+        double best = -1;
+        uint64_t best_S = 0;
+        int full_seen = 0;
+        /* candidates: the empty set, the subsets of nz by cost, all of nz */
+        for (size_t i = 0; i <= ss->m + 1; i++) {
+            uint64_t S;
+            double own;
+            if (i == 0) { S = 0; own = 0; }
+            else if (i <= ss->m) {
+                S = ss->s[i - 1].mask;
+                if (S & ~nz) continue;
+                own = w * ss->s[i - 1].cost;
+            } else {
+                if (full_seen || nz == 0) continue;
+                S = nz;
+                own = w * mask_cost(nz, st->cost, n_free);
+            }
+            if (S == nz) full_seen = 1;
+            if (best >= 0 && own >= best) break;  /* costs only grow from here */
+            memcpy(t, cl->codes + (size_t) c * p, (size_t) p * sizeof(int));
+            for (int j = 0; j < n_free; j++) if (S >> j & 1) t[j] = 0;
+            int tc = S == 0 ? c : classes_find(cl, t);
+            int wt = (tc >= 0 && tc != c) ? cl->weight[tc] : 0;
+            int need = k - w - wt;
+            double extra = 0;
+            if (need > 0) {
+                extra = cat_gather(st, t, tc, c, need, 0, &buf);
+                if (extra == -2) { status = -1; break; }
+                if (extra < 0) continue;
+            }
+            if (best < 0 || own + extra < best) { best = own + extra; best_S = S; }
+        }
+        if (status != 0) break;
+        if (best < 0) break;  /* cannot happen: the stratum holds >= k records */
+        int tc = cat_move(st, c, best_S);
+        if (tc < 0) { status = -1; break; }
+        int need = k - cl->weight[tc];
+        if (need > 0) {
+            memcpy(t, cl->codes + (size_t) tc * p, (size_t) p * sizeof(int));
+            double r = cat_gather(st, t, tc, -1, need, 1, &buf);
+            if (r == -2) { status = -1; break; }
+            if (r < 0) break;
+        }
+    }
+    free(buf.d);
+    free(t);
+    return status;
 }
 
 /* Put back blanked cells where that leaves every class at 0 or >= k: a
- * member pattern q of class c regains key j when c without q is empty or
- * still >= k and the class q then joins reaches k. */
+ * unit u of class c regains key j when c without u is empty or still >= k
+ * and the class u then joins reaches k. */
 static int cat_prune(cat_state *st)
 {
     classes *cl = &st->cl;
@@ -511,100 +669,118 @@ static int cat_prune(cat_state *st)
     int p = cl->p, k = st->k;
     int *y = malloc((size_t) p * sizeof(int));
     if (!y) return -1;
-    for (int q = 0; q < pt->G; q++) {
-        if (st->split[q] > 0) continue;  /* split patterns stay as they are */
+    int n_units = st->n_units;
+    for (int u = 0; u < n_units; u++) {
+        if (st->ucnt[u] == 0) continue;
         for (int j = 0; j < st->n_free; j++) {
             if (poll_stop(st->pl)) { free(y); return -2; }
-            int c = st->cls[q];
-            const int *orig = pt->codes + (size_t) q * p;
+            int c = st->ucls[u];
+            const int *orig = pt->codes + (size_t) st->upat[u] * p;
             const int *cc = cl->codes + (size_t) c * p;
             if (cc[j] != 0 || orig[j] == 0) continue;
-            int wq = pt->weight[q], wc = cl->weight[c];
-            if (wc - wq != 0 && wc - wq < k) continue;
+            int wu = st->ucnt[u], wc = cl->weight[c];
+            if (wc - wu != 0 && wc - wu < k) continue;
             memcpy(y, cc, (size_t) p * sizeof(int));
             y[j] = orig[j];
             int t = classes_find(cl, y);
             int tw = t < 0 ? 0 : cl->weight[t];
-            if (tw + wq < k) continue;
-            if (t < 0 && (t = classes_add(cl, y)) < 0) { free(y); return -1; }
-            /* unlink q from c */
+            if (tw + wu < k) continue;
+            if (t < 0 && (t = cat_class_add(st, y)) < 0) { free(y); return -1; }
             int prev = -1;
-            for (int r = cl->head[c]; r >= 0; prev = r, r = st->next[r]) {
-                if (r != q) continue;
-                if (prev < 0) cl->head[c] = st->next[q]; else st->next[prev] = st->next[q];
-                if (cl->tail[c] == q) cl->tail[c] = prev;
+            for (int r = cl->head[c]; r >= 0; prev = r, r = st->unext[r]) {
+                if (r != u) continue;
+                if (prev < 0) cl->head[c] = st->unext[u]; else st->unext[prev] = st->unext[u];
+                if (cl->tail[c] == u) cl->tail[c] = prev;
                 break;
             }
-            st->next[q] = -1;
-            if (cl->tail[t] >= 0) st->next[cl->tail[t]] = q; else cl->head[t] = q;
-            cl->tail[t] = q;
-            st->cls[q] = t;
-            cl->weight[c] -= wq;
-            cl->weight[t] += wq;
+            cat_link(st, u, t);
+            cl->weight[c] -= wu;
+            cl->weight[t] += wu;
         }
     }
     free(y);
     return 0;
 }
 
+static void cat_free(cat_state *st)
+{
+    if (st->byval) {
+        for (int j = 0; j < st->cl.p; j++) {
+            if (!st->byval[j]) continue;
+            for (int a = 0; a <= st->maxcode[j]; a++) free(st->byval[j][a].v);
+            free(st->byval[j]);
+        }
+    }
+    free(st->byval); free(st->maxcode);
+    free(st->upat); free(st->ucnt); free(st->unext); free(st->ucls);
+    free(st->x);
+    classes_free(&st->cl);
+}
+
+/* The category reading: supp (n x n_free) gets the blanked cells. */
 static int run_category(const patterns *pt, int n_free, const double *cost, int k,
-                        const subsets *ss, int *cur, int *split, poller *pl)
+                        const subsets *ss, size_t n, int *supp, poller *pl)
 {
     int G = pt->G, p = pt->p;
     cat_state st;
     memset(&st, 0, sizeof(st));
     st.pt = pt; st.n_free = n_free; st.k = k; st.cost = cost; st.ss = ss; st.pl = pl;
-    st.split = split;
     st.cl.p = p;
-    st.next = malloc((size_t) G * sizeof(int));
-    st.cls = malloc((size_t) G * sizeof(int));
     st.x = malloc((size_t) p * sizeof(int));
+    st.maxcode = calloc((size_t) p, sizeof(int));
+    st.byval = calloc((size_t) p, sizeof(ivec *));
     size_t cap = 16;
     while (cap < 4 * (size_t) G) cap <<= 1;
     st.cl.slot = malloc(cap * sizeof(int));
     st.cl.slot_cap = cap;
     int status = -1;
-    if (!st.next || !st.cls || !st.x || !st.cl.slot) goto done;
+    int *first = NULL, *used = NULL, *pnext = NULL;
+    if (!st.x || !st.maxcode || !st.byval || !st.cl.slot) goto done;
     for (size_t s = 0; s < cap; s++) st.cl.slot[s] = -1;
+    for (int q = 0; q < G; q++)
+        for (int j = 0; j < p; j++)
+            if (pt->codes[(size_t) q * p + j] > st.maxcode[j]) st.maxcode[j] = pt->codes[(size_t) q * p + j];
+    for (int j = 0; j < p; j++)
+        if (!(st.byval[j] = calloc((size_t) st.maxcode[j] + 1, sizeof(ivec)))) goto done;
     for (int q = 0; q < G; q++) {
-        int c = classes_add(&st.cl, pt->codes + (size_t) q * p);
-        if (c < 0) goto done;
+        int c = cat_class_add(&st, pt->codes + (size_t) q * p);
+        int u = unit_add(&st, q, pt->weight[q]);
+        if (c < 0 || u < 0) goto done;
         st.cl.weight[c] = pt->weight[q];
-        st.cl.head[c] = st.cl.tail[c] = q;
-        st.next[q] = -1;
-        st.cls[q] = c;
+        cat_link(&st, u, c);
     }
-    status = cat_greedy(&st);
+    status = cat_levels(&st);
+    if (status == 0) status = cat_complete(&st);
     if (status == 0) status = cat_prune(&st);
-    if (status == 0)
-        for (int q = 0; q < G; q++)
-            memcpy(cur + (size_t) q * p, st.cl.codes + (size_t) st.cls[q] * p,
-                   (size_t) p * sizeof(int));
+    if (status != 0) goto done;
+    /* records of a pattern fill its units in order of the rows */
+    status = -1;
+    first = malloc((size_t) G * sizeof(int));
+    used = calloc((size_t) st.n_units + 1, sizeof(int));
+    pnext = malloc((size_t) st.n_units * sizeof(int) + sizeof(int));
+    if (!first || !used || !pnext) goto done;
+    for (int q = 0; q < G; q++) first[q] = -1;
+    for (int u = st.n_units - 1; u >= 0; u--) {
+        if (st.ucnt[u] == 0) continue;
+        pnext[u] = first[st.upat[u]];
+        first[st.upat[u]] = u;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int q = pt->of_record[i], u = first[q];
+        if (++used[u] == st.ucnt[u]) first[q] = pnext[u];
+        const int *orig = pt->codes + (size_t) q * p;
+        const int *now = st.cl.codes + (size_t) st.ucls[u] * p;
+        for (int j = 0; j < n_free; j++)
+            if (orig[j] != 0 && now[j] == 0) supp[i + (size_t) j * n] = 1;
+    }
+    status = 0;
 done:
-    free(st.next); free(st.cls); free(st.x);
-    classes_free(&st.cl);
+    free(first); free(used); free(pnext);
+    cat_free(&st);
     return status;
 }
 
 /* --------------------------------------------- wildcard: inverted index */
-
-typedef struct {
-    int *v;
-    int len, cap;
-} ivec;
-
-static int ivec_push(ivec *a, int x)
-{
-    if (a->len == a->cap) {
-        int cap = a->cap * 2 + 4;
-        int *v = realloc(a->v, (size_t) cap * sizeof(int));
-        if (!v) return -1;
-        a->v = v;
-        a->cap = cap;
-    }
-    a->v[a->len++] = x;
-    return 0;
-}
 
 typedef struct {
     int G, p, n_free;
@@ -689,40 +865,83 @@ static int compatible(const int *x, const int *y, int p)
     return 1;
 }
 
-/* Records compatible with the row x, counted up to cap. */
-static long windex_count(const windex *ix, const int *x, long cap)
+/* The lists holding every pattern compatible with the row x: the patterns
+ * with x's value in its most selective set key, and those blank there.
+ * Returns their number, or -1 when x sets no key (every pattern). */
+static int windex_lists(const windex *ix, const int *x, const ivec *lists[2])
 {
-    int p = ix->p, driver = -1;
+    int driver = -1;
     long best_len = 0;
-    for (int j = 0; j < p; j++) {
+    for (int j = 0; j < ix->p; j++) {
         if (x[j] == 0) continue;
         long len = x[j] <= ix->maxcode[j] ? ix->exact[j][x[j]].len : 0;
         if (j < ix->n_free) len += ix->blank[j].len;
         if (driver < 0 || len < best_len) { driver = j; best_len = len; }
     }
-    if (driver < 0) return ix->total;
+    if (driver < 0) return -1;
+    int m = 0;
+    if (x[driver] <= ix->maxcode[driver]) lists[m++] = &ix->exact[driver][x[driver]];
+    if (driver < ix->n_free) lists[m++] = &ix->blank[driver];
+    return m;
+}
+
+/* Records compatible with the row x, counted up to cap; with flag, only
+ * those of the patterns flagged. */
+static long windex_count_flagged(const windex *ix, const int *x, long cap, const char *flag)
+{
+    const ivec *lists[2];
+    int m = windex_lists(ix, x, lists);
     long f = 0;
-    for (int part = 0; part < 2; part++) {
-        const ivec *list;
-        if (part == 0) {
-            if (x[driver] > ix->maxcode[driver]) continue;
-            list = &ix->exact[driver][x[driver]];
-        } else {
-            if (driver >= ix->n_free) break;
-            list = &ix->blank[driver];
-        }
-        for (int i = 0; i < list->len; i++) {
-            int q = list->v[i];
-            if (compatible(x, ix->cur + (size_t) q * p, p)) {
+    if (m < 0) {
+        if (!flag) return ix->total;
+        for (int q = 0; q < ix->G; q++) if (flag[q]) f += ix->weight[q];
+        return f;
+    }
+    for (int l = 0; l < m; l++)
+        for (int i = 0; i < lists[l]->len; i++) {
+            int q = lists[l]->v[i];
+            if ((!flag || flag[q]) && compatible(x, ix->cur + (size_t) q * ix->p, ix->p)) {
                 f += ix->weight[q];
                 if (f >= cap) return f;
             }
         }
-    }
     return f;
 }
 
-static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, poller *pl)
+static long windex_count(const windex *ix, const int *x, long cap)
+{
+    return windex_count_flagged(ix, x, cap, NULL);
+}
+
+/* The patterns compatible with the row x, into out. */
+static int windex_collect(const windex *ix, const int *x, ivec *out)
+{
+    const ivec *lists[2];
+    int m = windex_lists(ix, x, lists);
+    out->len = 0;
+    if (m < 0) {
+        for (int q = 0; q < ix->G; q++) if (ivec_push(out, q) < 0) return -1;
+        return 0;
+    }
+    for (int l = 0; l < m; l++)
+        for (int i = 0; i < lists[l]->len; i++) {
+            int q = lists[l]->v[i];
+            if (compatible(x, ix->cur + (size_t) q * ix->p, ix->p) && ivec_push(out, q) < 0)
+                return -1;
+        }
+    return 0;
+}
+
+static int cmp_ranked_desc(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* order 0: the records below k with the smallest f first; 1: the largest f
+ * first (both then by pattern) */
+static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, int order, poller *pl)
 {
     int G = ix->G, p = ix->p;
     ranked *list = malloc((size_t) G * sizeof(ranked) + sizeof(ranked));
@@ -734,14 +953,20 @@ static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, poller 
         long f = windex_count(ix, ix->cur + (size_t) q * p, k);
         if (f < k) { list[m].id = q; list[m].weight = (int) f; m++; }
     }
-    qsort(list, (size_t) m, sizeof(ranked), cmp_ranked);
+    qsort(list, (size_t) m, sizeof(ranked), order == 0 ? cmp_ranked : cmp_ranked_desc);
+    /* pending: still to be processed; among the cheapest sets that make q
+     * safe, the one that also reaches most pending records wins */
+    char *pending = calloc((size_t) G + 1, 1);
+    if (!pending) { free(list); free(x); return -1; }
+    for (int a = 0; a < m; a++) pending[list[a].id] = 1;
     for (int a = 0; a < m; a++) {
-        if (poll_stop(pl)) { free(list); free(x); return -2; }
+        if (poll_stop(pl)) { free(list); free(x); free(pending); return -2; }
         int q = list[a].id;
+        pending[q] = 0;
         int *cq = ix->cur + (size_t) q * p;
         if (windex_count(ix, cq, k) >= k) continue;
         uint64_t nz = nonzero_mask(cq, n_free), S = 0;
-        long best_f = 0;
+        long best_f = 0, best_help = 0;
         double best_cost = 0;
         int found = 0;
         for (size_t i = 0; i < ss->m; i++) {
@@ -752,49 +977,22 @@ static int wild_greedy(windex *ix, int n_free, int k, const subsets *ss, poller 
             for (int j = 0; j < n_free; j++)
                 if (s->mask >> j & 1) x[j] = 0;
             long f = windex_count(ix, x, 4L * k);
-            if (f >= k && (!found || f > best_f)) {
-                found = 1; S = s->mask; best_cost = s->cost; best_f = f;
+            if (f < k) continue;
+            long help = windex_count_flagged(ix, x, LONG_MAX, pending);
+            if (!found || help > best_help || (help == best_help && f > best_f)) {
+                found = 1; S = s->mask; best_cost = s->cost; best_f = f; best_help = help;
             }
         }
         if (!found) S = nz;
         for (int j = 0; j < n_free; j++)
-            if (S >> j & 1 && windex_set(ix, q, j, 0) < 0) { free(list); free(x); return -1; }
+            if (S >> j & 1 && windex_set(ix, q, j, 0) < 0) {
+                free(list); free(x); free(pending);
+                return -1;
+            }
     }
+    free(pending);
     free(list);
     free(x);
-    return 0;
-}
-
-/* The patterns compatible with the row x, appended to out. */
-static int windex_collect(const windex *ix, const int *x, ivec *out)
-{
-    int p = ix->p, driver = -1;
-    long best_len = 0;
-    out->len = 0;
-    for (int j = 0; j < p; j++) {
-        if (x[j] == 0) continue;
-        long len = x[j] <= ix->maxcode[j] ? ix->exact[j][x[j]].len : 0;
-        if (j < ix->n_free) len += ix->blank[j].len;
-        if (driver < 0 || len < best_len) { driver = j; best_len = len; }
-    }
-    if (driver < 0) {
-        for (int q = 0; q < ix->G; q++) if (ivec_push(out, q) < 0) return -1;
-        return 0;
-    }
-    for (int part = 0; part < 2; part++) {
-        const ivec *list;
-        if (part == 0) {
-            if (x[driver] > ix->maxcode[driver]) continue;
-            list = &ix->exact[driver][x[driver]];
-        } else {
-            if (driver >= ix->n_free) break;
-            list = &ix->blank[driver];
-        }
-        for (int i = 0; i < list->len; i++) {
-            int q = list->v[i];
-            if (compatible(x, ix->cur + (size_t) q * p, p) && ivec_push(out, q) < 0) return -1;
-        }
-    }
     return 0;
 }
 
@@ -846,33 +1044,45 @@ int suppress_run(const int *codes, size_t n, int p, int n_free,
     if (patterns_build(codes, n, p, &pt) < 0) return -1;
     int G = pt.G;
     subsets ss = { NULL, 0 };
-    int *cur = malloc((size_t) G * (size_t) p * sizeof(int) + sizeof(int));
-    int *split = calloc((size_t) G + 1, sizeof(int));
-    int *seen = calloc((size_t) G + 1, sizeof(int));
+    int *cur = malloc((size_t) G * (size_t) p * sizeof(int) + sizeof(int)), *best = NULL;
     int status = -1;
-    if (!cur || !split || !seen || subsets_build(n_free, cost, &ss) < 0) goto done;
+    if (!cur || subsets_build(n_free, cost, &ss) < 0) goto done;
     if (!wildcard) {
-        status = run_category(&pt, n_free, cost, k, &ss, cur, split, &pl);
-    } else {
+        status = run_category(&pt, n_free, cost, k, &ss, n, supp, &pl);
+        goto done;
+    }
+    /* two orders of the greedy; the cheaper result is kept (the first on a
+     * tie), so the choice depends on the codes only */
+    best = malloc((size_t) G * (size_t) p * sizeof(int) + sizeof(int));
+    if (!best) { status = -1; goto done; }
+    double best_cost = -1;
+    for (int order = 0; order < 2; order++) {
         memcpy(cur, pt.codes, (size_t) G * (size_t) p * sizeof(int));
         windex ix;
         status = windex_build(&ix, G, p, n_free, cur, pt.weight) < 0 ? -1 : 0;
-        if (status == 0) status = wild_greedy(&ix, n_free, k, &ss, &pl);
+        if (status == 0) status = wild_greedy(&ix, n_free, k, &ss, order, &pl);
         if (status == 0) status = wild_prune(&ix, &pt, n_free, k, &pl);
         windex_free(&ix);
+        if (status != 0) goto done;
+        double total = 0;
+        for (int q = 0; q < G; q++)
+            for (int j = 0; j < n_free; j++)
+                if (pt.codes[(size_t) q * p + j] != 0 && cur[(size_t) q * p + j] == 0)
+                    total += (double) pt.weight[q] * cost[j];
+        if (best_cost < 0 || total < best_cost) {
+            best_cost = total;
+            memcpy(best, cur, (size_t) G * (size_t) p * sizeof(int));
+        }
     }
-    if (status != 0) goto done;
-    /* a pattern's records take its final codes; the last split[q] of them
-     * (in row order) went to their stratum's pool: every key blank */
+    memcpy(cur, best, (size_t) G * (size_t) p * sizeof(int));
     for (size_t i = 0; i < n; i++) {
         int q = pt.of_record[i];
         const int *orig = pt.codes + (size_t) q * p, *now = cur + (size_t) q * p;
-        int pooled = seen[q]++ >= pt.weight[q] - split[q];
         for (int j = 0; j < n_free; j++)
-            if (orig[j] != 0 && (pooled || now[j] == 0)) supp[i + (size_t) j * n] = 1;
+            if (orig[j] != 0 && now[j] == 0) supp[i + (size_t) j * n] = 1;
     }
 done:
-    free(cur); free(split); free(seen); free(ss.s);
+    free(cur); free(best); free(ss.s);
     patterns_free(&pt);
     return status;
 }
