@@ -165,14 +165,23 @@ check_generalize_args <- function(data, keys, hierarchies, k, max_suppress, id,
 # information losses (computed here because the release alone no longer
 # holds the original values they need).
 finish_release <- function(data, keys, hierarchies, level, k, id, secret,
-                           proxies, drop_proxies, lat = NULL, model = NULL) {
+                           proxies, drop_proxies, lat = NULL, model = NULL,
+                           supp_records = NULL, current = NULL) {
   n <- nrow(data)
-  current <- stats::setNames(lapply(keys, function(key)
-    apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)
+  # `current` (the released key values) and `supp_records` (the records the
+  # search suppressed) come from ola() under the criteria of METHODS 20
+  if (is.null(current))
+    current <- stats::setNames(lapply(keys, function(key)
+      apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)
   ec <- key_groups(current, keys)
-  record_size <- ec$size[ec$group]
-  suppressed <- which(record_size < k)
-  kept <- record_size >= k
+  if (is.null(supp_records)) {
+    record_size <- ec$size[ec$group]
+    suppressed <- which(record_size < k)
+    kept <- record_size >= k
+  } else {
+    suppressed <- which(supp_records)
+    kept <- !supp_records
+  }
   if (!any(kept))
     epimask_warn(sprintf("Every one of the %d records was suppressed (k = %d).", n, k),
                  "epimask_warning_suppressed")
@@ -192,7 +201,10 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
   h <- unname(level)
   tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(keys)))), h)
   losses <- lattice_evaluate(lat, tab, h, model, loss_metrics)$loss
-  kept_sizes <- ec$size[ec$size >= k]
+  kept_sizes <- if (is.null(supp_records)) ec$size[ec$size >= k] else {
+    sizes <- tabulate(ec$group[kept], length(ec$size))
+    sizes[sizes > 0L]
+  }
   list(
     data = release,
     levels = level,
@@ -364,6 +376,23 @@ format.epimask_datafly <- function(x, ...) {
                           format(signif(x$info_loss[["precision"]], 4)),
                           format(signif(x$info_loss[["avg_class_size"]], 4)),
                           if (!is.null(x$metric)) sprintf(" (%s minimized)", x$metric) else ""))
+  crit <- x$criteria
+  if (!is.null(crit)) {
+    parts <- c(if (identical(crit$outliers, "failing")) "failing classes suppressed",
+               if (!is.null(crit$avg_risk)) sprintf("average risk <= %s", format(crit$avg_risk)),
+               if (!is.null(crit$k_map)) sprintf("k-map %d", crit$k_map),
+               if (identical(crit$suppressed_loss, "node")) "suppressed records charged at the node")
+    if (length(parts)) out <- c(out, paste0("  criteria: ", paste(parts, collapse = "; ")))
+  }
+  if (!is.null(x$analysis))
+    out <- c(out, sprintf("  analysis loss %s (%s: 1 - U of '%s', estimate %s on the original, %s on the release)",
+                          format(signif(x$info_loss[["analysis"]], 4)),
+                          x$analysis$metric$label, x$analysis$term,
+                          format(signif(x$analysis$original$estimate, 5)),
+                          format(signif(x$analysis$release$estimate, 5))))
+  if (!is.null(x$local) && nrow(x$local))
+    out <- c(out, sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
+                          nrow(x$local), sum(x$local$records)))
   if (!is.null(x$nodes_total))
     out <- c(out, sprintf("  lattice: %s of %s nodes evaluated",
                           format(x$nodes_evaluated, big.mark = ","),

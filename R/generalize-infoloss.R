@@ -28,7 +28,8 @@
 #'
 #' @param x A [datafly()] or [ola()] result.
 #' @param metric One of the four metrics, or `"all"` for a named vector of the
-#'   four.
+#'   four; `"analysis"` for the analysis loss of an [ola()] release made with
+#'   `metric = analysis_loss(...)` ([analysis_loss()]).
 #' @return A number (or the named vector).
 #' @references Gionis A, Tassa T (2009). k-Anonymization with minimal loss of
 #'   information. IEEE TKDE 21, 206-219. Sweeney L (2002). Achieving
@@ -44,10 +45,12 @@
 #' info_loss(rel, "precision")
 #' info_loss(datafly(d, c("age", "sex"), h, k = 2, max_suppress = 0), "all")
 #' @export
-info_loss <- function(x, metric = c(loss_metrics, "all")) {
+info_loss <- function(x, metric = c(loss_metrics, "analysis", "all")) {
   if (!inherits(x, "epimask_datafly") || is.null(x$info_loss))
     abort_type("x", "a datafly() or ola() result")
-  metric <- check_choice(metric, c(loss_metrics, "all"))
+  metric <- check_choice(metric, c(loss_metrics, "analysis", "all"))
   if (metric == "all") return(x$info_loss[loss_metrics])
+  if (metric == "analysis" && is.na(x$info_loss["analysis"]))
+    abort_value("metric", "\"analysis\" only for an ola() release made with metric = analysis_loss()")
   x$info_loss[[metric]]
 }

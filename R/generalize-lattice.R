@@ -106,10 +106,15 @@ lattice_evaluate <- function(lat, table, levels, model, metrics) {
   small <- size < model$k
   suppressed <- sum(size[small])
   k_ok <- suppressed <= model$max_suppress * lat$n
+  # the criteria of METHODS 20 (outliers = "failing", average risk, k-map,
+  # the ARX charging of suppressed records) in generalize-criteria.R
+  if (model_extended(model))
+    return(lattice_evaluate_targets(lat, table, levels, model, metrics, cls, size,
+                                    class_codes, small, k_ok))
   diverse <- k_ok && lattice_diverse(lat, table, cls, small, model)
   list(levels = levels, k_ok = k_ok, ok = k_ok && diverse,
        suppressed = suppressed, n_classes = length(size),
-       sum_sq = sum(size^2),
+       sum_sq = sum(size^2), supp = small, class_codes = class_codes,
        loss = vapply(metrics, function(m)
          node_loss(lat, levels, size, small, class_codes, m, model$k), numeric(1)))
 }
@@ -173,5 +178,6 @@ static_bound <- function(lat, nodes, metric) {
     entropy = Reduce(`+`, lapply(seq_along(lat$keys), function(v)
       lat$entropy_base[[v]][nodes[, v] + 1L])),
     discernibility = rep(lat$n, nrow(nodes)),
-    avg_class_size = rep(0, nrow(nodes)))
+    avg_class_size = rep(0, nrow(nodes)),
+    analysis = rep(-Inf, nrow(nodes)))
 }

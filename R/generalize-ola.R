@@ -50,7 +50,9 @@
 #' @inheritParams datafly
 #' @param metric Information loss to minimize: `"entropy"` (non-uniform
 #'   entropy, the default), `"precision"`, `"discernibility"` or
-#'   `"avg_class_size"` (see [info_loss()]).
+#'   `"avg_class_size"` (see [info_loss()]), or [analysis_loss()] (the
+#'   collaborator's model: 1 - analysis potential of its coefficient on the
+#'   node's release).
 #' @param l `NULL`, or the l of l-diversity required of every released class
 #'   on every `sensitive` variable.
 #' @param sensitive `NULL`, or the sensitive columns (not keys) for `l` and `t`.
@@ -68,6 +70,48 @@
 #'   suppresses fewer records can lose less, which only `"exact"` finds. It
 #'   falls back to the exact search when no k-minimal node is l-diverse /
 #'   t-close.
+#' @param outliers Which classes are suppressed: `"small"` (the default, as
+#'   above: the classes smaller than `k`; every other class must then meet
+#'   `l`, `t` and `k_map`) or `"failing"` (ARX's semantics: every class that
+#'   fails any criterion; the node is acceptable when the suppressed records
+#'   number at most `max_suppress` of the records).
+#' @param local `TRUE` for ARX's local recoding (`ARXResult.optimize`): the
+#'   records the chosen node suppresses are searched again as a data set of
+#'   their own, under the same criteria and metric (with
+#'   [analysis_loss()], the loss of the whole release), and the records the
+#'   new node releases are recoded at its levels; repeated while a round
+#'   recodes records. The rounds are in `$local`; the losses are then
+#'   computed record by record (each at its own levels).
+#' @param population With `k_map`: a data frame of the population's key
+#'   values (one row per person of the population the data are a sample
+#'   of; the key columns, of the data's types, within the hierarchies'
+#'   domains).
+#' @param avg_risk `NULL`, or ARX's average re-identification risk: released
+#'   classes per released record must be at most `avg_risk`; met by
+#'   suppressing the smallest released classes first (ties: the order of first
+#'   appearance in the data of the classes' generalized values), within
+#'   `max_suppress`.
+#' @param k_map `NULL`, or the k of k-map (El Emam & Dankar 2008): every
+#'   released class must match at least `k_map` persons of `population`.
+#' @param suppressed_loss How suppressed records count in the information
+#'   loss, so that ARX's losses can be reproduced: `"top"` (the default:
+#'   fully generalized, METHODS 16), `"node"` (ARX's monotone metrics: at the
+#'   node's generalization, as if released; for discernibility every class
+#'   counts its size squared, for the average class size every class counts)
+#'   or `"block"` (ARX's non-monotone metrics: the suppressed records form one
+#'   block; entropy adds, per key, the entropy of their generalized values
+#'   within the block, \eqn{\sum_g c_g \log_2(S / c_g)}; the average class
+#'   size counts the block as one class; precision and discernibility as
+#'   `"top"`).
+#' @section Targets of the custodian (methods vignette, section 20):
+#' `outliers`, `avg_risk`, `k_map`, `local`, `suppressed_loss` and
+#' `metric = analysis_loss()` leave the search exact: the records of the
+#' classes smaller than `k` are suppressed under every semantics, so the
+#' monotone k-part still tags the lattice, and the other criteria (not all
+#' monotone under generalization with suppression) are checked on every node
+#' that the bound does not exclude. With the analysis loss no bound exists:
+#' every node with the k-part is evaluated (one IRLS fit per distinct release).
+#' With the defaults the search and the release are those of METHODS 16.
 #' @section Progress:
 #' The search signals its progress (one step per lattice node evaluated)
 #' through \pkg{progressr} when it is installed: wrap the call in
@@ -75,8 +119,13 @@
 #' to see it. It can be interrupted between nodes.
 #' @return An object of class `c("epimask_ola", "epimask_datafly")`: the
 #'   fields of [datafly()] (without generalization `steps`) plus `metric`,
-#'   `info_loss` (the four losses of the release, named), `nodes_evaluated`
-#'   (nodes whose class counts were computed) and `nodes_total`.
+#'   `info_loss` (the four losses of the release, named, and `analysis` with
+#'   [analysis_loss()]), `nodes_evaluated` (nodes whose class counts were
+#'   computed), `nodes_total`, `criteria` (the targets asked for), `local` (the
+#'   rounds of local recoding: records recoded, still suppressed, levels) and,
+#'   with [analysis_loss()], `analysis` (the metric, the term, its original
+#'   estimate and SE, and `release`: its estimate, SE and analysis potential on
+#'   the release).
 #' @references El Emam K, Dankar FK, Issa R, et al. (2009). A globally optimal
 #'   k-anonymity method for the de-identification of health data. JAMIA 16,
 #'   670-682. Kohlmayer F, Prasser F, Eckert C, Kemper A, Kuhn KA (2012).
@@ -96,17 +145,44 @@
 #' greedy <- datafly(people, c("birth", "sex", "zip"), h, k = 5)
 #' rbind(ola = info_loss(best, "all"), datafly = info_loss(greedy, "all"))
 #' ola(people, c("birth", "sex", "zip"), h, k = 5, l = 2, sensitive = "dx")
+#' # ARX's semantics: suppress every class that fails l-diversity too
+#' ola(people, c("birth", "sex", "zip"), h, k = 5, l = 2, sensitive = "dx",
+#'     outliers = "failing")
+#' # average re-identification risk at most 1/20, then local recoding
+#' ola(people, c("birth", "sex", "zip"), h, k = 1, avg_risk = 0.05, local = TRUE)
+#' # k-map: every released class matches at least 10 persons of the population
+#' population <- people[sample(300, 3000, TRUE), c("birth", "sex", "zip")]
+#' ola(people, c("birth", "sex", "zip"), h, k = 2, k_map = 10, population = population)
 #' @export
 ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),
                 l = NULL, sensitive = NULL, t = NULL, id = NULL,
                 diversity = c("distinct", "entropy"), ordered = NULL,
                 secret = NULL, drop_proxies = FALSE,
-                search = c("exact", "minimal")) {
+                search = c("exact", "minimal"),
+                outliers = c("small", "failing"), local = FALSE, population = NULL,
+                avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node", "block")) {
   args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
                                 secret, drop_proxies)
   data <- args$data
-  metric <- check_choice(metric, loss_metrics)
+  analysis <- NULL
+  if (inherits(metric, "epimask_analysis_loss")) {
+    analysis_metric <- metric
+    metric <- "analysis"
+  } else {
+    metric <- check_choice(metric, loss_metrics)
+  }
+  outliers <- check_choice(outliers, c("small", "failing"))
+  suppressed_loss <- check_choice(suppressed_loss, c("top", "node", "block"))
+  check_flag(local)
+  avg_risk <- check_number(avg_risk, lower = 0, upper = 1, allow_null = TRUE)
+  if (!is.null(avg_risk) && avg_risk <= 0)
+    abort_value("avg_risk", "a share above 0 (classes per released record)")
+  if (!is.null(k_map)) k_map <- check_count(k_map)
+  if (is.null(k_map) != is.null(population))
+    abort_value(if (is.null(k_map)) "k_map" else "population",
+                "given together with `population` / `k_map` (k-map counts the population)")
+  population <- check_population(population, keys, data)
   diversity <- check_choice(diversity, c("distinct", "entropy"))
   search <- check_choice(search, c("exact", "minimal"))
   sensitive <- check_columns(sensitive, data, allow_null = TRUE)
@@ -125,12 +201,44 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   lat <- lattice_build(data, keys, args$hierarchies, sensitive, ordered)
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
-                diversity = diversity)
-  found <- lattice_search(lat, model, metric, minimal_only = search == "minimal")
+                diversity = diversity, outliers = outliers, avg_risk = avg_risk,
+                k_map = k_map, charge = suppressed_loss)
+  if (!is.null(k_map))
+    lat$pop <- population_lattice(data, population, keys, args$hierarchies)
+  if (metric == "analysis")
+    analysis <- analysis_evaluator(analysis_metric, data, keys, args$hierarchies, lat)
+  found <- lattice_search(lat, model, metric, minimal_only = search == "minimal",
+                          analysis = analysis)
   levels <- stats::setNames(found$levels, keys)
 
+  targeted <- model_extended(model) || local
+  supp_records <- if (targeted) node_suppressed_records(lat, levels, model)
+  recoding <- NULL
+  if (local && found$found) {
+    recoding <- local_recoding(data, keys, args$hierarchies, model, metric, lat,
+                               levels, supp_records, sensitive, ordered, population,
+                               analysis)
+    supp_records <- recoding$supp
+  }
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
-                        args$secret, proxies, drop_proxies, lat, model)
+                        args$secret, proxies, drop_proxies, lat, model,
+                        supp_records = supp_records, current = recoding$current)
+  if (!is.null(recoding)) {
+    out$info_loss <- record_level_losses(lat, recoding$levels, supp_records, model,
+                                         out$class_sizes)
+    out$local <- recoding$rounds
+    out$record_levels <- recoding$levels
+  }
+  if (metric == "analysis") {
+    at <- if (is.null(recoding)) unname(levels) else recoding$levels
+    supp_at <- supp_records %||% node_suppressed_records(lat, levels, model)
+    out$info_loss[["analysis"]] <- analysis(at, supp_at)
+    out$analysis <- list(metric = analysis_metric, term = attr(analysis, "term"),
+                         original = attr(analysis, "estimate"),
+                         release = analysis(at, supp_at, detail = TRUE))
+  }
+  out$criteria <- list(outliers = outliers, avg_risk = avg_risk, k_map = k_map,
+                       local = local, suppressed_loss = suppressed_loss)
   out$max_suppress <- args$max_suppress
   out$method <- "OLA"
   out$metric <- metric
@@ -145,7 +253,9 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
     epimask_warn(sprintf(paste0(
       "No lattice node meets the privacy model (k = %d%s); the top node is ",
       "returned and every record that breaks it is suppressed."), k,
-      if (!is.null(sensitive)) ", with l-diversity / t-closeness" else ""),
+      paste0(if (!is.null(sensitive)) ", with l-diversity / t-closeness" else "",
+             if (!is.null(avg_risk)) sprintf(", average risk <= %s", format(avg_risk)) else "",
+             if (!is.null(k_map)) sprintf(", k-map %d", k_map) else "")),
       "epimask_warning_suppressed")
   structure(out, class = c("epimask_ola", "epimask_datafly"))
 }
@@ -155,7 +265,7 @@ loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
 # The search of METHODS 16 (see ola()'s details). Returns the chosen levels,
 # whether an acceptable node exists, and the numbers of nodes evaluated and in
 # the lattice.
-lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
+lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = NULL) {
   top <- lat$top
   A <- length(top)
   check_lattice_size(top)
@@ -233,7 +343,7 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
     h <- nodes[i, ]
     tab <- lattice_rollup(lat, pick_source(h), h)
     tab$levels <- h
-    ev <- lattice_evaluate(lat, tab, h, model, metric)
+    ev <- node_evaluate(lat, tab, h, model, metric, analysis)
     n_evaluated <<- n_evaluated + 1L
     result[[i]] <<- ev
     remember(tab)
@@ -301,7 +411,8 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
       b <- bound[[i]]
       if (lat$nested && metric == "discernibility") b <- max(b, sum_sq_bound[[i]])
       if (lat$nested && metric == "avg_class_size")
-        b <- max(b, lat$n * (1 - model$max_suppress) / (model$k * classes_bound[[i]]))
+        b <- max(b, lat$n * (1 - model$max_suppress) /
+                   (model$k * (classes_bound[[i]] + identical(model$charge, "block"))))
       if (b > best_loss + tol(best_loss)) next
       if (b >= best_loss - tol(best_loss) && !wins_tie(i, best)) next
     }
@@ -331,7 +442,7 @@ check_lattice_size <- function(top) {
 # The slow exact twin of lattice_search(): every node rolled up from the
 # bottom table and evaluated, the optimum by the same rule. Kept as the
 # reference of the benchmarks (inst/bench/bench-ola.R).
-lattice_exhaustive <- function(lat, model, metric) {
+lattice_exhaustive <- function(lat, model, metric, analysis = NULL) {
   top <- lat$top
   nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
   dimnames(nodes) <- NULL
@@ -339,8 +450,8 @@ lattice_exhaustive <- function(lat, model, metric) {
   bottom <- c(lat$bottom, list(levels = integer(length(top))))
   loss <- rep(NA_real_, nrow(nodes))
   for (i in seq_len(nrow(nodes))) {
-    ev <- lattice_evaluate(lat, lattice_rollup(lat, bottom, nodes[i, ]), nodes[i, ],
-                           model, metric)
+    ev <- node_evaluate(lat, lattice_rollup(lat, bottom, nodes[i, ]), nodes[i, ],
+                        model, metric, analysis)
     if (ev$ok) loss[[i]] <- ev$loss[[metric]]
   }
   ok <- which(!is.na(loss))
@@ -351,4 +462,16 @@ lattice_exhaustive <- function(lat, model, metric) {
   tied <- tied[do.call(order, c(list(rowSums(m)), lapply(seq_along(top), function(v) m[, v])))]
   list(levels = nodes[tied[[1L]], ], found = TRUE, nodes_evaluated = nrow(nodes),
        nodes_total = nrow(nodes))
+}
+
+# One node evaluated for the search: its losses under `metric`, the analysis
+# loss (METHODS 20) of an acceptable node when `analysis` is given; the
+# per-class parts are dropped so that the search keeps only small results.
+node_evaluate <- function(lat, tab, h, model, metric, analysis = NULL) {
+  ev <- lattice_evaluate(lat, tab, h, model, if (is.null(analysis)) metric else "precision")
+  if (!is.null(analysis) && ev$ok)
+    ev$loss[["analysis"]] <- analysis(h, ev$supp[record_class(lat, h, ev$class_codes)])
+  ev$supp <- NULL
+  ev$class_codes <- NULL
+  ev
 }

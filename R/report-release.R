@@ -35,7 +35,13 @@
 #' (a [risk_spec()], `"kanon"` with `keys` or `"ldiversity"` with `keys` and
 #' `sensitive`); `context` the threshold and the attacks.
 #'
-#' @param x An `ru_profile` (from [ru_profile()]).
+#' @param x An `ru_profile` (from [ru_profile()]), or an `epimask_release`
+#'   (from [deidentify()]): then the report documents the release, with its
+#'   certificate (each attack of the context recounted on the release) as the
+#'   verdict, the steps taken with their information loss and the
+#'   collaborator's coefficient, and the risk before and after; `data`,
+#'   `data_name`, `call`, `title` and `quiet` apply, the other arguments come
+#'   from the release.
 #' @param file Path of the HTML file to write.
 #' @param data The original data (described by counts only), or `NULL`.
 #' @param release What is released: `NULL` (the recommended scheme, no
@@ -80,6 +86,9 @@
 #' }
 release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, context = NULL,
                            title = "De-identification report", quiet = TRUE, ...) {
+  if (inherits(x, "epimask_release"))
+    return(release_report_deidentified(x, file, data = data, data_name = data_name, call = call,
+                                       title = title, quiet = quiet))
   check_ru_profile(x)
   file <- check_writable(check_string(file), create_dir = TRUE)
   quiet <- check_flag(quiet)
@@ -168,14 +177,15 @@ check_report_args <- function(data, vars, keys, sensitive, identifiers, choice, 
   invisible(TRUE)
 }
 
-render_report <- function(content, file, quiet = TRUE) {
-  template <- system.file("report", "release-report.Rmd", package = "epimask")
+render_report <- function(content, file, quiet = TRUE, template = "release-report.Rmd") {
+  name <- template
+  template <- system.file("report", name, package = "epimask")
   if (!nzchar(template)) epimask_abort("The report template is missing from the installation.")
   work <- tempfile("epimask-report-")
   dir.create(work)
   on.exit(unlink(work, recursive = TRUE), add = TRUE)
   file.copy(template, work)
-  out <- rmarkdown::render(file.path(work, "release-report.Rmd"), output_dir = work,
+  out <- rmarkdown::render(file.path(work, name), output_dir = work,
                            output_file = "report.html", params = list(content = content),
                            envir = new.env(parent = globalenv()), quiet = quiet,
                            intermediates_dir = work)

@@ -64,21 +64,31 @@ brute_node <- function(data, keys, hierarchies, levels, k, max_suppress,
 # (`qi`, not `keys`: a `k = ` in `...` would partially match `keys`)
 brute_optimum <- function(data, qi, hierarchies, metric, ...) {
   keys <- qi
-  tops <- vapply(keys, function(key) length(hierarchies[[key]]$levels) - 1L, integer(1))
-  nodes <- as.matrix(expand.grid(lapply(tops, function(h) 0:h)))
+  nodes <- all_nodes(hierarchies, keys)
   best <- NULL
   for (i in seq_len(nrow(nodes))) {
     lv <- unname(nodes[i, ])
     r <- brute_node(data, keys, hierarchies, lv, ...)
     if (!r$ok) next
     loss <- r$loss[[metric]]
-    better <- is.null(best) || loss < best$loss - 1e-9 * max(1, abs(best$loss)) ||
-      (abs(loss - best$loss) <= 1e-9 * max(1, abs(best$loss)) &&
-         (sum(lv) < sum(best$levels) ||
-            (sum(lv) == sum(best$levels) && lex_less(lv, best$levels))))
-    if (better) best <- list(levels = lv, loss = loss, all = r$loss)
+    if (beats(lv, loss, best)) best <- list(levels = lv, loss = loss, all = r$loss)
   }
   best
+}
+
+# Every node of the lattice, one row per vector of levels.
+all_nodes <- function(hierarchies, keys) {
+  tops <- vapply(keys, function(key) length(hierarchies[[key]]$levels) - 1L, integer(1))
+  as.matrix(expand.grid(lapply(tops, function(h) 0:h)))
+}
+
+# The tie rule of METHODS 16: least loss (within 1e-9 relative), then the
+# lower sum of levels, then the lexicographically smaller vector.
+beats <- function(lv, loss, best) {
+  is.null(best) || loss < best$loss - 1e-9 * max(1, abs(best$loss)) ||
+    (abs(loss - best$loss) <= 1e-9 * max(1, abs(best$loss)) &&
+       (sum(lv) < sum(best$levels) ||
+          (sum(lv) == sum(best$levels) && lex_less(lv, best$levels))))
 }
 
 lex_less <- function(a, b) {

@@ -98,6 +98,24 @@ test_that("the data files stay small", {
   data_dir <- test_path("..", "..", "data")
   skip_if_not(dir.exists(data_dir), "package sources not available")
   sizes <- file.size(list.files(data_dir, pattern = "[.]rda$", full.names = TRUE))
-  expect_length(sizes, 2)
+  expect_gte(length(sizes), 3)
   expect_true(all(sizes < 1e6))
+})
+
+test_that("adult_extract is the documented extract of Adult", {
+  expect_identical(dim(adult_extract), c(4000L, 10L))
+  expect_false(anyNA(adult_extract))
+  keys <- c("age", "sex", "race", "marital_status", "education", "native_country", "workclass")
+  cl <- do.call(paste, c(lapply(adult_extract[keys], as.character), sep = "\r"))
+  expect_identical(sum(table(cl) == 1), 1873L)
+  expect_identical(levels(adult_extract$income), c("<=50K", ">50K"))
+  # the script's draw from the full data, when it is at hand
+  path <- Sys.getenv("EPIMASK_ADULT", file.path("..", "..", "..", "shared", "data", "adult.csv"))
+  if (!file.exists(path)) path <- "/work/shared/data/adult.csv"
+  skip_if_not(file.exists(path), "the full Adult data are not at hand")
+  adult <- utils::read.csv(path, check.names = FALSE, stringsAsFactors = FALSE)
+  set.seed(29)
+  rows <- sort(sample(nrow(adult), 4000L))
+  expect_identical(adult_extract$age, as.integer(adult$age[rows]))
+  expect_identical(as.character(adult_extract$occupation), adult$occupation[rows])
 })

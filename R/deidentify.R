@@ -1,0 +1,454 @@
+# One call from the data and a release context to a release that passes
+# every attack of the context (issue 29, item 3): generalize with ola() at the
+# targets the context implies, blank single cells with suppress_local() where
+# classes are still too small, drop or pseudonymise the identifiers, and
+# recount every attack with risk_release() on the result.
+
+#' De-identify data to a release context
+#'
+#' From the data and a [release_context()] to a release that passes every
+#' attack of the context, in four steps, each recorded with what it did, the
+#' information loss and (with `model`) the collaborator's coefficient:
+#'
+#' 1. **Generalize**: [ola()] with the targets the context implies, ARX's
+#'    outlier semantics (`outliers = "failing"`) and, when `model` is given,
+#'    the collaborator's model as the metric ([analysis_loss()]). For a
+#'    public release (maximum risk at most the threshold) the target is
+#'    k-anonymity with \eqn{k = \lceil 1 / threshold \rceil}; otherwise the
+#'    strict average risk times the largest attack probability must stay
+#'    within the threshold, which holds when every class has at least 3
+#'    records (below that the strict average is the maximum risk) and the
+#'    average risk (classes per record) is at most threshold / max(Pr(attack));
+#'    with `breach_risk = "maximum"` the breach needs
+#'    \eqn{k \ge Pr(breach) / threshold} too.
+#' 2. **Suppress locally**: the records that the chosen node leaves in
+#'    classes smaller than k are not dropped: [suppress_local()] blanks single
+#'    key values until every class has k records (blanks read as a value of
+#'    their own, as [risk_kanon()] and [risk_release()] count them). Records
+#'    suppressed for another reason (l-diversity, t-closeness, the average
+#'    risk) are dropped, and so is every suppressed record when `l` or `t` is
+#'    given (blanks do not make a class diverse). If the recount of step 4
+#'    fails after local
+#'    suppression (blanked records can form new classes), the records with a
+#'    blank are dropped instead and the recount repeated: the step says so.
+#' 3. **Identifiers**: dropped, or replaced by keyed pseudonyms (HMAC-SHA256
+#'    with `secret`, as [datafly()] does for `id`).
+#' 4. **Verify**: [risk_release()] on every key of the released data: the
+#'    `certificate` is that recount, attack by attack, never the search's
+#'    targets. A release that still fails is returned with a warning of class
+#'    `epimask_warning_release_fails` and `pass = FALSE`.
+#'
+#' @param data A data frame (not modified).
+#' @param keys The quasi-identifier columns.
+#' @param hierarchies A named list of hierarchies, one per key, as for [ola()].
+#' @param context A [release_context()] (it states the threshold).
+#' @param sensitive `NULL` or sensitive columns (neither keys nor
+#'   identifiers): released as they are; with `l` or `t` in `...` the search
+#'   makes every class l-diverse / t-close on them.
+#' @param identifiers `NULL`, or the direct identifiers: a character vector
+#'   of columns to drop, or a named character vector whose values are
+#'   `"drop"` or `"pseudonymise"`, e.g. `c(patient = "pseudonymise", name =
+#'   "drop")`.
+#' @param model `NULL`, or the collaborator's model as an [analysis_loss()]:
+#'   the search keeps its coefficient best, and every step reports it.
+#' @param importance `NULL` or the keys' importance for [suppress_local()]
+#'   (higher is blanked later).
+#' @param ... Passed to [ola()]: `max_suppress` (default 0.05), `k` (a larger
+#'   k than the context needs), `metric` (without `model`), `l`, `t`,
+#'   `diversity`, `ordered`, `outliers`, `local`, `search`,
+#'   `suppressed_loss`; and `secret` for the pseudonyms.
+#' @return An object of class `epimask_release`: `data` (the release),
+#'   `certificate` (one row per attack: `attack`, `pr_attack`,
+#'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
+#'   `steps` (one row per step: `step`, `action`, `records`, `cells_blanked`,
+#'   `entropy`, `precision` (information losses, METHODS 16, a blank counting
+#'   as fully generalized), `estimate`, `se`, `analysis_potential` (with
+#'   `model`), `overall_risk`, `pass`), `risk_before` and `risk_after`
+#'   ([risk_release()] objects), `generalization` (the [ola()] result),
+#'   `suppression` (the [suppress_local()] result), `targets`, `keys`,
+#'   `identifiers`, `context`.
+#' @seealso [release_report()] takes the result; [ola()], [suppress_local()],
+#'   [risk_release()].
+#' @family de-identification
+#' @examples
+#' keys <- c("age", "sex", "race", "marital_status", "education")
+#' h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
+#'           race = hierarchy_flat(), marital_status = hierarchy_flat(),
+#'           education = hierarchy_flat())
+#' ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.1)
+#' d <- adult_extract[1:1500, ]
+#' d$high_income <- as.integer(d$income == ">50K")
+#' rel <- deidentify(d, keys, h, ctx,
+#'                   model = analysis_loss(high_income ~ age + sex, binomial(), "sexMale"))
+#' rel
+#' summary(rel)
+#' plot(rel)
+#' @export
+deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
+                       identifiers = NULL, model = NULL, importance = NULL, ...) {
+  if (!inherits(context, "release_context"))
+    abort_type("context", "a release_context() object (it states the threshold)")
+  if (!is.numeric(context$threshold) || length(context$threshold) != 1L ||
+      !is.finite(context$threshold))
+    abort_value("context", "a release_context() with a threshold")
+  data <- check_key_data(data, "data")
+  frame <- as_plain_data(as.data.frame(data))
+  keys <- check_columns(keys, frame)
+  sensitive <- check_columns(sensitive, frame, allow_null = TRUE)
+  if (length(intersect(sensitive, keys))) abort_value("sensitive", "columns that are not `keys`")
+  ids <- check_deidentify_identifiers(identifiers, frame, c(keys, sensitive))
+  if (!is.null(model) && !inherits(model, "epimask_analysis_loss"))
+    abort_type("model", "NULL or an analysis_loss() object")
+  dots <- list(...)
+  allowed <- c("max_suppress", "k", "metric", "l", "t", "diversity", "ordered", "outliers",
+               "local", "search", "suppressed_loss", "secret", "drop_proxies")
+  unknown <- setdiff(names(dots), allowed)
+  if (length(unknown) || (length(dots) && is.null(names(dots))))
+    abort_name("...", if (length(unknown)) unknown else "(unnamed)",
+               paste(allowed, collapse = ", "))
+  if (!is.null(model) && !is.null(dots$metric))
+    abort_value("metric", "left out when `model` is given (the model is the metric)")
+
+  targets <- context_targets(context)
+  k <- max(targets$k, if (is.null(dots$k)) 1L else check_count(dots$k, "k"))
+  n <- nrow(frame)
+  work <- frame[setdiff(names(frame), names(ids))]
+  risk_before <- risk_release(frame, keys, context)
+
+  # 1. generalize
+  ola_args <- c(list(work, keys, hierarchies, k = k,
+                     max_suppress = if (is.null(dots$max_suppress)) 0.05 else dots$max_suppress,
+                     metric = if (!is.null(model)) model else if (is.null(dots$metric)) "entropy"
+                              else dots$metric,
+                     outliers = if (is.null(dots$outliers)) "failing" else dots$outliers,
+                     avg_risk = targets$avg_risk),
+                dots[intersect(names(dots), c("l", "t", "diversity", "ordered", "local",
+                                              "search", "suppressed_loss", "drop_proxies"))])
+  if (!is.null(dots$l) || !is.null(dots$t)) ola_args$sensitive <- sensitive
+  gen <- do.call(ola, ola_args)
+  hier <- check_hierarchies(hierarchies, keys, work)
+  lat <- lattice_build(work, keys, hier)
+  levels <- gen$levels
+  rec_levels <- matrix(as.integer(levels), n, length(keys), byrow = TRUE)
+  current <- stats::setNames(lapply(keys, function(key)
+    apply_level(hier[[key]], work[[key]], levels[[key]])), keys)
+  if (!is.null(gen$record_levels)) {
+    # local recoding: records carry their round's levels
+    rec_levels <- gen$record_levels
+    current <- stats::setNames(lapply(seq_along(keys), function(v) {
+      x <- work[[keys[[v]]]]
+      lv <- rec_levels[, v]
+      out <- as.character(apply_level(hier[[keys[[v]]]], x, lv[[1L]]))
+      for (l in setdiff(unique(lv), lv[[1L]])) {
+        at <- lv == l
+        out[at] <- as.character(apply_level(hier[[keys[[v]]]], x[at], l))
+      }
+      out
+    }), keys)
+  }
+  ec <- key_groups(current, keys)
+  small <- ec$size[ec$group] < k
+  supp_gen <- seq_len(n) %in% gen$suppressed
+  evaluator <- if (!is.null(model)) analysis_evaluator(model, work, keys, hier, lat)
+  steps <- list(step_row("original", "the data as given", n, 0L, c(entropy = 0, precision = 0),
+                         evaluator, matrix(0L, n, length(keys)), rep(FALSE, n), NULL,
+                         risk_before))
+  gen_risk <- recount(gen$data, keys, context)
+  steps[[2L]] <- step_row(
+    "generalize", sprintf("ola(): levels %s; %d record(s) suppressed",
+                          paste(sprintf("%s %d", keys, levels), collapse = ", "),
+                          gen$n_suppressed),
+    n - gen$n_suppressed, 0L, cell_losses(lat, rec_levels, NULL, supp_gen),
+    evaluator, rec_levels, supp_gen, NULL, gen_risk)
+
+  # 2. suppress locally the records left in classes smaller than k
+  # blanking cells does not make a class l-diverse or t-close: with l or t
+  # every suppressed record is dropped
+  diverse <- !is.null(dots$l) || !is.null(dots$t)
+  dropped <- supp_gen & (!small | diverse)
+  released <- frame
+  for (key in keys) released[[key]] <- current[[key]]
+  released <- released[!dropped, , drop = FALSE]
+  supp <- NULL
+  blank <- matrix(FALSE, n, length(keys))
+  too_few <- nrow(released) < k
+  if (any(supp_gen & small) && !too_few && !diverse) {
+    supp <- withCallingHandlers(
+      suppress_local(released, keys, k = k, importance = importance, na = "category"),
+      epimask_warning_stratum = function(w) invokeRestart("muffleWarning"))
+    released <- supp$data
+    blank[!dropped, ] <- supp$suppressed
+  }
+  local_risk <- recount(released, keys, context)
+  action <- if (too_few) sprintf("fewer records (%d) than k = %d: no suppression can help",
+                                  nrow(released), k) else
+    if (is.null(supp)) sprintf("%s; %d record(s) dropped",
+                               if (diverse && any(supp_gen)) "no local suppression with l or t (blanks do not make classes diverse)"
+                               else "nothing left to suppress", sum(dropped)) else
+    sprintf("suppress_local(): %d cell(s) blanked in %d record(s); %d record(s) dropped (failing l, t or the average risk)",
+            supp$n_cells, supp$n_records, sum(dropped))
+  fallback <- FALSE
+  if (!local_risk$pass && !is.null(supp) && supp$n_cells > 0L) {
+    # blanked records formed classes that break the context: drop them
+    fallback <- TRUE
+    keep_rows <- rowSums(supp$suppressed) == 0L
+    released <- released[keep_rows, , drop = FALSE]
+    dropped[!dropped] <- !keep_rows
+    blank[] <- FALSE
+    local_risk <- recount(released, keys, context)
+    action <- paste0(action, "; the recount failed, so the records with a blank were dropped instead")
+  }
+  steps[[3L]] <- step_row("suppress locally", action, nrow(released), sum(blank),
+                          cell_losses(lat, rec_levels, blank, dropped), evaluator,
+                          rec_levels, dropped, blank, local_risk)
+
+  # 3. identifiers
+  secret <- NULL
+  if (length(ids)) {
+    pseudo <- names(ids)[ids == "pseudonymise"]
+    if (length(pseudo)) secret <- check_secret(dots$secret, pseudo)
+    kept_ids <- frame[!dropped, , drop = FALSE]
+    for (col in pseudo) released[[col]] <- pseudonymize(kept_ids[[col]], secret)
+    released <- released[setdiff(names(released), names(ids)[ids == "drop"])]
+  }
+  rownames(released) <- NULL
+  # 4. verify every attack of the context on every key of the release
+  after <- recount(released, keys, context)
+  steps[[4L]] <- step_row(
+    "identifiers", if (!length(ids)) "none given" else
+      paste(sprintf("%s %s", names(ids), ifelse(ids == "drop", "dropped", "pseudonymised")),
+            collapse = ", "),
+    nrow(released), sum(blank), cell_losses(lat, rec_levels, blank, dropped), evaluator,
+    rec_levels, dropped, blank, after)
+  certificate <- data.frame(after$attacks[c("attack", "pr_attack", "pr_reid_given", "risk")],
+                            threshold = context$threshold,
+                            pass = !is.na(after$attacks$risk) &
+                              after$attacks$risk <= context$threshold,
+                            stringsAsFactors = FALSE)
+  if (!after$pass)
+    epimask_warn(if (!nrow(released)) "Every record was suppressed: the release is empty." else
+      sprintf(paste0(
+        "The release fails the context: overall risk %s > threshold %s (recounted on the ",
+        "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
+        format(signif(after$overall, 3)), format(signif(context$threshold, 3))),
+      "epimask_warning_release_fails")
+  steps <- do.call(rbind, steps)
+  rownames(steps) <- NULL
+  out <- list(data = restore_frame_class(released, data), certificate = certificate,
+              pass = after$pass, overall_risk = after$overall, steps = steps,
+              risk_before = risk_before, risk_after = after, generalization = gen,
+              suppression = supp, fallback = fallback,
+              targets = c(targets, list(k_used = k)), keys = keys, sensitive = sensitive,
+              identifiers = ids, context = context, n = n,
+              model = if (!is.null(model)) list(metric = model,
+                                                term = attr(evaluator, "term"),
+                                                original = attr(evaluator, "estimate")))
+  structure(out, class = "epimask_release")
+}
+
+# risk_release() on a release; an empty release has no risk to recount: NA,
+# and it does not pass.
+recount <- function(data, keys, context) {
+  if (nrow(data)) return(risk_release(data, keys, context))
+  attacks <- if (isTRUE(context$public)) "public" else c("deliberate", "inadvertent", "breach")
+  pr <- if (isTRUE(context$public)) 1 else
+    c(context$pr_attempt, context$pr_acquaintance, context$pr_breach)
+  list(attacks = data.frame(attack = attacks, pr_attack = pr, pr_reid_given = NA_real_,
+                            risk = NA_real_, stringsAsFactors = FALSE),
+       overall = NA_real_, pass = FALSE)
+}
+
+# What the context asks of the classes (see deidentify()'s details).
+context_targets <- function(context) {
+  thr <- context$threshold
+  if (isTRUE(context$public))
+    return(list(k = as.integer(ceiling(1 / thr - 1e-9)), avg_risk = NULL,
+                rule = "public release: maximum risk 1 / k <= threshold"))
+  pr <- c(context$pr_attempt, context$pr_acquaintance)
+  breach_max <- identical(context$breach_risk, "maximum")
+  if (!breach_max) pr <- c(pr, context$pr_breach)
+  k <- 3L
+  if (breach_max) k <- max(k, as.integer(ceiling(context$pr_breach / thr - 1e-9)))
+  avg <- thr / max(pr)
+  list(k = k, avg_risk = if (avg < 1) avg else NULL,
+       rule = sprintf(paste0("strict average risk x %s <= %s: classes of at least %d records ",
+                             "and average risk <= %s"),
+                      format(max(pr)), format(thr), k, format(signif(min(avg, 1), 4))))
+}
+
+check_deidentify_identifiers <- function(identifiers, frame, taken) {
+  if (is.null(identifiers)) return(stats::setNames(character(), character()))
+  if (!is.character(identifiers) || anyNA(identifiers))
+    abort_type("identifiers", "a character vector of columns, or one named by column")
+  if (is.null(names(identifiers))) {
+    cols <- identifiers
+    action <- rep("drop", length(cols))
+  } else {
+    cols <- names(identifiers)
+    action <- unname(identifiers)
+    if (!all(action %in% c("drop", "pseudonymise")))
+      abort_value("identifiers", "values \"drop\" or \"pseudonymise\" when named by column")
+  }
+  check_columns(cols, frame, arg = "identifiers")
+  if (length(intersect(cols, taken)))
+    abort_value("identifiers", "columns that are neither `keys` nor `sensitive`")
+  stats::setNames(action, cols)
+}
+
+# Entropy and precision loss (METHODS 16) of a release whose records carry
+# their own levels, with blanked cells and dropped records as fully
+# generalized.
+cell_losses <- function(lat, rec_levels, blank, dropped) {
+  n <- lat$n
+  A <- length(lat$keys)
+  share <- 0
+  entropy <- 0
+  for (v in seq_len(A)) {
+    part <- lat$key[[v]]
+    h <- rec_levels[, v]
+    top <- dropped | (if (is.null(blank)) FALSE else blank[, v])
+    h[top] <- part$top
+    share <- share + sum(level_share(h, part$top))
+    for (l in unique(h)) {
+      at <- h == l
+      code <- part$level_codes[[l + 1L]][part$code0[at]]
+      entropy <- entropy + sum(log2(part$group_n[[l + 1L]][code]) -
+                                 log2(part$n_value[part$code0[at]]))
+    }
+  }
+  c(entropy = entropy, precision = share / (n * A))
+}
+
+step_row <- function(step, action, records, cells, losses, evaluator, rec_levels, dropped,
+                     blank, risk) {
+  est <- if (!is.null(evaluator)) {
+    if (step == "original") {
+      o <- attr(evaluator, "estimate")
+      data.frame(estimate = o$estimate, se = o$se, analysis_potential = 1)
+    } else {
+      lv <- if (all(rec_levels == rec_levels[1L, ][col(rec_levels)])) rec_levels[1L, ]
+            else rec_levels
+      evaluator(lv, dropped, detail = TRUE, blank = blank)
+    }
+  } else data.frame(estimate = NA_real_, se = NA_real_, analysis_potential = NA_real_)
+  data.frame(step = step, action = action, records = as.integer(records),
+             cells_blanked = as.integer(cells), entropy = losses[["entropy"]],
+             precision = losses[["precision"]], estimate = est$estimate, se = est$se,
+             analysis_potential = est$analysis_potential, overall_risk = risk$overall,
+             pass = risk$pass, stringsAsFactors = FALSE)
+}
+
+#' @rdname deidentify
+#' @param x,object An `epimask_release` object.
+#' @export
+format.epimask_release <- function(x, ...) {
+  ctx <- x$context
+  out <- sprintf("De-identified release: %d of %d records, keys %s", nrow(x$data), x$n,
+                 paste(x$keys, collapse = ", "))
+  out <- c(out, sprintf("  context: %s release, threshold %s; targets: %s",
+                        if (isTRUE(ctx$public)) "public" else "non-public",
+                        format(signif(ctx$threshold, 3)), x$targets$rule))
+  st <- x$steps
+  for (i in seq_len(nrow(st))) {
+    coef_part <- if (!is.na(st$estimate[i]))
+      sprintf("; %s %s (SE %s)", x$model$term, format(signif(st$estimate[i], 4)),
+              format(signif(st$se[i], 3))) else ""
+    out <- c(out, sprintf("  %d. %-16s %s", i - 1L, st$step[i], st$action[i]),
+             sprintf("     %d records, entropy %s, precision loss %s%s; overall risk %s",
+                     st$records[i], format(round(st$entropy[i]), big.mark = ","),
+                     format(signif(st$precision[i], 3)), coef_part,
+                     format(signif(st$overall_risk[i], 3))))
+  }
+  out <- c(out, "Certificate (risk_release() recounted on the release, every key):")
+  cert <- x$certificate
+  out <- c(out, sprintf("  %-12s Pr(attack) %-6s x Pr(re-id | attack) %-8s = %-8s %s",
+                        cert$attack, format(signif(cert$pr_attack, 3)),
+                        format(signif(cert$pr_reid_given, 3)), format(signif(cert$risk, 3)),
+                        ifelse(cert$pass, "pass", "FAIL")))
+  c(out, sprintf("overall risk %s %s threshold %s: %s", format(signif(x$overall_risk, 3)),
+                 if (x$pass) "<=" else ">", format(signif(ctx$threshold, 3)),
+                 if (x$pass) "PASS" else "FAIL"))
+}
+
+#' @rdname deidentify
+#' @export
+print.epimask_release <- function(x, ...) print_formatted(x, ...)
+
+#' @rdname deidentify
+#' @export
+summary.epimask_release <- function(object, ...) {
+  structure(list(release = object, steps = object$steps, certificate = object$certificate,
+                 levels = object$generalization$levels,
+                 by_key = if (!is.null(object$suppression)) object$suppression$by_key),
+            class = "summary.epimask_release")
+}
+
+#' @rdname deidentify
+#' @export
+print.summary.epimask_release <- function(x, ...) {
+  print(x$release)
+  cat("\nSteps:\n")
+  print(x$steps[setdiff(names(x$steps), "action")], row.names = FALSE)
+  cat("\nLevels chosen:\n")
+  print(x$levels)
+  if (!is.null(x$by_key)) {
+    cat("\nCells blanked per key:\n")
+    print(x$by_key)
+  }
+  invisible(x)
+}
+
+#' @rdname deidentify
+#' @param row.names,optional Unused (for the generic).
+#' @details `as.data.frame()` returns the released data; `tidy()` the
+#'   certificate; `glance()` one row (records, cells blanked, overall risk,
+#'   threshold, pass, information loss, and with `model` the coefficient
+#'   before and after).
+#' @export
+as.data.frame.epimask_release <- function(x, row.names = NULL, optional = FALSE, ...) {
+  as.data.frame(x$data, stringsAsFactors = FALSE)
+}
+
+#' @rdname epimask-tidiers
+#' @method tidy epimask_release
+#' @export
+tidy.epimask_release <- function(x, ...) x$certificate
+
+#' @rdname epimask-tidiers
+#' @method glance epimask_release
+#' @export
+glance.epimask_release <- function(x, ...) {
+  last <- x$steps[nrow(x$steps), ]
+  data.frame(records = nrow(x$data), n = x$n, cells_blanked = last$cells_blanked,
+             overall_risk = x$overall_risk, threshold = x$context$threshold, pass = x$pass,
+             entropy = last$entropy, precision = last$precision,
+             estimate_original = x$steps$estimate[[1L]], estimate_release = last$estimate,
+             analysis_potential = last$analysis_potential)
+}
+
+#' @rdname deidentify
+#' @param y Unused.
+#' @param main Plot title.
+#' @details `plot()` draws the risk of each attack of the context before and
+#'   after, with the threshold as a line.
+#' @export
+plot.epimask_release <- function(x, y = NULL, main = NULL, ...) {
+  before <- x$risk_before$attacks
+  after <- x$certificate
+  heights <- rbind(before = before$risk, after = after$risk)
+  heights[is.na(heights)] <- 0
+  colnames(heights) <- after$attack
+  if (is.null(main))
+    main <- sprintf("Re-identification risk by attack (%s)", if (x$pass) "passes" else "fails")
+  mid <- graphics::barplot(heights, beside = TRUE, ylim = c(0, max(1, heights) * 1.1),
+                           col = c("grey70", if (x$pass) "steelblue" else "firebrick"),
+                           ylab = "Pr(re-identification | attack) x Pr(attack)", main = main,
+                           legend.text = c("before", "after (recounted on the release)"),
+                           args.legend = list(x = "topright", bty = "n"), ...)
+  graphics::text(mid, heights, format(signif(heights, 2)), pos = 3, cex = 0.8)
+  graphics::abline(h = x$context$threshold, lty = 2)
+  graphics::text(graphics::par("usr")[1], x$context$threshold,
+                 sprintf("threshold %s", format(signif(x$context$threshold, 3))),
+                 adj = c(-0.05, -0.4), cex = 0.8)
+  invisible(x)
+}

@@ -1,0 +1,487 @@
+# The custodian's targets in the lattice search (METHODS 20): ARX's outlier
+# semantics ("failing": every class failing any criterion is suppressed),
+# average re-identification risk, k-map against a population table, ARX's
+# charging of suppressed records, and the analysis loss of the collaborator's
+# model. lattice_evaluate() hands a node here when any of them is asked for;
+# the default path of ola() (outliers = "small", none of these) is untouched.
+
+# Does the privacy model use any criterion of METHODS 20?
+model_extended <- function(model) {
+  identical(model$outliers, "failing") || !is.null(model$avg_risk) ||
+    !is.null(model$k_map) || !is.null(model$charge) && model$charge != "top"
+}
+
+# One node under the extended criteria: which classes are suppressed, whether
+# the node is acceptable, and its losses. `k_ok` (the records of the classes
+# smaller than k fit within max_suppress) stays the tagged, monotone part:
+# every acceptable node has it, whatever the outlier semantics, because the
+# classes smaller than k are always among the suppressed ones.
+lattice_evaluate_targets <- function(lat, table, levels, model, metrics, cls, size,
+                                     class_codes, small, k_ok) {
+  n_cls <- length(size)
+  limit <- model$max_suppress * lat$n
+  ok <- k_ok
+  supp <- small
+  if (ok) {
+    fails <- lattice_class_fails(lat, table, cls, n_cls, model)
+    if (!is.null(model$k_map))
+      fails <- fails | pop_class_count(lat, levels, class_codes) < model$k_map
+    if (identical(model$outliers, "failing")) {
+      supp <- small | fails
+      ok <- sum(size[supp]) <= limit
+    } else {
+      ok <- !any(fails & !small)
+    }
+  }
+  if (ok && !is.null(model$avg_risk)) {
+    extra <- avg_risk_suppress(size, supp, class_codes, model$avg_risk, limit)
+    if (is.null(extra)) ok <- FALSE else supp[extra] <- TRUE
+  }
+  # ARX's monotone metrics: a suppressed record costs what it would at the node
+  charged <- if (identical(model$charge, "node")) rep(FALSE, n_cls) else supp
+  list(levels = levels, k_ok = k_ok, ok = ok, suppressed = sum(size[supp]),
+       n_classes = n_cls, sum_sq = sum(size^2), supp = supp, class_codes = class_codes,
+       loss = vapply(metrics, function(m) {
+         if (identical(model$charge, "block") && m %in% c("entropy", "avg_class_size"))
+           block_loss(lat, levels, size, supp, class_codes, m, model$k)
+         else node_loss(lat, levels, size, charged, class_codes, m, model$k)
+       }, numeric(1)))
+}
+
+# ARX's non-monotone metrics (suppressed_loss = "block"): the suppressed
+# records form one block of their own. Entropy (ARX MetricMDNUNMEntropy):
+# the node's entropy of every record plus, for each key, the entropy of the
+# suppressed records' generalized values within the block,
+# sum_g c_g log2(S / c_g) (c_g of the S suppressed records have value g at the
+# node). Average class size (ARX MetricSDAECS): n / (released classes + 1
+# when records are suppressed), divided by k as in METHODS 16. Precision and
+# discernibility are charged as "top" (ARX's MetricSDNMDiscernability).
+block_loss <- function(lat, levels, size, supp, class_codes, metric, k) {
+  n <- lat$n
+  if (metric == "avg_class_size")
+    return(n / (sum(!supp) + any(supp)) / k)
+  A <- length(levels)
+  base <- sum(vapply(seq_len(A), function(v)
+    lat$entropy_base[[v]][[levels[[v]] + 1L]], numeric(1)))
+  S <- sum(size[supp])
+  if (!S) return(base)
+  extra <- 0
+  for (v in seq_len(A)) {
+    cg <- as.vector(rowsum(size[supp], class_codes[supp, v]))
+    extra <- extra + sum(cg * log2(S / cg))
+  }
+  base + extra
+}
+
+# Classes failing l-diversity or t-closeness on any sensitive variable
+# (METHODS 12), one flag per class; 1e-9 as in lattice_diverse().
+lattice_class_fails <- function(lat, table, cls, n_cls, model) {
+  fails <- rep(FALSE, n_cls)
+  if (!length(lat$sensitive) || (is.null(model$l) && is.null(model$t))) return(fails)
+  A <- length(lat$keys)
+  for (j in seq_along(lat$sensitive)) {
+    s <- lat$sens[[j]]
+    d <- .Call(C_lattice_diversity, list(
+      class = cls$group, value = table$codes[, A + j], count = table$count,
+      n_classes = n_cls, q = s$q, ordered = as.integer(s$ordered)))
+    if (!is.null(model$l)) {
+      l_value <- if (model$diversity == "distinct") d$distinct else d$entropy_l
+      fails <- fails | l_value < model$l - 1e-9
+    }
+    if (!is.null(model$t)) fails <- fails | d$emd > model$t + 1e-9
+  }
+  fails
+}
+
+# ARX's average re-identification risk (AverageReidentificationRisk): released
+# classes / released records <= avg_risk, enforced by suppressing the smallest
+# released classes first (ties: the smaller class codes, so the choice does
+# not depend on row order) within the suppression limit. Suppressing a class
+# smaller than the average lowers the ratio and, once the smallest class is
+# not below the average, every remaining class equals it: the ratio never
+# rises along this order, so the first count that meets the target is the
+# least (ARX finds it by binary search). Returns the classes to suppress
+# (possibly none), or NULL when the target cannot be met within the limit.
+avg_risk_suppress <- function(size, supp, class_codes, avg_risk, limit) {
+  kept <- which(!supp)
+  records <- sum(size[kept])
+  classes <- length(kept)
+  if (!classes || classes <= avg_risk * records) return(integer())
+  ord <- kept[do.call(order, c(list(size[kept]), lapply(seq_len(ncol(class_codes)),
+                                                       function(v) class_codes[kept, v])))]
+  cum <- cumsum(size[ord])
+  meets <- (classes - seq_along(ord)) <= avg_risk * (records - cum)
+  first <- which(meets)[1L]
+  if (is.na(first) || sum(size[supp]) + cum[[first]] > limit) return(NULL)
+  ord[seq_len(first)]
+}
+
+# ---- k-map against a population table ----------------------------------------
+
+# The population's key values coded like the data's (lattice_key()): for each
+# key, the map from the population's distinct values to their codes at every
+# level, and the translation of the data's codes at that level (by label) to
+# the population's (NA for a generalized value no one in the population has).
+population_lattice <- function(data, population, keys, hierarchies) {
+  parts <- lapply(keys, function(key) {
+    h <- hierarchies[[key]]
+    top <- length(h$levels) - 1L
+    values_d <- unique(data[[key]])
+    values_p <- unique(population[[key]])
+    code0 <- match(population[[key]], values_p)
+    per_level <- lapply(0:top, function(lv) {
+      g_d <- unique(apply_level(h, values_d, lv))
+      g_p <- apply_level(h, values_p, lv)
+      labels_p <- unique(g_p)
+      list(map = match(g_p, labels_p), translate = match(g_d, labels_p))
+    })
+    list(code0 = code0, map = lapply(per_level, `[[`, "map"),
+         translate = lapply(per_level, `[[`, "translate"))
+  })
+  m <- length(parts[[1L]]$code0)
+  codes <- vapply(parts, `[[`, integer(m), "code0")
+  dim(codes) <- c(m, length(keys))
+  g <- .Call(C_lattice_group, list(codes = codes, ncol = ncol(codes), count = rep(1, m)))
+  list(codes = codes[g$first, , drop = FALSE], count = g$size,
+       map = lapply(parts, `[[`, "map"), translate = lapply(parts, `[[`, "translate"),
+       n = m)
+}
+
+# Population members behind each class of a node (rows of class_codes, the
+# data's codes at the node's levels), rolled up in C from the population's
+# distinct key patterns.
+pop_class_count <- function(lat, levels, class_codes) {
+  pp <- lat$pop
+  A <- length(levels)
+  maps <- lapply(seq_len(A), function(v) pp$map[[v]][[levels[[v]] + 1L]])
+  tab <- .Call(C_lattice_rollup, list(codes = pp$codes, count = pp$count, maps = maps))
+  tr <- vapply(seq_len(A), function(v)
+    pp$translate[[v]][[levels[[v]] + 1L]][class_codes[, v]], integer(nrow(class_codes)))
+  dim(tr) <- dim(class_codes)
+  known <- rowSums(is.na(tr)) == 0L
+  out <- numeric(nrow(class_codes))
+  if (any(known) && nrow(tab$codes)) {
+    n_known <- sum(known)
+    both <- rbind(tr[known, , drop = FALSE], tab$codes)
+    g <- .Call(C_lattice_group, list(codes = both, ncol = A,
+                                    count = c(rep(0, n_known), tab$count)))
+    out[known] <- g$size[g$group[seq_len(n_known)]]
+  }
+  out
+}
+
+check_population <- function(population, keys, data) {
+  if (is.null(population)) return(NULL)
+  if (inherits(population, "epimask_population_model"))
+    epimask_abort(paste0(
+      "`population` as a population_model() is not accepted by ola() yet: give a ",
+      "data frame of the population's key values."),
+      "epimask_error_type", arg = "population")
+  if (is.matrix(population)) population <- as.data.frame(population, stringsAsFactors = FALSE)
+  if (!is.data.frame(population))
+    abort_type("population", "a data frame of the population's key values (one row per person)")
+  if (!nrow(population)) abort_empty("population")
+  missing <- setdiff(keys, names(population))
+  if (length(missing))
+    epimask_abort(sprintf("`population` has no column for the key(s) %s.",
+                          paste0("'", missing, "'", collapse = ", ")),
+                  "epimask_error_name", arg = "population")
+  for (key in keys) {
+    same <- (is.numeric(data[[key]]) && is.numeric(population[[key]])) ||
+      (inherits(data[[key]], "Date") && inherits(population[[key]], "Date")) ||
+      ((is.character(data[[key]]) || is.factor(data[[key]])) &&
+         (is.character(population[[key]]) || is.factor(population[[key]]))) ||
+      identical(class(data[[key]]), class(population[[key]]))
+    if (!same)
+      abort_type("population", sprintf("key columns of the data's types ('%s' differs)", key))
+  }
+  check_utf8_data(as.data.frame(population)[keys], "population")
+  as.data.frame(population)[keys]
+}
+
+# ---- records and classes -------------------------------------------------------
+
+# The class (row of class_codes) of every record at node `levels`.
+record_class <- function(lat, levels, class_codes) {
+  A <- length(levels)
+  rec <- vapply(seq_len(A), function(v) {
+    part <- lat$key[[v]]
+    part$level_codes[[levels[[v]] + 1L]][part$code0]
+  }, integer(lat$n))
+  dim(rec) <- c(lat$n, A)
+  nc <- nrow(class_codes)
+  g <- .Call(C_lattice_group, list(codes = rbind(class_codes, rec), ncol = A,
+                                  count = rep(1, nc + lat$n)))
+  match(g$group[nc + seq_len(lat$n)], g$group[seq_len(nc)])
+}
+
+# The records suppressed at node `levels` (logical, one per record).
+node_suppressed_records <- function(lat, levels, model) {
+  tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(levels)))),
+                        unname(levels))
+  ev <- lattice_evaluate(lat, tab, unname(levels), model, "precision")
+  ev$supp[record_class(lat, unname(levels), ev$class_codes)]
+}
+
+# ---- analysis loss -------------------------------------------------------------
+
+#' Analysis loss: rank generalizations by the collaborator's model
+#'
+#' A metric for [ola()] (and [deidentify()]): the loss of a lattice node is one
+#' minus the analysis potential (methods vignette, section 3) of the
+#' collaborator's coefficient estimated on the node's release, against the
+#' same model on the original data: \eqn{1 - U}, \eqn{U = MSE(\hat\beta) /
+#' MSE(\hat\beta_m)}, \eqn{MSE(\hat\beta) = SE^2},
+#' \eqn{MSE(\hat\beta_m) = SE_m^2 + (\hat\beta_m - \hat\beta)^2}. It is 0 when
+#' the release gives the original estimate and standard error, may be
+#' negative (\eqn{U} may exceed 1), and is 1 when the model cannot be fitted
+#' or the coefficient is not estimable on the release.
+#'
+#' **The node's release as the model sees it** (methods vignette, section 20): the records
+#' the node suppresses are dropped (complete cases), the keys are taken at the
+#' node's levels: a numeric key generalized to a group (an interval, `"*"`)
+#' becomes the mean of the original values in its group (the value a
+#' collaborator would analyse grouped data at), any other key its generalized
+#' label as a factor. A key of the model left with a single value in the
+#' release (generalized to `"*"`) leaves a model that cannot be fitted as
+#' stated: the loss is 1, as when the fit fails. (Dropping the variable
+#' instead would reward releases that remove the collaborator's adjustment:
+#' a smaller model often has a smaller standard error.) Other variables of
+#' the model are as in the data. Every fit is by the package's C IRLS
+#' ([fit_glm()]).
+#'
+#' Analysis loss is not monotone along generalization: [ola()] evaluates
+#' every node that meets the privacy criteria (the criteria's own monotone
+#' part still prunes the lattice), or only the minimal ones with
+#' `search = "minimal"`.
+#'
+#' @param formula The collaborator's model formula, as for [glm()].
+#' @param family A family object, family function or name, as for [glm()].
+#' @param term The coefficient of interest (one name); `NULL` takes the first
+#'   coefficient that is not the intercept.
+#' @return An object of class `epimask_analysis_loss`, for the `metric`
+#'   argument of [ola()] and the `model` argument of [deidentify()].
+#' @family generalization
+#' @examples
+#' set.seed(3)
+#' d <- data.frame(age = sample(20:69, 400, TRUE), sex = sample(c("f", "m"), 400, TRUE),
+#'                 zip = sample(c("021", "022", "023", "024"), 400, TRUE))
+#' d$visits <- rpois(400, exp(0.5 + 0.02 * d$age))
+#' m <- analysis_loss(visits ~ age + sex, poisson(), term = "age")
+#' m
+#' h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
+#'           zip = hierarchy_flat())
+#' best <- ola(d, c("age", "sex", "zip"), h, k = 5, metric = m)
+#' best$levels
+#' info_loss(best, "analysis")
+#' @export
+analysis_loss <- function(formula, family = gaussian(), term = NULL) {
+  check_formula(formula)
+  if (is.character(family) && identical(family, "err"))
+    abort_value("family", "a GLM family (the analysis loss is fitted by IRLS)")
+  if (!is.null(term) && (!is.character(term) || length(term) != 1L || is.na(term)))
+    abort_type("term", "NULL or the name of one coefficient")
+  model <- resolve_model(family, term, formula)
+  structure(list(formula = formula, family = model$family, term = term,
+                 label = model$label),
+            class = "epimask_analysis_loss")
+}
+
+#' @rdname analysis_loss
+#' @param x An `epimask_analysis_loss` object.
+#' @param ... Unused.
+#' @export
+format.epimask_analysis_loss <- function(x, ...) {
+  sprintf("Analysis loss: 1 - analysis potential of %s in %s (%s)",
+          if (is.null(x$term)) "the first coefficient" else paste0("'", x$term, "'"),
+          paste(deparse(x$formula, width.cutoff = 500L), collapse = " "), x$label)
+}
+
+#' @rdname analysis_loss
+#' @export
+print.epimask_analysis_loss <- function(x, ...) print_formatted(x, ...)
+
+# The closure that gives a node's analysis loss from its levels and the
+# records it suppresses (METHODS 20). Fits on identical releases are cached.
+analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
+  vars <- all.vars(metric$formula)
+  missing <- setdiff(vars, names(data))
+  if (length(missing))
+    epimask_abort(sprintf("The model of `metric` uses variable(s) not in `data`: %s.",
+                          paste0("'", missing, "'", collapse = ", ")),
+                  "epimask_error_name", arg = "metric")
+  base <- as_plain_data(as.data.frame(data)[vars])
+  model <- list(type = "glm", family = metric$family, label = metric$label,
+                formula = metric$formula, term = metric$term, dose = NULL)
+  fit_o <- with_classed_errors(fit_model(model, base), function(e)
+    abort_value("metric", sprintf("a model that fits the original data (%s)",
+                                  conditionMessage(e))))
+  term <- resolve_terms(model, fit_o, base, multiple = FALSE)
+  est_o <- term_estimates(model, fit_o, base, term)
+  if (!is.finite(est_o$estimate) || !is.finite(est_o$se) || est_o$se <= 0)
+    abort_value("metric", sprintf("a model whose coefficient '%s' is estimable on the original data", term))
+  model_keys <- intersect(keys, vars)
+  columns <- new.env(parent = emptyenv())
+  column <- function(key, lv) {
+    id <- paste(key, lv)
+    if (!is.null(columns[[id]])) return(columns[[id]])
+    x <- base[[key]]
+    v <- match(key, lat$keys)
+    value <- if (is.numeric(x) && !is.object(x)) {
+      part <- lat$key[[v]]
+      code <- part$level_codes[[lv + 1L]][part$code0]
+      sums <- rowsum(ifelse(is.na(x), 0, as.double(x)), code, reorder = TRUE)
+      counts <- rowsum(as.double(!is.na(x)), code, reorder = TRUE)
+      means <- ifelse(counts > 0, sums / counts, NA_real_)
+      means[code]
+    } else {
+      factor(apply_level(hierarchies[[key]], x, lv))
+    }
+    columns[[id]] <- value
+    value
+  }
+  fits <- new.env(parent = emptyenv())
+  # the loss, or (detail) the estimate on the release with its SE and U
+  loss_of <- function(d, detail = FALSE) {
+    none <- if (detail) data.frame(term = term, estimate = NA_real_, se = NA_real_,
+                                   analysis_potential = 0, records = nrow(d)) else 1
+    # a key of the model left with one value: the model cannot be fitted as
+    # the collaborator states it
+    if (any(vapply(model_keys, function(key) length(unique(d[[key]])) <= 1L, logical(1))))
+      return(none)
+    fit <- tryCatch(fit_model(model, d), error = function(e) NULL)
+    if (is.null(fit) || !term %in% names(stats::coef(fit))) return(none)
+    est <- tryCatch(term_estimates(model, fit, d, term), error = function(e) NULL)
+    if (is.null(est) || !is.finite(est$estimate) || !is.finite(est$se)) return(none)
+    u <- utility_table(est_o, est, NULL)$analysis_potential
+    if (!is.finite(u)) u <- 0
+    if (detail) data.frame(term = term, estimate = est$estimate, se = est$se,
+                           analysis_potential = u, records = nrow(d))
+    else 1 - u
+  }
+  # `levels`: the node's levels, or (local recoding) a matrix of each
+  # record's levels, one column per key
+  # `blank` (deidentify()): a records x keys logical matrix of cells blanked
+  # by local suppression; a record with a blanked key of the model leaves
+  # the model's complete cases
+  structure(function(levels, supp_records, detail = FALSE, blank = NULL) {
+    per_record <- is.matrix(levels)
+    if (!is.null(blank)) {
+      hit <- blank[, match(model_keys, lat$keys), drop = FALSE]
+      supp_records <- supp_records | rowSums(hit) > 0
+    }
+    id <- if (!per_record && !detail)
+      paste(c(levels[match(model_keys, lat$keys)], "|", which(supp_records)), collapse = ",")
+    if (!is.null(id) && !is.null(fits[[id]])) return(fits[[id]])
+    d <- base
+    for (key in model_keys) {
+      v <- match(key, lat$keys)
+      if (!per_record) {
+        if (levels[[v]] > 0L) d[[key]] <- column(key, levels[[v]])
+        next
+      }
+      lv_rec <- levels[, v]
+      if (all(lv_rec == 0L)) next
+      x <- if (is.numeric(d[[key]]) && !is.object(d[[key]])) as.double(d[[key]])
+           else as.character(d[[key]])
+      for (lv in setdiff(unique(lv_rec), 0L)) {
+        at <- lv_rec == lv
+        x[at] <- if (is.factor(column(key, lv))) as.character(column(key, lv))[at]
+                 else column(key, lv)[at]
+      }
+      d[[key]] <- if (is.character(x)) factor(x) else x
+    }
+    d <- d[!supp_records, , drop = FALSE]
+    value <- loss_of(d, detail)
+    if (!is.null(id)) fits[[id]] <- value
+    value
+  }, term = term, estimate = est_o)
+}
+
+# ---- local recoding (ARX ARXResult.optimize) --------------------------------
+
+# The records the global node suppresses are taken as a data set of their own
+# and searched again under the same criteria (suppression limit a share of
+# them, t-closeness against their own distribution); the records the new node
+# releases are recoded at its levels and leave the suppressed set; repeated
+# while a round recodes records. With the analysis loss, a round's nodes are
+# ranked by the analysis loss of the whole release they would give.
+local_recoding <- function(data, keys, hierarchies, model, metric, lat, levels,
+                           supp, sensitive, ordered, population, analysis) {
+  n <- nrow(data)
+  A <- length(keys)
+  rec_levels <- matrix(as.integer(levels), n, A, byrow = TRUE)
+  rounds <- list()
+  repeat {
+    idx <- which(supp)
+    if (!length(idx)) break
+    sub <- data[idx, , drop = FALSE]
+    lat_s <- lattice_build(sub, keys, hierarchies, sensitive, ordered)
+    if (!is.null(model$k_map))
+      lat_s$pop <- population_lattice(sub, population, keys, hierarchies)
+    round_analysis <- if (!is.null(analysis)) function(h, supp_s) {
+      rl <- rec_levels
+      rl[idx, ] <- rep(as.integer(h), each = length(idx))
+      s <- supp
+      s[idx] <- supp_s
+      analysis(rl, s)
+    }
+    found <- lattice_search(lat_s, model, metric, analysis = round_analysis)
+    if (!found$found) break
+    supp_s <- node_suppressed_records(lat_s, found$levels, model)
+    recoded <- idx[!supp_s]
+    if (!length(recoded)) break
+    rec_levels[recoded, ] <- rep(as.integer(found$levels), each = length(recoded))
+    supp[recoded] <- FALSE
+    rounds[[length(rounds) + 1L]] <- data.frame(
+      round = length(rounds) + 1L, records = length(recoded),
+      still_suppressed = sum(supp),
+      levels = paste(found$levels, collapse = ","), stringsAsFactors = FALSE)
+  }
+  current <- stats::setNames(lapply(seq_len(A), function(v) {
+    x <- data[[keys[[v]]]]
+    lv <- rec_levels[, v]
+    if (all(lv == lv[[1L]])) return(apply_level(hierarchies[[keys[[v]]]], x, lv[[1L]]))
+    out <- as.character(x)
+    for (l in unique(lv)) {
+      at <- lv == l
+      out[at] <- as.character(apply_level(hierarchies[[keys[[v]]]], x[at], l))
+    }
+    out
+  }), keys)
+  list(levels = rec_levels, supp = supp, current = current,
+       rounds = if (length(rounds)) do.call(rbind, rounds) else
+         data.frame(round = integer(), records = integer(), still_suppressed = integer(),
+                    levels = character()))
+}
+
+# The four losses of a release whose records carry their own levels (local
+# recoding), on the scale of METHODS 16: per record and key, the precision
+# share and the entropy -log2 P(original | generalized value), the groups of
+# a level counted over all records; suppressed records as fully generalized
+# (or at their levels, suppressed_loss = "node").
+record_level_losses <- function(lat, rec_levels, supp, model, class_sizes) {
+  n <- lat$n
+  A <- length(lat$keys)
+  top_charge <- !identical(model$charge, "node")
+  share <- 0
+  entropy <- 0
+  for (v in seq_len(A)) {
+    part <- lat$key[[v]]
+    h <- rec_levels[, v]
+    if (top_charge) h[supp] <- part$top
+    share <- share + sum(level_share(h, part$top[[1L]]))
+    code_h <- vapply(seq_len(n), function(i) part$level_codes[[h[[i]] + 1L]][part$code0[[i]]],
+                     integer(1))
+    ng <- vapply(seq_len(n), function(i) part$group_n[[h[[i]] + 1L]][code_h[[i]]], numeric(1))
+    entropy <- entropy + sum(log2(ng) - log2(part$n_value[part$code0]))
+  }
+  s <- sum(supp)
+  kept_classes <- length(class_sizes)
+  c(entropy = entropy, precision = share / (n * A),
+    discernibility = if (top_charge) sum(as.double(class_sizes)^2) + as.double(n) * s
+                     else sum(as.double(class_sizes)^2) + as.double(s)^2,
+    avg_class_size = if (top_charge) {
+      if (n > s) ((n - s) / kept_classes) / model$k else n / model$k
+    } else n / (kept_classes + (s > 0)) / model$k)
+}
