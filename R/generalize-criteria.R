@@ -8,7 +8,8 @@
 # Does the privacy model use any criterion of METHODS 20?
 model_extended <- function(model) {
   identical(model$outliers, "failing") || !is.null(model$avg_risk) ||
-    !is.null(model$k_map) || !is.null(model$charge) && model$charge != "top"
+    !is.null(model$k_map) || !is.null(model$uniqueness) ||
+    !is.null(model$charge) && model$charge != "top"
 }
 
 # One node under the extended criteria: which classes are suppressed, whether
@@ -35,6 +36,10 @@ lattice_evaluate_targets <- function(lat, table, levels, model, metrics, cls, si
   }
   if (ok && !is.null(model$avg_risk)) {
     extra <- avg_risk_suppress(size, supp, class_codes, model$avg_risk, limit)
+    if (is.null(extra)) ok <- FALSE else supp[extra] <- TRUE
+  }
+  if (ok && !is.null(model$uniqueness)) {
+    extra <- uniqueness_suppress(size, supp, class_codes, model$uniqueness, limit, lat$n)
     if (is.null(extra)) ok <- FALSE else supp[extra] <- TRUE
   }
   # ARX's monotone metrics: a suppressed record costs what it would at the node
@@ -116,6 +121,64 @@ avg_risk_suppress <- function(size, supp, class_codes, avg_risk, limit) {
   ord[seq_len(first)]
 }
 
+# ---- population uniqueness (METHODS 21; ARX PopulationUniqueness) --------------
+
+# The estimated share of population uniques among the released records: the
+# histogram of the released classes' sizes, the population size fixed at
+# N = round(n / pi) for the n records of the data (the released records are
+# a sample of the same population: fraction n_released / N). An empty
+# release has no uniques; an estimate that is NA (the model did not
+# converge) fails the criterion.
+uniqueness_share <- function(size, spec, n) {
+  if (!length(size)) return(0)
+  N <- round(n / spec$pi)
+  n_rel <- sum(size)
+  h <- class_histogram(size)
+  est <- population_uniques(h$size, h$count, n_rel / N, spec$model, warn = FALSE,
+                            compare = FALSE)
+  est$uniques / N
+}
+
+# Enforced as ARX enforces its risk-based criteria: the smallest released
+# classes suppressed first (ties: the smaller class codes, as for avg_risk),
+# the least number of them after which the share is at most `max`, within
+# the suppression limit. Population uniqueness is not monotone in the number
+# suppressed, so the counts are tried one by one (ARX's binary search
+# assumes monotonicity). Returns the classes to suppress (possibly none), or
+# NULL when no count within the limit meets the target.
+uniqueness_suppress <- function(size, supp, class_codes, spec, limit, n) {
+  meets <- function(s) {
+    share <- uniqueness_share(s, spec, n)
+    is.finite(share) && share <= spec$max * (1 + 1e-12)
+  }
+  kept <- which(!supp)
+  if (meets(size[kept])) return(integer())
+  ord <- kept[do.call(order, c(list(size[kept]), lapply(seq_len(ncol(class_codes)),
+                                                       function(v) class_codes[kept, v])))]
+  used <- sum(size[supp])
+  for (m in seq_along(ord)) {
+    used <- used + size[[ord[[m]]]]
+    if (used > limit) return(NULL)
+    if (meets(size[setdiff(kept, ord[seq_len(m)])])) return(ord[seq_len(m)])
+  }
+  NULL
+}
+
+check_uniqueness <- function(uniqueness) {
+  if (is.null(uniqueness)) return(NULL)
+  if (!is.list(uniqueness) || is.null(names(uniqueness)) ||
+      !all(c("pi", "max") %in% names(uniqueness)) ||
+      length(setdiff(names(uniqueness), c("pi", "model", "max"))))
+    abort_type("uniqueness", "a list(pi = , model = , max = ) (model optional, \"dankar\")")
+  pi <- check_sampling_fraction(uniqueness$pi, arg = "uniqueness")
+  model <- uniqueness$model %||% "dankar"
+  if (!is.character(model) || length(model) != 1L || !model %in% population_models)
+    abort_value("uniqueness", sprintf("a `model` among %s",
+                                      paste0('"', population_models, '"', collapse = ", ")))
+  max <- check_number(uniqueness$max, lower = 0, upper = 1, arg = "uniqueness")
+  list(pi = pi, model = model, max = max)
+}
+
 # ---- k-map against a population table ----------------------------------------
 
 # The population's key values coded like the data's (lattice_key()): for each
@@ -170,13 +233,38 @@ pop_class_count <- function(lat, levels, class_codes) {
   out
 }
 
+# ---- k-map from a sampling fraction (ARX criteria/KMap.java) -------------------
+
+# ARX's derived k (arx-deidentifier/arx, src/main/org/deidentifier/arx/
+# criteria/KMap.java as last changed in commit 8b7bc54, 2025-08-22):
+# lambda = pi k_map; with c the smallest count such that
+#   Poisson:        P(X <= c) >= 1 - alpha,  X ~ Poisson(lambda), c >= 0,
+#   zero-truncated: P(X <= c | X >= 1) >= 1 - alpha, c >= 1,
+# calculateKPoisson() returns c + 2 and calculateKZeroPoisson() c + 1 (their
+# loop counters), and initialize() caps the result at n and at k_map. The
+# loops stop counting once the counter reaches k_map (the cap then binds).
+# The release must then be k-anonymous for the derived k.
+kmap_derived_k <- function(k_map, pi, alpha, estimator, n) {
+  lambda <- pi * k_map
+  thr <- 1 - alpha
+  if (estimator == "poisson") {
+    c <- 0L
+    while (stats::ppois(c, lambda) < thr && c + 1L < k_map) c <- c + 1L
+    derived <- c + 2L
+  } else {
+    c <- 1L
+    # P(X <= c | X >= 1) = (P(X <= c) - P(X = 0)) / (1 - P(X = 0))
+    ztp <- function(c) (stats::ppois(c, lambda) - stats::dpois(0, lambda)) /
+      (-expm1(-lambda))
+    while (ztp(c) < thr && c + 1L < k_map) c <- c + 1L
+    derived <- c + 1L
+  }
+  as.integer(min(derived, n, k_map))
+}
+
 check_population <- function(population, keys, data) {
   if (is.null(population)) return(NULL)
-  if (inherits(population, "epimask_population_model"))
-    epimask_abort(paste0(
-      "`population` as a population_model() is not accepted by ola() yet: give a ",
-      "data frame of the population's key values."),
-      "epimask_error_type", arg = "population")
+  if (inherits(population, "epimask_population_model")) return(population)
   if (is.matrix(population)) population <- as.data.frame(population, stringsAsFactors = FALSE)
   if (!is.data.frame(population))
     abort_type("population", "a data frame of the population's key values (one row per person)")
@@ -230,12 +318,15 @@ node_suppressed_records <- function(lat, levels, model) {
 #' A metric for [ola()] (and [deidentify()]): the loss of a lattice node is one
 #' minus the analysis potential (methods vignette, section 3) of the
 #' collaborator's coefficient estimated on the node's release, against the
-#' same model on the original data: \eqn{1 - U}, \eqn{U = MSE(\hat\beta) /
-#' MSE(\hat\beta_m)}, \eqn{MSE(\hat\beta) = SE^2},
-#' \eqn{MSE(\hat\beta_m) = SE_m^2 + (\hat\beta_m - \hat\beta)^2}. It is 0 when
-#' the release gives the original estimate and standard error, may be
-#' negative (\eqn{U} may exceed 1), and is 1 when the model cannot be fitted
-#' or the coefficient is not estimable on the release.
+#' same model on the original data: \eqn{1 - U}, with \eqn{U} the capped
+#' analysis potential every other report of the package gives (one U
+#' everywhere; [ru_profile()]'s `analysis_potential`):
+#' \eqn{U = \min(1, SE^2 / (\max(SE_m^2, SE^2) + (\hat\beta_m - \hat\beta)^2))},
+#' the release's naive variance floored at the original's and the bias counted
+#' in full. It is 0 when the release gives the original estimate (whatever its
+#' standard error: a release cannot be more precise than the data), lies in
+#' \eqn{[0, 1]}, and is 1 when the model cannot be fitted or the coefficient is
+#' not estimable on the release.
 #'
 #' **The node's release as the model sees it** (methods vignette, section 20): the records
 #' the node suppresses are dropped (complete cases), the keys are taken at the

@@ -381,6 +381,15 @@ format.epimask_datafly <- function(x, ...) {
     parts <- c(if (identical(crit$outliers, "failing")) "failing classes suppressed",
                if (!is.null(crit$avg_risk)) sprintf("average risk <= %s", format(crit$avg_risk)),
                if (!is.null(crit$k_map)) sprintf("k-map %d", crit$k_map),
+               if (!is.null(crit$uniqueness))
+                 sprintf("population uniqueness <= %s (%s, pi %s)", format(crit$uniqueness$max),
+                         crit$uniqueness$model, format(crit$uniqueness$pi)),
+               if (!is.null(crit$k_map_model))
+                 with(crit$k_map_model, sprintf(
+                   "k-map %d at sampling fraction %s (ARX's derived k = %d, %s, alpha %s)",
+                   k_map, format(pi), derived_k,
+                   if (estimator == "poisson") "Poisson" else "zero-truncated Poisson",
+                   format(alpha))),
                if (identical(crit$suppressed_loss, "node")) "suppressed records charged at the node")
     if (length(parts)) out <- c(out, paste0("  criteria: ", paste(parts, collapse = "; ")))
   }

@@ -85,7 +85,8 @@
 #' @param population With `k_map`: a data frame of the population's key
 #'   values (one row per person of the population the data are a sample
 #'   of; the key columns, of the data's types, within the hierarchies'
-#'   domains).
+#'   domains), or a [population_model()] giving the sampling fraction (ARX's
+#'   derived k, see `k_map`).
 #' @param avg_risk `NULL`, or ARX's average re-identification risk: released
 #'   classes per released record must be at most `avg_risk`; met by
 #'   suppressing the smallest released classes first (ties: the order of first
@@ -93,6 +94,38 @@
 #'   `max_suppress`.
 #' @param k_map `NULL`, or the k of k-map (El Emam & Dankar 2008): every
 #'   released class must match at least `k_map` persons of `population`.
+#'   With `population = population_model(pi)` (no population table), ARX's
+#'   derived k (criteria/KMap.java, arx-deidentifier/arx commit 8b7bc54):
+#'   with \eqn{\lambda = \pi k_{map}} and \eqn{c} the smallest count such
+#'   that \eqn{P(X \le c) \ge 1 - \alpha} for \eqn{X \sim
+#'   Poisson(\lambda)} (`k_map_estimator = "poisson"`, \eqn{c \ge 0}) or for
+#'   its zero-truncated form (\eqn{c \ge 1}), the derived k is ARX's
+#'   \eqn{c + 2} (Poisson) or \eqn{c + 1} (zero-truncated), capped at
+#'   `k_map` and at the number of records; the release is then made
+#'   k-anonymous for the larger of `k` and the derived k (a monotone
+#'   criterion, searched with tagging). The derivation is in
+#'   `$criteria$k_map_model`.
+#' @param uniqueness `NULL`, or population uniqueness as a criterion (ARX's
+#'   PopulationUniqueness): `list(pi = , model = "dankar", max = )`, the
+#'   sampling fraction of the data, the model of [population_model()]
+#'   (`"dankar"`, `"pitman"`, `"zayatz"` or `"snb"`) and the largest share of
+#'   the population that may be unique on the released keys. The share is
+#'   estimated ([risk_population()]'s estimators, METHODS 21) from the
+#'   histogram of the released classes' sizes, the population size fixed at
+#'   `round(n / pi)`; an estimate that does not converge fails the node. Met
+#'   by suppressing the smallest released classes first (ties by their
+#'   generalized values) after the other criteria's suppression, the least
+#'   number that meets `max`, within `max_suppress`; every count is tried
+#'   (the share is not monotone in it, where ARX searches it by bisection).
+#'   Not monotone under suppression, so it is checked on every node the
+#'   k-part does not exclude (no predictive tagging); not with `local = TRUE`.
+#'   Population uniques are sample uniques: with `k >= 2` and
+#'   `outliers = "small"` the released classes have none, so the criterion
+#'   bites with `k = 1`.
+#' @param k_map_alpha,k_map_estimator With `k_map` and a [population_model()]:
+#'   the significance level (ARX's default 0.01) and the distribution of a
+#'   population class's count in the sample (`"poisson"`, ARX's default, or
+#'   `"zero_truncated"`).
 #' @param suppressed_loss How suppressed records count in the information
 #'   loss, so that ARX's losses can be reproduced: `"top"` (the default:
 #'   fully generalized, METHODS 16), `"node"` (ARX's monotone metrics: at the
@@ -104,7 +137,7 @@
 #'   size counts the block as one class; precision and discernibility as
 #'   `"top"`).
 #' @section Targets of the custodian (methods vignette, section 20):
-#' `outliers`, `avg_risk`, `k_map`, `local`, `suppressed_loss` and
+#' `outliers`, `avg_risk`, `k_map`, `uniqueness`, `local`, `suppressed_loss` and
 #' `metric = analysis_loss()` leave the search exact: the records of the
 #' classes smaller than `k` are suppressed under every semantics, so the
 #' monotone k-part still tags the lattice, and the other criteria (not all
@@ -153,6 +186,9 @@
 #' # k-map: every released class matches at least 10 persons of the population
 #' population <- people[sample(300, 3000, TRUE), c("birth", "sex", "zip")]
 #' ola(people, c("birth", "sex", "zip"), h, k = 2, k_map = 10, population = population)
+#' # k-map from a sampling fraction alone (ARX's derived k)
+#' ola(people, c("birth", "sex", "zip"), h, k = 2, k_map = 50,
+#'     population = population_model(0.1))
 #' @export
 ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),
@@ -161,7 +197,9 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 secret = NULL, drop_proxies = FALSE,
                 search = c("exact", "minimal"),
                 outliers = c("small", "failing"), local = FALSE, population = NULL,
-                avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node", "block")) {
+                avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node", "block"),
+                k_map_alpha = 0.01, k_map_estimator = c("poisson", "zero_truncated"),
+                uniqueness = NULL) {
   args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
                                 secret, drop_proxies)
   data <- args$data
@@ -179,10 +217,29 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   if (!is.null(avg_risk) && avg_risk <= 0)
     abort_value("avg_risk", "a share above 0 (classes per released record)")
   if (!is.null(k_map)) k_map <- check_count(k_map)
+  k_map_requested <- k_map
   if (is.null(k_map) != is.null(population))
     abort_value(if (is.null(k_map)) "k_map" else "population",
                 "given together with `population` / `k_map` (k-map counts the population)")
   population <- check_population(population, keys, data)
+  k_map_estimator <- check_choice(k_map_estimator, c("poisson", "zero_truncated"))
+  k_map_alpha <- check_number(k_map_alpha, lower = 0, upper = 1, lower_open = TRUE,
+                              upper_open = TRUE)
+  uniqueness <- check_uniqueness(uniqueness)
+  if (!is.null(uniqueness) && local)
+    abort_value("local", paste0("FALSE with `uniqueness` (population uniqueness is ",
+                                "estimated on the whole release, not on a subset's)"))
+  # k-map from a sampling fraction (ARX's derived k): k-anonymity with the
+  # derived k, a monotone criterion searched with tagging like k itself
+  k_map_derived <- NULL
+  if (inherits(population, "epimask_population_model")) {
+    k_map_derived <- kmap_derived_k(k_map, population$pi, k_map_alpha, k_map_estimator,
+                                    nrow(data))
+    k_map_pi <- population$pi
+    args$k <- as.integer(max(args$k, k_map_derived))
+    k_map <- NULL
+    population <- NULL
+  }
   diversity <- check_choice(diversity, c("distinct", "entropy"))
   search <- check_choice(search, c("exact", "minimal"))
   sensitive <- check_columns(sensitive, data, allow_null = TRUE)
@@ -202,7 +259,7 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity, outliers = outliers, avg_risk = avg_risk,
-                k_map = k_map, charge = suppressed_loss)
+                k_map = k_map, uniqueness = uniqueness, charge = suppressed_loss)
   if (!is.null(k_map))
     lat$pop <- population_lattice(data, population, keys, args$hierarchies)
   if (metric == "analysis")
@@ -239,6 +296,11 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   }
   out$criteria <- list(outliers = outliers, avg_risk = avg_risk, k_map = k_map,
                        local = local, suppressed_loss = suppressed_loss)
+  out$criteria$uniqueness <- uniqueness
+  if (!is.null(k_map_derived))
+    out$criteria$k_map_model <- list(k_map = k_map_requested, pi = k_map_pi,
+                                     alpha = k_map_alpha, estimator = k_map_estimator,
+                                     derived_k = k_map_derived)
   out$max_suppress <- args$max_suppress
   out$method <- "OLA"
   out$metric <- metric
@@ -255,7 +317,9 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
       "returned and every record that breaks it is suppressed."), k,
       paste0(if (!is.null(sensitive)) ", with l-diversity / t-closeness" else "",
              if (!is.null(avg_risk)) sprintf(", average risk <= %s", format(avg_risk)) else "",
-             if (!is.null(k_map)) sprintf(", k-map %d", k_map) else "")),
+             if (!is.null(k_map)) sprintf(", k-map %d", k_map) else "",
+             if (!is.null(uniqueness))
+               sprintf(", population uniqueness <= %s", format(uniqueness$max)) else "")),
       "epimask_warning_suppressed")
   structure(out, class = c("epimask_ola", "epimask_datafly"))
 }

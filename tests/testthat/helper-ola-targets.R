@@ -106,7 +106,8 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
        loss = c(entropy = ent, precision = prec, discernibility = dm, avg_class_size = avg))
 }
 
-# The analysis loss of a node's release by hand with glm(): numeric keys at
+# The analysis loss of a node's release by hand with glm() (1 - the capped U,
+# written out below, not the package's capped_potential()): numeric keys at
 # their group means, other keys as factors of their generalized labels,
 # suppressed records dropped; a model key left with one value: loss 1.
 brute_analysis_loss <- function(data, keys, gen, supp, formula, family, term) {
@@ -127,7 +128,9 @@ brute_analysis_loss <- function(data, keys, gen, supp, formula, family, term) {
   if (is.null(fit) || !term %in% names(coef(fit)) || is.na(coef(fit)[[term]])) return(1)
   b <- coef(fit)[[term]]
   se <- sqrt(diag(vcov(fit)))[[term]]
-  1 - se0^2 / (se^2 + (b - b0)^2)
+  # the capped U (one U everywhere): the release's variance floored at the
+  # original's, bias in full, at most 1
+  1 - min(1, se0^2 / (max(se^2, se0^2) + (b - b0)^2))
 }
 
 brute_target_optimum <- function(data, qi, hierarchies, metric, analysis = NULL, ...) {
