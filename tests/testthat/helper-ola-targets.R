@@ -13,7 +13,7 @@
 brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
                               outliers = "small", l = NULL, t = NULL, sensitive = NULL,
                               diversity = "distinct", avg_risk = NULL, k_map = NULL,
-                              population = NULL, charge = "top") {
+                              population = NULL, charge = "top", uniqueness = NULL) {
   n <- nrow(data)
   A <- length(keys)
   gen <- lapply(seq_along(keys), function(v)
@@ -68,6 +68,30 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
       supp[o[1]] <- TRUE
     }
     if (sum(size[supp]) > limit) ok <- FALSE
+  }
+  if (ok && !is.null(uniqueness)) {
+    # population uniqueness: the smallest released classes suppressed one by
+    # one (same order as for avg_risk) until the share meets `max`
+    codes <- vapply(seq_len(A), function(v) {
+      first <- match(gen[[v]], unique(gen[[v]]))
+      first[match(classes, class_id)]
+    }, numeric(length(classes)))
+    codes <- matrix(codes, ncol = A)
+    kept <- which(!supp)
+    o <- kept[do.call(order, c(list(size[kept]), lapply(seq_len(A), function(v) codes[kept, v])))]
+    met <- FALSE
+    for (m in 0:length(o)) {
+      s_try <- supp
+      s_try[o[seq_len(m)]] <- TRUE
+      if (sum(size[s_try]) > limit) break
+      share <- uniqueness$share(size[!s_try], n)
+      if (is.finite(share) && share <= uniqueness$max * (1 + 1e-12)) {
+        supp <- s_try
+        met <- TRUE
+        break
+      }
+    }
+    if (!met) ok <- FALSE
   }
   rec_supp <- unname(supp[match(class_id, classes)])
   if (charge == "node") charged <- rep(FALSE, n) else charged <- rec_supp
