@@ -33,6 +33,12 @@
 #' @param keys Character vector: the quasi-identifier columns.
 #' @param weights `NULL`, the name of a column of `data`, or a numeric vector
 #'   of length `nrow(data)`: the sampling weights, each finite and \eqn{\ge 1}.
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   when a person has several records: the risk is then of persons, a
+#'   person's key being the set of their records' key tuples (as in
+#'   [risk_kanon()]); `n`, `expected` and `global` count persons, `weights`
+#'   must be equal on a person's records, and `per_record` repeats the
+#'   person's risk on each of their records.
 #' @return An object of class `epimask_individual`, a list with
 #'   \item{per_record}{the risk \eqn{r} of each record, in row order.}
 #'   \item{expected}{\eqn{ER}, the expected number of re-identifications.}
@@ -56,9 +62,16 @@
 #' summary(r)
 #' plot(r)
 #' @export
-risk_individual <- function(data, keys, weights = NULL) {
+risk_individual <- function(data, keys, weights = NULL, id = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
+  id <- check_person_id(id, data, exclude = keys)
+  if (!is.null(id)) {
+    p <- person_frame(data, keys, id)
+    w <- person_weights(check_sampling_weights(weights, data), p)
+    res <- risk_individual(p$data, keys, weights = w)
+    return(person_result(res, p, c("per_record", "group"), data))
+  }
   clash <- intersect(keys, c("f", "F_hat", "risk"))
   if (length(clash))
     abort_value("keys", sprintf("key columns not named %s (names used by the class table)",
@@ -99,7 +112,7 @@ print.epimask_individual <- function(x, digits = 3, ...) print_formatted(x, digi
 format.epimask_individual <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
-  c(sprintf("individual risk: %d records, keys %s, %s", x$n, paste(x$keys, collapse = ", "),
+  c(sprintf("individual risk: %s, keys %s, %s", unit_count(x), paste(x$keys, collapse = ", "),
             if (x$weighted) "sampling weights" else "no weights (census: risk 1/f)"),
     sprintf("  %d key patterns, %d sample uniques", nrow(x$classes), sum(x$classes$f == 1L)),
     sprintf("  expected re-identifications %s; global risk %s; highest record risk %s",
@@ -110,9 +123,10 @@ format.epimask_individual <- function(x, digits = 3, ...) {
 #' @param row.names,optional Ignored (the IDs are a column).
 #' @export
 as.data.frame.epimask_individual <- function(x, row.names = NULL, optional = FALSE, ...) {
-  ids <- if (is.null(x$record_ids)) seq_len(x$n) else x$record_ids
+  ids <- if (is.null(x$record_ids)) seq_along(x$group) else x$record_ids
   out <- x$classes[x$group, c(x$keys, "f", "F_hat"), drop = FALSE]
   out <- cbind(data.frame(ID = ids, stringsAsFactors = FALSE), out)
+  out <- add_person_column(out, x)
   out$risk <- x$per_record
   rownames(out) <- NULL
   out

@@ -36,6 +36,17 @@
 #' @param method `"auto"`, `"tree"` or `"exhaustive"`.
 #' @param threads Number of threads, `NULL` for [epimask_threads()] (one
 #'   below 20,000 records). The weights do not depend on it.
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   of `original` when a person has several records. The person is then the
+#'   unit: a person is re-linked when any one of their records is re-linked to
+#'   its own released record, with probability \eqn{1 - \prod_i (1 - w_i)}
+#'   over the person's records (ties broken independently); `risk` is the
+#'   mean of that over the persons, `linked` its sum, `per_person` the
+#'   persons' values, `per_record` repeats each person's value on their
+#'   records and `record_weight` keeps the records' own \eqn{w_i}. A record
+#'   linked to another record of the same person is not counted, so with
+#'   records of a person close together (visits with dates shifted alike) the
+#'   person-level risk is a lower bound.
 #' @return An object of class `epimask_linkage`, a list with
 #'   \item{per_record}{each record's re-link weight \eqn{w_i}.}
 #'   \item{risk}{their mean, the linkage risk.}
@@ -61,9 +72,27 @@
 #' plot(l)
 #' @export
 risk_linkage <- function(original, masked, vars, distance = c("euclidean", "mahalanobis"),
-                         method = c("auto", "tree", "exhaustive"), threads = NULL) {
+                         method = c("auto", "tree", "exhaustive"), threads = NULL,
+                         id = NULL) {
   original <- check_data(original, "original")
   masked <- check_data(masked, "masked")
+  if (!is.null(id)) {
+    id <- check_person_id(id, as.data.frame(original), exclude = vars, data_arg = "original")
+    res <- risk_linkage(original, masked, vars, distance, method, threads)
+    person <- person_index(as.data.frame(original)[[id]])
+    P <- max(person)
+    per_person <- person_any(res$per_record, person, P)
+    res$record_weight <- res$per_record
+    res$per_person <- per_person
+    res$per_record <- per_person[person]
+    res$risk <- mean(per_person)
+    res$linked <- sum(per_person)
+    p <- list(id = id, n_persons = P, n_records = res$n, person = person,
+              data = stats::setNames(list(as.data.frame(original)[[id]][match(seq_len(P), person)]), id))
+    res <- person_result(res, p)
+    res$n <- P
+    return(res)
+  }
   vars <- check_columns(vars, original, "vars", data_arg = "original")
   check_columns(vars, masked, "vars", data_arg = "masked")
   distance <- check_choice(distance, c("euclidean", "mahalanobis"))
@@ -120,26 +149,30 @@ print.epimask_linkage <- function(x, digits = 3, ...) print_formatted(x, digits 
 #' @export
 format.epimask_linkage <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
-  c(sprintf("record linkage (%s distance on %s): %d records, %s search",
-            x$distance, paste(x$vars, collapse = ", "), x$n, x$method),
-    sprintf("  linkage risk %s: %s records expected re-linked; %d re-linked alone, %d in a tie, %d not",
-            format(signif(x$risk, digits)), format(round(x$linked, 1)),
-            sum(x$per_record == 1), sum(x$per_record > 0 & x$per_record < 1),
-            sum(x$per_record == 0)))
+  w <- x$per_person %||% x$per_record
+  c(sprintf("record linkage (%s distance on %s): %s, %s search",
+            x$distance, paste(x$vars, collapse = ", "), unit_count(x), x$method),
+    sprintf("  linkage risk %s: %s %s expected re-linked; %d re-linked alone, %d in a tie, %d not",
+            format(signif(x$risk, digits)), format(round(x$linked, 1)), unit_name(x),
+            sum(w == 1), sum(w > 0 & w < 1), sum(w == 0)))
 }
 
 #' @rdname risk_linkage
 #' @param row.names,optional Ignored.
 #' @export
 as.data.frame.epimask_linkage <- function(x, row.names = NULL, optional = FALSE, ...) {
-  data.frame(record = seq_len(x$n), weight = x$per_record, ties = x$ties,
-             distance_to_nearest = x$distance_to_nearest)
+  out <- data.frame(record = seq_along(x$per_record), weight = x$per_record, ties = x$ties,
+                    distance_to_nearest = x$distance_to_nearest)
+  if (!identical(x$unit, "persons")) return(out)
+  out$record_weight <- x$record_weight
+  add_person_column(out, x)
 }
 
 linkage_outcomes <- function(x) {
-  c(`re-linked alone` = sum(x$per_record == 1),
-    `re-linked in a tie` = sum(x$per_record > 0 & x$per_record < 1),
-    `not re-linked` = sum(x$per_record == 0))
+  w <- x$per_person %||% x$per_record
+  c(`re-linked alone` = sum(w == 1),
+    `re-linked in a tie` = sum(w > 0 & w < 1),
+    `not re-linked` = sum(w == 0))
 }
 
 #' @rdname risk_linkage
@@ -148,6 +181,7 @@ summary.epimask_linkage <- function(object, ...) {
   outcomes <- linkage_outcomes(object)
   tab <- data.frame(outcome = names(outcomes), records = as.vector(outcomes),
                     share = as.vector(outcomes) / object$n)
+  names(tab)[[2L]] <- unit_name(object)
   structure(list(linkage = object, outcomes = tab), class = "summary.epimask_linkage")
 }
 
@@ -156,7 +190,8 @@ summary.epimask_linkage <- function(object, ...) {
 print.summary.epimask_linkage <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
   print(x$linkage, digits = digits)
-  print_titled_table("Records by outcome:", x$outcomes, digits, "share")
+  print_titled_table(sprintf("%s by outcome:", if (identical(x$linkage$unit, "persons")) "Persons" else "Records"),
+                     x$outcomes, digits, "share")
   invisible(x)
 }
 
@@ -166,7 +201,7 @@ print.summary.epimask_linkage <- function(x, digits = 3, ...) {
 plot.epimask_linkage <- function(x, y = NULL, ...) {
   outcomes <- linkage_outcomes(x)
   graphics::barplot(outcomes, col = c("firebrick", "orange", "grey60"), border = NA,
-                    ylab = "records",
+                    ylab = unit_name(x),
                     main = sprintf("Record linkage: risk %s", format(signif(x$risk, 3))), ...)
   invisible(outcomes)
 }
