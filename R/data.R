@@ -186,7 +186,7 @@
 #' @source Simulated; see Details. El Emam K, Malin B (2014). Concepts and
 #'   methods for de-identifying clinical trial data. In: Sharing Clinical
 #'   Trial Data, National Academies Press (Appendix B).
-#' @family data sets
+#' @family data and simulation
 #' @examples
 #' head(trial_visits)
 #' # several visits per participant: risk by person, not by record
