@@ -98,7 +98,7 @@ test_that("the data files stay small", {
   data_dir <- test_path("..", "..", "data")
   skip_if_not(dir.exists(data_dir), "package sources not available")
   sizes <- file.size(list.files(data_dir, pattern = "[.]rda$", full.names = TRUE))
-  expect_length(sizes, 2)
+  expect_length(sizes, 3)
   expect_true(all(sizes < 1e6))
 })
 
