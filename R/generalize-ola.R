@@ -122,7 +122,20 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   warn_possible_identifiers(data, c(keys, id))
   proxies <- find_proxies(data, keys, id)
 
-  lat <- lattice_build(data, keys, args$hierarchies, sensitive, ordered)
+  person <- generalize_persons(data, id)
+  searched <- data
+  if (!is.null(person)) {
+    # the lattice runs on the persons (one row each)
+    searched <- person_rows(data, keys, person, sensitive)
+    if (is.null(searched))
+      abort_value("id", paste0(
+        "a person column whose persons have one combination of key values each for ola() ",
+        "(some have several: generalize with datafly(), which takes key sets, or make the ",
+        "keys person-level first)"))
+    ordered <- intersect(ordered, Filter(function(s) !is.character(searched[[s]]) ||
+                                           is.character(data[[s]]), sensitive))
+  }
+  lat <- lattice_build(searched, keys, args$hierarchies, sensitive, ordered)
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity)
@@ -130,7 +143,7 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   levels <- stats::setNames(found$levels, keys)
 
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
-                        args$secret, proxies, drop_proxies, lat, model)
+                        args$secret, proxies, drop_proxies, lat, model, person = person)
   out$max_suppress <- args$max_suppress
   out$method <- "OLA"
   out$metric <- metric

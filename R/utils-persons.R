@@ -162,3 +162,40 @@ add_person_column <- function(out, x) {
   names(person) <- x$id
   cbind(out[1L], person, out[-1L])
 }
+
+# Persons of a generalization (datafly(), ola()): the distinct values of the
+# `id` columns, NULL when there are none or every record is its own person
+# (then everything runs on records, as without persons).
+generalize_persons <- function(data, id) {
+  if (!length(id)) return(NULL)
+  person <- key_groups(data, id)$group
+  if (max(person) == nrow(data)) return(NULL)
+  # several records per person: every record must belong to a known person
+  for (col in id) check_person_id(col, data)
+  person
+}
+
+# Equivalence classes of persons on (generalized) key columns given as a
+# list or data frame `current`: the class of each person and the class sizes
+# in persons.
+person_groups <- function(current, keys, person) {
+  frame <- as.data.frame(current, stringsAsFactors = FALSE, optional = TRUE)
+  names(frame) <- keys
+  P <- max(person)
+  cols <- person_columns(frame, keys, person, P)$columns
+  key_groups(cols, keys)
+}
+
+# One row per person with the keys (and sensitive columns) when the keys are
+# constant within every person, for searches that run on persons (ola());
+# NULL when some person has several key tuples.
+person_rows <- function(data, keys, person, also = character()) {
+  P <- max(person)
+  k <- person_columns(data, keys, person, P)
+  if (k$sets) return(NULL)
+  cols <- k$columns
+  for (a in also) cols[[a]] <- person_columns(data, a, person, P)$columns[[1L]]
+  frame <- as.data.frame(cols, stringsAsFactors = FALSE, optional = TRUE)
+  names(frame) <- names(cols)
+  frame
+}

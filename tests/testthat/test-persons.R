@@ -232,3 +232,46 @@ test_that("ru_profile(derive = ) fits the model to the derived original and mask
                           risk = "none", derive = function(d) 1),
                class = "epimask_error_type")
 })
+
+test_that("datafly() and ola() with a repeated id count persons and suppress them whole", {
+  tv <- load_epimask_data("trial_visits")
+  keys <- c("birth", "sex", "site")
+  h <- list(birth = hierarchy_date(), sex = hierarchy_flat(), site = hierarchy_flat())
+  one <- tv[!duplicated(tv$pid), ]
+  o <- ola(tv, keys, h, k = 5, id = "pid", secret = "s")
+  o1 <- ola(one, keys, h, k = 5, id = "pid", secret = "s")
+  # the persons' search is the search on one row per person
+  expect_equal(o$levels, o1$levels)
+  expect_equal(sort(o$class_sizes), sort(o1$class_sizes))
+  expect_equal(o$n_persons_suppressed, o1$n_suppressed)
+  # suppressed persons leave with all their records; the rest stay whole
+  gone <- unique(tv$pid[o$suppressed])
+  expect_equal(length(gone), o$n_persons_suppressed)
+  expect_setequal(o$suppressed, which(tv$pid %in% gone))
+  expect_equal(nrow(o$data), nrow(tv) - sum(tv$pid %in% gone))
+  # every class of the release has at least k persons (hand count)
+  sizes <- table(hand_key_sets(o$data, keys))
+  expect_gte(min(sizes), 5)
+  expect_equal(sort(as.vector(sizes)), sort(o$class_sizes))
+  expect_match(format(o)[[2L]], "persons \\(person column 'pid'\\)")
+
+  # keys varying within persons: datafly takes key sets, ola says why not
+  d <- person_fixture(80)
+  hd <- list(yob = hierarchy_numeric(c(1950, 1952, 1954)), region = hierarchy_flat())
+  df <- datafly(d, c("yob", "region"), hd, k = 3, id = "pid", secret = "s")
+  sizes <- table(hand_key_sets(df$data, c("yob", "region")))
+  expect_gte(min(sizes), 3)
+  expect_equal(sort(as.vector(sizes)), sort(df$class_sizes))
+  gone <- unique(d$pid[df$suppressed])
+  expect_setequal(df$suppressed, which(d$pid %in% gone))
+  expect_lte(length(gone), 0.05 * 80)
+  expect_error(ola(d, c("yob", "region"), hd, k = 3, id = "pid", secret = "s"),
+               class = "epimask_error_value")
+  # a one-to-one id leaves the record-level search unchanged
+  d$rec <- sprintf("r%03d", seq_len(nrow(d)))
+  a <- datafly(d, c("yob", "region"), hd, k = 3, id = "rec", secret = "s")
+  b <- suppressWarnings(datafly(d, c("yob", "region"), hd, k = 3))
+  expect_equal(a$levels, b$levels)
+  expect_equal(a$suppressed, b$suppressed)
+  expect_null(a$unit)
+})
