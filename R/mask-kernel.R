@@ -73,12 +73,31 @@ ring_kernels <- c("ring", "ring_angle", "ring_block")
 #' @export
 mask_kernel <- function(kernel, lambda, coords, source = NULL, direction = NULL,
                         groups = NULL, rho = 0, bandwidth = NULL, cutoff = 36) {
-  kernel <- check_choice(kernel, kernel_names, arg = "kernel")
-  lambda <- check_number(lambda, "lambda", lower = 0)
-  coords <- kernel_coords(coords)
+  kernel_scheme(list(kernel = kernel, lambda = lambda, coords = coords, source = source,
+                     direction = direction, groups = groups, rho = rho,
+                     bandwidth = bandwidth, cutoff = cutoff))
+}
+
+# The constructor's checks on the fields `f` (a list named like the
+# arguments of mask_kernel()). `space` is the spatial set-up of a scheme
+# already validated (kernel_space()); it is reused, with the O(n) checks of
+# the coordinates it was built from, when those fields are unchanged, so
+# re-validating a scheme or changing its lambda (scheme_at()) costs no O(n)
+# set-up.
+kernel_scheme <- function(f, space = NULL) {
+  kernel <- check_choice(f$kernel, kernel_names, arg = "kernel")
+  lambda <- check_number(f$lambda, "lambda", lower = 0)
+  source <- f$source
+  direction <- f$direction
+  rho <- f$rho
+  bandwidth <- f$bandwidth
+  cached <- !is.null(space) &&
+    identical(space$from, list(kernel = kernel, coords = f$coords, source = source,
+                               direction = direction, rho = rho))
+  coords <- if (cached) f$coords else kernel_coords(f$coords)
   n <- nrow(coords)
   d <- ncol(coords)
-  cutoff <- check_number(cutoff, "cutoff", lower = 0, lower_open = TRUE)
+  cutoff <- check_number(f$cutoff, "cutoff", lower = 0, lower_open = TRUE)
   if (kernel %in% ring_kernels) {
     if (is.null(source))
       epimask_abort(sprintf("`source` is required for the \"%s\" kernel.", kernel),
@@ -96,13 +115,13 @@ mask_kernel <- function(kernel, lambda, coords, source = NULL, direction = NULL,
     direction <- check_numeric_vector(direction, "direction", len = 2L)
     if (all(direction == 0)) abort_value("direction", "a non-zero vector")
   }
-  if (kernel == "ring_block" && is.null(groups))
+  if (kernel == "ring_block" && is.null(f$groups))
     epimask_abort("`groups` is required for the \"ring_block\" kernel.",
                   "epimask_error_value", arg = "groups")
-  groups <- kernel_groups(groups, n)
+  groups <- kernel_groups(f$groups, n)
   rho <- check_number(rho, "rho", lower = -1, upper = 1, lower_open = TRUE,
                       upper_open = TRUE)
-  if (kernel == "bvn") {
+  if (kernel == "bvn" && !cached) {
     sds <- apply(coords, 2L, stats::sd)
     if (n < 2L || any(!(sds > 0)))
       abort_value("coords", "two columns with positive standard deviation for the \"bvn\" kernel")
@@ -116,30 +135,29 @@ mask_kernel <- function(kernel, lambda, coords, source = NULL, direction = NULL,
   if (kernel != "ring_angle" && !is.null(direction))
     direction <- check_numeric_vector(direction, "direction")
   scheme <- new_mask_scheme(
-    type = "kernel", method = kernel, degree = lambda,
+    "kernel", method = kernel, degree = lambda,
     label = sprintf("%s %s", kernel_family_name(kernel, rho), format(lambda, digits = 4)),
     kernel = kernel, lambda = lambda, coords = coords, source = source,
     direction = direction, groups = groups, rho = rho, bandwidth = bandwidth,
     cutoff = cutoff)
-  check_kernel_extent(scheme)
+  attr(scheme, "kernel_space") <- if (cached) space else kernel_setup(scheme)
   scheme
 }
 
-# Finite coordinates can still be so far apart (e.g. 1e200) that their
-# distances overflow to Inf and the weights become NaN (Inf - Inf in the ring
-# kernels): refuse them here rather than return NaN from apply_mask().
-check_kernel_extent <- function(scheme) {
+# The spatial set-up of a scheme, checked: finite coordinates can still be so
+# far apart (e.g. 1e200) that their distances overflow to Inf and the weights
+# become NaN (Inf - Inf in the ring kernels): refuse them here rather than
+# return NaN from apply_mask().
+kernel_setup <- function(scheme) {
   spread <- function(x) apply(x, 2L, function(v) diff(range(v)))
   pts <- rbind(scheme$coords, scheme$source)
-  finite_space <- function() {
-    x <- kernel_space(scheme)$x
-    all(is.finite(x)) && is.finite(sum(spread(x)^2) * nrow(x))
-  }
-  ok <- is.finite(sum(spread(pts)^2) * nrow(pts)) &&
-    tryCatch(finite_space(), error = function(e) FALSE)
-  if (!ok)
+  space <- NULL
+  if (is.finite(sum(spread(pts)^2) * nrow(pts)))
+    space <- tryCatch(kernel_space_of(scheme), error = function(e) NULL)
+  x <- space$x
+  if (is.null(space) || !all(is.finite(x)) || !is.finite(sum(spread(x)^2) * nrow(x)))
     abort_value("coords", "coordinates whose pairwise distances are finite (rescale them)")
-  invisible(scheme)
+  space
 }
 
 # Coordinates as a finite double matrix, from a matrix, data frame, vector or sf.
@@ -178,21 +196,36 @@ kernel_groups <- function(groups, n) {
 
 # The coordinates mapped to a space where delta is a plain metric, with the
 # numeric spec the C core expects: metric 0 = Euclidean, 1 = squared
-# Euclidean, 2 = L1; form 0 = exp(-delta / lambda), 1 = shrink.
+# Euclidean, 2 = L1; form 0 = exp(-delta / lambda), 1 = shrink. The mapping
+# (O(n): radii, angles, whitening) is made once per scheme and kept in its
+# attribute "kernel_space" with the fields it was made from; the scale is
+# lambda (bandwidth for "shrink").
 kernel_space <- function(scheme) {
+  sp <- attr(scheme, "kernel_space")
+  if (is.null(sp) || !identical(sp$from, kernel_space_from(scheme))) sp <- kernel_space_of(scheme)
+  list(x = sp$x, metric = sp$metric, form = sp$form,
+       scale = if (sp$form == 1) scheme$bandwidth else scheme$lambda)
+}
+
+kernel_space_from <- function(scheme) {
+  list(kernel = scheme$kernel, coords = scheme$coords, source = scheme$source,
+       direction = scheme$direction, rho = scheme$rho)
+}
+
+kernel_space_of <- function(scheme) {
   x <- scheme$coords
-  switch(scheme$kernel,
-    exponential = list(x = x, metric = 0, form = 0, scale = scheme$lambda),
-    gaussian = list(x = x, metric = 1, form = 0, scale = scheme$lambda),
+  sp <- switch(scheme$kernel,
+    exponential = list(x = x, metric = 0, form = 0),
+    gaussian = list(x = x, metric = 1, form = 0),
     ring = ,
-    ring_block = list(x = matrix(ring_radius(x, scheme$source)), metric = 0,
-                      form = 0, scale = scheme$lambda),
+    ring_block = list(x = matrix(ring_radius(x, scheme$source)), metric = 0, form = 0),
     ring_angle = list(x = cbind(ring_radius(x, scheme$source),
                                 ring_angle(x, scheme$source, scheme$direction)),
-                      metric = 2, form = 0, scale = scheme$lambda),
-    bvn = list(x = bvn_whiten(x, scheme$rho), metric = 1, form = 0,
-               scale = scheme$lambda),
-    shrink = list(x = x, metric = 0, form = 1, scale = scheme$bandwidth))
+                      metric = 2, form = 0),
+    bvn = list(x = bvn_whiten(x, scheme$rho), metric = 1, form = 0),
+    shrink = list(x = x, metric = 0, form = 1))
+  sp$from <- kernel_space_from(scheme)
+  sp
 }
 
 ring_radius <- function(x, source) sqrt(rowSums(sweep(x, 2L, source)^2))
@@ -231,7 +264,7 @@ kernel_call <- function(scheme, Z, mode) {
 }
 
 check_kernel_scheme <- function(scheme, arg = "scheme") {
-  if (!inherits(scheme, "mask_scheme") || !identical(scheme$type, "kernel"))
+  if (!inherits(scheme, "mask_kernel"))
     abort_type(arg, "a kernel mask_scheme from mask_kernel()")
   scheme
 }
@@ -282,17 +315,14 @@ kernel_deriv0 <- function(scheme, Z) {
 #' round(kernel_matrix(mask_kernel("exponential", 0.5, xy)), 3)
 #' @export
 kernel_matrix <- function(scheme, n_max = 5000) {
-  if (!inherits(scheme, "mask_scheme") || !identical(scheme$type, "kernel") &&
-      !identical(scheme$type, "matrix"))
-    abort_type("scheme", "a kernel or matrix mask_scheme")
+  if (!inherits(scheme, "mask_scheme")) abort_type("scheme", "a kernel or matrix mask_scheme")
+  dense_mask_matrix(scheme, n_max)
+}
+
+#' @export
+dense_mask_matrix.mask_kernel <- function(scheme, n_max) {
   scheme <- revalidate_scheme(scheme)
   n_max <- check_count(n_max, "n_max")
-  if (scheme$type == "matrix") {
-    A <- matrix_scheme_A(scheme)
-    if (nrow(A) > n_max)
-      abort_value("n_max", sprintf("at least n = %d to build the dense matrix", nrow(A)))
-    return(A)
-  }
   n <- nrow(scheme$coords)
   if (n > n_max)
     abort_value("n_max", sprintf("at least n = %d to build the dense matrix", n))
@@ -326,6 +356,103 @@ mask_grid <- function(kernel, lambda, coords, ..., none = FALSE) {
     lapply(lambda, function(l) mask_kernel(k, l, coords, ...))), recursive = FALSE)
   if (check_flag(none, "none")) schemes <- c(list(mask_none()), schemes)
   new_mask_list(schemes)
+}
+
+# ---- the methods of the kernel type -----------------------------------------------
+
+kernel_fields <- function(scheme) {
+  scheme[c("kernel", "lambda", "coords", "source", "direction", "groups", "rho",
+           "bandwidth", "cutoff")]
+}
+
+#' @export
+mask_validate.mask_kernel <- function(scheme, ...) {
+  kernel_scheme(kernel_fields(scheme), attr(scheme, "kernel_space"))
+}
+
+# another lambda, the same spatial set-up
+#' @export
+scheme_at_degree.mask_kernel <- function(scheme, lambda) {
+  f <- kernel_fields(scheme)
+  f$lambda <- lambda
+  kernel_scheme(f, attr(scheme, "kernel_space"))
+}
+
+# the coordinates (and groups) follow their records; the set-up is made
+# anew (the bvn kernel's whitening uses the sample's SDs)
+#' @export
+mask_resample.mask_kernel <- function(scheme, rows, ...) {
+  f <- kernel_fields(scheme)
+  f$coords <- scheme$coords[rows, , drop = FALSE]
+  if (!is.null(scheme$groups)) f$groups <- scheme$groups[rows]
+  kernel_scheme(f)
+}
+
+#' @export
+mask_values.mask_kernel <- function(scheme, x, data, ...) mask_kernel_values(scheme, x)
+
+#' @export
+format.mask_kernel <- function(x, ...) {
+  revalidate_scheme(x, "x")
+  paste0(sprintf("%s kernel, lambda = %s", x$kernel, format(x$lambda, digits = 4)),
+         kernel_label_extras(x))
+}
+
+kernel_label_extras <- function(x) {
+  num <- function(v) format(v, digits = 4)
+  paste0(if (x$kernel == "shrink") sprintf(", bandwidth = %s", num(x$bandwidth)) else "",
+         if (x$kernel == "bvn") sprintf(", rho = %s", num(x$rho)) else "",
+         if (!is.null(x$groups)) sprintf(", %d groups", max(x$groups)) else "")
+}
+
+#' @export
+scheme_label.mask_kernel <- function(scheme, short = TRUE, ...) {
+  if (!isTRUE(short)) return(format(scheme))
+  paste0(sprintf("%s %s", scheme$kernel, format(scheme$lambda, digits = 4)),
+         kernel_label_extras(scheme))
+}
+
+#' @export
+mask_generator.mask_kernel <- function(scheme, ...) {
+  paste(kernel_family_name(scheme$kernel, scheme$rho), "kernel")
+}
+
+#' @export
+mask_strength.mask_kernel <- function(scheme, ...) scheme$lambda
+
+#' @export
+scheme_family_label.mask_kernel <- function(scheme) kernel_family_name(scheme$kernel, scheme$rho)
+
+# A Z: linear; at lambda = 0 the identity; at a positive lambda every record
+# should change, and no ties are made for exact matching to find.
+#' @export
+mask_traits.mask_kernel <- function(scheme, ...) {
+  list(promises_change = scheme$lambda > 0, exact_match_blind = TRUE,
+       identity = scheme$lambda == 0, linear = TRUE)
+}
+
+#' @export
+mask_linear.mask_kernel <- function(scheme, x, ...) kernel_smooth(scheme, x)
+
+#' @export
+mask_derivative.mask_kernel <- function(scheme, x, ...) kernel_deriv0(scheme, x)
+
+#' @export
+scheme_dense_matrix.mask_kernel <- function(scheme, n) {
+  if (n <= dense_transpose_max()) kernel_matrix(scheme, n_max = n)
+}
+
+#' @export
+unmasked_cause.mask_kernel <- function(scheme, Z, rows) {
+  if (scheme$kernel == "shrink")
+    sprintf("no other record is close enough for `bandwidth` = %s to give it weight",
+            format(scheme$bandwidth, digits = 4))
+  else if (scheme$cutoff < 36)
+    sprintf("no other record lies within the weight `cutoff` = %s (relative weight exp(-%s); the default is 36)",
+            format(scheme$cutoff, digits = 4), format(scheme$cutoff, digits = 4))
+  else
+    sprintf("no other record is within reach of `lambda` = %s (isolated records; a larger lambda smooths them)",
+            format(scheme$lambda, digits = 4))
 }
 
 mask_kernel_values <- function(scheme, Z) {

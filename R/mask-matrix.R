@@ -37,8 +37,8 @@ mask_matrix <- function(A, B = NULL, C = NULL, lambda = NULL) {
   if (!is.null(C)) {
     if (is.null(dim(C))) C <- check_numeric_vector(C, "C") else C <- check_numeric_matrix(C, "C")
   }
-  scheme <- new_mask_scheme("matrix", "matrix", lambda,
-                            sprintf("matrix %s", format(lambda, digits = 4)),
+  scheme <- new_mask_scheme("matrix", method = "matrix", degree = lambda,
+                            label = sprintf("matrix %s", format(lambda, digits = 4)),
                             A = A, B = B, C = C, lambda = lambda)
   if (!is.function(A)) return(scheme)
   matrix_scheme_A(scheme)  # fail now, not at apply time, if A(lambda) is not a matrix
@@ -53,6 +53,93 @@ matrix_scheme_A <- function(scheme) {
     if (nrow(A) != ncol(A)) abort_length("A(lambda)", "be square")
   }
   A
+}
+
+# ---- the methods of the matrix type ------------------------------------------------
+
+#' @export
+mask_validate.mask_matrix <- function(scheme, ...) {
+  mask_matrix(scheme$A, scheme$B, scheme$C, scheme$lambda)
+}
+
+#' @export
+mask_values.mask_matrix <- function(scheme, x, data, ...) mask_matrix_values(scheme, x)
+
+#' @export
+format.mask_matrix <- function(x, ...) {
+  revalidate_scheme(x, "x")
+  sprintf("matrix mask A Z B + C%s",
+          if (is.function(x$A)) sprintf(", lambda = %s", format(x$lambda, digits = 4)) else "")
+}
+
+#' @export
+scheme_label.mask_matrix <- function(scheme, short = TRUE, ...) {
+  if (!isTRUE(short)) return(format(scheme))
+  if (is.function(scheme$A)) sprintf("matrix %s", format(scheme$lambda, digits = 4)) else "matrix"
+}
+
+#' @export
+mask_generator.mask_matrix <- function(scheme, ...) "matrix mask"
+
+#' @export
+mask_strength.mask_matrix <- function(scheme, ...) {
+  if (is.numeric(scheme$lambda) && length(scheme$lambda) == 1L) scheme$lambda else NA_real_
+}
+
+# Every record should change (an identity row of A is reported); no ties for
+# exact matching to find; linear (A Z) without B and C.
+#' @export
+mask_traits.mask_matrix <- function(scheme, ...) {
+  list(promises_change = TRUE, exact_match_blind = TRUE,
+       linear = is.null(scheme$B) && is.null(scheme$C))
+}
+
+#' @export
+mask_linear.mask_matrix <- function(scheme, x, ...) {
+  A <- matrix_scheme_A(scheme)
+  if (nrow(A) != nrow(x))
+    abort_length("x", sprintf("have one row per row of the scheme's `A` (%d), not %d",
+                              nrow(A), nrow(x)))
+  A %*% x
+}
+
+# A'(0) Z for mask_matrix(function(lambda) ...): Richardson-extrapolated
+# forward differences, since A(lambda) need not exist for lambda < 0.
+#' @export
+mask_derivative.mask_matrix <- function(scheme, x, ...) {
+  if (!is.function(scheme$A))
+    abort_type("scheme", "a mask_matrix() whose `A` is a function of lambda (a fixed A has no derivative)")
+  richardson_derivative(function(h) scheme_linear_apply(scheme_at(scheme, h), x),
+                        central = FALSE, step = 1e-3)
+}
+
+#' @export
+scheme_at_degree.mask_matrix <- function(scheme, lambda) {
+  if (!is.function(scheme$A)) NextMethod()
+  else mask_matrix(scheme$A, scheme$B, scheme$C, lambda = lambda)
+}
+
+#' @export
+mask_resample.mask_matrix <- function(scheme, rows, ...) {
+  abort_value("bootstrap", "0 for matrix masks (their A is tied to the original records)")
+}
+
+#' @export
+dense_mask_matrix.mask_matrix <- function(scheme, n_max) {
+  scheme <- revalidate_scheme(scheme)
+  n_max <- check_count(n_max, "n_max")
+  A <- matrix_scheme_A(scheme)
+  if (nrow(A) > n_max)
+    abort_value("n_max", sprintf("at least n = %d to build the dense matrix", nrow(A)))
+  A
+}
+
+#' @export
+scheme_dense_matrix.mask_matrix <- function(scheme, n) matrix_scheme_A(scheme)
+
+#' @export
+unmasked_cause.mask_matrix <- function(scheme, Z, rows) {
+  "their rows of the matrix `A` are rows of the identity"
 }
 
 mask_matrix_values <- function(scheme, Z) {

@@ -62,13 +62,39 @@
 mask_microagg <- function(k = 3, method = c("mdav", "univariate")) {
   method <- check_choice(method, c("mdav", "univariate"), arg = "method")
   k <- check_count(k, "k", lower = 1L)
-  new_mask_scheme("microagg", method, k,
-                  sprintf("%s %d", if (method == "mdav") "mdav" else "microagg", k),
+  new_mask_scheme("microagg", method = method, degree = k,
+                  label = sprintf("%s %d", if (method == "mdav") "mdav" else "microagg", k),
                   k = k,
                   generator = sprintf("microaggregation (%s)",
                                       if (method == "mdav") "MDAV" else method),
                   strength = as.double(k))
 }
+
+#' @export
+mask_validate.mask_microagg <- function(scheme, ...) mask_microagg(scheme$k, scheme$method)
+
+#' @export
+mask_values.mask_microagg <- function(scheme, x, data, ...) mask_microagg_values(scheme, x)
+
+#' @export
+format.mask_microagg <- function(x, ...) {
+  revalidate_scheme(x, "x")
+  sprintf("%s microaggregation, k = %d", if (x$method == "mdav") "MDAV" else "univariate", x$k)
+}
+
+#' @export
+scheme_label.mask_microagg <- function(scheme, short = TRUE, ...) {
+  if (!isTRUE(short)) return(format(scheme))
+  sprintf("%s %d", if (scheme$method == "mdav") "mdav" else "microagg", scheme$k)
+}
+
+#' @export
+mask_generator.mask_microagg <- function(scheme, ...) {
+  sprintf("microaggregation (%s)", if (scheme$method == "mdav") "MDAV" else scheme$method)
+}
+
+#' @export
+mask_strength.mask_microagg <- function(scheme, ...) as.double(scheme$k)
 
 mask_microagg_values <- function(scheme, Z) {
   if (scheme$method == "univariate") {

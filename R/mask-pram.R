@@ -62,8 +62,8 @@ mask_pram <- function(pd = 0.8, matrix = NULL, invariant = TRUE) {
     diagonal <- if (is.list(matrix)) unlist(lapply(matrix, diag)) else diag(matrix)
     pd <- mean(diagonal)
   }
-  new_mask_scheme("pram", "pram", pd,
-                  if (is.null(matrix)) sprintf("pram %s", format(pd, digits = 4)) else "pram matrix",
+  new_mask_scheme("pram", method = "pram", degree = pd,
+                  label = if (is.null(matrix)) sprintf("pram %s", format(pd, digits = 4)) else "pram matrix",
                   pd = pd, matrix = matrix, invariant = invariant,
                   generator = if (invariant) "invariant PRAM" else "PRAM",
                   strength = 1 - pd, random = TRUE)
@@ -146,21 +146,57 @@ mask_pram_column <- function(scheme, x, var) {
   factor(released, levels = levels, ordered = is.ordered(x))
 }
 
-# PRAM on the categorical columns `vars`, everything else unchanged.
-apply_categorical_mask <- function(data, scheme, vars) {
-  for (v in vars) check_utf8(data[[v]], sprintf("data$%s", v))
-  cols <- lapply(vars, function(v) {
-    if (identical(scheme$type, "none")) data[[v]] else mask_pram_column(scheme, data[[v]], v)
-  })
-  if (inherits(data, "data.table") && requireNamespace("data.table", quietly = TRUE)) {
-    out <- data.table::copy(data)
-    for (j in seq_along(vars)) data.table::set(out, j = vars[[j]], value = cols[[j]])
-    return(out)
-  }
-  out <- data
-  for (j in seq_along(vars)) out[[vars[[j]]]] <- cols[[j]]
-  if (.row_names_info(out) > 0L) attr(out, "row.names") <- .set_row_names(nrow(out))
-  out
+# ---- the methods of the PRAM type --------------------------------------------------
+
+#' @export
+mask_validate.mask_pram <- function(scheme, ...) {
+  mask_pram(scheme$pd, scheme$matrix, scheme$invariant)
+}
+
+# `x`: the named list of the factor or character columns masked
+#' @export
+mask_values.mask_pram <- function(scheme, x, data, ...) {
+  lapply(names(x), function(v) mask_pram_column(scheme, x[[v]], v))
+}
+
+#' @export
+format.mask_pram <- function(x, ...) {
+  revalidate_scheme(x, "x")
+  paste0(if (x$invariant) "invariant PRAM" else "PRAM",
+         if (is.null(x$matrix)) sprintf(", pd = %s", format(x$pd, digits = 4))
+         else ", given transition matrix")
+}
+
+#' @export
+print.mask_pram <- function(x, ...) {
+  NextMethod()
+  cat(pram_details(x), sep = "\n")
+  invisible(x)
+}
+
+#' @export
+scheme_label.mask_pram <- function(scheme, short = TRUE, ...) {
+  if (!isTRUE(short)) return(format(scheme))
+  paste0(if (scheme$invariant) "inv. " else "",
+         if (is.null(scheme$matrix)) sprintf("pram %s", format(scheme$pd, digits = 4)) else "pram matrix")
+}
+
+#' @export
+mask_generator.mask_pram <- function(scheme, ...) if (scheme$invariant) "invariant PRAM" else "PRAM"
+
+#' @export
+mask_strength.mask_pram <- function(scheme, ...) 1 - scheme$pd
+
+#' @export
+mask_traits.mask_pram <- function(scheme, ...) list(categorical = TRUE, random = TRUE)
+
+# summary(): the transition matrices applied to each variable
+#' @export
+summary_extra.mask_pram <- function(scheme, data, vars) {
+  list(transition = stats::setNames(lapply(vars, function(v) {
+    plan <- pram_plan(scheme, data[[v]], v)
+    list(P = plan$P, R = plan$R)
+  }), vars))
 }
 
 # Lines print() adds under the scheme's one-line format.

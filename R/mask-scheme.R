@@ -1,25 +1,6 @@
 # The mask_scheme value (what to do, not yet done), apply_mask() (doing it),
 # and printing and lists of schemes.
 
-new_mask_scheme <- function(type, method, degree, label, ...) {
-  structure(list(type = type, method = method, degree = as.double(degree),
-                 label = label, ...), class = "mask_scheme")
-}
-
-# The same scheme at another degree (kernel and function-matrix schemes);
-# used to differentiate with respect to lambda. Internal.
-scheme_at <- function(scheme, lambda) {
-  lambda <- check_number(lambda, "lambda", lower = 0)
-  if (scheme$type == "kernel") {
-    return(mask_kernel(scheme$kernel, lambda, scheme$coords, scheme$source,
-                       scheme$direction, scheme$groups, scheme$rho,
-                       scheme$bandwidth, scheme$cutoff))
-  }
-  if (scheme$type == "matrix" && is.function(scheme$A))
-    return(mask_matrix(scheme$A, scheme$B, scheme$C, lambda = lambda))
-  abort_type("scheme", "a kernel scheme or a matrix scheme with a function A")
-}
-
 # ---- applying ---------------------------------------------------------------
 
 #' Apply a masking scheme to data
@@ -68,20 +49,29 @@ mask_data <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "
   scheme <- revalidate_scheme(scheme)
   unmasked <- check_choice(unmasked, c("warn", "error", "suppress"), arg = "unmasked")
   data <- check_data(data, "data")
+  traits <- scheme_traits(scheme)
   # categorical schemes (PRAM, and no masking of categories) promise no change
   # of any one record: nothing to count
-  if (identity_on_categories(scheme, data, vars))
+  if (traits$reference && on_categories(data, vars))
     return(list(data = apply_categorical_mask(data, scheme, unique(check_columns(vars, data, "vars"))),
                 unmasked = NA_integer_))
-  categorical <- is_categorical_scheme(scheme)
-  vars <- mask_vars(data, vars, categorical)
-  if (categorical) return(list(data = apply_categorical_mask(data, scheme, vars),
-                               unmasked = NA_integer_))
+  vars <- mask_vars(data, vars, traits$categorical)
+  if (traits$categorical) return(list(data = apply_categorical_mask(data, scheme, vars),
+                                      unmasked = NA_integer_))
   Z <- extract_vars(data, vars)
-  Zm <- mask_values(scheme, Z)
+  Zm <- check_mask_values(mask_values(scheme, Z, data), Z)
   check_no_overflow(Z, Zm)
   left <- handle_unmasked(scheme, Z, Zm, unmasked)
   list(data = replace_vars(data, vars, unname(left$values)), unmasked = left$count)
+}
+
+# What a type's mask_values() method returns must fit where it goes.
+check_mask_values <- function(Zm, Z) {
+  if (!is.matrix(Zm) || !(is.numeric(Zm) || is.logical(Zm)) || !identical(dim(Zm), dim(Z)))
+    abort_type("scheme", sprintf("a scheme whose mask_values() returns a numeric %d x %d matrix",
+                                 nrow(Z), ncol(Z)))
+  storage.mode(Zm) <- "double"
+  Zm
 }
 
 # Finite data must stay finite: values near the largest double can overflow
@@ -95,19 +85,35 @@ check_no_overflow <- function(Z, Zm) {
 }
 
 # Schemes that act on categories (factor or character columns), not numbers.
-is_categorical_scheme <- function(scheme) identical(scheme$type, "pram")
+is_categorical_scheme <- function(scheme) scheme_traits(scheme)$categorical
 
 # Schemes whose release is a random draw (replicates differ).
-is_random_scheme <- function(scheme) {
-  isTRUE(scheme$random) || identical(scheme$type, "noise")
-}
+is_random_scheme <- function(scheme) scheme_traits(scheme)$random
 
 # mask_none() on factor or character columns (the reference row of a PRAM
 # profile) keeps them as they are.
-identity_on_categories <- function(scheme, data, vars) {
-  identical(scheme$type, "none") && is.data.frame(data) && is.character(vars) &&
-    all(vars %in% names(data)) &&
+on_categories <- function(data, vars) {
+  is.data.frame(data) && is.character(vars) && all(vars %in% names(data)) &&
     any(vapply(vars, function(v) is.factor(data[[v]]) || is.character(data[[v]]), logical(1)))
+}
+
+# A categorical scheme (or no masking) on the factor and character columns
+# `vars`, everything else unchanged: mask_values() receives the columns as a
+# named list and returns the released columns.
+apply_categorical_mask <- function(data, scheme, vars) {
+  for (v in vars) check_utf8(data[[v]], sprintf("data$%s", v))
+  cols <- mask_values(scheme, stats::setNames(lapply(vars, function(v) data[[v]]), vars), data)
+  if (!is.list(cols) || length(cols) != length(vars))
+    abort_type("scheme", "a categorical scheme whose mask_values() returns a list of the masked columns")
+  if (inherits(data, "data.table") && requireNamespace("data.table", quietly = TRUE)) {
+    out <- data.table::copy(data)
+    for (j in seq_along(vars)) data.table::set(out, j = vars[[j]], value = cols[[j]])
+    return(out)
+  }
+  out <- data
+  for (j in seq_along(vars)) out[[vars[[j]]]] <- cols[[j]]
+  if (.row_names_info(out) > 0L) attr(out, "row.names") <- .set_row_names(nrow(out))
+  out
 }
 
 mask_vars <- function(data, vars, categorical = FALSE) {
@@ -185,66 +191,23 @@ replace_vars <- function(data, vars, Zm) {
   out
 }
 
-# The masked n x p matrix for a scheme; Z is a plain double matrix.
-mask_values <- function(scheme, Z) {
-  switch(scheme$type,
-    none = Z,
-    round = if (scheme$round_type == "significant") signif(Z, scheme$digits)
-            else round(Z, scheme$digits),
-    truncate = truncate_values(Z, scheme$digits),
-    group = mask_group_values(scheme, Z),
-    noise = mask_noise_values(scheme, Z),
-    microagg = mask_microagg_values(scheme, Z),
-    swap = mask_swap_values(scheme, Z),
-    topcode = mask_topcode_values(scheme, Z),
-    matrix = mask_matrix_values(scheme, Z),
-    kernel = mask_kernel_values(scheme, Z),
-    abort_type("scheme", "a mask_scheme of a known type"))
-}
-
 # ---- printing and lists -----------------------------------------------------
 
 # round(x, -2) rounds to hundreds: a custodian reads "the nearest 100", not
 # "-2 decimal places".
 power_of_ten <- function(k) formatC(10^k, format = "d", big.mark = ",")
 
+# format(): the readable English label. Each type has its format method
+# (format.mask_<type>, in the type's file); this is the default.
 #' @export
 format.mask_scheme <- function(x, ...) {
   revalidate_scheme(x, "x")
-  num <- function(v) format(v, digits = 4)
-  switch(x$type,
-    none = "no masking",
-    round = if (x$round_type == "significant")
-      sprintf("rounding to %d significant digit%s", x$digits, if (x$digits == 1) "" else "s")
-    else if (x$digits < 0) sprintf("rounding to the nearest %s", power_of_ten(-x$digits))
-    else sprintf("rounding to %d decimal place%s", x$digits, if (x$digits == 1) "" else "s"),
-    truncate = if (x$digits < 0)
-      sprintf("truncation to a multiple of %s", power_of_ten(-x$digits))
-    else sprintf("truncation to %d decimal place%s", x$digits, if (x$digits == 1) "" else "s"),
-    group = sprintf("grouping into %d intervals (%s)", length(x$breaks) - 1L,
-                    if (x$value == "mean") "interval means" else "midpoints"),
-    noise = paste0(sprintf("%s noise, amount = %s", x$dist, num(x$amount)),
-                   if (!is.null(x$lower)) sprintf(", lower bound %s", num(x$lower)) else ""),
-    microagg = sprintf("%s microaggregation, k = %d",
-                       if (x$method == "mdav") "MDAV" else "univariate", x$k),
-    pram = paste0(if (x$invariant) "invariant PRAM" else "PRAM",
-                  if (is.null(x$matrix)) sprintf(", pd = %s", num(x$pd)) else ", given transition matrix"),
-    swap = sprintf("rank swapping within %s%% of n", num(x$p)),
-    topcode = format_topcode(x),
-    matrix = sprintf("matrix mask A Z B + C%s",
-                     if (is.function(x$A)) sprintf(", lambda = %s", num(x$lambda)) else ""),
-    kernel = paste0(sprintf("%s kernel, lambda = %s", x$kernel, num(x$lambda)),
-                    if (x$kernel == "shrink") sprintf(", bandwidth = %s", num(x$bandwidth)) else "",
-                    if (x$kernel == "bvn") sprintf(", rho = %s", num(x$rho)) else "",
-                    if (!is.null(x$groups)) sprintf(", %d groups", max(x$groups)) else ""),
-    x$label)
+  x$label
 }
 
 #' @export
 print.mask_scheme <- function(x, ...) {
   cat("<mask_scheme> ", format(x), "\n", sep = "")
-  if (identical(x$type, "pram")) cat(pram_details(x), sep = "\n")
-  if (identical(x$type, "topcode")) cat(topcode_details(x), sep = "\n")
   invisible(x)
 }
 

@@ -44,21 +44,25 @@ summary.mask_scheme <- function(object, data, vars = NULL, ...) {
                       n = sum(present), changed = changed,
                       share = if (any(present)) changed / sum(present) else NA_real_,
                       stringsAsFactors = FALSE)
-    if (identical(object$type, "topcode")) {
-      row$above <- if (is.null(object$upper)) 0L else sum(present & before > object$upper)
-      row$below <- if (is.null(object$lower)) 0L else sum(present & before < object$lower)
-    }
+    for (nm in names(extra <- summary_columns(object, before, present))) row[[nm]] <- extra[[nm]]
     row
   }))
-  out <- list(scheme = format(object), table = table)
-  if (identical(object$type, "pram")) {
-    out$transition <- stats::setNames(lapply(vars, function(v) {
-      plan <- pram_plan(object, data[[v]], v)
-      list(P = plan$P, R = plan$R)
-    }), vars)
-  }
+  out <- c(list(scheme = format(object), table = table), summary_extra(object, data, vars))
   structure(out, class = "mask_summary")
 }
+
+# A type's own columns of the summary table (top coding: values above and
+# below the bounds), from one variable's original values; and its own parts
+# of the summary (PRAM: the transition matrices).
+summary_columns <- function(scheme, before, present) UseMethod("summary_columns")
+
+#' @export
+summary_columns.default <- function(scheme, before, present) list()
+
+summary_extra <- function(scheme, data, vars) UseMethod("summary_extra")
+
+#' @export
+summary_extra.default <- function(scheme, data, vars) list()
 
 #' @export
 print.mask_summary <- function(x, ...) {

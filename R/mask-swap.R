@@ -38,9 +38,37 @@
 #' @export
 mask_swap <- function(p = 5) {
   p <- check_number(p, "p", lower = 0, upper = 100, lower_open = TRUE)
-  new_mask_scheme("swap", "swap", p, sprintf("swap %s", format(p, digits = 4)),
+  new_mask_scheme("swap", method = "swap", degree = p,
+                  label = sprintf("swap %s", format(p, digits = 4)),
                   p = p, generator = "rank swapping", strength = p, random = TRUE)
 }
+
+#' @export
+mask_validate.mask_swap <- function(scheme, ...) mask_swap(scheme$p)
+
+#' @export
+mask_values.mask_swap <- function(scheme, x, data, ...) mask_swap_values(scheme, x)
+
+#' @export
+format.mask_swap <- function(x, ...) {
+  revalidate_scheme(x, "x")
+  sprintf("rank swapping within %s%% of n", format(x$p, digits = 4))
+}
+
+#' @export
+scheme_label.mask_swap <- function(scheme, short = TRUE, ...) {
+  if (!isTRUE(short)) return(format(scheme))
+  sprintf("swap %s%%", format(scheme$p, digits = 4))
+}
+
+#' @export
+mask_generator.mask_swap <- function(scheme, ...) "rank swapping"
+
+#' @export
+mask_strength.mask_swap <- function(scheme, ...) scheme$p
+
+#' @export
+mask_traits.mask_swap <- function(scheme, ...) list(random = TRUE)
 
 mask_swap_values <- function(scheme, Z) {
   for (j in seq_len(ncol(Z))) Z[, j] <- rank_swap_values(Z[, j], scheme$p)

@@ -25,8 +25,11 @@
 #' generator only): for rounding and truncation `-digits` (fewer digits is
 #' stronger; significant and decimal rounding are different generators), for
 #' noise the `amount`, for grouping minus the number of intervals, for
-#' kernels and function matrix masks `lambda`; other schemes take their
-#' position in the sweep.
+#' kernels and function matrix masks `lambda`, for microaggregation `k`, for
+#' PRAM `1 - pd`, for rank swapping `p`, for top and bottom coding `-upper`,
+#' `lower` or `lower - upper` (the bounds moving inward); schemes of a type
+#' without a strength method ([mask_strength()]) take their position in the
+#' sweep.
 #'
 #' @param fun A scheme constructor such as [mask_round()], [mask_noise()],
 #'   [mask_group()] or [mask_kernel()].
@@ -102,17 +105,10 @@ mask_sweep <- function(fun, ...) {
 scheme_generator <- function(scheme) {
   revalidate_scheme(scheme)
   if (!is.null(scheme$generator)) return(scheme$generator)
-  switch(scheme$type,
-    none = "no masking",
-    round = if (identical(scheme$round_type, "decimal")) "rounding (decimal places)"
-            else "rounding (significant digits)",
-    truncate = "truncation",
-    group = if (identical(scheme$value, "midpoint")) "grouping (midpoints)"
-            else "grouping (interval means)",
-    noise = sprintf("noise (%s)", scheme$dist %||% "uniform"),
-    kernel = paste(kernel_family_name(scheme$kernel, scheme$rho), "kernel"),
-    matrix = "matrix mask",
-    scheme$type)
+  generator <- mask_generator(scheme)
+  if (!is.character(generator) || length(generator) != 1L || is.na(generator))
+    abort_type("scheme", "a scheme whose mask_generator() method returns a string")
+  generator
 }
 
 #' @rdname scheme_generator
@@ -123,28 +119,17 @@ scheme_strength <- function(scheme) {
   natural_strength(scheme)
 }
 
-# Strength from the scheme's own parameters, NA when it has none.
+# Strength from the scheme's own parameters (its type's mask_strength()
+# method), NA when it has none.
 natural_strength <- function(scheme) {
-  value <- switch(scheme$type,
-    none = 0,
-    round = -scheme$digits,
-    truncate = -scheme$digits,
-    group = -(length(scheme$breaks) - 1),
-    noise = if (is.numeric(scheme$amount) && length(scheme$amount) == 1L) scheme$amount
-            else NA_real_,
-    kernel = scheme$lambda,
-    matrix = if (is.numeric(scheme$lambda) && length(scheme$lambda) == 1L) scheme$lambda
-             else NA_real_,
-    NA_real_)
-  if (is.null(value) || length(value) != 1L) NA_real_ else as.double(value)
+  value <- mask_strength(scheme)
+  if (is.null(value) || length(value) != 1L || !is.numeric(value)) NA_real_ else as.double(value)
 }
 
 # Forms that change values without creating ties: exact-match
 # identifiability (METHODS 6) cannot see them.
-value_changing_types <- c("noise", "kernel", "matrix")
-
 is_blind_to <- function(risk_label, scheme) {
-  identical(risk_label, "identifiability") && scheme$type %in% value_changing_types
+  identical(risk_label, "identifiability") && scheme_traits(scheme)$exact_match_blind
 }
 
 # Degree-like argument names, preferred when several vectors are long.

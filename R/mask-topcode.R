@@ -38,15 +38,66 @@ mask_topcode <- function(upper = NULL, lower = NULL, value = c("bound", "mean"))
     abort_value("upper", "a number (or `lower` a number): at least one bound is needed")
   if (!is.null(upper) && !is.null(lower) && lower >= upper)
     abort_value("lower", sprintf("below `upper` (%s)", format(upper)))
-  generator <- if (is.null(lower)) "top coding" else if (is.null(upper)) "bottom coding"
-               else "top and bottom coding"
-  strength <- if (is.null(lower)) -upper else if (is.null(upper)) lower else lower - upper
   label <- paste(c(if (!is.null(upper)) sprintf("topcode %s", format(upper, digits = 6)),
                    if (!is.null(lower)) sprintf("botcode %s", format(lower, digits = 6))),
                  collapse = " ")
-  new_mask_scheme("topcode", "topcode", if (is.null(upper)) lower else upper, label,
-                  upper = upper, lower = lower, value = value,
-                  generator = generator, strength = strength)
+  scheme <- new_mask_scheme("topcode", method = "topcode",
+                            degree = if (is.null(upper)) lower else upper,
+                            label = label, upper = upper, lower = lower, value = value)
+  scheme$generator <- mask_generator(scheme)
+  scheme$strength <- mask_strength(scheme)
+  scheme
+}
+
+#' @export
+mask_validate.mask_topcode <- function(scheme, ...) {
+  mask_topcode(scheme$upper, scheme$lower, scheme$value)
+}
+
+#' @export
+mask_values.mask_topcode <- function(scheme, x, data, ...) mask_topcode_values(scheme, x)
+
+#' @export
+format.mask_topcode <- function(x, ...) {
+  revalidate_scheme(x, "x")
+  format_topcode(x)
+}
+
+#' @export
+print.mask_topcode <- function(x, ...) {
+  NextMethod()
+  cat(topcode_details(x), sep = "\n")
+  invisible(x)
+}
+
+#' @export
+scheme_label.mask_topcode <- function(scheme, short = TRUE, ...) {
+  if (!isTRUE(short)) return(format(scheme))
+  num <- function(v) format(v, digits = 6)
+  paste0(paste(c(if (!is.null(scheme$upper)) sprintf("top %s", num(scheme$upper)),
+                 if (!is.null(scheme$lower)) sprintf("bottom %s", num(scheme$lower))),
+               collapse = ", "),
+         if (scheme$value == "mean") " (mean)" else "")
+}
+
+#' @export
+mask_generator.mask_topcode <- function(scheme, ...) {
+  if (is.null(scheme$lower)) "top coding" else if (is.null(scheme$upper)) "bottom coding"
+  else "top and bottom coding"
+}
+
+# increasing as the bounds move inward
+#' @export
+mask_strength.mask_topcode <- function(scheme, ...) {
+  if (is.null(scheme$lower)) -scheme$upper else if (is.null(scheme$upper)) scheme$lower
+  else scheme$lower - scheme$upper
+}
+
+# summary(): how many values of each variable are coded
+#' @export
+summary_columns.mask_topcode <- function(scheme, before, present) {
+  list(above = if (is.null(scheme$upper)) 0L else sum(present & before > scheme$upper),
+       below = if (is.null(scheme$lower)) 0L else sum(present & before < scheme$lower))
 }
 
 mask_topcode_values <- function(scheme, Z) {

@@ -174,13 +174,8 @@ estimate_by_sufficient_statistics <- function(scheme, job) {
 }
 
 # The dense A of a linear scheme when it is cheap to hold (identity: NULL,
-# nothing to apply; kernels up to dense_transpose_max() records).
-scheme_dense_matrix <- function(scheme, n) {
-  switch(scheme$type,
-         kernel = if (n <= dense_transpose_max()) kernel_matrix(scheme, n_max = n),
-         matrix = matrix_scheme_A(scheme),
-         NULL)
-}
+# nothing to apply; kernels up to dense_transpose_max() records):
+# scheme_dense_matrix(), a generic with methods in the type files.
 
 # nrep GLMs sharing the design x, given T = X' W y per replicate (columns
 # of `stat`), fitted in C (src/irls_many.c): Newton's method, which is IRLS

@@ -355,17 +355,12 @@ profile_term <- function(model, data) {
 }
 
 with_reference_scheme <- function(schemes) {
-  types <- vapply(schemes, function(s) s$type, character(1))
-  if ("none" %in% types) return(schemes)
+  if (any(vapply(schemes, function(s) scheme_traits(s)$reference, logical(1)))) return(schemes)
   c(list(mask_none()), schemes)
 }
 
 scheme_labels <- function(schemes) {
   make.unique(vapply(schemes, format, character(1)), sep = " #")
-}
-
-scheme_family_label <- function(scheme) {
-  if (identical(scheme$type, "kernel")) kernel_family_name(scheme$kernel, scheme$rho) else scheme$type
 }
 
 # ---- replicates -----------------------------------------------------------------
@@ -511,19 +506,10 @@ bootstrap_scheme <- function(scheme, job, tick = NULL) {
   }, numeric(1))
 }
 
-# The scheme for resampled records: kernel coordinates (and groups) follow
-# their records; value-wise schemes need nothing.
-resample_scheme <- function(scheme, idx) {
-  if (identical(scheme$type, "kernel")) {
-    return(mask_kernel(scheme$kernel, scheme$lambda, scheme$coords[idx, , drop = FALSE],
-                       scheme$source, scheme$direction,
-                       if (!is.null(scheme$groups)) scheme$groups[idx],
-                       scheme$rho, scheme$bandwidth, scheme$cutoff))
-  }
-  if (identical(scheme$type, "matrix"))
-    abort_value("bootstrap", "0 for matrix masks (their A is tied to the original records)")
-  scheme
-}
+# The scheme for resampled records (the type's mask_resample() method):
+# kernel coordinates (and groups) follow their records; value-wise schemes
+# need nothing.
+resample_scheme <- function(scheme, idx) mask_resample(scheme, idx)
 
 bootstrap_summary <- function(boot, estimate) {
   boot <- boot[is.finite(boot)]
@@ -631,7 +617,7 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
   reps <- do.call(rbind, lapply(results, `[[`, "replicates"))
   failures <- stats::setNames(lapply(results, `[[`, "failure"), labels)
   reps <- drop_failed_replicates(reps, failures)
-  none <- labels[vapply(schemes, function(s) identical(s$type, "none"), logical(1))][[1L]]
+  none <- labels[vapply(schemes, function(s) scheme_traits(s)$reference, logical(1))][[1L]]
   ref_reps <- reps[reps$scheme == none, , drop = FALSE]
   if (!nrow(ref_reps))
     epimask_abort("The model could not be fitted to the unmasked data.",

@@ -104,7 +104,7 @@ bias_asymptotic <- function(x, beta, family, scheme, f = NULL, grad = NULL,
   x_masked <- x
   x_masked[, setup$masked] <- smoothed[, -1L]
   # no masking (A = I): the limit is beta itself, not a refit of it
-  identity_scheme <- scheme$type == "none" || (scheme$type == "kernel" && scheme$lambda == 0)
+  identity_scheme <- scheme_traits(scheme)$identity
   beta_lambda <- if (identity_scheme) beta else
     masked_limit_fit(x_masked, smoothed[, 1L], fam, start = beta)
   names(beta_lambda) <- colnames(x)
@@ -228,13 +228,10 @@ check_scheme <- function(scheme, arg = "scheme") {
 
 scheme_degree <- function(scheme) scheme$degree
 
-# A scheme acting as Z -> A Z on every masked column (the same A for all).
-is_linear_scheme <- function(scheme) {
-  switch(scheme$type,
-         none = TRUE, kernel = TRUE,
-         matrix = is.null(scheme$B) && is.null(scheme$C),
-         FALSE)
-}
+# A scheme acting as Z -> A Z on every masked column (the same A for all):
+# the types whose traits say `linear`, with their mask_linear() (A Z) and
+# mask_derivative() (A'(0) Z) methods.
+is_linear_scheme <- function(scheme) scheme_traits(scheme)$linear
 
 abort_not_linear <- function(arg = "scheme") {
   abort_type(arg, paste("a linear mask (mask_kernel(), mask_none() or mask_matrix()",
@@ -243,30 +240,12 @@ abort_not_linear <- function(arg = "scheme") {
 
 scheme_linear_apply <- function(scheme, Z) {
   if (!is_linear_scheme(scheme)) abort_not_linear()
-  switch(scheme$type,
-         none = Z,
-         kernel = kernel_smooth(scheme, Z),
-         matrix = {
-           A <- matrix_scheme_A(scheme)
-           if (nrow(A) != nrow(Z))
-             abort_length("x", sprintf("have one row per row of the scheme's `A` (%d), not %d",
-                                       nrow(A), nrow(Z)))
-           A %*% Z
-         })
+  mask_linear(scheme, Z)
 }
 
 # A'(0) Z. Kernels: analytic (mask's C core; zero for the exp form).
-# mask_matrix(function(lambda) ...): Richardson-extrapolated forward
-# differences, since A(lambda) need not exist for lambda < 0.
+# mask_matrix(function(lambda) ...): numerical (see its method).
 scheme_derivative_at_zero <- function(scheme, Z) {
   if (!is_linear_scheme(scheme)) abort_not_linear()
-  switch(scheme$type,
-         none = matrix(0, nrow(Z), ncol(Z)),
-         kernel = kernel_deriv0(scheme, Z),
-         matrix = {
-           if (!is.function(scheme$A))
-             abort_type("scheme", "a mask_matrix() whose `A` is a function of lambda (a fixed A has no derivative)")
-           richardson_derivative(function(h) scheme_linear_apply(scheme_at(scheme, h), Z),
-                                 central = FALSE, step = 1e-3)
-         })
+  mask_derivative(scheme, Z)
 }

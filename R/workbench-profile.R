@@ -160,7 +160,7 @@ workbench_risk_args <- function(spec, data) {
 # (whoever holds a noise seed can regenerate and subtract the noise).
 release_data <- function(data, scheme, vars, identifiers = character()) {
   data <- data[, setdiff(names(data), identifiers), drop = FALSE]
-  if (identical(scheme$type, "none")) return(data)
+  if (scheme_traits(scheme)$reference) return(data)
   old_seed <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv()) else NULL
   on.exit(if (is.null(old_seed)) rm(".Random.seed", envir = globalenv())
           else assign(".Random.seed", old_seed, envir = globalenv()), add = TRUE)
