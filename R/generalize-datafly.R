@@ -467,5 +467,5 @@ plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"),
                   "epimask_error_empty", arg = "x")
   method <- if (is.null(x$method)) "Datafly" else x$method
   if (is.null(main)) main <- sprintf("Equivalence class sizes after %s", method)
-  class_size_barplot(x$class_sizes, x$k, what, main = main, ...)
+  class_size_barplot(x$class_sizes, x$k, what, main = main, unit = unit_name(x), ...)
 }

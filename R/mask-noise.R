@@ -20,7 +20,8 @@ mask_noise <- function(amount, dist = c("uniform", "normal", "correlated"), lowe
                                   format(amount, digits = 4),
                                   if (!is.null(by)) sprintf(" by %s", by) else ""),
                   amount = amount, dist = dist, lower = lower, by = by, secret = secret,
-                  generator = sprintf("%s noise", dist), strength = amount, random = TRUE)
+                  generator = sprintf("%s noise%s", dist, if (!is.null(by)) " per person" else ""),
+                  strength = amount, random = TRUE)
 }
 
 #' @export
@@ -104,7 +105,7 @@ format.mask_noise <- function(x, ...) {
   num <- function(v) format(v, digits = 4)
   paste0(sprintf("%s noise, amount = %s", x$dist, num(x$amount)),
          if (!is.null(x$lower)) sprintf(", lower bound %s", num(x$lower)) else "",
-         if (!is.null(x$by)) sprintf(", one draw per '%s'%s", x$by,
+         if (!is.null(x$by)) sprintf(", per '%s'%s", x$by,
                                      if (!is.null(x$secret)) " (keyed: stable across releases)" else "")
          else "")
 }
@@ -116,7 +117,9 @@ scheme_label.mask_noise <- function(scheme, short = TRUE, ...) {
 }
 
 #' @export
-mask_generator.mask_noise <- function(scheme, ...) sprintf("noise (%s)", scheme$dist %||% "uniform")
+mask_generator.mask_noise <- function(scheme, ...) {
+  sprintf("noise (%s%s)", scheme$dist %||% "uniform", if (!is.null(scheme$by)) ", per person" else "")
+}
 
 #' @export
 mask_strength.mask_noise <- function(scheme, ...) {

@@ -64,7 +64,7 @@ refuse_date_columns <- function(x, data, verb) {
 #' @export
 format.mask_round <- function(x, ...) {
   revalidate_scheme(x, "x")
-  if (!is.null(x$unit)) return(sprintf("rounding to the nearest first day of a %s", x$unit))
+  if (!is.null(x$unit)) return(sprintf("rounding dates to %s", unit_phrase(x$unit)))
   if (x$round_type == "significant")
     sprintf("rounding to %d significant digit%s", x$digits, if (x$digits == 1) "" else "s")
   else if (x$digits < 0) sprintf("rounding to the nearest %s", power_of_ten(-x$digits))
@@ -92,6 +92,9 @@ mask_strength.mask_round <- function(scheme, ...) {
   if (!is.null(scheme$unit)) return(unit_days(scheme$unit))
   -scheme$digits
 }
+
+unit_phrase <- function(unit) switch(unit, week = "an ISO week", month = "a month",
+                                     quarter = "a quarter", year = "a year")
 
 # Typical length of a unit in days (its strength in a sweep).
 unit_days <- function(unit) c(week = 7, month = 30.4375, quarter = 91.3125, year = 365.25)[[unit]]
@@ -128,7 +131,7 @@ mask_values.mask_truncate <- function(scheme, x, data, ...) {
 format.mask_truncate <- function(x, ...) {
   revalidate_scheme(x, "x")
   if (!is.null(x$unit))
-    return(sprintf("truncation to the first day of the %s%s", if (x$unit == "week") "ISO " else "", x$unit))
+    return(sprintf("truncating dates to %s", unit_phrase(x$unit)))
   if (x$digits < 0) sprintf("truncation to a multiple of %s", power_of_ten(-x$digits))
   else sprintf("truncation to %d decimal place%s", x$digits, if (x$digits == 1) "" else "s")
 }

@@ -454,19 +454,20 @@ print.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
 #' @export
 plot.epimask_kanon <- function(x, y = NULL, what = c("classes", "records"), ...) {
   what <- check_choice(what, c("classes", "records"))
-  class_size_barplot(x$classes$size, x$k, what, ...)
+  class_size_barplot(x$classes$size, x$k, what, unit = unit_name(x), ...)
 }
 
 # Bar chart of the EC-size distribution; classes smaller than k in red.
-class_size_barplot <- function(size, k, what = "classes", main = NULL, ...) {
+class_size_barplot <- function(size, k, what = "classes", main = NULL, unit = "records", ...) {
   counts <- table(size)
   sizes <- as.integer(names(counts))
   heights <- if (what == "records") as.vector(counts) * sizes else as.vector(counts)
   cols <- ifelse(sizes < k, "firebrick", "grey60")
-  if (is.null(main)) main <- "Equivalence class sizes"
+  if (is.null(main))
+    main <- if (unit == "persons") "Equivalence class sizes (persons)" else "Equivalence class sizes"
   graphics::barplot(heights, names.arg = sizes, col = cols, border = NA,
-                    xlab = "equivalence class size",
-                    ylab = if (what == "records") "records" else "classes",
+                    xlab = if (unit == "persons") "equivalence class size (persons)" else "equivalence class size",
+                    ylab = if (what == "records") unit else "classes",
                     main = main, ...)
   graphics::legend("topright", fill = c("firebrick", "grey60"), border = NA,
                    legend = c(sprintf("smaller than k = %d", k), "k or more"),

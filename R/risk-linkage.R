@@ -31,7 +31,8 @@
 #'
 #' @param original,masked Data frames (or matrices) with the same rows in the
 #'   same order: the original and the released data.
-#' @param vars Character vector: the numeric variables the intruder knows.
+#' @param vars Character vector: the numeric variables the intruder knows
+#'   (`Date` and `POSIXct` variables count as days since 1970).
 #' @param distance `"euclidean"` (standardised) or `"mahalanobis"`.
 #' @param method `"auto"`, `"tree"` or `"exhaustive"`.
 #' @param threads Number of threads, `NULL` for [epimask_threads()] (one
@@ -100,8 +101,8 @@ risk_linkage <- function(original, masked, vars, distance = c("euclidean", "maha
   if (NROW(original) != NROW(masked))
     abort_length("masked", sprintf("have as many rows as `original` (%d), not %d",
                                    NROW(original), NROW(masked)))
-  x <- check_numeric_matrix(as.data.frame(original)[vars], "original")
-  y <- check_numeric_matrix(as.data.frame(masked)[vars], "masked")
+  x <- check_numeric_matrix(dates_as_days(as.data.frame(original)[vars]), "original")
+  y <- check_numeric_matrix(dates_as_days(as.data.frame(masked)[vars]), "masked")
   n <- nrow(x)
   # small searches take less time than starting threads (or counting cores)
   threads <- if (is.null(threads) && n < 20000L) 1L else epimask_threads(threads)
@@ -117,6 +118,17 @@ risk_linkage <- function(original, masked, vars, distance = c("euclidean", "maha
     ties = res$ties, distance_to_nearest = res$min_dist,
     vars = vars, distance = distance, method = method, n = n
   ), class = "epimask_linkage")
+}
+
+# Date and POSIXct variables enter the distance as days since 1970 (an
+# intruder who knows a date links on it like on any number).
+dates_as_days <- function(frame) {
+  for (v in names(frame)) {
+    x <- frame[[v]]
+    if (inherits(x, "Date")) frame[[v]] <- as.double(x)
+    else if (inherits(x, "POSIXct")) frame[[v]] <- as.double(x) / 86400
+  }
+  frame
 }
 
 # Centre and linear map that make the chosen distance Euclidean, from the

@@ -225,9 +225,9 @@ test_that("bad input: classed errors, nothing modified, no date released unshift
 })
 
 test_that("date schemes work in a profile and their labels read well", {
-  expect_identical(format(mask_truncate(unit = "week")), "truncation to the first day of the ISO week")
-  expect_identical(format(mask_round(unit = "month")), "rounding to the nearest first day of a month")
-  expect_match(format(mask_noise(7, by = "pid")), "one draw per 'pid'")
+  expect_identical(format(mask_truncate(unit = "week")), "truncating dates to an ISO week")
+  expect_identical(format(mask_round(unit = "month")), "rounding dates to a month")
+  expect_match(format(mask_noise(7, by = "pid")), "per 'pid'")
   expect_identical(scheme_label(mask_truncate(unit = "year")), "trunc to year")
   expect_lt(mask_strength(mask_truncate(unit = "week")), mask_strength(mask_truncate(unit = "year")))
   d <- dates_fixture(60)
