@@ -40,14 +40,15 @@
 #' @param id `NULL` (one record per person) or the name of the person column
 #'   of `original` when a person has several records. The person is then the
 #'   unit: a person is re-linked when any one of their records is re-linked to
-#'   its own released record, with probability \eqn{1 - \prod_i (1 - w_i)}
+#'   one of the person's released records, with probability \eqn{1 - \prod_i (1 - w_i)}
 #'   over the person's records (ties broken independently); `risk` is the
 #'   mean of that over the persons, `linked` its sum, `per_person` the
 #'   persons' values, `per_record` repeats each person's value on their
-#'   records and `record_weight` keeps the records' own \eqn{w_i}. A record
-#'   linked to another record of the same person is not counted, so with
-#'   records of a person close together (visits with dates shifted alike) the
-#'   person-level risk is a lower bound.
+#'   records and `record_weight` keeps the records' own \eqn{w_i}. Here a
+#'   record counts as re-linked when a released record of the same person is
+#'   among the \eqn{t_i} nearest (its own or another of the person's, e.g. a
+#'   visit whose dates were shifted alike): \eqn{w_i = s_i / t_i} with
+#'   \eqn{s_i} the person's records among them.
 #' @return An object of class `epimask_linkage`, a list with
 #'   \item{per_record}{each record's re-link weight \eqn{w_i}.}
 #'   \item{risk}{their mean, the linkage risk.}
@@ -79,10 +80,13 @@ risk_linkage <- function(original, masked, vars, distance = c("euclidean", "maha
   masked <- check_data(masked, "masked")
   if (!is.null(id)) {
     id <- check_person_id(id, as.data.frame(original), exclude = vars, data_arg = "original")
-    res <- risk_linkage(original, masked, vars, distance, method, threads)
+    res <- linkage_run(original, masked, vars, distance, method, threads, keep_coords = TRUE)
     person <- person_index(as.data.frame(original)[[id]])
     P <- max(person)
-    per_person <- person_any(res$per_record, person, P)
+    # a record linked to any released record of its person re-identifies the person
+    same <- same_person_ties(attr(res, "coords"), person, res$distance_to_nearest)
+    per_person <- person_any(pmax(same, res$per_record * res$ties) / res$ties, person, P)
+    attr(res, "coords") <- NULL
     res$record_weight <- res$per_record
     res$per_person <- per_person
     res$per_record <- per_person[person]
@@ -94,6 +98,13 @@ risk_linkage <- function(original, masked, vars, distance = c("euclidean", "maha
     res$n <- P
     return(res)
   }
+  linkage_run(original, masked, vars, distance, method, threads)
+}
+
+# The record-level linkage; `keep_coords` keeps the transformed coordinates
+# (records as columns) as an attribute, for the person-level count.
+linkage_run <- function(original, masked, vars, distance, method, threads,
+                        keep_coords = FALSE) {
   vars <- check_columns(vars, original, "vars", data_arg = "original")
   check_columns(vars, masked, "vars", data_arg = "masked")
   distance <- check_choice(distance, c("euclidean", "mahalanobis"))
@@ -117,7 +128,24 @@ risk_linkage <- function(original, masked, vars, distance = c("euclidean", "maha
     per_record = res$weight, risk = mean(res$weight), linked = sum(res$weight),
     ties = res$ties, distance_to_nearest = res$min_dist,
     vars = vars, distance = distance, method = method, n = n
-  ), class = "epimask_linkage")
+  ), class = "epimask_linkage", coords = if (keep_coords) list(x = xt, y = yt))
+}
+
+# For each original record, the number of released records of the same
+# person at its minimum distance (the C search's tie rule: within a relative
+# LINK_TIE_REL of the minimum). O(sum of squared records per person).
+same_person_ties <- function(coords, person, min_dist) {
+  out <- numeric(length(person))
+  rows <- split(seq_along(person), person)
+  for (r in rows) {
+    x <- coords$x[, r, drop = FALSE]
+    y <- coords$y[, r, drop = FALSE]
+    for (k in seq_along(r)) {
+      d <- sqrt(colSums((y - x[, k])^2))
+      out[[r[[k]]]] <- sum(d <= min_dist[[r[[k]]]] * (1 + 1e-12))
+    }
+  }
+  out
 }
 
 # Date and POSIXct variables enter the distance as days since 1970 (an

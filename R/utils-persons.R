@@ -140,7 +140,7 @@ person_result <- function(res, p, per_record = character(), data = NULL) {
 # 1 - prod(1 - w) over the person's records.
 person_any <- function(w, person, n_persons) {
   log_miss <- group_sums(log1p(-pmin(w, 1)), person, n_persons)
-  -expm1(log_miss)
+  -expm1(log_miss) + 0   # + 0: no negative zero
 }
 
 # "123 records" or "40 persons (123 records, person column 'pid')": the unit

@@ -168,12 +168,25 @@ test_that("linkage and matching: a person is re-identified when any of their rec
   m$x <- d$x + rnorm(nrow(d), sd = 0.4)
   rec <- risk_linkage(d, m, "x")
   per <- risk_linkage(d, m, "x", id = "pid")
-  hand <- c(tapply(rec$per_record, d$pid, function(w) 1 - prod(1 - w)))
+  # brute force: every original record against every released record; a
+  # record re-identifies its person with the share of the nearest released
+  # records (ties within 1e-12 relative) that belong to the person
+  w <- vapply(seq_len(nrow(d)), function(i) {
+    dist <- abs(m$x - d$x[i])
+    near <- dist <= min(dist) * (1 + 1e-12)
+    sum(near & d$pid == d$pid[i]) / sum(near)
+  }, numeric(1))
+  hand <- c(tapply(w, d$pid, function(v) 1 - prod(1 - v)))
   expect_equal(per$per_person, unname(hand[unique(d$pid)]))
   expect_equal(per$risk, mean(hand))
   expect_equal(per$per_record, unname(hand[d$pid]))
   expect_equal(per$record_weight, rec$per_record)
   expect_gte(per$risk, rec$risk - 1e-12)
+  # a record nearest to another record of its own person counts for the person
+  two <- data.frame(pid = c("a", "a", "b"), x = c(0, 10, 20))
+  swapped <- data.frame(x = c(10, 0, 20))
+  expect_equal(risk_linkage(two, swapped, "x")$per_record, c(0, 0, 1))
+  expect_equal(risk_linkage(two, swapped, "x", id = "pid")$per_person, c(1, 1))
   expect_output(print(per), "40 persons")
   expect_equal(sum(summary(per)$outcomes$persons), 40)
 
