@@ -637,7 +637,8 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
                risk = risk_spec_label(job$risk), aggregate = aggregate,
                budget = if (!is.null(context)) context$threshold, context = context,
                blind = blind, vars = job$vars,
-               risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep)
+               risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep,
+               risk_id = if (inherits(job$risk, "epimask_risk_spec")) job$risk$args$id)
   new_ru_profile(table, reps, reference, meta)
 }
 

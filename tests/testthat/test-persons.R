@@ -216,6 +216,7 @@ test_that("risk_release, risk_spec and ru_profile pass the person column", {
   ru <- ru_profile(d, list(mask_round(1, "decimal")), x ~ yob, vars = "x",
                    risk = spec, id = "pid", seed = 1)
   expect_equal(ru$risk, rep(risk_kanon(d, keys, id = "pid")$max_risk, 2))
+  expect_output(print(ru), "risk: kanon of\\s+persons \\('pid'\\)")
   ru_rec <- ru_profile(d, list(mask_round(1, "decimal")), x ~ yob, vars = "x",
                        risk = spec, seed = 1)
   expect_equal(ru_rec$risk, rep(risk_kanon(d, keys)$max_risk, 2))
