@@ -163,9 +163,10 @@ warn_implausible_dates <- function(data, vars) {
   odd <- implausible_dates(lapply(stats::setNames(dated, dated), function(v) data[[v]]))
   if (any(odd > 0))
     epimask_warn(sprintf(paste0(
-      "%s: dates before 1900 or after today (placeholders or typing errors?); ",
+      "%s before 1900 or after today (placeholders or typing errors?); ",
       "they are masked like the others."),
-      paste(sprintf("'%s' has %d", names(odd)[odd > 0], as.integer(odd[odd > 0])), collapse = ", ")),
+      paste(sprintf("%d date%s in '%s'", as.integer(odd[odd > 0]),
+                    ifelse(odd[odd > 0] == 1, "", "s"), names(odd)[odd > 0]), collapse = ", ")),
       "epimask_warning_dates")
   invisible()
 }

@@ -20,7 +20,9 @@
 #' an identifier), `epimask_warning_proxy` (a released column undoes the
 #' generalization of a key), `epimask_warning_reference` (group means fall back to
 #' midpoints), `epimask_warning_range` (predictions outside the model's
-#' range), `epimask_warning_budget` (no scheme meets the risk budget).
+#' range), `epimask_warning_budget` (no scheme meets the risk budget),
+#' `epimask_warning_dates` (dates before 1900 or after today in a masked
+#' column).
 #'
 #' @name epimask-conditions
 #' @family utilities
