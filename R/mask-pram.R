@@ -168,11 +168,7 @@ format.mask_pram <- function(x, ...) {
 }
 
 #' @export
-print.mask_pram <- function(x, ...) {
-  NextMethod()
-  cat(pram_details(x), sep = "\n")
-  invisible(x)
-}
+mask_details.mask_pram <- function(x) pram_details(x)
 
 #' @export
 scheme_label.mask_pram <- function(scheme, short = TRUE, ...) {

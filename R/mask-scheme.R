@@ -244,8 +244,17 @@ format.mask_scheme <- function(x, ...) {
 #' @export
 print.mask_scheme <- function(x, ...) {
   cat("<mask_scheme> ", format(x), "\n", sep = "")
+  details <- mask_details(x)
+  if (length(details)) cat(details, sep = "\n")
   invisible(x)
 }
+
+# Lines print() adds under the one-line format (PRAM: the transition rule;
+# top coding: the rule in words), a method in the type's file.
+mask_details <- function(x) UseMethod("mask_details")
+
+#' @export
+mask_details.default <- function(x) character()
 
 new_mask_list <- function(schemes) {
   names(schemes) <- vapply(schemes, function(s) s$label, character(1))

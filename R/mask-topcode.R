@@ -127,11 +127,7 @@ format.mask_topcode <- function(x, ...) {
 }
 
 #' @export
-print.mask_topcode <- function(x, ...) {
-  NextMethod()
-  cat(topcode_details(x), sep = "\n")
-  invisible(x)
-}
+mask_details.mask_topcode <- function(x) topcode_details(x)
 
 #' @export
 scheme_label.mask_topcode <- function(scheme, short = TRUE, ...) {
