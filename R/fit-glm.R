@@ -168,8 +168,13 @@ logLik.epimask_glm <- function(object, ...) {
 
 #' @export
 confint.epimask_glm <- function(object, parm, level = 0.95, ...) {
+  wald_confint(object$coefficients, object$se, parm, level)
+}
+
+# Wald intervals estimate +- z SE for the coefficients named or numbered by
+# `parm` (all when missing); shared by the fits' confint() methods.
+wald_confint <- function(cf, se, parm, level) {
   level <- check_number(level, "level", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
-  cf <- object$coefficients
   pnames <- names(cf)
   if (!missing(parm) && ((!is.numeric(parm) && !is.character(parm)) || !length(parm) || anyNA(parm)))
     abort_type("parm", "coefficient names or positions")
@@ -178,7 +183,7 @@ confint.epimask_glm <- function(object, parm, level = 0.95, ...) {
   if (length(bad)) abort_name("parm", bad, "the coefficients")
   a <- (1 - level) / 2
   q <- stats::qnorm(c(a, 1 - a))
-  ci <- cf[parm] + object$se[parm] %o% q
+  ci <- cf[parm] + se[parm] %o% q
   dimnames(ci) <- list(parm, sprintf("%s %%", format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3)))
   ci
 }
@@ -312,14 +317,10 @@ predict.epimask_glm <- function(object, newdata = NULL, type = c("link", "respon
     x <- stats::model.matrix(object$terms, object$model)
     eta <- object$linear.predictors
   } else {
-    newdata <- as.data.frame(check_data(newdata))
-    tt <- stats::delete.response(object$terms)
-    mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass,
-                                      xlev = object$xlevels),
-                   error = function(e) abort_value("newdata", sprintf("usable with the model (%s)", conditionMessage(e))))
-    x <- tryCatch(stats::model.matrix(tt, mf, contrasts.arg = object$contrasts),
-                  error = function(e) abort_value("newdata", sprintf(
-                    "columns of the types the model was fitted on (%s)", conditionMessage(e))))
+    design <- newdata_design(object, newdata)
+    newdata <- design$data
+    mf <- design$mf
+    x <- design$x
     off <- stats::model.offset(mf) %||% rep(0, nrow(x))
     if (!is.null(object$offset_expr)) {
       arg_off <- eval_in_data(object$offset_expr, newdata, object$env, "offset")
@@ -337,4 +338,19 @@ predict.epimask_glm <- function(object, newdata = NULL, type = c("link", "respon
   if (type == "response") se <- se * abs(object$family$mu.eta(eta))
   names(se) <- names(fit)
   list(fit = fit, se.fit = se, residual.scale = sqrt(object$dispersion))
+}
+
+# The model frame and design of a fit's terms on new data (factor levels and
+# contrasts of the fit), with classed errors naming `newdata`.
+newdata_design <- function(object, newdata) {
+  newdata <- as.data.frame(check_data(newdata))
+  tt <- stats::delete.response(object$terms)
+  mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass,
+                                    xlev = object$xlevels),
+                 error = function(e) abort_value("newdata", sprintf(
+                   "usable with the model (%s)", conditionMessage(e))))
+  x <- tryCatch(stats::model.matrix(tt, mf, contrasts.arg = object$contrasts),
+                error = function(e) abort_value("newdata", sprintf(
+                  "columns of the types the model was fitted on (%s)", conditionMessage(e))))
+  list(data = newdata, mf = mf, x = x)
 }

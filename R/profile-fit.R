@@ -53,6 +53,9 @@ replicate_estimate <- function(job, data) {
     data <- derive_data(job$derive, data)
     if (is.function(model$term)) {
       term_function_value(model$term, fit_model(model, data), data)
+    } else if (model$type == "cox") {
+      fit <- fit_cox(model$formula, data, ties = model$ties)
+      c(fit$coefficients[[job$term]], fit$se[[job$term]])
     } else if (model$type == "err") {
       fit <- fit_err_light(model, data)
       c(fit$coefficients[[job$term]], fit$se[[job$term]])
@@ -81,6 +84,15 @@ shared_design <- function(scheme, job, R) {
 
 estimate_replicates <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
+  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term)) {
+    # all replicate designs in one C call when they share the survival times
+    fast <- tryCatch(cox_replicate_estimates(job$model, masked, job$term),
+                     epimask_error = function(e) NULL)
+    if (!is.null(fast)) {
+      if (!is.null(tick)) tick(amount = R)
+      return(fast)
+    }
+  }
   if (shared_design(scheme, job, R)) {
     fast <- estimate_shared_design(job, masked)
     if (!is.null(fast)) {

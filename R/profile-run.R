@@ -83,8 +83,12 @@
 #'   or `c()` of schemes).
 #' @param formula Model formula, as for [glm()]; for `family = "err"` the
 #'   response and the log-linear part (see [fit_err()]).
-#' @param family A family object, function or name, or `"err"` for the linear
-#'   excess-relative-risk model with `term` as the dose.
+#' @param family A family object, function or name, `"err"` for the linear
+#'   excess-relative-risk model with `term` as the dose, or `"cox"` for the
+#'   Cox model of [fit_cox()] (`formula` with a `Surv()` response; `term` a
+#'   log hazard ratio). The replicates of a Cox profile that share the
+#'   survival times (the times are not masked) are fitted in one call of the
+#'   C core.
 #' @param vars Columns to mask; default the covariates of the model (and for
 #'   `"err"` the dose) that are numeric columns of `data`. The response is
 #'   not masked unless named here (a message says so).
@@ -120,6 +124,18 @@
 #' @param context `NULL` or a [release_context()]: its threshold becomes the
 #'   profile's risk budget (metadata `budget`), used by [recommend()] and
 #'   drawn by the plots.
+#' @param utility `NULL` or a model-free utility measure of
+#'   [utility_general()], computed on the masked columns `vars` of every
+#'   replicate against its unmasked data: `"pmse_ratio"` (pMSE over its null
+#'   expectation), `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
+#'   `"il1s"` or `"cor"` (the largest change of a correlation); lower is
+#'   better for all. Beside a model it adds the columns `utility` (mean over
+#'   the replicates) and `utility_se` (its Monte Carlo SE). Without
+#'   `formula` (a custodian who does not know the collaborator's model) the
+#'   profile rests on the measure alone: class `ru_utility_profile`, the model
+#'   columns NA, `vars` by default every numeric column, `pareto` the
+#'   frontier of low risk and low measure; its plot puts the measure on the x
+#'   axis, labelled with the direction that is better.
 #' @param risk_nrep `NULL` (the risk of a randomized scheme is evaluated on
 #'   every replicate) or a number: evaluate it on the first `risk_nrep`
 #'   replicates only, 1 to 100,000 (the profile's risk is their mean, `risk_se` its Monte
@@ -198,16 +214,34 @@
 #'                  term = "x", known = "x", unknown = "y", nrep = 5,
 #'                  simulate = zdl_simulator(sim), truth = 2, seed = 1)
 #' ru
+#' # a Cox model (log hazard ratio of age), and a profile without a model
+#' lung <- survival::lung[c("time", "status", "age", "sex", "ph.ecog")]
+#' lung <- lung[stats::complete.cases(lung), ]
+#' ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)),
+#'            Surv(time, status) ~ age + sex + ph.ecog, family = "cox", term = "age",
+#'            vars = "age", risk = "none", nrep = 5, seed = 1, progress = FALSE)
+#' ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)), vars = "age",
+#'            utility = "ks", known = "age", nrep = 5, seed = 1, progress = FALSE)
 ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        term = NULL, risk = c("match", "identifiability", "none"),
                        known = NULL, unknown = NULL, nrep = 1, simulate = NULL,
                        truth = NULL, seed = NULL, parallel = FALSE,
                        progress = interactive(), bootstrap = 0, aggregate = NULL,
-                       context = NULL, risk_nrep = NULL, id = NULL, derive = NULL, ...) {
+                       context = NULL, risk_nrep = NULL, utility = NULL, id = NULL,
+                       derive = NULL, ...) {
   data <- as_plain_data(check_data(data))
   schemes <- check_scheme_list(schemes)
-  check_formula(formula)
-  model <- resolve_model(family, term, formula)
+  utility <- check_profile_utility(utility)
+  if (missing(formula) || is.null(formula)) {
+    # a profile on a model-free measure alone (utility-general.R)
+    if (is.null(utility))
+      abort_value("formula", "a model formula (or give `utility` for a profile without a model)")
+    model <- list(type = "none", family = NULL, label = NA_character_, formula = NULL,
+                  term = NULL, dose = NULL)
+  } else {
+    check_formula(formula)
+    model <- resolve_model(family, term, formula)
+  }
   risk <- profile_risk_spec(risk, known, unknown, data, ...)
   id <- check_person_id(id, data)
   risk <- with_person_id(risk, id)
@@ -228,6 +262,8 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
     abort_type("context", "a release_context() or NULL")
   risk_nrep <- check_number(risk_nrep, "risk_nrep", lower = 1, upper = ru_max_replicates,
                             integer = TRUE, allow_null = TRUE)
+  if (model$type == "none" && bootstrap > 0)
+    abort_value("bootstrap", "0 for a profile without a model (`formula` not given)")
   vars <- profile_vars(vars, data, model)
   if (parallel && !requireNamespace("future.apply", quietly = TRUE))
     abort_value("parallel", "FALSE unless the future.apply package is installed")
@@ -237,6 +273,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
               risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep),
               derive = derive)
   job$term <- profile_term(model, derive_data(derive, data, "data"))
+  job$utility <- utility
   # said once the arguments are known to be good
   if (!length(vars)) abort_value("vars", "given: the model has no numeric covariate to mask")
   if (!is.null(attr(vars, "note"))) message(attr(vars, "note"))
@@ -250,7 +287,11 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   run_one <- function(i, tick) run_scheme(schemes[[i]], labels[[i]], job, streams[[i + 1L]], tick)
   steps <- vapply(schemes, scheme_steps, numeric(1), job = job)
   results <- map_schemes(length(schemes), run_one, parallel, progress, streams[-1L], steps)
-  assemble_profile(results, labels, schemes, model, job, truth, aggregate, context)
+  if (model$type == "none")
+    return(assemble_utility_profile(results, labels, schemes, job, context))
+  ru <- assemble_profile(results, labels, schemes, model, job, truth, aggregate, context)
+  if (!is.null(utility)) ru <- add_profile_utility(ru, results, job)
+  ru
 }
 
 # ---- arguments ----------------------------------------------------------------
@@ -275,10 +316,12 @@ check_scheme_list <- function(schemes, arg = "schemes") {
 # outcome makes the fits fail); said so in a message.
 profile_vars <- function(vars, data, model) {
   if (!is.null(vars)) return(check_columns(vars, data))
+  if (model$type == "none")
+    return(names(data)[vapply(data, is.numeric, logical(1))])
   response <- if (length(model$formula) == 3L) all.vars(model$formula[[2L]]) else character()
   used <- unique(c(all.vars(model$formula[-2L]), model$dose))
   if (length(model$formula) == 2L) used <- unique(c(all.vars(model$formula), model$dose))
-  used <- setdiff(intersect(used, names(data)), response)
+  used <- setdiff(intersect(used, names(data)), c(response, strata_variables(model$formula)))
   used <- used[vapply(used, function(v) is.numeric(data[[v]]), logical(1))]
   if (length(response) && length(used))
     attr(used, "note") <- sprintf(paste0(
@@ -343,8 +386,9 @@ derive_data <- function(derive, data, what = "a masked data set") {
 # The coefficient the profile follows, checked on a fit to the original data
 # so a wrong name fails before any masking.
 profile_term <- function(model, data) {
+  if (model$type == "none") return(NA_character_)
   fit <- with_classed_errors(
-    if (is.function(model$term) || model$type == "err") fit_model(model, data)
+    if (is.function(model$term) || model$type != "glm") fit_model(model, data)
     else fit_formula(model, data),
     function(e) model_frame_error(e, model$formula, data))
   if (is.function(model$term)) {
@@ -535,15 +579,19 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
       if (!is.null(est)) {
         if (!is.null(tick)) tick(amount = R)
         risk <- c(scheme_risk(scheme, job, list(est$first), tick), rep(NA_real_, R - 1L))
+        util <- scheme_utility(job, list(est$first), R)
         unmasked <- count_unmasked(scheme, job, est$first)
       }
     }
     if (is.null(est)) {
       masked <- mask_replicates(scheme, job, R)
-      est <- estimate_replicates(scheme, job, masked, tick)
+      est <- if (job$model$type == "none") list(estimate = rep(NA_real_, R), se = rep(NA_real_, R))
+             else estimate_replicates(scheme, job, masked, tick)
       risk <- scheme_risk(scheme, job, masked, tick)
+      util <- scheme_utility(job, masked, R)
       unmasked <- count_unmasked(scheme, job, masked[[1L]])
-      failed <- which(!is.finite(est$estimate) | !is.finite(est$se))
+      failed <- if (job$model$type == "none") integer() else
+        which(!is.finite(est$estimate) | !is.finite(est$se))
       if (length(failed)) failure <- diagnose_failure(job, masked[[failed[[1L]]]], est$error)
     }
     boot <- if (job$bootstrap > 0L) bootstrap_scheme(scheme, job, tick)
@@ -554,6 +602,7 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
                        strength = scheme_strength(scheme),
                        unmasked = c(unmasked, rep(NA_real_, R - 1L)),
                        stringsAsFactors = FALSE)
+    if (!is.null(util)) reps$utility <- util
     list(replicates = reps, bootstrap = boot, failure = failure)
   })
 }
@@ -633,7 +682,7 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
   blind <- labels[vapply(schemes, function(s) is_blind_to(risk_spec_label(job$risk), s),
                          logical(1))]
   meta <- list(term = if (is.function(model$term)) "custom" else job$term,
-               family = if (model$type == "err") "linear ERR" else model$family,
+               family = if (model$type == "glm") model$family else model$label,
                risk = risk_spec_label(job$risk), aggregate = aggregate,
                budget = if (!is.null(context)) context$threshold, context = context,
                blind = blind, vars = job$vars,

@@ -23,8 +23,12 @@
 #'   the response and the log-linear part of the linear excess-relative-risk
 #'   model (see [fit_err()]).
 #' @param family A family object, family function or family name as for
-#'   [glm()], or `"err"` for linear excess-relative-risk binary regression
-#'   with `term` naming the dose column.
+#'   [glm()], `"err"` for linear excess-relative-risk binary regression
+#'   with `term` naming the dose column, or `"cox"` for the Cox proportional
+#'   hazards model of [fit_cox()] (a `Surv()` response, Efron ties,
+#'   `strata()` terms; conditional logistic regression as a stratified Cox
+#'   model): the quantity of interest is then the log hazard ratio of
+#'   `term`.
 #' @param term The quantity of interest: coefficient name(s) (default: every
 #'   coefficient except the intercept; for `"err"` the dose column, required),
 #'   or a function `function(fit, data)` returning the estimate and its naive
@@ -50,6 +54,10 @@
 #' d$y <- rpois(200, exp(1 + d$x))
 #' masked <- apply_mask(d, mask_round(1, type = "decimal"), vars = "x")
 #' utility_glm(d, masked, y ~ x, family = poisson())
+#' # the log hazard ratio of age in a Cox model, age rounded to 10 years
+#' lung <- survival::lung[c("time", "status", "age", "sex")]
+#' utility_glm(lung, apply_mask(lung, mask_round(-1, type = "decimal"), vars = "age"),
+#'             Surv(time, status) ~ age + sex, family = "cox", term = "age")
 utility_glm <- function(original, masked, formula, family = gaussian(),
                         term = NULL, truth = NULL) {
   original <- as_plain_data(check_data(original))
@@ -133,6 +141,13 @@ as_plain_data <- function(data) {
 
 # The analyst's model: a GLM family, or the linear ERR model with a dose.
 resolve_model <- function(family, term, formula, arg = "family") {
+  if (is.character(family) && length(family) == 1L && identical(family, "cox")) {
+    if (!is.null(term) && !is.function(term) &&
+        (!is.character(term) || length(term) == 0L || anyNA(term)))
+      abort_type("term", "coefficient name(s) (log hazard ratios) or a function(fit, data)")
+    return(list(type = "cox", family = NULL, label = "Cox (Efron ties)",
+                formula = formula, term = term, dose = NULL, ties = "efron"))
+  }
   is_err <- is.character(family) && length(family) == 1L && identical(family, "err")
   if (is_err) {
     if (!is.character(term) || length(term) != 1L || is.na(term))
@@ -160,6 +175,7 @@ accepts_two_arguments <- function(f) {
 fit_model <- function(model, data) {
   if (model$type == "err")
     return(fit_err(model$formula, data, dose = model$dose))
+  if (model$type == "cox") return(fit_cox(model$formula, data, ties = model$ties))
   fit_glm(model$formula, data, family = model$family)
 }
 

@@ -28,7 +28,8 @@ generics::glance
 #' [fit_glm()]; for [fit_err()] the dose coefficient's interval is the
 #' profile-likelihood interval).
 #'
-#' @param x An object returned by [fit_glm()], [fit_err()], [risk_kanon()],
+#' @param x An object returned by [fit_glm()], [fit_err()], [fit_cox()],
+#'   [utility_general()], [risk_kanon()],
 #'   [risk_match()], [risk_identifiability()], [risk_ldiversity()],
 #'   [risk_tcloseness()], [risk_individual()], [risk_suda()], [risk_linkage()],
 #'   [risk_release()] or [ru_profile()].

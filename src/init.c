@@ -27,6 +27,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(risk_match, 1),
     CALLDEF(risk_match_index, 1),
     CALLDEF(risk_triangle_normal, 4),
+    /* Cox proportional hazards core (r_cox.c) */
+    CALLDEF(cox_fit, 1),
     /* irls (GLM fitting core, r_irls.c) */
     CALLDEF(glm_codes, 0),
     CALLDEF(irls_fit, 1),

@@ -33,6 +33,7 @@ SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
 
 /* r_irls.c (GLM fitting core; named-list specs) */
 SEXP r_glm_codes(void);
+SEXP r_cox_fit(SEXP spec);
 SEXP r_irls_fit(SEXP spec);
 SEXP r_irls_stat_many(SEXP spec);
 SEXP r_irls_family_eval(SEXP spec);
