@@ -84,7 +84,7 @@ shared_design <- function(scheme, job, R) {
 
 estimate_replicates <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
-  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term)) {
+  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term) && is.null(job$derive)) {
     # all replicate designs in one C call when they share the survival times
     fast <- tryCatch(cox_replicate_estimates(job$model, masked, job$term),
                      epimask_error = function(e) NULL)

@@ -289,3 +289,34 @@ test_that("datafly() and ola() with a repeated id count persons and suppress the
   expect_equal(a$suppressed, b$suppressed)
   expect_null(a$unit)
 })
+
+test_that("ru_profile(derive = ) with a Cox model on intervals derived from masked dates", {
+  skip_if_not_installed("survival")
+  tv <- load_epimask_data("trial_visits")
+  derive <- function(d) {
+    first <- d[d$visit == 1, ]
+    last <- d[!duplicated(d$pid, fromLast = TRUE), ]
+    last <- last[match(first$pid, last$pid), ]
+    data.frame(arm = first$arm, age10 = as.numeric(first$visit_date - last$birth) / 3652.5,
+               time = as.numeric(last$exit_date - first$visit_date), status = last$event)
+  }
+  dates <- c("birth", "visit_date", "exit_date")
+  ru <- ru_profile(tv, list(mask_noise(30), mask_noise(30, by = "pid")),
+                   survival::Surv(time, status) ~ arm + age10, family = "cox", vars = dates,
+                   term = "age10", risk = "none", derive = derive, nrep = 2, seed = 3)
+  ref <- survival::coxph(survival::Surv(time, status) ~ arm + age10, derive(tv), ties = "efron")
+  expect_equal(ru$estimate[ru$scheme == "no masking"], unname(coef(ref)[["age10"]]),
+               tolerance = 1e-8)
+  # per person: every derived interval is the original one
+  expect_equal(ru$bias[grepl("per 'pid'", ru$scheme)], 0, tolerance = 1e-10)
+  # per record: the first visit and the last record move apart, the estimate moves
+  expect_gt(abs(ru$bias[ru$scheme == "uniform noise, amount = 30"]), 0)
+  # the masked fits are those of coxph on the derived masked data (one draw, same seed path)
+  set.seed(11)
+  m <- apply_mask(tv, mask_noise(30), dates)
+  one <- ru_profile(m, list(mask_none()), survival::Surv(time, status) ~ arm + age10,
+                    family = "cox", vars = dates, term = "age10", risk = "none",
+                    derive = derive)
+  expect_equal(one$estimate, unname(coef(survival::coxph(survival::Surv(time, status) ~ arm + age10,
+                                                         derive(m)))[["age10"]]), tolerance = 1e-8)
+})
