@@ -22,7 +22,8 @@
 #' midpoints), `epimask_warning_range` (predictions outside the model's
 #' range), `epimask_warning_budget` (no scheme meets the risk budget),
 #' `epimask_warning_dates` (dates before 1900 or after today in a masked
-#' column).
+#' column), `epimask_warning_stratum` (records of strata smaller than k that
+#' [suppress_local()] cannot make safe; they are left as they are).
 #'
 #' @name epimask-conditions
 #' @family utilities
