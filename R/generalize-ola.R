@@ -198,7 +198,26 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   warn_possible_identifiers(data, c(keys, id))
   proxies <- find_proxies(data, keys, id)
 
-  lat <- lattice_build(data, keys, args$hierarchies, sensitive, ordered)
+  person <- generalize_persons(data, id)
+  searched <- data
+  if (!is.null(person) && (outliers != "small" || !is.null(avg_risk) || !is.null(k_map) ||
+                           local || metric == "analysis" || suppressed_loss != "top"))
+    abort_value("id", paste0(
+      "a column of distinct values with `outliers = \"failing\"`, `avg_risk`, `k_map`, ",
+      "`local`, `suppressed_loss` or an analysis-loss metric (persons with several records ",
+      "are searched with k, l and t only in this version)"))
+  if (!is.null(person)) {
+    # the lattice runs on the persons (one row each)
+    searched <- person_rows(data, keys, person, sensitive)
+    if (is.null(searched))
+      abort_value("id", paste0(
+        "a person column whose persons have one combination of key values each for ola() ",
+        "(some have several: generalize with datafly(), which takes key sets, or make the ",
+        "keys person-level first)"))
+    ordered <- intersect(ordered, Filter(function(s) !is.character(searched[[s]]) ||
+                                           is.character(data[[s]]), sensitive))
+  }
+  lat <- lattice_build(searched, keys, args$hierarchies, sensitive, ordered)
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity, outliers = outliers, avg_risk = avg_risk,
@@ -222,7 +241,8 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   }
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
                         args$secret, proxies, drop_proxies, lat, model,
-                        supp_records = supp_records, current = recoding$current)
+                        supp_records = supp_records, current = recoding$current,
+                        person = person)
   if (!is.null(recoding)) {
     out$info_loss <- record_level_losses(lat, recoding$levels, supp_records, model,
                                          out$class_sizes)

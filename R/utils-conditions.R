@@ -26,7 +26,8 @@
 #' `epimask_warning_user` (a function the caller supplied signalled a warning;
 #' its message is quoted), `epimask_warning_deprecated` (an argument or a result
 #' field under its old name, which still works for one release),
-#' `epimask_warning_stratum` (records of strata smaller than k that
+#' `epimask_warning_dates` (dates before 1900 or after today in a masked
+#' column), `epimask_warning_stratum` (records of strata smaller than k that
 #' [suppress_local()] cannot make safe; they are left as they are).
 #'
 #' @name epimask-conditions
