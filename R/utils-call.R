@@ -1,14 +1,19 @@
-# The R side of the R-to-C contract (src/r_util.h): .Call entries take named
-# lists, and a field the C side refuses comes back as an R error
-# "epimask-field: <field>: <expected>", turned here into a classed
-# epimask_error naming the field, so that a hand-edited object fails like a
-# bad argument.
+# The R side of the R-to-C contract (src/r_util.h): every .Call of the
+# package goes through call_c(), with one named list. The glue raises two
+# errors, and they are classed here only: a field the C side refuses comes
+# back as "epimask-field: <field>: <expected>", turned into an
+# epimask_error_value naming the field (so that a hand-edited object fails
+# like a bad argument); scratch memory the C core could not get comes back as
+# "epimask-memory: <what>", an epimask_error_memory.
 
 call_c <- function(routine, ..., arg = "scheme") {
   # do.call: the registered routine is a value here, which R CMD check's
   # static look-up of .Call() symbols cannot follow
   tryCatch(do.call(.Call, list(routine, ...)), error = function(e) {
     msg <- conditionMessage(e)
+    if (startsWith(msg, "epimask-memory: "))
+      epimask_abort(paste0(sub("^epimask-memory: ", "", msg), "."), "epimask_error_memory",
+                    arg = arg)
     if (!startsWith(msg, "epimask-field: ")) stop(e)
     parts <- strsplit(sub("^epimask-field: ", "", msg), ": ", fixed = TRUE)[[1L]]
     field <- parts[[1L]]

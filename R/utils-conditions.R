@@ -9,7 +9,8 @@
 #' (NA, NaN, Inf or out of range), `epimask_error_length` (mismatched lengths or
 #' dimensions), `epimask_error_empty` (no data), `epimask_error_name` (a column
 #' or term that does not exist), `epimask_error_singular` (a design that cannot
-#' be fitted). Warnings about statistical trouble have class `epimask_warning`
+#' be fitted), `epimask_error_memory` (the C core could not allocate the
+#' scratch memory a task needs). Warnings about statistical trouble have class `epimask_warning`
 #' and a subclass: `epimask_warning_convergence` (a fit did not converge or
 #' failed on some masked data sets), `epimask_warning_separation` (fitted
 #' probabilities 0 or 1), `epimask_warning_boundary` (an estimate at the edge

@@ -68,7 +68,7 @@ SEXP r_err_fit(SEXP spec)
         err_fit_gamma(&dat, th, th[p], &ctl, &res, score, info);
     else
         err_fit_joint(&dat, th, th + p, &ctl, &res, score, info);
-    if (res.status == ERR_NOMEM) error("not enough memory to fit %zu records", dat.n);
+    if (res.status == ERR_NOMEM) r_nomem_error("fit", dat.n);
     if (res.status == ERR_INFEASIBLE || res.status == ERR_SINGULAR) {
         /* the derivatives are not defined there */
         for (int j = 0; j < P; j++) score[j] = NA_REAL;

@@ -33,7 +33,7 @@ SEXP r_lattice_group(SEXP spec)
     int *first = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
     double *size = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
     int g = lattice_group(codes, n, n, ncol, count, group, size, first);
-    if (g < 0) error("not enough memory to group %zu rows", n);
+    if (g < 0) r_nomem_error("group", n);
     const char *names[] = { "group", "size", "first", "" };
     SEXP out = PROTECT(r_named_list(names));
     int *r_group = INTEGER(r_list_set(out, "group", allocVector(INTSXP, (R_xlen_t) n)));
@@ -79,7 +79,7 @@ SEXP r_lattice_rollup(SEXP spec)
     double *out_count = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
     int g = lattice_rollup(codes, count, n, p, map, map_len, out_codes, out_count);
     if (g == -2) r_field_error("maps", "covering every code of its column");
-    if (g < 0) error("not enough memory to roll up %zu rows", n);
+    if (g < 0) r_nomem_error("roll up", n);
     const char *names[] = { "codes", "count", "" };
     SEXP out = PROTECT(r_named_list(names));
     int *r_codes = INTEGER(r_list_set(out, "codes", allocMatrix(INTSXP, g, p)));
@@ -116,7 +116,7 @@ SEXP r_lattice_diversity(SEXP spec)
     double *emd = REAL(r_list_set(out, "emd", allocVector(REALSXP, n_classes)));
     if (lattice_diversity(cls0, value, count, (size_t) n, n_classes, (int) m, q,
                           ordered, distinct, entropy_l, emd) < 0)
-        error("not enough memory for the diversity of %d classes", n_classes);
+        r_nomem_error("measure the diversity of", (size_t) n);
     UNPROTECT(1);
     return out;
 }

@@ -26,7 +26,7 @@ SEXP r_suda_search(SEXP spec)
     int *msu = INTEGER(r_list_set(out, "msu", Rf_allocMatrix(INTSXP, n, max_k)));
     double *attr = REAL(r_list_set(out, "attr", Rf_allocMatrix(REALSXP, A, max_k)));
     int status = suda_search(cv, n, A, max_k, msu, attr, pending_interrupt);
-    if (status == -1) Rf_error("not enough memory for the SUDA search of %d records", n);
+    if (status == -1) r_nomem_error("search the SUDA of", (size_t) n);
     if (status == -2) Rf_error("interrupted");
     UNPROTECT(1);
     return out;

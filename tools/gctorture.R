@@ -148,7 +148,8 @@ cases <- list(
     job$index <- dotcall("C_risk_match_index", job)
     dotcall("C_risk_match", job)
   },
-  triangle_normal = function() dotcall("C_risk_triangle_normal", dat$z, 0.4, 0.5, 1),
+  triangle_normal = function() dotcall("C_risk_triangle_normal",
+                                            list(a = dat$z, mean = 0.4, sd = 0.5, half_width = 1)),
   # linear ERR model (src/err.c)
   err_fit = function() fit_err(case ~ sex, data = cohort, dose = "dose")[c("coefficients", "se")],
   err_derivs = function() dotcall("C_err_derivs", list(
@@ -182,9 +183,9 @@ cases <- list(
     Y <- cbind(dat$y, rev(dat$y))
     epimask:::newton_many(x, crossprod(x, Y), poisson(), rep(0, n), rep(1, n), rep(0, 4))
   },
-  irls_nonfinite = function() list(dotcall("C_irls_nonfinite", c(1, Inf, 2), 1L),
-                                   dotcall("C_irls_nonfinite", x_def, 2L)),
-  ones_column = function() dotcall("C_irls_ones_column", x_def)
+  irls_nonfinite = function() list(dotcall("C_irls_nonfinite", list(x = c(1, Inf, 2), threads = 1L)),
+                                   dotcall("C_irls_nonfinite", list(x = x_def, threads = 2L))),
+  ones_column = function() dotcall("C_irls_ones_column", list(x = x_def))
 )
 
 # --- helpers --------------------------------------------------------------------
