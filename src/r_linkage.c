@@ -32,7 +32,7 @@ SEXP r_linkage_run(SEXP spec)
     int status = linkage_run(x, y, (size_t) n, d, method, threads, weight, ties, dist,
                              pending_interrupt);
     if (status == -1) r_nomem_error("index", (size_t) n);
-    if (status == -2) Rf_error("interrupted");
+    if (status == -2) r_interrupted();
     UNPROTECT(1);
     return out;
 }

@@ -27,7 +27,7 @@ SEXP r_suda_search(SEXP spec)
     double *attr = REAL(r_list_set(out, "attr", Rf_allocMatrix(REALSXP, A, max_k)));
     int status = suda_search(cv, n, A, max_k, msu, attr, pending_interrupt);
     if (status == -1) r_nomem_error("search the SUDA of", (size_t) n);
-    if (status == -2) Rf_error("interrupted");
+    if (status == -2) r_interrupted();
     UNPROTECT(1);
     return out;
 }

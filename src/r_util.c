@@ -13,6 +13,11 @@ void r_nomem_error(const char *what, size_t n)
     Rf_error("epimask-memory: not enough memory to %s %zu records", what, n);
 }
 
+void r_interrupted(void)
+{
+    Rf_error("epimask-interrupt: interrupted");
+}
+
 /* Position of name in a named list, -1 when absent (allocates nothing). */
 static R_xlen_t field_index(SEXP list, const char *name)
 {

@@ -31,9 +31,13 @@ const int *r_field_int_matrix(SEXP list, const char *name, size_t *nrow, int *nc
 void r_field_error(const char *name, const char *expected) __attribute__((noreturn));
 /* Scratch memory the C core could not allocate for n records of a task
  * ("count", "index", ...): an R error "epimask-memory: not enough memory to
- * <what> <n> records", classed epimask_error_memory by call_c(). These two are
- * the only errors the glue raises. */
+ * <what> <n> records", classed epimask_error_memory by call_c(). */
 void r_nomem_error(const char *what, size_t n) __attribute__((noreturn));
+/* A C loop stopped because its interrupt poll (R_ToplevelExec around
+ * R_CheckUserInterrupt, which consumes the interrupt) saw one: an R error
+ * "epimask-interrupt: ..." that call_c() turns back into the user interrupt
+ * it was. These three are the only errors the glue raises. */
+void r_interrupted(void) __attribute__((noreturn));
 
 /* Results go back the same way, as named lists built field by field:
  *   const char *names[] = { "coefficients", "deviance", "" };
