@@ -22,8 +22,8 @@ static err_data data_field(SEXP spec)
     return dat;
 }
 
-/* Deviance, score and information (observed, or expected when `expected`
- * is 1) at spec$theta = (gamma, beta). */
+/* TEST ONLY (see src/init.c). Deviance, score and information (observed, or
+ * expected when `expected` is 1) at spec$theta = (gamma, beta). */
 SEXP r_err_derivs(SEXP spec)
 {
     err_data dat = data_field(spec);

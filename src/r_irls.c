@@ -155,9 +155,10 @@ SEXP r_irls_stat_many(SEXP spec)
     return out;
 }
 
-/* The element functions of family.c, for the tests against R's family
- * objects. spec: family, link, what (1 linkfun, 2 linkinv, 3 mu.eta,
- * 4 variance, 5 dev.resids), v, y and wt (same length as v). */
+/* TEST ONLY (see src/init.c). The element functions of family.c, for the
+ * tests against R's family objects. spec: family, link, what (1 linkfun,
+ * 2 linkinv, 3 mu.eta, 4 variance, 5 dev.resids), v, y and wt (same length
+ * as v). */
 SEXP r_irls_family_eval(SEXP spec)
 {
     glm_family fam = family_field(spec);

@@ -7,17 +7,6 @@
 #include "r_util.h"
 #include "r_epimask.h"
 
-/* The code matrix of a spec: an integer matrix, its rows and columns. */
-static const int *code_matrix(SEXP spec, size_t *n, int *ncol)
-{
-    SEXP codes = r_field(spec, "codes");
-    if (TYPEOF(codes) != INTSXP || !isMatrix(codes))
-        r_field_error("codes", "an integer matrix");
-    *n = (size_t) nrows(codes);
-    *ncol = ncols(codes);
-    return INTEGER_RO(codes);
-}
-
 /* spec: codes (n x p integer matrix), ncol (group on the first ncol columns),
  * count (n doubles: the records behind each row).
  * Returns list(group = 1-based group of each row, size = records per group,
@@ -26,7 +15,7 @@ SEXP r_lattice_group(SEXP spec)
 {
     size_t n;
     int p;
-    const int *codes = code_matrix(spec, &n, &p);
+    const int *codes = r_field_int_matrix(spec, "codes", &n, &p);
     int ncol = r_field_int1(spec, "ncol", 1, p);
     const double *count = r_field_double(spec, "count", (R_xlen_t) n, 1);
     int *group = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
@@ -55,7 +44,7 @@ SEXP r_lattice_rollup(SEXP spec)
 {
     size_t n;
     int p;
-    const int *codes = code_matrix(spec, &n, &p);
+    const int *codes = r_field_int_matrix(spec, "codes", &n, &p);
     const double *count = r_field_double(spec, "count", (R_xlen_t) n, 1);
     SEXP maps = r_field(spec, "maps");
     if (TYPEOF(maps) != VECSXP || XLENGTH(maps) != p)

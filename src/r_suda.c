@@ -13,12 +13,12 @@ static int pending_interrupt(void) { return !R_ToplevelExec(check_interrupt, NUL
  * -> list(msu = n x max_k integer counts, attr = A x max_k double counts) */
 SEXP r_suda_search(SEXP spec)
 {
-    SEXP codes = r_field(spec, "codes");
-    if (!Rf_isInteger(codes) || !Rf_isMatrix(codes)) r_field_error("codes", "an integer matrix");
-    int n = Rf_nrows(codes), A = Rf_ncols(codes);
+    size_t nr;
+    int A;
+    const int *cv = r_field_int_matrix(spec, "codes", &nr, &A);
     if (A < 1 || A > 64) r_field_error("codes", "a matrix of 1 to 64 key columns");
-    const int *cv = INTEGER_RO(codes);
-    for (R_xlen_t i = 0; i < XLENGTH(codes); i++)
+    int n = (int) nr;
+    for (size_t i = 0; i < nr * (size_t) A; i++)
         if (cv[i] == NA_INTEGER || cv[i] < 1) r_field_error("codes", "codes >= 1, free of NA");
     int max_k = r_field_int1(spec, "max_k", 1, A);
     const char *names[] = { "msu", "attr", "" };
