@@ -21,7 +21,9 @@
 #' an identifier), `epimask_warning_proxy` (a released column undoes the
 #' generalization of a key), `epimask_warning_reference` (group means fall back to
 #' midpoints), `epimask_warning_range` (predictions outside the model's
-#' range), `epimask_warning_budget` (no scheme meets the risk budget).
+#' range), `epimask_warning_budget` (no scheme meets the risk budget),
+#' `epimask_warning_stratum` (records of strata smaller than k that
+#' [suppress_local()] cannot make safe; they are left as they are).
 #'
 #' @name epimask-conditions
 #' @family utilities
