@@ -106,6 +106,11 @@ cases <- list(
   ola_l_t = function() ola(gen, c("age", "sex", "zip"), gen_h, k = 2, max_suppress = 0.3,
                            sensitive = c("dx", "score"), l = 2, t = 0.6, diversity = "entropy"),
   datafly = function() datafly(gen, c("age", "sex", "zip"), gen_h, k = 2, max_suppress = 0.2),
+  # local suppression (src/suppress.c)
+  suppress = function() suppress_local(dat, c("k1", "k2", "k3"), k = 3)$data,
+  suppress_wildcard_strata = function() suppress_local(transform(dat, k1 = replace(k1, 2, NA)),
+                                                       c("k1", "k2"), k = 2, na = "wildcard",
+                                                       strata = "g")$data,
   # masking forms (src/microagg.c): MDAV, rank swapping; univariate and PRAM are R
   mdav = function() apply_mask(dat, mask_microagg(3), c("x", "z")),
   mdav_ties = function() apply_mask(transform(dat, x = round(x), z = 1), mask_microagg(4), c("x", "z")),
