@@ -75,7 +75,13 @@
 #' \eqn{10^{-12}}, so the naive SEs do not depend on the starting values.
 #' `parallel = TRUE` runs the schemes through [future.apply::future_lapply()]
 #' on the current [future::plan()]; the result is identical to the serial
-#' one under the same seed, whatever the backend.
+#' one under the same seed, whatever the backend. A worker that fails (a
+#' cluster job lost, killed or out of memory) fails the call with an error
+#' of class `epimask_error_worker`: no partial profile is returned. On a
+#' Slurm cluster use the job template the package ships:
+#' `future::plan(future.batchtools::batchtools_slurm, template =
+#' system.file("cluster", "slurm.tmpl", package = "epimask"), resources =
+#' list(libpaths = .libPaths()))` (the jobs load the session's epimask).
 #'
 #' @param data A data frame (tibble, data.table) with the model variables;
 #'   for kernel schemes in the row order of the schemes' coordinates.
@@ -596,7 +602,7 @@ diagnose_failure <- function(job, masked, error = NULL) {
 map_schemes <- function(k, run_one, parallel, progress, streams, steps = rep(1, k)) {
   sweep <- function(tick) {
     task <- function(i) run_one(i, tick)
-    if (parallel) future.apply::future_lapply(seq_len(k), task, future.seed = streams)
+    if (parallel) map_schemes_future(k, task, streams)
     else lapply(seq_len(k), task)
   }
   if (progress && requireNamespace("progressr", quietly = TRUE)) {
@@ -606,6 +612,19 @@ map_schemes <- function(k, run_one, parallel, progress, streams, steps = rep(1, 
     }, handlers = progress_handlers(), enable = TRUE))
   }
   sweep(NULL)
+}
+
+# The schemes on the current future::plan(). A worker that fails (a job
+# lost, killed or out of memory: a FutureError) fails the whole profile with
+# an error of class epimask_error_worker, never a partial profile; an error
+# the scheme itself raises is re-signalled as the serial run would.
+map_schemes_future <- function(k, task, streams) {
+  tryCatch(
+    future.apply::future_lapply(seq_len(k), task, future.seed = streams),
+    FutureError = function(e) epimask_abort(sprintf(paste0(
+      "A parallel worker failed, so ru_profile() returns nothing (a partial ",
+      "profile would leave schemes out unnoticed): %s"), conditionMessage(e)),
+      "epimask_error_worker", arg = "parallel"))
 }
 
 # The handlers the user registered with progressr::handlers(), else a bar

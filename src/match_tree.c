@@ -569,12 +569,17 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
         return work;
     }
     double cut = best * (1.0 - RM_TIE_TOL);
+    res->n_tied[i] = (int) found;
+    res->correct[i] = s_true >= cut;
+    if (prob_tol < 0) {
+        /* the rates only: the normaliser is the quadratic part */
+        res->prob_true[i] = res->prob_max[i] = NAN;
+        return work;
+    }
     double sum = prob_tol > 0 ? mt_normaliser(ix, &c, &s, prob_tol, &work) : -1.0;
     if (sum < 0) sum = mt_normaliser_exact(ix, &c, &work);
     res->prob_true[i] = s_true / sum;
     res->prob_max[i] = best / sum;
-    res->n_tied[i] = (int) found;
-    res->correct[i] = s_true >= cut;
     return work;
 }
 

@@ -82,7 +82,8 @@ void mt_free(mt_index *ix);
 size_t mt_scratch_bytes(const mt_index *ix);
 
 /* Results of target i (prob_true, prob_max, c, I in res at position i),
- * with S certified to relative error prob_tol (0: summed exactly). Returns
+ * with S certified to relative error prob_tol (0: summed exactly; negative:
+ * S is not computed and prob_true, prob_max are NaN: c and I only). Returns
  * the work done (nodes visited and candidates scored). */
 double mt_match_target(const mt_index *ix, const rm_released *rel,
                        const rm_targets *tg, size_t i, double prob_tol,

@@ -79,7 +79,8 @@ SEXP r_risk_match_index(SEXP spec)
 
 /* spec: masked_known (n x k), masked_unknown (n x u), unknown_sd, unknown_range
  * (length u), target_record (0-based), target_known (targets x k), pred_mean
- * (targets x u), threads, method (0 exhaustive, 1 tree), prob_tol, index (an
+ * (targets x u), threads, method (0 exhaustive, 1 tree), prob_tol (-1 with
+ * the tree: c and I only), index (an
  * index from r_risk_match_index() of the same released data, or NULL). */
 SEXP r_risk_match(SEXP spec)
 {
@@ -96,7 +97,8 @@ SEXP r_risk_match(SEXP spec)
     };
     int threads = r_field_int1(spec, "threads", 1, 1 << 16);
     int method = r_field_int1(spec, "method", 0, 1);
-    double prob_tol = r_field_double1(spec, "prob_tol", 0.0, 1.0);
+    /* -1: c and I only (method 1); prob_true and prob_max left NaN */
+    double prob_tol = r_field_double1(spec, "prob_tol", method == 1 ? -1.0 : 0.0, 1.0);
 #ifndef _OPENMP
     threads = 1;
 #endif

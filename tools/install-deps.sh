@@ -21,8 +21,9 @@ r_minima=$(Rscript --vanilla -e '
   e <- e[grepl(">=", e, fixed = TRUE)]
   cat(paste0(trimws(sub("\\(.*", "", e)), ":", trimws(sub(".*>=\\s*([^)]*)\\).*", "\\1", e))))')
 # command:Debian packages providing it (pdflatex builds the PDF manual;
-# chromium runs the workbench's browser tests).
-sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended chromium:chromium"
+# chromium runs the workbench's browser tests; slurm-wlm and munge the
+# single-node Slurm cluster of tools/start-slurm.sh for the cluster tests).
+sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended chromium:chromium slurmctld:slurm-wlm,slurm-client munged:munge"
 # Headers that CRAN source builds of shinytest2's dependencies (curl,
 # websocket, openssl) need.
 dev_libs="libcurl4-openssl-dev libssl-dev libxml2-dev"
@@ -77,6 +78,6 @@ if ! Rscript --vanilla -e 'library(knitr); library(rmarkdown); invisible(knitr::
 fi
 still=$(missing_r)
 [ -z "$still" ] || echo "install-deps: warning: still missing: $still"
-for t in pandoc qpdf pdflatex chromium; do
-  command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t not found; vignettes, PDF or browser checks may fail"
+for t in pandoc qpdf pdflatex chromium slurmctld munged; do
+  command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t not found; vignettes, PDF, browser or cluster checks may fail"
 done

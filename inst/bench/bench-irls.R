@@ -6,7 +6,15 @@
 # and CPU) and the largest relative coefficient and SE differences to glm.fit.
 # Run with `Rscript inst/bench/bench-irls.R` after installing epimask; set
 # EPIMASK_BENCH_N to choose the sizes (default 1e5,1e6).
+# irls_fit runs with 1 thread and with 2 (control = list(nthreads = )), so
+# the effect of threads on this machine, at its load, is in the same run.
 library(epimask)
+cpu_model <- tryCatch(sub(".*:\\s*", "", grep("model name", readLines("/proc/cpuinfo"),
+                                              value = TRUE)[[1]]), error = function(e) "unknown")
+blas <- tryCatch(sessionInfo()$BLAS, error = function(e) "unknown")
+cat(sprintf("Machine: %s, %d logical CPUs; R %s; BLAS %s\n", cpu_model,
+            parallel::detectCores(), getRversion(), blas))
+cat(sprintf("uptime at start: %s\n", system("uptime", intern = TRUE)))
 
 sizes <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_N", "1e5,1e6"), ",")[[1]])
 p <- 10
@@ -50,13 +58,17 @@ for (n in sizes) {
     load <- load_average()
     ref <- time_it(stats::glm.fit(x, y, family = fam), reps)
     fg <- if (have_fastglm) time_it(fastglm::fastglm(x, y, family = fam, method = 2L), reps)
-    ours <- time_it(irls_fit(x, y, family = fam), reps)
+    one <- time_it(irls_fit(x, y, family = fam, control = list(nthreads = 1L)), max(reps, 3L))
+    ours <- time_it(irls_fit(x, y, family = fam, control = list(nthreads = 2L)), max(reps, 3L))
     ref_se <- sqrt(diag(summary.glm(ref$value)$cov.scaled))
     rows[[length(rows) + 1L]] <- data.frame(
       model = m, n = format(n, scientific = TRUE), load = load,
       glm.fit_s = signif(ref$seconds, 3),
       fastglm_llt_s = if (have_fastglm) signif(fg$seconds, 3) else NA_real_,
+      irls_1thr_s = signif(one$seconds, 3),
       irls_fit_s = signif(ours$seconds, 3),
+      two_vs_one = round(one$seconds / ours$seconds, 2),
+      iter = ours$value$iter,
       vs_glm.fit = round(ref$seconds / ours$seconds, 1),
       vs_glm.fit_cpu = round(ref$cpu / ours$cpu, 1),
       vs_fastglm = if (have_fastglm) round(fg$seconds / ours$seconds, 1) else NA_real_,
@@ -67,7 +79,7 @@ for (n in sizes) {
 }
 res <- do.call(rbind, rows)
 cat(sprintf(paste0("IRLS benchmark, p = %d: time of glm.fit and of fastglm (method = 2, LLT) over irls_fit ",
-                   "(vs_*: elapsed, vs_*_cpu: CPU time); irls_fit on epimask_threads() = %d threads; ",
-                   "load: 1-minute load average before each model\n"), p, epimask_threads()))
+                   "(vs_*: elapsed, vs_*_cpu: CPU time); irls_fit_s with 2 threads, irls_1thr_s with 1, ",
+                   "two_vs_one their ratio; load: 1-minute load average before each model\n"), p))
 if (!have_fastglm) cat("fastglm is not installed: its columns are NA\n")
 print(res, row.names = FALSE)

@@ -324,10 +324,18 @@ test_that("the search is exact from a point-mass intruder's law to a very noisy 
   }
 })
 
-test_that("prob_true is within prob_tol over a range of tolerances on masked data", {
-  sim <- as.data.frame(simulate_zdl(1, n = 4000, seed = 8))[, c("s1", "s2", "x", "y")]
+# The Zhou et al. example I, ring-kernel-masked (lambda 0.001): the original
+# and the release.
+zdl_ring_release <- function(n, seed) {
+  sim <- as.data.frame(simulate_zdl(1, n = n, seed = seed))[, c("s1", "s2", "x", "y")]
   sch <- mask_kernel("ring", 0.001, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
-  masked <- apply_mask(sim, sch, vars = c("s1", "x", "y"))
+  list(sim = sim, masked = apply_mask(sim, sch, vars = c("s1", "x", "y")))
+}
+
+test_that("prob_true is within prob_tol over a range of tolerances on masked data", {
+  rel <- zdl_ring_release(4000, 8)
+  sim <- rel$sim
+  masked <- rel$masked
   tg <- seq(1, 4000, by = 7)
   ex <- risk_match(sim, masked, c("x", "s1"), "y", method = "exhaustive", targets = tg)
   for (tol in c(1e-8, 1e-4, 0.03, 1)) {
@@ -428,4 +436,52 @@ test_that("the search's limits and its arguments give classed errors", {
                class = "epimask_error_type")
   expect_error(risk_match(o, m, "k1", progress = 1), "`progress`",
                class = "epimask_error_type")
+})
+
+test_that("a default call past the pair limit gives the rates and says what it left out", {
+  rel <- zdl_ring_release(3000, 9)
+  sim <- rel$sim
+  masked <- rel$masked
+  tg <- seq(1, 3000, by = 5)
+  ex <- risk_match(sim, masked, c("x", "s1"), "y", method = "exhaustive", targets = tg)
+  # 3000 x 600 = 1.8e6 pairs: below the default limit the default call
+  # certifies the probabilities as before
+  full <- risk_match(sim, masked, c("x", "s1"), "y", targets = tg)
+  expect_identical(full$prob_tol, 1e-6)
+  expect_same_match(full, ex, 1e-6, "default below the limit")
+
+  old <- options(epimask.match_prob_pairs = 1e6)
+  on.exit(options(old), add = TRUE)
+  expect_message(rates <- risk_match(sim, masked, c("x", "s1"), "y", targets = tg),
+                 class = "epimask_message_probs_skipped")
+  expect_message(risk_match(sim, masked, c("x", "s1"), "y", targets = tg),
+                 "prob_tol = 1e-6")
+  # the rates are the loop's, exactly; the probabilities are NA, not guessed
+  expect_identical(rates$per_target$c, ex$per_target$c)
+  expect_identical(rates$per_target$I, ex$per_target$I)
+  for (f in c("expected_match_risk", "percent_correct", "true_match_rate",
+              "false_match_rate"))
+    expect_identical(rates[[f]], ex[[f]], info = f)
+  expect_true(all(is.na(rates$per_target$prob_true)))
+  expect_true(all(is.na(rates$per_target$prob_max)))
+  expect_identical(rates$prob_tol, NA_real_)
+  expect_identical(rates$method, "tree")
+  expect_output(print(rates), "not computed \\(give `prob_tol`")
+  expect_true(is.na(summary(rates)$mean_prob_true))
+  expect_identical(glance(rates)$percent_correct, ex$percent_correct)
+
+  # prob_tol given, even at its default value, computes them
+  expect_silent(asked <- risk_match(sim, masked, c("x", "s1"), "y", targets = tg,
+                                    prob_tol = 1e-6))
+  expect_identical(asked, full)
+  # so do the loop (it sums every record anyway) and a call under the limit
+  loop <- risk_match(sim, masked, c("x", "s1"), "y", targets = tg, method = "exhaustive")
+  expect_identical(loop, ex)
+  expect_silent(few <- risk_match(sim, masked, c("x", "s1"), "y", targets = tg[1:300]))
+  expect_same_match(few, risk_match(sim, masked, c("x", "s1"), "y", method = "exhaustive",
+                                    targets = tg[1:300]), 1e-6, "under the limit")
+
+  options(epimask.match_prob_pairs = "many")
+  expect_error(risk_match(sim, masked, c("x", "s1"), "y", targets = tg),
+               class = "epimask_error_value")
 })
