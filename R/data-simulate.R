@@ -272,12 +272,20 @@ zdl_aggregate <- function(sim, cells = 5) {
                   "epimask_error_name", arg = "sim")
   # cells^2 counts are tabulated: bounded before they are allocated
   cells <- check_number(cells, "cells", lower = 1, upper = 1000, integer = TRUE)
+  # the checked (numeric, so logical turned to 0/1) columns are the ones used
   for (col in c("s1", "s2", "x", "y"))
-    check_numeric_vector(sim[[col]], arg = sprintf("sim$%s", col))
+    sim[[col]] <- check_numeric_vector(sim[[col]], arg = sprintf("sim$%s", col))
+  if (any(sim$y < 0) || any(sim$y != round(sim$y)))
+    abort_value("sim$y", "counts (whole numbers >= 0)")
   table <- zdl_cell_means(sim, cells)
-  fit <- stats::glm(y_total ~ x_mean + offset(log(n)), family = stats::poisson(),
-                    data = table)
+  # finite values can still sum past the largest double within a cell
+  if (!all(is.finite(table$x_mean)) || !all(is.finite(table$y_total)))
+    abort_value("sim", "columns x and y whose cell sums are finite (values too large to add)")
+  fit <- zdl_cell_fit(table)
   coefs <- stats::coef(fit)
+  if (anyNA(coefs))
+    epimask_abort("`sim$x` has the same mean in every non-empty cell: the aggregated slope is not defined.",
+                  "epimask_error_singular", arg = "sim")
   names(coefs) <- names(zdl_beta)
   vc <- stats::vcov(fit)
   dimnames(vc) <- list(names(zdl_beta), names(zdl_beta))
@@ -285,6 +293,22 @@ zdl_aggregate <- function(sim, cells = 5) {
                  coefficients = coefs, vcov = vc, cells = table,
                  grid = cells),
             class = "zdl_aggregate")
+}
+
+# The Poisson fit of the cell totals; glm()'s own errors and warnings (a fit
+# that does not converge on extreme covariates) leave classed.
+zdl_cell_fit <- function(table) {
+  withCallingHandlers(
+    with_classed_errors(
+      stats::glm(y_total ~ x_mean + offset(log(n)), family = stats::poisson(), data = table),
+      function(e) abort_value("sim", sprintf("data whose cell totals can be fitted (%s)",
+                                             conditionMessage(e)))),
+    warning = function(w) {
+      if (inherits(w, "epimask_warning")) return()
+      epimask_warn(sprintf("The aggregated fit of `sim`: %s", conditionMessage(w)),
+                   "epimask_warning_convergence")
+      invokeRestart("muffleWarning")
+    })
 }
 
 # Cell j = (row, column) of an equal grid over [-1, 1]^2; points on the upper
@@ -302,27 +326,36 @@ zdl_cell_means <- function(sim, cells) {
 
 #' @md
 #' @export
-print.zdl_aggregate <- function(x, digits = 4, ...) {
+format.zdl_aggregate <- function(x, digits = 4, ...) {
   digits <- check_digits(digits)
-  cat(sprintf("Aggregated-data reference (%d x %d grid, %d non-empty cells)\n",
-              x$grid, x$grid, nrow(x$cells)))
-  cat(sprintf("exposure coefficient: %s (SE %s)\n",
-              format(x$estimate, digits = digits), format(x$se, digits = digits)))
-  invisible(x)
+  c(sprintf("Aggregated-data reference (%d x %d grid, %d non-empty cells)",
+            x$grid, x$grid, nrow(x$cells)),
+    sprintf("exposure coefficient: %s (SE %s)",
+            format(x$estimate, digits = digits), format(x$se, digits = digits)))
+}
+
+#' @md
+#' @export
+print.zdl_aggregate <- function(x, ...) print_formatted(x, ...)
+
+#' @md
+#' @export
+format.zdl_sim <- function(x, n = 6, ...) {
+  n <- check_count(n, "n", lower = 0L)
+  info <- attr(x, "zdl", exact = TRUE)
+  if (is.null(info)) return(NextMethod())
+  c(sprintf("Zhou-Dominici-Louis example %s (%s kernel), %d locations, beta = (%s)",
+            c("I", "II", "III")[info$example], info$kernel, nrow(x),
+            paste(format(info$beta), collapse = ", ")),
+    utils::capture.output(print(utils::head(as.data.frame(x), n), ...)),
+    if (nrow(x) > n) sprintf("... %d more rows", nrow(x) - n))
 }
 
 #' @md
 #' @export
 print.zdl_sim <- function(x, n = 6, ...) {
-  n <- check_count(n, "n", lower = 0L)
-  info <- attr(x, "zdl", exact = TRUE)
-  if (is.null(info)) return(NextMethod())
-  cat(sprintf("Zhou-Dominici-Louis example %s (%s kernel), %d locations, beta = (%s)\n",
-              c("I", "II", "III")[info$example], info$kernel, nrow(x),
-              paste(format(info$beta), collapse = ", ")))
-  print(utils::head(as.data.frame(x), n), ...)
-  if (nrow(x) > n) cat(sprintf("... %d more rows\n", nrow(x) - n))
-  invisible(x)
+  if (is.null(attr(x, "zdl", exact = TRUE))) return(NextMethod())
+  print_formatted(x, n = n, ...)
 }
 
 #' @md

@@ -306,30 +306,34 @@ summary.epimask_cox <- function(object, ...) {
 }
 
 #' @export
-print.summary.epimask_cox <- function(x, digits = max(3L, getOption("digits") - 3L),
-                                      signif.stars = getOption("show.signif.stars"), ...) {
-  digits <- check_digits(digits)
-  cat("\nCall:\n", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
-  cat(sprintf("  n = %d, number of events = %d%s\n", x$n, x$nevent,
-              if (!is.null(x$strata)) sprintf(", strata = %d", x$strata) else ""))
-  if (nzchar(mess <- stats::naprint(x$na.action))) cat("   (", mess, ")\n", sep = "")
-  cat("\n")
-  stats::printCoefmat(x$coefficients, digits = digits, signif.stars = signif.stars,
-                      P.values = TRUE, has.Pvalue = TRUE, ...)
-  cat("\n")
-  ci <- cbind(x$coefficients[, 2L, drop = FALSE], x$conf.int)
-  colnames(ci) <- c("exp(coef)", "lower .95", "upper .95")
-  print(signif(ci, digits))
-  lr <- 2 * (x$loglik[[2L]] - x$loglik[[1L]])
-  df <- nrow(x$coefficients)
-  cat(sprintf("\nLog partial likelihood: %s (null %s); likelihood ratio test = %s on %d df, p = %s\n",
-              format(signif(x$loglik[[2L]], digits + 2L)), format(signif(x$loglik[[1L]], digits + 2L)),
-              format(signif(lr, digits)), df, format.pval(stats::pchisq(lr, df, lower.tail = FALSE),
-                                                          digits = digits)))
-  cat(sprintf("Ties: %s; Newton-Raphson iterations: %d%s\n\n", x$ties, x$iter,
-              if (x$converged) "" else " (not converged)"))
-  invisible(x)
+format.summary.epimask_cox <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                       signif.stars = getOption("show.signif.stars"), ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    cat("\nCall:\n", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
+    cat(sprintf("  n = %d, number of events = %d%s\n", x$n, x$nevent,
+                if (!is.null(x$strata)) sprintf(", strata = %d", x$strata) else ""))
+    if (nzchar(mess <- stats::naprint(x$na.action))) cat("   (", mess, ")\n", sep = "")
+    cat("\n")
+    stats::printCoefmat(x$coefficients, digits = digits, signif.stars = signif.stars,
+                        P.values = TRUE, has.Pvalue = TRUE, ...)
+    cat("\n")
+    ci <- cbind(x$coefficients[, 2L, drop = FALSE], x$conf.int)
+    colnames(ci) <- c("exp(coef)", "lower .95", "upper .95")
+    print(signif(ci, digits))
+    lr <- 2 * (x$loglik[[2L]] - x$loglik[[1L]])
+    df <- nrow(x$coefficients)
+    cat(sprintf("\nLog partial likelihood: %s (null %s); likelihood ratio test = %s on %d df, p = %s\n",
+                format(signif(x$loglik[[2L]], digits + 2L)), format(signif(x$loglik[[1L]], digits + 2L)),
+                format(signif(lr, digits)), df, format.pval(stats::pchisq(lr, df, lower.tail = FALSE),
+                                                            digits = digits)))
+    cat(sprintf("Ties: %s; Newton-Raphson iterations: %d%s\n\n", x$ties, x$iter,
+                if (x$converged) "" else " (not converged)"))
+  })
 }
+
+#' @export
+print.summary.epimask_cox <- function(x, ...) print_formatted(x, ...)
 
 #' @export
 print.epimask_cox <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {

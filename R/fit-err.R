@@ -85,7 +85,7 @@ fit_err <- function(formula, data, dose, weights = NULL, level = 0.95,
   d <- err_dose(data[[dose]])
   mf <- err_model_frame(formula, data)
   resp <- err_response(stats::model.response(mf))
-  z <- stats::model.matrix(attr(mf, "terms"), mf)
+  z <- design_matrix(attr(mf, "terms"), mf)
   storage.mode(z) <- "double"
   offset <- stats::model.offset(mf)
   if (!is.null(offset)) {
@@ -525,8 +525,7 @@ confint.epimask_err <- function(object, parm, level = 0.95,
   level <- check_number(level, lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   cf <- object$coefficients
   nm <- names(cf)
-  if (missing(parm)) parm <- nm else if (is.numeric(parm)) parm <- nm[parm]
-  if (anyNA(parm) || !all(parm %in% nm)) abort_name("parm", setdiff(parm, nm), "the coefficients")
+  parm <- if (missing(parm)) nm else check_parm(parm, nm)
   zq <- stats::qnorm((1 + level) / 2)
   ci <- cbind(cf - zq * object$se, cf + zq * object$se)
   open <- matrix(FALSE, length(cf), 2L)
@@ -584,8 +583,8 @@ predict.epimask_err <- function(object, newdata = NULL,
     check_columns(object$dose, newdata, arg = "newdata", data_arg = "newdata")
     d <- err_dose(newdata[[object$dose]])
     tt <- stats::delete.response(object$terms)
-    mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
-    z <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
+    mf <- newdata_frame(tt, newdata, object$xlevels)
+    z <- newdata_matrix(tt, mf, object$contrasts)
     offset <- stats::model.offset(mf)
   }
   theta <- object$coefficients
@@ -607,21 +606,24 @@ predict.epimask_err <- function(object, newdata = NULL,
 }
 
 #' @export
-print.epimask_err <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  digits <- check_digits(digits)
-  cat("Linear excess-relative-risk binary regression\n")
-  cat(sprintf("odds = exp(log-linear part) * (1 + beta * %s)\n\n", x$dose))
-  if (!is.null(x$call)) cat("Call:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
-  cat("Coefficients:\n")
-  print.default(format(x$coefficients, digits = digits), print.gap = 2L, quote = FALSE)
-  cat(sprintf("\nDeviance: %s on %d degrees of freedom\n",
-              format(signif(x$deviance, digits + 2L)), x$df.residual))
-  cat(err_format_lr(x$lr_test, digits), "\n", sep = "")
-  cat(err_format_ci(x$profile_ci, x$dose, digits), "\n", sep = "")
-  if (x$boundary) cat("Note: the ERR estimate is at its admissible limit.\n")
-  if (!x$converged) cat("Note: the fit did not converge.\n")
-  invisible(x)
+format.epimask_err <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    cat(err_title(x$dose), sep = "\n")
+    if (!is.null(x$call)) cat("Call:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
+    cat("Coefficients:\n")
+    print.default(format(x$coefficients, digits = digits), print.gap = 2L, quote = FALSE)
+    cat(sprintf("\nDeviance: %s on %d degrees of freedom\n",
+                format(signif(x$deviance, digits + 2L)), x$df.residual))
+    cat(err_format_lr(x$lr_test, digits), "\n", sep = "")
+    cat(err_format_ci(x$profile_ci, x$dose, digits), "\n", sep = "")
+    if (x$boundary) cat("Note: the ERR estimate is at its admissible limit.\n")
+    if (!x$converged) cat("Note: the fit did not converge.\n")
+  })
 }
+
+#' @export
+print.epimask_err <- function(x, ...) print_formatted(x, ...)
 
 #' @export
 summary.epimask_err <- function(object, ...) {
@@ -639,27 +641,35 @@ summary.epimask_err <- function(object, ...) {
 }
 
 #' @export
-print.summary.epimask_err <- function(x, digits = max(3L, getOption("digits") - 3L),
-                                      signif.stars = getOption("show.signif.stars"), ...) {
-  digits <- check_digits(digits)
-  cat("Linear excess-relative-risk binary regression\n")
-  cat(sprintf("odds = exp(log-linear part) * (1 + beta * %s)\n\n", x$dose))
-  if (!is.null(x$call)) cat("Call:\n", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
-  cat("Coefficients (the last row is the ERR per unit dose):\n")
-  stats::printCoefmat(x$coefficients, digits = digits, signif.stars = signif.stars,
-                      na.print = "NA", ...)
-  cat(sprintf("\n    Null deviance: %s  on %d degrees of freedom\n",
-              format(signif(x$null.deviance, digits + 2L)), x$df.null))
-  cat(sprintf("Residual deviance: %s  on %d degrees of freedom\n",
-              format(signif(x$deviance, digits + 2L)), x$df.residual))
-  cat(sprintf("AIC: %s\n\n", format(signif(x$aic, digits + 2L))))
-  cat(err_format_lr(x$lr_test, digits), "\n", sep = "")
-  cat(err_format_ci(x$profile_ci, x$dose, digits), "\n", sep = "")
-  if (x$boundary)
-    cat("The ERR estimate is at its admissible limit: its Wald standard error is not meaningful.\n")
-  cat(sprintf("\nNewton iterations: %d%s\n", x$iter,
-              if (x$converged) "" else " (did not converge)"))
-  invisible(x)
+format.summary.epimask_err <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                       signif.stars = getOption("show.signif.stars"), ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    cat(err_title(x$dose), sep = "\n")
+    if (!is.null(x$call)) cat("Call:\n", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
+    cat("Coefficients (the last row is the ERR per unit dose):\n")
+    stats::printCoefmat(x$coefficients, digits = digits, signif.stars = signif.stars,
+                        na.print = "NA", ...)
+    cat(sprintf("\n    Null deviance: %s  on %d degrees of freedom\n",
+                format(signif(x$null.deviance, digits + 2L)), x$df.null))
+    cat(sprintf("Residual deviance: %s  on %d degrees of freedom\n",
+                format(signif(x$deviance, digits + 2L)), x$df.residual))
+    cat(sprintf("AIC: %s\n\n", format(signif(x$aic, digits + 2L))))
+    cat(err_format_lr(x$lr_test, digits), "\n", sep = "")
+    cat(err_format_ci(x$profile_ci, x$dose, digits), "\n", sep = "")
+    if (x$boundary)
+      cat("The ERR estimate is at its admissible limit: its Wald standard error is not meaningful.\n")
+    cat(sprintf("\nNewton iterations: %d%s\n", x$iter,
+                if (x$converged) "" else " (did not converge)"))
+  })
+}
+
+#' @export
+print.summary.epimask_err <- function(x, ...) print_formatted(x, ...)
+
+err_title <- function(dose) {
+  c("Linear excess-relative-risk binary regression",
+    sprintf("odds = exp(log-linear part) * (1 + beta * %s)", dose), "")
 }
 
 err_format_lr <- function(lr, digits) {

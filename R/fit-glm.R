@@ -73,7 +73,7 @@ fit_glm <- function(formula, data, family = gaussian(), weights = NULL, offset =
   y <- stats::model.response(mf, "any")
   if (is.null(y)) abort_value("formula", "a formula with a response, such as y ~ x")
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
-  x <- stats::model.matrix(mt, mf)
+  x <- design_matrix(mt, mf)
   if (ncol(x) == 0L) abort_value("formula", "a formula with at least one term or an intercept")
   fit <- irls_fit(x, y, family = family, weights = stats::model.weights(mf),
                   offset = stats::model.offset(mf), control = control, start = start,
@@ -94,6 +94,58 @@ fit_glm <- function(formula, data, family = gaussian(), weights = NULL, offset =
 
 # A weights/offset argument: NULL, a vector, a column name, or an expression
 # evaluated in `data` (as glm does).
+# The `parm` of the confint() methods: coefficient names, or their positions
+# (whole numbers from 1 to p); anything else is refused before it is used.
+check_parm <- function(parm, pnames) {
+  if ((!is.numeric(parm) && !is.character(parm)) || is.object(parm) || !length(parm) ||
+      anyNA(parm))
+    abort_type("parm", "coefficient names or positions")
+  if (is.numeric(parm)) {
+    if (any(parm < 1 | parm > length(pnames) | parm != round(parm)))
+      abort_value("parm", sprintf("coefficient positions from 1 to %d", length(pnames)))
+    return(pnames[parm])
+  }
+  check_utf8(parm, "parm")
+  bad <- setdiff(parm, pnames)
+  if (length(bad)) abort_name("parm", shorten(bad), "the coefficients")
+  parm
+}
+
+# The design matrix of a fit: a column model.matrix() cannot code (complex
+# numbers, a character or factor column with a single value) fails classed,
+# naming `data`.
+design_matrix <- function(terms, mf) {
+  with_classed_errors(stats::model.matrix(terms, mf), function(e)
+    abort_value("data", sprintf("columns the formula's terms can be coded from (%s)",
+                                conditionMessage(e))))
+}
+
+# The model frame of `newdata` for predict(): each variable must have the
+# type it was fitted with (a character column where a number was fitted would
+# otherwise become a factor and give a model matrix of the right width but the
+# wrong meaning), the levels the fit saw, and no base R warning or error
+# escapes unclassed. `terms` carries the fit's "dataClasses".
+newdata_frame <- function(terms, newdata, xlevels) {
+  check_utf8_data(newdata, "newdata")
+  problem <- function(e) abort_value("newdata", sprintf("usable with the model (%s)", conditionMessage(e)))
+  mf <- with_classed_errors(withCallingHandlers(
+    stats::model.frame(terms, newdata, na.action = stats::na.pass, xlev = xlevels),
+    warning = function(w) problem(w)), problem)
+  classes <- attr(terms, "dataClasses")
+  if (!is.null(classes))
+    tryCatch(stats::.checkMFClasses(classes, mf), error = function(e)
+      abort_type("newdata", sprintf("columns of the types the model was fitted on (%s)",
+                                    conditionMessage(e))))
+  mf
+}
+
+newdata_matrix <- function(terms, mf, contrasts) {
+  problem <- function(e) abort_value("newdata", sprintf(
+    "columns of the types the model was fitted on (%s)", conditionMessage(e)))
+  with_classed_errors(withCallingHandlers(stats::model.matrix(terms, mf, contrasts.arg = contrasts),
+                                         warning = function(w) problem(w)), problem)
+}
+
 eval_in_data <- function(expr, data, env, arg) {
   if (is.null(expr)) return(NULL)
   val <- tryCatch(eval(expr, data, env), error = function(e)
@@ -176,11 +228,7 @@ confint.epimask_glm <- function(object, parm, level = 0.95, ...) {
 wald_confint <- function(cf, se, parm, level) {
   level <- check_number(level, "level", lower = 0, upper = 1, lower_open = TRUE, upper_open = TRUE)
   pnames <- names(cf)
-  if (!missing(parm) && ((!is.numeric(parm) && !is.character(parm)) || !length(parm) || anyNA(parm)))
-    abort_type("parm", "coefficient names or positions")
-  if (missing(parm)) parm <- pnames else if (is.numeric(parm)) parm <- pnames[parm]
-  bad <- setdiff(parm, pnames)
-  if (length(bad)) abort_name("parm", bad, "the coefficients")
+  parm <- if (missing(parm)) pnames else check_parm(parm, pnames)
   a <- (1 - level) / 2
   q <- stats::qnorm(c(a, 1 - a))
   ci <- cf[parm] + se[parm] %o% q
@@ -221,41 +269,45 @@ summary.epimask_glm <- function(object, ...) {
 }
 
 #' @export
-print.summary.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L),
-                                      signif.stars = getOption("show.signif.stars"), ...) {
-  digits <- check_digits(digits)
-  cat("\nCall:\n", paste(deparse(x$call), sep = "\n", collapse = "\n"), "\n\n", sep = "")
-  cat("Deviance Residuals: \n")
-  d <- x$deviance.resid
-  if (x$df.residual > 5) {
-    d <- stats::setNames(stats::quantile(d, na.rm = TRUE), c("Min", "1Q", "Median", "3Q", "Max"))
-  }
-  xx <- zapsmall(d, digits + 1L)
-  print.default(xx, digits = digits, na.print = "", print.gap = 2L)
-  n_aliased <- sum(x$aliased)
-  if (n_aliased) {
-    cat("\nCoefficients: (", n_aliased, " not defined because of singularities)\n", sep = "")
-    cf <- matrix(NA_real_, length(x$aliased), ncol(x$coefficients),
-                 dimnames = list(names(x$aliased), colnames(x$coefficients)))
-    cf[!x$aliased, ] <- x$coefficients
-  } else {
-    cat("\nCoefficients:\n")
-    cf <- x$coefficients
-  }
-  stats::printCoefmat(cf, digits = digits, signif.stars = signif.stars, na.print = "NA", ...)
-  cat("\n(Dispersion parameter for ", x$family$family, " family taken to be ",
-      format(x$dispersion), ")\n\n",
-      apply(cbind(paste(format(c("Null", "Residual"), justify = "right"), "deviance:"),
-                  format(unlist(x[c("null.deviance", "deviance")]), digits = max(5L, digits + 1L)),
-                  " on", format(unlist(x[c("df.null", "df.residual")])), " degrees of freedom\n"),
-            1L, paste, collapse = " "), sep = "")
-  if (nzchar(mess <- stats::naprint(x$na.action))) cat("  (", mess, ")\n", sep = "")
-  cat("AIC: ", format(x$aic, digits = max(4L, digits + 1L)), "\n\n",
-      "Number of Fisher Scoring iterations: ", x$iter, "\n", sep = "")
-  if (!x$converged) cat("(IRLS did not converge)\n")
-  cat("\n")
-  invisible(x)
+format.summary.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                       signif.stars = getOption("show.signif.stars"), ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    cat("\nCall:\n", paste(deparse(x$call), sep = "\n", collapse = "\n"), "\n\n", sep = "")
+    cat("Deviance Residuals: \n")
+    d <- x$deviance.resid
+    if (x$df.residual > 5) {
+      d <- stats::setNames(stats::quantile(d, na.rm = TRUE), c("Min", "1Q", "Median", "3Q", "Max"))
+    }
+    xx <- zapsmall(d, digits + 1L)
+    print.default(xx, digits = digits, na.print = "", print.gap = 2L)
+    n_aliased <- sum(x$aliased)
+    if (n_aliased) {
+      cat("\nCoefficients: (", n_aliased, " not defined because of singularities)\n", sep = "")
+      cf <- matrix(NA_real_, length(x$aliased), ncol(x$coefficients),
+                   dimnames = list(names(x$aliased), colnames(x$coefficients)))
+      cf[!x$aliased, ] <- x$coefficients
+    } else {
+      cat("\nCoefficients:\n")
+      cf <- x$coefficients
+    }
+    stats::printCoefmat(cf, digits = digits, signif.stars = signif.stars, na.print = "NA", ...)
+    cat("\n(Dispersion parameter for ", x$family$family, " family taken to be ",
+        format(x$dispersion), ")\n\n",
+        apply(cbind(paste(format(c("Null", "Residual"), justify = "right"), "deviance:"),
+                    format(unlist(x[c("null.deviance", "deviance")]), digits = max(5L, digits + 1L)),
+                    " on", format(unlist(x[c("df.null", "df.residual")])), " degrees of freedom\n"),
+              1L, paste, collapse = " "), sep = "")
+    if (nzchar(mess <- stats::naprint(x$na.action))) cat("  (", mess, ")\n", sep = "")
+    cat("AIC: ", format(x$aic, digits = max(4L, digits + 1L)), "\n\n",
+        "Number of Fisher Scoring iterations: ", x$iter, "\n", sep = "")
+    if (!x$converged) cat("(IRLS did not converge)\n")
+    cat("\n")
+  })
 }
+
+#' @export
+print.summary.epimask_glm <- function(x, ...) print_formatted(x, ...)
 
 #' @export
 print.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
@@ -345,12 +397,7 @@ predict.epimask_glm <- function(object, newdata = NULL, type = c("link", "respon
 newdata_design <- function(object, newdata) {
   newdata <- as.data.frame(check_data(newdata))
   tt <- stats::delete.response(object$terms)
-  mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass,
-                                    xlev = object$xlevels),
-                 error = function(e) abort_value("newdata", sprintf(
-                   "usable with the model (%s)", conditionMessage(e))))
-  x <- tryCatch(stats::model.matrix(tt, mf, contrasts.arg = object$contrasts),
-                error = function(e) abort_value("newdata", sprintf(
-                  "columns of the types the model was fitted on (%s)", conditionMessage(e))))
+  mf <- newdata_frame(tt, newdata, object$xlevels)
+  x <- newdata_matrix(tt, mf, object$contrasts)
   list(data = newdata, mf = mf, x = x)
 }

@@ -426,17 +426,20 @@ irls_aic <- function(family, y, n, mu, prior, deviance, rank, codes) {
 }
 
 #' @export
-print.epimask_irls <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+format.epimask_irls <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   digits <- check_digits(digits)
-  cat(sprintf("IRLS fit: %s family, %s link; %d iterations%s\n", x$family$family,
-              x$family$link, x$iter, if (x$converged) "" else " (not converged)"))
-  cat("Coefficients:\n")
-  print.default(format(x$coefficients, digits = digits), print.gap = 2L, quote = FALSE)
-  cat(sprintf("Deviance: %s on %d df; null deviance %s on %d df\n",
-              format(signif(x$deviance, digits)), x$df.residual,
-              format(signif(x$null.deviance, digits)), x$df.null))
-  invisible(x)
+  c(sprintf("IRLS fit: %s family, %s link; %d iterations%s", x$family$family,
+            x$family$link, x$iter, if (x$converged) "" else " (not converged)"),
+    "Coefficients:",
+    utils::capture.output(print.default(format(x$coefficients, digits = digits),
+                                        print.gap = 2L, quote = FALSE)),
+    sprintf("Deviance: %s on %d df; null deviance %s on %d df",
+            format(signif(x$deviance, digits)), x$df.residual,
+            format(signif(x$null.deviance, digits)), x$df.null))
 }
+
+#' @export
+print.epimask_irls <- function(x, ...) print_formatted(x, ...)
 
 # Many responses sharing one design (the replicates of a risk-utility
 # profile): one C fit per column, each warm-started from the previous

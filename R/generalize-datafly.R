@@ -8,7 +8,7 @@
 #' than `k` times and more than `max_suppress` of the records are in such
 #' combinations, the key with the most distinct values (in the current,
 #' generalized data) is generalized one level up its hierarchy; ties go to the
-#' key whose step leaves the smaller discernability, then to the later key in
+#' key whose step leaves the smaller discernibility, then to the later key in
 #' `keys`. The records still in classes smaller than `k` are then suppressed
 #' (dropped). Keys at the top of their hierarchy are not generalized further.
 #'
@@ -61,8 +61,10 @@
 #'   \item{level_labels}{named character: the label of that level.}
 #'   \item{suppressed}{row numbers (in `data`) of the suppressed records.}
 #'   \item{class_sizes}{sizes of the equivalence classes of the release.}
-#'   \item{discernability}{\eqn{\sum f_j^2} over released classes plus
-#'     \eqn{n} per suppressed record.}
+#'   \item{discernibility}{\eqn{\sum f_j^2} over released classes plus
+#'     \eqn{n} per suppressed record. Called `discernability` up to version
+#'     0.2.0; that name still works for one more release, with a warning of
+#'     class `epimask_warning_deprecated`.}
 #'   \item{steps}{one row per generalization step: the key, its new level, its
 #'     number of distinct values before the step and the number of records in
 #'     classes smaller than `k` before the step.}
@@ -199,7 +201,7 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
     suppressed = suppressed,
     n_suppressed = length(suppressed),
     class_sizes = kept_sizes,
-    discernability = sum(as.double(kept_sizes)^2) + as.double(n) * length(suppressed),
+    discernibility = sum(as.double(kept_sizes)^2) + as.double(n) * length(suppressed),
     info_loss = losses,
     proxies = undone,
     dropped = dropped,
@@ -209,7 +211,7 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
 n_distinct <- function(x) length(unique(x))
 
 # The key to generalize: most distinct values; ties to the smaller
-# discernability after the step, then to the later key.
+# discernibility after the step, then to the later key.
 choose_key <- function(open, current, keys, hierarchies, level, data, k, n) {
   distinct <- vapply(open, function(key) n_distinct(current[[key]]), integer(1))
   tied <- open[distinct == max(distinct)]
@@ -217,7 +219,7 @@ choose_key <- function(open, current, keys, hierarchies, level, data, k, n) {
     dm <- vapply(tied, function(key) {
       trial <- current
       trial[[key]] <- apply_level(hierarchies[[key]], data[[key]], level[[key]] + 1L)
-      discernability(key_groups(trial, keys)$size, k, n)
+      discernibility(key_groups(trial, keys)$size, k, n)
     }, numeric(1))
     tied <- tied[dm == min(dm)]
   }
@@ -353,9 +355,9 @@ format.epimask_datafly <- function(x, ...) {
   out <- c(out, paste0("  levels: ", paste(sprintf("%s %d (%s)", x$keys, x$levels,
                                                   x$level_labels), collapse = ", ")))
   if (length(x$class_sizes))
-    out <- c(out, sprintf("  %d equivalence classes, sizes %d to %d; discernability %s",
+    out <- c(out, sprintf("  %d equivalence classes, sizes %d to %d; discernibility %s",
                           length(x$class_sizes), min(x$class_sizes), max(x$class_sizes),
-                          format(x$discernability, big.mark = ",")))
+                          format(x$discernibility, big.mark = ",")))
   if (!is.null(x$info_loss))
     out <- c(out, sprintf("  information loss: entropy %s, precision %s, avg class size %s%s",
                           format(signif(x$info_loss[["entropy"]], 6), big.mark = ","),
@@ -395,21 +397,25 @@ summary.epimask_datafly <- function(object, ...) {
 
 #' @rdname datafly
 #' @export
-print.summary.epimask_datafly <- function(x, ...) {
-  print(x$datafly)
-  cat("\nLevels chosen:\n")
-  print(x$levels, row.names = FALSE)
-  if (identical(x$datafly$method, "OLA")) {
-    cat("\nInformation loss of the release:\n")
-    print(x$datafly$info_loss)
-  } else {
-    cat("\nGeneralization steps:\n")
-    if (nrow(x$steps)) print(x$steps, row.names = FALSE) else cat("  none\n")
-  }
-  cat("\nEquivalence class sizes (number of classes):\n")
-  print(x$class_sizes)
-  invisible(x)
+format.summary.epimask_datafly <- function(x, ...) {
+  utils::capture.output({
+    print(x$datafly)
+    cat("\nLevels chosen:\n")
+    print(x$levels, row.names = FALSE)
+    if (identical(x$datafly$method, "OLA")) {
+      cat("\nInformation loss of the release:\n")
+      print(x$datafly$info_loss)
+    } else {
+      cat("\nGeneralization steps:\n")
+      if (nrow(x$steps)) print(x$steps, row.names = FALSE) else cat("  none\n")
+    }
+    cat("\nEquivalence class sizes (number of classes):\n")
+    print(x$class_sizes)
+  })
 }
+
+#' @export
+print.summary.epimask_datafly <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname datafly
 #' @param y Unused.

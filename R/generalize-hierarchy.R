@@ -78,8 +78,8 @@ hierarchy_date <- function(steps = c("month", "year", "decade"), format = NULL) 
     abort_value("steps", "a subset of \"month\", \"year\", \"decade\", in that order")
   format <- check_string(format, allow_null = TRUE)
   to_date <- function(x) {
-    if (inherits(x, "Date")) return(x)
-    if (inherits(x, "POSIXt")) return(as.Date(x))
+    if (inherits(x, "Date")) return(check_date_range(x))
+    if (inherits(x, "POSIXt")) return(check_date_range(as.Date(x)))
     if (is.character(x) && !is.null(format)) {
       check_utf8(x, "the dates")
       d <- as.Date(x, format = format)
@@ -103,6 +103,22 @@ hierarchy_date <- function(steps = c("month", "year", "decade"), format = NULL) 
   new_hierarchy(c(list(identity), recode[steps], list(suppress_all)),
                 c("day", steps, "*"), "date")
 }
+
+# Dates a calendar recodes: Inf, -Inf and days beyond the four-digit years
+# would become the text "Inf" at the month level and NA (with base R's
+# coercion warning) at the year level; NaN is a missing date.
+check_date_range <- function(d) {
+  v <- unclass(d)
+  bad <- !is.na(v) & (v < date_lowest | v > date_highest)
+  if (any(bad))
+    abort_value("the dates", sprintf(
+      "finite dates from 0000-01-01 to 9999-12-31 (element %d is %s)",
+      which(bad)[[1L]], format(v[bad][[1L]])))
+  d[is.nan(v)] <- NA
+  d
+}
+date_lowest <- -719528   # as.Date("0000-01-01")
+date_highest <- 2932896  # as.Date("9999-12-31")
 
 #' @rdname hierarchies
 #' @export
@@ -195,8 +211,14 @@ hierarchy_category <- function(table, sep = NULL) {
 # per level, separated by `;` (ARX's default) or `,` (whichever the first line
 # holds more of). Values are read as text, exactly as written.
 read_arx_hierarchy <- function(file, sep = NULL) {
+  check_utf8(file, "table")
   if (!file.exists(file))
-    abort_value("table", sprintf("a data frame or an existing file; '%s' does not exist", file))
+    abort_value("table", sprintf("a data frame or an existing file; '%s' does not exist", shorten(file)))
+  # a directory, a file without read permission: refused by name, not by
+  # the connection's own error
+  if (dir.exists(file) || file.access(file, 4L) != 0L)
+    abort_value("table", sprintf("a data frame or a readable file; '%s' is a directory or cannot be read",
+                                 shorten(file)))
   first <- readLines(file, n = 1L, warn = FALSE)
   if (!length(first)) abort_empty("table")
   if (is.null(sep)) {
@@ -269,7 +291,7 @@ hierarchy_rare <- function(x, min_count = 5, other = "other") {
 #' @export
 write_hierarchy <- function(h, file, values = NULL, sep = ";") {
   h <- as_hierarchy(h)
-  file <- check_string(file)
+  file <- check_writable(check_string(file))
   sep <- check_choice(sep, c(";", ","))
   if (is.null(values)) {
     if (is.null(h$table))

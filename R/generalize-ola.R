@@ -158,6 +158,7 @@ loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
 lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
   top <- lat$top
   A <- length(top)
+  check_lattice_size(top)
   nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
   dimnames(nodes) <- NULL
   storage.mode(nodes) <- "integer"
@@ -311,6 +312,21 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE) {
   if (!found) best <- n_nodes
   list(levels = nodes[best, ], found = found, nodes_evaluated = n_evaluated,
        nodes_total = n_nodes)
+}
+
+# The lattice is held as a matrix of its nodes (one row per combination of
+# levels): its size, the product of (levels + 1) over the keys, is bounded
+# before anything is allocated (40 two-level keys would ask for 2^40 rows).
+lattice_max_nodes <- 1e7
+check_lattice_size <- function(top) {
+  size <- prod(as.double(top) + 1)
+  if (size > lattice_max_nodes || size * length(top) > 5e7)
+    abort_value("hierarchies", sprintf(paste0(
+      "hierarchies whose lattice has at most %s nodes; the keys' levels give %s ",
+      "(the product of levels + 1 over %d keys). Use fewer keys or levels, or datafly()"),
+      format(lattice_max_nodes, big.mark = ",", scientific = FALSE),
+      format(size, big.mark = ",", digits = 3), length(top)))
+  invisible(size)
 }
 
 # The slow exact twin of lattice_search(): every node rolled up from the

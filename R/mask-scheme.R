@@ -262,8 +262,11 @@ c.mask_list <- c.mask_scheme
 }
 
 #' @export
-print.mask_list <- function(x, ...) {
-  cat(sprintf("<mask_list> %d scheme%s\n", length(x), if (length(x) == 1L) "" else "s"))
-  for (s in x) cat("  ", format(s), "\n", sep = "")
-  invisible(x)
+format.mask_list <- function(x, ...) {
+  c(sprintf("<mask_list> %d scheme%s", length(x), if (length(x) == 1L) "" else "s"),
+    vapply(x, function(s) paste0("  ", paste(format(s), collapse = " ")), character(1),
+           USE.NAMES = FALSE))
 }
+
+#' @export
+print.mask_list <- function(x, ...) print_formatted(x, ...)

@@ -65,16 +65,20 @@ summary_extra <- function(scheme, data, vars) UseMethod("summary_extra")
 summary_extra.default <- function(scheme, data, vars) list()
 
 #' @export
-print.mask_summary <- function(x, ...) {
-  cat("<mask_summary> ", x$scheme, "\n", sep = "")
-  tab <- x$table
-  tab$share <- sprintf("%.2f%%", 100 * tab$share)
-  print(tab, row.names = FALSE)
-  for (v in names(x$transition)) {
-    tr <- x$transition[[v]]
-    cat(sprintf("\ntransition matrix applied to '%s'%s:\n", v,
-                if (identical(tr$P, tr$R)) "" else " (R = P Q, invariant)"))
-    print(round(tr$R, 4))
-  }
-  invisible(x)
+format.mask_summary <- function(x, ...) {
+  utils::capture.output({
+    cat("<mask_summary> ", x$scheme, "\n", sep = "")
+    tab <- x$table
+    tab$share <- sprintf("%.2f%%", 100 * tab$share)
+    print(tab, row.names = FALSE)
+    for (v in names(x$transition)) {
+      tr <- x$transition[[v]]
+      cat(sprintf("\ntransition matrix applied to '%s'%s:\n", v,
+                  if (identical(tr$P, tr$R)) "" else " (R = P Q, invariant)"))
+      print(round(tr$R, 4))
+    }
+  })
 }
+
+#' @export
+print.mask_summary <- function(x, ...) print_formatted(x, ...)

@@ -9,15 +9,17 @@
 #' \describe{
 #'   \item{`"ru"`}{the security-utility plot of Cologne et al. (2012):
 #'     anonymity score (1 - risk) against analysis potential U, ideal at the
-#'     top right, each point labelled by its scheme, and the curve
+#'     top right, each point labelled by its scheme's short label (the
+#'     profile's column `label`, built by [scheme_label()] from the scheme's
+#'     fields; the full label where there is none), and the curve
 #'     anonymity = \[1 - U^theta\]^(1/theta) fitted by [fit_ru_curve()]
 #'     (methods vignette, section 6.1). When the risks are all small (below 0.05) or span two
 #'     orders of magnitude the vertical axis shows the risk itself on a
 #'     reversed log scale (safer upwards). Schemes with U > 1 are drawn at
-#'     U = 1 with an open diamond and their U in the label; profiles with
-#'     the column `analysis_potential_capped` (U above 1 counts as no
-#'     measurable loss, a bias in full: the axis of the Pareto frontier and of
-#'     [recommend()]) are drawn on it instead.}
+#'     U = 1 with an open diamond and their U in the label. U is the
+#'     profile's `analysis_potential` (the masked variance floored at the
+#'     original's, bias counted in full), the number print(), summary(),
+#'     [recommend()] and the frontier use.}
 #'   \item{`"estimate"`}{the mean estimate with its naive 95% CI against the
 #'     strength of masking, one line per masking generator, with reference
 #'     lines at the original estimate or the true value and, when the profile
@@ -50,9 +52,9 @@
 #' context or `max_risk`) is a dashed line with the region over budget
 #' shaded.
 #'
-#' Labels are placed beside their own point: nearer to it than to any other
-#' point, overlapping no other label and no point, off the lines where
-#' possible (with a thin leader line when pushed away from the point). Colours
+#' Labels are placed beside their own point, to the right, left, above or
+#' below, whichever side is free of other labels and points
+#' ([autoplot.ru_profile()] lays them out with ggrepel). Colours
 #' are the colour-blind-friendly Okabe-Ito palette, with a different symbol
 #' for each series so that the plot also reads in greyscale.
 #'
@@ -66,8 +68,10 @@
 #'   lambda for kernel profiles without generators; panels against the step
 #'   of a sweep: scheme.)
 #' @param curve the fitted curve on the `"ru"` plot: `NULL` (default) draws it
-#'   when [fit_ru_curve()] finds theta identified and otherwise says so under
-#'   the plot; `TRUE` draws it anyway, dashed and marked "not identified";
+#'   when [fit_ru_curve()] finds theta identified and the curve fits the
+#'   points (its goodness-of-fit rule), and otherwise says so under the plot;
+#'   `TRUE` draws it anyway, dashed and marked "not identified" or "does not
+#'   fit";
 #'   `FALSE` never.
 #' @param legend draw the legend (above the plotting region)?
 #' @param col colours, one per series (default Okabe-Ito).
@@ -104,7 +108,18 @@ plot.ru_profile <- function(x, type = c("ru", "estimate", "mse", "risk", "tradeo
   cex.labels <- check_number(cex.labels, "cex.labels", lower = 0, upper = 10, lower_open = TRUE)
   pd <- ru_panel_data(x, type, log_axes(log), curve)
   check_panel_points(pd, "x")
-  pal <- ru_palette(levels(pd$data$group), col)
+  base_draw_panel(pd, ru_palette(levels(pd$data$group), col), xlim = xlim, ylim = ylim,
+                  labels = labels, legend = legend, main = main, cex_labels = cex.labels, ...)
+  invisible(x)
+}
+
+# Draws a panel of ru_panel_data() with its legend, notes and title: what
+# plot.ru_profile() and the workbench's plot share. `after(pd)` runs in the
+# panel's coordinates before the margins are restored (the workbench rings
+# the selected scheme and records where the points landed); its value is
+# returned.
+base_draw_panel <- function(pd, pal, xlim = NULL, ylim = NULL, labels = TRUE, legend = TRUE,
+                            main = NULL, cex_labels = 0.75, after = NULL, ...) {
   keys <- ru_legend_keys(pd, pal)
   note <- ru_panel_note(pd)
   n_rows <- if (legend) legend_rows(keys$label) else 0L
@@ -120,14 +135,14 @@ plot.ru_profile <- function(x, type = c("ru", "estimate", "mse", "risk", "tradeo
   pd$xaxis$rotate <- bottom$rotate
   if (!is.null(bottom$labels)) pd$xaxis$labels <- bottom$labels
   base_panel(pd, pal, axis_limits(pd$xaxis, xlim, "xlim"), axis_limits(pd$yaxis, ylim, "ylim"),
-             labels && isTRUE(pd$labels), cex.labels)
+             labels && isTRUE(pd$labels), cex_labels)
   if (legend && nrow(keys)) base_legend(keys, n_rows)
   for (k in seq_along(note))
     graphics::mtext(note[k], side = 1, line = bottom$lines - 0.2 + 0.95 * (k - 1), adj = 0,
                     cex = 0.72, col = "grey30")
   if (!is.null(main))
     graphics::title(main = main, line = 0.4 + 1.25 * n_rows + 0.4, font.main = 1, cex.main = 1.1)
-  invisible(x)
+  if (is.function(after)) after(pd) else invisible(NULL)
 }
 
 # The note in lines that fit the figure width (character widths estimated,
@@ -251,7 +266,7 @@ base_panel <- function(pd, pal, xlim, ylim, labels, cex_labels) {
   cv <- pd$curve
   if (!is.null(cv) && isTRUE(cv$drawn))
     graphics::lines(cv$data$x, cv$data$y, col = "grey45", lwd = 1.5,
-                    lty = if (cv$identified) 1 else 2)
+                    lty = if (isTRUE(cv$ok)) 1 else 2)
   idx <- as.integer(d$group)
   if (isTRUE(pd$join)) {
     paths <- series_paths(d, pd$has_generator)
@@ -284,8 +299,7 @@ base_panel <- function(pd, pal, xlim, ylim, labels, cex_labels) {
   cl <- ok & d$clipped %in% TRUE
   if (any(cl)) graphics::points(d$x[cl], d$y[cl], pch = 5, cex = 2, col = "grey20")
   if (labels)
-    base_point_labels(d$x, d$y, d$label, cex_labels, col = label_colours(pal, idx),
-                      lines = panel_obstacle_lines(pd))
+    base_point_labels(d$x, d$y, d$label, cex_labels, col = label_colours(pal, idx))
 }
 
 # Light background grid, axes at the panel's ticks, axis breaks and titles.
@@ -331,39 +345,24 @@ axis_break <- function(side, at) {
   }
 }
 
-# Labels placed by place_labels() in inches (text extents from strwidth and
-# strheight), with thin leader lines for labels pushed away from their point.
-# `lines`: a matrix (x, y, polyline id) of drawn lines for labels to keep off.
-base_point_labels <- function(x, y, labels, cex, col = "grey15", lines = NULL) {
+# Labels beside their points (simple_label_positions(): the first free one
+# of eight positions around the point), in the series colours.
+base_point_labels <- function(x, y, labels, cex, col = "grey15") {
   ok <- is.finite(x) & is.finite(y)
   if (!any(ok)) return(invisible())
   col <- rep_len(col, length(x))[ok]
   px <- graphics::grconvertX(x[ok], "user", "inches")
   py <- graphics::grconvertY(y[ok], "user", "inches")
-  obstacles <- NULL
-  if (!is.null(lines)) {
-    lx <- graphics::grconvertX(lines[, 1], "user", "inches")
-    ly <- graphics::grconvertY(lines[, 2], "user", "inches")
-    obstacles <- polyline_samples(lx, ly, lines[, 3])
-  }
-  w <- graphics::strwidth(labels[ok], units = "inches", cex = cex) + 0.04
-  h <- graphics::strheight(labels[ok], units = "inches", cex = cex) * 1.6
+  w <- graphics::strwidth(labels[ok], units = "inches", cex = cex) + 0.03
+  h <- graphics::strheight(labels[ok], units = "inches", cex = cex) * 1.5
   usr <- graphics::par("usr")
   bounds <- c(sort(graphics::grconvertX(usr[1:2], "user", "inches")),
-              sort(graphics::grconvertY(usr[3:4], "user", "inches"))) +
-    c(0.02, -0.02, 0.02, -0.02)
-  radius <- 0.6 * graphics::par("cin")[2] * 1.15 * graphics::par("cex") / 2
-  pos <- place_labels(px, py, w, h, bounds, radius = radius, obstacles = obstacles)
-  to_x <- function(v) graphics::grconvertX(v, "inches", "user")
-  to_y <- function(v) graphics::grconvertY(v, "inches", "user")
-  if (any(pos$leader)) {
-    # From the edge of the point's symbol to the label box.
-    ang <- atan2(pos$ay - py, pos$ax - px)
-    graphics::segments(to_x(px + radius * cos(ang))[pos$leader],
-                       to_y(py + radius * sin(ang))[pos$leader],
-                       to_x(pos$ax[pos$leader]), to_y(pos$ay[pos$leader]),
-                       col = "grey55", lwd = 0.7)
-  }
-  graphics::text(to_x(pos$x), to_y(pos$y), labels[ok], cex = cex, col = col)
-  invisible(pos)
+              sort(graphics::grconvertY(usr[3:4], "user", "inches")))
+  # clear of the symbols and of the ring that marks the frontier
+  radius <- 0.5 * graphics::par("cin")[2] * graphics::par("cex")
+  place <- simple_label_positions(px, py, w, h, bounds, gap = 1.4 * radius, radius = radius)
+  graphics::text(graphics::grconvertX(place$x, "inches", "user"),
+                 graphics::grconvertY(place$y, "inches", "user"), labels[ok], cex = cex,
+                 col = col, xpd = NA)
+  invisible(place)
 }

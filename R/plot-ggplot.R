@@ -1,6 +1,6 @@
 # ggplot2 versions of the profile plots (ggplot2 is in Suggests). The panel
-# data (axes, intervals, frontier, budget, curve) are those of plot.ru_profile()
-# from plot-layout.R; labels are laid out by the same placer at draw time.
+# data (axes, intervals, frontier, budget, curve, labels) are those of
+# plot.ru_profile() from plot-layout.R; labels are laid out by ggrepel.
 
 utils::globalVariables(c(".data"))
 
@@ -12,17 +12,16 @@ utils::globalVariables(c(".data"))
 #' ggplot2 package; the method is registered for `ggplot2::autoplot()` when
 #' ggplot2 is loaded.
 #'
-#' Point labels are laid out when the plot is drawn, at the real panel size
-#' and text extents, by the placer of [plot.ru_profile()]: each label beside
-#' its own point, overlapping no other label and no point (with a leader line
-#' where a label had to move away). `labels = "ggrepel"` uses
-#' [ggrepel::geom_text_repel()] instead (seeded); on crowded panels it can
-#' leave labels overlapping.
+#' Point labels are laid out by [ggrepel::geom_text_repel()] (seeded, so the
+#' layout is reproducible; a thin segment joins a label pushed away from its
+#' point) when ggrepel is installed, and set to the right of their points
+#' otherwise.
 #'
 #' @param object an `ru_profile`.
 #' @inheritParams plot.ru_profile
-#' @param labels `TRUE` (labels by the package's placer), `"ggrepel"`, or
-#'   `FALSE`.
+#' @param labels `TRUE` (labels by ggrepel when installed), `"ggrepel"`
+#'   (the same, an error without ggrepel), `"simple"` (to the right of the
+#'   points) or `FALSE`.
 #' @param ... unused.
 #' @return A ggplot object.
 #' @family profiles
@@ -43,7 +42,7 @@ autoplot.ru_profile <- function(object, type = c("ru", "estimate", "mse", "risk"
   check_ru_profile(object, "object")
   type <- check_choice(type, ru_plot_types, "type")
   log <- check_log(log)
-  if (!identical(labels, "ggrepel")) check_flag(labels)
+  if (!(identical(labels, "ggrepel") || identical(labels, "simple"))) check_flag(labels)
   if (identical(labels, "ggrepel") && !requireNamespace("ggrepel", quietly = TRUE))
     epimask_abort("labels = \"ggrepel\" needs the ggrepel package.", "epimask_error_dependency")
   if (!is.null(curve)) check_flag(curve)
@@ -201,88 +200,23 @@ gg_interval_layers <- function(d, xa, ya) {
   out
 }
 
-# Labels: laid out by the placer of the base plots (place_labels()) when the
-# panel is drawn, so that the label extents and the panel size are the real
-# ones (a grid grob whose content is made at draw time); or, with
-# `labels = "ggrepel"`, by ggrepel (seeded, so the layout is reproducible).
+# Labels: laid out by ggrepel (seeded, so the layout is reproducible) when it
+# is installed; otherwise set to the right of their points.
 gg_label_layers <- function(d, pal, pd, method) {
   colours <- label_colours(pal, as.integer(d$group))
-  if (identical(method, "ggrepel")) {
+  if (gg_use_ggrepel(method)) {
     return(ggrepel::geom_text_repel(
       data = d, ggplot2::aes(x = .data$x, y = .data$y, label = .data$label),
-      colour = colours, size = 3, seed = 1L, max.overlaps = Inf, box.padding = 0.3,
-      point.padding = 0.4, min.segment.length = 0.25, max.time = Inf, max.iter = 20000,
+      colour = colours, size = 3, seed = 1L, max.overlaps = Inf, box.padding = 0.35,
+      point.padding = 0.35, min.segment.length = 0.3, max.time = Inf, max.iter = 20000,
       segment.colour = "grey55", segment.size = 0.3, inherit.aes = FALSE))
   }
-  lab <- data.frame(x = d$x, y = d$y, label = d$label, stringsAsFactors = FALSE)
-  ggplot2::layer(
-    geom = gg_label_geom(), stat = "identity", position = "identity", data = lab,
-    mapping = ggplot2::aes(x = .data$x, y = .data$y, label = .data$label),
-    inherit.aes = FALSE, show.legend = FALSE,
-    params = list(obstacles = panel_obstacle_lines(pd), colours = colours, na.rm = TRUE,
-                  size = 3))
+  ggplot2::geom_text(data = d, ggplot2::aes(x = .data$x, y = .data$y, label = .data$label),
+                     colour = colours, size = 3, hjust = -0.15, inherit.aes = FALSE)
 }
 
-# The ggproto Geom of the labels, made on first use (ggplot2 is suggested).
-gg_label_geom <- function() {
-  if (is.null(gg_cache$label_geom)) {
-    gg_cache$label_geom <- ggplot2::ggproto(
-      "GeomRuLabels", ggplot2::Geom,
-      required_aes = c("x", "y", "label"),
-      draw_key = ggplot2::draw_key_blank,
-      draw_panel = function(data, panel_params, coord, obstacles = NULL, colours = "grey15",
-                            size = 3) {
-        pts <- coord$transform(data, panel_params)
-        pts$colour <- rep_len(colours, nrow(pts))
-        obs <- NULL
-        if (!is.null(obstacles) && nrow(obstacles)) {
-          o <- coord$transform(data.frame(x = obstacles[, 1], y = obstacles[, 2]),
-                               panel_params)
-          obs <- cbind(o$x, o$y, obstacles[, 3])
-        }
-        grid::gTree(points = pts, obstacles = obs, fontsize = size * ggplot2::.pt,
-                    cl = "epimask_label_tree")
-      })
-  }
-  gg_cache$label_geom
-}
-
-gg_cache <- new.env(parent = emptyenv())
-
-#' @family profiles
-#' @exportS3Method grid::makeContent
-makeContent.epimask_label_tree <- function(x) {
-  pts <- x$points
-  w_in <- grid::convertWidth(grid::unit(1, "npc"), "inches", valueOnly = TRUE)
-  h_in <- grid::convertHeight(grid::unit(1, "npc"), "inches", valueOnly = TRUE)
-  px <- pts$x * w_in
-  py <- pts$y * h_in
-  gp <- grid::gpar(fontsize = x$fontsize)
-  w <- vapply(pts$label, function(l) grid::convertWidth(
-    grid::grobWidth(grid::textGrob(l, gp = gp)), "inches", valueOnly = TRUE), 0) + 0.04
-  h <- rep(grid::convertHeight(grid::grobHeight(grid::textGrob("Xg", gp = gp)), "inches",
-                               valueOnly = TRUE) * 1.5, length(px))
-  obstacles <- NULL
-  if (!is.null(x$obstacles))
-    obstacles <- polyline_samples(x$obstacles[, 1] * w_in, x$obstacles[, 2] * h_in,
-                                  x$obstacles[, 3])
-  radius <- 0.06
-  pos <- place_labels(px, py, w, h, c(0.02, w_in - 0.02, 0.02, h_in - 0.02),
-                      radius = radius, obstacles = obstacles)
-  kids <- list()
-  if (any(pos$leader)) {
-    ang <- atan2(pos$ay - py, pos$ax - px)
-    l <- pos$leader
-    kids[[1L]] <- grid::segmentsGrob(
-      grid::unit((px + radius * cos(ang))[l], "inches"),
-      grid::unit((py + radius * sin(ang))[l], "inches"),
-      grid::unit(pos$ax[l], "inches"), grid::unit(pos$ay[l], "inches"),
-      gp = grid::gpar(col = "grey55", lwd = 0.7))
-  }
-  kids[[length(kids) + 1L]] <- grid::textGrob(
-    pts$label, grid::unit(pos$x, "inches"), grid::unit(pos$y, "inches"),
-    gp = grid::gpar(col = pts$colour, fontsize = x$fontsize))
-  grid::setChildren(x, do.call(grid::gList, kids))
+gg_use_ggrepel <- function(method) {
+  !identical(method, "simple") && requireNamespace("ggrepel", quietly = TRUE)
 }
 
 wrap_labels <- function(labels, width) {

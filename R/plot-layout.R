@@ -175,7 +175,7 @@ degree_axis <- function(x, log = "auto") {
                          "Degree of masking (lambda)"))
     return(step_axis(x, ref))
   }
-  lambda_axis(x$degree, log, "Degree of masking (lambda)", labels = x$scheme)
+  lambda_axis(x$degree, log, "Degree of masking (lambda)", labels = short_scheme_labels(x))
 }
 
 ru_is_kernel <- function(x) {
@@ -232,11 +232,18 @@ step_axis <- function(x, ref) {
 
 # ---- the panels -------------------------------------------------------------
 
-# Everything a panel draws, in plot coordinates.
+# Everything a panel draws, in plot coordinates: the one data preparation of
+# the base-graphics plot, the ggplot2 plot and the workbench's plot.
 #   x: the profile; type: one of ru_plot_types; log: list(x =, y =) each
-#   "auto", TRUE or FALSE; curve: NULL (draw if identified), TRUE, FALSE.
-ru_panel_data <- function(x, type, log = list(x = "auto", y = "auto"), curve = NULL) {
+#   "auto", TRUE or FALSE; curve: NULL (draw if identified and fitting),
+#   TRUE, FALSE; budget: NULL (the profile's) or a risk budget to draw.
+# Returns list(data = points with x, y, intervals, group, pareto, label;
+# xaxis, yaxis, hlines, budget, curve, frontier, join, labels, type).
+ru_panel_data <- function(x, type, log = list(x = "auto", y = "auto"), curve = NULL,
+                          budget = NULL) {
   if (!is.list(log)) log <- list(x = log, y = "auto")
+  # a budget other than the profile's (the workbench's threshold)
+  if (!is.null(budget)) attr(x, "meta")$budget <- budget
   groups <- ru_groups(x)
   meta <- ru_meta(x)
   base <- data.frame(scheme = x$scheme, group = groups, strength = ru_order_key(x),
@@ -294,21 +301,14 @@ se_interval <- function(v, se) {
 # span orders of magnitude, risk on a reversed log axis: safer upwards) against
 # analysis potential U, clipped at 1.
 ru_panel_security <- function(x, base, log, curve) {
-  u <- x$analysis_potential
+  # The U of the profile's print(), summary(), recommend() and frontier
+  # (ru_u(): capped, bias counted in full), with its Monte Carlo SE.
+  uu <- ru_u(x)
+  u <- uu$u
+  u_se <- uu$se
+  use_capped <- uu$capped
   risk <- x$risk
   d <- base
-  # Profiles that rank by the capped analysis potential (U above 1 counts as
-  # no measurable loss and a bias counts in full) are drawn on it, so that the
-  # frontier and the recommendation read off the same axis, with the same SE
-  # (capped_potential_se(): the relative SE of U, exact where the cap does not
-  # bind).
-  capped <- x$analysis_potential_capped
-  use_capped <- !is.null(capped) && any(is.finite(capped))
-  u_se <- ru_se_col(x, "analysis_potential_se")
-  if (use_capped) {
-    u_se <- capped_potential_se(u_se, u, capped)
-    u <- capped
-  }
   d$clipped <- !is.na(u) & u > 1
   d$x <- pmin(u, 1)
   u_int <- se_interval(u, u_se)
@@ -341,10 +341,10 @@ ru_panel_security <- function(x, base, log, curve) {
     d$ylo <- pmax(d$ylo, 0)
     d$yhi <- pmin(d$yhi, 1)
   }
-  d$label <- ifelse(d$clipped, sprintf("%s (U = %s)", x$scheme, format(round(u, 4), nsmall = 2)),
-                    x$scheme)
+  lab <- short_scheme_labels(x)
+  d$label <- ifelse(d$clipped, sprintf("%s (U = %s)", lab, format(round(u, 4), nsmall = 2)), lab)
   xaxis <- linear_axis(NULL, if (use_capped)
-    "Analysis potential U, capped (no gain above 1; bias counted in full)" else
+    "Analysis potential U (bias counted in full)" else
       "Analysis potential U = MSE(original) / MSE(masked)",
     lim = pad_range(c(0, 1), 0.02))
   xaxis$at <- seq(0, 1, 0.2)
@@ -355,22 +355,27 @@ ru_panel_security <- function(x, base, log, curve) {
        curve = ru_panel_curve(x, curve, tf), join = FALSE, labels = TRUE)
 }
 
-# The fitted curve in plot coordinates, with whether it is identified.
-#   curve: NULL draws it only when fit_ru_curve() says theta is identified;
-#   TRUE draws it regardless (marked "not identified" when it is not).
+# The fitted curve in plot coordinates, with whether it is identified and
+# fits the points (fit_ru_curve()'s goodness-of-fit rule).
+#   curve: NULL draws it only when theta is identified and the curve fits;
+#   TRUE draws it regardless (dashed, marked "not identified" or "does not
+#   fit").
 ru_panel_curve <- function(x, curve, tf) {
   if (isFALSE(curve)) return(NULL)
   fit <- ru_try_curve(x)
   if (is.null(fit)) return(NULL)
   identified <- ru_curve_identified(fit)
-  if (!identified && is.null(curve))
-    return(list(drawn = FALSE, theta = fit$theta, identified = FALSE))
+  fits <- !isFALSE(fit$fits)
+  ok <- identified && fits
+  if (!ok && is.null(curve))
+    return(list(drawn = FALSE, theta = fit$theta, identified = identified, fits = fits,
+                ok = FALSE))
   u <- ru_curve_grid()
   a <- ru_curve_value(u, fit$theta)
-  list(drawn = TRUE, theta = fit$theta, identified = identified,
+  list(drawn = TRUE, theta = fit$theta, identified = identified, fits = fits, ok = ok,
        data = data.frame(x = u, y = tf(1 - a)),
        label = sprintf("fitted curve, theta = %s%s", format_num(fit$theta, 3),
-                       if (identified) "" else " (not identified)"))
+                       if (!identified) " (not identified)" else if (!fits) " (does not fit)" else ""))
 }
 
 # `$identified` from fit_ru_curve(); older fits only say whether theta hit the
@@ -423,11 +428,12 @@ ru_panel_tradeoff <- function(x, base, log) {
 # schemes by name.
 tradeoff_labels <- function(x) {
   ref <- ru_is_reference(x)
+  lab <- short_scheme_labels(x)
   if (is.null(ru_generator(x)))
-    return(if (anyNA(x$degree)) x$scheme else format_degree_label(x$degree))
+    return(if (anyNA(x$degree)) lab else format_degree_label(x$degree))
   if (!is.null(x$strength) && all(ru_is_kernel(x)[!ref]) && all(is.finite(x$strength[!ref])))
-    return(ifelse(ref, x$scheme, format_degree_label(x$strength)))
-  x$scheme
+    return(ifelse(ref, lab, format_degree_label(x$strength)))
+  lab
 }
 
 ru_risk_axis <- function(risk, r_int, budget, log, title, pad = 0.05) {
@@ -488,7 +494,7 @@ ru_panel_degree <- function(x, base, type, log) {
     if (!is.null(budget)) budget <- list(y = yaxis$tf(budget), side = "above", value = budget)
   }
   if (type == "estimate" && xaxis$kind != "scheme") d$x <- dodge(d$x, d$group, xaxis$lim)
-  d$label <- x$scheme
+  d$label <- short_scheme_labels(x)
   list(data = d, xaxis = xaxis, yaxis = yaxis, hlines = hlines, budget = budget,
        curve = NULL, join = xaxis$kind != "scheme", labels = xaxis$kind == "step")
 }
@@ -561,7 +567,7 @@ ru_legend_keys <- function(pd, pal) {
   if (!is.null(pd$frontier)) add("Pareto frontier", ru_frontier_col, 1L, 1L, 2.2)
   cv <- pd$curve
   if (!is.null(cv) && isTRUE(cv$drawn))
-    add(cv$label, "grey45", lty = if (cv$identified) 1L else 2L)
+    add(cv$label, "grey45", lty = if (isTRUE(cv$ok %||% cv$identified)) 1L else 2L)
   if (!is.null(pd$budget))
     add(sprintf("risk budget %s", format_num(pd$budget$value, 2)), ru_budget_col, lty = 2L)
   if (!is.null(pd$hlines))
@@ -575,7 +581,9 @@ ru_panel_note <- function(pd) {
   notes <- character(0)
   cv <- pd$curve
   if (!is.null(cv) && !isTRUE(cv$drawn))
-    notes <- c(notes, "Curve not drawn: theta not identified (curve = TRUE draws it).")
+    notes <- c(notes, sprintf("Curve not drawn: %s (curve = TRUE draws it).",
+                              if (!isTRUE(cv$identified)) "theta not identified" else
+                                "it does not fit the points"))
   if (has_intervals(pd$data, pd$type))
     notes <- c(notes, if (pd$type == "estimate") "Bars: naive 95% CI." else
       "Bars: +-1.96 Monte Carlo SE.")
@@ -592,263 +600,53 @@ has_intervals <- function(d, type) {
 
 # ---- label placement -------------------------------------------------------
 
-# Places one label beside each point, in a coordinate system with the same
-# units on both axes (inches). Label i is a box w[i] x h[i]; its candidate
-# positions surround its point at growing distances (first touching the
-# point's disc of `radius`, then further out by `step` up to `max_dist`), in
-# 16 directions, right and left first. A candidate is admissible when it stays
-# inside `bounds`, overlaps no label placed so far and covers no point (its
-# own included). Among admissible candidates the one nearest to its point that
-# crosses the fewest drawn lines (`obstacles`, points sampled along them) and
-# lies clearly nearer to its own point than to any other (so that a reader
-# pairs it with the right point) wins; where no spot is nearer to its own
-# point, the label gets a leader line to it. Points with the least room go first; a
-# label with no admissible place bumps the placed labels that block it and
-# both are placed again (up to `passes` rounds). Labels still without a place
-# (points stacked on one spot) go further out, up to `far_dist`, joined to
-# their point by a leader line; only then does a label take its least bad
-# candidate (flagged `ok = FALSE`).
-# Returns label centres, the anchor (point of the box nearest its point),
-# whether a leader line is drawn (label not touching its point) and `ok`.
-place_labels <- function(px, py, w, h, bounds, radius = 0.05, gap = 0.02, step = 0.06,
-                         max_dist = 0.6, far_dist = 2.5, obstacles = NULL, passes = 4L) {
+# Base graphics' simple placement (the ggplot2 version uses ggrepel, which is
+# made for this). Each label (a box w x h, in inches) goes beside its point at
+# the first of eight positions - right, left, above, below, then the four
+# diagonals - first `gap` from the point, then `2.5 gap`, where the box stays
+# inside `bounds` and overlaps neither a label placed before nor another point
+# (a square of half-side `radius`); points are taken from left to right. When
+# no position is free the label takes the one with the least overlap.
+# Returns the centres of the boxes (x, y), the boxes (x0, x1, y0, y1) and
+# whether each label found a free position.
+simple_label_positions <- function(px, py, w, h, bounds, gap = 0.08, radius = 0.05) {
   n <- length(px)
-  empty <- data.frame(x = rep(NA_real_, n), y = NA_real_, ax = NA_real_, ay = NA_real_,
-                      leader = FALSE, ok = FALSE)
-  if (n == 0L) return(empty)
-  live <- is.finite(px) & is.finite(py)
-  cands <- lapply(seq_len(n), function(i)
-    if (live[i]) label_candidates(px[i], py[i], w[i], h[i], radius, gap,
-                                  c(seq(0, max_dist, by = step),
-                                    seq(max_dist + 2 * step, far_dist, by = 2 * step)),
-                                  bounds) else NULL)
-  point_box <- cbind(px - radius, px + radius, py - radius, py + radius)[live, , drop = FALSE]
-  static_cost <- lapply(seq_len(n), function(i) {
-    if (is.null(cands[[i]])) return(NULL)
-    cb <- cands[[i]]$box
-    far <- cands[[i]]$dist > max_dist + 1e-9
-    hits_points <- box_hits(cb, point_box)
-    nearest_other <- nearer_to_other(cb, px, py, i, live)
-    lines <- 0
-    if (!is.null(obstacles) && nrow(obstacles)) {
-      # Only the line samples within reach of some candidate matter.
-      ob <- obstacles[obstacles[, 1] > min(cb[, 1]) & obstacles[, 1] < max(cb[, 2]) &
-                        obstacles[, 2] > min(cb[, 3]) & obstacles[, 2] < max(cb[, 4]), ,
-                      drop = FALSE]
-      if (nrow(ob))
-        lines <- vapply(seq_len(nrow(cb)), function(k)
-          sum(ob[, 1] > cb[k, 1] & ob[, 1] < cb[k, 2] &
-                ob[, 2] > cb[k, 3] & ob[, 2] < cb[k, 4]), numeric(1))
-    }
-    list(bad = hits_points, near_bad = hits_points | far, other = nearest_other,
-         lines = lines, far = far)
-  })
-  room <- vapply(seq_len(n), function(i)
-    if (is.null(cands[[i]])) Inf else sum(!static_cost[[i]]$near_bad), numeric(1))
-  chosen <- rep(NA_integer_, n)
   boxes <- matrix(NA_real_, n, 4L)
-  pad <- gap / 2
-  place <- function(i, mode) {
-    cb <- cands[[i]]$box
-    others <- boxes[-i, , drop = FALSE]
-    others <- others[!is.na(others[, 1]), , drop = FALSE]
-    clash <- box_hits(cb, others, pad)
-    sc <- static_cost[[i]]
-    # A spot nearer to another point is a last resort, and gets a leader.
-    cost <- cands[[i]]$dist + 0.05 * sc$lines + 0.4 * sc$other
-    if (mode != "near" && nrow(others))
-      cost <- cost + 0.3 * vapply(seq_len(nrow(cb)), function(k)
-        leader_crossings(px[i], py[i], cb[k, ], others), 0)
-    admissible <- !clash & if (mode == "near") !sc$near_bad else !sc$bad
-    if (any(admissible)) return(which(admissible)[which.min(cost[admissible])])
-    if (mode != "any") return(NA_integer_)
-    overlap <- vapply(seq_len(nrow(cb)), function(k) box_overlap(cb[k, ], others), 0)
-    # no candidate spot at all (e.g. a point outside xlim / ylim): no label
-    best <- which.min(cost + 100 * overlap + 10 * sc$bad)
-    if (length(best)) best else NA_integer_
-  }
-  order_i <- order(room)
-  order_i <- order_i[live[order_i] & !vapply(cands[order_i], is.null, TRUE)]
-  for (pass in seq_len(passes)) {
-    failed <- integer(0)
-    for (i in order_i) {
-      if (!is.na(chosen[i])) next
-      k <- place(i, "near")
-      if (is.na(k)) {
-        failed <- c(failed, i)
-        next
-      }
-      chosen[i] <- k
-      boxes[i, ] <- cands[[i]]$box[k, ]
+  free <- rep(FALSE, n)
+  live <- is.finite(px) & is.finite(py)
+  # direction (dx, dy): the box's near edge or corner `d` from the point
+  dirs <- rbind(c(1, 0), c(-1, 0), c(0, 1), c(0, -1), c(1, 1), c(1, -1), c(-1, 1), c(-1, -1))
+  cand_box <- function(i, dir, d) {
+    cx <- px[i] + dir[1] * (d + w[i] / 2)
+    cy <- py[i] + dir[2] * (d + h[i] / 2)
+    if (dir[1] != 0 && dir[2] != 0) {      # diagonals: pulled in to the corner
+      cx <- px[i] + dir[1] * (d / sqrt(2) + w[i] / 2)
+      cy <- py[i] + dir[2] * (d / sqrt(2) + h[i] / 2)
     }
-    if (!length(failed) || pass == passes) break
-    # Free the first admissible spot of each failure from the labels on it.
-    for (i in failed) {
-      free <- which(!static_cost[[i]]$near_bad)
-      if (!length(free)) next
-      cb <- cands[[i]]$box[free[1], ]
-      blockers <- which(box_hits(matrix(cb, 1L), boxes, pad, each = TRUE))
-      chosen[blockers] <- NA_integer_
-      boxes[blockers, ] <- NA_real_
-      order_i <- c(i, setdiff(order_i, i))
-    }
+    c(cx - w[i] / 2, cx + w[i] / 2, cy - h[i] / 2, cy + h[i] / 2)
   }
-  ok <- !is.na(chosen)
-  for (mode in c("far", "any")) {
-    for (i in order_i[is.na(chosen[order_i])]) {
-      k <- place(i, mode)
-      if (is.na(k)) next
-      chosen[i] <- k
-      boxes[i, ] <- cands[[i]]$box[k, ]
-      ok[i] <- mode == "far"
-    }
+  overlap <- function(b, others) {
+    others <- others[!is.na(others[, 1L]), , drop = FALSE]
+    if (!nrow(others)) return(0)
+    ox <- pmax(0, pmin(b[2], others[, 2]) - pmax(b[1], others[, 1]))
+    oy <- pmax(0, pmin(b[4], others[, 4]) - pmax(b[3], others[, 3]))
+    sum(ox * oy)
   }
-  out <- empty
-  for (i in which(!is.na(chosen))) {
-    c_i <- cands[[i]]
-    out$x[i] <- mean(c_i$box[chosen[i], 1:2])
-    out$y[i] <- mean(c_i$box[chosen[i], 3:4])
-    out$leader[i] <- c_i$dist[chosen[i]] > step / 2 || static_cost[[i]]$other[chosen[i]]
+  point_box <- cbind(px - radius, px + radius, py - radius, py + radius)
+  for (i in order(px, py)) {
+    if (!live[i]) next
+    others <- point_box[live & !(px == px[i] & py == py[i]), , drop = FALSE]
+    cands <- do.call(rbind, lapply(c(gap, 2.5 * gap), function(d)
+      t(apply(dirs, 1L, cand_box, i = i, d = d))))
+    cost <- apply(cands, 1L, function(b) {
+      outside <- max(0, bounds[1] - b[1]) + max(0, b[2] - bounds[2]) +
+        max(0, bounds[3] - b[3]) + max(0, b[4] - bounds[4])
+      overlap(b, boxes) + overlap(b, others) + 10 * outside
+    })
+    free[i] <- any(cost == 0)
+    k <- if (free[i]) which(cost == 0)[1L] else which.min(cost)
+    boxes[i, ] <- cands[k, ]
   }
-  anchor <- leader_end(px, py, out$x, out$y, w, h)
-  out$ax <- anchor$x
-  out$ay <- anchor$y
-  out$ok <- ok
-  out
-}
-
-# Candidate boxes (x0, x1, y0, y1) of one label around its point at the
-# distances `dists` from the point's disc, inside `bounds`.
-label_candidates <- function(px, py, w, h, radius, gap, dists, bounds) {
-  angles <- c(0, pi, pi / 2, -pi / 2, pi / 4, 3 * pi / 4, -pi / 4, -3 * pi / 4,
-              pi / 8, 7 * pi / 8, -pi / 8, -7 * pi / 8,
-              3 * pi / 8, 5 * pi / 8, -3 * pi / 8, -5 * pi / 8)
-  grid <- expand.grid(a = angles, d = dists)
-  r <- radius + gap + grid$d
-  ca <- cos(grid$a)
-  sa <- sin(grid$a)
-  # Centre on the ray at angle a, pushed out until the box clears the disc of
-  # radius r: the box edge facing the point is r away along the ray.
-  t <- pmin(ifelse(abs(ca) > 1e-9, (w / 2) / abs(ca), Inf),
-            ifelse(abs(sa) > 1e-9, (h / 2) / abs(sa), Inf))
-  cx <- px + ca * (t + r)
-  cy <- py + sa * (t + r)
-  box <- cbind(cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2)
-  inside <- box[, 1] >= bounds[1] & box[, 2] <= bounds[2] &
-    box[, 3] >= bounds[3] & box[, 4] <= bounds[4]
-  list(box = box[inside, , drop = FALSE], dist = grid$d[inside])
-}
-
-# How many of 12 points along the leader from (x, y) to a label box fall inside
-# labels already placed: leaders should not cross other labels.
-leader_crossings <- function(x, y, box, placed) {
-  ex <- min(max(x, box[1]), box[2])
-  ey <- min(max(y, box[3]), box[4])
-  t <- seq(0, 1, length.out = 12)
-  sx <- x + t * (ex - x)
-  sy <- y + t * (ey - y)
-  hits <- 0
-  for (k in seq_len(nrow(placed))) {
-    hits <- hits + sum(sx > placed[k, 1] & sx < placed[k, 2] &
-                         sy > placed[k, 3] & sy < placed[k, 4])
-  }
-  hits
-}
-
-# Does each box (row of `cand`) overlap any of `boxes` (enlarged by `pad`)?
-# With each = TRUE: which of `boxes` the single box in `cand` overlaps.
-box_hits <- function(cand, boxes, pad = 0, each = FALSE) {
-  if (each) {
-    if (!nrow(boxes)) return(logical(0))
-    return(!is.na(boxes[, 1]) &
-             cand[1, 1] < boxes[, 2] + pad & cand[1, 2] > boxes[, 1] - pad &
-             cand[1, 3] < boxes[, 4] + pad & cand[1, 4] > boxes[, 3] - pad)
-  }
-  hit <- logical(nrow(cand))
-  for (k in seq_len(nrow(boxes))) {
-    b <- boxes[k, ]
-    if (anyNA(b)) next
-    hit <- hit | (cand[, 1] < b[2] + pad & cand[, 2] > b[1] - pad &
-                    cand[, 3] < b[4] + pad & cand[, 4] > b[3] - pad)
-  }
-  hit
-}
-
-# Is some other point at least as near to the box (row of `cand`) as point i?
-nearer_to_other <- function(cand, px, py, i, live) {
-  own <- box_distance(cand, px[i], py[i])
-  other <- rep(Inf, nrow(cand))
-  for (k in which(live)) {
-    if (k == i) next
-    # A point on the very same spot cannot be told apart: it does not count.
-    if (abs(px[k] - px[i]) + abs(py[k] - py[i]) < 1e-6) next
-    other <- pmin(other, box_distance(cand, px[k], py[k]))
-  }
-  # Clearly nearer: by a margin the eye can see, not by rounding error.
-  other <= own + 0.03
-}
-
-# Distance from a point to each box (0 inside).
-box_distance <- function(box, x, y) {
-  dx <- pmax(box[, 1] - x, 0, x - box[, 2])
-  dy <- pmax(box[, 3] - y, 0, y - box[, 4])
-  sqrt(dx^2 + dy^2)
-}
-
-# Total overlap area of one box (x0, x1, y0, y1) with the rows of `boxes`.
-box_overlap <- function(box, boxes) {
-  if (!length(boxes) || nrow(boxes) == 0L) return(0)
-  ox <- pmax(0, pmin(box[2], boxes[, 2]) - pmax(box[1], boxes[, 1]))
-  oy <- pmax(0, pmin(box[4], boxes[, 4]) - pmax(box[3], boxes[, 3]))
-  sum(ox * oy, na.rm = TRUE)
-}
-
-# Points every `step` inches (less than a label height) along the polylines (x, y) of each group, so that
-# labels also keep off the lines and curves drawn.
-polyline_samples <- function(x, y, group, step = 0.06) {
-  out <- list()
-  for (g in unique(group)) {
-    sel <- which(group == g & is.finite(x) & is.finite(y))
-    if (length(sel) < 2L) next
-    xs <- x[sel]
-    ys <- y[sel]
-    for (k in seq_len(length(sel) - 1L)) {
-      len <- sqrt((xs[k + 1] - xs[k])^2 + (ys[k + 1] - ys[k])^2)
-      t <- seq(0, 1, length.out = max(2L, ceiling(len / step) + 1L))
-      out[[length(out) + 1L]] <- cbind(xs[k] + t * (xs[k + 1] - xs[k]),
-                                       ys[k] + t * (ys[k + 1] - ys[k]))
-    }
-  }
-  if (!length(out)) return(matrix(NA_real_, 0L, 2L))
-  do.call(rbind, out)
-}
-
-# End of a leader line: the point of the label box nearest to the data point.
-leader_end <- function(px, py, cx, cy, w, h) {
-  list(x = pmin(pmax(px, cx - w / 2), cx + w / 2),
-       y = pmin(pmax(py, cy - h / 2), cy + h / 2))
-}
-
-# The lines a panel draws, as polylines for the label placer to avoid.
-panel_obstacle_lines <- function(pd) {
-  parts <- list()
-  if (!is.null(pd$curve$data)) parts$curve <- cbind(pd$curve$data$x, pd$curve$data$y, 0)
-  if (isTRUE(pd$join)) {
-    sp <- series_paths(pd$data, pd$has_generator)
-    if (!is.null(sp)) parts$series <- cbind(sp$x, sp$y, as.integer(sp$group))
-  }
-  if (!is.null(pd$frontier) && nrow(pd$frontier) > 1L)
-    parts$frontier <- cbind(pd$frontier$x, pd$frontier$y, -1)
-  d <- pd$data
-  id <- seq_len(nrow(d))
-  yi <- is.finite(d$ylo) & is.finite(d$yhi)
-  if (any(yi))
-    parts$ybars <- cbind(rep(d$x[yi], each = 2L), c(rbind(d$ylo[yi], d$yhi[yi])),
-                         rep(1e4 + id[yi], each = 2L))
-  xi <- is.finite(d$xlo) & is.finite(d$xhi)
-  if (any(xi))
-    parts$xbars <- cbind(c(rbind(d$xlo[xi], d$xhi[xi])), rep(d$y[xi], each = 2L),
-                         rep(2e4 + id[xi], each = 2L))
-  if (!length(parts)) return(NULL)
-  do.call(rbind, parts)
+  list(x = (boxes[, 1] + boxes[, 2]) / 2, y = (boxes[, 3] + boxes[, 4]) / 2, boxes = boxes,
+       free = free)
 }

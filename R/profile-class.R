@@ -8,10 +8,10 @@
 ru_profile_columns <- c("scheme", "degree", "estimate", "se", "sd", "bias",
                         "rel_bias", "mse", "analysis_potential", "risk",
                         "anonymity", "width_ratio")
-ru_profile_extra_columns <- c("kernel", "nrep", "ci_lower", "ci_upper",
+ru_profile_extra_columns <- c("kernel", "label", "nrep", "ci_lower", "ci_upper",
                               "ci_overlap", "bias_se", "mse_se",
                               "analysis_potential_se", "risk_se",
-                              "analysis_potential_capped", "pareto",
+                              "analysis_potential_raw", "analysis_potential_raw_se", "pareto",
                               "generator", "strength", "unmasked")
 
 # Two-sided 95% normal quantile used for every naive interval.
@@ -53,13 +53,60 @@ summarise_replicates <- function(replicates, reference) {
   })
   out <- do.call(rbind, rows)
   rownames(out) <- NULL
-  out$analysis_potential_capped <- capped_potential(out$mse, out$bias, reference$mse,
-                                                    reference$se)
-  out$pareto <- ru_pareto(out$risk, out$analysis_potential_capped, out$risk_se,
-                          capped_potential_se(out$analysis_potential_se,
-                                              out$analysis_potential,
-                                              out$analysis_potential_capped))
+  out <- report_capped_potential(out, reference)
+  out$pareto <- ru_pareto(out$risk, out$analysis_potential, out$risk_se,
+                          out$analysis_potential_se)
   out
+}
+
+# One U everywhere (the number printed, summarised, recommended, reported and
+# plotted): `analysis_potential` is the capped analysis potential
+# (capped_potential(): the masked variance floored at the reference's, bias
+# counted in full) and `analysis_potential_se` its Monte Carlo SE; the raw
+# ratio MSE(reference) / MSE(masked) of Cologne et al. (2012), which a naive
+# SE shrunk by masking can push above 1 while the bias grows, is kept as
+# `analysis_potential_raw` (SE `analysis_potential_raw_se`).
+report_capped_potential <- function(tab, reference) {
+  raw <- tab$analysis_potential
+  raw_se <- tab$analysis_potential_se %||% rep(NA_real_, nrow(tab))
+  capped <- capped_potential(tab$mse, tab$bias, reference$mse, reference$se)
+  tab$analysis_potential <- capped
+  tab$analysis_potential_se <- capped_potential_se(raw_se, raw, capped)
+  tab$analysis_potential_raw <- raw
+  tab$analysis_potential_raw_se <- raw_se
+  tab
+}
+
+# A table written before U was reported capped (column
+# `analysis_potential_capped` beside the raw `analysis_potential`) in the
+# layout of report_capped_potential().
+upgrade_capped_columns <- function(tab) {
+  if (is.null(tab$analysis_potential_capped) || !is.null(tab$analysis_potential_raw))
+    return(tab)
+  raw <- tab$analysis_potential
+  raw_se <- tab$analysis_potential_se %||% rep(NA_real_, nrow(tab))
+  capped <- as.double(tab$analysis_potential_capped)
+  tab$analysis_potential <- capped
+  tab$analysis_potential_se <- capped_potential_se(raw_se, raw, capped)
+  tab$analysis_potential_raw <- raw
+  tab$analysis_potential_raw_se <- raw_se
+  tab$analysis_potential_capped <- NULL
+  tab
+}
+
+# The reported U of a profile and its SE, also for a profile saved before U
+# was reported capped; `capped` says whether U is the capped one.
+ru_u <- function(x) {
+  se_of <- function(v) if (is.null(v)) rep(NA_real_, nrow(x)) else as.double(v)
+  if (is.null(x$analysis_potential_raw) && !is.null(x$analysis_potential_capped) &&
+      any(is.finite(x$analysis_potential_capped))) {
+    capped <- as.double(x$analysis_potential_capped)
+    return(list(u = capped, se = capped_potential_se(se_of(x$analysis_potential_se),
+                                                     x$analysis_potential, capped),
+                capped = TRUE))
+  }
+  list(u = as.double(x$analysis_potential), se = se_of(x$analysis_potential_se),
+       capped = !is.null(x$analysis_potential_raw))
 }
 
 summarise_scheme <- function(rep, reference, ref_reps = NULL) {
@@ -103,6 +150,7 @@ summarise_scheme <- function(rep, reference, ref_reps = NULL) {
     anonymity = 1 - risk,
     width_ratio = width_ratio,
     kernel = as.character(first_of("kernel", NA_character_)),
+    label = as.character(first_of("label", NA_character_)),
     nrep = nrep,
     ci_lower = ci_lower,
     ci_upper = ci_upper,
@@ -318,7 +366,8 @@ check_meta <- function(meta, arg = "meta") {
   c(list(term = label(meta$term, "term"), family = label(meta$family, "family"),
          risk = label(meta$risk, "risk"), aggregate = aggregate, budget = budget,
          context = context),
-    meta[intersect(c("blind", "response", "vars", "risk_nrep"), names(meta))])
+    meta[intersect(c("blind", "response", "vars", "risk_nrep", "seed", "call", "data_name"),
+                   names(meta))])
 }
 
 check_profile_table <- function(table, arg = "table") {
@@ -326,14 +375,14 @@ check_profile_table <- function(table, arg = "table") {
   if (nrow(table) == 0L) abort_empty(arg)
   check_columns(ru_profile_columns, table, arg = "required columns",
                 data_arg = arg)
-  table <- as.data.frame(table, stringsAsFactors = FALSE)
+  table <- upgrade_capped_columns(as.data.frame(table, stringsAsFactors = FALSE))
   table$scheme <- as.character(table$scheme)
   if (anyNA(table$scheme) || anyDuplicated(table$scheme))
     abort_value(sprintf("%s$scheme", arg), "unique, non-missing scheme labels")
   numeric_cols <- c(setdiff(ru_profile_columns, "scheme"),
                     intersect(c("nrep", "ci_lower", "ci_upper", "ci_overlap", "bias_se",
                                 "mse_se", "analysis_potential_se", "risk_se", "strength",
-                                "analysis_potential_capped",
+                                "analysis_potential_raw", "analysis_potential_raw_se",
                                 "unmasked"), names(table)))
   for (col in numeric_cols) {
     if (!(is.numeric(table[[col]]) || all(is.na(table[[col]]))))
@@ -390,7 +439,7 @@ check_ru_profile <- function(x, arg = "ru") {
 ru_numeric_columns <- c("degree", "estimate", "se", "sd", "bias", "rel_bias", "mse",
                         "analysis_potential", "risk", "anonymity", "bias_se", "mse_se",
                         "analysis_potential_se", "risk_se", "analysis_potential_capped",
-                        "strength")
+                        "analysis_potential_raw", "analysis_potential_raw_se", "strength")
 
 check_profile_cells <- function(x, arg = "ru") {
   for (col in intersect(ru_numeric_columns, names(x))) {
@@ -515,16 +564,6 @@ ru_header <- function(x) {
   out
 }
 
-format_num <- function(x, digits = 3) {
-  out <- formatC(signif(x, digits), digits = digits, format = "fg", flag = "#")
-  out <- sub("\\.$", "", trimws(out))
-  # very small or large numbers in scientific notation, not 0.0000000000000128
-  sci <- !is.na(x) & x != 0 & (abs(x) < 1e-5 | abs(x) >= 1e7)
-  if (any(sci)) out[sci] <- formatC(signif(x[sci], digits), digits = digits - 1L, format = "e")
-  out[is.na(x)] <- "NA"
-  out
-}
-
 # Columns with a digit budget each, in the order shown: scheme, U and risk
 # first so that a narrow console drops only secondary columns; all-NA
 # optional columns are left out.
@@ -560,19 +599,13 @@ format_u <- function(u, digits = 3) {
   out
 }
 
-# Shorter labels of the schemes of the package, for narrow consoles.
-short_scheme_label <- function(x) {
-  x <- sub("^rounding to (-?[0-9]+) significant digits?$", "round \\1 sig", x)
-  x <- sub("^rounding to (-?[0-9]+) decimal places?$", "round \\1 dec", x)
-  x <- sub("^truncation to (-?[0-9]+) decimal places?$", "trunc \\1 dec", x)
-  x <- sub("^rounding to the nearest ([0-9,]+)$", "round to \\1", x)
-  x <- sub("^truncation to a multiple of ([0-9,]+)$", "trunc to \\1", x)
-  x <- sub("^grouping into ([0-9]+) intervals \\(interval means\\)$", "\\1 groups (mean)", x)
-  x <- sub("^grouping into ([0-9]+) intervals \\(midpoints\\)$", "\\1 groups (mid)", x)
-  x <- sub("^(uniform|normal) noise, amount = ([^,]+)(, lower bound .*)?$", "\\1 noise \\2", x)
-  x <- sub("^([a-z_ ]+) kernel, lambda = ", "\\1 ", x)
-  x <- sub("^no masking$", "none", x)
-  x
+# Shorter labels for narrow consoles: the short label each scheme's type
+# builds from its fields (scheme_label(), column `label` of the profile),
+# the full label where there is none (profiles built from replicates).
+short_scheme_labels <- function(x) {
+  short <- x$label %||% rep(NA_character_, nrow(x))
+  short[is.na(short)] <- x$scheme[is.na(short)]
+  make.unique(short, sep = " #")
 }
 
 #' Print, format and summarise a risk-utility profile
@@ -628,9 +661,9 @@ format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width",
   key_width <- sum(vapply(intersect(c("U", "risk"), names(tab)), function(col)
     max(nchar(c(col, tab[[col]]))) + 1L, 1L))
   room <- max(8L, min(40L, width - key_width - 1L))
-  if (max(nchar(tab$scheme)) > room) tab$scheme <- short_scheme_label(tab$scheme)
+  if (max(nchar(tab$scheme)) > room) tab$scheme <- short_scheme_labels(shown)
   tab$scheme <- truncate_label(tab$scheme, room)
-  fit <- fit_columns(format_left(tab), width)
+  fit <- fit_columns(format_table(tab, left = c("scheme", "kernel")), width)
   body <- utils::capture.output(print(fit$table, row.names = FALSE, right = TRUE))
   lines <- c(strwrap(ru_header(x), width = width, exdent = 2), body)
   if (nrow(x) > n) lines <- c(lines, sprintf("# ... %d more scheme%s", nrow(x) - n,
@@ -642,7 +675,9 @@ format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width",
   nrep <- range(x$nrep %||% 1)
   shown_cols <- names(fit$table)
   note <- paste0(
-    "# U = analysis potential MSE(original) / MSE(masked)",
+    if (ru_u(x)$capped)
+      "# U = analysis potential MSE(original) / MSE(masked) with the masked variance floored at the original's (at most 1, bias counted in full; raw ratio: column analysis_potential_raw)"
+    else "# U = analysis potential MSE(original) / MSE(masked)",
     if (any(x$analysis_potential > 1, na.rm = TRUE)) " (* above 1: no measurable loss, not a gain)" else "",
     if ("front" %in% shown_cols) "; front * = on the risk-utility frontier" else "",
     if ("bias%" %in% shown_cols) "; bias% = relative bias" else "",
@@ -670,16 +705,6 @@ fit_columns <- function(tab, width) {
 }
 
 
-# Left-justify the text columns so scheme labels read naturally.
-format_left <- function(tab) {
-  for (col in intersect(c("scheme", "kernel"), names(tab))) {
-    w <- max(nchar(c(col, tab[[col]])))
-    tab[[col]] <- formatC(tab[[col]], width = -w)
-    names(tab)[names(tab) == col] <- formatC(col, width = -w)
-  }
-  tab
-}
-
 #' @rdname ru_profile-methods
 #' @export
 print.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width", 80), ...) {
@@ -704,6 +729,8 @@ summary.ru_profile <- function(object, ...) {
     mse_se = col("mse_se"),
     analysis_potential = object$analysis_potential,
     analysis_potential_se = col("analysis_potential_se"),
+    analysis_potential_raw = col("analysis_potential_raw"),
+    analysis_potential_raw_se = col("analysis_potential_raw_se"),
     risk = object$risk,
     risk_se = col("risk_se"),
     anonymity = object$anonymity,
@@ -718,47 +745,53 @@ summary.ru_profile <- function(object, ...) {
 
 #' @rdname ru_profile-methods
 #' @export
-print.summary.ru_profile <- function(x, digits = 4, ...) {
-  digits <- check_digits(digits)
-  with_se <- function(v, se, d) {
-    out <- format_num(v, d)
-    has <- !is.na(se) & !is.na(v)
-    out[has] <- sprintf("%s (%s)", out[has], format_num(se[has], 2))
-    out
-  }
-  u <- with_se(x$analysis_potential, x$analysis_potential_se, 3)
-  above <- !is.na(x$analysis_potential) & x$analysis_potential > 1
-  u[above] <- paste0(u[above], "*")
-  tab <- data.frame(
-    `Masking` = x$masking,
-    `Estimate` = format_num(x$estimate, digits),
-    `SE` = format_num(x$se, digits),
-    `Bias` = with_se(x$bias, x$bias_se, 2),
-    `Rel. bias (%)` = format_num(x$rel_bias, 2),
-    `MSE` = with_se(x$mse, x$mse_se, 3),
-    `Analysis potential` = u,
-    `Risk` = with_se(x$risk, x$risk_se, 2),
-    `Anonymity` = format_num(x$anonymity, 2),
-    `Frontier` = ifelse(is.na(x$pareto), "", ifelse(x$pareto, "yes", "")),
-    check.names = FALSE, stringsAsFactors = FALSE)
-  if (all(is.na(x$risk))) tab$Risk <- tab$Anonymity <- tab$Frontier <- NULL
-  cat(attr(x, "header"), sep = "\n")
-  print(format_left_col(tab, "Masking"), row.names = FALSE, right = TRUE)
-  notes <- "Monte Carlo standard errors over the replicates in parentheses (none for a single deterministic replicate)."
-  if (any(above)) notes <- c(notes, "* U above 1: no measurable loss of analysis potential (a sampling artefact, not a better analysis).")
-  if (!is.null(attr(x, "budget")))
-    notes <- c(notes, sprintf("Risk budget: %s%s.", format_num(attr(x, "budget"), 3),
-                              if (!is.null(attr(x, "context"))) " (the release context's threshold)" else ""))
-  cat(strwrap(notes, width = getOption("width", 80), exdent = 2), sep = "\n")
-  invisible(x)
+format.summary.ru_profile <- function(x, digits = 4, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    with_se <- function(v, se, d) {
+      out <- format_num(v, d)
+      has <- !is.na(se) & !is.na(v)
+      out[has] <- sprintf("%s (%s)", out[has], format_num(se[has], 2))
+      out
+    }
+    u <- with_se(x$analysis_potential, x$analysis_potential_se, 3)
+    above <- !is.na(x$analysis_potential) & x$analysis_potential > 1
+    u[above] <- paste0(u[above], "*")
+    tab <- data.frame(
+      `Masking` = x$masking,
+      `Estimate` = format_num(x$estimate, digits),
+      `SE` = format_num(x$se, digits),
+      `Bias` = with_se(x$bias, x$bias_se, 2),
+      `Rel. bias (%)` = format_num(x$rel_bias, 2),
+      `MSE` = with_se(x$mse, x$mse_se, 3),
+      `Analysis potential` = u,
+      `Raw MSE ratio` = format_num(x$analysis_potential_raw, 3),
+      `Risk` = with_se(x$risk, x$risk_se, 2),
+      `Anonymity` = format_num(x$anonymity, 2),
+      `Frontier` = ifelse(is.na(x$pareto), "", ifelse(x$pareto, "yes", "")),
+      check.names = FALSE, stringsAsFactors = FALSE)
+    if (all(is.na(x$risk))) tab$Risk <- tab$Anonymity <- tab$Frontier <- NULL
+    # the raw ratio only where the floor changed U somewhere
+    raw_differs <- !is.na(x$analysis_potential_raw) & !is.na(x$analysis_potential) &
+      abs(x$analysis_potential_raw - x$analysis_potential) > 5e-4
+    if (!any(raw_differs)) tab$`Raw MSE ratio` <- NULL
+    cat(attr(x, "header"), sep = "\n")
+    print(format_table(tab, left = "Masking"), row.names = FALSE, right = TRUE)
+    notes <- "Monte Carlo standard errors over the replicates in parentheses (none for a single deterministic replicate)."
+    if (any(raw_differs))
+      notes <- c(notes, paste("Analysis potential: MSE(original) / MSE(masked) with the masked fit's variance floored at the original's",
+                              "(masking adds no information), so a bias counts in full; the raw ratio, without the floor, is shown where they differ",
+                              "(a naive SE that shrank under masking)."))
+    if (any(above)) notes <- c(notes, "* U above 1: no measurable loss of analysis potential (a sampling artefact, not a better analysis).")
+    if (!is.null(attr(x, "budget")))
+      notes <- c(notes, sprintf("Risk budget: %s%s.", format_num(attr(x, "budget"), 3),
+                                if (!is.null(attr(x, "context"))) " (the release context's threshold)" else ""))
+    cat(strwrap(notes, width = getOption("width", 80), exdent = 2), sep = "\n")
+  })
 }
 
-format_left_col <- function(tab, col) {
-  w <- max(nchar(c(col, tab[[col]])))
-  tab[[col]] <- formatC(tab[[col]], width = -w)
-  names(tab)[names(tab) == col] <- formatC(col, width = -w)
-  tab
-}
+#' @export
+print.summary.ru_profile <- function(x, ...) print_formatted(x, ...)
 
 # A small Zhou-like profile for the examples: two kernels x three degrees plus
 # the unmasked reference, 20 simulated replicates each.

@@ -53,12 +53,25 @@ ru_curve_gradient <- function(u, theta) {
 #'   theta), `rss`, `n` (points used), `n_clipped` (points with U > 1),
 #'   `data` (the points used), `boundary` (TRUE when theta hit the edge of
 #'   `interval`, or the fit is as good there as at the optimum), `identified`
-#'   and `reason`. When the points do not pin theta down (theta at the edge,
+#'   and `reason`, and `fits`, `rms`, `spread` and `fit_reason` (the
+#'   goodness-of-fit rule below). When the points do not pin theta down (theta at the edge,
 #'   a standard error larger than theta, every point in the corner of full
 #'   utility and anonymity, a single point) `identified` is FALSE, `reason`
 #'   says why, a warning of class `epimask_warning_unidentified` (and
 #'   `epimask_warning_boundary` at the edge) is raised, and the plots leave
-#'   the curve out unless asked. Methods: `print()`, `coef()` and
+#'   the curve out unless asked.
+#'
+#'   **Goodness of fit.** A theta can be identified and the curve still miss
+#'   the points (its one-parameter shape cannot follow them: e.g. anonymity
+#'   that levels off below 1 as U falls). With \eqn{r_i} the residuals in
+#'   anonymity, the curve fits when its root-mean-square residual is at most
+#'   half the standard deviation of the points' anonymity (it explains about
+#'   three quarters of their spread or more), or when every point is within
+#'   \eqn{\max(0.02, 1.96 SE_i)} of it (\eqn{SE_i}: the Monte Carlo SE of
+#'   the point's risk, column `risk_se`, 0 where NA). Otherwise `fits` is
+#'   FALSE, `fit_reason` says by how much it misses, a warning of class
+#'   `epimask_warning_misfit` is raised, `print()` says "DOES NOT FIT" and
+#'   the plots leave the curve out unless asked. Methods: `print()`, `coef()` and
 #'   `predict(object, newdata)`, `newdata` a vector of U values or a data
 #'   frame with column `analysis_potential`.
 #' @family profiles
@@ -107,6 +120,11 @@ fit_ru_curve <- function(ru, interval = c(1e-3, 1e6)) {
                          why),
                  c("epimask_warning_unidentified", if (boundary) "epimask_warning_boundary"))
   }
+  y_se <- if (is.null(ru$risk_se)) rep(NA_real_, length(y)) else as.double(ru$risk_se[keep])
+  gof <- ru_curve_gof(u, y, theta, y_se)
+  if (!length(why) && !gof$fits)
+    epimask_warn(sprintf("The fitted curve does not fit the points it summarises (%s): it is not drawn by default.",
+                         gof$reason), "epimask_warning_misfit")
   structure(list(
     theta = theta, se = se, rss = fit$rss,
     n = length(y), n_clipped = sum(u_raw > 1),
@@ -115,8 +133,38 @@ fit_ru_curve <- function(ru, interval = c(1e-3, 1e6)) {
                       stringsAsFactors = FALSE),
     boundary = boundary,
     identified = !length(why),
-    reason = if (length(why)) why else NA_character_
+    reason = if (length(why)) why else NA_character_,
+    fits = gof$fits, rms = gof$rms, spread = gof$spread,
+    fit_reason = if (gof$fits) NA_character_ else gof$reason
   ), class = "ru_curve")
+}
+
+# Does the fitted curve fit the points it summarises? With r_i the residuals
+# on the anonymity scale (the scale it is fitted on), the curve fits when
+#   (a) its root-mean-square residual is at most half the standard deviation
+#       of the points' anonymity (it explains about three quarters or more of
+#       their spread: R^2 = 1 - RSS / TSS >= 0.75 up to the degrees of
+#       freedom), or
+#   (b) every point is within max(0.02, 1.96 SE_i) of it, SE_i the Monte
+#       Carlo SE of the point's risk (0 where NA): the misses are within the
+#       points' own uncertainty, or too small to read off a plot.
+# (b) covers points with little spread, where (a) has nothing to measure
+# against. A curve that passes beside every point (the family's shape cannot
+# follow them) fails both.
+ru_curve_gof <- function(u, y, theta, y_se = NULL) {
+  res <- y - ru_curve_value(u, theta)
+  rms <- sqrt(mean(res^2))
+  spread <- if (length(y) >= 2L) stats::sd(y) else NA_real_
+  if (is.null(y_se)) y_se <- rep(NA_real_, length(y))
+  y_se[is.na(y_se)] <- 0
+  tol <- pmax(0.02, stats::qnorm(0.975) * y_se)
+  fits <- (!is.na(spread) && rms <= 0.5 * spread) || all(abs(res) <= tol)
+  worst <- which.max(abs(res) - tol)
+  reason <- sprintf(paste0("root-mean-square residual %s in anonymity, more than half the points' ",
+                           "spread (SD %s); the largest miss is %s at U = %s"),
+                    format_num(rms, 2), format_num(spread, 2), format_num(res[worst], 2),
+                    format_num(u[worst], 3))
+  list(fits = fits, rms = rms, spread = spread, reason = reason)
 }
 
 # Why theta is not identified ("" when it is): theta at the edge of the
@@ -181,8 +229,8 @@ coef.ru_curve <- function(object, ...) c(theta = object$theta)
 #' @export
 predict.ru_curve <- function(object, newdata = NULL, ...) {
   u <- if (is.null(newdata)) object$data$analysis_potential else
-    if (is.data.frame(newdata)) newdata$analysis_potential else newdata
-  if (is.null(u) || !is.numeric(u))
+    if (is.data.frame(newdata)) newdata[["analysis_potential"]] else newdata
+  if (is.null(u) || !is.numeric(u) || is.object(u) || !is.null(dim(u)))
     abort_type("newdata", "numeric analysis-potential scores or a data frame with column `analysis_potential`")
   ru_curve_value(u, object$theta)
 }
@@ -194,6 +242,9 @@ format.ru_curve <- function(x, ...) {
     if (isFALSE(x$identified))
       sprintf("NOT IDENTIFIED: %s; theta below is not a finding and the curve is not drawn by default.",
               x$reason),
+    if (isTRUE(x$identified) && isFALSE(x$fits))
+      sprintf("DOES NOT FIT: %s; the curve does not summarise these points and is not drawn by default.",
+              x$fit_reason),
     sprintf("theta = %s%s, RSS = %s, %d point%s%s",
             format_num(x$theta, 4),
             if (is.na(x$se)) "" else sprintf(" (SE %s)", format_num(x$se, 2)),

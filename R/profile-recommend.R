@@ -9,18 +9,16 @@
 #' Among the schemes of a risk-utility profile whose risk does not exceed the
 #' budget, picks the one with the best analysis potential U, allowing for the
 #' uncertainty of U:
-#' 1. U above 1 (a masked fit with a smaller MSE than the original) is a
-#'    sampling artefact: "no measurable loss", never better than no masking.
-#'    It comes from a naive SE that shrank under masking (noise or coarse
-#'    rounding spread a dose), which can hide a large bias. Schemes are
-#'    therefore ranked by the capped analysis potential (column
-#'    `analysis_potential_capped`), \eqn{MSE_{ref} / (\max(MSE - bias^2,
-#'    SE_{ref}^2) + bias^2)}: the masked variance floored at the original's,
-#'    since masking cannot add information. It is at most 1, equals U
-#'    wherever the naive SE did not shrink, and counts a hidden bias in full.
+#' 1. U is the analysis potential the profile reports and plots (column
+#'    `analysis_potential`): \eqn{MSE_{ref} / (\max(MSE - bias^2,
+#'    SE_{ref}^2) + bias^2)}, the masked variance floored at the original's,
+#'    since masking cannot add information. It is at most 1 and counts a
+#'    bias in full; the raw ratio \eqn{MSE_{ref} / MSE} of Cologne et al.
+#'    (2012), which a naive SE shrunk by masking (noise or coarse rounding
+#'    spreading a dose) can push above 1 while the bias grows, is kept as
+#'    `analysis_potential_raw` and named in the explanation where it differs.
 #' 2. Schemes whose U is within \eqn{z \sqrt{SE_i^2 + SE_b^2}} (\eqn{z} =
-#'    1.96; the Monte Carlo SEs of the capped U, `analysis_potential_se`
-#'    scaled by capped / U, 0 where NA) or
+#'    1.96; the Monte Carlo SEs of U, `analysis_potential_se`, 0 where NA) or
 #'    within `u_tolerance` of the best scheme \eqn{b} are tied with it. A
 #'    deterministic scheme has no Monte Carlo SE, yet a loss of analysis
 #'    potential below 1% (a bias of about a tenth of the original SE) is not
@@ -46,7 +44,7 @@
 #' @param n_runner_ups how many next-best schemes to report.
 #' @param context `NULL` or a [release_context()], whose threshold is then
 #'   the budget.
-#' @param u_tolerance Differences of the capped analysis potential up to this
+#' @param u_tolerance Differences of the analysis potential up to this
 #'   count as ties (default 0.01).
 #' @param x an `epimask_recommendation`.
 #' @param ... unused.
@@ -92,11 +90,22 @@ recommend <- function(ru, max_risk = NULL, n_runner_ups = 3L, context = NULL,
   tab$.row <- seq_len(nrow(tab))
   r_se <- zero_if_na(tab$risk_se %||% rep(NA_real_, nrow(tab)))
   ref <- ru_reference(ru)
-  tab$.u <- tab$analysis_potential_capped %||%
-    capped_potential(tab$mse, tab$bias, ref$mse, ref$se)
-  # the SE of the capped U, as the frontier and the plots take it
-  tab$.u_se <- zero_if_na(capped_potential_se(
-    tab$analysis_potential_se %||% rep(NA_real_, nrow(tab)), tab$analysis_potential, tab$.u))
+  # the reported (capped) U and its SE, as the frontier and the plots take them
+  u <- ru_u(tab)
+  if (!u$capped) {
+    u$u <- capped_potential(tab$mse, tab$bias, ref$mse, ref$se)
+    u$se <- capped_potential_se(u$se, tab$analysis_potential, u$u)
+  }
+  tab$.u <- u$u
+  tab$.u_se <- zero_if_na(u$se)
+  # what the recommendation prints and returns is the U it ranked by
+  if (is.null(tab$analysis_potential_raw)) {
+    tab$analysis_potential_raw <- tab$analysis_potential
+    tab$analysis_potential_raw_se <- tab$analysis_potential_se %||% rep(NA_real_, nrow(tab))
+  }
+  tab$analysis_potential <- u$u
+  tab$analysis_potential_se <- u$se
+  tab$analysis_potential_capped <- NULL
   tab$.r_se <- r_se
   known <- !is.na(tab$risk) & !is.na(tab$analysis_potential)
   within <- known & tab$risk <= budget
@@ -200,13 +209,7 @@ explain_runner_ups <- function(choice, ranked, over, n) {
 
 lost_reason <- function(row, choice, tied) {
   if (!tied) {
-    why <- sprintf("lower analysis potential (%s vs %s)", describe_u(row), describe_u(choice))
-    if (!is.na(row$analysis_potential) && row$analysis_potential > 1)
-      why <- sprintf(paste0("U %s above 1 comes from a naive SE smaller than the original's; ",
-                            "with the original's SE it is %s (relative bias %s%%)"),
-                     format_num(row$analysis_potential, 3), format_num(row$.u, 3),
-                     format_num(row$rel_bias, 2))
-    return(why)
+    return(sprintf("lower analysis potential (%s vs %s)", describe_u(row), describe_u(choice)))
   }
   if (row$risk > choice$risk) {
     pair <- c(describe_risk(row), describe_risk(choice))
@@ -229,17 +232,18 @@ format_distinct <- function(a, b) {
   out
 }
 
-# U as read: "1 (no measurable loss)" above 1, with its Monte Carlo SE.
+# U as reported (the capped U of the profile and the plot), with its Monte
+# Carlo SE, and the raw MSE ratio where the floor on the masked variance
+# changed it visibly (above 1, or by more than 0.05).
 describe_u <- function(row) {
-  u <- row$analysis_potential
-  se <- row$analysis_potential_se %||% NA_real_
+  u <- row$.u %||% row$analysis_potential
+  se <- row$.u_se %||% row$analysis_potential_se %||% NA_real_
   txt <- format_num(u, 3)
   if (!is.na(se) && se > 0) txt <- sprintf("%s +- %s", txt, format_num(se, 2))
-  if (!is.na(u) && u > 1) {
-    capped <- row$analysis_potential_capped %||% row$.u %||% NA_real_
-    txt <- paste(txt, "= no measurable loss")
-    if (!is.na(capped)) txt <- sprintf("%s; %s with the original's SE", txt, format_num(capped, 3))
-  }
+  raw <- row$analysis_potential_raw %||% NA_real_
+  if (!is.na(raw) && !is.na(u) && (raw > 1 || raw - u > 0.05))
+    txt <- sprintf("%s; raw MSE ratio %s, from a naive SE that shrank under masking",
+                   txt, format_num(raw, 3))
   txt
 }
 
@@ -290,8 +294,6 @@ format.epimask_recommendation <- function(x, ...) {
     lines <- no_choice_message(x)
   } else {
     lines <- sprintf("Recommended: %s.", describe_choice(x$choice))
-    if (!is.na(x$choice$analysis_potential) && x$choice$analysis_potential > 1)
-      lines <- paste(lines, "U above 1 is a sampling artefact, not an analysis better than no masking.")
     if (length(x$ties) > 1L)
       lines <- paste(lines, sprintf(
         "%d schemes tie on analysis potential (within their uncertainty or %s); the tie goes to the lowest risk, then the least bias.",

@@ -153,18 +153,22 @@
 #' @return An `ru_profile`: a data frame with one row per scheme and columns
 #'   `scheme`, `degree`, `estimate` (mean over replicates), `se` (mean naive
 #'   SE), `sd` (empirical SD), `bias`, `rel_bias`, `mse`,
-#'   `analysis_potential`, `risk`, `anonymity`, `width_ratio`, plus `kernel`,
+#'   `analysis_potential` (U = MSE(original) / MSE(masked) with the masked
+#'   naive variance floored at the original's, at most 1: a bias hidden by a
+#'   naive SE that shrank under masking counts in full; the number every
+#'   print, summary, plot, [recommend()] and report shows), `risk`,
+#'   `anonymity`, `width_ratio`, plus `kernel`,
 #'   `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
 #'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
 #'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
-#'   risk-utility frontier: no other scheme has a risk as low and a capped U
+#'   risk-utility frontier: no other scheme has a risk as low and a U
 #'   as high, or lower by less than 0.01, and is better on one of them beyond
 #'   its Monte Carlo uncertainty (and 0.01 on U); a Monte Carlo tie never
 #'   puts a scheme off it, a U tie within 0.01 goes to the lower risk as in
 #'   [recommend()]),
-#'   `analysis_potential_capped` (U with the masked naive variance floored at
-#'   the original's, at most 1: a bias hidden by a naive SE that shrank under
-#'   masking counts in full; see [recommend()]), `generator` and
+#'   `analysis_potential_raw` (the raw ratio MSE(original) / MSE(masked) of
+#'   Cologne et al. 2012, without the floor; may exceed 1) with its Monte
+#'   Carlo SE `analysis_potential_raw_se`, `generator` and
 #'   `strength` ([scheme_generator()], [mask_sweep()]), `unmasked` (records that a
 #'   scheme promising change, a kernel, matrix or noise, left exactly as they
 #'   were in the first replicate, by the rule of [apply_mask()]'s `unmasked`
@@ -177,10 +181,12 @@
 #' **Monte Carlo standard errors.** Over the R replicates of a scheme, with
 #' \eqn{d_r} the replicate's deviation from the reference and \eqn{b_r} its
 #' squared naive SE: `bias_se` = sd(d) / sqrt(R); `mse_se` and
-#' `analysis_potential_se` by the delta method on the means of
+#' `analysis_potential_raw_se` by the delta method on the means of
 #' \eqn{(b_r, d_r)} (MSE = mean(b) + mean(d)^2, U = MSE(reference) / MSE),
 #' with, in a simulation study, the reference's replicates on the same data
 #' sets (paired) so that the reference's own sampling error enters;
+#' `analysis_potential_se` is that SE scaled by the ratio of the reported U
+#' to the raw one;
 #' `risk_se` = sd / sqrt(k) over the k replicates whose risk was evaluated.
 #' @references Cologne J, Grant EJ, Nakashima E, Chen Y, Funamoto S,
 #'   Katayama H (2012). Protecting privacy of shared epidemiologic data
@@ -223,6 +229,9 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        truth = NULL, seed = NULL, parallel = FALSE,
                        progress = interactive(), bootstrap = 0, aggregate = NULL,
                        context = NULL, risk_nrep = NULL, utility = NULL, ...) {
+  # recorded with the profile, for release_report()
+  recorded <- list(call = profile_call_text(match.call()),
+                   data_name = if (is.symbol(substitute(data))) deparse(substitute(data)))
   data <- as_plain_data(check_data(data))
   schemes <- check_scheme_list(schemes)
   utility <- check_profile_utility(utility)
@@ -242,7 +251,8 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   nrep <- check_number(nrep, "nrep", lower = 1, upper = ru_max_replicates, integer = TRUE)
   bootstrap <- check_number(bootstrap, "bootstrap", lower = 0, upper = ru_max_replicates,
                             integer = TRUE)
-  check_function(simulate, allow_null = TRUE)
+  simulate <- check_user_function(simulate, "simulate", 1L, "a function(data) returning a data frame",
+                                  allow_null = TRUE)
   truth <- check_number(truth, allow_null = TRUE)
   aggregate <- check_number(aggregate, allow_null = TRUE)
   seed <- check_number(seed, allow_null = TRUE, lower = -.Machine$integer.max,
@@ -263,6 +273,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
               bootstrap = bootstrap, simulated = !is.null(simulate),
               risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep))
   job$term <- profile_term(model, data)
+  job[c("seed", "call", "data_name")] <- list(seed, recorded$call, recorded$data_name)
   job$utility <- utility
   # said once the arguments are known to be good
   if (!length(vars)) abort_value("vars", "given: the model has no numeric covariate to mask")
@@ -285,6 +296,13 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
 }
 
 # ---- arguments ----------------------------------------------------------------
+
+# The call as text when it is short (arguments named or small, as typed at
+# the console); NULL when it embeds data (do.call() with a data frame).
+profile_call_text <- function(call) {
+  if (utils::object.size(call) > 2e4) return(NULL)
+  paste(deparse(call, width.cutoff = 80L), collapse = "\n")
+}
 
 # The most replicates (or bootstrap resamples) a profile takes.
 ru_max_replicates <- 1e5
@@ -383,7 +401,8 @@ scheme_labels <- function(schemes) {
 simulate_replicates <- function(data, simulate, nrep, stream, model, vars) {
   if (is.null(simulate))
     return(list(sims = list(data), varying = character(0), vary = list()))
-  sims <- with_rng_stream(stream, lapply(seq_len(nrep), function(r) simulate(data)))
+  sims <- with_rng_stream(stream, lapply(seq_len(nrep), function(r)
+    call_user(simulate, list(data), "simulate", "simulate(data)")))
   sims <- lapply(sims, function(s) {
     if (!is.data.frame(s) || nrow(s) != nrow(data))
       abort_type("simulate", sprintf("a function returning a data frame with %d rows", nrow(data)))
@@ -498,7 +517,7 @@ blind_risk_message <- function(blind, where) {
     "The %s rests on exact-match identifiability, which cannot see %s: noise, kernels ",
     "and matrix masks change values without creating ties, so their risk is near 0 by ",
     "construction, not because they are safe. Use a risk that sees them: ",
-    "risk = \"match\" (risk_match()), risk_spec(\"linkage\", vars = ) (risk_linkage()) ",
+    "risk = \"match\" (risk_match()), risk_spec(\"linkage\", known = ) (risk_linkage()) ",
     "or another risk_spec()."),
     where, paste0("'", blind, "'", collapse = ", "))
 }
@@ -566,6 +585,7 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
     reps <- data.frame(scheme = label, replicate = seq_len(R),
                        estimate = est$estimate, se = est$se, risk = risk,
                        degree = scheme$degree, kernel = scheme_family_label(scheme),
+                       label = scheme_label(scheme),
                        generator = scheme_generator(scheme),
                        strength = scheme_strength(scheme),
                        unmasked = c(unmasked, rep(NA_real_, R - 1L)),
@@ -667,7 +687,8 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
                risk = risk_spec_label(job$risk), aggregate = aggregate,
                budget = if (!is.null(context)) context$threshold, context = context,
                blind = blind, vars = job$vars,
-               risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep)
+               risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep,
+               seed = job$seed, call = job$call, data_name = job$data_name)
   new_ru_profile(table, reps, reference, meta)
 }
 

@@ -23,30 +23,39 @@
 #' releasing them enables re-identification; such schemes are listed as
 #' "smoothing scheme A, B, ..." and the call is withheld) and the seed of the
 #' noise in the released file (whoever holds it can regenerate and subtract
-#' the noise). The report says so in its last section. The `seed` given
-#' reproduces the *assessment* (the profile), not the released file.
+#' the noise). The report says so in its last section. The seed recorded
+#' with the profile reproduces the *assessment* (the profile), not the
+#' released file.
+#'
+#' **What carries the settings.** The profile `x` carries the masked
+#' variables, the seed, the call and the name of the data (recorded by
+#' [ru_profile()]) and its risk budget; `release` the scheme chosen and the
+#' released data (the identifiers are the original's columns it drops);
+#' `risk` the quasi-identifiers and sensitive variables of the risk tables
+#' (a [risk_spec()], `"kanon"` with `keys` or `"ldiversity"` with `keys` and
+#' `sensitive`); `context` the threshold and the attacks.
 #'
 #' @param x An `ru_profile` (from [ru_profile()]).
 #' @param file Path of the HTML file to write.
 #' @param data The original data (described by counts only), or `NULL`.
-#' @param vars The masked variables.
-#' @param keys Quasi-identifiers, for the k-anonymity and release risks.
-#' @param sensitive Sensitive variables (l-diversity, when available).
-#' @param identifiers Direct identifiers, dropped from the release.
-#' @param context A [release_context()] (or `NULL`: then the threshold is
-#'   `max_risk`). Taken from the profile's metadata when `NULL` and the
-#'   profile carries one.
-#' @param choice The label of the scheme chosen for release (default the
-#'   recommended one).
-#' @param masked The released (masked) data set, for its risk table.
-#' @param seed The seed the profile was run with.
-#' @param call The call (a call object or a character string) that reproduces
-#'   the profile.
-#' @param data_name The name of the data set, for the report's text.
-#' @param max_risk The risk budget when there is no context.
+#' @param release What is released: `NULL` (the recommended scheme, no
+#'   released data), a scheme label of the profile, a list with `scheme`
+#'   (the label) and `data` (the released data set, for its risk table;
+#'   columns of `data` it leaves out are reported as dropped identifiers), or
+#'   the `epimask_release` of `deidentify()` (its data are released; the
+#'   report says so instead of naming a scheme of the profile).
+#' @param risk A [risk_spec()] naming the quasi-identifiers (`keys`) and,
+#'   for l-diversity, the `sensitive` variables of the risk tables; `NULL`
+#'   for none.
+#' @param context A [release_context()] (or `NULL`: then the threshold is the
+#'   profile's budget, else 0.2). Taken from the profile's metadata when
+#'   `NULL` and the profile carries one.
 #' @param title The report's title.
 #' @param quiet Passed to [rmarkdown::render()].
-#' @param ... Unused.
+#' @param ... Deprecated arguments of epimask 0.2 (`vars`, `keys`,
+#'   `sensitive`, `identifiers`, `choice`, `masked`, `seed`, `call`,
+#'   `data_name`, `max_risk`), still honoured with a warning of class
+#'   `epimask_warning_deprecated`.
 #' @return The path of the report, invisibly.
 #' @references El Emam K, Malin B (2014). Appendix B: Concepts and methods for
 #'   de-identifying clinical trial data. In \emph{Sharing Clinical Trial Data}.
@@ -58,38 +67,87 @@
 #' @export
 #' @examples
 #' if (rmarkdown::pandoc_available()) {
-#'   ru <- ru_profile(dose_cohort, list(mask_round(2), mask_round(1)),
+#'   ru <- ru_profile(dose_cohort[, -1], list(mask_round(2), mask_round(1)),
 #'                    case ~ dose, family = binomial(), vars = "dose",
 #'                    risk = "identifiability", known = "dose", seed = 1,
 #'                    progress = FALSE)
+#'   released <- apply_mask(dose_cohort[, -1], mask_round(1), "dose")
 #'   out <- release_report(ru, tempfile(fileext = ".html"), data = dose_cohort,
-#'                         vars = "dose", keys = c("city", "sex"),
-#'                         identifiers = "id", seed = 1)
+#'                         release = list(scheme = "rounding to 1 significant digit",
+#'                                        data = released),
+#'                         risk = risk_spec("kanon", keys = c("city", "sex")))
 #'   file.exists(out)
 #' }
-release_report <- function(x, file, data = NULL, vars = NULL, keys = NULL, sensitive = NULL,
-                           identifiers = NULL, context = NULL, choice = NULL, masked = NULL,
-                           seed = NULL, call = NULL, data_name = NULL, max_risk = 0.2,
+release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, context = NULL,
                            title = "De-identification report", quiet = TRUE, ...) {
   check_ru_profile(x)
-  file <- check_string(file)
+  file <- check_writable(check_string(file), create_dir = TRUE)
   quiet <- check_flag(quiet)
   if (!is.null(context) && !inherits(context, "release_context"))
     abort_type("context", "a release_context() or NULL")
-  max_risk <- check_number(max_risk, lower = 0, upper = 1)
   title <- check_string(title)
-  check_report_args(data, vars, keys, sensitive, identifiers, choice, masked, seed, call,
-                    data_name)
+  settings <- report_settings(x, data, release, risk, list(...))
+  do.call(check_report_args, c(list(data = data),
+                               settings[setdiff(names(settings), c("max_risk", "deidentified"))]))
   for (nm in c("rmarkdown", "knitr"))
     if (!requireNamespace(nm, quietly = TRUE))
       epimask_abort(sprintf("release_report() needs the %s package.", nm), "epimask_error_dependency")
   if (!rmarkdown::pandoc_available())
     epimask_abort("release_report() needs pandoc (https://pandoc.org).", "epimask_error_dependency")
-  content <- report_content(x, data = data, vars = vars, keys = keys, sensitive = sensitive,
-                            identifiers = identifiers, context = context, choice = choice,
-                            masked = masked, seed = seed, call = call, data_name = data_name,
-                            max_risk = max_risk, title = title)
+  content <- do.call(report_content, c(list(x, data = data, context = context, title = title),
+                                       settings))
   render_report(content, file, quiet = quiet)
+}
+
+# The report's settings from the objects that carry them (the profile, the
+# release, the risk spec), or from the deprecated arguments of 0.2 in `old`.
+report_settings <- function(x, data, release, risk, old = list()) {
+  deprecated <- c("vars", "keys", "sensitive", "identifiers", "choice", "masked", "seed",
+                  "call", "data_name", "max_risk")
+  unknown <- setdiff(names(old), deprecated)
+  if (length(unknown) || (length(old) && is.null(names(old))))
+    abort_value("...", sprintf("empty (unknown argument%s: %s)",
+                               if (length(unknown) == 1L) "" else "s",
+                               paste(if (length(unknown)) unknown else "unnamed", collapse = ", ")))
+  if (length(old))
+    epimask_warn(sprintf(paste0("release_report(): %s %s deprecated; the profile carries vars, ",
+                                "seed, call and data name, `release = list(scheme, data)` the ",
+                                "choice and the released data, `risk = risk_spec(...)` the keys ",
+                                "and sensitive variables, `context` the threshold."),
+                         paste0("`", names(old), "`", collapse = ", "),
+                         if (length(old) == 1L) "is" else "are"),
+                 "epimask_warning_deprecated")
+  if (!is.null(old$max_risk)) old$max_risk <- check_number(old$max_risk, "max_risk", lower = 0, upper = 1)
+  if (!is.null(risk) && !inherits(risk, "epimask_risk_spec"))
+    abort_type("risk", "a risk_spec() naming `keys` (and `sensitive`), or NULL")
+  choice <- masked <- NULL
+  deidentified <- FALSE
+  if (inherits(release, "epimask_release")) {
+    # the result of deidentify(): its data are released, no scheme of the profile
+    masked <- release$data
+    check_data(masked, "release$data")
+    deidentified <- TRUE
+  } else if (is.character(release)) {
+    choice <- check_string(release, "release")
+  } else if (is.list(release) && !is.data.frame(release)) {
+    choice <- check_string(release$scheme, "release$scheme", allow_null = TRUE)
+    masked <- release$data
+    if (!is.null(masked)) check_data(masked, "release$data")
+  } else if (!is.null(release)) {
+    abort_type("release", "a scheme label, a list(scheme = , data = ), or NULL")
+  }
+  meta <- ru_meta(x)
+  identifiers <- if (!is.null(data) && !is.null(masked)) setdiff(names(data), names(masked))
+  pick <- function(name, new) if (!is.null(old[[name]])) old[[name]] else new
+  list(vars = pick("vars", if (!is.null(data)) meta$vars),
+       keys = pick("keys", risk$args$keys),
+       sensitive = pick("sensitive", risk$args$sensitive),
+       identifiers = pick("identifiers", if (length(identifiers)) identifiers),
+       choice = pick("choice", choice), masked = pick("masked", masked),
+       seed = pick("seed", meta$seed), call = pick("call", meta$call),
+       data_name = pick("data_name", meta$data_name),
+       max_risk = pick("max_risk", meta$budget %||% 0.2),
+       deidentified = deidentified)
 }
 
 # What the report reads besides the profile, checked before anything renders.
@@ -135,7 +193,7 @@ render_report <- function(content, file, quiet = TRUE) {
 report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive = NULL,
                            identifiers = NULL, context = NULL, choice = NULL, masked = NULL,
                            seed = NULL, call = NULL, data_name = NULL, max_risk = 0.2,
-                           title = "De-identification report") {
+                           title = "De-identification report", deidentified = FALSE) {
   if (is.null(context)) context <- ru_meta(ru)$context
   threshold <- context_threshold(context) %||% max_risk
   labels <- report_labels(ru)
@@ -151,6 +209,13 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
   released <- if (!is.null(original)) original[, setdiff(names(original), identifiers), drop = FALSE]
   table <- profile_display_table(safe)
   table$within_threshold <- ifelse(is.na(table$risk), NA, table$risk <= threshold)
+  chosen <- if (deidentified) NULL else choice %||% (if (!is.null(rec)) rec$scheme)
+  # the certificate is the verdict: the released data against every risk
+  # (de-identified data are no scheme of the profile: the context's attacks)
+  verdict <- if (!is.null(masked) && (deidentified || (!is.null(chosen) && chosen %in% safe$scheme)))
+    release_verdict(as_plain_data(masked), keys, context,
+                    if (!deidentified) safe$risk[safe$scheme == chosen], ru_meta(ru)$risk,
+                    threshold)
   meta <- ru_meta(ru)
   list(
     title = title,
@@ -176,7 +241,9 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     recommendation = rec,
     recommendation_text = if (!is.null(rec)) format(rec),
     recommendation_notes = rn$notes,
-    choice = choice %||% (if (!is.null(rec)) rec$scheme),
+    choice = chosen,
+    verdict = verdict,
+    deidentified = deidentified,
     chosen_is_recommended = is.null(choice) || (!is.null(rec) && identical(choice, rec$scheme)),
     withheld = any(labels != ru$scheme),
     seed = seed,

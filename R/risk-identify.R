@@ -179,9 +179,9 @@ format.epimask_identifiability <- function(x, digits = 3, ...) {
 
 #' @export
 print.epimask_identifiability <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  cat("Identifiability by exact matching (Cologne et al. 2012)\n")
-  print(summary(x), digits = digits, header = FALSE, ...)
+  # the long view: a title and the summary's lines (format() is the one-line form)
+  cat(c("Identifiability by exact matching (Cologne et al. 2012)",
+        format(summary(x), digits = digits, header = FALSE, ...)), sep = "\n")
   invisible(x)
 }
 
@@ -216,50 +216,89 @@ summary.epimask_identifiability <- function(object, ...) {
 
 #' @rdname epimask_identifiability-methods
 #' @export
-print.summary.epimask_identifiability <- function(x, digits = 3, header = TRUE,
-                                                  max_rows = 5L, ...) {
-  digits <- check_digits(digits)
-  header <- check_flag(header)
-  max_rows <- check_count(max_rows, "max_rows", lower = 0L)
-  if (header) cat("Identifiability by exact matching: summary\n")
-  fmt <- function(v) format(signif(v, digits))
-  cat(sprintf("  Keys: %s; %d released records matched against %d source records\n",
-              paste(x$keys, collapse = ", "), x$n_released, x$n_source))
-  cat(if (x$id_used) sprintf("  True person known from id column '%s'\n\n", x$id) else
-    "  No id: every match is assumed to contain the true person (upper bound)\n\n")
-  counts <- x$counts
-  matched <- counts[counts$matches > 0L, , drop = FALSE]
-  shown <- matched[seq_len(min(nrow(matched), max_rows)), , drop = FALSE]
-  tab <- data.frame(
-    "Matches in source" = as.character(shown$matches),
-    "Identification risk" = fmt(shown$risk),
-    "Released records" = shown$records,
-    "True person among them" = if (x$id_used) as.character(shown$true_match) else "-",
-    check.names = FALSE)
-  if (nrow(matched) > max_rows) {
-    rest <- matched[-seq_len(max_rows), , drop = FALSE]
+format.summary.epimask_identifiability <- function(x, digits = 3, header = TRUE,
+                                                   max_rows = 5L, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    header <- check_flag(header)
+    max_rows <- check_count(max_rows, "max_rows", lower = 0L)
+    if (header) cat("Identifiability by exact matching: summary\n")
+    fmt <- function(v) format(signif(v, digits))
+    cat(sprintf("  Keys: %s; %d released records matched against %d source records\n",
+                paste(x$keys, collapse = ", "), x$n_released, x$n_source))
+    cat(if (x$id_used) sprintf("  True person known from id column '%s'\n\n", x$id) else
+      "  No id: every match is assumed to contain the true person (upper bound)\n\n")
+    counts <- x$counts
+    matched <- counts[counts$matches > 0L, , drop = FALSE]
+    shown <- matched[seq_len(min(nrow(matched), max_rows)), , drop = FALSE]
+    tab <- data.frame(
+      "Matches in source" = as.character(shown$matches),
+      "Identification risk" = fmt(shown$risk),
+      "Released records" = shown$records,
+      "True person among them" = if (x$id_used) as.character(shown$true_match) else "-",
+      check.names = FALSE)
+    if (nrow(matched) > max_rows) {
+      rest <- matched[-seq_len(max_rows), , drop = FALSE]
+      tab <- rbind(tab, data.frame(
+        "Matches in source" = sprintf("%d-%d", min(rest$matches), max(rest$matches)),
+        "Identification risk" = sprintf("%s-%s", fmt(min(rest$risk)), fmt(max(rest$risk))),
+        "Released records" = sum(rest$records),
+        "True person among them" = if (x$id_used) as.character(sum(rest$true_match)) else "-",
+        check.names = FALSE))
+    }
+    none <- sum(counts$records[counts$matches == 0L])
     tab <- rbind(tab, data.frame(
-      "Matches in source" = sprintf("%d-%d", min(rest$matches), max(rest$matches)),
-      "Identification risk" = sprintf("%s-%s", fmt(min(rest$risk)), fmt(max(rest$risk))),
-      "Released records" = sum(rest$records),
-      "True person among them" = if (x$id_used) as.character(sum(rest$true_match)) else "-",
-      check.names = FALSE))
-  }
-  none <- sum(counts$records[counts$matches == 0L])
-  tab <- rbind(tab, data.frame(
-    "Matches in source" = "none", "Identification risk" = fmt(0),
-    "Released records" = none, "True person among them" = "-", check.names = FALSE))
-  print(tab, row.names = FALSE, right = TRUE)
-  cat(sprintf("\n  Identifiability risk score: %s%s\n", fmt(x$score),
-              if (x$id_used) "" else " (upper bound)"))
-  cat(sprintf("  Anonymity score: %s\n", fmt(x$anonymity)))
-  cat(sprintf("  Perceived identification risk score: %s\n", fmt(x$perceived)))
-  invisible(x)
+      "Matches in source" = "none", "Identification risk" = fmt(0),
+      "Released records" = none, "True person among them" = "-", check.names = FALSE))
+    print(tab, row.names = FALSE, right = TRUE)
+    cat(sprintf("\n  Identifiability risk score: %s%s\n", fmt(x$score),
+                if (x$id_used) "" else " (upper bound)"))
+    cat(sprintf("  Anonymity score: %s\n", fmt(x$anonymity)))
+    cat(sprintf("  Perceived identification risk score: %s\n", fmt(x$perceived)))
+  })
 }
+
+#' @export
+print.summary.epimask_identifiability <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname epimask_identifiability-methods
 #' @export
 as.data.frame.epimask_identifiability <- function(x, row.names = NULL,
                                                   optional = FALSE, ...) {
   x$records
+}
+
+#' @rdname epimask_identifiability-methods
+#' @param y Unused.
+#' @param threshold Identification risk above which a bar is drawn in red
+#'   (the released records that match at most `1 / threshold` source records).
+#' @export
+plot.epimask_identifiability <- function(x, y = NULL, threshold = 1 / 5, ...) {
+  threshold <- check_number(threshold, lower = 0, upper = 1)
+  matches <- x$records$matches
+  bins <- identifiability_bins(matches)
+  # each bar split into the records above the threshold (red) and the others
+  risky <- matches > 0 & 1 / pmax(matches, 1) > threshold
+  heights <- table(factor(risky, levels = c(TRUE, FALSE)), bins)
+  graphics::barplot(heights, col = c("firebrick", "grey60"), border = NA,
+                    ylim = c(0, 1.15 * max(colSums(heights))),
+                    xlab = "source records matching the released record (n_i)",
+                    ylab = "released records",
+                    main = sprintf("Identifiability: score %s, anonymity %s%s",
+                                   format(signif(x$score, 3)), format(signif(x$anonymity, 3)),
+                                   if (isTRUE(x$id_used)) "" else " (upper bound)"), ...)
+  graphics::legend("topleft", fill = c("firebrick", "grey60"), border = NA, bty = "n",
+                   legend = c(sprintf("risk 1 / n_i > %s", format(threshold)),
+                              sprintf("risk <= %s or no match", format(threshold))))
+  invisible(heights)
+}
+
+identifiability_bin_labels <- c("none", "1", "2", "3-5", "6-10", "11-20", "21-50", "51-100", ">100")
+
+# Match counts grouped on a rough log scale, so that numeric keys with
+# thousands of distinct counts still give a readable chart; empty bins dropped.
+identifiability_bins <- function(matches) {
+  cut_at <- c(-Inf, 0, 1, 2, 5, 10, 20, 50, 100, Inf)
+  b <- cut(matches, cut_at, labels = identifiability_bin_labels, right = TRUE)
+  droplevels(b)
 }

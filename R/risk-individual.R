@@ -29,17 +29,32 @@
 #'
 #' `NA` in a key is a category of its own.
 #'
+#' With `cluster` (households, families, care homes, a patient's several
+#' records), identifying one member identifies the others: the cluster's risk
+#' is \eqn{r_h = 1 - \prod_{i \in h} (1 - r_i)} over its members' individual
+#' risks, given to every member (as sdcMicro's household risk). It assumes the
+#' members' identifications are independent events, which overstates the
+#' risk of members who share all their keys and understates it where the
+#' cluster itself is a key (a household of unusual size). The expected number
+#' of re-identifications is then \eqn{\sum_i r_{h(i)}} and its share of the
+#' records the cluster global risk.
+#'
 #' @param data A data frame (tibble and data.table accepted) or a matrix.
 #' @param keys Character vector: the quasi-identifier columns.
 #' @param weights `NULL`, the name of a column of `data`, or a numeric vector
 #'   of length `nrow(data)`: the sampling weights, each finite and \eqn{\ge 1}.
+#' @param cluster `NULL`, the name of a column of `data`, or a vector of
+#'   length `nrow(data)` naming each record's cluster (no `NA`).
 #' @return An object of class `epimask_individual`, a list with
 #'   \item{per_record}{the risk \eqn{r} of each record, in row order.}
 #'   \item{expected}{\eqn{ER}, the expected number of re-identifications.}
 #'   \item{global}{\eqn{ER / n}.}
 #'   \item{classes}{one row per key pattern (order of first appearance): the
 #'     key values, `f`, `F_hat` and `risk`.}
-#'   and `group` (the pattern of each record), `keys`, `n`, `weighted`.
+#'   and `group` (the pattern of each record), `keys`, `n`, `weighted`. With
+#'   `cluster`: `cluster_risk` (\eqn{r_h} of each record's cluster, in row
+#'   order), `cluster_expected` (\eqn{\sum_i r_{h(i)}}), `cluster_global`
+#'   (that over n), `n_clusters`.
 #' @references Benedetti R, Franconi L (1998). Statistical and technological
 #'   solutions for controlled data dissemination. Pre-proceedings of New
 #'   Techniques and Technologies for Statistics, 225-232. Templ M, Kowarik A,
@@ -55,8 +70,12 @@
 #' r
 #' summary(r)
 #' plot(r)
+#' # families of three: the cluster risk of each member
+#' rc <- risk_individual(d, keys = c("city", "sex", "age10"), weights = rep(20, nrow(d)),
+#'                       cluster = (seq_len(nrow(d)) - 1) %/% 3)
+#' rc
 #' @export
-risk_individual <- function(data, keys, weights = NULL) {
+risk_individual <- function(data, keys, weights = NULL, cluster = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
   clash <- intersect(keys, c("f", "F_hat", "risk"))
@@ -64,6 +83,7 @@ risk_individual <- function(data, keys, weights = NULL) {
     abort_value("keys", sprintf("key columns not named %s (names used by the class table)",
                                 paste0("'", clash, "'", collapse = ", ")))
   w <- check_sampling_weights(weights, data)
+  cl <- check_cluster(cluster, data)
   ec <- key_groups(data, keys)
   n_classes <- length(ec$size)
   f <- as.double(ec$size)
@@ -76,11 +96,42 @@ risk_individual <- function(data, keys, weights = NULL) {
   classes$risk <- risk
   per_record <- risk[ec$group]
   expected <- sum(per_record)
-  structure(list(
+  out <- list(
     per_record = per_record, expected = expected, global = expected / nrow(data),
     classes = classes, group = ec$group, keys = keys, n = nrow(data),
     weighted = !is.null(w), record_ids = record_ids(data)
-  ), class = "epimask_individual")
+  )
+  if (!is.null(cl)) {
+    out$cluster_risk <- cluster_risk(per_record, cl)
+    out$cluster_expected <- sum(out$cluster_risk)
+    out$cluster_global <- out$cluster_expected / nrow(data)
+    out$n_clusters <- length(unique(cl))
+  }
+  structure(out, class = "epimask_individual")
+}
+
+# Cluster ids of risk_individual(): a column name or a vector, no NA.
+check_cluster <- function(cluster, data) {
+  if (is.null(cluster)) return(NULL)
+  if (is.character(cluster) && length(cluster) == 1L && nrow(data) != 1L) {
+    check_columns(cluster, data, "cluster")
+    cluster <- data[[cluster]]
+  }
+  if (is.list(cluster) || !is.atomic(cluster) || length(cluster) != nrow(data))
+    abort_type("cluster", sprintf("a column name or a vector of length nrow(data) = %d", nrow(data)))
+  if (anyNA(cluster))
+    epimask_abort(sprintf("`cluster` must name a cluster for every record; %d %s NA.", sum(is.na(cluster)),
+                          if (sum(is.na(cluster)) == 1L) "is" else "are"),
+                  c("epimask_error_missing", "epimask_error_value"), arg = "cluster")
+  key_values(cluster)
+}
+
+# r_h = 1 - prod(1 - r_i) over the members of each cluster, per record
+# (summed on the log scale: no underflow for large clusters).
+cluster_risk <- function(r, cluster) {
+  id <- match(cluster, unique(cluster))
+  logsurv <- group_sums(log1p(-pmin(r, 1)), id, max(id))
+  -expm1(logsurv)[id]
 }
 
 #' @rdname risk_individual
@@ -103,7 +154,10 @@ format.epimask_individual <- function(x, digits = 3, ...) {
             if (x$weighted) "sampling weights" else "no weights (census: risk 1/f)"),
     sprintf("  %d key patterns, %d sample uniques", nrow(x$classes), sum(x$classes$f == 1L)),
     sprintf("  expected re-identifications %s; global risk %s; highest record risk %s",
-            fmt(x$expected), fmt(x$global), fmt(max(x$per_record))))
+            fmt(x$expected), fmt(x$global), fmt(max(x$per_record))),
+    if (!is.null(x$cluster_risk))
+      sprintf("  %d clusters: expected re-identifications %s (share %s); highest cluster risk %s",
+              x$n_clusters, fmt(x$cluster_expected), fmt(x$cluster_global), fmt(max(x$cluster_risk))))
 }
 
 #' @rdname risk_individual
@@ -114,6 +168,7 @@ as.data.frame.epimask_individual <- function(x, row.names = NULL, optional = FAL
   out <- x$classes[x$group, c(x$keys, "f", "F_hat"), drop = FALSE]
   out <- cbind(data.frame(ID = ids, stringsAsFactors = FALSE), out)
   out$risk <- x$per_record
+  if (!is.null(x$cluster_risk)) out$cluster_risk <- x$cluster_risk
   rownames(out) <- NULL
   out
 }
@@ -133,13 +188,17 @@ summary.epimask_individual <- function(object, ...) {
 
 #' @rdname risk_individual
 #' @export
-print.summary.epimask_individual <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  print(x$individual, digits = digits)
-  print_titled_table("Records above common thresholds:", x$thresholds, digits, "threshold")
-  print_titled_table("Riskiest key patterns:", x$riskiest, digits, c("F_hat", "risk"))
-  invisible(x)
+format.summary.epimask_individual <- function(x, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    print(x$individual, digits = digits)
+    print_titled_table("Records above common thresholds:", x$thresholds, digits, "threshold")
+    print_titled_table("Riskiest key patterns:", x$riskiest, digits, c("F_hat", "risk"))
+  })
 }
+
+#' @export
+print.summary.epimask_individual <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_individual
 #' @param y Unused.

@@ -24,7 +24,7 @@
 #' `alpha` when a sample with sampling fraction `pi` is drawn (see [k_prime()]);
 #' the data pass D3 / D4 when \eqn{\min f_j \ge \min(k, k')}.
 #'
-#' The discernability metric (Bayardo & Agrawal) is
+#' The discernibility metric (Bayardo & Agrawal) is
 #' \eqn{\sum_{f_j \ge k} f_j^2 + n \times} (records in ECs smaller than `k`):
 #' records in classes smaller than `k` are charged as if suppressed.
 #'
@@ -72,7 +72,9 @@
 #'   \item{k_anonymous, k_map}{the k-anonymity and k-map checks.}
 #'   \item{passes_k_prime}{named logical `c(D3 =, D4 =)`: \eqn{\min f_j \ge
 #'     \min(k, k')}.}
-#'   \item{discernability}{the discernability metric.}
+#'   \item{discernibility}{the discernibility metric. The field was called
+#'   `discernability` up to version 0.2.0; that name still works for one
+#'   more release, with a warning of class `epimask_warning_deprecated`.}
 #'   \item{n, n_classes, n_uniques, n_doubles}{counts of records and ECs.}
 #'   \item{population_source}{`"population"`, `"weights"` or
 #'     `"sampling fraction"`.}
@@ -136,7 +138,7 @@ risk_kanon <- function(data, keys, population = NULL, pi = 1, k = 5,
     k_map = min(ec$pop_size) >= k,
     passes_k_prime = c(D3 = min_f >= min(k, kp[["D3"]]),
                        D4 = min_f >= min(k, kp[["D4"]])),
-    discernability = discernability(f, k, n),
+    discernibility = discernibility(f, k, n),
     n = n, n_classes = length(f), n_uniques = sum(f == 1L),
     n_doubles = sum(f == 2L),
     population_source = source,
@@ -176,22 +178,34 @@ k_prime <- function(k, pi, alpha = 0.1) {
 
 # The smallest x (capped at k) with P(X >= x) <= alpha for X ~ Poisson(lambda),
 # or, truncated at zero (D4), P(X >= x | X >= 1) <= alpha with x >= 1. The
-# quantile function gives the candidate in O(1) whatever k; the neighbours are
-# then checked with the tail itself, so rounding in qpois() cannot move the
-# answer (the direct scan over 0..k that this replaces took seconds at k = 1e7).
+# tail falls as x grows, so the answer is found by bisection over [lowest, k]
+# in O(log k) evaluations of the tail whatever k, lambda and alpha. (The
+# quantile function it replaces returned Inf for a lambda so small that its
+# tail probabilities underflow, pi = 5e-324, and the scan down from there never
+# ended.) P(X >= 1 | X >= 1) = 1 exactly, so x = 1 never passes D4, whatever
+# the rounding of the tail at a lambda near zero.
 poisson_tail_cut <- function(lambda, alpha, k, truncated) {
   lowest <- if (truncated) 1 else 0
   norm <- if (truncated) -expm1(-lambda) else 1
-  passes <- function(x) stats::ppois(x - 1, lambda, lower.tail = FALSE) / norm <= alpha
-  x <- max(lowest, stats::qpois(alpha * norm, lambda, lower.tail = FALSE) + 1)
-  while (x > lowest && passes(x - 1)) x <- x - 1
-  while (x < k && !passes(x)) x <- x + 1
-  as.integer(min(x, k))
+  passes <- function(x) {
+    if (truncated && x <= 1) return(FALSE)
+    stats::ppois(x - 1, lambda, lower.tail = FALSE) / norm <= alpha
+  }
+  lo <- lowest
+  hi <- k
+  if (passes(lo)) return(as.integer(lo))
+  if (!passes(hi)) return(as.integer(k))
+  # passes(hi) and not passes(lo): the cut lies in (lo, hi]
+  while (hi - lo > 1) {
+    mid <- lo + (hi - lo) %/% 2
+    if (passes(mid)) hi <- mid else lo <- mid
+  }
+  as.integer(hi)
 }
 
-# Discernability (Bayardo & Agrawal 2005): each record is charged the size of
+# Discernibility (Bayardo & Agrawal 2005): each record is charged the size of
 # its EC, a record in an EC smaller than k (to be suppressed) the whole n.
-discernability <- function(size, k, n) {
+discernibility <- function(size, k, n) {
   big <- size >= k
   sum(as.double(size[big])^2) + as.double(n) * sum(as.double(size[!big]))
 }
@@ -201,6 +215,7 @@ check_key_data <- function(data, arg) {
   if (is.matrix(data)) data <- as.data.frame(data, stringsAsFactors = FALSE)
   if (!is.data.frame(data)) abort_type(arg, "a data frame or a matrix")
   if (nrow(data) == 0L || ncol(data) == 0L) abort_empty(arg)
+  check_column_names(data, arg)
   # key values are compared and hashed as text
   check_utf8_data(data, arg)
   data
@@ -328,26 +343,26 @@ record_ids <- function(data) {
 #'   `plot()` draws a bar chart of the EC sizes, classes smaller than `k` in
 #'   red, counting classes or records (`what`).
 #' @export
-print.epimask_kanon <- function(x, digits = 3, ...) {
+format.epimask_kanon <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
   yes_no <- function(v) if (isTRUE(v)) "yes" else "no"
-  cat(sprintf("k-anonymity risk: %d records, keys %s\n", x$n,
-              paste(x$keys, collapse = ", ")))
-  cat(sprintf("  %d equivalence classes; %d uniques, %d doubles; smallest class %d\n",
-              x$n_classes, x$n_uniques, x$n_doubles, min(x$classes$size)))
-  cat(sprintf("  prosecutor risk: maximum %s, average %s, strict average %s\n",
-              fmt(x$max_risk), fmt(x$avg_risk), fmt(x$strict_avg_risk)))
-  cat(sprintf("  journalist risk %s, marketer risk %s (population sizes from %s)\n",
-              fmt(x$journalist_risk), fmt(x$marketer_risk), x$population_source))
-  cat(sprintf("  k = %d: k-anonymous %s, k-map %s\n", x$k, yes_no(x$k_anonymous),
-              yes_no(x$k_map)))
-  cat(sprintf("  D3 / D4 (pi = %s, alpha = %s): k' = %d / %d, passes %s / %s\n",
-              format(x$pi), format(x$alpha), x$k_prime[["D3"]], x$k_prime[["D4"]],
-              yes_no(x$passes_k_prime[["D3"]]), yes_no(x$passes_k_prime[["D4"]])))
-  cat(sprintf("  discernability %s\n", format(x$discernability, big.mark = ",")))
-  invisible(x)
+  c(sprintf("k-anonymity risk: %d records, keys %s", x$n, paste(x$keys, collapse = ", ")),
+    sprintf("  %d equivalence classes; %d uniques, %d doubles; smallest class %d",
+            x$n_classes, x$n_uniques, x$n_doubles, min(x$classes$size)),
+    sprintf("  prosecutor risk: maximum %s, average %s, strict average %s",
+            fmt(x$max_risk), fmt(x$avg_risk), fmt(x$strict_avg_risk)),
+    sprintf("  journalist risk %s, marketer risk %s (population sizes from %s)",
+            fmt(x$journalist_risk), fmt(x$marketer_risk), x$population_source),
+    sprintf("  k = %d: k-anonymous %s, k-map %s", x$k, yes_no(x$k_anonymous), yes_no(x$k_map)),
+    sprintf("  D3 / D4 (pi = %s, alpha = %s): k' = %d / %d, passes %s / %s",
+            format(x$pi), format(x$alpha), x$k_prime[["D3"]], x$k_prime[["D4"]],
+            yes_no(x$passes_k_prime[["D3"]]), yes_no(x$passes_k_prime[["D4"]])),
+    sprintf("  discernibility %s", format(x$discernibility, big.mark = ",")))
 }
+
+#' @export
+print.epimask_kanon <- function(x, ...) print_formatted(x, ...)
 
 #' Per-record risk table
 #'
@@ -396,24 +411,28 @@ summary.epimask_kanon <- function(object, ...) {
 #' @rdname risk_kanon
 #' @param n Number of records shown by the `summary()` print.
 #' @export
-print.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
-  digits <- check_digits(digits)
-  n <- check_count(n, "n", lower = 0L)
-  print(x$kanon, digits = digits)
-  print_titled_table("Risk measures:", x$measures, digits, "value")
-  print_titled_table("Common thresholds (minimum cell size 3, 5, 11, 20):", x$thresholds,
-                     digits, "threshold")
-  cat("\nEquivalence class sizes (number of classes):\n")
-  print(x$class_sizes)
-  rec <- x$records
-  cat(sprintf("\nProbability of re-identification per record%s:\n",
-              if (nrow(rec) > n) sprintf(" (first %d of %d)", n, nrow(rec)) else ""))
-  rec <- utils::head(rec, n)
-  rec$risk <- signif(rec$risk, digits)
-  names(rec)[names(rec) == "risk"] <- "probability of re-identification"
-  print(rec, row.names = FALSE)
-  invisible(x)
+format.summary.epimask_kanon <- function(x, n = 30L, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    n <- check_count(n, "n", lower = 0L)
+    print(x$kanon, digits = digits)
+    print_titled_table("Risk measures:", x$measures, digits, "value")
+    print_titled_table("Common thresholds (minimum cell size 3, 5, 11, 20):", x$thresholds,
+                       digits, "threshold")
+    cat("\nEquivalence class sizes (number of classes):\n")
+    print(x$class_sizes)
+    rec <- x$records
+    cat(sprintf("\nProbability of re-identification per record%s:\n",
+                if (nrow(rec) > n) sprintf(" (first %d of %d)", n, nrow(rec)) else ""))
+    rec <- utils::head(rec, n)
+    rec$risk <- signif(rec$risk, digits)
+    names(rec)[names(rec) == "risk"] <- "probability of re-identification"
+    print(rec, row.names = FALSE)
+  })
 }
+
+#' @export
+print.summary.epimask_kanon <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_kanon
 #' @param y Unused.

@@ -351,15 +351,19 @@ summary.epimask_ldiversity <- function(object, ...) {
 
 #' @rdname risk_ldiversity
 #' @export
-print.summary.epimask_ldiversity <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  print(x$ldiversity, digits = digits)
-  for (s in names(x$by_distinct_l)) {
-    print_titled_table(sprintf("Classes and records by distinct l of '%s':", s),
-                       x$by_distinct_l[[s]], digits, "share_of_records")
-  }
-  invisible(x)
+format.summary.epimask_ldiversity <- function(x, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    print(x$ldiversity, digits = digits)
+    for (s in names(x$by_distinct_l)) {
+      print_titled_table(sprintf("Classes and records by distinct l of '%s':", s),
+                         x$by_distinct_l[[s]], digits, "share_of_records")
+    }
+  })
 }
+
+#' @export
+print.summary.epimask_ldiversity <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_ldiversity
 #' @param y Unused.
@@ -433,13 +437,17 @@ summary.epimask_tcloseness <- function(object, ...) {
 
 #' @rdname risk_tcloseness
 #' @export
-print.summary.epimask_tcloseness <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  print(x$tcloseness, digits = digits)
-  print_titled_table("Records in classes with an EMD above common thresholds:", x$table,
-                     digits, c("t", "median_class_emd"))
-  invisible(x)
+format.summary.epimask_tcloseness <- function(x, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    print(x$tcloseness, digits = digits)
+    print_titled_table("Records in classes with an EMD above common thresholds:", x$table,
+                       digits, c("t", "median_class_emd"))
+  })
 }
+
+#' @export
+print.summary.epimask_tcloseness <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_tcloseness
 #' @param y Unused.

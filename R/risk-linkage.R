@@ -5,7 +5,7 @@
 
 #' Distance-based record linkage risk
 #'
-#' The intruder holds the original values of `vars` for every record and
+#' The intruder holds the original values of `known` for every record and
 #' links each original record to the released record nearest to it
 #' (Pagliuca & Seri 1999; Domingo-Ferrer & Torra 2001). Record \eqn{i} is
 #' re-linked with weight \eqn{1/t_i} when its own released record is among
@@ -31,7 +31,11 @@
 #'
 #' @param original,masked Data frames (or matrices) with the same rows in the
 #'   same order: the original and the released data.
-#' @param vars Character vector: the numeric variables the intruder knows.
+#' @param known Character vector: the numeric variables the intruder knows
+#'   (the columns of the intruder, as in [risk_match()]; see
+#'   [epimask-naming]).
+#' @param vars Deprecated: the name of `known` up to version 0.2.0. It still
+#'   works, with a warning of class `epimask_warning_deprecated`.
 #' @param distance `"euclidean"` (standardised) or `"mahalanobis"`.
 #' @param method `"auto"`, `"tree"` or `"exhaustive"`.
 #' @param threads Number of threads, `NULL` for [epimask_threads()] (one
@@ -43,7 +47,8 @@
 #'   \item{ties}{\eqn{t_i}, the number of released records at the minimum
 #'     distance from original record \eqn{i}.}
 #'   \item{distance_to_nearest}{the minimum distance.}
-#'   and `vars`, `distance`, `method` (the one used), `n`.
+#'   and `known` (`vars` up to version 0.2.0, still readable with a deprecation
+#'   warning), `distance`, `method` (the one used), `n`.
 #' @references Pagliuca D, Seri G (1999). Some results of individual ranking
 #'   method on the system of enterprise accounts annual survey. Esprit SDC
 #'   Project, Delivery MI-3/D2. Domingo-Ferrer J, Torra V (2001). A
@@ -55,17 +60,18 @@
 #' @examples
 #' d <- dose_cohort
 #' noisy <- apply_mask(d, mask_noise(0.05), c("dose", "age_end"))
-#' l <- risk_linkage(d, noisy, vars = c("dose", "age_end"))
+#' l <- risk_linkage(d, noisy, known = c("dose", "age_end"))
 #' l
 #' summary(l)
 #' plot(l)
 #' @export
-risk_linkage <- function(original, masked, vars, distance = c("euclidean", "mahalanobis"),
-                         method = c("auto", "tree", "exhaustive"), threads = NULL) {
+risk_linkage <- function(original, masked, known, distance = c("euclidean", "mahalanobis"),
+                         method = c("auto", "tree", "exhaustive"), threads = NULL, vars = NULL) {
   original <- check_data(original, "original")
   masked <- check_data(masked, "masked")
-  vars <- check_columns(vars, original, "vars", data_arg = "original")
-  check_columns(vars, masked, "vars", data_arg = "masked")
+  known <- renamed_argument(if (!missing(known)) known, vars, "known", "vars")
+  vars <- check_columns(known, original, "known", data_arg = "original")
+  check_columns(vars, masked, "known", data_arg = "masked")
   distance <- check_choice(distance, c("euclidean", "mahalanobis"))
   method <- check_choice(method, c("auto", "tree", "exhaustive"))
   if (NROW(original) != NROW(masked))
@@ -86,7 +92,7 @@ risk_linkage <- function(original, masked, vars, distance = c("euclidean", "maha
   structure(list(
     per_record = res$weight, risk = mean(res$weight), linked = sum(res$weight),
     ties = res$ties, distance_to_nearest = res$min_dist,
-    vars = vars, distance = distance, method = method, n = n
+    known = vars, distance = distance, method = method, n = n
   ), class = "epimask_linkage")
 }
 
@@ -121,7 +127,7 @@ print.epimask_linkage <- function(x, digits = 3, ...) print_formatted(x, digits 
 format.epimask_linkage <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
   c(sprintf("record linkage (%s distance on %s): %d records, %s search",
-            x$distance, paste(x$vars, collapse = ", "), x$n, x$method),
+            x$distance, paste(x$known, collapse = ", "), x$n, x$method),
     sprintf("  linkage risk %s: %s records expected re-linked; %d re-linked alone, %d in a tie, %d not",
             format(signif(x$risk, digits)), format(round(x$linked, 1)),
             sum(x$per_record == 1), sum(x$per_record > 0 & x$per_record < 1),
@@ -153,12 +159,16 @@ summary.epimask_linkage <- function(object, ...) {
 
 #' @rdname risk_linkage
 #' @export
-print.summary.epimask_linkage <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  print(x$linkage, digits = digits)
-  print_titled_table("Records by outcome:", x$outcomes, digits, "share")
-  invisible(x)
+format.summary.epimask_linkage <- function(x, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    print(x$linkage, digits = digits)
+    print_titled_table("Records by outcome:", x$outcomes, digits, "share")
+  })
 }
+
+#' @export
+print.summary.epimask_linkage <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_linkage
 #' @param y Unused.

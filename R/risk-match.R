@@ -506,9 +506,9 @@ format.epimask_match <- function(x, digits = 3, ...) {
 
 #' @export
 print.epimask_match <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  cat("Record-matching disclosure risk (Zhou et al. 2010, after Reiter 2005)\n")
-  print(summary(x), digits = digits, header = FALSE, ...)
+  # the long view: a title and the summary's lines (format() is the one-line form)
+  cat(c("Record-matching disclosure risk (Zhou et al. 2010, after Reiter 2005)",
+        format(summary(x), digits = digits, header = FALSE, ...)), sep = "\n")
   invisible(x)
 }
 
@@ -558,53 +558,103 @@ summary.epimask_match <- function(object, ...) {
 
 #' @rdname epimask_match-methods
 #' @export
-print.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
-  digits <- check_digits(digits)
-  header <- check_flag(header)
-  if (header) cat("Record-matching disclosure risk: summary\n")
-  fmt <- function(v) format(signif(v, digits))
-  cat(sprintf("  Known: %s\n", paste(x$known, collapse = ", ")))
-  if (length(x$unknown)) {
-    cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SD %s)\n",
-                paste(x$unknown, collapse = ", "),
-                paste(fmt(x$sigma), collapse = ", ")))
-  } else {
-    cat("  Unknown: none\n")
-  }
-  cat(sprintf("  Targets: %d; released records (candidates): %d\n\n",
-              x$n_targets, x$n_records))
-  ties <- x$ties
-  shown <- ties[seq_len(min(nrow(ties), 5L)), , drop = FALSE]
-  tab <- data.frame(
-    "Records at top probability (c)" = as.character(shown$c),
-    "Targets" = shown$targets,
-    "True record among them" = shown$correct,
-    "Expected correct" = fmt(shown$expected_correct),
-    check.names = FALSE)
-  if (nrow(ties) > 5L) {
-    rest <- ties[-seq_len(5L), , drop = FALSE]
-    tab <- rbind(tab, data.frame(
-      "Records at top probability (c)" = sprintf("%d-%d", min(rest$c), max(rest$c)),
-      "Targets" = sum(rest$targets), "True record among them" = sum(rest$correct),
-      "Expected correct" = fmt(sum(rest$expected_correct)), check.names = FALSE))
-  }
-  print(tab, row.names = FALSE, right = TRUE)
-  cat(sprintf("\n  Expected match risk: %s correct matches of %d (%s%%)\n",
-              fmt(x$expected_match_risk), x$n_targets, fmt(x$percent_correct)))
-  cat(sprintf("  True match rate: %s; false match rate: %s\n",
-              fmt(x$true_match_rate),
-              if (is.na(x$false_match_rate)) "NA (no unique match)" else
-                fmt(x$false_match_rate)))
-  if (is.na(x$mean_prob_true) && isTRUE(x$probs_skipped)) {
-    cat("  Mean probability of the true record: not computed (give `prob_tol` to compute it)\n")
-  } else {
-    cat(sprintf("  Mean probability of the true record: %s\n", fmt(x$mean_prob_true)))
-  }
-  invisible(x)
+format.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    header <- check_flag(header)
+    if (header) cat("Record-matching disclosure risk: summary\n")
+    fmt <- function(v) format(signif(v, digits))
+    cat(sprintf("  Known: %s\n", paste(x$known, collapse = ", ")))
+    if (length(x$unknown)) {
+      cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SD %s)\n",
+                  paste(x$unknown, collapse = ", "),
+                  paste(fmt(x$sigma), collapse = ", ")))
+    } else {
+      cat("  Unknown: none\n")
+    }
+    cat(sprintf("  Targets: %d; released records (candidates): %d\n\n",
+                x$n_targets, x$n_records))
+    ties <- x$ties
+    shown <- ties[seq_len(min(nrow(ties), 5L)), , drop = FALSE]
+    tab <- data.frame(
+      "Records at top probability (c)" = as.character(shown$c),
+      "Targets" = shown$targets,
+      "True record among them" = shown$correct,
+      "Expected correct" = fmt(shown$expected_correct),
+      check.names = FALSE)
+    if (nrow(ties) > 5L) {
+      rest <- ties[-seq_len(5L), , drop = FALSE]
+      tab <- rbind(tab, data.frame(
+        "Records at top probability (c)" = sprintf("%d-%d", min(rest$c), max(rest$c)),
+        "Targets" = sum(rest$targets), "True record among them" = sum(rest$correct),
+        "Expected correct" = fmt(sum(rest$expected_correct)), check.names = FALSE))
+    }
+    print(tab, row.names = FALSE, right = TRUE)
+    cat(sprintf("\n  Expected match risk: %s correct matches of %d (%s%%)\n",
+                fmt(x$expected_match_risk), x$n_targets, fmt(x$percent_correct)))
+    cat(sprintf("  True match rate: %s; false match rate: %s\n",
+                fmt(x$true_match_rate),
+                if (is.na(x$false_match_rate)) "NA (no unique match)" else
+                  fmt(x$false_match_rate)))
+    if (is.na(x$mean_prob_true) && isTRUE(x$probs_skipped)) {
+      cat("  Mean probability of the true record: not computed (give `prob_tol` to compute it)\n")
+    } else {
+      cat(sprintf("  Mean probability of the true record: %s\n", fmt(x$mean_prob_true)))
+    }
+  })
 }
+
+#' @export
+print.summary.epimask_match <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname epimask_match-methods
 #' @export
 as.data.frame.epimask_match <- function(x, row.names = NULL, optional = FALSE, ...) {
   x$per_target
+}
+
+#' @rdname epimask_match-methods
+#' @param y Unused.
+#' @param what `"outcomes"`: a bar chart of the targets by the intruder's
+#'   outcome (the true record alone at the top probability, the true record in
+#'   a tie of \eqn{c} records, or a wrong record); `"probability"`: a histogram
+#'   of the probability the intruder's model gives the true record
+#'   (`prob_true`), with its mean.
+#' @export
+plot.epimask_match <- function(x, y = NULL, what = c("outcomes", "probability"), ...) {
+  what <- check_choice(what, c("outcomes", "probability"))
+  pt <- x$per_target
+  if (what == "outcomes") {
+    outcomes <- match_outcomes(pt)
+    graphics::barplot(outcomes, col = c("firebrick", "orange", "grey60"), border = NA,
+                      ylab = "targets", ylim = c(0, 1.05 * max(outcomes, 1)),
+                      main = sprintf("Record matching: %s%% expected correct",
+                                     format(signif(x$percent_correct, 3))), ...)
+    # a target in a tie of c records is matched correctly with probability 1 / c
+    in_tie <- pt$c > 1 & pt$I == 1
+    graphics::mtext(sprintf("expected correct matches: %s alone + %s from ties (1 / c each)",
+                            format(outcomes[[1L]]), format(signif(sum(1 / pt$c[in_tie]), 3))),
+                    side = 3, line = 0.3, cex = 0.85)
+    return(invisible(outcomes))
+  }
+  p <- pt$prob_true
+  # at scale the probabilities are skipped unless asked for (prob_tol)
+  if (all(is.na(p)))
+    abort_value("what", "\"outcomes\": the probabilities were not computed (give `prob_tol` to risk_match())")
+  p <- p[!is.na(p)]
+  h <- graphics::hist(p, breaks = 30, col = "grey60", border = "white",
+                      xlab = "probability of the true record (prob_true)", ylab = "targets",
+                      main = "Record matching: the true record's probability", ...)
+  graphics::abline(v = mean(p), col = "firebrick", lwd = 2)
+  graphics::legend("topright", legend = sprintf("mean %s", format(signif(mean(p), 3))),
+                   col = "firebrick", lwd = 2, bty = "n")
+  invisible(h)
+}
+
+# The targets by outcome: the true record alone at the top probability, in a
+# tie (c > 1: it is picked with probability 1 / c), or not at the top.
+match_outcomes <- function(pt) {
+  c(`true record alone` = sum(pt$c == 1 & pt$I == 1),
+    `true record in a tie` = sum(pt$c > 1 & pt$I == 1),
+    `wrong record` = sum(pt$I == 0))
 }

@@ -193,6 +193,14 @@ print.release_context <- function(x, ...) {
 #' @param keys Character vector: its quasi-identifiers.
 #' @param context A [release_context()].
 #' @param ... Passed to [risk_kanon()] (e.g. `population`, `pi`, `weights`).
+#' @param uniqueness For a public release that is a sample of a population:
+#'   `NULL`, a [population_model()] (estimated here on `data` and `keys`) or a
+#'   [risk_population()] result. The public attack's \eqn{Pr(re\text{-}id)} is
+#'   then the estimated share of population uniques (an intruder who matches
+#'   the release to a population register re-identifies the records unique
+#'   in the population, an expected share \eqn{U / N} of a simple random
+#'   sample) instead of the sample's maximum risk, which treats the sample as
+#'   the whole population.
 #' @return An object of class `risk_release`: `$attacks` (data frame with
 #'   `attack`, `pr_attack`, `pr_reid_given`, `risk`), `$overall`,
 #'   `$threshold`, `$pass`, `$context`, `$kanon` (the [risk_kanon()] result).
@@ -209,11 +217,27 @@ print.release_context <- function(x, ...) {
 #' risk_release(d, c("city", "sex", "age_exp", "dose_band"), ctx)
 #' risk_release(d, c("city", "sex"), release_context(public = TRUE))
 #' @export
-risk_release <- function(data, keys, context, ...) {
+risk_release <- function(data, keys, context, ..., uniqueness = NULL) {
   if (!inherits(context, "release_context"))
     abort_type("context", "a release_context() object")
   kanon <- risk_kanon(data, keys, ...)
-  attacks <- if (context$public) {
+  if (!is.null(uniqueness)) {
+    if (inherits(uniqueness, "epimask_population_model")) {
+      uniqueness <- risk_population(data, keys, uniqueness)
+    } else if (!inherits(uniqueness, "epimask_population")) {
+      abort_type("uniqueness", "NULL, a population_model() or a risk_population() result")
+    }
+    if (!context$public)
+      abort_value("uniqueness", "given for a public release only (the attacks of a non-public release use the average risk)")
+    if (is.na(uniqueness$share))
+      epimask_abort(sprintf("The population-uniqueness estimate is NA (%s); choose another model.",
+                            uniqueness$reason),
+                    c("epimask_error_convergence", "epimask_error_value"), arg = "uniqueness")
+  }
+  attacks <- if (context$public && !is.null(uniqueness)) {
+    data.frame(attack = sprintf("public (population uniques, %s)", uniqueness$used), pr_attack = 1,
+               pr_reid_given = uniqueness$share, stringsAsFactors = FALSE)
+  } else if (context$public) {
     data.frame(attack = "public", pr_attack = 1, pr_reid_given = kanon$max_risk,
                stringsAsFactors = FALSE)
   } else {
@@ -228,7 +252,7 @@ risk_release <- function(data, keys, context, ...) {
   overall <- max(attacks$risk)
   structure(list(attacks = attacks, overall = overall, threshold = context$threshold,
                  pass = overall <= context$threshold, context = context, kanon = kanon,
-                 keys = keys),
+                 keys = keys, uniqueness = uniqueness),
             class = "risk_release")
 }
 
@@ -271,21 +295,25 @@ summary.risk_release <- function(object, ...) {
 
 #' @rdname risk_release
 #' @export
-print.summary.risk_release <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  fmt <- function(v) format(signif(v, digits))
-  print(x$release, digits = digits)
-  cat(sprintf("equivalence classes: %d (smallest %d; %d uniques, %d doubles)\n",
-              x$classes[["n_classes"]], x$classes[["smallest"]],
-              x$classes[["uniques"]], x$classes[["doubles"]]))
-  cat(sprintf("risk given an attack: maximum %s, average %s, strict average %s\n",
-              fmt(x$risks[["maximum"]]), fmt(x$risks[["average"]]),
-              fmt(x$risks[["strict_average"]])))
-  cat(sprintf("margin to the threshold: %s\n", fmt(x$margin)))
-  cat("context:\n")
-  cat(paste0("  ", format(x$release$context)), sep = "\n")
-  invisible(x)
+format.summary.risk_release <- function(x, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    fmt <- function(v) format(signif(v, digits))
+    print(x$release, digits = digits)
+    cat(sprintf("equivalence classes: %d (smallest %d; %d uniques, %d doubles)\n",
+                x$classes[["n_classes"]], x$classes[["smallest"]],
+                x$classes[["uniques"]], x$classes[["doubles"]]))
+    cat(sprintf("risk given an attack: maximum %s, average %s, strict average %s\n",
+                fmt(x$risks[["maximum"]]), fmt(x$risks[["average"]]),
+                fmt(x$risks[["strict_average"]])))
+    cat(sprintf("margin to the threshold: %s\n", fmt(x$margin)))
+    cat("context:\n")
+    cat(paste0("  ", format(x$release$context)), sep = "\n")
+  })
 }
+
+#' @export
+print.summary.risk_release <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_release
 #' @param row.names,optional Ignored.

@@ -33,14 +33,24 @@
 #'     and `sensitive` (with `ordered`); risk = \eqn{t}, the largest EMD.}
 #'   \item{`"individual"`}{[risk_individual()] of the masked data on `keys`
 #'     (with `weights`); risk = the global risk (expected re-identifications
-#'     over n), or the highest record risk with `measure = "max"`.}
+#'     over n), or the highest record risk with `measure = "max"`; with
+#'     `cluster`, the cluster risks of [risk_individual()] instead.}
+#'   \item{`"population"`}{[risk_population()] of the masked data on `keys`
+#'     with `pi` (a sampling fraction or a [population_model()]), `model`,
+#'     `arx`; risk = the estimated share of the population that is unique on
+#'     the keys (NA when the model does not converge).}
+#'   \item{`"loglinear"`}{[risk_loglinear()] of the masked data on `keys`
+#'     (with `weights`, `formula`, `method`, `pi`); risk = \eqn{\tau_1 / n},
+#'     the expected share of records that are population uniques, or
+#'     \eqn{\tau_2 / n} with `measure = "tau2"`.}
 #'   \item{`"suda"`}{[risk_suda()] of the masked data on `keys` (with `max_k`,
 #'     `dis_fraction`); risk = the mean DIS-SUDA score (the expected share of
 #'     records correctly matched as special uniques), or with `measure =
 #'     "share"` the share of records whose DIS-SUDA exceeds `threshold`
 #'     (default 0.1), or with `"max"` the largest.}
 #'   \item{`"linkage"`}{[risk_linkage()] of the original against the masked
-#'     data on `vars` (with `distance`, `method`); risk = the linkage risk,
+#'     data on `known` (with `distance`, `method`; `vars` is its deprecated
+#'     old name); risk = the linkage risk,
 #'     the expected share of records re-linked to their own by distance. Sees
 #'     noise of any size that leaves records nearest their originals.}
 #'   \item{`"none"`}{no risk (NA).}
@@ -65,6 +75,11 @@ risk_spec <- function(name, ...) {
   if (length(args) && (is.null(names(args)) || any(!nzchar(names(args)))))
     abort_type("...", "named arguments of the risk measure")
   entry <- risk_registry[[name]]
+  # the linkage risk's columns were `vars` up to version 0.2.0
+  if (name == "linkage" && !is.null(args$vars)) {
+    args$known <- renamed_argument(args$known, args$vars, "known", "vars")
+    args$vars <- NULL
+  }
   for (req in entry$required) {
     if (is.null(args[[req]]))
       epimask_abort(sprintf("`%s` must be given for the \"%s\" risk (risk_spec(\"%s\", %s = ...)).",
@@ -97,7 +112,9 @@ risk_value <- function(spec, original, masked, ...) {
   if (nrow(original) != nrow(masked))
     abort_length("masked", sprintf("have as many rows as `original` (%d), not %d",
                                    nrow(original), nrow(masked)))
-  if (is.function(spec)) return(check_risk_number(spec(original, masked), "risk function"))
+  if (is.function(spec))
+    return(check_risk_number(call_user(spec, list(original, masked), "risk", "risk(original, masked)"),
+                             "risk function"))
   entry <- risk_registry[[spec$name]]
   check_risk_number(entry$value(original, masked, spec$args), sprintf("the \"%s\" risk", spec$name))
 }
@@ -110,9 +127,7 @@ as_risk_spec <- function(risk, ..., arg = "risk") {
     return(risk)
   }
   if (is.function(risk)) {
-    if (length(formals(risk)) < 2L && !"..." %in% names(formals(risk)))
-      abort_type(arg, "a function(original, masked) returning a number in [0, 1]")
-    return(risk)
+    return(check_user_function(risk, arg, 2L, "a function(original, masked) returning a number in [0, 1]"))
   }
   if (is.character(risk) && length(risk) >= 1L) {
     args <- list(...)
@@ -197,8 +212,29 @@ risk_tcloseness_value <- function(original, masked, args) {
 risk_individual_value <- function(original, masked, args) {
   measure <- check_choice(if (is.null(args$measure)) "global" else args$measure,
                           c("global", "max"), arg = "measure")
-  res <- risk_individual(masked, keys = args$keys, weights = args$weights)
+  res <- risk_individual(masked, keys = args$keys, weights = args$weights, cluster = args$cluster)
+  if (!is.null(args$cluster))
+    return(if (measure == "global") res$cluster_global else max(res$cluster_risk))
   if (measure == "global") res$global else max(res$per_record)
+}
+
+risk_population_value <- function(original, masked, args) {
+  pi <- args$pi %||% args$population
+  if (is.null(pi))
+    epimask_abort("`pi` must be given for the \"population\" risk (risk_spec(\"population\", keys = ..., pi = ...)).",
+                  "epimask_error_value", arg = "pi")
+  model <- if (is.null(args$model)) "dankar" else args$model
+  res <- suppressWarnings(risk_population(masked, keys = args$keys, pi = pi, model = model,
+                                          arx = isTRUE(args$arx), compare = FALSE))
+  res$share
+}
+
+risk_loglinear_value <- function(original, masked, args) {
+  measure <- check_choice(if (is.null(args$measure)) "tau1" else args$measure,
+                          c("tau1", "tau2"), arg = "measure")
+  rest <- args[intersect(names(args), c("weights", "formula", "method", "pi"))]
+  res <- do.call(risk_loglinear, c(list(masked, keys = args$keys), rest))
+  if (measure == "tau1") res$tau1_share else res$tau2_share
 }
 
 risk_suda_value <- function(original, masked, args) {
@@ -213,7 +249,7 @@ risk_suda_value <- function(original, masked, args) {
 
 risk_linkage_value <- function(original, masked, args) {
   rest <- args[intersect(names(args), c("distance", "method", "threads"))]
-  do.call(risk_linkage, c(list(original, masked, vars = args$vars), rest))$risk
+  do.call(risk_linkage, c(list(original, masked, known = args$known), rest))$risk
 }
 
 risk_registry <- list(
@@ -223,7 +259,9 @@ risk_registry <- list(
   ldiversity = list(required = c("keys", "sensitive"), value = risk_ldiversity_value),
   tcloseness = list(required = c("keys", "sensitive"), value = risk_tcloseness_value),
   individual = list(required = "keys", value = risk_individual_value),
+  population = list(required = "keys", value = risk_population_value),
+  loglinear = list(required = "keys", value = risk_loglinear_value),
   suda = list(required = "keys", value = risk_suda_value),
-  linkage = list(required = "vars", value = risk_linkage_value),
+  linkage = list(required = "known", value = risk_linkage_value),
   none = list(required = character(), value = function(original, masked, args) NA_real_)
 )

@@ -164,17 +164,21 @@ summary.epimask_suda <- function(object, ...) {
 
 #' @rdname risk_suda
 #' @export
-print.summary.epimask_suda <- function(x, digits = 3, ...) {
-  digits <- check_digits(digits)
-  print(x$suda, digits = digits)
-  cat("\nRecords by DIS-SUDA score:\n")
-  print(x$dis_table, row.names = FALSE)
-  cat("\nMSUs by size:\n")
-  print(x$suda$msu_by_size)
-  cat("\nContribution of each key to the total SUDA score (%):\n")
-  print(round(x$contributions, 1))
-  invisible(x)
+format.summary.epimask_suda <- function(x, digits = 3, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    print(x$suda, digits = digits)
+    cat("\nRecords by DIS-SUDA score:\n")
+    print(x$dis_table, row.names = FALSE)
+    cat("\nMSUs by size:\n")
+    print(x$suda$msu_by_size)
+    cat("\nContribution of each key to the total SUDA score (%):\n")
+    print(round(x$contributions, 1))
+  })
 }
+
+#' @export
+print.summary.epimask_suda <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_suda
 #' @param y Unused.

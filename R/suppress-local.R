@@ -345,14 +345,19 @@ summary.epimask_suppression <- function(object, ...) {
 
 #' @rdname suppress_local
 #' @export
-print.summary.epimask_suppression <- function(x, ...) {
-  print(x$suppression)
-  cat("\nBlanked cells per key:\n")
-  print(x$by_key, row.names = FALSE)
-  cat("\nRecords by class size (recounted), before and after:\n")
-  print(x$sizes, row.names = FALSE)
-  invisible(x)
+format.summary.epimask_suppression <- function(x, ...) {
+  utils::capture.output({
+    print(x$suppression)
+    cat("\nBlanked cells per key:\n")
+    print(x$by_key, row.names = FALSE)
+    cat("\nRecords by class size (recounted), before and after:\n")
+    print(x$sizes, row.names = FALSE)
+  })
 }
+
+#' @rdname suppress_local
+#' @export
+print.summary.epimask_suppression <- function(x, ...) print_formatted(x, ...)
 
 # Records by class size, before and after; sizes of k * 4 and more pooled.
 suppression_size_table <- function(x) {

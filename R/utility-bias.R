@@ -39,8 +39,11 @@
 #' @param grad Optional gradient of `f` (a function of the coefficients, or
 #'   the gradient vector at `beta`); by default a Richardson-extrapolated
 #'   central difference.
-#' @param masked Columns of `x` that are masked (names or positions); by
+#' @param vars Columns of `x` that are masked (names or positions); by
 #'   default all of them. The outcome is always masked.
+#' @param masked Deprecated: the name of `vars` up to version 0.2.0 (see
+#'   [epimask-naming]). It still works, with a warning of class
+#'   `epimask_warning_deprecated`.
 #' @return `bias_first_order()`: the named vector \eqn{\beta'(0)}, or the
 #'   number \eqn{\nabla f' \beta'(0)} when `f` is given; its attribute
 #'   `"bias"` is the first-order approximation at the scheme's \eqn{\lambda}.
@@ -65,8 +68,8 @@
 #' bias_first_order(x, beta, poisson(), ring)
 #' bias_asymptotic(x, beta, poisson(), ring)
 bias_first_order <- function(x, beta, family, scheme, f = NULL, grad = NULL,
-                             masked = NULL) {
-  setup <- bias_setup(x, beta, family, scheme, f, masked)
+                             vars = NULL, masked = NULL) {
+  setup <- bias_setup(x, beta, family, scheme, f, renamed_argument(vars, masked, "vars", "masked"))
   x <- setup$x
   beta <- setup$beta
   fam <- setup$family
@@ -94,8 +97,8 @@ bias_first_order <- function(x, beta, family, scheme, f = NULL, grad = NULL,
 #' @rdname bias_first_order
 #' @export
 bias_asymptotic <- function(x, beta, family, scheme, f = NULL, grad = NULL,
-                            masked = NULL) {
-  setup <- bias_setup(x, beta, family, scheme, f, masked)
+                            vars = NULL, masked = NULL) {
+  setup <- bias_setup(x, beta, family, scheme, f, renamed_argument(vars, masked, "vars", "masked"))
   x <- setup$x
   beta <- setup$beta
   fam <- setup$family
@@ -110,7 +113,7 @@ bias_asymptotic <- function(x, beta, family, scheme, f = NULL, grad = NULL,
   names(beta_lambda) <- colnames(x)
   out <- beta_lambda - beta
   names(out) <- colnames(x)
-  if (!is.null(f)) out <- f(beta_lambda) - f(beta)
+  if (!is.null(f)) out <- check_f_value(f, beta_lambda) - check_f_value(f, beta)
   structure(out, beta_lambda = beta_lambda)
 }
 
@@ -121,7 +124,7 @@ bias_setup <- function(x, beta, family, scheme, f, masked) {
   dim(beta) <- NULL  # a one-column matrix would not conform below
   family <- check_family(family)
   check_scheme(scheme)
-  check_function(f, allow_null = TRUE)
+  check_user_function(f, "f", 1L, "a function of the coefficient vector", allow_null = TRUE)
   if (!is.null(f)) check_f_value(f, beta)
   masked <- resolve_masked_columns(masked, x)
   if (!is.null(scheme$coords) && NROW(scheme$coords) != nrow(x))
@@ -133,9 +136,7 @@ bias_setup <- function(x, beta, family, scheme, f, masked) {
 # f must map the coefficients to one finite number; try it once at beta so a
 # wrong f fails here, not deep in the difference quotients.
 check_f_value <- function(f, beta) {
-  value <- tryCatch(f(beta), error = function(e)
-    abort_value("f", sprintf("a function of the coefficient vector; f(beta) failed: %s",
-                             conditionMessage(e))))
+  value <- call_user(f, list(beta), "f", "f(beta)")
   if (!is.numeric(value) || length(value) != 1L || !is.finite(value))
     abort_value("f", "a function returning one finite number")
   invisible(value)
@@ -145,12 +146,12 @@ resolve_masked_columns <- function(masked, x) {
   if (is.null(masked)) return(seq_len(ncol(x)))
   if (is.character(masked)) {
     missing <- setdiff(masked, colnames(x))
-    if (length(missing)) abort_name("masked", missing, "`colnames(x)`")
+    if (length(missing)) abort_name("vars", missing, "`colnames(x)`")
     return(match(masked, colnames(x)))
   }
   if (!is.numeric(masked) || anyNA(masked) || any(masked < 1 | masked > ncol(x)) ||
       any(masked != round(masked)))
-    abort_value("masked", sprintf("column names or positions between 1 and %d", ncol(x)))
+    abort_value("vars", sprintf("column names or positions between 1 and %d", ncol(x)))
   as.integer(masked)
 }
 
@@ -188,15 +189,13 @@ at_score_root <- function(fit, x, y, family) {
 
 f_gradient <- function(f, grad, beta) {
   if (is.function(grad)) {
-    value <- tryCatch(grad(beta), error = function(e)
-      abort_value("grad", sprintf("a function of the coefficient vector; grad(beta) failed: %s",
-                                  conditionMessage(e))))
+    value <- call_user(grad, list(beta), "grad", "grad(beta)")
     return(check_numeric_vector(value, "grad", len = length(beta)))
   }
   if (!is.null(grad)) return(check_numeric_vector(grad, len = length(beta)))
   vapply(seq_along(beta), function(j) {
     e <- replace(numeric(length(beta)), j, 1)
-    richardson_derivative(function(h) f(beta + h * e), central = TRUE,
+    richardson_derivative(function(h) call_user(f, list(beta + h * e), "f", "f(beta)"), central = TRUE,
                           step = 1e-3 * max(abs(beta[j]), 1))
   }, numeric(1))
 }

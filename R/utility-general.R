@@ -141,15 +141,17 @@ general_vars <- function(vars, original, masked) {
     vars <- vars[vapply(vars, function(v) usable(original[[v]]) && !is.character(original[[v]]),
                         logical(1))]
     if (!length(vars)) abort_value("vars", "given: the data share no numeric or factor column")
-    return(vars)
+  } else {
+    check_columns(vars, original, arg = "vars", data_arg = "original")
+    check_columns(vars, masked, arg = "vars", data_arg = "masked")
   }
-  check_columns(vars, original, arg = "vars", data_arg = "original")
-  check_columns(vars, masked, arg = "vars", data_arg = "masked")
+  # the masked columns too, chosen or by default (a complex or list column
+  # of `masked` would otherwise reach the measures)
   for (v in vars) {
     if (!usable(original[[v]]))
       abort_type("vars", sprintf("numeric, logical or factor columns ('%s' is %s)", v,
                                  class(original[[v]])[[1L]]))
-    if (is.numeric(original[[v]]) != is.numeric(masked[[v]]))
+    if (!usable(masked[[v]]) || is.numeric(original[[v]]) != is.numeric(masked[[v]]))
       abort_type("masked", sprintf("data whose column '%s' has the type of the original's", v))
   }
   unique(vars)
@@ -300,7 +302,7 @@ format.epimask_utility_general <- function(x, digits = 3, ...) {
   out <- c(sprintf("Model-free utility of masked data (%d original, %d masked records; %d variable%s)",
                    x$n[["original"]], x$n[["masked"]], length(x$vars),
                    if (length(x$vars) == 1L) "" else "s"),
-           utils::capture.output(print(format_left_col(shown, "measure"), row.names = FALSE,
+           utils::capture.output(print(format_table(shown, left = "measure"), row.names = FALSE,
                                        right = FALSE)))
   if (nrow(x$variables) && any(c("ks", "il1s") %in% x$measures)) {
     v <- x$variables
@@ -324,12 +326,16 @@ summary.epimask_utility_general <- function(object, ...) {
 }
 
 #' @export
-print.summary.epimask_utility_general <- function(x, ...) {
-  print(x$measures, row.names = FALSE)
-  cat("\n")
-  print(x$variables, row.names = FALSE)
-  invisible(x)
+format.summary.epimask_utility_general <- function(x, ...) {
+  utils::capture.output({
+    print(x$measures, row.names = FALSE)
+    cat("\n")
+    print(x$variables, row.names = FALSE)
+  })
 }
+
+#' @export
+print.summary.epimask_utility_general <- function(x, ...) print_formatted(x, ...)
 
 #' Plot the per-variable distances of a model-free utility
 #'
@@ -526,7 +532,7 @@ format.ru_utility_profile <- function(x, digits = 3, n = 20L, width = getOption(
                     nrow(x), if (nrow(x) == 1L) "" else "s", meta$utility,
                     if (!is.na(meta$risk)) sprintf(", risk: %s", meta$risk) else ""),
             width = width, exdent = 2),
-    utils::capture.output(print(format_left_col(tab, "scheme"), row.names = FALSE, right = TRUE)),
+    utils::capture.output(print(format_table(tab, left = "scheme"), row.names = FALSE, right = TRUE)),
     strwrap(sprintf("# %s: %s; Monte Carlo SE in parentheses; front * = on the risk-utility frontier",
                     meta$utility, meta$utility_label), width = width, exdent = 2))
 }
@@ -544,11 +550,15 @@ summary.ru_utility_profile <- function(object, ...) {
 }
 
 #' @export
-print.summary.ru_utility_profile <- function(x, ...) {
-  cat(attr(x, "header"), sep = "\n")
-  print(as.data.frame(unclass(x)), row.names = FALSE)
-  invisible(x)
+format.summary.ru_utility_profile <- function(x, ...) {
+  utils::capture.output({
+    cat(attr(x, "header"), sep = "\n")
+    print(as.data.frame(unclass(x)), row.names = FALSE)
+  })
 }
+
+#' @export
+print.summary.ru_utility_profile <- function(x, ...) print_formatted(x, ...)
 
 #' @export
 as.data.frame.ru_utility_profile <- function(x, row.names = NULL, optional = FALSE, ...) {

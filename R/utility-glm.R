@@ -12,8 +12,12 @@
 #' bias \eqn{= \beta_m - \beta}, relative bias \eqn{= 100 |bias| / |\beta|},
 #' \eqn{MSE(\beta_m) = SE_m^2 + bias^2}, \eqn{MSE(\beta) = SE^2 +
 #' (\hat\beta - \beta)^2} (just \eqn{SE^2} without `truth`), the
-#' analysis-potential score \eqn{U = MSE(\beta) / MSE(\beta_m)} (Cologne
-#' eq. 3; it may exceed 1), and the overlap of the two naive 95% confidence
+#' analysis-potential score \eqn{U = MSE(\beta) / (\max(SE_m^2, SE^2) +
+#' bias^2)} (Cologne eq. 3 with the masked naive variance floored at the
+#' original's, as in [ru_profile()]: at most 1, a bias hidden by a naive SE
+#' that shrank under masking counts in full; the raw ratio
+#' \eqn{MSE(\beta) / MSE(\beta_m)}, which may exceed 1, is
+#' `analysis_potential_raw`), and the overlap of the two naive 95% confidence
 #' intervals (Karr et al. 2006: the length of their intersection averaged over
 #' both lengths; 1 for identical, 0 for disjoint intervals).
 #'
@@ -39,7 +43,8 @@
 #' @return An object of class `epimask_utility`: a list with `table` (one row
 #'   per term: `term`, `estimate_original`, `se_original`, `estimate_masked`,
 #'   `se_masked`, `reference`, `bias`, `rel_bias`, `mse_original`,
-#'   `mse_masked`, `analysis_potential`, `ci_overlap`) and the two fits
+#'   `mse_masked`, `analysis_potential`, `analysis_potential_raw`,
+#'   `ci_overlap`) and the two fits
 #'   (`original`, `masked`).
 #' @references Cologne J, Grant EJ, Nakashima E, Chen Y, Funamoto S,
 #'   Katayama H (2012). Protecting privacy of shared epidemiologic data without
@@ -97,9 +102,19 @@ utility_table <- function(est_o, est_m, truth) {
     rel_bias = ifelse(reference != 0, 100 * abs(bias) / abs(reference), NA_real_),
     mse_original = mse_o, mse_masked = mse_m,
     # (an overflowing MSE, e.g. from a truth near the largest double, gives NA, not NaN)
-    analysis_potential = ifelse(mse_m > 0 & is.finite(mse_m), mse_o / mse_m, NA_real_),
+    analysis_potential = capped_u_terms(mse_o, bias, est_o$se, est_m$se),
+    analysis_potential_raw = ifelse(mse_m > 0 & is.finite(mse_m), mse_o / mse_m, NA_real_),
     ci_overlap = overlap,
     stringsAsFactors = FALSE)
+}
+
+# The U a profile reports (capped_potential()), term by term: the masked
+# naive variance floored at the original's, at most 1, bias in full.
+capped_u_terms <- function(mse_o, bias, se_o, se_m) {
+  denom <- pmax(se_m^2, se_o^2) + bias^2
+  out <- ifelse(denom > 0 & is.finite(denom), mse_o / denom, NA_real_)
+  out[!is.finite(out)] <- NA_real_
+  pmin(out, 1)
 }
 
 #' @export
@@ -120,7 +135,9 @@ format.epimask_utility <- function(x, digits = 4, ...) {
                     x$family, if (x$reference == "truth") "true value" else
                       "original estimate")
   c(header, utils::capture.output(print(shown, row.names = FALSE, right = TRUE)),
-    "estimate (SE); U = MSE(original) / MSE(masked); overlap of the 95% CIs")
+    paste("estimate (SE); U = MSE(original) / MSE(masked), the masked SE floored at the",
+          "original's (at most 1, bias in full; raw ratio: $table$analysis_potential_raw);",
+          "overlap of the 95% CIs"))
 }
 
 #' @export
@@ -159,17 +176,10 @@ resolve_model <- function(family, term, formula, arg = "family") {
   if (!is.null(term) && !is.function(term) &&
       (!is.character(term) || length(term) == 0L || anyNA(term)))
     abort_type("term", "coefficient name(s) or a function(fit, data)")
-  if (is.function(term) && !accepts_two_arguments(term))
-    abort_type("term", "a function of two arguments, function(fit, data)")
+  if (is.function(term)) check_user_function(term, "term", 2L, "coefficient name(s) or a function(fit, data)")
   list(type = "glm", family = family,
        label = sprintf("%s (%s link)", family$family, family$link),
        formula = formula, term = term, dose = NULL)
-}
-
-accepts_two_arguments <- function(f) {
-  args <- names(formals(f))
-  if (is.primitive(f)) args <- names(formals(args(f)))
-  "..." %in% args || length(args) >= 2L
 }
 
 fit_model <- function(model, data) {
@@ -227,9 +237,7 @@ term_estimates <- function(model, fit, data, terms) {
 
 # A term function returns c(estimate, se) or list(estimate =, se =).
 term_function_value <- function(f, fit, data) {
-  value <- tryCatch(f(fit, data), error = function(e)
-    abort_value("term", sprintf("a function(fit, data) that works on the fit; it failed: %s",
-                                conditionMessage(e))))
+  value <- call_user(f, list(fit, data), "term", "term(fit, data)")
   if (is.list(value) && !is.null(value$estimate)) value <- c(value$estimate, value$se)
   if (!is.numeric(value) || length(value) != 2L)
     abort_type("term", "a function returning the estimate and its SE (length 2)")

@@ -51,7 +51,7 @@ check_choice <- function(x, choices, arg = arg_name(substitute(x))) {
   hit <- pmatch(x, choices)
   if (is.na(hit))
     abort_value(arg, sprintf("one of %s, not \"%s\"",
-                             paste0('"', choices, '"', collapse = ", "), x))
+                             paste0('"', choices, '"', collapse = ", "), shorten(x)))
   choices[[hit]]
 }
 
@@ -138,7 +138,26 @@ check_data <- function(x, arg = arg_name(substitute(x))) {
   if (!(is.data.frame(x) || is.matrix(x)))
     abort_type(arg, "a data frame or a matrix")
   if (NROW(x) == 0L || NCOL(x) == 0L) abort_empty(arg)
+  check_column_names(x, arg)
   x
+}
+
+# Columns are chosen by name everywhere (`vars`, `keys`, `known`, formulas): a
+# data frame column without a name, or two with the same one, could not be
+# chosen (or the first would be taken silently). Matrices without column
+# names are addressed by position and pass.
+check_column_names <- function(x, arg) {
+  if (!is.data.frame(x)) return(invisible(x))
+  nm <- names(x)
+  bad <- is.na(nm) | !nzchar(nm)
+  if (any(bad))
+    abort_value(arg, sprintf("a data frame whose columns all have names (column %d has none)",
+                             which(bad)[[1L]]))
+  dup <- anyDuplicated(nm)
+  if (dup)
+    abort_value(arg, sprintf("a data frame with distinct column names ('%s' is used twice)",
+                             shorten(nm[[dup]])))
+  invisible(x)
 }
 
 check_columns <- function(cols, data, arg = arg_name(substitute(cols)),
@@ -150,6 +169,27 @@ check_columns <- function(cols, data, arg = arg_name(substitute(cols)),
   missing <- setdiff(cols, colnames(data))
   if (length(missing)) abort_name(arg, missing, sprintf("`%s`", data_arg))
   cols
+}
+
+# A file the function will write: opened (for appending, so nothing is lost)
+# and closed at once, so a path that cannot be written (a directory that does
+# not exist, a name too long for the file system, no permission) fails here,
+# classed and naming the argument, before any work; `create_dir` first makes
+# the missing directories, as the writer would.
+check_writable <- function(file, arg = "file", create_dir = FALSE) {
+  if (create_dir) suppressWarnings(dir.create(dirname(file), showWarnings = FALSE, recursive = TRUE))
+  existed <- suppressWarnings(file.exists(file))
+  reason <- NULL
+  con <- tryCatch(withCallingHandlers(file(file, open = "a"), warning = function(w) {
+    reason <<- conditionMessage(w)
+    invokeRestart("muffleWarning")
+  }), error = function(e) NULL)
+  if (is.null(con))
+    abort_value(arg, sprintf("a file path that can be written (\"%s\": %s)", shorten(file),
+                             shorten(reason %||% "cannot be opened", 200L)))
+  close(con)
+  if (!existed) unlink(file)
+  file
 }
 
 check_function <- function(x, arg = arg_name(substitute(x)), allow_null = FALSE) {
@@ -167,10 +207,14 @@ check_formula <- function(x, arg = arg_name(substitute(x))) {
 check_family <- function(family, arg = "family") {
   if (is.character(family) && length(family) == 1L) {
     check_utf8(family, arg)
-    fam_fun <- if (!is.na(family) && nzchar(family))
-      get0(family, envir = asNamespace("stats"), mode = "function")
-    if (is.null(fam_fun)) abort_value(arg, sprintf("a known family, not \"%s\"", family))
-    family <- fam_fun
+    # looked up by string comparison among the family functions of stats, never
+    # turned into a symbol (R refuses names over 10,000 bytes) nor searched for
+    # beyond stats (a string naming any other function is not a family)
+    if (is.na(family) || !family %in% stats_families)
+      abort_value(arg, sprintf("a known family (%s), not \"%s\"",
+                               paste0('"', stats_families, '"', collapse = ", "),
+                               shorten(family)))
+    family <- getExportedValue("stats", family)
   }
   # a family function is called with its defaults; any other function fails
   # here with a classed error rather than with its own message
@@ -180,6 +224,19 @@ check_family <- function(family, arg = "family") {
                               conditionMessage(e))))
   if (!inherits(family, "family")) abort_type(arg, "a family object such as binomial()")
   check_family_parts(family, arg)
+}
+
+stats_families <- c("binomial", "gaussian", "Gamma", "inverse.gaussian", "poisson",
+                    "quasi", "quasibinomial", "quasipoisson")
+
+# A user's value echoed in a message: at most `width` characters, so a
+# megabyte-long string does not make a megabyte-long error.
+shorten <- function(x, width = 60L) {
+  x <- as.character(x)
+  long <- !is.na(x) & nchar(x, type = "chars", allowNA = TRUE) > width
+  long[is.na(long)] <- FALSE
+  x[long] <- paste0(substr(x[long], 1L, width - 3L), "...")
+  x
 }
 
 # A family object is a list a user can build or edit by hand: every part the

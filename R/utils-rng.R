@@ -24,8 +24,13 @@ rng_streams <- function(k, seed) {
 with_saved_rng <- function(expr) {
   genv <- globalenv()
   old <- get0(".Random.seed", envir = genv, inherits = FALSE)
+  # with no .Random.seed to put back, the generator kinds are put back
+  # instead: R keeps the kind set by set.seed(kind = ) in its own state, and a
+  # later set.seed() of the caller would use L'Ecuyer-CMRG
+  old_kind <- if (is.null(old)) RNGkind()
   on.exit({
     if (is.null(old)) {
+      suppressWarnings(RNGkind(old_kind[[1L]], old_kind[[2L]], old_kind[[3L]]))
       if (exists(".Random.seed", envir = genv, inherits = FALSE))
         rm(".Random.seed", envir = genv)
     } else {

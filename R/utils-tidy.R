@@ -223,8 +223,14 @@ tidy.epimask_individual <- function(x, ...) as.data.frame(x$classes, stringsAsFa
 #' @method glance epimask_individual
 #' @export
 glance.epimask_individual <- function(x, ...) {
-  data.frame(n = x$n, expected = x$expected, global = x$global,
-             max_risk = max(x$per_record), weighted = isTRUE(x$weighted))
+  out <- data.frame(n = x$n, expected = x$expected, global = x$global,
+                    max_risk = max(x$per_record), weighted = isTRUE(x$weighted))
+  if (!is.null(x$cluster_risk)) {
+    out$clusters <- x$n_clusters
+    out$cluster_expected <- x$cluster_expected
+    out$cluster_global <- x$cluster_global
+  }
+  out
 }
 
 #' @rdname epimask-tidiers

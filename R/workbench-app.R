@@ -9,7 +9,9 @@
 #' A point-and-click front end for data custodians and privacy officers,
 #' following the de-identification process of El Emam and Malin (2014):
 #' 1. **Data**: a bundled data set, a data frame passed as `data`, or an
-#'    uploaded CSV (UTF-8) or RDS file. Bad uploads (empty, not UTF-8, binary,
+#'    uploaded CSV (UTF-8), RDS, SAS (`.sas7bdat`, `.xpt`), Stata (`.dta`) or
+#'    SPSS (`.sav`) file, the last three read by \pkg{haven} (Suggests) with
+#'    labelled values as factors. Bad uploads (empty, not UTF-8, binary,
 #'    too large, unreadable, not a data frame) give a message, never an error;
 #'    the size limit is `getOption("epimask.workbench_max_mb", 50)` MB.
 #' 2. **Variables**: direct identifiers (dropped from the release),
@@ -107,97 +109,22 @@ workbench_app <- function(data = NULL, data_name = "data passed in") {
 workbench_sources <- function(data, data_name) {
   choices <- c("Bundled: dose_cohort (synthetic cohort)" = "dose_cohort",
                "Bundled: zip_mortality (synthetic zip-code data)" = "zip_mortality",
-               "Upload a CSV or RDS file" = "upload")
+               "Upload a CSV, RDS, SAS, Stata or SPSS file" = "upload")
   if (!is.null(data)) choices <- c(stats::setNames("passed", data_name), choices)
   choices
 }
 
 workbench_ui <- function(data, data_name) {
-  S <- shiny::tags
-  card <- function(title, ...) bslib::card(bslib::card_header(title), bslib::card_body(...))
   bslib::page_navbar(
     title = "epimask workbench", id = "tabs",
     theme = bslib::bs_theme(version = 5, bootswatch = NULL, primary = "#2c5f8a"),
-    header = S$head(S$style(workbench_css())),
-    wb_nav("1 Data", value = "data",
-      shiny::fluidRow(
-        shiny::column(4, card("Source",
-          shiny::radioButtons("source", NULL, workbench_sources(data, data_name),
-                              selected = if (is.null(data)) "dose_cohort" else "passed"),
-          shiny::fileInput("upload", "CSV (UTF-8) or RDS file", accept = c(".csv", ".rds", ".txt", ".tsv")),
-          shiny::uiOutput("data_status"))),
-        shiny::column(8, card("Columns (counts only, no values)",
-          shiny::tableOutput("data_table"))))),
-    wb_nav("2 Variables", value = "variables",
-      shiny::fluidRow(
-        shiny::column(6, card("Roles",
-          shiny::selectizeInput("identifiers", "Direct identifiers (dropped from the release)", NULL, multiple = TRUE),
-          shiny::selectizeInput("keys", "Quasi-identifiers (keys an intruder may know)", NULL, multiple = TRUE),
-          shiny::selectizeInput("sensitive", "Sensitive variables", NULL, multiple = TRUE),
-          shiny::selectizeInput("vars", "Variables to mask (numeric)", NULL, multiple = TRUE))),
-        shiny::column(6, card("The collaborator's analysis",
-          shiny::textInput("formula", "Model formula", ""),
-          shiny::selectInput("family", "Model", c("Linear (gaussian)" = "gaussian",
-                                                  "Logistic (binomial)" = "binomial",
-                                                  "Poisson" = "poisson",
-                                                  "Linear excess relative risk (ERR)" = "err")),
-          shiny::textInput("term", "Coefficient of interest (the dose for ERR)", ""),
-          shiny::uiOutput("variables_status"))))),
-    wb_nav("3 Context", value = "context",
-      shiny::fluidRow(
-        shiny::column(5, card("Release context (El Emam & Malin)",
-          shiny::checkboxInput("public", "Public release (anyone may attempt re-identification)", FALSE),
-          shiny::numericInput("pr_attempt", "Pr(attempt): a recipient tries deliberately", NA, 0, 1, 0.05),
-          shiny::numericInput("pr_acquaintance", "Pr(acquaintance): an analyst knows someone in the data", NA, 0, 1, 0.05),
-          shiny::numericInput("pr_breach", "Pr(breach) (0.27: HIMSS 2012)", 0.27, 0, 1, 0.01),
-          shiny::selectInput("threshold", "Threshold", c("1/3 (highly trusted recipient)" = 1/3,
-                                                          "1/5" = 1/5, "1/11" = 1/11,
-                                                          "1/20 (public release)" = 1/20), selected = 1/5),
-          shiny::textAreaInput("reasons", "Reasons for the threshold (one per line)", "", rows = 3))),
-        shiny::column(7, card("The context as recorded",
-          shiny::uiOutput("context_text"),
-          shiny::tableOutput("context_risk"))))),
-    wb_nav("4 Masking", value = "masking",
-      shiny::fluidRow(
-        shiny::column(5, card("Schemes (swept weak to strong)",
-          shiny::checkboxGroupInput("round_sig", "Round to significant digits", 1:4, inline = TRUE),
-          shiny::checkboxGroupInput("round_dec", "Round to decimal places", 0:3, inline = TRUE),
-          shiny::textInput("noise", "Noise amounts (comma separated)", ""),
-          shiny::selectInput("noise_dist", "Noise distribution", c("uniform", "normal")))),
-        shiny::column(7, card("Risk measure and run",
-          shiny::selectInput("risk", "Risk measure", workbench_risk_choices()),
-          shiny::selectizeInput("known", "Variables the intruder knows", NULL, multiple = TRUE),
-          shiny::fluidRow(
-            shiny::column(6, shiny::numericInput("nrep", "Replicates of random schemes", 10, 1, 1000, 1)),
-            shiny::column(6, shiny::numericInput("seed", "Seed", 1, 1, .Machine$integer.max, 1))),
-          S$div(class = "d-flex gap-2",
-                shiny::actionButton("run", "Run profile", class = "btn-primary"),
-                shiny::actionButton("cancel", "Cancel", class = "btn-outline-danger")),
-          shiny::uiOutput("run_status"))))),
-    wb_nav("5 Profile", value = "profile",
-      shiny::fluidRow(
-        shiny::column(7, card("Risk-utility plot (click a point)",
-          shiny::plotOutput("ru_plot", height = "420px", click = "ru_click"))),
-        shiny::column(5, card("Selected scheme",
-          shiny::selectInput("selected", "Scheme", character()),
-          shiny::tableOutput("estimate_table"),
-          S$h6("Risk of the masked data (original for comparison)"),
-          shiny::tableOutput("risk_table"),
-          shiny::tableOutput("class_table"),
-          shiny::actionButton("pick", "Pick this scheme for the release", class = "btn-success"),
-          S$h6(class = "mt-3", "Recommendation within the threshold"),
-          shiny::uiOutput("recommendation")))),
-      card("All schemes (U: analysis potential; SE: Monte Carlo standard errors)",
-           shiny::tableOutput("profile_table"))),
-    wb_nav("6 Release", value = "release",
-      card("Release",
-        shiny::uiOutput("release_status"),
-        S$div(class = "d-flex gap-2",
-              shiny::downloadButton("download_data", "Masked data (CSV)"),
-              shiny::downloadButton("download_report", "De-identification report (HTML)")),
-        S$p(class = "text-muted small mt-2",
-            "The masked file carries no original values of the masked variables and no masking",
-            "parameters; noise is drawn from a seed that is not recorded anywhere.")))
+    header = shiny::tags$head(shiny::tags$style(workbench_css())),
+    wb_nav("1 Data", value = "data", wb_data_ui("data", data, data_name)),
+    wb_nav("2 Variables", value = "variables", wb_variables_ui("variables")),
+    wb_nav("3 Context", value = "context", wb_context_ui("context")),
+    wb_nav("4 Masking", value = "masking", wb_masking_ui("masking")),
+    wb_nav("5 Profile", value = "profile", wb_profile_ui("profile")),
+    wb_nav("6 Release", value = "release", wb_release_ui("release"))
   )
 }
 

@@ -17,11 +17,12 @@ upload_result <- function(data = NULL, message = "", level = c("info", "warning"
 
 upload_error <- function(...) upload_result(NULL, paste0(...), "error")
 
-#' Read an uploaded CSV or RDS file for the workbench
+#' Read an uploaded CSV, RDS, SAS, Stata or SPSS file for the workbench
 #'
 #' Internal. Never throws: every problem (empty file, wrong extension, file
-#' too large, not UTF-8, binary content, unreadable CSV or RDS, an object that
-#' is not a data frame, no records) becomes a message with level "error".
+#' too large, not UTF-8, binary content, unreadable CSV, RDS, SAS, Stata or
+#' SPSS file, haven missing, an object that is not a data frame, no records)
+#' becomes a message with level "error".
 #' @param path the file on disk (shiny's temporary copy).
 #' @param name the file's original name (its extension decides the reader).
 #' @param max_mb the largest size read, in MB.
@@ -41,9 +42,38 @@ read_workbench_upload <- function(path, name = basename(path), max_mb = workbenc
   res <- switch(ext,
     csv = , txt = , tsv = read_upload_text(path, name, sep = if (ext == "tsv") "\t" else ","),
     rds = read_upload_rds(path, name),
-    upload_error("The file '", name, "' is neither a .csv nor an .rds file."))
+    sas7bdat = , xpt = , dta = , sav = read_upload_haven(path, name, ext),
+    upload_error("The file '", name, "' is neither a .csv nor an .rds file, nor a SAS ",
+                 "(.sas7bdat, .xpt), Stata (.dta) or SPSS (.sav) file."))
   if (!is.null(res$data)) res <- check_upload_data(res$data, name)
   res
+}
+
+# The extensions the upload reads.
+workbench_upload_types <- function() c("csv", "txt", "tsv", "rds", "sas7bdat", "xpt", "dta", "sav")
+
+# SAS, Stata and SPSS files through haven (Suggests): labelled values become
+# factors (their labels as levels; unlabelled values keep their value as a
+# level), variable labels, formats and widths are dropped, the tibble becomes
+# a data frame. A file haven cannot read is a message, as for CSV.
+read_upload_haven <- function(path, name, ext) {
+  kind <- switch(ext, sas7bdat = "SAS", xpt = "SAS transport (XPT)", dta = "Stata",
+                 sav = "SPSS")
+  if (!requireNamespace("haven", quietly = TRUE))
+    return(upload_error(sprintf(paste0("Reading the %s file '%s' needs the haven package: ",
+                                       "install.packages(\"haven\"), or save it as UTF-8 CSV."),
+                                kind, name)))
+  reader <- switch(ext, sas7bdat = haven::read_sas, xpt = haven::read_xpt,
+                   dta = haven::read_dta, sav = haven::read_sav)
+  data <- tryCatch(reader(path), error = function(e) e, warning = function(w) w)
+  if (inherits(data, "condition"))
+    return(upload_error(sprintf("The file '%s' could not be read as a %s file: %s", name, kind,
+                                conditionMessage(data))))
+  data <- haven::as_factor(data, levels = "default", only_labelled = TRUE)
+  data <- haven::zap_widths(haven::zap_formats(haven::zap_label(data)))
+  data <- as.data.frame(data, stringsAsFactors = FALSE)
+  for (j in seq_along(data)) attr(data[[j]], "label") <- NULL
+  upload_result(data)
 }
 
 # "data.CSV" -> "CSV"; "" without an extension.

@@ -144,7 +144,7 @@ workbench_risk_args <- function(spec, data) {
   }
   switch(risk,
     linkage = list(risk = risk_spec("linkage",
-                                    vars = need(spec$known, "the variables the intruder knows"))),
+                                    known = need(spec$known, "the variables the intruder knows"))),
     identifiability = list(risk = "identifiability",
                            known = need(spec$known, "the variables the intruder knows")),
     match = list(risk = "match", known = need(spec$known, "the variables the intruder knows"),
@@ -251,83 +251,53 @@ profile_display_table <- function(ru, labels = NULL) {
   out
 }
 
-# Points of the R-U plot: x = log10 risk (risks span orders of magnitude),
-# y = analysis potential.
-ru_points <- function(ru) {
-  tab <- as.data.frame(ru)
-  floor_risk <- 1e-6
-  data.frame(scheme = tab$scheme, risk = tab$risk,
-             log_risk = log10(pmax(tab$risk, floor_risk)),
-             analysis_potential = tab$analysis_potential,
-             risk_se = if ("risk_se" %in% names(tab)) tab$risk_se else NA_real_,
-             ap_se = if ("analysis_potential_se" %in% names(tab)) tab$analysis_potential_se else NA_real_,
-             pareto = if ("pareto" %in% names(tab)) tab$pareto else NA,
-             stringsAsFactors = FALSE)
+# Points of the R-U plot in its coordinates (the panel of plot.ru_profile(),
+# ru_panel_data(): x = analysis potential U, y = risk on its axis).
+ru_points <- function(ru, threshold = NULL) {
+  pd <- ru_panel_data(ru, "ru", budget = threshold)
+  data.frame(scheme = ru$scheme, risk = ru$risk, analysis_potential = ru$analysis_potential,
+             x = pd$data$x, y = pd$data$y, stringsAsFactors = FALSE)
 }
 
 #' Draw the workbench's R-U plot
 #'
-#' Internal. One panel (so a click maps to one coordinate system): risk on a
-#' log scale against analysis potential, +-1.96 SE bars where the profile has
-#' Monte Carlo SEs, the threshold as a vertical line, the selected scheme
-#' circled. Returns the points invisibly.
+#' Internal. The security-utility panel of [plot.ru_profile()] (the same data
+#' preparation, colours, log floor, frontier and intervals), with the
+#' threshold as its risk budget and the selected scheme ringed in black; with
+#' `verdicts` (scheme_verdicts()), schemes whose release fails the context's
+#' attacks are crossed out in red.
+#' Returns the points invisibly, with where each landed on the device (`ndc_x`,
+#' `ndc_y`, 0-1 from the bottom left), so that a browser test can click it.
 #' @noRd
-workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL, labels = NULL) {
-  pts <- ru_points(ru)
-  ok <- is.finite(pts$log_risk) & is.finite(pts$analysis_potential)
+workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL, verdicts = NULL) {
+  pts <- ru_points(ru, threshold)
+  ok <- is.finite(pts$x) & is.finite(pts$y)
   if (!any(ok)) {
     graphics::plot.new()
     graphics::text(0.5, 0.5, "No risk was computed (risk measure 'none'): nothing to plot.")
     return(invisible(pts))
   }
-  lab <- if (is.null(labels)) pts$scheme else labels
-  z <- stats::qnorm(0.975)
-  lo_r <- log10(pmax(pts$risk - z * pts$risk_se, 1e-6))
-  hi_r <- log10(pmax(pts$risk + z * pts$risk_se, 1e-6))
-  xr <- range(c(pts$log_risk[ok], lo_r[ok & is.finite(lo_r)], hi_r[ok & is.finite(hi_r)],
-                if (!is.null(threshold)) log10(threshold)), na.rm = TRUE)
-  xr <- xr + c(-0.15, 0.15) * max(diff(xr), 0.5)
-  yv <- c(pts$analysis_potential[ok], (pts$analysis_potential + z * pts$ap_se)[ok],
-          (pts$analysis_potential - z * pts$ap_se)[ok])
-  yr <- range(yv[is.finite(yv)])
-  yr <- yr + c(-0.1, 0.1) * max(diff(yr), 0.05)
-  op <- graphics::par(mar = c(4.2, 4.2, 1, 1))
-  on.exit(graphics::par(op))
-  graphics::plot(pts$log_risk[ok], pts$analysis_potential[ok], type = "n", xlim = xr, ylim = yr,
-                 xaxt = "n", xlab = "Disclosure risk (log scale)",
-                 ylab = "Analysis potential U")
-  ticks <- seq(floor(xr[1L]), ceiling(xr[2L]))
-  tick_labels <- format(10^ticks, scientific = FALSE, drop0trailing = TRUE, trim = TRUE)
-  tick_labels[ticks <= log10(1e-6)] <- "0"      # risks below 1e-6 (often exactly 0) sit here
-  graphics::axis(1, at = ticks[ticks >= log10(1e-6)], labels = tick_labels[ticks >= log10(1e-6)])
-  if (!is.null(threshold)) {
-    graphics::abline(v = log10(threshold), lty = 2, col = "firebrick")
-    graphics::mtext(sprintf("threshold %s", format(threshold, digits = 3)), side = 3,
-                    at = log10(threshold), line = 0, col = "firebrick", cex = 0.8)
+  pd <- ru_panel_data(ru, "ru", budget = threshold)
+  ring <- function(pd) {
+    # schemes whose release fails the context's attacks: crossed out, so that
+    # none reads as within the threshold on the profile's risk alone
+    fails <- if (!is.null(verdicts)) pts$scheme %in% verdicts$scheme[!verdicts$pass &
+                                                                      !is.na(verdicts$release_risk)]
+    if (any(fails)) {
+      graphics::points(pts$x[fails], pts$y[fails], pch = 4, cex = 2.2, lwd = 2.2, col = ru_budget_col)
+      graphics::legend("bottomleft", "release fails the context's attacks", pch = 4,
+                       col = ru_budget_col, pt.lwd = 2.2, bty = "n", cex = 0.8,
+                       text.col = ru_budget_col)
+    }
+    if (!is.null(selected) && selected %in% pts$scheme) {
+      i <- which(pts$scheme == selected)
+      graphics::points(pts$x[i], pts$y[i], pch = 1, cex = 3.2, lwd = 2.2, col = "black")
+    }
+    pts$ndc_x <- graphics::grconvertX(pts$x, "user", "ndc")
+    pts$ndc_y <- graphics::grconvertY(pts$y, "user", "ndc")
+    pts
   }
-  bars <- ok & is.finite(pts$risk_se) & pts$risk_se > 0
-  if (any(bars)) graphics::segments(lo_r[bars], pts$analysis_potential[bars], hi_r[bars],
-                                    pts$analysis_potential[bars], col = "grey50")
-  ybars <- ok & is.finite(pts$ap_se) & pts$ap_se > 0
-  if (any(ybars)) graphics::segments(pts$log_risk[ybars], (pts$analysis_potential - z * pts$ap_se)[ybars],
-                                     pts$log_risk[ybars], (pts$analysis_potential + z * pts$ap_se)[ybars],
-                                     col = "grey50")
-  within <- if (is.null(threshold)) rep(TRUE, nrow(pts)) else pts$risk <= threshold
-  graphics::points(pts$log_risk[ok], pts$analysis_potential[ok], pch = 19, cex = 1.4,
-                   col = ifelse(within[ok], "#1b7837", "#b2182b"))
-  graphics::text(pts$log_risk[ok], pts$analysis_potential[ok], lab[ok], pos = 3, cex = 0.75,
-                 xpd = TRUE)
-  if (!is.null(selected) && selected %in% pts$scheme) {
-    i <- which(pts$scheme == selected)
-    graphics::points(pts$log_risk[i], pts$analysis_potential[i], pch = 1, cex = 3, lwd = 2)
-  }
-  graphics::legend("bottomleft", bty = "n", cex = 0.8, pch = 19,
-                   col = c("#1b7837", "#b2182b"),
-                   legend = c("within threshold", "above threshold"))
-  # Where each point landed on the device (0-1 from the bottom left), so a
-  # browser test can click it.
-  pts$ndc_x <- graphics::grconvertX(pts$log_risk, "user", "ndc")
-  pts$ndc_y <- graphics::grconvertY(pts$analysis_potential, "user", "ndc")
+  pts <- base_draw_panel(pd, ru_palette(levels(pd$data$group)), cex_labels = 0.75, after = ring)
   invisible(pts)
 }
 
@@ -360,18 +330,52 @@ workbench_profile_call <- function(spec, data_name = "data") {
           term, risk, as.integer(max(1, spec$nrep %||% 1)), seed)
 }
 
-# Numbers of a table as text for display: whole numbers without decimals,
-# others to `digits` significant digits.
-format_table <- function(d, digits = 3) {
-  for (j in seq_along(d)) {
-    v <- d[[j]]
-    if (!is.numeric(v)) next
-    whole <- is.finite(v) & abs(v - round(v)) < 1e-9 & abs(v) < 1e15
-    out <- ifelse(whole, format(round(v), big.mark = "", scientific = FALSE, trim = TRUE),
-                  formatC(signif(v, digits), digits = digits, format = "fg", flag = "#"))
-    out <- sub("\\.$", "", trimws(out))
-    out[is.na(v)] <- "NA"
-    d[[j]] <- out
+# ---- the verdict on a release ---------------------------------------------------
+
+# The verdict on one release (its certificate): every risk that applies to it
+# against the threshold, each said by name: the profile's risk measure (on
+# the masked variables) and, with a release context and quasi-identifiers,
+# the overall risk of the context's attacks on the released data
+# (risk_release() on every quasi-identifier, masked or not). The release is
+# within the threshold only when every risk is; a risk that could not be
+# computed (NA) does not pass.
+release_verdict <- function(released, keys, context, profile_risk, risk_label, threshold) {
+  # no profile risk (NULL) for data that are no scheme of the profile
+  rows <- data.frame(risk = character(), value = numeric(), stringsAsFactors = FALSE)
+  if (!is.null(profile_risk))
+    rows <- data.frame(risk = sprintf("Profile risk (%s)", risk_label %||% "risk measure"),
+                       value = as.double(profile_risk), stringsAsFactors = FALSE)
+  if (inherits(context, "release_context") && length(keys)) {
+    rr <- tryCatch(risk_release(released, keys = keys, context = context),
+                   error = function(e) NULL)
+    rows <- rbind(rows, data.frame(
+      risk = sprintf("Release risk (the context's attacks on %s)", paste(keys, collapse = ", ")),
+      value = if (is.null(rr)) NA_real_ else rr$overall, stringsAsFactors = FALSE))
   }
-  d
+  rows$within_threshold <- !is.na(rows$value) & rows$value <= threshold
+  list(table = rows, pass = nrow(rows) > 0L && all(rows$within_threshold), threshold = threshold)
+}
+
+# The verdicts of every scheme of a workbench run, on its released data sets
+# (`releases`, named by scheme): one row per scheme with the profile risk, the
+# release risk (NA without context or quasi-identifiers) and whether it passes.
+scheme_verdicts <- function(ru, releases, run) {
+  s <- run$spec
+  rows <- lapply(ru$scheme, function(label) {
+    v <- release_verdict(releases[[label]], s$keys, run$context, ru$risk[ru$scheme == label],
+                         ru_meta(ru)$risk, run$threshold)
+    data.frame(scheme = label, release_risk = if (nrow(v$table) > 1L) v$table$value[2] else NA_real_,
+               pass = v$pass, stringsAsFactors = FALSE)
+  })
+  do.call(rbind, rows)
+}
+
+# One sentence for the custodian: the verdict and which risk decides it.
+verdict_text <- function(v, label) {
+  tab <- v$table
+  parts <- sprintf("%s %s (%s)", tab$risk, format_num(tab$value, 2),
+                   ifelse(tab$within_threshold, "within", "OVER"))
+  sprintf("Verdict on '%s': %s the threshold %s. %s.", label,
+          if (v$pass) "within" else "NOT within", format_num(v$threshold, 3),
+          paste(parts, collapse = "; "))
 }

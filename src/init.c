@@ -53,6 +53,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(individual_risk, 1),
     CALLDEF(suda_search, 1),
     CALLDEF(linkage_run, 1),
+    /* log-linear risk (r_loglinear.c) */
+    CALLDEF(loglinear_match, 1),
     /* cell-level local suppression (r_suppress.c) */
     CALLDEF(suppress_run, 1),
     CALLDEF(suppress_class_sizes, 1),

@@ -51,6 +51,9 @@ SEXP r_individual_risk(SEXP spec);
 SEXP r_suda_search(SEXP spec);
 SEXP r_linkage_run(SEXP spec);
 
+/* r_loglinear.c: log-linear risk */
+SEXP r_loglinear_match(SEXP spec);
+
 /* r_suppress.c: cell-level local suppression */
 SEXP r_suppress_run(SEXP spec);
 SEXP r_suppress_class_sizes(SEXP spec);

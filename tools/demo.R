@@ -118,9 +118,9 @@ writeLines(c(
   "DECISION",
   if (is.null(ch)) "  No scheme meets the risk budget." else c(
     sprintf("  Release the doses masked by: %s.", choice$scheme),
-    sprintf("  Analysis potential U = %s (%.4f with the original's SE, at most 1); relative bias %.2f%%;",
+    sprintf("  Analysis potential U = %s (the plotted U; raw MSE ratio %.4f); relative bias %.2f%%;",
             fmt_se(ch$analysis_potential, ch$analysis_potential_se),
-            ch$analysis_potential_capped, ch$rel_bias),
+            ch$analysis_potential_raw, ch$rel_bias),
     sprintf("  matching risk %s (anonymity %.3f).", fmt_se(ch$risk, ch$risk_se), ch$anonymity)),
   strwrap(format(choice), width = 96, prefix = "  "),
   "",
@@ -130,7 +130,9 @@ writeLines(c(
   "  is estimated over 2,000 random target records of 16,000: binomial SE about",
   sprintf("  sqrt(r (1 - r) / 2000), e.g. %.3f at the unmasked risk %.2f.",
           sqrt(ru$risk[1] * (1 - ru$risk[1]) / 2000), ru$risk[1]),
-  "  Schemes whose capped U differ by less than 1.96 SE of the difference (or 0.01) tie;",
+  "  U is the analysis potential with the masked variance floored at the original's (bias in",
+  "  full), the number printed, plotted and recommended. Schemes whose U differ by less than",
+  "  1.96 SE of the difference (or 0.01) tie;",
   "  ties go to the lower risk, then the smaller bias.",
   "",
   "RELEASE CONTEXT",
@@ -159,7 +161,9 @@ writeLines(c(
           paste(on_front, collapse = "; ")),
   sprintf("  Security-utility curve: theta = %.4g%s%s", curve$theta,
           if (is.na(curve$se)) "" else sprintf(" (SE %.3g)", curve$se),
-          if (isTRUE(curve$identified)) "" else sprintf("; NOT IDENTIFIED (%s), not drawn", curve$reason)),
+          if (!isTRUE(curve$identified)) sprintf("; NOT IDENTIFIED (%s), not drawn", curve$reason)
+          else if (isFALSE(curve$fits)) sprintf("; DOES NOT FIT (%s), not drawn", curve$fit_reason)
+          else ""),
   "",
   sprintf("Profile: %s", csv_file),
   sprintf("Plot: %s", png_file)

@@ -148,10 +148,10 @@ test_that("only the `masked` columns of x are smoothed", {
   ref <- glm.fit(design, drop(A %*% mu), family = quasipoisson(),
                  control = glm.control(epsilon = 1e-12, maxit = 100))
   scheme <- mask_kernel("ring", 0.1, fx$coords, source = c(0, 0))
-  got <- bias_asymptotic(x, beta, poisson(), scheme, masked = "x")
+  got <- bias_asymptotic(x, beta, poisson(), scheme, vars = "x")
   expect_equal(as.vector(got), unname(ref$coefficients) - beta, tolerance = tol_glm)
-  expect_error(bias_asymptotic(x, beta, poisson(), scheme, masked = "w"),
-               "`masked`", class = "epimask_error_name")
+  expect_error(bias_asymptotic(x, beta, poisson(), scheme, vars = "w"),
+               "`vars`", class = "epimask_error_name")
   expect_true(all(bias_asymptotic(x, beta, poisson(), mask_none()) == 0))
 })
 

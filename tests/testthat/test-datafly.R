@@ -17,8 +17,8 @@ test_that("Sweeney Table 6a -> 6b with k = 2", {
   expect_identical(nrow(res$data), 11L)
   expect_identical(res$class_sizes, c(2L, 2L, 2L, 3L, 2L))
   expect_equal(res$data[names(sweeney_6b)], sweeney_6b)
-  # discernability: 2^2 + 2^2 + 2^2 + 3^2 + 2^2 + 12 for the suppressed record
-  expect_equal(res$discernability, 37)
+  # discernibility: 2^2 + 2^2 + 2^2 + 3^2 + 2^2 + 12 for the suppressed record
+  expect_equal(res$discernibility, 37)
   # SSNs replaced by keyed pseudonyms (16 hexadecimal digits)
   expect_true(all(grepl("^[0-9a-f]{16}$", res$data$ssn)))
   expect_false(any(res$data$ssn %in% sweeney_6a$ssn))
@@ -121,14 +121,14 @@ test_that("El Emam & Dankar Figure 1: decade of birth, IDs 3, 5, 8 suppressed", 
   expect_equal(r$journalist_risk, 0.25)
 })
 
-test_that("ties on distinct values go to the smaller discernability, then the later key", {
+test_that("ties on distinct values go to the smaller discernibility, then the later key", {
   # a and b have 3 distinct values each; generalizing a leaves classes
   # 2, 2, 2 (DM 12), generalizing b leaves 4, 1, 1 (DM 16 + 2 * 6 = 28).
   d <- data.frame(a = c(1, 1, 1, 1, 2, 3), b = c(1, 1, 2, 2, 3, 3))
   h <- list(a = list(identity), b = list(identity))
   res <- datafly(d, c("a", "b"), h, k = 2, max_suppress = 0)
   expect_identical(unname(res$levels), c(1L, 0L))
-  # symmetric case: equal discernability, the later key is generalized
+  # symmetric case: equal discernibility, the later key is generalized
   d2 <- data.frame(a = c(1, 1, 2, 2), b = c(1, 2, 1, 2))
   res2 <- datafly(d2, c("a", "b"), h, k = 2, max_suppress = 0)
   expect_identical(unname(res2$levels), c(0L, 1L))
@@ -221,7 +221,7 @@ test_that("on random data the release is k-anonymous within the suppression budg
     expect_identical(res$data[[key]],
                      generalize(d[[key]][kept], h[[key]], res$levels[[key]]))
   }
-  expect_equal(res$discernability,
+  expect_equal(res$discernibility,
                sum(as.double(res$class_sizes)^2) + n * res$n_suppressed)
   expect_gt(res$levels[["birth"]], 0L)
   expect_false(any(as.character(d$birth) %in% res$data$birth))

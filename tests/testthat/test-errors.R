@@ -102,7 +102,7 @@ test_that("functions passed as arguments fail with classed errors", {
   expect_arg_error(fit_glm(y ~ x, d, family = ""), "epimask_error_value", "family")
   expect_arg_error(fit_glm(y ~ x, d, family = NA_character_), "epimask_error_value", "family")
   expect_arg_error(utility_glm(d, d, y ~ x, term = function(fit) 1),
-                   "epimask_error_type", "term", "two arguments")
+                   "epimask_error_type", "term", "2 arguments")
   expect_arg_error(utility_glm(d, d, y ~ x, term = function(fit, data) stop("bad term")),
                    "epimask_error_value", "term", "bad term")
   xy <- matrix(runif(20), ncol = 2)

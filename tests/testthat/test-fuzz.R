@@ -37,7 +37,9 @@ fuzz_fixtures <- function() {
   real_ru <- ru_profile(d, c(mask_round(1), mask_noise(0.3)), y ~ x, family = poisson(),
                         vars = "x", term = "x", risk = "match", known = "x", nrep = 2,
                         seed = 1, progress = FALSE)
-  list(n = n, xy = xy, d = d, cohort = cohort, kern = kern, ru = ru, sim = sim,
+  surv <- data.frame(time = round(rexp(n), 3) + 0.01, status = rep(c(1, 1, 0), length.out = n),
+                     x = d$x, g = d$g, stringsAsFactors = FALSE)
+  list(n = n, xy = xy, d = d, cohort = cohort, surv = surv, kern = kern, ru = ru, sim = sim,
        noisy = noisy, hier = hier, fit = fit, ctx = ctx, bad = bad,
        bad_marked = bad_marked, dates = dates, real_ru = real_ru,
        X = cbind(1, x = d$x), dup_xy = cbind(rep(0.5, n), rep(0.5, n)),
@@ -46,13 +48,21 @@ fuzz_fixtures <- function() {
 }
 
 # The values every argument is tried with (the issue's list, sizes at the
-# largest integer and beyond, invalid UTF-8 marked and unmarked).
+# largest integer and beyond, invalid UTF-8 marked and unmarked; the smallest
+# positive double, a string longer than R's 10,000-byte limit on names,
+# functions that fail or take no argument, a tibble).
 fuzz_hostile <- function(fx) {
-  list(`NULL` = NULL, `NA` = NA, `Inf` = Inf, `-1` = -1, `numeric(0)` = numeric(0),
+  out <- list(`NULL` = NULL, `NA` = NA, `Inf` = Inf, `-1` = -1, `numeric(0)` = numeric(0),
        string = "a", factor = factor("a"), list = list(1),
        chr_df = data.frame(a = "x", stringsAsFactors = FALSE),
        int_max = .Machine$integer.max, `2e9` = 2e9, half = 0.5,
-       bad_utf8 = fx$bad, bad_utf8_marked = fx$bad_marked)
+       bad_utf8 = fx$bad, bad_utf8_marked = fx$bad_marked,
+       tiny = 5e-324, long_string = strrep("a", 20000),
+       fn_fails = function(...) stop("boom"), fn_no_args = function() 1,
+       unnamed_col_df = stats::setNames(fx$d, c("x", "", names(fx$d)[-(1:2)])),
+       complex_df = transform(fx$d, x = complex(real = x, imaginary = 1)))
+  if (requireNamespace("tibble", quietly = TRUE)) out$tibble <- tibble::as_tibble(fx$d)
+  out
 }
 
 # A wider pool for the random combinations.
@@ -128,7 +138,7 @@ fuzz_calls <- function(fx) {
     risk_tcloseness = list(data = d, keys = "g", sensitive = c("x", "h"), ordered = NULL),
     risk_individual = list(data = d, keys = c("g", "h"), weights = rep(10, fx$n)),
     risk_suda = list(data = d, keys = c("g", "h", "y"), max_k = 2, dis_fraction = 0.01),
-    risk_linkage = list(original = d, masked = fx$noisy, vars = c("x", "z"),
+    risk_linkage = list(original = d, masked = fx$noisy, known = c("x", "z"),
                         distance = "euclidean", method = "auto", threads = NULL),
     release_context = list(public = FALSE, pr_attempt = 0.3, pr_acquaintance = 0.5,
                            pr_breach = 0.27, threshold = 0.2, reasons = "audited",
@@ -159,10 +169,10 @@ fuzz_calls <- function(fx) {
                        truth = NULL),
     bias_first_order = list(x = fx$X, beta = c(1, 0.1), family = poisson(),
                             scheme = fx$kern, f = NULL, grad = NULL,
-                            masked = NULL),
+                            vars = NULL),
     bias_asymptotic = list(x = fx$X, beta = c(1, 0.1), family = poisson(),
                            scheme = fx$kern, f = NULL, grad = NULL,
-                           masked = NULL),
+                           vars = NULL),
     population_or = list(race = "p_black", weight = NULL),
     ru_profile = list(data = d, schemes = c(mask_round(1), mask_truncate(0)),
                       formula = y ~ x, family = poisson(), vars = "x",
@@ -182,6 +192,12 @@ fuzz_calls <- function(fx) {
     zdl_simulator = list(sim = fx$sim),
     zdl_truth = list(sim = fx$sim, term = "x"),
     zdl_aggregate = list(sim = fx$sim, cells = 3),
+    fit_cox = list(formula = Surv(time, status) ~ x + g, data = fx$surv, weights = NULL,
+                   ties = "efron", control = list(), na.action = stats::na.omit),
+    utility_general = list(original = d, masked = fx$noisy, vars = NULL,
+                           measures = c("pmse", "ks", "cor", "il1s")),
+    suppress_local = list(data = d, keys = c("g", "h", "y"), k = 3, max_risk = NULL,
+                          importance = NULL, na = "category", strata = NULL),
     epimask_threads = list(threads = NULL)
   )
 }
@@ -324,6 +340,9 @@ fuzz_results <- function(fx) {
   fit <- fx$fit
   list(
     glm = fit,
+    cox = fit_cox(Surv(time, status) ~ x + g, fx$surv),
+    utility_general = utility_general(d, fx$noisy),
+    suppression = suppress_local(d, c("g", "h", "y"), k = 3),
     err = fit_err(case ~ sex, fx$cohort, dose = "dose"),
     irls = irls_fit(fx$X, d$y, poisson()),
     kanon = risk_kanon(d, c("g", "h"), k = 2),
@@ -331,7 +350,7 @@ fuzz_results <- function(fx) {
     tcloseness = risk_tcloseness(d, "g", sensitive = "x"),
     individual = risk_individual(d, c("g", "h"), weights = rep(10, fx$n)),
     suda = risk_suda(d, c("g", "h", "y")),
-    linkage = risk_linkage(d, fx$noisy, vars = c("x", "z")),
+    linkage = risk_linkage(d, fx$noisy, known = c("x", "z")),
     context = fx$ctx,
     release = risk_release(d, c("g", "h"), fx$ctx),
     identifiability = risk_identifiability(d[1:10, ], d, keys = "x"),
@@ -460,8 +479,14 @@ fuzz_closure_cases <- function(fx) {
                    chr_x = transform(fx$sim, x = "a"), na_x = transform(fx$sim, x = NA),
                    inf_x = transform(fx$sim, x = Inf), factor_x = transform(fx$sim, x = factor(x)),
                    empty = fx$sim[0, ], matrix = as.matrix(fx$sim), plain = fx$d)
-  for (v in names(sim_data))
+  sim_data$logical_x <- transform(fx$sim, x = x > 0)
+  sim_data$huge_x <- transform(fx$sim, x = x * 1e308)
+  sim_data$huge_y <- transform(fx$sim, y = y * 1e308)
+  sim_data$constant_x <- transform(fx$sim, x = 1)
+  for (v in names(sim_data)) {
     add(sprintf("zdl_simulator()(data = <%s>)", v), sim_fun, list(sim_data[[v]]))
+    add(sprintf("zdl_aggregate(<%s>)", v), "zdl_aggregate", list(sim_data[[v]], 3))
+  }
   for (i in seq_along(pool)) {
     add(sprintf("population_or()(fit = %s)", fuzz_describe(pool[[i]])), or_fun,
         list(pool[[i]], cohort))
@@ -473,7 +498,10 @@ fuzz_closure_cases <- function(fx) {
              category = hierarchy_category(data.frame(code = c("a", "b"), group = c("A", "A"))),
              substring = as_hierarchy(list(identity, function(x) substr(x, 1, 1))))
   values <- c(hostile, list(dates = fx$dates, zips = c("02138", "0213"), bad_vec = c("a", fx$bad),
-                            date_obj = as.Date("2020-01-01"), na_chr = NA_character_))
+                            date_obj = as.Date("2020-01-01"), na_chr = NA_character_,
+                            inf_date = structure(c(Inf, 1), class = "Date"),
+                            far_date = structure(c(-1e300, 1), class = "Date"),
+                            inf_time = structure(c(Inf, 1), class = c("POSIXct", "POSIXt"))))
   for (h in names(hs)) for (v in names(values)) for (level in 1:2)
     add(sprintf("generalize(%s, <%s>, %d)", v, h, level), "generalize",
         list(values[[v]], hs[[h]], level))
@@ -576,6 +604,39 @@ fuzz_utf8_cases <- function(fx) {
   cases
 }
 
+# ---- inputs found by hand (issue 24, item 7) and their neighbours ------------------
+
+fuzz_special_cases <- function(fx) {
+  d <- fx$d
+  wide <- as.data.frame(matrix(rep(0:1, length.out = fx$n * 40), fx$n, 40))
+  names(wide) <- paste0("k", 1:40)
+  flat <- stats::setNames(rep(list(hierarchy_flat()), 40), names(wide))
+  dup <- d
+  names(dup)[3] <- "x"
+  list(
+    fuzz_case("k_prime(k = 1, pi = 5e-324)", "k_prime", list(1, 5e-324, 0.1)),
+    fuzz_case("k_prime(k = 2, pi = 5e-324, alpha = 1e-300)", "k_prime", list(2, 5e-324, 1e-300)),
+    fuzz_case("risk_kanon(k = 1, pi = 5e-324)", "risk_kanon", list(d, "g", pi = 5e-324, k = 1)),
+    fuzz_case("family = \"q\" (base::q)", "fit_glm", list(y ~ x, d, family = "q")),
+    fuzz_case("ola(40 two-level keys)", "ola", list(wide, names(wide), flat, k = 2)),
+    fuzz_case("risk_kanon(duplicated names)", "risk_kanon", list(dup, "g", k = 2)),
+    fuzz_case("apply_mask(duplicated names)", "apply_mask", list(dup, mask_noise(0.1), "x")),
+    fuzz_case("fit_glm(one-level character)", "fit_glm", list(y ~ g, transform(d, g = "a"))),
+    fuzz_case("hierarchy_category(a directory)", "hierarchy_category", list(tempdir())),
+    fuzz_case("write_hierarchy(file = a directory)", "write_hierarchy",
+              list(hierarchy_flat(), tempdir(), values = "a")),
+    fuzz_case("ru_profile(simulate = warns)", "ru_profile",
+              list(d, list(mask_round(1)), y ~ x, family = poisson(), vars = "x", term = "x",
+                   risk = "none", simulate = function(data) { warning("w"); data },
+                   progress = FALSE)),
+    fuzz_case("ru_profile(risk = fails)", "ru_profile",
+              list(d, list(mask_round(1)), y ~ x, family = poisson(), vars = "x", term = "x",
+                   risk = function(original, masked) stop("r"), progress = FALSE)),
+    fuzz_case("risk_value(risk warns)", "risk_value",
+              list(function(o, m) { warning("w"); 0.5 }, d, d))
+  )
+}
+
 # ---- the test --------------------------------------------------------------------------
 
 fuzz_all_cases <- function(large = FALSE) {
@@ -591,7 +652,8 @@ fuzz_all_cases <- function(large = FALSE) {
     fuzz_method_cases(fx),
     fuzz_closure_cases(fx),
     fuzz_profile_cell_cases(fx),
-    fuzz_utf8_cases(fx))
+    fuzz_utf8_cases(fx),
+    fuzz_special_cases(fx))
 }
 
 test_that("the fuzz engine names a crashing call, an in-place change and an unclassed error", {

@@ -50,7 +50,10 @@ test_that("the summariser follows the METHODS 3 formulas over replicates", {
     expect_equal(row$bias, bias)
     expect_equal(row$rel_bias, 100 * abs(bias) / abs(beta))
     expect_equal(row$mse, mse)
-    expect_equal(row$analysis_potential, cologne_reference$se^2 / mse)
+    expect_equal(row$analysis_potential_raw, cologne_reference$se^2 / mse)
+    # the reported U: the masked variance floored at the reference's, at most 1
+    se2 <- cologne_reference$se^2
+    expect_equal(row$analysis_potential, min(1, se2 / (max(mean(r$se^2), se2) + bias^2)))
     expect_equal(row$risk, mean(r$risk))
     expect_equal(row$anonymity, 1 - mean(r$risk))
     expect_equal(row$nrep, nrow(r))
@@ -178,7 +181,8 @@ test_that("print, format and summary are readable", {
   expect_s3_class(s, "summary.ru_profile")
   expect_identical(names(s), c("masking", "estimate", "se", "bias", "bias_se", "rel_bias",
                                "mse", "mse_se", "analysis_potential",
-                               "analysis_potential_se", "risk", "risk_se", "anonymity",
+                               "analysis_potential_se", "analysis_potential_raw",
+                               "analysis_potential_raw_se", "risk", "risk_se", "anonymity",
                                "pareto", "nrep"))
   expect_equal(s$mse, ru$mse)
   expect_equal(s$analysis_potential_se, ru$analysis_potential_se)

@@ -29,7 +29,8 @@ test_that("SE columns match a direct computation over replicates(ru) (fixed data
     r <- reps[reps$scheme == s, ]
     row <- ru[ru$scheme == s, ]
     if (nrow(r) < 2) {
-      expect_true(is.na(row$bias_se) && is.na(row$mse_se) && is.na(row$analysis_potential_se))
+      expect_true(is.na(row$bias_se) && is.na(row$mse_se) && is.na(row$analysis_potential_se) &&
+                    is.na(row$analysis_potential_raw_se))
       expect_true(is.na(row$risk_se))
       next
     }
@@ -39,8 +40,11 @@ test_that("SE columns match a direct computation over replicates(ru) (fixed data
     expect_equal(row$mse, mse_of(colMeans(V)))
     # central differences, h = 1e-6: rounding ~ eps / h; measured 8e-11
     expect_equal(row$mse_se, delta_se(mse_of, V), tolerance = 1e-8)
-    expect_equal(row$analysis_potential_se, delta_se(function(m) mse_ref / mse_of(m), V),
+    expect_equal(row$analysis_potential_raw_se, delta_se(function(m) mse_ref / mse_of(m), V),
                  tolerance = 1e-8)
+    # the reported U's SE: the raw one scaled by reported / raw
+    expect_equal(row$analysis_potential_se, row$analysis_potential_raw_se *
+                   row$analysis_potential / row$analysis_potential_raw)
     expect_equal(row$risk, mean(r$risk))
     expect_equal(row$risk_se, sd(r$risk) / sqrt(nrow(r)))
   }
@@ -79,7 +83,7 @@ test_that("SE columns in a simulation study are paired with the reference's repl
       # 0, is checked below; a difference quotient of it is rounding noise).
       # 1e-8: central differences, h = 1e-6: rounding ~ eps / h; measured 2e-10
       if (s != ru$scheme[1])
-        expect_equal(row$analysis_potential_se, delta_se(u_of, V), tolerance = 1e-8)
+        expect_equal(row$analysis_potential_raw_se, delta_se(u_of, V), tolerance = 1e-8)
       expect_true(is.na(row$risk_se))
     }
     expect_equal(ru$analysis_potential_se[1], 0, tolerance = tol_glm)
@@ -104,8 +108,8 @@ test_that("pareto matches a brute-force dominance check", {
   # on a real profile: the column is that check
   ru <- zhou_like_profile()
   capped <- pmin(0.1^2 / (pmax(ru$mse - ru$bias^2, 0.1^2) + ru$bias^2), 1)
-  expect_equal(ru$analysis_potential_capped, capped)
-  capped_se <- ru$analysis_potential_se * capped / ru$analysis_potential
+  expect_equal(ru$analysis_potential, capped)
+  capped_se <- ru$analysis_potential_raw_se * capped / ru$analysis_potential_raw
   expect_identical(ru$pareto, brute_frontier(ru$risk, capped, ru$risk_se, capped_se))
   expect_gte(sum(ru$pareto), 1)
 })
@@ -142,18 +146,23 @@ test_that("a U above 1 that hides bias is off the frontier and never recommended
                      estimate = c(1, 0.93, 0.99, 0.8), se = c(0.1, 0.05, 0.102, 0.1),
                      risk = c(0.6, 0.01, 0.01, 0.005))
   ru <- epimask:::ru_profile_from_replicates(reps, list(truth = 1, se = 0.1))
-  expect_gt(ru$analysis_potential[2], 1)
+  expect_gt(ru$analysis_potential_raw[2], 1)
   # capped U by hand: the masked variance floored at the original's 0.1^2
   capped <- 0.01 / (pmax(c(0.01, 0.05^2, 0.102^2, 0.01), 0.01) + c(0, 0.07, 0.01, 0.2)^2)
-  expect_equal(ru$analysis_potential_capped, capped)
-  expect_lt(ru$analysis_potential_capped[2], ru$analysis_potential_capped[3])
+  expect_equal(ru$analysis_potential, capped)
+  expect_lt(ru$analysis_potential[2], ru$analysis_potential[3])
+  # one U: print, summary, as.data.frame and recommend() show the capped one
+  expect_equal(as.data.frame(ru)$analysis_potential, capped)
+  expect_equal(summary(ru)$analysis_potential, capped)
+  expect_output(print(ru), "hidden +0.67")
+  expect_output(print(summary(ru)), "Raw MSE ratio")
   expect_identical(ru$pareto, brute_frontier(ru$risk, capped, ru$risk_se,
                                            ru$analysis_potential_se))
   expect_false(ru$pareto[2])
   rec <- recommend(ru, max_risk = 0.2)
   expect_identical(rec$scheme, "honest")
   expect_match(rec$runner_ups$reason[rec$runner_ups$scheme == "hidden"],
-               "naive SE smaller than the original's; with the original's SE it is 0.67")
+               "analysis potential \\(0.67.*; raw MSE ratio 1.35, from a naive SE that shrank")
 })
 
 test_that("every U within noise of 1: recommend() picks a lowest-risk scheme", {
@@ -177,15 +186,19 @@ test_that("U above 1 is no measurable loss, never beating a less biased scheme",
                      estimate = c(1, 0.97, 1.001), se = c(0.1, 0.09, 0.1),
                      risk = c(0.5, 0.01, 0.01))
   ru <- epimask:::ru_profile_from_replicates(reps, list(truth = 1, se = 0.1))
-  expect_gt(ru$analysis_potential[2], 1)
+  # raw ratio 0.01 / (0.09^2 + 0.03^2) = 1.11 above 1; reported U with the
+  # variance floored at 0.1^2: 0.01 / (0.01 + 0.03^2) = 0.917
+  expect_equal(ru$analysis_potential_raw[2], 0.01 / (0.09^2 + 0.03^2))
+  expect_equal(ru$analysis_potential[2], 0.01 / (0.01 + 0.03^2))
   rec <- recommend(ru, max_risk = 0.2)
   expect_identical(rec$scheme, "clean")
-  expect_match(rec$runner_ups$reason[1], "with the original's SE it is 0.917")
-  # the biased scheme alone: reported as no measurable loss, not a gain
+  expect_match(rec$runner_ups$reason[1], "lower analysis potential \\(0.917; raw MSE ratio 1.11")
+  expect_equal(rec$runner_ups$analysis_potential[1], 0.01 / (0.01 + 0.03^2))
+  # the biased scheme alone: its reported U, with the raw ratio named
   rec2 <- recommend(ru[1:2, ], max_risk = 0.2)
   text <- gsub("\\s+", " ", paste(format(rec2), collapse = " "))
-  expect_match(text, "no measurable loss")
-  expect_match(text, "not an analysis better than no masking")
+  expect_match(text, "analysis potential 0.917; raw MSE ratio 1.11, from a naive SE that shrank")
+  expect_equal(rec2$choice$analysis_potential, 0.01 / (0.01 + 0.03^2))
 })
 
 test_that("recommend() takes the release context's threshold as the budget", {
@@ -301,6 +314,19 @@ test_that("unmasked counts records a scheme promising change left as they were",
   expect_identical(ru$unmasked[3], as.double(sum(first$x == d$x & d$x > 0)))
   expect_identical(ru$unmasked[3], 2)
   expect_true(is.na(ru$unmasked[4]))   # grouping: a value may equal its interval mean
+})
+
+test_that("narrow prints use the short labels the schemes build from their fields", {
+  d <- profile_fixture(n = 80)
+  ru <- ru_profile(d, list(mask_round(2, "decimal"), mask_noise(0.05)), y ~ x,
+                   family = poisson(), vars = "x", known = "x", nrep = 2, seed = 1,
+                   progress = FALSE)
+  expect_identical(ru$label, c("none", "round 2 dec", "uniform noise 0.05"))
+  out <- format(ru, width = 40)
+  expect_true(any(grepl("^ round 2 dec ", out)))
+  expect_true(any(grepl("^ uniform noise 0.05 ", out)))
+  # a profile built from replicates has no short labels: the full ones, cut
+  expect_true(all(is.na(cologne_like_profile()$label)))
 })
 
 test_that("print shows scheme, U and risk first at width 40 and 80", {

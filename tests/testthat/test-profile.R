@@ -23,8 +23,11 @@ test_that("deterministic schemes: estimates and SEs equal apply_mask + glm", {
     bias <- expected[["estimate"]] - ref[["estimate"]]
     expect_equal(ru$bias[i + 1], bias, tolerance = tol_glm)
     expect_equal(ru$mse[i + 1], expected[["se"]]^2 + bias^2, tolerance = tol_glm)
-    expect_equal(ru$analysis_potential[i + 1],
+    expect_equal(ru$analysis_potential_raw[i + 1],
                  ref[["se"]]^2 / (expected[["se"]]^2 + bias^2), tolerance = tol_glm)
+    expect_equal(ru$analysis_potential[i + 1],
+                 min(1, ref[["se"]]^2 / (max(expected[["se"]]^2, ref[["se"]]^2) + bias^2)),
+                 tolerance = tol_glm)
   }
   expect_equal(ru$degree, c(0, 0.05, 0.1, 1))
   expect_true(all(replicates(ru)$replicate == 1L))

@@ -78,11 +78,11 @@ test_that("the report is self-contained, states the context and leaks no origina
                                           pr_breach = 0.27, threshold = 0.2,
                                           reasons = "data-sharing agreement with audits"))
   file <- tempfile(fileext = ".html")
-  out <- release_report(fx$ru, file, data = fx$data, vars = "dose",
-                        keys = c("city", "sex", "age_exp", "dose"), sensitive = "case",
-                        identifiers = "id", context = ctx,
-                        choice = "rounding to 1 significant digit", masked = rel, seed = 7,
-                        call = "ru_profile(dose_cohort, ...)", data_name = "dose_cohort")
+  out <- release_report(fx$ru, file, data = fx$data,
+                        release = list(scheme = "rounding to 1 significant digit", data = rel),
+                        risk = risk_spec("ldiversity", keys = c("city", "sex", "age_exp", "dose"),
+                                         sensitive = "case"),
+                        context = ctx)
   expect_true(file.exists(file))
   html <- paste(readLines(out, warn = FALSE), collapse = "\n")
   # self-contained: no resource fetched from elsewhere
@@ -126,6 +126,68 @@ test_that("the report's recommendation is recommend()'s within the threshold", {
   expect_error(epimask:::report_content(fx$ru, choice = "no such scheme"), class = "epimask_error_value")
 })
 
+test_that("the settings come from the profile, the release and the risk spec", {
+  fx <- report_profile()
+  rel <- epimask:::release_data(fx$data, mask_round(1), "dose", "id")
+  meta <- attr(fx$ru, "meta")
+  # ru_profile() recorded its seed, its call and the name of the data
+  expect_identical(meta$seed, 7)
+  expect_match(meta$call, "^ru_profile\\(data = dose, schemes = ")
+  expect_identical(meta$data_name, "dose")
+  got <- epimask:::report_settings(fx$ru, fx$data,
+                                   list(scheme = "rounding to 1 significant digit", data = rel),
+                                   risk_spec("ldiversity", keys = c("city", "sex"),
+                                             sensitive = "case"))
+  expect_identical(got$vars, "dose")
+  expect_identical(got$keys, c("city", "sex"))
+  expect_identical(got$sensitive, "case")
+  expect_identical(got$identifiers, "id")          # the column the release drops
+  expect_identical(got$choice, "rounding to 1 significant digit")
+  expect_identical(got$masked, rel)
+  expect_identical(got$seed, 7)
+  expect_identical(got$data_name, "dose")
+  expect_equal(got$max_risk, 0.2)
+  # a label alone; nothing
+  expect_identical(epimask:::report_settings(fx$ru, NULL, "rounding to 1 significant digit",
+                                             NULL)$choice, "rounding to 1 significant digit")
+  expect_null(epimask:::report_settings(fx$ru, NULL, NULL, NULL)$keys)
+  # the arguments of 0.2 still work, with a classed warning
+  expect_warning(old <- epimask:::report_settings(fx$ru, fx$data, NULL, NULL,
+                                                  list(keys = "city", choice = "no masking",
+                                                       max_risk = 0.1)),
+                 "`keys`, `choice`, `max_risk` are deprecated", class = "epimask_warning_deprecated")
+  expect_identical(old$keys, "city")
+  expect_identical(old$choice, "no masking")
+  expect_equal(old$max_risk, 0.1)
+  expect_error(epimask:::report_settings(fx$ru, NULL, NULL, NULL, list(colour = "red")),
+               "colour", class = "epimask_error_value")
+  expect_error(epimask:::report_settings(fx$ru, NULL, 3, NULL), class = "epimask_error_type")
+  expect_error(epimask:::report_settings(fx$ru, NULL, NULL, "city"), class = "epimask_error_type")
+})
+
 test_that("release_report() refuses what is not a profile", {
   expect_error(release_report(data.frame(a = 1), tempfile()), class = "epimask_error")
+})
+
+test_that("a de-identified release is reported with its verdict, not as a scheme", {
+  fx <- report_profile()
+  keys <- c("city", "sex")
+  ctx <- release_context(public = FALSE, pr_attempt = 0.3, pr_acquaintance = 0.5,
+                         threshold = 0.2)
+  # the shape of deidentify()'s result that the report reads: the released data
+  rel_data <- fx$data[seq_len(8000), setdiff(names(fx$data), "id")]
+  rel <- structure(list(data = rel_data), class = "epimask_release")
+  got <- epimask:::report_settings(fx$ru, fx$data, rel, risk_spec("kanon", keys = keys))
+  expect_true(got$deidentified)
+  expect_null(got$choice)
+  expect_identical(got$masked, rel_data)
+  content <- do.call(epimask:::report_content,
+                     c(list(fx$ru, data = fx$data, context = ctx), got))
+  expect_null(content$choice)
+  # the verdict counts the context's attacks on the released data only,
+  # recounted here by risk_release()
+  rr <- risk_release(rel_data, keys = keys, context = ctx)
+  expect_identical(nrow(content$verdict$table), 1L)
+  expect_equal(content$verdict$table$value, rr$overall)
+  expect_identical(content$verdict$pass, rr$overall <= 0.2)
 })

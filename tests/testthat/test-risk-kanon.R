@@ -149,7 +149,7 @@ test_that("keys of every type, NA as its own category, match a paste/table count
   f <- 1 / want$risk
   expect_equal(r$max_risk, 1 / min(f))
   sizes <- as.vector(table(want$key))
-  expect_equal(r$discernability,
+  expect_equal(r$discernibility,
                sum(sizes[sizes >= 3]^2) + n * sum(sizes[sizes < 3]))
   # the EC table carries the key values with their types
   expect_s3_class(r$classes$dt, "Date")

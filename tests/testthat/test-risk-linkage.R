@@ -100,14 +100,14 @@ test_that("risk_spec('linkage') in a profile: 0.001 Gy of noise does not score a
   set.seed(2)
   schemes <- list(mask_noise(0.001), mask_noise(0.05), mask_round(1, "decimal"))
   ru <- ru_profile(d, schemes, case ~ dose + sex, family = binomial(), vars = "dose",
-                   risk = risk_spec("linkage", vars = c("dose", "age_end")), seed = 1)
+                   risk = risk_spec("linkage", known = c("dose", "age_end")), seed = 1)
   risk <- as.data.frame(ru)$risk
   expect_gt(risk[1], 0.5)
   expect_true(all(risk >= 0 & risk <= 1))
   expect_gt(risk[1], risk[3])
   # the value the profile reports is risk_linkage()'s risk
   m <- apply_mask(d, mask_round(1, "decimal"), "dose")
-  expect_equal(risk_value(risk_spec("linkage", vars = c("dose", "age_end")), d, m),
+  expect_equal(risk_value(risk_spec("linkage", known = c("dose", "age_end")), d, m),
                risk_linkage(d, m, c("dose", "age_end"))$risk)
   # the shorthand beside a spec would be ignored: it is refused, naming it
   spec <- risk_spec("match", known = "dose")

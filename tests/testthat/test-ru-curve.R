@@ -77,7 +77,9 @@ test_that("predict and print", {
 
 test_that("fit_ru_curve works on a profile and rejects bad input", {
   ru <- zhou_like_profile()
-  fit <- fit_ru_curve(ru)
+  # two kernels of different shapes: one curve cannot summarise both
+  expect_warning(fit <- fit_ru_curve(ru), class = "epimask_warning_misfit")
+  expect_false(fit$fits)
   expect_true(fit$theta > 0)
   expect_identical(fit$n, nrow(ru))
   expect_error(fit_ru_curve(list(a = 1)), "`ru`", class = "epimask_error_type")
@@ -92,4 +94,61 @@ test_that("fit_ru_curve works on a profile and rejects bad input", {
   expect_warning(edge <- fit_ru_curve(flat), class = "epimask_warning_boundary")
   expect_true(edge$boundary)
   expect_true(is.na(edge$se))
+})
+
+# The goodness-of-fit rule written out: residuals on the anonymity scale, the
+# curve computed here from its formula, the spread as the SD of the points.
+gof_by_hand <- function(u, y, theta, se = rep(0, length(y))) {
+  curve <- ifelse(u >= 1, 0, ifelse(u <= 0, 1, (1 - u^theta)^(1 / theta)))
+  r <- y - curve
+  rms <- sqrt(sum(r^2) / length(r))
+  list(rms = rms, spread = sd(y),
+       fits = rms <= sd(y) / 2 || all(abs(r) <= pmax(0.02, qnorm(0.975) * se)))
+}
+
+test_that("a curve is reported only when it fits the points (built to fit, built not to)", {
+  # built to fit: points on the curve theta = 2 with small noise
+  u <- seq(0.05, 0.95, length.out = 20)
+  good <- curve_points(u, 2, noise = 0.02)
+  expect_no_warning(fit <- fit_ru_curve(good))
+  ref <- gof_by_hand(good$analysis_potential, good$anonymity, fit$theta)
+  expect_true(ref$fits)
+  expect_true(fit$fits)
+  expect_equal(fit$rms, ref$rms, tolerance = tol_exact)
+  expect_equal(fit$spread, ref$spread, tolerance = tol_exact)
+  expect_no_match(paste(format(fit), collapse = " "), "DOES NOT FIT")
+  # built not to fit, as on flchain: the unmasked release at U = 1 is
+  # re-identifiable, every masked one keeps most of U, and anonymity levels
+  # off near 0.6-0.7 instead of rising to 1 as U falls; the one-parameter
+  # curve passes below the masked points and above the low-U ones
+  flchain_like <- data.frame(
+    scheme = paste("s", 1:7),
+    analysis_potential = c(1, 0.97, 0.93, 0.86, 0.7, 0.5, 0.2),
+    anonymity = c(0.02, 0.45, 0.52, 0.59, 0.62, 0.66, 0.7))
+  expect_warning(bad <- fit_ru_curve(flchain_like), "does not fit",
+                 class = "epimask_warning_misfit")
+  ref <- gof_by_hand(flchain_like$analysis_potential, flchain_like$anonymity, bad$theta)
+  expect_false(ref$fits)
+  expect_false(bad$fits)
+  expect_true(bad$identified)
+  expect_equal(bad$rms, ref$rms, tolerance = tol_exact)
+  expect_match(paste(format(bad), collapse = " "), "DOES NOT FIT: root-mean-square residual")
+  # the plots leave it out and say why; curve = TRUE draws it marked
+  pd <- epimask:::ru_panel_curve(flchain_like, NULL, function(r) 1 - r)
+  expect_false(pd$drawn)
+  expect_false(pd$fits)
+  panel <- list(curve = pd, type = "ru", yaxis = list(floor = NA), xaxis = list(floor = NA),
+                data = data.frame(xlo = NA, xhi = NA, ylo = NA, yhi = NA, pareto = FALSE))
+  expect_match(epimask:::ru_panel_note(panel), "does not fit the points")
+  forced <- epimask:::ru_panel_curve(flchain_like, TRUE, function(r) 1 - r)
+  expect_true(forced$drawn)
+  expect_match(forced$label, "(does not fit)", fixed = TRUE)
+  # the same points within their Monte Carlo uncertainty fit by rule (b):
+  # misses smaller than 1.96 SE of each point's risk
+  noisy <- flchain_like
+  noisy$risk_se <- 0.2
+  expect_no_warning(loose <- fit_ru_curve(noisy))
+  expect_true(loose$fits)
+  expect_true(gof_by_hand(noisy$analysis_potential, noisy$anonymity, loose$theta,
+                          noisy$risk_se)$fits)
 })

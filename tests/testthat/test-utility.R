@@ -20,7 +20,11 @@ test_that("utility_glm compares glm fits on original and masked data (METHODS 3)
   expect_equal(tab$bias, unname(bm - bo), tolerance = tol_glm)
   expect_equal(tab$rel_bias, unname(100 * abs(bm - bo) / abs(bo)), tolerance = tol_glm)
   expect_equal(tab$mse_masked, unname(sm^2 + (bm - bo)^2), tolerance = tol_glm)
-  expect_equal(tab$analysis_potential, unname(so^2 / (sm^2 + (bm - bo)^2)), tolerance = tol_glm)
+  expect_equal(tab$analysis_potential_raw, unname(so^2 / (sm^2 + (bm - bo)^2)),
+               tolerance = tol_glm)
+  # the reported U: the masked variance floored at the original's, at most 1
+  expect_equal(tab$analysis_potential,
+               unname(pmin(1, so^2 / (pmax(sm^2, so^2) + (bm - bo)^2))), tolerance = tol_glm)
   # Karr et al. overlap of the two 95% intervals, computed here
   z <- qnorm(0.975)
   lo <- pmax(bo - z * so, bm - z * sm)

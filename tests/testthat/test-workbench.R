@@ -34,7 +34,7 @@ test_that("bad uploads become messages, never errors", {
   ragged <- write_bytes(charToRaw("a,b\n1,2,3,4\n\"unclosed\n"), ".csv")
   cases <- list(empty = list(empty, "empty"), latin1 = list(latin1, "not UTF-8"),
                 binary = list(binary, "binary"), not_rds = list(not_rds, "not a readable RDS"),
-                wrong_ext = list(wrong_ext, "neither a .csv nor an .rds"),
+                wrong_ext = list(wrong_ext, "neither a .csv nor an .rds file, nor a SAS"),
                 list_rds = list(list_rds, "not a data frame"),
                 header_only = list(header_only, "no records"), ragged = list(ragged, "."))
   for (nm in names(cases)) {
@@ -68,6 +68,51 @@ test_that("good uploads are read with their types, a BOM and UTF-8 names intact"
   expect_match(res$message, "No column is numeric")
 })
 
+test_that("SAS, Stata and SPSS files are read through haven, labelled values as factors", {
+  skip_if_not_installed("haven")
+  d <- data.frame(id = 1:4, dose = c(0.5, 1.25, 0, 2),
+                  sex = haven::labelled(c(1, 2, 2, 1), c(female = 1, male = 2)),
+                  city = c("K\u00f6ln", "Bonn", "Bonn", "Essen"), stringsAsFactors = FALSE)
+  attr(d$dose, "label") <- "dose in Gy"
+  expected_sex <- factor(c("female", "male", "male", "female"), levels = c("female", "male"))
+  writers <- list(dta = haven::write_dta, sav = haven::write_sav, xpt = haven::write_xpt)
+  for (ext in names(writers)) {
+    f <- tempfile(fileext = paste0(".", ext))
+    writers[[ext]](d, f)
+    res <- epimask:::read_workbench_upload(f, paste0("cohort.", ext))
+    expect_identical(res$level, "info", label = ext)
+    expect_identical(class(res$data), "data.frame", label = ext)
+    expect_equal(res$data$dose, c(0.5, 1.25, 0, 2), label = ext)
+    expect_null(attr(res$data$dose, "label"), label = ext)
+    expect_equal(res$data$id, as.double(d$id), label = ext)
+    if (ext == "xpt") {
+      # SAS transport files carry no value labels: the codes stay numbers
+      expect_equal(res$data$sex, c(1, 2, 2, 1))
+    } else {
+      expect_identical(res$data$sex, expected_sex, label = ext)
+      expect_identical(res$data$city, d$city, label = ext)
+    }
+    expect_match(res$message, "4 records, 4 columns", label = ext)
+  }
+  # broken files: the same kind of message as a broken CSV, never an error
+  text_as_sav <- write_bytes(charToRaw("a,b\n1,2\n"), ".sav")
+  good <- tempfile(fileext = ".dta")
+  haven::write_dta(d, good)
+  truncated <- write_bytes(readBin(good, "raw", 40), ".dta")
+  garbage <- write_bytes(as.raw(c(0x00, 0x01, 0xff, 0x10, 0x20)), ".sas7bdat")
+  cases <- list(sav = list(text_as_sav, "could not be read as a SPSS file"),
+                dta = list(truncated, "could not be read as a Stata file"),
+                sas = list(garbage, "could not be read as a SAS file"))
+  for (nm in names(cases)) {
+    res <- epimask:::read_workbench_upload(cases[[nm]][[1]], basename(cases[[nm]][[1]]))
+    expect_null(res$data, label = nm)
+    expect_identical(res$level, "error", label = nm)
+    expect_match(res$message, cases[[nm]][[2]], fixed = TRUE, label = nm)
+  }
+  empty <- write_bytes(raw(), ".dta")
+  expect_match(epimask:::read_workbench_upload(empty, "e.dta")$message, "is empty")
+})
+
 test_that("the columns are described by counts only", {
   d <- data.frame(id = 1:5, age = c(31.5, 31.5, NA, 44.25, 50.75), sex = c("f", "m", "f", "f", NA))
   desc <- epimask:::describe_columns(d, list(identifier = "id", masked = "age"))
@@ -98,7 +143,7 @@ test_that("the schemes, context and profile arguments follow the custodian's cho
   schemes <- list(mask_round(2), mask_noise(0.1))
   ru_direct <- ru_profile(dose[, -1], schemes, case ~ dose, family = binomial(),
                           vars = "dose", term = "dose",
-                          risk = risk_spec("linkage", vars = "dose"), nrep = 2, seed = 3,
+                          risk = risk_spec("linkage", known = "dose"), nrep = 2, seed = 3,
                           progress = FALSE)
   expect_equal(as.data.frame(ru_app), as.data.frame(ru_direct))
   # the call written into the report reproduces the profile, for every risk offered
@@ -140,7 +185,7 @@ test_that("the default risk measure sees noise: presets, the app's first choice"
   dose <- load_epimask_data("dose_cohort")[, -1]
   preset <- epimask:::workbench_presets()$dose_cohort
   spec <- epimask:::workbench_risk_args(preset, dose)$risk
-  expect_identical(spec, risk_spec("linkage", vars = "dose"))
+  expect_identical(spec, risk_spec("linkage", known = "dose"))
   set.seed(3)
   noisy <- lapply(c(0.001, 0.01, 0.1), function(a) apply_mask(dose, mask_noise(a), "dose"))
   linkage <- vapply(noisy, function(m) risk_value(spec, dose, m), numeric(1))
@@ -175,10 +220,15 @@ test_that("the R-U plot draws and reports where its points are", {
   pts <- epimask:::workbench_ru_plot(ru, threshold = 0.2, selected = ru$scheme[2])
   grDevices::dev.off()
   expect_true(file.size(f) > 1000)
-  expect_equal(pts$log_risk, log10(pmax(ru$risk, 1e-6)))
+  # the panel of plot.ru_profile(): U across, risk up (safer upwards)
+  pd <- epimask:::ru_panel_data(ru, "ru", budget = 0.2)
+  expect_equal(pts$x, pmin(ru$analysis_potential, 1))
+  expect_equal(pts$y, pd$data$y)
+  expect_equal(pd$budget$value, 0.2)
   expect_true(all(pts$ndc_x > 0 & pts$ndc_x < 1 & pts$ndc_y > 0 & pts$ndc_y < 1))
-  # a larger risk lies further right
-  expect_identical(order(pts$ndc_x), order(pts$log_risk))
+  # a larger risk lies further down, a larger U further right
+  expect_identical(order(pts$ndc_y), order(-ru$risk))
+  expect_identical(order(pts$ndc_x), order(pts$x))
 })
 
 # ---- server logic without a browser ---------------------------------------------
@@ -198,60 +248,91 @@ local_sync_workbench <- function(env = parent.frame()) {
   do.call(on.exit, list(bquote(options(.(old))), add = TRUE), envir = env)
 }
 
+# The inputs of the steps, as the modules name them ("step-input").
+ns_inputs <- function(x) {
+  step <- c(identifiers = "variables", keys = "variables", sensitive = "variables",
+            vars = "variables", formula = "variables", family = "variables", term = "variables",
+            public = "context", pr_attempt = "context", pr_acquaintance = "context",
+            pr_breach = "context", threshold = "context", reasons = "context",
+            risk = "masking", known = "masking", round_sig = "masking", round_dec = "masking",
+            noise = "masking", noise_dist = "masking", nrep = "masking", seed = "masking",
+            run = "masking", cancel = "masking", source = "data", upload = "data",
+            selected = "profile", pick = "profile")
+  stats::setNames(x, paste(step[names(x)], names(x), sep = "-"))
+}
+set_wb <- function(session, ...) do.call(session$setInputs, ns_inputs(list(...)))
+
 test_that("the server loads data, runs a profile and serves the release (no browser)", {
   local_sync_workbench()
   shiny::testServer(epimask:::workbench_server(NULL, "x"), {
-    session$setInputs(source = "dose_cohort")
-    expect_identical(rv$name, "dose_cohort")
-    do.call(session$setInputs, workbench_inputs)
-    session$setInputs(run = 1)
-    expect_s3_class(rv$ru, "ru_profile")
-    expect_identical(rv$ru$scheme, c("no masking", "rounding to 3 significant digits",
-                                     "rounding to 1 significant digit",
-                                     "uniform noise, amount = 0.1"))
-    session$setInputs(selected = "rounding to 1 significant digit")
-    expect_match(output$risk_table, "Prosecutor")
-    expect_match(output$risk_table, "deliberate attack")
+    set_wb(session, source = "dose_cohort")
+    expect_identical(loaded$name(), "dose_cohort")
+    do.call(session$setInputs, ns_inputs(workbench_inputs))
+    set_wb(session, run = 1)
+    ru <- masking$result()$ru
+    expect_s3_class(ru, "ru_profile")
+    expect_identical(ru$scheme, c("no masking", "rounding to 3 significant digits",
+                                  "rounding to 1 significant digit",
+                                  "uniform noise, amount = 0.1"))
+    set_wb(session, selected = "rounding to 1 significant digit")
+    expect_match(output[["profile-risk"]], "Prosecutor")
+    expect_match(output[["profile-risk"]], "deliberate attack")
     # the default risk sees the noise: no blind-risk note; a risk that does
     # not gets its warning to the custodian, not only to the console
-    expect_false(any(grepl("cannot see", rv$notes)))
-    expect_gt(rv$ru$risk[rv$ru$scheme == "uniform noise, amount = 0.1"], 0)
-    session$setInputs(risk = "identifiability", run = 2)
-    expect_match(paste(rv$notes, collapse = " "), "cannot see 'uniform noise")
-    session$setInputs(risk = "linkage", run = 3)
-    session$setInputs(pick = 1)
-    expect_identical(rv$picked, "rounding to 1 significant digit")
-    path <- output$download_data
+    notes <- masking$result()$notes
+    expect_false(any(grepl("cannot see", notes)))
+    expect_gt(ru$risk[ru$scheme == "uniform noise, amount = 0.1"], 0)
+    set_wb(session, risk = "identifiability", run = 2)
+    expect_match(paste(masking$result()$notes, collapse = " "), "cannot see 'uniform noise")
+    set_wb(session, risk = "linkage", run = 3)
+    set_wb(session, selected = "rounding to 1 significant digit")
+    set_wb(session, pick = 1)
+    expect_identical(profile$picked(), "rounding to 1 significant digit")
+    path <- output[["release-download_data"]]
     got <- utils::read.csv(path)
     dose <- load_epimask_data("dose_cohort")
     expect_identical(names(got), setdiff(names(dose), "id"))
     expect_equal(got$dose, signif(dose$dose, 1))
     # a broken upload leaves the data in place and says so
     bad <- write_bytes(raw(), ".csv")
-    session$setInputs(upload = list(datapath = bad, name = "broken.csv"))
-    expect_identical(rv$msg$level, "error")
-    expect_match(rv$msg$text, "empty.*still 'dose_cohort'")
-    expect_identical(rv$name, "dose_cohort")
+    set_wb(session, upload = list(datapath = bad, name = "broken.csv"))
+    expect_identical(loaded$message()$level, "error")
+    expect_match(loaded$message()$text, "empty.*still 'dose_cohort'")
+    expect_identical(loaded$name(), "dose_cohort")
   })
 })
 
 test_that("an incomplete or public context gives messages and the profile still runs", {
   local_sync_workbench()
   shiny::testServer(epimask:::workbench_server(NULL, "x"), {
-    session$setInputs(source = "dose_cohort")
-    do.call(session$setInputs, modifyList(workbench_inputs, list(pr_attempt = NA, noise = "")))
-    expect_match(output$context_text$html, "pr_attempt")
-    session$setInputs(run = 1)
-    expect_s3_class(rv$ru, "ru_profile")
-    expect_identical(rv$run_msg$level, "warning")
-    expect_match(rv$run_msg$text, "Release context incomplete")
-    expect_equal(rv$run$threshold, 0.2)
+    set_wb(session, source = "dose_cohort")
+    do.call(session$setInputs, ns_inputs(modifyList(workbench_inputs,
+                                                    list(pr_attempt = NA, noise = ""))))
+    expect_match(output[["context-text"]]$html, "pr_attempt")
+    set_wb(session, run = 1)
+    expect_s3_class(masking$result()$ru, "ru_profile")
+    expect_identical(masking$message()$level, "warning")
+    expect_match(masking$message()$text, "Release context incomplete")
+    expect_equal(masking$result()$run$threshold, 0.2)
     # a public release: attack probabilities do not enter; a loose threshold is flagged
-    session$setInputs(public = TRUE, pr_attempt = 0.3)
-    ctx <- context()
+    set_wb(session, public = TRUE, pr_attempt = 0.3)
+    ctx <- context$context()
     expect_s3_class(ctx, "release_context")
     expect_true(ctx$public)
-    expect_match(output$context_text$html, "1/20")
+    expect_match(output[["context-text"]]$html, "1/20")
+  })
+})
+
+test_that("each step is a module that runs on its own", {
+  local_sync_workbench()
+  # the context step alone: its fields and the release_context() they make
+  shiny::testServer(epimask:::wb_context_server, args = list(
+    loaded = list(data = function() NULL), roles = function() list()), {
+    session$setInputs(public = FALSE, pr_attempt = 0.3, pr_acquaintance = 0.5, pr_breach = 0.27,
+                      threshold = "0.05", reasons = "a\nb")
+    expect_identical(fields()$reasons, c("a", "b"))
+    expect_equal(context()$threshold, 0.05)
+    expect_equal(context()$pr_attempt, 0.3)
   })
 })
 
@@ -310,11 +391,15 @@ text_of <- function(app, selector) {
                      selector))
 }
 
-workbench_input_ids <- c("source", "upload", "identifiers", "keys", "sensitive", "vars", "formula",
-                         "family", "term", "public", "pr_attempt", "pr_acquaintance", "pr_breach",
-                         "threshold", "reasons", "round_sig", "round_dec", "noise", "risk", "known",
-                         "nrep", "seed", "run", "cancel", "selected", "pick", "download_data",
-                         "download_report")
+workbench_input_ids <- c("data-source", "data-upload", "variables-identifiers", "variables-keys",
+                         "variables-sensitive", "variables-vars", "variables-formula",
+                         "variables-family", "variables-term", "context-public",
+                         "context-pr_attempt", "context-pr_acquaintance", "context-pr_breach",
+                         "context-threshold", "context-reasons", "masking-round_sig",
+                         "masking-round_dec", "masking-noise", "masking-risk", "masking-known",
+                         "masking-nrep", "masking-seed", "masking-run", "masking-cancel",
+                         "profile-selected", "profile-pick", "release-download_data",
+                         "release-download_report")
 
 test_that("the page carries every step's controls (no browser)", {
   skip_if_not_installed("shiny")
@@ -375,19 +460,20 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   local_browser()
   app <- new_workbench_driver()
   on.exit(app$stop(), add = TRUE)
-  app$wait_for_js("document.querySelector('#data_table table') !== null", timeout = 60 * 1000)
+  app$wait_for_js("document.querySelector('#data-columns table') !== null", timeout = 60 * 1000)
   expect_match(text_of(app, "#data-message"), "dose_cohort': 16000 records")
   # the roles proposed for dose_cohort reach the column table
-  app$wait_for_js("document.querySelector('#data_table').innerText.indexOf('quasi-identifier') >= 0",
+  app$wait_for_js("document.querySelector('#data-columns').innerText.indexOf('quasi-identifier') >= 0",
                   timeout = 30 * 1000)
-  expect_match(text_of(app, "#data_table"), "id\tidentifier")
+  expect_match(text_of(app, "#data-columns"), "id\tidentifier")
   # every step's controls are on the page
   for (id in workbench_input_ids)
     expect_true(app$get_js(sprintf("document.getElementById('%s') !== null", id)), label = id)
   app$set_inputs(tabs = "masking")
-  app$set_inputs(round_sig = c("3", "1"), noise = "0.1", nrep = 2, pr_attempt = 0.3,
-                 pr_acquaintance = 0.5, reasons = "contract with audit")
-  app$click("run")
+  app$set_inputs(`masking-round_sig` = c("3", "1"), `masking-noise` = "0.1", `masking-nrep` = 2,
+                 `context-pr_attempt` = 0.3, `context-pr_acquaintance` = 0.5,
+                 `context-reasons` = "contract with audit")
+  app$click("masking-run")
   app$wait_for_value(export = "profile", ignore = list(NULL), timeout = 90 * 1000)
   vals <- app$get_values(export = TRUE)$export
   expect_true(vals$async)                       # it ran off the app's thread
@@ -399,37 +485,37 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   expect_no_warning(
     ru <- ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
                      family = binomial(), vars = "dose", term = "dose",
-                     risk = risk_spec("linkage", vars = "dose"), nrep = 2, seed = 1,
+                     risk = risk_spec("linkage", known = "dose"), nrep = 2, seed = 1,
                      progress = FALSE))
   expect_equal(prof$estimate, ru$estimate)
   expect_equal(prof$risk, ru$risk)
   expect_gt(prof$risk[4], 0)
   expect_match(text_of(app, "#run-message"), "Profile done: 4 schemes")
-  expect_no_match(text_of(app, "#run_status"), "cannot see")
+  expect_no_match(text_of(app, "#masking-status"), "cannot see")
 
   app$set_inputs(tabs = "profile")
-  app$wait_for_js("document.querySelector('#ru_plot img') !== null", timeout = 30 * 1000)
+  app$wait_for_js("document.querySelector('#profile-ru_plot img') !== null", timeout = 30 * 1000)
   app$wait_for_value(export = "plot_points", ignore = list(NULL), timeout = 30 * 1000)
-  expect_match(text_of(app, "#profile_table"), "rounding to 1 significant digit")
+  expect_match(text_of(app, "#profile-schemes"), "rounding to 1 significant digit")
   # click the point of "rounding to 3 significant digits" with the mouse
   pts <- app$get_values(export = TRUE)$export$plot_points
   target <- "rounding to 3 significant digits"
   i <- match(target, pts$scheme)
-  app$run_js("document.getElementById('ru_plot').scrollIntoView({block: 'center'});")
-  rect <- app$get_js("(function(){var r=document.querySelector('#ru_plot img').getBoundingClientRect();return [r.left, r.top, r.width, r.height];})()")
+  app$run_js("document.getElementById('profile-ru_plot').scrollIntoView({block: 'center'});")
+  rect <- app$get_js("(function(){var r=document.querySelector('#profile-ru_plot img').getBoundingClientRect();return [r.left, r.top, r.width, r.height];})()")
   rect <- unlist(rect)
   x <- rect[1] + pts$ndc_x[i] * rect[3]
   y <- rect[2] + (1 - pts$ndc_y[i]) * rect[4]
   cdp <- app$get_chromote_session()
   cdp$Input$dispatchMouseEvent(type = "mousePressed", x = x, y = y, button = "left", clickCount = 1)
   cdp$Input$dispatchMouseEvent(type = "mouseReleased", x = x, y = y, button = "left", clickCount = 1)
-  app$wait_for_value(input = "selected", ignore = list(NULL, "", "uniform noise, amount = 0.1",
+  app$wait_for_value(input = "profile-selected", ignore = list(NULL, "", "uniform noise, amount = 0.1",
                                                        "rounding to 1 significant digit",
                                                        "no masking"), timeout = 20 * 1000)
-  expect_identical(app$get_value(input = "selected"), target)
+  expect_identical(app$get_value(input = "profile-selected"), target)
   app$wait_for_idle()
-  expect_match(text_of(app, "#estimate_table"), "95% CI lower")
-  expect_match(text_of(app, "#risk_table"), "Prosecutor")
+  expect_match(text_of(app, "#profile-estimate"), "95% CI lower")
+  expect_match(text_of(app, "#profile-risk"), "Prosecutor")
   shot <- tempfile(fileext = ".png")
   app$get_screenshot(shot)
   expect_true(file.size(shot) > 10000)
@@ -437,11 +523,11 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   if (nzchar(figure)) file.copy(shot, figure, overwrite = TRUE)
 
   # pick the scheme; download the masked data and the report
-  app$set_inputs(selected = "rounding to 1 significant digit")
-  app$click("pick")
+  app$set_inputs(`profile-selected` = "rounding to 1 significant digit")
+  app$click("profile-pick")
   app$wait_for_value(export = "picked", ignore = list(NULL), timeout = 20 * 1000)
   app$wait_for_idle()
-  csv <- tryCatch(app$get_download("download_data"), error = function(e) {
+  csv <- tryCatch(app$get_download("release-download_data"), error = function(e) {
     logs <- as.data.frame(app$get_logs())
     stop(conditionMessage(e), "\napp log:\n", paste(utils::tail(logs$message, 30), collapse = "\n"))
   })
@@ -449,7 +535,7 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   expect_identical(names(got), setdiff(names(dose), "id"))
   expect_equal(got$dose, signif(dose$dose, 1))
   expect_equal(got$age_exp, dose$age_exp)
-  report <- app$get_download("download_report")
+  report <- app$get_download("release-download_report")
   html <- paste(readLines(report, warn = FALSE), collapse = "\n")
   expect_match(html, "Chosen for release: rounding to 1 significant digit", fixed = TRUE)
   expect_match(html, "contract with audit", fixed = TRUE)
@@ -459,9 +545,9 @@ test_that("in Chromium: a broken upload shows a message and the app keeps workin
   local_browser()
   app <- new_workbench_driver()
   on.exit(app$stop(), add = TRUE)
-  app$wait_for_js("document.querySelector('#data_table table') !== null", timeout = 60 * 1000)
+  app$wait_for_js("document.querySelector('#data-columns table') !== null", timeout = 60 * 1000)
   bad <- write_bytes(c(charToRaw("name,age\nJos"), as.raw(0xe9), charToRaw(",34\n")), ".csv")
-  app$upload_file(upload = bad)
+  app$upload_file(`data-upload` = bad)
   app$wait_for_js("document.querySelector('#data-message.wb-error') !== null", timeout = 30 * 1000)
   expect_match(text_of(app, "#data-message"), "not UTF-8 encoded")
   expect_match(text_of(app, "#data-message"), "still 'dose_cohort'")
@@ -469,7 +555,7 @@ test_that("in Chromium: a broken upload shows a message and the app keeps workin
   expect_null(app$get_js("document.getElementById('shiny-disconnected-overlay')"))
   good <- tempfile(fileext = ".csv")
   utils::write.csv(data.frame(y = c(1.5, 2.25, 3.75, 4.5), x = c(10, 20, 30, 40)), good, row.names = FALSE)
-  app$upload_file(upload = good)
+  app$upload_file(`data-upload` = good)
   app$wait_for_js("document.querySelector('#data-message.wb-info') !== null", timeout = 30 * 1000)
   expect_match(text_of(app, "#data-message"), "4 records, 2 columns")
   expect_null(app$get_js("document.getElementById('shiny-disconnected-overlay')"))
