@@ -60,7 +60,8 @@ lattice_build <- function(data, keys, hierarchies, sensitive = NULL,
   codes <- vapply(c(lapply(key_parts, `[[`, "code0"), lapply(sens_parts, `[[`, "code")),
                   as.integer, integer(n))
   dim(codes) <- c(n, length(keys) + length(sensitive))
-  g <- .Call(C_lattice_group, list(codes = codes, ncol = ncol(codes), count = rep(1, n)))
+  g <- call_c(C_lattice_group, list(codes = codes, ncol = ncol(codes), count = rep(1, n)),
+              arg = "keys")
   top <- vapply(key_parts, `[[`, integer(1), "top")
   list(n = n, keys = keys, sensitive = sensitive, key = key_parts,
        sens = sens_parts, top = top,
@@ -86,7 +87,8 @@ lattice_rollup <- function(lat, source, levels) {
     if (a == b) NULL else lat$key[[v]]$maps[[a + 1L]][[b + 1L]]
   })
   maps <- c(maps, rep(list(NULL), length(lat$sensitive)))
-  .Call(C_lattice_rollup, list(codes = source$codes, count = source$count, maps = maps))
+  call_c(C_lattice_rollup, list(codes = source$codes, count = source$count, maps = maps),
+         arg = "hierarchies")
 }
 
 # Evaluate one node from a rolled-up table: class sizes, suppression, the
@@ -94,8 +96,8 @@ lattice_rollup <- function(lat, source, levels) {
 lattice_evaluate <- function(lat, table, levels, model, metrics) {
   A <- length(lat$keys)
   if (length(lat$sensitive)) {
-    cls <- .Call(C_lattice_group, list(codes = table$codes, ncol = A,
-                                      count = table$count))
+    cls <- call_c(C_lattice_group, list(codes = table$codes, ncol = A, count = table$count),
+                  arg = "keys")
     size <- cls$size
     class_codes <- table$codes[cls$first, seq_len(A), drop = FALSE]
   } else {
@@ -126,9 +128,9 @@ lattice_diverse <- function(lat, table, cls, small, model) {
   A <- length(lat$keys)
   for (j in seq_along(lat$sensitive)) {
     s <- lat$sens[[j]]
-    d <- .Call(C_lattice_diversity, list(
+    d <- call_c(C_lattice_diversity, list(
       class = cls$group, value = table$codes[, A + j], count = table$count,
-      n_classes = length(cls$size), q = s$q, ordered = as.integer(s$ordered)))
+      n_classes = length(cls$size), q = s$q, ordered = as.integer(s$ordered)), arg = "sensitive")
     kept <- !small
     if (!is.null(model$l)) {
       l_value <- if (model$diversity == "distinct") d$distinct else d$entropy_l

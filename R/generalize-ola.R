@@ -298,7 +298,8 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = 
   lex_rank <- integer(n_nodes)
   lex_rank[do.call(order, lapply(seq_len(A), function(v) nodes[, v]))] <- seq_len(n_nodes)
   bound <- static_bound(lat, nodes, metric)
-  tag <- function(h, up) .Call(C_lattice_tag, list(nodes = nodes, levels = h, up = up))
+  tag <- function(h, up) call_c(C_lattice_tag, list(nodes = nodes, levels = h, up = up),
+                                arg = "hierarchies")
 
   status <- rep(NA, n_nodes)        # k-anonymity part of acceptability
   result <- vector("list", n_nodes)

@@ -253,14 +253,14 @@ kernel_call <- function(scheme, Z, mode) {
   sp <- kernel_space(scheme)
   x <- sp$x
   storage.mode(x) <- "double"
-  job <- list(coords = x,
-              group = if (is.null(scheme$groups)) integer(0) else as.integer(scheme$groups),
-              Z = if (is.null(Z)) matrix(0, 0L, 0L) else Z,
-              metric = as.integer(sp$metric), form = as.integer(sp$form),
-              lambda = as.double(scheme$lambda), scale = as.double(sp$scale),
-              cutoff = as.double(scheme$cutoff), mode = as.integer(mode),
-              threads = epimask_threads())
-  call_c(C_kernel_smooth, job, arg = "scheme")
+  spec <- list(coords = x,
+               group = if (is.null(scheme$groups)) integer(0) else as.integer(scheme$groups),
+               Z = if (is.null(Z)) matrix(0, 0L, 0L) else Z,
+               metric = as.integer(sp$metric), form = as.integer(sp$form),
+               lambda = as.double(scheme$lambda), scale = as.double(sp$scale),
+               cutoff = as.double(scheme$cutoff), mode = as.integer(mode),
+               threads = epimask_threads())
+  call_c(C_kernel_smooth, spec, arg = "scheme")
 }
 
 check_kernel_scheme <- function(scheme, arg = "scheme") {

@@ -91,7 +91,7 @@ risk_identifiability <- function(released, source, keys, id = NULL) {
   if (id_used) check_id(released, source, id)
 
   codes <- key_codes(released, keys, source)
-  matches <- .Call(C_freq_match, codes[[2L]], codes[[1L]])
+  matches <- call_c(C_freq_match, list(ref = codes[[2L]], qry = codes[[1L]]), arg = "keys")
   true_match <- if (id_used) person_among_matches(released, source, id, codes) else
     rep(NA, length(matches))
   perceived_risk <- ifelse(matches > 0L, 1 / matches, 0)

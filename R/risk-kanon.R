@@ -295,7 +295,7 @@ groups_with_population <- function(data, keys, population, pop_count) {
   check_key_types(data, population, keys)
   counts <- population_counts(population, pop_count)
   codes <- key_codes(data, keys, population)
-  both <- .Call(C_freq_group, rbind(codes[[1L]], codes[[2L]]))
+  both <- call_c(C_freq_group, list(codes = rbind(codes[[1L]], codes[[2L]])), arg = "keys")
   n <- nrow(data)
   group <- both$group[seq_len(n)]
   n_classes <- max(group)

@@ -156,7 +156,7 @@ sensitive_codes <- function(x, ordered = FALSE) {
 class_value_pairs <- function(group, codes) {
   m <- cbind(group, codes)
   storage.mode(m) <- "integer"
-  pg <- .Call(C_freq_group, m)
+  pg <- call_c(C_freq_group, list(codes = m), arg = "keys")
   first <- which(pg$group > c(0L, cummax(pg$group)[-length(pg$group)]))
   pairs <- data.frame(class = group[first], value = codes[first], count = pg$size)
   pairs[order(pairs$class, pairs$value, method = "radix"), , drop = FALSE]

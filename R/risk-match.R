@@ -291,11 +291,11 @@ risk_match <- function(original, masked, known, unknown = NULL,
   target_known <- numeric_columns(original, known, "original")[targets, , drop = FALSE]
 
   intruder <- intruder_regression(masked_known, masked_unknown, target_known)
-  job <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
-              unknown_sd = unname(intruder$sigma), unknown_range = intruder$range,
-              threads = threads, method = if (method == "tree") 1L else 0L,
-              prob_tol = if (probs) prob_tol else -1, index = NULL)
-  res <- match_targets(job, targets, target_known, intruder$mean, parallel = parallel,
+  spec <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
+               unknown_sd = unname(intruder$sigma), unknown_range = intruder$range,
+               threads = threads, method = if (method == "tree") 1L else 0L,
+               prob_tol = if (probs) prob_tol else -1, index = NULL)
+  res <- match_targets(spec, targets, target_known, intruder$mean, parallel = parallel,
                        progress = progress,
                        worker_threads = if (threads_given) threads else 1L)
   if (!probs) res$prob_true <- res$prob_max <- rep(NA_real_, length(targets))
@@ -363,14 +363,14 @@ match_method <- function(method, n, n_known, n_unknown, prob_tol) {
 # progressr tick per chunk, or over the current future::plan() (each worker
 # builds its own index: an external pointer does not travel). Per-target
 # results do not depend on the chunking, so every route gives the same object.
-match_targets <- function(job, targets, target_known, pred_mean, parallel, progress,
+match_targets <- function(spec, targets, target_known, pred_mean, parallel, progress,
                           worker_threads) {
   n_targets <- length(targets)
-  run_chunk <- function(rows, job) {
-    job$target_record <- targets[rows] - 1L
-    job$target_known <- target_known[rows, , drop = FALSE]
-    job$pred_mean <- pred_mean[rows, , drop = FALSE]
-    call_c(C_risk_match, job, arg = "job")
+  run_chunk <- function(rows, spec) {
+    spec$target_record <- targets[rows] - 1L
+    spec$target_known <- target_known[rows, , drop = FALSE]
+    spec$pred_mean <- pred_mean[rows, , drop = FALSE]
+    call_c(C_risk_match, spec, arg = "spec")
   }
   n_chunks <- if (parallel) {
     max(1L, min(n_targets, 4L * future::nbrOfWorkers()))
@@ -382,9 +382,9 @@ match_targets <- function(job, targets, target_known, pred_mean, parallel, progr
   use_bar <- progress && requireNamespace("progressr", quietly = TRUE)
   run <- function(tick) {
     if (parallel) {
-      job$threads <- worker_threads
+      spec$threads <- worker_threads
       task <- function(rows) {
-        out <- run_chunk(rows, job)
+        out <- run_chunk(rows, spec)
         tick()
         out
       }
@@ -396,10 +396,10 @@ match_targets <- function(job, targets, target_known, pred_mean, parallel, progr
           "result would misstate the risk): %s"), conditionMessage(e)),
           "epimask_error_worker", arg = "parallel"))
     } else {
-      if (job$method == 1L && length(chunks) > 1L)
-        job$index <- call_c(C_risk_match_index, job, arg = "job")
+      if (spec$method == 1L && length(chunks) > 1L)
+        spec$index <- call_c(C_risk_match_index, spec, arg = "spec")
       parts <- lapply(chunks, function(rows) {
-        out <- run_chunk(rows, job)
+        out <- run_chunk(rows, spec)
         tick()
         out
       })

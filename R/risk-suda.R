@@ -89,7 +89,7 @@ risk_suda <- function(data, keys, max_k = length(keys), dis_fraction = 0.01, id 
   res <- call_c(C_suda_search, list(codes = codes, max_k = max_k), arg = "keys")
   weights <- suda_weights(A, max_k)
   score <- as.vector(res$msu %*% weights)
-  ec <- .Call(C_freq_group, codes)
+  ec <- call_c(C_freq_group, list(codes = codes), arg = "keys")
   f <- ec$size[ec$group]
   n1 <- sum(f == 1L)
   n2 <- sum(f == 2L)

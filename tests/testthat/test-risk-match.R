@@ -2,7 +2,8 @@
 # whose unknown-variable factor is computed by numerical integration.
 
 test_that("the closed-form triangle expectation equals numerical integration", {
-  tri <- function(a, m, s, D) .Call(epimask:::C_risk_triangle_normal, a, m, s, D)
+  tri <- function(a, m, s, D) .Call(epimask:::C_risk_triangle_normal,
+                                    list(a = a, mean = m, sd = s, half_width = D))
   grid <- expand.grid(a = c(-3, -0.4, 0, 0.25, 1.7, 6), m = c(0, 0.3, -2),
                       s = c(1e-3, 0.2, 1, 5), D = c(0.05, 1, 4))
   got <- mapply(tri, grid$a, grid$m, grid$s, grid$D)
