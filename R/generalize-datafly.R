@@ -1,4 +1,4 @@
-# Datafly generalization (Sweeney 1997; METHODS 8): generalize the key with the
+# Datafly generalization (Sweeney 1997; methods vignette section 8): generalize the key with the
 # most distinct values one level at a time until few enough records sit in
 # equivalence classes smaller than k, then suppress those records.
 
@@ -47,7 +47,7 @@
 #' @param id `NULL` or the names of identifier columns to replace by
 #'   pseudonyms. When their values repeat (several records per person: name
 #'   the person column), the person is the unit: a person's key is the set of
-#'   the key tuples of their records (METHODS 23), the classes, `k`,
+#'   the key tuples of their records (methods vignette section 23), the classes, `k`,
 #'   `max_suppress` (a share of the persons), `class_sizes` and the
 #'   discernibility count persons, and a person in a class smaller than `k`
 #'   is suppressed with all their records (`suppressed` lists the records;
@@ -185,7 +185,7 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
                            supp_records = NULL, current = NULL, person = NULL) {
   n <- nrow(data)
   # `current` (the released key values) and `supp_records` (the records the
-  # search suppressed) come from ola() under the criteria of METHODS 20
+  # search suppressed) come from ola() under the criteria of methods vignette section 20
   if (is.null(current))
     current <- stats::setNames(lapply(keys, function(key)
       apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)

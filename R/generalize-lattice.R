@@ -1,4 +1,4 @@
-# The generalization lattice (METHODS 16): one node per vector of levels, one
+# The generalization lattice (methods vignette section 16): one node per vector of levels, one
 # level per key. A node is evaluated from a class table (integer codes of the
 # keys at the node's levels, then of the sensitive variables, with a count per
 # row) rolled up in C (src/lattice.c) from a finer node's table, never from the
@@ -23,7 +23,7 @@ lattice_key <- function(x, hierarchy) {
   group_n <- lapply(level_codes, function(code)
     as.vector(rowsum(as.double(n_value), code, reorder = TRUE)))
   # what suppressing a record costs in entropy over keeping it at the level:
-  # log2 n - log2 n_g (METHODS 16), by generalized value
+  # log2 n - log2 n_g (methods vignette section 16), by generalized value
   suppress_cost <- lapply(group_n, function(ng) log2(length(x)) - log2(ng))
   maps <- lapply(0:top, function(a) lapply(0:top, function(b) {
     if (b < a) return(NULL)
@@ -72,7 +72,7 @@ lattice_build <- function(data, keys, hierarchies, sensitive = NULL,
 }
 
 # Non-uniform entropy of one key at each level with nothing suppressed:
-# sum over records of log2 n_g - log2 n_x (METHODS 16).
+# sum over records of log2 n_g - log2 n_x (methods vignette section 16).
 entropy_by_level <- function(part) {
   own <- sum(part$n_value * log2(part$n_value))
   vapply(part$group_n, function(ng) sum(ng * log2(ng)) - own, numeric(1))
@@ -108,7 +108,7 @@ lattice_evaluate <- function(lat, table, levels, model, metrics) {
   small <- size < model$k
   suppressed <- sum(size[small])
   k_ok <- suppressed <= model$max_suppress * lat$n
-  # the criteria of METHODS 20 (outliers = "failing", average risk, k-map,
+  # the criteria of methods vignette section 20 (outliers = "failing", average risk, k-map,
   # the ARX charging of suppressed records) in generalize-criteria.R
   if (model_extended(model))
     return(lattice_evaluate_targets(lat, table, levels, model, metrics, cls, size,
@@ -122,7 +122,7 @@ lattice_evaluate <- function(lat, table, levels, model, metrics) {
 }
 
 # Every class kept (size >= k) is l-diverse and t-close on every sensitive
-# variable (METHODS 12); 1e-9 absorbs the rounding of exp(entropy) and EMD.
+# variable (methods vignette section 12); 1e-9 absorbs the rounding of exp(entropy) and EMD.
 lattice_diverse <- function(lat, table, cls, small, model) {
   if (!length(lat$sensitive) || all(small)) return(TRUE)
   A <- length(lat$keys)
@@ -141,7 +141,7 @@ lattice_diverse <- function(lat, table, cls, small, model) {
   TRUE
 }
 
-# Information loss of a node's release (METHODS 16); suppressed records count
+# Information loss of a node's release (methods vignette section 16); suppressed records count
 # as fully generalized.
 node_loss <- function(lat, levels, size, small, class_codes, metric, k) {
   n <- lat$n

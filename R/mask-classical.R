@@ -1,4 +1,4 @@
-# The classical masks of METHODS 1.2: rounding, truncation, grouping, noise.
+# The classical masks of methods vignette section 1.2: rounding, truncation, grouping, noise.
 # Their shared help page; each type, with its constructor and methods, is in
 # its own file: mask-none.R, mask-round.R (rounding and truncation),
 # mask-group.R, mask-noise.R.
@@ -43,7 +43,7 @@
 #' }
 #' Missing values stay missing under the classical masks.
 #'
-#' **Dates** (METHODS 23). `Date` and `POSIXct` columns can be masked by
+#' **Dates** (methods vignette section 23). `Date` and `POSIXct` columns can be masked by
 #' `mask_noise()`, `mask_round(unit = )`, `mask_truncate(unit = )` and
 #' [mask_topcode()] (and passed through by `mask_none()`); the released
 #' column keeps its class and time zone, and nothing in the release tells

@@ -1,4 +1,4 @@
-# Additive noise (METHODS 1.2; correlated noise, METHODS 15): uniform,
+# Additive noise (methods vignette section 1.2; correlated noise, methods vignette section 15): uniform,
 # normal, or with the data's covariance; floored at `lower`.
 
 #' @rdname mask_scheme

@@ -1,4 +1,4 @@
-# Rounding and truncation (METHODS 1.2): each value to a number of
+# Rounding and truncation (methods vignette section 1.2): each value to a number of
 # significant digits or decimal places.
 
 #' @rdname mask_scheme

@@ -1,4 +1,4 @@
-# Top and bottom coding (METHODS 15): values beyond a bound become the bound
+# Top and bottom coding (methods vignette section 15): values beyond a bound become the bound
 # or the mean of the values beyond it.
 
 #' Top and bottom coding

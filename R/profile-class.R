@@ -1,10 +1,10 @@
 # The risk-utility profile object: what ru_profile() returns and what plot(),
 # autoplot(), fit_ru_curve() and recommend() consume. ru_profile() only has to
 # collect the per-replicate estimates, naive SEs and risks; everything else
-# (the utility summary of METHODS section 3, printing, subsetting) lives here.
+# (the utility summary of methods vignette section 3, printing, subsetting) lives here.
 
-# Columns every profile table carries, in this order (DESIGN "Profiles and
-# plots"), followed by the extras the plots and the summary need.
+# Columns every profile table carries, in this order (the value documented in
+# ?ru_profile), followed by the extras the plots and the summary need.
 ru_profile_columns <- c("scheme", "degree", "estimate", "se", "sd", "bias",
                         "rel_bias", "mse", "analysis_potential", "risk",
                         "anonymity", "width_ratio")

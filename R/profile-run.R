@@ -1,5 +1,5 @@
 # ru_profile(): the loop that joins masking, model fitting and risk over a
-# list of schemes (DESIGN "Profiles and plots"). The summary arithmetic and
+# list of schemes (?ru_profile). The summary arithmetic and
 # the object itself live in profile-class.R, the fitting of replicates in
 # profile-fit.R; this file produces the per-replicate estimates, naive SEs
 # and risks, as fast as the structure of each scheme allows:

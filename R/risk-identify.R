@@ -1,5 +1,5 @@
 # Identifiability by exact matching of released records to a source database
-# (Cologne et al. 2012; METHODS 6). The counting is the hashed O(n) match of
+# (Cologne et al. 2012; methods vignette section 6). The counting is the hashed O(n) match of
 # R/freq.R (C core src/freq.c); the true person is found by matching ids.
 
 #' Identifiability risk by exact matching

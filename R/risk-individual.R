@@ -1,4 +1,4 @@
-# Individual re-identification risk of sample records (METHODS 13): the
+# Individual re-identification risk of sample records (methods vignette section 13): the
 # Benedetti-Franconi risk E(1 / F | f) of each key pattern under the
 # negative-binomial posterior of its population count, evaluated in C
 # (src/individual.c) to near machine precision for every class size.

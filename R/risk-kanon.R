@@ -1,4 +1,4 @@
-# k-anonymity risk (METHODS 7): equivalence classes on the quasi-identifiers
+# k-anonymity risk (methods vignette section 7): equivalence classes on the quasi-identifiers
 # (hashed counts in src/freq.c), prosecutor / journalist / marketer risk,
 # k-anonymity and k-map checks, and the D3 / D4 hypothesis-test k' of
 # El Emam & Dankar (2008).
@@ -64,7 +64,7 @@
 #'   when a person has several records (visits, stays): then the person is
 #'   the unit (see "Several records per person").
 #' @section Several records per person:
-#' With `id`, the records are collapsed to one row per person (METHODS 23):
+#' With `id`, the records are collapsed to one row per person (methods vignette section 23):
 #' a person's key is the set of the distinct key tuples of their records, an
 #' equivalence class is a set of persons with the same key set, and every
 #' count, size and risk is of persons (`n` is the number of persons,

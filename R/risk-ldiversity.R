@@ -1,4 +1,4 @@
-# Attribute disclosure (METHODS 12): l-diversity (distinct, entropy,
+# Attribute disclosure (methods vignette section 12): l-diversity (distinct, entropy,
 # recursive (c, l)) and t-closeness (earth mover's distance) of the sensitive
 # values within the equivalence classes of the keys. Classes come from the
 # hashed counts of src/freq.c; the per-class statistics are computed over the

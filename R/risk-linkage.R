@@ -1,4 +1,4 @@
-# Distance-based record linkage (METHODS 18): each original record linked to
+# Distance-based record linkage (methods vignette section 18): each original record linked to
 # its nearest released record. The variables are transformed here so that
 # the distance is Euclidean; the exact nearest-neighbour search (k-d tree, or
 # the exhaustive reference loop) is in C (src/linkage.c).

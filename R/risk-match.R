@@ -1,4 +1,4 @@
-# Record-matching disclosure risk of masked continuous data (METHODS 5):
+# Record-matching disclosure risk of masked continuous data (methods vignette section 5):
 # the matching probability of Zhou, Dominici and Louis (2010) after Reiter
 # (2005). The O(n^2) pass over targets and candidates is in C
 # (src/risk_match.c); the intruder's regression is fitted here.

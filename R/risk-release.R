@@ -1,4 +1,4 @@
-# Release context (METHODS 17; El Emam & Malin 2014, "Taking context into
+# Release context (methods vignette section 17; El Emam & Malin 2014, "Taking context into
 # account"): the custodian states who receives the data and how likely an
 # attack is; the risk of a release is then the re-identification risk given
 # an attack times the probability of the attack, for each attack, and the

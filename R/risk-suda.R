@@ -1,4 +1,4 @@
-# Special uniques (METHODS 14): minimal sample uniques found by the SUDA2
+# Special uniques (methods vignette section 14): minimal sample uniques found by the SUDA2
 # recursive search in C (src/suda.c), SUDA scores and DIS-SUDA scores here.
 
 #' Special uniques: SUDA and DIS-SUDA scores

@@ -1,4 +1,4 @@
-# Cell-level local suppression (METHODS 19): a greedy over distinct key
+# Cell-level local suppression (methods vignette section 19): a greedy over distinct key
 # patterns in C (src/suppress.c, glue src/r_suppress.c), recounted on the
 # output before it is returned.
 

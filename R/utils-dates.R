@@ -1,4 +1,4 @@
-# Dates as maskable columns (METHODS 23): the calendar arithmetic shared by
+# Dates as maskable columns (methods vignette section 23): the calendar arithmetic shared by
 # the mask types that accept `Date` and `POSIXct` columns (noise: shifting by
 # whole days; round / truncate: to a week, month, quarter or year; topcode:
 # bounds that are dates). Each type's own file decides what it does with a

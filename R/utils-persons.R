@@ -1,4 +1,4 @@
-# Several records per person (METHODS 23): the person is the unit of risk.
+# Several records per person (methods vignette section 23): the person is the unit of risk.
 # A risk measure given `id =` collapses its data to one row per person here
 # (person_frame()), measures the persons, and spreads each person's values
 # back over the person's records (person_result()). A person's key is the SET

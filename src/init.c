@@ -28,7 +28,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(err_derivs, 1),             /* TEST ONLY */
     /* kernel masking (mask) */
     CALLDEF(kernel_smooth, 1),
-    /* masking forms of METHODS 15 (r_mask.c) */
+    /* masking forms of methods vignette section 15 (r_mask.c) */
     CALLDEF(mdav_groups, 1),
     CALLDEF(rank_swap, 1),
     /* risk: record-matching probability (r_risk.c) */

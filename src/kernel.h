@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include "spatial_index.h"
 
-/* Kernel-weighted matrix masking (METHODS 1.1) without forming A.
+/* Kernel-weighted matrix masking (methods vignette section 1.1) without forming A.
  * Coordinates have already been mapped to a space where delta is a plain
  * metric: exponential and ring (Euclidean), gaussian and bvn (squared
  * Euclidean, bvn after whitening), ring_angle (L1 in (radius, angle)),
@@ -48,7 +48,7 @@ size_t kernel_apply(const sindex *ix, const kernel_spec *ks, const int *group,
                   const double *Z, int p, double *out, kernel_mode mode,
                   int *nb, double *delta, int nthreads, size_t from, size_t to);
 
-/* The whole smoothing of METHODS 1.1 on plain arrays (the .Call glue of
+/* The whole smoothing of methods vignette section 1.1 on plain arrays (the .Call glue of
  * r_kernel.c only reads the fields and allocates). coords is n x d and Z
  * n x p, column-major; group is n codes or NULL. out is column-major n x p
  * (KM_SMOOTH, KM_DERIV0) or n x n and zeroed (KM_DENSE). Scratch comes from

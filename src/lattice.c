@@ -1,6 +1,6 @@
-/* Class counts for the generalization lattice (METHODS 16): grouping of code
+/* Class counts for the generalization lattice (methods vignette section 16): grouping of code
  * rows (by the engine of freq.c), roll-up of a finer node's class table to a coarser node, and the
- * l-diversity / t-closeness figures of each class (METHODS 12). Plain C over
+ * l-diversity / t-closeness figures of each class (methods vignette section 12). Plain C over
  * arrays; the search itself lives in R/generalize-ola.R. */
 #include <stdlib.h>
 #include <string.h>

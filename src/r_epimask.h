@@ -22,7 +22,7 @@ SEXP r_err_derivs(SEXP spec);
 /* r_kernel.c (kernel masking) */
 SEXP r_kernel_smooth(SEXP spec);
 
-/* r_mask.c: microaggregation and rank swapping (METHODS 15) */
+/* r_mask.c: microaggregation and rank swapping (methods vignette section 15) */
 SEXP r_mdav_groups(SEXP spec);
 SEXP r_rank_swap(SEXP spec);
 

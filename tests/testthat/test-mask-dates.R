@@ -1,4 +1,4 @@
-# Date and POSIXct columns (METHODS 23): shifting by whole days per person,
+# Date and POSIXct columns (methods vignette section 23): shifting by whole days per person,
 # truncation and rounding to a unit, top coding with date bounds. The
 # references are computed here with format() and seq() on the calendar, not
 # with the package's arithmetic.

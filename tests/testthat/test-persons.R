@@ -1,4 +1,4 @@
-# Several records per person (METHODS 23): every risk measure with `id = `
+# Several records per person (methods vignette section 23): every risk measure with `id = `
 # counts persons, a person's key being the set of their distinct key tuples.
 # References here are hand counts over unique() key sets in plain R.
 

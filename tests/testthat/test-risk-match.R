@@ -1,4 +1,4 @@
-# risk_match() against a brute-force R version of METHODS 5 (helper-risk.R)
+# risk_match() against a brute-force R version of methods vignette section 5 (helper-risk.R)
 # whose unknown-variable factor is computed by numerical integration.
 
 test_that("the closed-form triangle expectation equals numerical integration", {
@@ -203,7 +203,7 @@ match_grid_data <- function(kind, n, n_known, n_unknown, seed) {
   coords <- matrix(runif(2 * n, -1, 1), n, 2)
   o <- as.data.frame(matrix(rnorm(n * p), n, p))
   names(o) <- c(paste0("k", seq_len(n_known)), if (n_unknown) paste0("u", seq_len(n_unknown)))
-  o[[1]] <- exp(-2 * sqrt(rowSums(coords^2))) # the exposure of METHODS 10
+  o[[1]] <- exp(-2 * sqrt(rowSums(coords^2))) # the exposure of methods vignette section 10
   m <- switch(kind,
     kernel = as.data.frame(kernel_mask(o, coords, "ring", 0.05)),
     rounded = round(o, 1),
