@@ -65,7 +65,7 @@ test_that("k-map from a population model equals k-anonymity at the derived k, ex
   expect_match(paste(format(res), collapse = "\n"), "k-map 40 at sampling fraction 0.1")
 })
 
-# Zayatz's estimate written out (METHODS 21): U = c1^2 / sum_j c_j P_j, P_j
+# Zayatz's estimate written out (methods vignette, section 21): U = c1^2 / sum_j c_j P_j, P_j
 # the hypergeometric probability that a class of size j among N is seen once
 # in a sample of n, j choose(N - j, n - 1) / choose(N, n).
 zayatz_share_by_hand <- function(pi) function(size, n_data) {
