@@ -86,9 +86,13 @@
 #' }
 release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, context = NULL,
                            title = "De-identification report", quiet = TRUE, ...) {
-  if (inherits(x, "epimask_release"))
-    return(release_report_deidentified(x, file, data = data, data_name = data_name, call = call,
-                                       title = title, quiet = quiet))
+  if (inherits(x, "epimask_release")) {
+    # a deidentify() result carries its settings; `data_name` and `call` may
+    # still be given by name
+    named <- list(...)
+    return(release_report_deidentified(x, file, data = data, data_name = named$data_name,
+                                       call = named$call, title = title, quiet = quiet))
+  }
   check_ru_profile(x)
   file <- check_writable(check_string(file), create_dir = TRUE)
   quiet <- check_flag(quiet)
