@@ -54,13 +54,13 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
     supp <- small | fails
     ok <- ok && sum(size[supp]) <= limit
   } else if (any(fails & !small)) ok <- FALSE
+  # class codes: order of first appearance of each key's generalized value
+  # (the tie order of avg_risk's and uniqueness's suppression)
+  codes <- matrix(vapply(seq_len(A), function(v) {
+    first <- match(gen[[v]], unique(gen[[v]]))
+    first[match(classes, class_id)]
+  }, numeric(length(classes))), ncol = A)
   if (ok && !is.null(avg_risk)) {
-    # class codes: order of first appearance of each key's generalized value
-    codes <- vapply(seq_len(A), function(v) {
-      first <- match(gen[[v]], unique(gen[[v]]))
-      first[match(classes, class_id)]
-    }, numeric(length(classes)))
-    codes <- matrix(codes, ncol = A)
     repeat {
       kept <- which(!supp)
       if (!length(kept) || length(kept) <= avg_risk * sum(size[kept])) break
@@ -72,11 +72,6 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
   if (ok && !is.null(uniqueness)) {
     # population uniqueness: the smallest released classes suppressed one by
     # one (same order as for avg_risk) until the share meets `max`
-    codes <- vapply(seq_len(A), function(v) {
-      first <- match(gen[[v]], unique(gen[[v]]))
-      first[match(classes, class_id)]
-    }, numeric(length(classes)))
-    codes <- matrix(codes, ncol = A)
     kept <- which(!supp)
     o <- kept[do.call(order, c(list(size[kept]), lapply(seq_len(A), function(v) codes[kept, v])))]
     met <- FALSE
