@@ -86,9 +86,16 @@
 #' }
 release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, context = NULL,
                            title = "De-identification report", quiet = TRUE, ...) {
-  if (inherits(x, "epimask_release"))
-    return(release_report_deidentified(x, file, data = data, data_name = data_name, call = call,
-                                       title = title, quiet = quiet))
+  if (inherits(x, "epimask_release")) {
+    # for a release, `data_name` and `call` come through `...` (not deprecated)
+    dots <- list(...)
+    unknown <- setdiff(names(dots), c("data_name", "call"))
+    if (length(unknown) || (length(dots) && is.null(names(dots))))
+      abort_value("...", sprintf("`data_name` and `call` only for a release (got: %s)",
+                                 paste(if (length(unknown)) unknown else "unnamed", collapse = ", ")))
+    return(release_report_deidentified(x, file, data = data, data_name = dots$data_name,
+                                       call = dots$call, title = title, quiet = quiet))
+  }
   check_ru_profile(x)
   file <- check_writable(check_string(file), create_dir = TRUE)
   quiet <- check_flag(quiet)
