@@ -1,5 +1,5 @@
 # The three simulation examples of Zhou, Dominici & Louis (2010), in the fixed
-# version of METHODS.md section 10: the paper's exact exposure surfaces were
+# version of the methods vignette, section 10: the paper's exact exposure surfaces were
 # lost, so the package defines them here and every study built on them is
 # reproducible from a seed.
 
@@ -80,7 +80,7 @@ draw_zdl <- function(example, n) {
   new_zdl_sim(design, example)
 }
 
-# The exposure surface of METHODS 10 at the given locations.
+# The exposure surface of methods vignette section 10 at the given locations.
 zdl_design <- function(s1, s2, example) {
   d <- sqrt((s1 - zdl_source[1L])^2 + (s2 - zdl_source[2L])^2)
   alpha <- angle_to_direction(s1 - zdl_source[1L], s2 - zdl_source[2L],

@@ -143,3 +143,52 @@
 #' @family data and simulation
 #' @usage data(zip_mortality)
 "zip_mortality"
+
+#' Synthetic trial with several visits per participant
+#'
+#' A SYNTHETIC randomised trial of 600 participants followed from entry
+#' (2015-2016) to an event (death or hospitalisation) or the end of follow-up
+#' on 2019-12-31, with one record per visit: the "longitudinal record" of El
+#' Emam & Malin (2014), many records under one pseudonym. It shows the flow
+#' for dates and persons: shift every participant's dates by one amount
+#' (`mask_noise(7, by = "pid")` on the date columns keeps every interval),
+#' measure the risk by person (`risk_kanon(..., id = "pid")`), and fit a model
+#' of time to event on intervals derived from the masked dates
+#' (`ru_profile(..., derive = )`). No real person is behind any record.
+#'
+#' @details
+#' Generating model (script `data-raw/trial_visits.R`, fixed seed): site one
+#' of five with probabilities 0.3, 0.2, 0.15, 0.2, 0.15; female with
+#' probability 0.45; arm 1 (treatment) with probability 0.5; entry uniform
+#' over 2015-2016; age at entry normal (mean 63, SD 9) cut to 40-85 years,
+#' with the date of birth set from it; time to event exponential with
+#' log hazard \eqn{\log(1/1800) + 0.04\,(\mathrm{age} - 63) - 0.4\,
+#' \mathrm{arm}} per day, censored at the end of follow-up. Visits at entry
+#' and every 182 days (plus or minus up to 21 days) while under follow-up, at
+#' most 8; systolic blood pressure per visit normal around a personal mean
+#' (135, SD 12; within-person SD 8), 5 mmHg lower after entry under
+#' treatment.
+#'
+#' @format A data frame with 3,609 rows (visits) and 10 columns:
+#' \describe{
+#'   \item{pid}{participant pseudonym, `"P0001"` to `"P0600"` (character).}
+#'   \item{site}{recruiting site (factor, 5 levels).}
+#'   \item{sex}{`"F"` or `"M"` (factor).}
+#'   \item{birth}{date of birth (`Date`).}
+#'   \item{arm}{1 treatment, 0 control (integer).}
+#'   \item{visit}{visit number, 1 at entry (integer).}
+#'   \item{visit_date}{date of the visit (`Date`); visit 1 is the entry.}
+#'   \item{sbp}{systolic blood pressure at the visit, mmHg.}
+#'   \item{exit_date}{date of the event or of the end of follow-up (`Date`),
+#'     the same on all the participant's records.}
+#'   \item{event}{1 when `exit_date` is an event, 0 when censored (integer).}
+#' }
+#' @source Simulated; see Details. El Emam K, Malin B (2014). Concepts and
+#'   methods for de-identifying clinical trial data. In: Sharing Clinical
+#'   Trial Data, National Academies Press (Appendix B).
+#' @family data and simulation
+#' @examples
+#' head(trial_visits)
+#' # several visits per participant: risk by person, not by record
+#' risk_kanon(trial_visits, c("site", "sex"), id = "pid")
+"trial_visits"

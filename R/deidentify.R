@@ -61,7 +61,7 @@
 #'   `certificate` (one row per attack: `attack`, `pr_attack`,
 #'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
 #'   `steps` (one row per step: `step`, `action`, `records`, `cells_blanked`,
-#'   `entropy`, `precision` (information losses, METHODS 16, a blank counting
+#'   `entropy`, `precision` (information losses, methods vignette section 16, a blank counting
 #'   as fully generalized), `estimate`, `se`, `analysis_potential` (with
 #'   `model`), `overall_risk`, `pass`), `risk_before` and `risk_after`
 #'   ([risk_release()] objects), `generalization` (the [ola()] result),
@@ -295,7 +295,7 @@ check_deidentify_identifiers <- function(identifiers, frame, taken) {
   stats::setNames(action, cols)
 }
 
-# Entropy and precision loss (METHODS 16) of a release whose records carry
+# Entropy and precision loss (methods vignette section 16) of a release whose records carry
 # their own levels, with blanked cells and dropped records as fully
 # generalized.
 cell_losses <- function(lat, rec_levels, blank, dropped) {

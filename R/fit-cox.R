@@ -1,4 +1,4 @@
-# fit_cox(): the Cox proportional hazards model (METHODS 24) fitted by
+# fit_cox(): the Cox proportional hazards model (methods vignette section 24) fitted by
 # Newton-Raphson in C (src/cox.c), with the methods fit_glm() has. The model
 # frame, the Surv() response and strata() are read here; the C core gets
 # arrays (times, status, weights, two orderings and the stratum slices),

@@ -1,4 +1,4 @@
-# Linear excess-relative-risk (ERR) binary regression, METHODS 2.1 (Cologne et
+# Linear excess-relative-risk (ERR) binary regression, methods vignette section 2.1 (Cologne et
 # al. Table 2, Epicure's GMBO model). The likelihood, its derivatives and the
 # damped Newton solver are in C (src/err.c); this file holds the formula front
 # end, the profile-likelihood interval, and the S3 methods.

@@ -16,7 +16,7 @@ glm_codes <- list(
 )
 
 # Fails loudly when the R and C code tables differ (a build out of step).
-check_glm_codes <- function(c_codes = .Call(C_glm_codes)) {
+check_glm_codes <- function(c_codes = call_c(C_glm_codes)) {
   if (!identical(c_codes, glm_codes))
     stop("epimask: the family, link and status codes of the C core (src/glm_codes.h) ",
          "differ from the R table `glm_codes` (R/fit-irls.R); the package is built ",
@@ -91,7 +91,7 @@ check_response <- function(y, n, family) {
   if (NROW(y) != n)
     abort_length("y", sprintf("have one value per row of `x` (%d), not %d", n, NROW(y)))
   if (anyNA(y)) abort_value("y", "free of NA and NaN")
-  if (is.double(y) && .Call(C_irls_nonfinite, y, 1L) == 2L) abort_value("y", "finite (no Inf)")
+  if (is.double(y) && call_c(C_irls_nonfinite, list(x = y, threads = 1L), arg = "y") == 2L) abort_value("y", "finite (no Inf)")
   if (is.matrix(y) && ncol(y) == 1L) y <- drop(y)
   storage.mode(y) <- "double"
   y
@@ -253,7 +253,7 @@ irls_fit <- function(x, y, family = gaussian(), weights = NULL, offset = NULL,
   irls_finish(fit, x, init, family, offset, ctl, intercept, codes)
 }
 
-has_intercept_column <- function(x) .Call(C_irls_ones_column, x)
+has_intercept_column <- function(x) call_c(C_irls_ones_column, list(x = x), arg = "x")
 
 # check_numeric_matrix() without its temporary n x p logical matrices: a
 # design can have millions of rows. `scan = FALSE` leaves the search for
@@ -261,7 +261,8 @@ has_intercept_column <- function(x) .Call(C_irls_ones_column, x)
 check_design <- function(x, arg, scan = TRUE) {
   if (!(is.matrix(x) && is.double(x) && length(x) > 0L))
     x <- check_numeric_matrix(x, arg, finite = FALSE)
-  if (scan) report_nonfinite_design(.Call(C_irls_nonfinite, x, epimask_threads()), arg)
+  if (scan) report_nonfinite_design(call_c(C_irls_nonfinite, list(x = x, threads = as.integer(epimask_threads())),
+                                            arg = arg), arg)
   x
 }
 

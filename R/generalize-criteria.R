@@ -1,11 +1,11 @@
-# The custodian's targets in the lattice search (METHODS 20): ARX's outlier
+# The custodian's targets in the lattice search (methods vignette section 20): ARX's outlier
 # semantics ("failing": every class failing any criterion is suppressed),
 # average re-identification risk, k-map against a population table, ARX's
 # charging of suppressed records, and the analysis loss of the collaborator's
 # model. lattice_evaluate() hands a node here when any of them is asked for;
 # the default path of ola() (outliers = "small", none of these) is untouched.
 
-# Does the privacy model use any criterion of METHODS 20?
+# Does the privacy model use any criterion of methods vignette section 20?
 model_extended <- function(model) {
   identical(model$outliers, "failing") || !is.null(model$avg_risk) ||
     !is.null(model$k_map) || !is.null(model$charge) && model$charge != "top"
@@ -54,7 +54,7 @@ lattice_evaluate_targets <- function(lat, table, levels, model, metrics, cls, si
 # suppressed records' generalized values within the block,
 # sum_g c_g log2(S / c_g) (c_g of the S suppressed records have value g at the
 # node). Average class size (ARX MetricSDAECS): n / (released classes + 1
-# when records are suppressed), divided by k as in METHODS 16. Precision and
+# when records are suppressed), divided by k as in methods vignette section 16. Precision and
 # discernibility are charged as "top" (ARX's MetricSDNMDiscernability).
 block_loss <- function(lat, levels, size, supp, class_codes, metric, k) {
   n <- lat$n
@@ -74,7 +74,7 @@ block_loss <- function(lat, levels, size, supp, class_codes, metric, k) {
 }
 
 # Classes failing l-diversity or t-closeness on any sensitive variable
-# (METHODS 12), one flag per class; 1e-9 as in lattice_diverse().
+# (methods vignette section 12), one flag per class; 1e-9 as in lattice_diverse().
 lattice_class_fails <- function(lat, table, cls, n_cls, model) {
   fails <- rep(FALSE, n_cls)
   if (!length(lat$sensitive) || (is.null(model$l) && is.null(model$t))) return(fails)
@@ -302,7 +302,7 @@ format.epimask_analysis_loss <- function(x, ...) {
 print.epimask_analysis_loss <- function(x, ...) print_formatted(x, ...)
 
 # The closure that gives a node's analysis loss from its levels and the
-# records it suppresses (METHODS 20). Fits on identical releases are cached.
+# records it suppresses (methods vignette section 20). Fits on identical releases are cached.
 analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
   vars <- all.vars(metric$formula)
   missing <- setdiff(vars, names(data))
@@ -456,7 +456,7 @@ local_recoding <- function(data, keys, hierarchies, model, metric, lat, levels,
 }
 
 # The four losses of a release whose records carry their own levels (local
-# recoding), on the scale of METHODS 16: per record and key, the precision
+# recoding), on the scale of methods vignette section 16: per record and key, the precision
 # share and the entropy -log2 P(original | generalized value), the groups of
 # a level counted over all records; suppressed records as fully generalized
 # (or at their levels, suppressed_loss = "node").

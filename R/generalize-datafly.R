@@ -1,4 +1,4 @@
-# Datafly generalization (Sweeney 1997; METHODS 8): generalize the key with the
+# Datafly generalization (Sweeney 1997; methods vignette section 8): generalize the key with the
 # most distinct values one level at a time until few enough records sit in
 # equivalence classes smaller than k, then suppress those records.
 
@@ -44,8 +44,19 @@
 #'   of at least 1.
 #' @param max_suppress Largest share of the records that may be suppressed, in
 #'   the interval from 0 to 1.
-#' @param id `NULL` or the names of one-to-one identifier columns to replace by
-#'   pseudonyms.
+#' @param id `NULL` or the names of identifier columns to replace by
+#'   pseudonyms. When their values repeat (several records per person: name
+#'   the person column), the person is the unit: a person's key is the set of
+#'   the key tuples of their records (methods vignette section 23), the classes, `k`,
+#'   `max_suppress` (a share of the persons), `class_sizes` and the
+#'   discernibility count persons, and a person in a class smaller than `k`
+#'   is suppressed with all their records (`suppressed` lists the records;
+#'   `n_persons`, `n_persons_suppressed` count persons). The information
+#'   losses stay those of the records. The person column must then have no
+#'   `NA`. The information losses are of the persons when each person has one
+#'   combination of key values, else of the records. [ola()] takes persons
+#'   only when each has one combination of key values (its lattice runs on
+#'   one row per person).
 #' @param secret `NULL`, or the custodian's secret key for the pseudonyms (a
 #'   string or a raw vector); keep it apart from the release.
 #' @param drop_proxies `TRUE` to drop released columns that determine a
@@ -105,7 +116,12 @@ datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   warn_possible_identifiers(data, c(keys, id))
   proxies <- find_proxies(data, keys, id)
 
-  n <- nrow(data)
+  person <- generalize_persons(data, id)
+  # the unit counted: records, or persons when a person has several records
+  n <- if (is.null(person)) nrow(data) else max(person)
+  class_sizes <- function(cur) {
+    if (is.null(person)) key_groups(cur, keys)$size else person_groups(cur, keys, person)$size
+  }
   top <- vapply(hierarchies, function(h) length(h$levels) - 1L, integer(1))
   level <- stats::setNames(integer(length(keys)), keys)
   current <- stats::setNames(lapply(keys, function(key) data[[key]]), keys)
@@ -115,12 +131,12 @@ datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
 
   repeat {
     tick()
-    size <- key_groups(current, keys)$size
+    size <- class_sizes(current)
     in_small <- sum(size[size < k])
     if (in_small <= max_suppress * n) break
     open <- keys[level < top]
     if (!length(open)) break
-    chosen <- choose_key(open, current, keys, hierarchies, level, data, k, n)
+    chosen <- choose_key(open, current, keys, hierarchies, level, data, k, n, class_sizes)
     steps[[length(steps) + 1L]] <- data.frame(
       key = chosen, level = level[[chosen]] + 1L,
       distinct = n_distinct(current[[chosen]]), in_small_classes = in_small,
@@ -131,7 +147,7 @@ datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   }
 
   out <- finish_release(data, keys, hierarchies, level, k, id, args$secret,
-                        proxies, drop_proxies)
+                        proxies, drop_proxies, person = person)
   out$max_suppress <- max_suppress
   out$method <- "Datafly"
   out$steps <- if (length(steps)) do.call(rbind, steps) else
@@ -166,16 +182,22 @@ check_generalize_args <- function(data, keys, hierarchies, k, max_suppress, id,
 # holds the original values they need).
 finish_release <- function(data, keys, hierarchies, level, k, id, secret,
                            proxies, drop_proxies, lat = NULL, model = NULL,
-                           supp_records = NULL, current = NULL) {
+                           supp_records = NULL, current = NULL, person = NULL) {
   n <- nrow(data)
   # `current` (the released key values) and `supp_records` (the records the
-  # search suppressed) come from ola() under the criteria of METHODS 20
+  # search suppressed) come from ola() under the criteria of methods vignette section 20
   if (is.null(current))
     current <- stats::setNames(lapply(keys, function(key)
       apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)
-  ec <- key_groups(current, keys)
-  if (is.null(supp_records)) {
+  if (is.null(person)) {
+    ec <- key_groups(current, keys)
     record_size <- ec$size[ec$group]
+  } else {
+    # classes of persons; a person in a small class is suppressed whole
+    ec <- person_groups(current, keys, person)
+    record_size <- ec$size[ec$group][person]
+  }
+  if (is.null(supp_records)) {
     suppressed <- which(record_size < k)
     kept <- record_size >= k
   } else {
@@ -196,7 +218,11 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
       "epimask_warning_proxy")
   release <- build_release(data, current, keys, id, kept, secret)
   release <- release[setdiff(names(release), dropped)]
-  if (is.null(lat)) lat <- lattice_build(data, keys, hierarchies)
+  if (is.null(lat)) {
+    # losses of the unit counted: persons when their keys allow one row each
+    rows <- if (!is.null(person)) person_rows(data, keys, person)
+    lat <- lattice_build(if (is.null(rows)) data else rows, keys, hierarchies)
+  }
   if (is.null(model)) model <- list(k = k, max_suppress = 1)
   h <- unname(level)
   tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(keys)))), h)
@@ -205,7 +231,9 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
     sizes <- tabulate(ec$group[kept], length(ec$size))
     sizes[sizes > 0L]
   }
-  list(
+  unit_n <- if (is.null(person)) n else max(person)
+  n_small <- if (is.null(person)) length(suppressed) else sum(ec$size[ec$size < k])
+  out <- list(
     data = release,
     levels = level,
     level_labels = vapply(keys, function(key)
@@ -213,25 +241,34 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
     suppressed = suppressed,
     n_suppressed = length(suppressed),
     class_sizes = kept_sizes,
-    discernibility = sum(as.double(kept_sizes)^2) + as.double(n) * length(suppressed),
+    discernibility = sum(as.double(kept_sizes)^2) + as.double(unit_n) * n_small,
     info_loss = losses,
     proxies = undone,
     dropped = dropped,
     n = n, keys = keys, k = k)
+  if (!is.null(person)) {
+    out$unit <- "persons"
+    out$n_persons <- unit_n
+    out$n_records <- n
+    out$n_persons_suppressed <- n_small
+    out$id <- id
+  }
+  out
 }
 
 n_distinct <- function(x) length(unique(x))
 
 # The key to generalize: most distinct values; ties to the smaller
 # discernibility after the step, then to the later key.
-choose_key <- function(open, current, keys, hierarchies, level, data, k, n) {
+choose_key <- function(open, current, keys, hierarchies, level, data, k, n,
+                       class_sizes = function(cur) key_groups(cur, keys)$size) {
   distinct <- vapply(open, function(key) n_distinct(current[[key]]), integer(1))
   tied <- open[distinct == max(distinct)]
   if (length(tied) > 1L) {
     dm <- vapply(tied, function(key) {
       trial <- current
       trial[[key]] <- apply_level(hierarchies[[key]], data[[key]], level[[key]] + 1L)
-      discernibility(key_groups(trial, keys)$size, k, n)
+      discernibility(class_sizes(trial), k, n)
     }, numeric(1))
     tied <- tied[dm == min(dm)]
   }
@@ -364,6 +401,10 @@ format.epimask_datafly <- function(x, ...) {
   out <- sprintf("%s release (k = %d, at most %s%% suppressed): %d of %d records kept, %d suppressed",
                  method, x$k, format(100 * x$max_suppress), x$n - x$n_suppressed,
                  x$n, x$n_suppressed)
+  if (identical(x$unit, "persons"))
+    out <- c(out, sprintf("  persons (person column '%s'): %d of %d kept, %d suppressed with all their records; classes count persons",
+                          paste(x$id, collapse = ", "), x$n_persons - x$n_persons_suppressed,
+                          x$n_persons, x$n_persons_suppressed))
   out <- c(out, paste0("  levels: ", paste(sprintf("%s %d (%s)", x$keys, x$levels,
                                                   x$level_labels), collapse = ", ")))
   if (length(x$class_sizes))
@@ -460,5 +501,5 @@ plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"),
                   "epimask_error_empty", arg = "x")
   method <- if (is.null(x$method)) "Datafly" else x$method
   if (is.null(main)) main <- sprintf("Equivalence class sizes after %s", method)
-  class_size_barplot(x$class_sizes, x$k, what, main = main, ...)
+  class_size_barplot(x$class_sizes, x$k, what, main = main, unit = unit_name(x), ...)
 }

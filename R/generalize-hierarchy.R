@@ -1,4 +1,4 @@
-# Generalization hierarchies for Datafly (METHODS 8): per key, a sequence of
+# Generalization hierarchies for Datafly (methods vignette section 8): per key, a sequence of
 # recodings from level 0 (the original values) up to full suppression ("*").
 # Every level is computed from the original values, so levels need not be
 # chained, and a hierarchy is a plain value independent of the data.

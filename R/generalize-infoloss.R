@@ -1,4 +1,4 @@
-# Information loss of a generalized release (METHODS 16), so that Datafly's
+# Information loss of a generalized release (methods vignette section 16), so that Datafly's
 # greedy release and the optimal one can be compared on the same scale.
 
 #' Information loss of a generalized release

@@ -1,4 +1,4 @@
-# The generalization lattice (METHODS 16): one node per vector of levels, one
+# The generalization lattice (methods vignette section 16): one node per vector of levels, one
 # level per key. A node is evaluated from a class table (integer codes of the
 # keys at the node's levels, then of the sensitive variables, with a count per
 # row) rolled up in C (src/lattice.c) from a finer node's table, never from the
@@ -23,7 +23,7 @@ lattice_key <- function(x, hierarchy) {
   group_n <- lapply(level_codes, function(code)
     as.vector(rowsum(as.double(n_value), code, reorder = TRUE)))
   # what suppressing a record costs in entropy over keeping it at the level:
-  # log2 n - log2 n_g (METHODS 16), by generalized value
+  # log2 n - log2 n_g (methods vignette section 16), by generalized value
   suppress_cost <- lapply(group_n, function(ng) log2(length(x)) - log2(ng))
   maps <- lapply(0:top, function(a) lapply(0:top, function(b) {
     if (b < a) return(NULL)
@@ -60,7 +60,8 @@ lattice_build <- function(data, keys, hierarchies, sensitive = NULL,
   codes <- vapply(c(lapply(key_parts, `[[`, "code0"), lapply(sens_parts, `[[`, "code")),
                   as.integer, integer(n))
   dim(codes) <- c(n, length(keys) + length(sensitive))
-  g <- .Call(C_lattice_group, list(codes = codes, ncol = ncol(codes), count = rep(1, n)))
+  g <- call_c(C_lattice_group, list(codes = codes, ncol = ncol(codes), count = rep(1, n)),
+              arg = "keys")
   top <- vapply(key_parts, `[[`, integer(1), "top")
   list(n = n, keys = keys, sensitive = sensitive, key = key_parts,
        sens = sens_parts, top = top,
@@ -71,7 +72,7 @@ lattice_build <- function(data, keys, hierarchies, sensitive = NULL,
 }
 
 # Non-uniform entropy of one key at each level with nothing suppressed:
-# sum over records of log2 n_g - log2 n_x (METHODS 16).
+# sum over records of log2 n_g - log2 n_x (methods vignette section 16).
 entropy_by_level <- function(part) {
   own <- sum(part$n_value * log2(part$n_value))
   vapply(part$group_n, function(ng) sum(ng * log2(ng)) - own, numeric(1))
@@ -86,7 +87,8 @@ lattice_rollup <- function(lat, source, levels) {
     if (a == b) NULL else lat$key[[v]]$maps[[a + 1L]][[b + 1L]]
   })
   maps <- c(maps, rep(list(NULL), length(lat$sensitive)))
-  .Call(C_lattice_rollup, list(codes = source$codes, count = source$count, maps = maps))
+  call_c(C_lattice_rollup, list(codes = source$codes, count = source$count, maps = maps),
+         arg = "hierarchies")
 }
 
 # Evaluate one node from a rolled-up table: class sizes, suppression, the
@@ -94,8 +96,8 @@ lattice_rollup <- function(lat, source, levels) {
 lattice_evaluate <- function(lat, table, levels, model, metrics) {
   A <- length(lat$keys)
   if (length(lat$sensitive)) {
-    cls <- .Call(C_lattice_group, list(codes = table$codes, ncol = A,
-                                      count = table$count))
+    cls <- call_c(C_lattice_group, list(codes = table$codes, ncol = A, count = table$count),
+                  arg = "keys")
     size <- cls$size
     class_codes <- table$codes[cls$first, seq_len(A), drop = FALSE]
   } else {
@@ -106,7 +108,7 @@ lattice_evaluate <- function(lat, table, levels, model, metrics) {
   small <- size < model$k
   suppressed <- sum(size[small])
   k_ok <- suppressed <= model$max_suppress * lat$n
-  # the criteria of METHODS 20 (outliers = "failing", average risk, k-map,
+  # the criteria of methods vignette section 20 (outliers = "failing", average risk, k-map,
   # the ARX charging of suppressed records) in generalize-criteria.R
   if (model_extended(model))
     return(lattice_evaluate_targets(lat, table, levels, model, metrics, cls, size,
@@ -120,15 +122,15 @@ lattice_evaluate <- function(lat, table, levels, model, metrics) {
 }
 
 # Every class kept (size >= k) is l-diverse and t-close on every sensitive
-# variable (METHODS 12); 1e-9 absorbs the rounding of exp(entropy) and EMD.
+# variable (methods vignette section 12); 1e-9 absorbs the rounding of exp(entropy) and EMD.
 lattice_diverse <- function(lat, table, cls, small, model) {
   if (!length(lat$sensitive) || all(small)) return(TRUE)
   A <- length(lat$keys)
   for (j in seq_along(lat$sensitive)) {
     s <- lat$sens[[j]]
-    d <- .Call(C_lattice_diversity, list(
+    d <- call_c(C_lattice_diversity, list(
       class = cls$group, value = table$codes[, A + j], count = table$count,
-      n_classes = length(cls$size), q = s$q, ordered = as.integer(s$ordered)))
+      n_classes = length(cls$size), q = s$q, ordered = as.integer(s$ordered)), arg = "sensitive")
     kept <- !small
     if (!is.null(model$l)) {
       l_value <- if (model$diversity == "distinct") d$distinct else d$entropy_l
@@ -139,7 +141,7 @@ lattice_diverse <- function(lat, table, cls, small, model) {
   TRUE
 }
 
-# Information loss of a node's release (METHODS 16); suppressed records count
+# Information loss of a node's release (methods vignette section 16); suppressed records count
 # as fully generalized.
 node_loss <- function(lat, levels, size, small, class_codes, metric, k) {
   n <- lat$n

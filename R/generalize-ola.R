@@ -1,4 +1,4 @@
-# Globally optimal generalization (METHODS 16; El Emam et al. 2009, OLA;
+# Globally optimal generalization (methods vignette section 16; El Emam et al. 2009, OLA;
 # Kohlmayer et al. 2012, Flash). The k-anonymity part of acceptability is
 # monotone along generalization (with nested hierarchies), so Flash's paths
 # with a binary search on each and predictive tagging find every node's
@@ -95,7 +95,7 @@
 #'   released class must match at least `k_map` persons of `population`.
 #' @param suppressed_loss How suppressed records count in the information
 #'   loss, so that ARX's losses can be reproduced: `"top"` (the default:
-#'   fully generalized, METHODS 16), `"node"` (ARX's monotone metrics: at the
+#'   fully generalized, methods vignette section 16), `"node"` (ARX's monotone metrics: at the
 #'   node's generalization, as if released; for discernibility every class
 #'   counts its size squared, for the average class size every class counts)
 #'   or `"block"` (ARX's non-monotone metrics: the suppressed records form one
@@ -111,7 +111,7 @@
 #' monotone under generalization with suppression) are checked on every node
 #' that the bound does not exclude. With the analysis loss no bound exists:
 #' every node with the k-part is evaluated (one IRLS fit per distinct release).
-#' With the defaults the search and the release are those of METHODS 16.
+#' With the defaults the search and the release are those of methods vignette section 16.
 #' @section Progress:
 #' The search signals its progress (one step per lattice node evaluated)
 #' through \pkg{progressr} when it is installed: wrap the call in
@@ -198,7 +198,26 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   warn_possible_identifiers(data, c(keys, id))
   proxies <- find_proxies(data, keys, id)
 
-  lat <- lattice_build(data, keys, args$hierarchies, sensitive, ordered)
+  person <- generalize_persons(data, id)
+  searched <- data
+  if (!is.null(person) && (outliers != "small" || !is.null(avg_risk) || !is.null(k_map) ||
+                           local || metric == "analysis" || suppressed_loss != "top"))
+    abort_value("id", paste0(
+      "a column of distinct values with `outliers = \"failing\"`, `avg_risk`, `k_map`, ",
+      "`local`, `suppressed_loss` or an analysis-loss metric (persons with several records ",
+      "are searched with k, l and t only in this version)"))
+  if (!is.null(person)) {
+    # the lattice runs on the persons (one row each)
+    searched <- person_rows(data, keys, person, sensitive)
+    if (is.null(searched))
+      abort_value("id", paste0(
+        "a person column whose persons have one combination of key values each for ola() ",
+        "(some have several: generalize with datafly(), which takes key sets, or make the ",
+        "keys person-level first)"))
+    ordered <- intersect(ordered, Filter(function(s) !is.character(searched[[s]]) ||
+                                           is.character(data[[s]]), sensitive))
+  }
+  lat <- lattice_build(searched, keys, args$hierarchies, sensitive, ordered)
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity, outliers = outliers, avg_risk = avg_risk,
@@ -222,7 +241,8 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   }
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
                         args$secret, proxies, drop_proxies, lat, model,
-                        supp_records = supp_records, current = recoding$current)
+                        supp_records = supp_records, current = recoding$current,
+                        person = person)
   if (!is.null(recoding)) {
     out$info_loss <- record_level_losses(lat, recoding$levels, supp_records, model,
                                          out$class_sizes)
@@ -262,7 +282,7 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
 
 loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
 
-# The search of METHODS 16 (see ola()'s details). Returns the chosen levels,
+# The search of methods vignette section 16 (see ola()'s details). Returns the chosen levels,
 # whether an acceptable node exists, and the numbers of nodes evaluated and in
 # the lattice.
 lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = NULL) {
@@ -278,7 +298,8 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = 
   lex_rank <- integer(n_nodes)
   lex_rank[do.call(order, lapply(seq_len(A), function(v) nodes[, v]))] <- seq_len(n_nodes)
   bound <- static_bound(lat, nodes, metric)
-  tag <- function(h, up) .Call(C_lattice_tag, list(nodes = nodes, levels = h, up = up))
+  tag <- function(h, up) call_c(C_lattice_tag, list(nodes = nodes, levels = h, up = up),
+                                arg = "hierarchies")
 
   status <- rep(NA, n_nodes)        # k-anonymity part of acceptability
   result <- vector("list", n_nodes)
@@ -465,7 +486,7 @@ lattice_exhaustive <- function(lat, model, metric, analysis = NULL) {
 }
 
 # One node evaluated for the search: its losses under `metric`, the analysis
-# loss (METHODS 20) of an acceptable node when `analysis` is given; the
+# loss (methods vignette section 20) of an acceptable node when `analysis` is given; the
 # per-class parts are dropped so that the search keeps only small results.
 node_evaluate <- function(lat, tab, h, model, metric, analysis = NULL) {
   ev <- lattice_evaluate(lat, tab, h, model, if (is.null(analysis)) metric else "precision")

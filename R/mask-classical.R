@@ -1,4 +1,4 @@
-# The classical masks of METHODS 1.2: rounding, truncation, grouping, noise.
+# The classical masks of methods vignette section 1.2: rounding, truncation, grouping, noise.
 # Their shared help page; each type, with its constructor and methods, is in
 # its own file: mask-none.R, mask-round.R (rounding and truncation),
 # mask-group.R, mask-noise.R.
@@ -43,6 +43,43 @@
 #' }
 #' Missing values stay missing under the classical masks.
 #'
+#' **Dates** (methods vignette section 23). `Date` and `POSIXct` columns can be masked by
+#' `mask_noise()`, `mask_round(unit = )`, `mask_truncate(unit = )` and
+#' [mask_topcode()] (and passed through by `mask_none()`); the released
+#' column keeps its class and time zone, and nothing in the release tells
+#' the shift or the seed.
+#' \itemize{
+#'   \item `mask_noise(amount, by = )` shifts dates by whole days: one shift
+#'     per person when `by` names the person column, the same for all the
+#'     person's records and all the masked date columns, so every interval
+#'     within a person (age at diagnosis, time to death, length of stay) is
+#'     kept exactly; without `by`, one shift per record. The shift is uniform
+#'     on the `2 * amount` non-zero whole numbers of days in `[-amount,
+#'     amount]` (0 is left out so that every date moves: a record released
+#'     with its true date would be unshifted in silence). `amount` must be a
+#'     whole number of days, `dist` uniform and `lower` NULL for dates. A
+#'     `POSIXct` moves by the same number of days times 86,400 seconds: the
+#'     intervals are kept to the second, and in a zone with daylight saving
+#'     the clock time can move by an hour. With `secret` (a string or raw
+#'     vector kept apart from the release) the shift of a person is derived
+#'     from the keyed hash (HMAC-SHA-256) of their identifier, as the
+#'     pseudonyms of [datafly()]: the same shift in every release made under
+#'     that secret (so successive releases do not average out), and not
+#'     recomputable without it. Numeric columns masked with `by` get one
+#'     draw per person and column. The `by` column must have no `NA`.
+#'   \item `mask_truncate(unit = )` releases the first day of the ISO week
+#'     (Monday), month, quarter or year holding each date; `mask_round(unit
+#'     = )` the nearer of that day and the first day of the next unit (a date
+#'     exactly halfway goes to the later). For a `POSIXct`, the day is taken
+#'     in the column's time zone (the session's when it has none) and the
+#'     result is midnight there. A scheme with `digits` refuses date columns
+#'     and a scheme with a `unit` refuses numeric ones (classed errors).
+#'   \item Dates before 1900 or after today are masked like the others, with
+#'     a warning of class `epimask_warning_dates` naming the columns (a
+#'     placeholder such as 1800-01-01, a typing error, a scheduled visit).
+#'     `POSIXlt` columns are refused: convert them with [as.POSIXct()].
+#' }
+#'
 #' Every scheme has the fields `method` (short name: `"none"`, `"round"`,
 #' `"truncate"`, `"group"`, `"noise"`, `"matrix"` or the kernel name),
 #' `degree` (a number: `digits` for rounding and truncation, `amount` for
@@ -51,7 +88,8 @@
 #' (a short text such as `"round 2"` or `"ring 0.05"`), which profiles and
 #' plots use.
 #'
-#' @param digits Number of digits (a whole number; significant digits must be >= 1).
+#' @param digits Number of digits (a whole number; significant digits must be >= 1);
+#'   left out (`NULL`) with `unit`.
 #' @param type `"significant"` or `"decimal"`.
 #' @param breaks Increasing interval limits (at least two, distinct).
 #' @param value `"mean"` or `"midpoint"`.
@@ -63,6 +101,13 @@
 #'   the data's.
 #' @param dist `"uniform"`, `"normal"` or `"correlated"`.
 #' @param lower Lower bound after adding noise, or `NULL` for none.
+#' @param by `NULL` or the name of the person column: one draw per person
+#'   (for dates, one shift for all the person's records and date columns).
+#' @param secret `NULL`, or a secret key (string or raw vector) making each
+#'   person's date shift a keyed hash of their identifier, stable across
+#'   releases under that secret; needs `by`.
+#' @param unit For `Date` and `POSIXct` columns: `"week"`, `"month"`,
+#'   `"quarter"` or `"year"` (then `digits` is left out).
 #' @return A `mask_scheme`.
 #' @references Cologne, J., Grant, E. J., Nakashima, E., Chen, Y., Funamoto,
 #'   S. and Katayama, H. (2012). Protecting privacy of shared epidemiologic
@@ -84,5 +129,12 @@
 #' apply_mask(d, mask_noise(0.1, lower = 0), "dose")
 #' apply_mask(d, mask_noise(0.5, "correlated"))
 #' mask_none()
+#' # dates: one shift per person keeps every interval within the person
+#' visits <- data.frame(pid = c("a", "a", "b"),
+#'                      seen = as.Date(c("2020-01-10", "2020-03-02", "2020-02-14")))
+#' shifted <- apply_mask(visits, mask_noise(7, by = "pid"), "seen")
+#' diff(shifted$seen[1:2]) == diff(visits$seen[1:2])
+#' apply_mask(visits, mask_truncate(unit = "month"), "seen")
+#' apply_mask(visits, mask_round(unit = "quarter"), "seen")
 #' @name mask_scheme
 NULL

@@ -1,4 +1,4 @@
-# Grouping (METHODS 1.2): each value replaced by its interval's mean or
+# Grouping (methods vignette section 1.2): each value replaced by its interval's mean or
 # midpoint.
 
 #' @rdname mask_scheme

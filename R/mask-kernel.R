@@ -1,4 +1,4 @@
-# Kernel-weighted matrix masking (METHODS 1.1). The scheme stores the
+# Kernel-weighted matrix masking (methods vignette section 1.1). The scheme stores the
 # coordinates and the kernel; the C core (src/kernel.c, src/spatial_index.c)
 # computes A Z from a spatial index without ever forming A.
 
@@ -253,14 +253,14 @@ kernel_call <- function(scheme, Z, mode) {
   sp <- kernel_space(scheme)
   x <- sp$x
   storage.mode(x) <- "double"
-  job <- list(coords = x,
-              group = if (is.null(scheme$groups)) integer(0) else as.integer(scheme$groups),
-              Z = if (is.null(Z)) matrix(0, 0L, 0L) else Z,
-              metric = as.integer(sp$metric), form = as.integer(sp$form),
-              lambda = as.double(scheme$lambda), scale = as.double(sp$scale),
-              cutoff = as.double(scheme$cutoff), mode = as.integer(mode),
-              threads = epimask_threads())
-  call_c(C_kernel_smooth, job, arg = "scheme")
+  spec <- list(coords = x,
+               group = if (is.null(scheme$groups)) integer(0) else as.integer(scheme$groups),
+               Z = if (is.null(Z)) matrix(0, 0L, 0L) else Z,
+               metric = as.integer(sp$metric), form = as.integer(sp$form),
+               lambda = as.double(scheme$lambda), scale = as.double(sp$scale),
+               cutoff = as.double(scheme$cutoff), mode = as.integer(mode),
+               threads = epimask_threads())
+  call_c(C_kernel_smooth, spec, arg = "scheme")
 }
 
 check_kernel_scheme <- function(scheme, arg = "scheme") {
@@ -288,7 +288,7 @@ kernel_smooth <- function(scheme, Z) {
 }
 
 # A'(0) Z, the derivative of A with respect to lambda at 0, applied to Z
-# (METHODS 4). Zero for the exp-form kernels; for "shrink" row i is
+# (methods vignette section 4). Zero for the exp-form kernels; for "shrink" row i is
 # sum_k K_ik Z_k - (sum_k K_ik) Z_i. Internal.
 kernel_deriv0 <- function(scheme, Z) {
   check_kernel_scheme(scheme)

@@ -1,4 +1,4 @@
-# General matrix masking A Z B + C (METHODS 1).
+# General matrix masking A Z B + C (methods vignette section 1).
 
 #' General matrix masking A Z B + C
 #'

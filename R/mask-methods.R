@@ -46,7 +46,10 @@
 #'     (changes values without creating ties, so exact-match identifiability
 #'     cannot see it), `reference` (no masking: the reference row of a
 #'     profile), `identity` (the release equals the data) and `linear` (the
-#'     release is \eqn{A Z} for one matrix \eqn{A}, see below).}
+#'     release is \eqn{A Z} for one matrix \eqn{A}, see below) and `dates`
+#'     (accepts `Date` and `POSIXct` columns: its `mask_values()` then
+#'     receives them as days or seconds since 1970 in `x` and finds their
+#'     class in `data[[colnames(x)[j]]]`; the release keeps the class).}
 #'   \item{`mask_linear(scheme, x)`, `mask_derivative(scheme, x)`}{for
 #'     linear types, \eqn{A Z} and \eqn{A'(0) Z}, the derivative with
 #'     respect to the degree at 0 (the first-order bias of
@@ -191,7 +194,7 @@ mask_resample.default <- function(scheme, rows, ...) scheme
 # The traits of a scheme with the defaults filled in.
 trait_defaults <- list(categorical = FALSE, random = FALSE, promises_change = FALSE,
                        exact_match_blind = FALSE, reference = FALSE, identity = FALSE,
-                       linear = FALSE)
+                       linear = FALSE, dates = FALSE)
 
 scheme_traits <- function(scheme) {
   out <- trait_defaults

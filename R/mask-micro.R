@@ -1,4 +1,4 @@
-# Microaggregation (METHODS 15): MDAV over the masked variables together
+# Microaggregation (methods vignette section 15): MDAV over the masked variables together
 # (groups in C, src/microagg.c) and univariate microaggregation of each
 # variable on its own; every value becomes its group's mean.
 
@@ -109,7 +109,7 @@ mask_microagg_values <- function(scheme, Z) {
   group_means_of(Z, group)[group, , drop = FALSE]
 }
 
-# The 1-based MDAV group of each row (METHODS 15), on standardised columns.
+# The 1-based MDAV group of each row (methods vignette section 15), on standardised columns.
 mdav_groups <- function(Z, k) {
   call_c(C_mdav_groups, list(z = standardise_columns(Z), k = as.integer(k)))
 }

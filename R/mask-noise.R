@@ -1,33 +1,113 @@
-# Additive noise (METHODS 1.2; correlated noise, METHODS 15): uniform,
+# Additive noise (methods vignette section 1.2; correlated noise, methods vignette section 15): uniform,
 # normal, or with the data's covariance; floored at `lower`.
 
 #' @rdname mask_scheme
 #' @export
-mask_noise <- function(amount, dist = c("uniform", "normal", "correlated"), lower = NULL) {
+mask_noise <- function(amount, dist = c("uniform", "normal", "correlated"), lower = NULL,
+                       by = NULL, secret = NULL) {
   dist <- check_choice(dist, c("uniform", "normal", "correlated"), arg = "dist")
   amount <- check_number(amount, "amount", lower = 0, lower_open = TRUE)
   lower <- check_number(lower, "lower", allow_null = TRUE)
+  by <- check_string(by, "by", allow_null = TRUE)
+  if (!is.null(by) && dist == "correlated")
+    abort_value("by", "NULL for correlated noise (one draw per person is for uniform or normal noise)")
+  if (!is.null(secret)) {
+    if (is.null(by)) abort_value("secret", "NULL unless `by` names the person column (a stable shift is one per person)")
+    secret <- check_secret(secret, by)
+  }
   new_mask_scheme("noise", method = "noise", degree = amount,
-                  label = sprintf("%snoise %s", if (dist == "correlated") "corr " else "",
-                                  format(amount, digits = 4)),
-                  amount = amount, dist = dist, lower = lower,
-                  generator = sprintf("%s noise", dist), strength = amount, random = TRUE)
+                  label = sprintf("%snoise %s%s", if (dist == "correlated") "corr " else "",
+                                  format(amount, digits = 4),
+                                  if (!is.null(by)) sprintf(" by %s", by) else ""),
+                  amount = amount, dist = dist, lower = lower, by = by, secret = secret,
+                  generator = sprintf("%s noise%s", dist, if (!is.null(by)) " per person" else ""),
+                  strength = amount, random = TRUE)
 }
 
 #' @export
 mask_validate.mask_noise <- function(scheme, ...) {
-  mask_noise(scheme$amount, scheme$dist, scheme$lower)
+  mask_noise(scheme$amount, scheme$dist, scheme$lower, scheme$by, scheme$secret)
 }
 
 #' @export
-mask_values.mask_noise <- function(scheme, x, data, ...) mask_noise_values(scheme, x)
+mask_values.mask_noise <- function(scheme, x, data, ...) {
+  dated <- noise_date_columns(scheme, x, data)
+  person <- noise_persons(scheme, data)
+  numeric_cols <- setdiff(seq_len(ncol(x)), dated)
+  if (length(numeric_cols)) {
+    x[, numeric_cols] <- if (is.null(person)) mask_noise_values(scheme, x[, numeric_cols, drop = FALSE])
+                         else noise_by_person(scheme, x[, numeric_cols, drop = FALSE], person)
+  }
+  if (length(dated)) {
+    # one shift in whole days per person (per record without `by`), the same
+    # for all the person's date columns: every interval within a person kept
+    unit <- if (is.null(person)) seq_len(nrow(x)) else person
+    ids <- if (!is.null(person)) data[[scheme$by]]
+    days <- date_shifts(scheme$amount, unit, ids, scheme$secret)
+    for (j in dated) {
+      per_day <- if (inherits(data[[colnames(x)[[j]]]], "POSIXct")) 86400 else 1
+      x[, j] <- x[, j] + per_day * days
+    }
+  }
+  x
+}
+
+# The date columns among the masked ones; dates take whole-day uniform
+# shifts only.
+noise_date_columns <- function(scheme, x, data) {
+  if (is.matrix(data) || is.null(colnames(x))) return(integer())
+  dated <- which(vapply(colnames(x), function(v) inherits(data[[v]], c("Date", "POSIXct")), logical(1)))
+  if (!length(dated)) return(dated)
+  if (scheme$dist != "uniform")
+    abort_value("scheme", sprintf("uniform noise for the date column(s) %s (a shift in whole days), not %s",
+                                  paste0("'", colnames(x)[dated], "'", collapse = ", "), scheme$dist))
+  if (scheme$amount != round(scheme$amount) || scheme$amount > 1e6)
+    abort_value("amount", sprintf("a whole number of days (at most 1e6) to shift the date column(s) %s, not %s",
+                                  paste0("'", colnames(x)[dated], "'", collapse = ", "),
+                                  format(scheme$amount)))
+  if (!is.null(scheme$lower))
+    abort_value("lower", sprintf("NULL when masking the date column(s) %s",
+                                 paste0("'", colnames(x)[dated], "'", collapse = ", ")))
+  unname(dated)
+}
+
+# The person of each record (NULL without `by`).
+noise_persons <- function(scheme, data) {
+  if (is.null(scheme$by)) return(NULL)
+  if (!is.data.frame(data))
+    abort_type("data", sprintf("a data frame holding the person column '%s' (`by`)", scheme$by))
+  check_person_id(scheme$by, data, arg = "by")
+  person_index(data[[scheme$by]])
+}
+
+# Numeric columns with `by`: one draw per person and column.
+noise_by_person <- function(scheme, Z, person) {
+  P <- max(person)
+  for (j in seq_len(ncol(Z))) {
+    e <- if (scheme$dist == "uniform") stats::runif(P, -scheme$amount, scheme$amount)
+         else stats::rnorm(P, 0, scheme$amount)
+    z <- Z[, j] + e[person]
+    if (!is.null(scheme$lower)) z <- pmax(z, scheme$lower)
+    Z[, j] <- z
+  }
+  Z
+}
+
+# Uniform noise shifts Date and POSIXct columns (whole days).
+#' @export
+mask_traits.mask_noise <- function(scheme, ...) {
+  list(random = TRUE, promises_change = TRUE, exact_match_blind = TRUE, dates = TRUE)
+}
 
 #' @export
 format.mask_noise <- function(x, ...) {
   revalidate_scheme(x, "x")
   num <- function(v) format(v, digits = 4)
   paste0(sprintf("%s noise, amount = %s", x$dist, num(x$amount)),
-         if (!is.null(x$lower)) sprintf(", lower bound %s", num(x$lower)) else "")
+         if (!is.null(x$lower)) sprintf(", lower bound %s", num(x$lower)) else "",
+         if (!is.null(x$by)) sprintf(", per '%s'%s", x$by,
+                                     if (!is.null(x$secret)) " (keyed: stable across releases)" else "")
+         else "")
 }
 
 #' @export
@@ -37,7 +117,9 @@ scheme_label.mask_noise <- function(scheme, short = TRUE, ...) {
 }
 
 #' @export
-mask_generator.mask_noise <- function(scheme, ...) sprintf("noise (%s)", scheme$dist %||% "uniform")
+mask_generator.mask_noise <- function(scheme, ...) {
+  sprintf("noise (%s%s)", scheme$dist %||% "uniform", if (!is.null(scheme$by)) ", per person" else "")
+}
 
 #' @export
 mask_strength.mask_noise <- function(scheme, ...) {
@@ -45,10 +127,6 @@ mask_strength.mask_noise <- function(scheme, ...) {
 }
 
 # A draw; every record should change; no ties for exact matching to find.
-#' @export
-mask_traits.mask_noise <- function(scheme, ...) {
-  list(random = TRUE, promises_change = TRUE, exact_match_blind = TRUE)
-}
 
 # Independent noise changes constant columns too; correlated noise
 # (covariance amount * Sigma) leaves a column without variance as it is, by

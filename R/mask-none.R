@@ -29,10 +29,10 @@ mask_generator.mask_none <- function(scheme, ...) "no masking"
 #' @export
 mask_strength.mask_none <- function(scheme, ...) 0
 
-# the identity on any column, numeric or categorical
+# the identity on any column, numeric, date or categorical
 #' @export
 mask_traits.mask_none <- function(scheme, ...) {
-  list(reference = TRUE, identity = TRUE, linear = TRUE)
+  list(reference = TRUE, identity = TRUE, linear = TRUE, dates = TRUE)
 }
 
 #' @export

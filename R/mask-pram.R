@@ -1,4 +1,4 @@
-# PRAM, the post-randomisation method (Gouweleeuw et al. 1998; METHODS 15):
+# PRAM, the post-randomisation method (Gouweleeuw et al. 1998; methods vignette section 15):
 # each category is replaced by a random draw from its row of a transition
 # matrix; invariant PRAM keeps the expected frequencies.
 

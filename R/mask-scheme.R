@@ -55,9 +55,10 @@ mask_data <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "
   if (traits$reference && on_categories(data, vars))
     return(list(data = apply_categorical_mask(data, scheme, unique(check_columns(vars, data, "vars"))),
                 unmasked = NA_integer_))
-  vars <- mask_vars(data, vars, traits$categorical)
+  vars <- mask_vars(data, vars, traits$categorical, traits$dates)
   if (traits$categorical) return(list(data = apply_categorical_mask(data, scheme, vars),
                                       unmasked = NA_integer_))
+  warn_implausible_dates(data, vars)
   Z <- extract_vars(data, vars)
   Zm <- check_mask_values(mask_values(scheme, Z, data), Z)
   check_no_overflow(Z, Zm)
@@ -116,7 +117,7 @@ apply_categorical_mask <- function(data, scheme, vars) {
   out
 }
 
-mask_vars <- function(data, vars, categorical = FALSE) {
+mask_vars <- function(data, vars, categorical = FALSE, dates = FALSE) {
   if (categorical) return(mask_categorical_vars(data, vars))
   if (is.matrix(data)) {
     if (!is.numeric(data) && !is.logical(data)) abort_type("data", "a numeric matrix or a data frame")
@@ -134,12 +135,40 @@ mask_vars <- function(data, vars, categorical = FALSE) {
     return(names(data)[num])
   }
   vars <- unique(check_columns(vars, data, "vars"))
-  bad <- !vapply(vars, function(v) is.numeric(data[[v]]), logical(1))
+  # Date and POSIXct columns, for the types that mask dates (mask_traits()$dates)
+  is_date <- vapply(vars, function(v) inherits(data[[v]], c("Date", "POSIXct")), logical(1))
+  if (any(is_date) && !dates)
+    abort_type("vars", sprintf(
+      "numeric columns for this scheme; %s %s a date (dates are masked by mask_noise(), mask_round(unit = ), mask_truncate(unit = ) and mask_topcode())",
+      paste0("'", vars[is_date], "'", collapse = ", "), if (sum(is_date) == 1L) "is" else "are"))
+  lt <- vapply(vars, function(v) inherits(data[[v]], "POSIXlt"), logical(1))
+  if (any(lt))
+    abort_type("vars", sprintf("numeric, Date or POSIXct columns; %s %s POSIXlt (convert with as.POSIXct())",
+                               paste0("'", vars[lt], "'", collapse = ", "),
+                               if (sum(lt) == 1L) "is" else "are"))
+  bad <- !vapply(vars, function(v) is.numeric(data[[v]]), logical(1)) & !is_date
   if (any(bad))
     abort_type("vars", sprintf("numeric columns; %s %s not",
                                paste0("'", vars[bad], "'", collapse = ", "),
                                if (sum(bad) == 1L) "is" else "are"))
   vars
+}
+
+# Dates before 1900 or after today are masked like the others, with a
+# warning naming the columns (placeholders, typing errors, scheduled dates).
+warn_implausible_dates <- function(data, vars) {
+  if (is.matrix(data) || !is.character(vars)) return(invisible())
+  dated <- vars[vapply(vars, function(v) inherits(data[[v]], c("Date", "POSIXct")), logical(1))]
+  if (!length(dated)) return(invisible())
+  odd <- implausible_dates(lapply(stats::setNames(dated, dated), function(v) data[[v]]))
+  if (any(odd > 0))
+    epimask_warn(sprintf(paste0(
+      "%s before 1900 or after today (placeholders or typing errors?); ",
+      "they are masked like the others."),
+      paste(sprintf("%d date%s in '%s'", as.integer(odd[odd > 0]),
+                    ifelse(odd[odd > 0] == 1, "", "s"), names(odd)[odd > 0]), collapse = ", ")),
+      "epimask_warning_dates")
+  invisible()
 }
 
 mask_categorical_vars <- function(data, vars) {
@@ -182,13 +211,20 @@ replace_vars <- function(data, vars, Zm) {
   }
   if (inherits(data, "data.table") && requireNamespace("data.table", quietly = TRUE)) {
     out <- data.table::copy(data)
-    for (j in seq_along(vars)) data.table::set(out, j = vars[[j]], value = Zm[, j])
+    for (j in seq_along(vars))
+      data.table::set(out, j = vars[[j]], value = released_column(Zm[, j], data[[vars[[j]]]]))
     return(out)
   }
   out <- data
-  for (j in seq_along(vars)) out[[vars[[j]]]] <- Zm[, j]
+  for (j in seq_along(vars)) out[[vars[[j]]]] <- released_column(Zm[, j], data[[vars[[j]]]])
   if (.row_names_info(out) > 0L) attr(out, "row.names") <- .set_row_names(nrow(out))
   out
+}
+
+# A masked column as released: a date column keeps its class (and time
+# zone), every other column is double.
+released_column <- function(z, original) {
+  if (inherits(original, c("Date", "POSIXct"))) date_restore(z, original) else z
 }
 
 # ---- printing and lists -----------------------------------------------------

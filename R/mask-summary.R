@@ -31,7 +31,7 @@ summary.mask_scheme <- function(object, data, vars = NULL, ...) {
   revalidate_scheme(object, "object")
   if (missing(data)) abort_type("data", "a data frame or matrix to summarise the scheme on")
   data <- check_data(data, "data")
-  vars <- mask_vars(data, vars, is_categorical_scheme(object))
+  vars <- mask_vars(data, vars, is_categorical_scheme(object), scheme_traits(object)$dates)
   released <- apply_mask(data, object, vars)
   column <- function(d, v) if (is.matrix(d)) d[, v] else d[[v]]
   table <- do.call(rbind, lapply(vars, function(v) {
@@ -39,7 +39,8 @@ summary.mask_scheme <- function(object, data, vars = NULL, ...) {
     after <- column(released, v)
     present <- !is.na(before)
     changed <- sum(present & as.character(before) != as.character(after), na.rm = TRUE)
-    if (is.numeric(before)) changed <- sum(present & before != after, na.rm = TRUE)
+    if (is.numeric(before) || inherits(before, c("Date", "POSIXct")))
+      changed <- sum(present & as.double(before) != as.double(after), na.rm = TRUE)
     row <- data.frame(variable = if (is.character(v)) v else colnames(data)[v] %||% as.character(v),
                       n = sum(present), changed = changed,
                       share = if (any(present)) changed / sum(present) else NA_real_,

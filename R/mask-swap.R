@@ -1,4 +1,4 @@
-# Rank swapping (Moore 1996; METHODS 15): values exchanged between records
+# Rank swapping (Moore 1996; methods vignette section 15): values exchanged between records
 # whose ranks are close, each variable on its own, so every variable keeps
 # exactly its multiset of values. The pairing runs in C (src/microagg.c) with
 # R's random number generator.

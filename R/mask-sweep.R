@@ -127,7 +127,7 @@ natural_strength <- function(scheme) {
 }
 
 # Forms that change values without creating ties: exact-match
-# identifiability (METHODS 6) cannot see them.
+# identifiability (methods vignette section 6) cannot see them.
 is_blind_to <- function(risk_label, scheme) {
   identical(risk_label, "identifiability") && scheme_traits(scheme)$exact_match_blind
 }

@@ -1,10 +1,10 @@
 # The risk-utility profile object: what ru_profile() returns and what plot(),
 # autoplot(), fit_ru_curve() and recommend() consume. ru_profile() only has to
 # collect the per-replicate estimates, naive SEs and risks; everything else
-# (the utility summary of METHODS section 3, printing, subsetting) lives here.
+# (the utility summary of methods vignette section 3, printing, subsetting) lives here.
 
-# Columns every profile table carries, in this order (DESIGN "Profiles and
-# plots"), followed by the extras the plots and the summary need.
+# Columns every profile table carries, in this order (the value documented in
+# ?ru_profile), followed by the extras the plots and the summary need.
 ru_profile_columns <- c("scheme", "degree", "estimate", "se", "sd", "bias",
                         "rel_bias", "mse", "analysis_potential", "risk",
                         "anonymity", "width_ratio")
@@ -366,8 +366,8 @@ check_meta <- function(meta, arg = "meta") {
   c(list(term = label(meta$term, "term"), family = label(meta$family, "family"),
          risk = label(meta$risk, "risk"), aggregate = aggregate, budget = budget,
          context = context),
-    meta[intersect(c("blind", "response", "vars", "risk_nrep", "seed", "call", "data_name"),
-                   names(meta))])
+    meta[intersect(c("blind", "response", "vars", "risk_nrep", "seed", "call", "data_name",
+                     "risk_id"), names(meta))])
 }
 
 check_profile_table <- function(table, arg = "table") {
@@ -550,6 +550,7 @@ ru_header <- function(x) {
   if (!is.na(meta$term)) parts <- paste0(parts, sprintf(", term '%s'", meta$term))
   if (!is.na(meta$family)) parts <- paste0(parts, sprintf(", family %s", meta$family))
   if (!is.na(meta$risk)) parts <- paste0(parts, sprintf(", risk: %s", meta$risk))
+  if (!is.null(meta$risk_id)) parts <- paste0(parts, sprintf(" of persons ('%s')", meta$risk_id))
   ref_line <- sprintf("Reference: %s %s%s", if (ref$type == "truth") "true value" else
                         "original estimate", format_num(ref$truth, 4),
                       if (is.na(ref$se)) "" else sprintf(" (SE %s)", format_num(ref$se, 4)))

@@ -1,4 +1,4 @@
-# The security-utility curve of Cologne et al. (2012), METHODS section 6.1:
+# The security-utility curve of Cologne et al. (2012), methods vignette section 6.1:
 # anonymity = [1 - U^theta]^(1/theta), fitted by nonlinear least squares.
 
 # The curve, computed on the log scale so that large theta (the paper found

@@ -50,6 +50,7 @@ coef.epimask_light_fit <- function(object, ...) object$coefficients
 replicate_estimate <- function(job, data) {
   model <- job$model
   out <- tryCatch({
+    data <- derive_data(job$derive, data)
     if (is.function(model$term)) {
       term_function_value(model$term, fit_model(model, data), data)
     } else if (model$type == "cox") {
@@ -73,6 +74,7 @@ replicate_estimate <- function(job, data) {
 shared_design <- function(scheme, job, R) {
   model <- job$model
   if (R == 1L || model$type != "glm" || is.function(model$term)) return(FALSE)
+  if (!is.null(job$derive)) return(FALSE)
   if (is_random_scheme(scheme)) return(FALSE)
   lhs <- model$formula[[2L]]
   if (length(model$formula) != 3L || !is.name(lhs)) return(FALSE)
@@ -82,7 +84,7 @@ shared_design <- function(scheme, job, R) {
 
 estimate_replicates <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
-  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term)) {
+  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term) && is.null(job$derive)) {
     # all replicate designs in one C call when they share the survival times
     fast <- tryCatch(cox_replicate_estimates(job$model, masked, job$term),
                      epimask_error = function(e) NULL)

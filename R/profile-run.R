@@ -1,5 +1,5 @@
 # ru_profile(): the loop that joins masking, model fitting and risk over a
-# list of schemes (DESIGN "Profiles and plots"). The summary arithmetic and
+# list of schemes (?ru_profile). The summary arithmetic and
 # the object itself live in profile-class.R, the fitting of replicates in
 # profile-fit.R; this file produces the per-replicate estimates, naive SEs
 # and risks, as fast as the structure of each scheme allows:
@@ -147,6 +147,17 @@
 #'   replicates only, 1 to 100,000 (the profile's risk is their mean, `risk_se` its Monte
 #'   Carlo SE). An exhaustive matching risk on 16,000 records takes seconds
 #'   per evaluation, so this bounds the cost of many noise replicates.
+#' @param id `NULL` or the name of the person column when a person has
+#'   several records: passed to the risk measure (a [risk_spec()] or a name),
+#'   which then counts persons (see [risk_kanon()]); not to a custom risk
+#'   function, nor to `"identifiability"`.
+#' @param derive `NULL` or a function `function(data)` returning the data
+#'   frame the model is fitted to: the collaborator's derivation step (an age
+#'   at diagnosis or a follow-up time from dates, one row per person, ...),
+#'   applied to the original data and to every masked data set before the
+#'   fit, so that the bias is that of the analysis on the derived quantities.
+#'   The risk is measured on the masked data as released (not derived). With
+#'   `derive`, give `vars` (the columns masked, e.g. the dates).
 #' @param ... Further arguments for a risk measure given by name
 #'   ([risk_match()], e.g. `targets` or `threads`, or
 #'   [risk_identifiability()]).
@@ -228,7 +239,8 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        known = NULL, unknown = NULL, nrep = 1, simulate = NULL,
                        truth = NULL, seed = NULL, parallel = FALSE,
                        progress = interactive(), bootstrap = 0, aggregate = NULL,
-                       context = NULL, risk_nrep = NULL, utility = NULL, ...) {
+                       context = NULL, risk_nrep = NULL, utility = NULL, id = NULL,
+                       derive = NULL, ...) {
   # recorded with the profile, for release_report()
   recorded <- list(call = profile_call_text(match.call()),
                    data_name = if (is.symbol(substitute(data))) deparse(substitute(data)))
@@ -246,6 +258,9 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
     model <- resolve_model(family, term, formula)
   }
   risk <- profile_risk_spec(risk, known, unknown, data, ...)
+  id <- check_person_id(id, data)
+  risk <- with_person_id(risk, id)
+  check_function(derive, allow_null = TRUE)
   # bounded before anything is allocated (one stored estimate per replicate
   # and scheme)
   nrep <- check_number(nrep, "nrep", lower = 1, upper = ru_max_replicates, integer = TRUE)
@@ -271,8 +286,9 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
 
   job <- list(model = model, vars = vars, risk = risk, nrep = nrep,
               bootstrap = bootstrap, simulated = !is.null(simulate),
-              risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep))
-  job$term <- profile_term(model, data)
+              risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep),
+              derive = derive)
+  job$term <- profile_term(model, derive_data(derive, data, "data"))
   job[c("seed", "call", "data_name")] <- list(seed, recorded$call, recorded$data_name)
   job$utility <- utility
   # said once the arguments are known to be good
@@ -367,6 +383,28 @@ profile_risk_spec <- function(risk, known, unknown, data, ...) {
       check_columns(risk$args[[col_arg]], data, arg = col_arg)
   }
   risk
+}
+
+# The person column goes to a risk measure that counts persons (not to a
+# custom function, nor to exact-match identifiability, whose `id` names the
+# released records).
+with_person_id <- function(risk, id) {
+  if (is.null(id) || !inherits(risk, "epimask_risk_spec")) return(risk)
+  if (risk$name %in% c("none", "identifiability") || !is.null(risk$args$id)) return(risk)
+  risk$args$id <- id
+  risk
+}
+
+# The collaborator's derivation step (intervals from dates, one row per
+# person, ...) applied to an original or masked data set before a fit.
+derive_data <- function(derive, data, what = "a masked data set") {
+  if (is.null(derive)) return(data)
+  out <- derive(data)
+  if (!is.data.frame(out) || !nrow(out))
+    epimask_abort(sprintf("`derive` must return a data frame with at least one row (for %s); it returned %s.",
+                          what, if (is.data.frame(out)) "no rows" else class(out)[[1L]]),
+                  "epimask_error_type", arg = "derive")
+  as_plain_data(out)
 }
 
 # The coefficient the profile follows, checked on a fit to the original data
@@ -688,7 +726,8 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
                budget = if (!is.null(context)) context$threshold, context = context,
                blind = blind, vars = job$vars,
                risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep,
-               seed = job$seed, call = job$call, data_name = job$data_name)
+               seed = job$seed, call = job$call, data_name = job$data_name,
+               risk_id = if (inherits(job$risk, "epimask_risk_spec")) job$risk$args$id)
   new_ru_profile(table, reps, reference, meta)
 }
 

@@ -10,7 +10,7 @@
 #' `report/` folder, plots embedded, no external resources) documenting a
 #' release decision in the order of El Emam and Malin (2014): the data
 #' (counts only, never values), the release context and each attack's risk
-#' against the threshold (METHODS.md section 17), the schemes compared with
+#' against the threshold (the methods vignette, section 17), the schemes compared with
 #' their risk, analysis potential and Monte Carlo uncertainty, the R-U plot,
 #' the recommendation (the scheme of highest analysis potential within the
 #' threshold, [recommend()]) and the scheme chosen, and what is needed to

@@ -1,5 +1,5 @@
 # Identifiability by exact matching of released records to a source database
-# (Cologne et al. 2012; METHODS 6). The counting is the hashed O(n) match of
+# (Cologne et al. 2012; methods vignette section 6). The counting is the hashed O(n) match of
 # R/freq.R (C core src/freq.c); the true person is found by matching ids.
 
 #' Identifiability risk by exact matching
@@ -91,7 +91,7 @@ risk_identifiability <- function(released, source, keys, id = NULL) {
   if (id_used) check_id(released, source, id)
 
   codes <- key_codes(released, keys, source)
-  matches <- .Call(C_freq_match, codes[[2L]], codes[[1L]])
+  matches <- call_c(C_freq_match, list(ref = codes[[2L]], qry = codes[[1L]]), arg = "keys")
   true_match <- if (id_used) person_among_matches(released, source, id, codes) else
     rep(NA, length(matches))
   perceived_risk <- ifelse(matches > 0L, 1 / matches, 0)

@@ -1,4 +1,4 @@
-# Individual re-identification risk of sample records (METHODS 13): the
+# Individual re-identification risk of sample records (methods vignette section 13): the
 # Benedetti-Franconi risk E(1 / F | f) of each key pattern under the
 # negative-binomial posterior of its population count, evaluated in C
 # (src/individual.c) to near machine precision for every class size.
@@ -45,6 +45,12 @@
 #'   of length `nrow(data)`: the sampling weights, each finite and \eqn{\ge 1}.
 #' @param cluster `NULL`, the name of a column of `data`, or a vector of
 #'   length `nrow(data)` naming each record's cluster (no `NA`).
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   when a person has several records: the risk is then of persons, a
+#'   person's key being the set of their records' key tuples (as in
+#'   [risk_kanon()]); `n`, `expected` and `global` count persons, `weights`
+#'   must be equal on a person's records, and `per_record` repeats the
+#'   person's risk on each of their records.
 #' @return An object of class `epimask_individual`, a list with
 #'   \item{per_record}{the risk \eqn{r} of each record, in row order.}
 #'   \item{expected}{\eqn{ER}, the expected number of re-identifications.}
@@ -75,9 +81,18 @@
 #'                       cluster = (seq_len(nrow(d)) - 1) %/% 3)
 #' rc
 #' @export
-risk_individual <- function(data, keys, weights = NULL, cluster = NULL) {
+risk_individual <- function(data, keys, weights = NULL, cluster = NULL, id = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
+  id <- check_person_id(id, data, exclude = keys)
+  if (!is.null(id)) {
+    if (!is.null(cluster))
+      abort_value("cluster", "NULL when `id` is given (cluster risk of persons is not offered yet)")
+    p <- person_frame(data, keys, id)
+    w <- person_weights(check_sampling_weights(weights, data), p)
+    res <- risk_individual(p$data, keys, weights = w)
+    return(person_result(res, p, c("per_record", "group"), data))
+  }
   clash <- intersect(keys, c("f", "F_hat", "risk"))
   if (length(clash))
     abort_value("keys", sprintf("key columns not named %s (names used by the class table)",
@@ -150,7 +165,7 @@ print.epimask_individual <- function(x, digits = 3, ...) print_formatted(x, digi
 format.epimask_individual <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
-  c(sprintf("individual risk: %d records, keys %s, %s", x$n, paste(x$keys, collapse = ", "),
+  c(sprintf("individual risk: %s, keys %s, %s", unit_count(x), paste(x$keys, collapse = ", "),
             if (x$weighted) "sampling weights" else "no weights (census: risk 1/f)"),
     sprintf("  %d key patterns, %d sample uniques", nrow(x$classes), sum(x$classes$f == 1L)),
     sprintf("  expected re-identifications %s; global risk %s; highest record risk %s",
@@ -164,9 +179,10 @@ format.epimask_individual <- function(x, digits = 3, ...) {
 #' @param row.names,optional Ignored (the IDs are a column).
 #' @export
 as.data.frame.epimask_individual <- function(x, row.names = NULL, optional = FALSE, ...) {
-  ids <- if (is.null(x$record_ids)) seq_len(x$n) else x$record_ids
+  ids <- if (is.null(x$record_ids)) seq_along(x$group) else x$record_ids
   out <- x$classes[x$group, c(x$keys, "f", "F_hat"), drop = FALSE]
   out <- cbind(data.frame(ID = ids, stringsAsFactors = FALSE), out)
+  out <- add_person_column(out, x)
   out$risk <- x$per_record
   if (!is.null(x$cluster_risk)) out$cluster_risk <- x$cluster_risk
   rownames(out) <- NULL

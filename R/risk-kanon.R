@@ -1,4 +1,4 @@
-# k-anonymity risk (METHODS 7): equivalence classes on the quasi-identifiers
+# k-anonymity risk (methods vignette section 7): equivalence classes on the quasi-identifiers
 # (hashed counts in src/freq.c), prosecutor / journalist / marketer risk,
 # k-anonymity and k-map checks, and the D3 / D4 hypothesis-test k' of
 # El Emam & Dankar (2008).
@@ -60,6 +60,23 @@
 #' @param pop_count `NULL` (one row per person in `population`) or the name of
 #'   a column of `population` holding the number of people with those key
 #'   values.
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   when a person has several records (visits, stays): then the person is
+#'   the unit (see "Several records per person").
+#' @section Several records per person:
+#' With `id`, the records are collapsed to one row per person (methods vignette section 23):
+#' a person's key is the set of the distinct key tuples of their records, an
+#' equivalence class is a set of persons with the same key set, and every
+#' count, size and risk is of persons (`n` is the number of persons,
+#' `n_records` that of records). A person with 5 stays in a class alone is a
+#' unique, not a class of 5. The per-record outputs (`record_risk`, `group`)
+#' repeat the person's value on each of their records, `person` gives each
+#' record's person. When some person has several distinct tuples, the class
+#' table shows each key as the person's values over their tuples joined by
+#' `"|"`. `weights` must be equal on all the records of a person; a
+#' `population` must hold the person column too and is collapsed alike
+#' (`pop_count` is then not used). The person column must have no `NA`.
+#'
 #' @return An object of class `epimask_kanon`, a list with
 #'   \item{record_risk}{prosecutor risk \eqn{1/f} of each record, in row order.}
 #'   \item{group}{the EC (row of `classes`) of each record.}
@@ -95,10 +112,25 @@
 #' plot(r)
 #' @export
 risk_kanon <- function(data, keys, population = NULL, pi = 1, k = 5,
-                       alpha = 0.1, weights = NULL, pop_count = NULL) {
+                       alpha = 0.1, weights = NULL, pop_count = NULL, id = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
   check_key_names(keys)
+  id <- check_person_id(id, data, exclude = keys)
+  if (!is.null(id)) {
+    w <- check_sampling_weights(weights, data)
+    p <- person_frame(data, keys, id, text = !is.null(population))
+    if (!is.null(population)) {
+      if (!is.null(pop_count)) abort_value("pop_count", "NULL when `id` is given (the population is one row per record of its persons)")
+      population <- check_key_data(population, "population")
+      check_person_id(id, population, arg = "id", data_arg = "population")
+      check_columns(keys, population, "keys", data_arg = "population")
+      population <- person_frame(population, keys, id, text = TRUE)$data
+    }
+    res <- risk_kanon(p$data, keys, population = population, pi = pi, k = k, alpha = alpha,
+                      weights = person_weights(w, p))
+    return(person_result(res, p, c("record_risk", "group"), data))
+  }
   pi <- check_number(pi, lower = 0, upper = 1, lower_open = TRUE)
   k <- check_count(k)
   alpha <- check_number(alpha, lower = 0, upper = 1, lower_open = TRUE,
@@ -263,7 +295,7 @@ groups_with_population <- function(data, keys, population, pop_count) {
   check_key_types(data, population, keys)
   counts <- population_counts(population, pop_count)
   codes <- key_codes(data, keys, population)
-  both <- .Call(C_freq_group, rbind(codes[[1L]], codes[[2L]]))
+  both <- call_c(C_freq_group, list(codes = rbind(codes[[1L]], codes[[2L]])), arg = "keys")
   n <- nrow(data)
   group <- both$group[seq_len(n)]
   n_classes <- max(group)
@@ -347,7 +379,7 @@ format.epimask_kanon <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
   yes_no <- function(v) if (isTRUE(v)) "yes" else "no"
-  c(sprintf("k-anonymity risk: %d records, keys %s", x$n, paste(x$keys, collapse = ", ")),
+  c(sprintf("k-anonymity risk: %s, keys %s", unit_count(x), paste(x$keys, collapse = ", ")),
     sprintf("  %d equivalence classes; %d uniques, %d doubles; smallest class %d",
             x$n_classes, x$n_uniques, x$n_doubles, min(x$classes$size)),
     sprintf("  prosecutor risk: maximum %s, average %s, strict average %s",
@@ -379,9 +411,10 @@ print.epimask_kanon <- function(x, ...) print_formatted(x, ...)
 #' as.data.frame(r)
 #' @export
 as.data.frame.epimask_kanon <- function(x, row.names = NULL, optional = FALSE, ...) {
-  ids <- if (is.null(x$record_ids)) seq_len(x$n) else x$record_ids
+  ids <- if (is.null(x$record_ids)) seq_along(x$group) else x$record_ids
   out <- x$classes[x$group, x$keys, drop = FALSE]
   out <- cbind(data.frame(ID = ids, stringsAsFactors = FALSE), out)
+  out <- add_person_column(out, x)
   out$risk <- x$record_risk
   rownames(out) <- NULL
   out
@@ -440,19 +473,20 @@ print.summary.epimask_kanon <- function(x, ...) print_formatted(x, ...)
 #' @export
 plot.epimask_kanon <- function(x, y = NULL, what = c("classes", "records"), ...) {
   what <- check_choice(what, c("classes", "records"))
-  class_size_barplot(x$classes$size, x$k, what, ...)
+  class_size_barplot(x$classes$size, x$k, what, unit = unit_name(x), ...)
 }
 
 # Bar chart of the EC-size distribution; classes smaller than k in red.
-class_size_barplot <- function(size, k, what = "classes", main = NULL, ...) {
+class_size_barplot <- function(size, k, what = "classes", main = NULL, unit = "records", ...) {
   counts <- table(size)
   sizes <- as.integer(names(counts))
   heights <- if (what == "records") as.vector(counts) * sizes else as.vector(counts)
   cols <- ifelse(sizes < k, "firebrick", "grey60")
-  if (is.null(main)) main <- "Equivalence class sizes"
+  if (is.null(main))
+    main <- if (unit == "persons") "Equivalence class sizes (persons)" else "Equivalence class sizes"
   graphics::barplot(heights, names.arg = sizes, col = cols, border = NA,
-                    xlab = "equivalence class size",
-                    ylab = if (what == "records") "records" else "classes",
+                    xlab = if (unit == "persons") "equivalence class size (persons)" else "equivalence class size",
+                    ylab = if (what == "records") unit else "classes",
                     main = main, ...)
   graphics::legend("topright", fill = c("firebrick", "grey60"), border = NA,
                    legend = c(sprintf("smaller than k = %d", k), "k or more"),

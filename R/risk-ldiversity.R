@@ -1,4 +1,4 @@
-# Attribute disclosure (METHODS 12): l-diversity (distinct, entropy,
+# Attribute disclosure (methods vignette section 12): l-diversity (distinct, entropy,
 # recursive (c, l)) and t-closeness (earth mover's distance) of the sensitive
 # values within the equivalence classes of the keys. Classes come from the
 # hashed counts of src/freq.c; the per-class statistics are computed over the
@@ -34,6 +34,13 @@
 #' @param keys Character vector: the quasi-identifier columns.
 #' @param sensitive Character vector: the sensitive columns (not among `keys`).
 #' @param c The constant of recursive (c, l)-diversity, a number > 0.
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   when a person has several records: then the classes are of persons (a
+#'   person's key is the set of their records' key tuples, as in
+#'   [risk_kanon()]), and a sensitive variable that varies within a person
+#'   takes the person's set of distinct values as their value (the sets joined
+#'   by `"|"`, unordered); sizes count persons and `group` repeats the
+#'   person's class on each record.
 #' @return An object of class `epimask_ldiversity`, a list with
 #'   \item{classes}{one row per EC (in order of first appearance): the key
 #'     values, `size`, and for each sensitive variable `distinct`, `entropy`,
@@ -56,11 +63,17 @@
 #' summary(l)
 #' plot(l)
 #' @export
-risk_ldiversity <- function(data, keys, sensitive, c = 2) {
+risk_ldiversity <- function(data, keys, sensitive, c = 2, id = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
   sensitive <- check_sensitive(sensitive, keys, data)
   c <- check_number(c, lower = 0, lower_open = TRUE)
+  id <- check_person_id(id, data, exclude = c(keys, sensitive))
+  if (!is.null(id)) {
+    p <- person_frame(data, keys, id, also = sensitive)
+    res <- risk_ldiversity(p$data, keys, sensitive, c = c)
+    return(person_result(res, p, "group"))
+  }
   ec <- key_groups(data, keys)
   classes <- ec_table(data, keys, ec)
   stats <- lapply(sensitive, function(s) ldiversity_one(ec, data[[s]], c))
@@ -143,7 +156,7 @@ sensitive_codes <- function(x, ordered = FALSE) {
 class_value_pairs <- function(group, codes) {
   m <- cbind(group, codes)
   storage.mode(m) <- "integer"
-  pg <- .Call(C_freq_group, m)
+  pg <- call_c(C_freq_group, list(codes = m), arg = "keys")
   first <- which(pg$group > c(0L, cummax(pg$group)[-length(pg$group)]))
   pairs <- data.frame(class = group[first], value = codes[first], count = pg$size)
   pairs[order(pairs$class, pairs$value, method = "radix"), , drop = FALSE]
@@ -217,10 +230,22 @@ ldiversity_one <- function(ec, x, c) {
 #' summary(tc)
 #' plot(tc)
 #' @export
-risk_tcloseness <- function(data, keys, sensitive, ordered = NULL) {
+risk_tcloseness <- function(data, keys, sensitive, ordered = NULL, id = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
   sensitive <- check_sensitive(sensitive, keys, data)
+  id <- check_person_id(id, data, exclude = c(keys, sensitive))
+  if (!is.null(id)) {
+    p <- person_frame(data, keys, id, also = sensitive)
+    # a variable that varies within a person is the person's set of values:
+    # unordered whatever its type
+    if (is.null(ordered))
+      ordered <- Filter(function(s) is.ordered(data[[s]]) ||
+                          (is.numeric(data[[s]]) && !is.factor(data[[s]])), sensitive)
+    if (is.character(ordered)) ordered <- setdiff(ordered, p$set_coded)
+    res <- risk_tcloseness(p$data, keys, sensitive, ordered = ordered)
+    return(person_result(res, p, "group"))
+  }
   if (is.null(ordered)) {
     is_ord <- vapply(data[sensitive], function(x)
       is.ordered(x) || (is.numeric(x) && !is.factor(x)), logical(1))
@@ -304,8 +329,8 @@ print.epimask_ldiversity <- function(x, digits = 3, ...) print_formatted(x, digi
 #' @export
 format.epimask_ldiversity <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
-  head <- sprintf("l-diversity: %d records in %d equivalence classes of %s",
-                  x$n, x$n_classes, paste(x$keys, collapse = ", "))
+  head <- sprintf("l-diversity: %s in %d equivalence classes of %s",
+                  unit_count(x), x$n_classes, paste(x$keys, collapse = ", "))
   lines <- lapply(x$sensitive, function(s) {
     d <- ldiversity_column(x, "distinct", s)
     # classes of one value: of one record (already identified by the keys)
@@ -315,9 +340,9 @@ format.epimask_ldiversity <- function(x, digits = 3, ...) {
     c(sprintf("  %s: distinct l %d, entropy l %s, recursive (c = %s) l %d;",
               s, as.integer(x$distinct_l[[s]]), format(signif(x$entropy_l[[s]], digits)),
               format(x$c), as.integer(x$recursive_l[[s]])),
-      sprintf("    %d records in %d classes with one value (%d records in %d such classes of 2 or more)",
-              as.integer(sum(x$classes$size[homogeneous])), sum(homogeneous),
-              as.integer(sum(x$classes$size[shared])), sum(shared)))
+      sprintf("    %d %s in %d classes with one value (%d %s in %d such classes of 2 or more)",
+              as.integer(sum(x$classes$size[homogeneous])), unit_name(x), sum(homogeneous),
+              as.integer(sum(x$classes$size[shared])), unit_name(x), sum(shared)))
   })
   c(head, unlist(lines))
 }
@@ -400,14 +425,14 @@ print.epimask_tcloseness <- function(x, digits = 3, ...) print_formatted(x, digi
 #' @export
 format.epimask_tcloseness <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
-  head <- sprintf("t-closeness: %d records in %d equivalence classes of %s",
-                  x$n, x$n_classes, paste(x$keys, collapse = ", "))
+  head <- sprintf("t-closeness: %s in %d equivalence classes of %s",
+                  unit_count(x), x$n_classes, paste(x$keys, collapse = ", "))
   lines <- vapply(x$sensitive, function(s) {
     e <- x$classes[[per_sensitive_names("emd", s, length(x$sensitive))]]
     worst <- which.max(e)
-    sprintf("  %s (%s): t = %s (largest EMD, a class of %d records); mean EMD over records %s",
+    sprintf("  %s (%s): t = %s (largest EMD, a class of %d %s); mean EMD over %s %s",
             s, if (x$ordered[[s]]) "ordered" else "unordered",
-            format(signif(x$t[[s]], digits)), x$classes$size[worst],
+            format(signif(x$t[[s]], digits)), x$classes$size[worst], unit_name(x), unit_name(x),
             format(signif(sum(e * x$classes$size) / x$n, digits)))
   }, character(1))
   c(head, unname(lines))

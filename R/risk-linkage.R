@@ -1,4 +1,4 @@
-# Distance-based record linkage (METHODS 18): each original record linked to
+# Distance-based record linkage (methods vignette section 18): each original record linked to
 # its nearest released record. The variables are transformed here so that
 # the distance is Euclidean; the exact nearest-neighbour search (k-d tree, or
 # the exhaustive reference loop) is in C (src/linkage.c).
@@ -33,13 +33,26 @@
 #'   same order: the original and the released data.
 #' @param known Character vector: the numeric variables the intruder knows
 #'   (the columns of the intruder, as in [risk_match()]; see
-#'   [epimask-naming]).
+#'   [epimask-naming]; `Date` and `POSIXct` variables count as days since
+#'   1970).
 #' @param vars Deprecated: the name of `known` up to version 0.2.0. It still
 #'   works, with a warning of class `epimask_warning_deprecated`.
 #' @param distance `"euclidean"` (standardised) or `"mahalanobis"`.
 #' @param method `"auto"`, `"tree"` or `"exhaustive"`.
 #' @param threads Number of threads, `NULL` for [epimask_threads()] (one
 #'   below 20,000 records). The weights do not depend on it.
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   of `original` when a person has several records. The person is then the
+#'   unit: a person is re-linked when any one of their records is re-linked to
+#'   one of the person's released records, with probability \eqn{1 - \prod_i (1 - w_i)}
+#'   over the person's records (ties broken independently); `risk` is the
+#'   mean of that over the persons, `linked` its sum, `per_person` the
+#'   persons' values, `per_record` repeats each person's value on their
+#'   records and `record_weight` keeps the records' own \eqn{w_i}. Here a
+#'   record counts as re-linked when a released record of the same person is
+#'   among the \eqn{t_i} nearest (its own or another of the person's, e.g. a
+#'   visit whose dates were shifted alike): \eqn{w_i = s_i / t_i} with
+#'   \eqn{s_i} the person's records among them.
 #' @return An object of class `epimask_linkage`, a list with
 #'   \item{per_record}{each record's re-link weight \eqn{w_i}.}
 #'   \item{risk}{their mean, the linkage risk.}
@@ -66,19 +79,48 @@
 #' plot(l)
 #' @export
 risk_linkage <- function(original, masked, known, distance = c("euclidean", "mahalanobis"),
-                         method = c("auto", "tree", "exhaustive"), threads = NULL, vars = NULL) {
+                         method = c("auto", "tree", "exhaustive"), threads = NULL,
+                         id = NULL, vars = NULL) {
   original <- check_data(original, "original")
   masked <- check_data(masked, "masked")
   known <- renamed_argument(if (!missing(known)) known, vars, "known", "vars")
   vars <- check_columns(known, original, "known", data_arg = "original")
+  if (!is.null(id)) {
+    id <- check_person_id(id, as.data.frame(original), exclude = vars, data_arg = "original")
+    res <- linkage_run(original, masked, vars, distance, method, threads, keep_coords = TRUE)
+    person <- person_index(as.data.frame(original)[[id]])
+    P <- max(person)
+    # a record linked to any released record of its person re-identifies the person
+    same <- same_person_ties(attr(res, "coords"), person, res$distance_to_nearest)
+    per_person <- person_any(pmax(same, res$per_record * res$ties) / res$ties, person, P)
+    attr(res, "coords") <- NULL
+    res$record_weight <- res$per_record
+    res$per_person <- per_person
+    res$per_record <- per_person[person]
+    res$risk <- mean(per_person)
+    res$linked <- sum(per_person)
+    p <- list(id = id, n_persons = P, n_records = res$n, person = person,
+              data = stats::setNames(list(as.data.frame(original)[[id]][match(seq_len(P), person)]), id))
+    res <- person_result(res, p)
+    res$n <- P
+    return(res)
+  }
+  linkage_run(original, masked, vars, distance, method, threads)
+}
+
+# The record-level linkage; `keep_coords` keeps the transformed coordinates
+# (records as columns) as an attribute, for the person-level count.
+linkage_run <- function(original, masked, vars, distance, method, threads,
+                        keep_coords = FALSE) {
+  vars <- check_columns(vars, original, "known", data_arg = "original")
   check_columns(vars, masked, "known", data_arg = "masked")
   distance <- check_choice(distance, c("euclidean", "mahalanobis"))
   method <- check_choice(method, c("auto", "tree", "exhaustive"))
   if (NROW(original) != NROW(masked))
     abort_length("masked", sprintf("have as many rows as `original` (%d), not %d",
                                    NROW(original), NROW(masked)))
-  x <- check_numeric_matrix(as.data.frame(original)[vars], "original")
-  y <- check_numeric_matrix(as.data.frame(masked)[vars], "masked")
+  x <- check_numeric_matrix(dates_as_days(as.data.frame(original)[vars]), "original")
+  y <- check_numeric_matrix(dates_as_days(as.data.frame(masked)[vars]), "masked")
   n <- nrow(x)
   # small searches take less time than starting threads (or counting cores)
   threads <- if (is.null(threads) && n < 20000L) 1L else epimask_threads(threads)
@@ -93,7 +135,35 @@ risk_linkage <- function(original, masked, known, distance = c("euclidean", "mah
     per_record = res$weight, risk = mean(res$weight), linked = sum(res$weight),
     ties = res$ties, distance_to_nearest = res$min_dist,
     known = vars, distance = distance, method = method, n = n
-  ), class = "epimask_linkage")
+  ), class = "epimask_linkage", coords = if (keep_coords) list(x = xt, y = yt))
+}
+
+# For each original record, the number of released records of the same
+# person at its minimum distance (the C search's tie rule: within a relative
+# LINK_TIE_REL of the minimum). O(sum of squared records per person).
+same_person_ties <- function(coords, person, min_dist) {
+  out <- numeric(length(person))
+  rows <- split(seq_along(person), person)
+  for (r in rows) {
+    x <- coords$x[, r, drop = FALSE]
+    y <- coords$y[, r, drop = FALSE]
+    for (k in seq_along(r)) {
+      d <- sqrt(colSums((y - x[, k])^2))
+      out[[r[[k]]]] <- sum(d <= min_dist[[r[[k]]]] * (1 + 1e-12))
+    }
+  }
+  out
+}
+
+# Date and POSIXct variables enter the distance as days since 1970 (an
+# intruder who knows a date links on it like on any number).
+dates_as_days <- function(frame) {
+  for (v in names(frame)) {
+    x <- frame[[v]]
+    if (inherits(x, "Date")) frame[[v]] <- as.double(x)
+    else if (inherits(x, "POSIXct")) frame[[v]] <- as.double(x) / 86400
+  }
+  frame
 }
 
 # Centre and linear map that make the chosen distance Euclidean, from the
@@ -126,26 +196,30 @@ print.epimask_linkage <- function(x, digits = 3, ...) print_formatted(x, digits 
 #' @export
 format.epimask_linkage <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
-  c(sprintf("record linkage (%s distance on %s): %d records, %s search",
-            x$distance, paste(x$known, collapse = ", "), x$n, x$method),
-    sprintf("  linkage risk %s: %s records expected re-linked; %d re-linked alone, %d in a tie, %d not",
-            format(signif(x$risk, digits)), format(round(x$linked, 1)),
-            sum(x$per_record == 1), sum(x$per_record > 0 & x$per_record < 1),
-            sum(x$per_record == 0)))
+  w <- x$per_person %||% x$per_record
+  c(sprintf("record linkage (%s distance on %s): %s, %s search",
+            x$distance, paste(x$known, collapse = ", "), unit_count(x), x$method),
+    sprintf("  linkage risk %s: %s %s expected re-linked; %d re-linked alone, %d in a tie, %d not",
+            format(signif(x$risk, digits)), format(round(x$linked, 1)), unit_name(x),
+            sum(w == 1), sum(w > 0 & w < 1), sum(w == 0)))
 }
 
 #' @rdname risk_linkage
 #' @param row.names,optional Ignored.
 #' @export
 as.data.frame.epimask_linkage <- function(x, row.names = NULL, optional = FALSE, ...) {
-  data.frame(record = seq_len(x$n), weight = x$per_record, ties = x$ties,
-             distance_to_nearest = x$distance_to_nearest)
+  out <- data.frame(record = seq_along(x$per_record), weight = x$per_record, ties = x$ties,
+                    distance_to_nearest = x$distance_to_nearest)
+  if (!identical(x$unit, "persons")) return(out)
+  out$record_weight <- x$record_weight
+  add_person_column(out, x)
 }
 
 linkage_outcomes <- function(x) {
-  c(`re-linked alone` = sum(x$per_record == 1),
-    `re-linked in a tie` = sum(x$per_record > 0 & x$per_record < 1),
-    `not re-linked` = sum(x$per_record == 0))
+  w <- x$per_person %||% x$per_record
+  c(`re-linked alone` = sum(w == 1),
+    `re-linked in a tie` = sum(w > 0 & w < 1),
+    `not re-linked` = sum(w == 0))
 }
 
 #' @rdname risk_linkage
@@ -154,6 +228,7 @@ summary.epimask_linkage <- function(object, ...) {
   outcomes <- linkage_outcomes(object)
   tab <- data.frame(outcome = names(outcomes), records = as.vector(outcomes),
                     share = as.vector(outcomes) / object$n)
+  names(tab)[[2L]] <- unit_name(object)
   structure(list(linkage = object, outcomes = tab), class = "summary.epimask_linkage")
 }
 
@@ -163,7 +238,8 @@ format.summary.epimask_linkage <- function(x, digits = 3, ...) {
   utils::capture.output({
     digits <- check_digits(digits)
     print(x$linkage, digits = digits)
-    print_titled_table("Records by outcome:", x$outcomes, digits, "share")
+    print_titled_table(sprintf("%s by outcome:", if (identical(x$linkage$unit, "persons")) "Persons" else "Records"),
+                       x$outcomes, digits, "share")
   })
 }
 
@@ -176,7 +252,7 @@ print.summary.epimask_linkage <- function(x, ...) print_formatted(x, ...)
 plot.epimask_linkage <- function(x, y = NULL, ...) {
   outcomes <- linkage_outcomes(x)
   graphics::barplot(outcomes, col = c("firebrick", "orange", "grey60"), border = NA,
-                    ylab = "records",
+                    ylab = unit_name(x),
                     main = sprintf("Record linkage: risk %s", format(signif(x$risk, 3))), ...)
   invisible(outcomes)
 }

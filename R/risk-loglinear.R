@@ -1,4 +1,4 @@
-# Log-linear (model-based) disclosure risk of a sample (METHODS 22): Skinner &
+# Log-linear (model-based) disclosure risk of a sample (methods vignette section 22): Skinner &
 # Shlomo's tau1 and tau2 from a Poisson log-linear model of the key table over
 # every combination of the observed key values, fitted by the package's IRLS
 # (irls_fit, in C) or by iterative proportional fitting.

@@ -1,4 +1,4 @@
-# Record-matching disclosure risk of masked continuous data (METHODS 5):
+# Record-matching disclosure risk of masked continuous data (methods vignette section 5):
 # the matching probability of Zhou, Dominici and Louis (2010) after Reiter
 # (2005). The O(n^2) pass over targets and candidates is in C
 # (src/risk_match.c); the intruder's regression is fitted here.
@@ -190,6 +190,19 @@
 #'   (needs \pkg{future.apply}).
 #' @param progress Show a progress bar over chunks of targets
 #'   (\pkg{progressr}, when installed).
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   of `original` when a person has several records. The scores are then of
+#'   persons: a person is matched when any one of their target records is
+#'   matched to its own released record, with probability
+#'   \eqn{1 - \prod (1 - I/c)} over their target records (ties broken
+#'   independently); `expected_match_risk` sums it over the persons,
+#'   `percent_correct` is its mean in per cent, `true_match_rate` the share
+#'   of persons with a unique correct match, `false_match_rate` the share of
+#'   persons with a unique match none of whose unique matches is right;
+#'   `per_person` holds the persons' probabilities and `per_target` gains the
+#'   person column and `person_risk`. A record matched to another record of
+#'   the same person is not counted, so the person-level risk is a lower
+#'   bound when a person's records are close together.
 #' @return An object of class `epimask_match`, a list with
 #'   \describe{
 #'     \item{`per_target`}{a data frame with one row per target: `target` (row
@@ -233,9 +246,16 @@
 risk_match <- function(original, masked, known, unknown = NULL,
                        targets = NULL, threads = NULL,
                        method = c("auto", "tree", "exhaustive"), prob_tol = 1e-6,
-                       parallel = FALSE, progress = interactive()) {
+                       parallel = FALSE, progress = interactive(), id = NULL) {
   check_data(original)
   check_data(masked)
+  if (!is.null(id)) {
+    frame <- as.data.frame(original)
+    id <- check_person_id(id, frame, exclude = c(known, unknown), data_arg = "original")
+    res <- risk_match(original, masked, known, unknown, targets, threads, method, prob_tol,
+                      parallel, progress)
+    return(match_by_person(res, frame[[id]], id))
+  }
   if (NROW(masked) != NROW(original))
     abort_length("masked", sprintf("have the same number of rows as `original` (%d), not %d",
                                    NROW(original), NROW(masked)))
@@ -271,11 +291,11 @@ risk_match <- function(original, masked, known, unknown = NULL,
   target_known <- numeric_columns(original, known, "original")[targets, , drop = FALSE]
 
   intruder <- intruder_regression(masked_known, masked_unknown, target_known)
-  job <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
-              unknown_sd = unname(intruder$sigma), unknown_range = intruder$range,
-              threads = threads, method = if (method == "tree") 1L else 0L,
-              prob_tol = if (probs) prob_tol else -1, index = NULL)
-  res <- match_targets(job, targets, target_known, intruder$mean, parallel = parallel,
+  spec <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
+               unknown_sd = unname(intruder$sigma), unknown_range = intruder$range,
+               threads = threads, method = if (method == "tree") 1L else 0L,
+               prob_tol = if (probs) prob_tol else -1, index = NULL)
+  res <- match_targets(spec, targets, target_known, intruder$mean, parallel = parallel,
                        progress = progress,
                        worker_threads = if (threads_given) threads else 1L)
   if (!probs) res$prob_true <- res$prob_max <- rep(NA_real_, length(targets))
@@ -343,14 +363,14 @@ match_method <- function(method, n, n_known, n_unknown, prob_tol) {
 # progressr tick per chunk, or over the current future::plan() (each worker
 # builds its own index: an external pointer does not travel). Per-target
 # results do not depend on the chunking, so every route gives the same object.
-match_targets <- function(job, targets, target_known, pred_mean, parallel, progress,
+match_targets <- function(spec, targets, target_known, pred_mean, parallel, progress,
                           worker_threads) {
   n_targets <- length(targets)
-  run_chunk <- function(rows, job) {
-    job$target_record <- targets[rows] - 1L
-    job$target_known <- target_known[rows, , drop = FALSE]
-    job$pred_mean <- pred_mean[rows, , drop = FALSE]
-    call_c(C_risk_match, job, arg = "job")
+  run_chunk <- function(rows, spec) {
+    spec$target_record <- targets[rows] - 1L
+    spec$target_known <- target_known[rows, , drop = FALSE]
+    spec$pred_mean <- pred_mean[rows, , drop = FALSE]
+    call_c(C_risk_match, spec, arg = "spec")
   }
   n_chunks <- if (parallel) {
     max(1L, min(n_targets, 4L * future::nbrOfWorkers()))
@@ -362,9 +382,9 @@ match_targets <- function(job, targets, target_known, pred_mean, parallel, progr
   use_bar <- progress && requireNamespace("progressr", quietly = TRUE)
   run <- function(tick) {
     if (parallel) {
-      job$threads <- worker_threads
+      spec$threads <- worker_threads
       task <- function(rows) {
-        out <- run_chunk(rows, job)
+        out <- run_chunk(rows, spec)
         tick()
         out
       }
@@ -376,10 +396,10 @@ match_targets <- function(job, targets, target_known, pred_mean, parallel, progr
           "result would misstate the risk): %s"), conditionMessage(e)),
           "epimask_error_worker", arg = "parallel"))
     } else {
-      if (job$method == 1L && length(chunks) > 1L)
-        job$index <- call_c(C_risk_match_index, job, arg = "job")
+      if (spec$method == 1L && length(chunks) > 1L)
+        spec$index <- call_c(C_risk_match_index, spec, arg = "spec")
       parts <- lapply(chunks, function(rows) {
-        out <- run_chunk(rows, job)
+        out <- run_chunk(rows, spec)
         tick()
         out
       })
@@ -476,6 +496,35 @@ abort_intruder_overflow <- function() {
                                "its residual SD, range or predictions overflow (rescale the data)"))
 }
 
+# The matching risk of persons (several records each): a person is matched
+# when any one of their target records is matched to its own released record,
+# with probability 1 - prod(1 - I / c) over their targets.
+match_by_person <- function(res, ids, id) {
+  pt <- res$per_target
+  person_all <- person_index(ids)
+  person <- person_all[pt$target]
+  # the persons among the targets, numbered 1..P in order of appearance
+  person <- match(person, unique(person))
+  P <- max(person)
+  w <- pt$I / pt$c
+  per_person <- person_any(w, person, P)
+  unique_right <- group_sums(as.double(pt$c == 1L & pt$I == 1L), person, P) > 0
+  unique_any <- group_sums(as.double(pt$c == 1L), person, P) > 0
+  pt[[id]] <- ids[pt$target]
+  pt$person_risk <- per_person[person]
+  res$per_target <- pt
+  res$per_person <- per_person
+  res$expected_match_risk <- sum(per_person)
+  res$percent_correct <- 100 * sum(per_person) / P
+  res$true_match_rate <- sum(unique_right) / P
+  res$false_match_rate <- if (any(unique_any)) sum(unique_any & !unique_right) / sum(unique_any) else NA_real_
+  res$unit <- "persons"
+  res$id <- id
+  res$n_persons <- P
+  res$n_target_records <- res$n_targets
+  res
+}
+
 new_epimask_match <- function(res, targets, n, known, unknown, sigma) {
   per_target <- data.frame(target = targets, prob_true = res$prob_true,
                            prob_max = res$prob_max, c = res$c, I = res$I)
@@ -498,6 +547,11 @@ new_epimask_match <- function(res, targets, n, known, unknown, sigma) {
 #' @export
 format.epimask_match <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
+  if (identical(x$unit, "persons"))
+    return(sprintf("%s%% of %d persons expected correctly matched (%d target records of %d; known: %s; unknown: %s)",
+                   format(signif(x$percent_correct, digits)), x$n_persons, x$n_targets,
+                   x$n_records, paste(x$known, collapse = ", "),
+                   if (length(x$unknown)) paste(x$unknown, collapse = ", ") else "none"))
   sprintf("%s%% expected correct matches (%d of %d targets; known: %s; unknown: %s)",
           format(signif(x$percent_correct, digits)), x$n_targets, x$n_records,
           paste(x$known, collapse = ", "),
@@ -552,6 +606,7 @@ summary.epimask_match <- function(object, ...) {
     true_match_rate = object$true_match_rate,
     false_match_rate = object$false_match_rate,
     mean_prob_true = mean(pt$prob_true),
+    unit = object$unit, n_persons = object$n_persons, id = object$id,
     probs_skipped = is.na(object$prob_tol)
   ), class = "summary.epimask_match")
 }
@@ -590,6 +645,12 @@ format.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
         "Expected correct" = fmt(sum(rest$expected_correct)), check.names = FALSE))
     }
     print(tab, row.names = FALSE, right = TRUE)
+    if (identical(x$unit, "persons")) {
+      cat(sprintf("\n  Persons (person column '%s'): %d; a person is matched when any of their records is\n",
+                  x$id, x$n_persons))
+      cat(sprintf("  Expected match risk: %s persons correctly matched of %d (%s%%)\n",
+                  fmt(x$expected_match_risk), x$n_persons, fmt(x$percent_correct)))
+    } else
     cat(sprintf("\n  Expected match risk: %s correct matches of %d (%s%%)\n",
                 fmt(x$expected_match_risk), x$n_targets, fmt(x$percent_correct)))
     cat(sprintf("  True match rate: %s; false match rate: %s\n",

@@ -1,4 +1,4 @@
-# Population uniqueness of a sample release (METHODS 21): the number of people
+# Population uniqueness of a sample release (methods vignette section 21): the number of people
 # in the population who are unique on the keys, estimated from the sample's
 # class-size histogram by Pitman's model (maximum likelihood of the
 # Ewens-Pitman partition), Zayatz's hypergeometric estimator, the SNB model

@@ -1,4 +1,4 @@
-# Release context (METHODS 17; El Emam & Malin 2014, "Taking context into
+# Release context (methods vignette section 17; El Emam & Malin 2014, "Taking context into
 # account"): the custodian states who receives the data and how likely an
 # attack is; the risk of a release is then the re-identification risk given
 # an attack times the probability of the attack, for each attack, and the
@@ -192,7 +192,9 @@ print.release_context <- function(x, ...) {
 #' @param data The data set to be released (a data frame or matrix).
 #' @param keys Character vector: its quasi-identifiers.
 #' @param context A [release_context()].
-#' @param ... Passed to [risk_kanon()] (e.g. `population`, `pi`, `weights`).
+#' @param ... Passed to [risk_kanon()] (e.g. `population`, `pi`, `weights`,
+#'   and `id`, the person column, when a person has several records: the
+#'   risks are then of persons).
 #' @param uniqueness For a public release that is a sample of a population:
 #'   `NULL`, a [population_model()] (estimated here on `data` and `keys`) or a
 #'   [risk_population()] result. The public attack's \eqn{Pr(re\text{-}id)} is
@@ -267,8 +269,8 @@ format.risk_release <- function(x, digits = 3, ...) {
   worst <- a$attack[which.max(a$risk)]
   rows <- sprintf("  %-12s Pr(attack) %-6s x Pr(re-id | attack) %-8s = %s",
                   a$attack, fmt(a$pr_attack), fmt(a$pr_reid_given), fmt(a$risk))
-  c(sprintf("release risk: %d records, keys %s; %s",
-            x$kanon$n, paste(x$keys, collapse = ", "),
+  c(sprintf("release risk: %s, keys %s; %s",
+            unit_count(x$kanon), paste(x$keys, collapse = ", "),
             if (x$context$public) "public release" else "non-public release"),
     rows,
     sprintf("overall risk %s (%s) %s threshold %s: %s",

@@ -55,7 +55,10 @@
 #'     noise of any size that leaves records nearest their originals.}
 #'   \item{`"none"`}{no risk (NA).}
 #' }
-#' Further arguments are passed to the measure's function.
+#' Further arguments are passed to the measure's function; `id` (the person
+#' column, when a person has several records) is passed to every measure but
+#' `"identifiability"` (whose own `id` identifies the released records), so
+#' that the risk is of persons.
 #'
 #' @param name The measure's name (see Details).
 #' @param ... Its arguments, e.g. `known`, `unknown` (`"match"`), `keys`,
@@ -179,7 +182,7 @@ risk_match_value <- function(original, masked, args) {
 risk_identifiability_value <- function(original, masked, args) {
   id <- ".epimask_record"
   original[[id]] <- masked[[id]] <- seq_len(nrow(original))
-  rest <- args[setdiff(names(args), "known")]
+  rest <- args[setdiff(names(args), c("known", "id"))]
   res <- do.call(risk_identifiability, c(list(masked, original, keys = args$known, id = id),
                                          rest))
   res$score
@@ -197,7 +200,7 @@ risk_kanon_value <- function(original, masked, args) {
 risk_ldiversity_value <- function(original, masked, args) {
   measure <- check_choice(if (is.null(args$measure)) "entropy" else args$measure,
                           c("entropy", "distinct", "recursive"), arg = "measure")
-  rest <- args[intersect(names(args), "c")]
+  rest <- args[intersect(names(args), c("c", "id"))]
   res <- do.call(risk_ldiversity, c(list(masked, keys = args$keys, sensitive = args$sensitive),
                                     rest))
   1 / min(res[[paste0(measure, "_l")]])
@@ -205,14 +208,15 @@ risk_ldiversity_value <- function(original, masked, args) {
 
 risk_tcloseness_value <- function(original, masked, args) {
   res <- risk_tcloseness(masked, keys = args$keys, sensitive = args$sensitive,
-                         ordered = args$ordered)
+                         ordered = args$ordered, id = args$id)
   max(res$t)
 }
 
 risk_individual_value <- function(original, masked, args) {
   measure <- check_choice(if (is.null(args$measure)) "global" else args$measure,
                           c("global", "max"), arg = "measure")
-  res <- risk_individual(masked, keys = args$keys, weights = args$weights, cluster = args$cluster)
+  res <- risk_individual(masked, keys = args$keys, weights = args$weights, cluster = args$cluster,
+                         id = args$id)
   if (!is.null(args$cluster))
     return(if (measure == "global") res$cluster_global else max(res$cluster_risk))
   if (measure == "global") res$global else max(res$per_record)
@@ -240,15 +244,17 @@ risk_loglinear_value <- function(original, masked, args) {
 risk_suda_value <- function(original, masked, args) {
   measure <- check_choice(if (is.null(args$measure)) "mean" else args$measure,
                           c("mean", "share", "max"), arg = "measure")
-  rest <- args[intersect(names(args), c("max_k", "dis_fraction"))]
+  rest <- args[intersect(names(args), c("max_k", "dis_fraction", "id"))]
   res <- do.call(risk_suda, c(list(masked, keys = args$keys), rest))
+  # one value per person when the person is the unit
+  if (identical(res$unit, "persons")) res$dis <- res$dis[!duplicated(res$person)]
   threshold <- if (is.null(args$threshold)) 0.1 else
     check_number(args$threshold, "threshold", lower = 0, upper = 1)
   switch(measure, mean = mean(res$dis), max = max(res$dis), share = mean(res$dis > threshold))
 }
 
 risk_linkage_value <- function(original, masked, args) {
-  rest <- args[intersect(names(args), c("distance", "method", "threads"))]
+  rest <- args[intersect(names(args), c("distance", "method", "threads", "id"))]
   do.call(risk_linkage, c(list(original, masked, known = args$known), rest))$risk
 }
 

@@ -1,4 +1,4 @@
-# Special uniques (METHODS 14): minimal sample uniques found by the SUDA2
+# Special uniques (methods vignette section 14): minimal sample uniques found by the SUDA2
 # recursive search in C (src/suda.c), SUDA scores and DIS-SUDA scores here.
 
 #' Special uniques: SUDA and DIS-SUDA scores
@@ -31,6 +31,14 @@
 #' @param max_k Largest MSU size searched, a whole number in 1..`length(keys)`.
 #' @param dis_fraction The sampling fraction \eqn{d} of the DIS calculation,
 #'   in (0, 1).
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   when a person has several records: the persons are scored, each person's
+#'   key on a subset of the keys being their values of those keys over the
+#'   distinct key tuples of their records (for all the keys: the set of
+#'   tuples of [risk_kanon()]; for a subset, the number of the person's
+#'   distinct tuples is part of what an intruder matches on). `n`, the
+#'   uniques and the DIS-SUDA file share count persons; `score`, `dis` and
+#'   `msu` repeat the person's values on each of their records.
 #' @return An object of class `epimask_suda`, a list with
 #'   \item{score}{the SUDA score of each record.}
 #'   \item{dis}{the DIS-SUDA score of each record.}
@@ -59,9 +67,15 @@
 #' summary(s)
 #' plot(s)
 #' @export
-risk_suda <- function(data, keys, max_k = length(keys), dis_fraction = 0.01) {
+risk_suda <- function(data, keys, max_k = length(keys), dis_fraction = 0.01, id = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
+  id <- check_person_id(id, data, exclude = keys)
+  if (!is.null(id)) {
+    p <- person_frame(data, keys, id)
+    res <- risk_suda(p$data, keys, max_k = max_k, dis_fraction = dis_fraction)
+    return(person_result(res, p, c("score", "dis", "msu"), data))
+  }
   if (anyDuplicated(keys)) abort_value("keys", "distinct column names")
   A <- length(keys)
   if (A > 64L) abort_length("keys", sprintf("name at most 64 columns, not %d", A))
@@ -75,7 +89,7 @@ risk_suda <- function(data, keys, max_k = length(keys), dis_fraction = 0.01) {
   res <- call_c(C_suda_search, list(codes = codes, max_k = max_k), arg = "keys")
   weights <- suda_weights(A, max_k)
   score <- as.vector(res$msu %*% weights)
-  ec <- .Call(C_freq_group, codes)
+  ec <- call_c(C_freq_group, list(codes = codes), arg = "keys")
   f <- ec$size[ec$group]
   n1 <- sum(f == 1L)
   n2 <- sum(f == 2L)
@@ -126,15 +140,19 @@ print.epimask_suda <- function(x, digits = 3, ...) print_formatted(x, digits = d
 #' @export
 format.epimask_suda <- function(x, digits = 3, ...) {
   digits <- check_digits(digits)
+  # per person when the person is the unit (the per-record scores repeat them)
+  one <- if (identical(x$unit, "persons")) !duplicated(x$person) else rep(TRUE, length(x$score))
+  x$score <- x$score[one]
+  x$dis <- x$dis[one]
   special <- sum(x$score > 0)
   top <- utils::head(sort(x$attribute_contribution, decreasing = TRUE), 3L)
-  c(sprintf("SUDA: %d records, %d keys (%s), MSUs up to size %d", x$n, length(x$keys),
+  c(sprintf("SUDA: %s, %d keys (%s), MSUs up to size %d", unit_count(x), length(x$keys),
             paste(x$keys, collapse = ", "), x$max_k),
-    sprintf("  %d records with at least one MSU (%d unique on all keys); MSUs by size: %s",
-            special, x$n_unique, paste(x$msu_by_size, collapse = " ")),
-    sprintf("  DIS-SUDA: mean %s, maximum %s, %d records above 0.1 (dis_fraction %s)",
+    sprintf("  %d %s with at least one MSU (%d unique on all keys); MSUs by size: %s",
+            special, unit_name(x), x$n_unique, paste(x$msu_by_size, collapse = " ")),
+    sprintf("  DIS-SUDA: mean %s, maximum %s, %d %s above 0.1 (dis_fraction %s)",
             format(signif(mean(x$dis), digits)), format(signif(max(x$dis), digits)),
-            sum(x$dis > 0.1), format(x$dis_fraction)),
+            sum(x$dis > 0.1), unit_name(x), format(x$dis_fraction)),
     sprintf("  keys contributing most: %s",
             paste0(names(top), " ", format(round(top, 1)), "%", collapse = ", ")))
 }
@@ -143,8 +161,9 @@ format.epimask_suda <- function(x, digits = 3, ...) {
 #' @param row.names,optional Ignored (the IDs are a column).
 #' @export
 as.data.frame.epimask_suda <- function(x, row.names = NULL, optional = FALSE, ...) {
-  ids <- if (is.null(x$record_ids)) seq_len(x$n) else x$record_ids
+  ids <- if (is.null(x$record_ids)) seq_along(x$score) else x$record_ids
   out <- data.frame(ID = ids, score = x$score, dis = x$dis, stringsAsFactors = FALSE)
+  out <- add_person_column(out, x)
   cbind(out, as.data.frame(x$msu))
 }
 

@@ -1,4 +1,4 @@
-# Cell-level local suppression (METHODS 19): a greedy over distinct key
+# Cell-level local suppression (methods vignette section 19): a greedy over distinct key
 # patterns in C (src/suppress.c, glue src/r_suppress.c), recounted on the
 # output before it is returned.
 
@@ -155,7 +155,7 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
   codes <- suppress_codes(frame, keys)
   strata_codes <- if (is.null(strata)) NULL else suppress_codes(frame, strata) + 1L
   stratum_size <- if (is.null(strata)) rep(n, n) else {
-    g <- .Call(C_freq_group, strata_codes)
+    g <- call_c(C_freq_group, list(codes = strata_codes), arg = "strata")
     g$size[g$group]
   }
   small <- stratum_size < k

@@ -1,5 +1,5 @@
 # Large-sample bias of GLM coefficients estimated from kernel- or
-# matrix-masked data (METHODS 4): the first-order term beta'(0) of Zhou et
+# matrix-masked data (methods vignette section 4): the first-order term beta'(0) of Zhou et
 # al.'s appendix, and the exact limit at the scheme's lambda, both without
 # any simulation.
 

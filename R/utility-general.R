@@ -1,4 +1,4 @@
-# Model-free utility (METHODS 25) for a custodian who does not know the
+# Model-free utility (methods vignette section 25) for a custodian who does not know the
 # collaborator's model: the propensity-score MSE of telling masked from
 # original records, per-variable Kolmogorov-Smirnov distances, IL1s and the
 # largest change in the correlation matrix; and the same measures as the

@@ -1,4 +1,4 @@
-# Analysis potential of masked data (METHODS 3): fit the analyst's model to the
+# Analysis potential of masked data (methods vignette section 3): fit the analyst's model to the
 # original and to the masked data and compare the estimates of the quantity of
 # interest. The same per-term arithmetic serves ru_profile(), so the helpers
 # that fit one model and pull out one quantity live here.
@@ -244,7 +244,7 @@ term_function_value <- function(f, fit, data) {
   as.double(unname(value))
 }
 
-# ---- population-level odds ratio (METHODS 3.1) ----------------------------------
+# ---- population-level odds ratio (methods vignette section 3.1) ----------------------------------
 
 #' Population-level odds ratio as a profile target
 #'

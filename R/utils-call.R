@@ -1,14 +1,23 @@
-# The R side of the R-to-C contract (src/r_util.h): .Call entries take named
-# lists, and a field the C side refuses comes back as an R error
-# "epimask-field: <field>: <expected>", turned here into a classed
-# epimask_error naming the field, so that a hand-edited object fails like a
-# bad argument.
+# The R side of the R-to-C contract (src/r_util.h): every .Call of the
+# package goes through call_c(), with one named list. The glue raises three
+# kinds of error, classed here and nowhere else:
+# - a field the C side refuses, "epimask-field: <field>: <expected>": an
+#   epimask_error_value naming the field (a hand-edited object fails like a
+#   bad argument);
+# - scratch memory the C core could not get, "epimask-memory: <what>": an
+#   epimask_error_memory;
+# - a C loop that polled an interrupt (and so consumed it),
+#   "epimask-interrupt: ...": given back as the user interrupt it was.
 
 call_c <- function(routine, ..., arg = "scheme") {
   # do.call: the registered routine is a value here, which R CMD check's
   # static look-up of .Call() symbols cannot follow
   tryCatch(do.call(.Call, list(routine, ...)), error = function(e) {
     msg <- conditionMessage(e)
+    if (startsWith(msg, "epimask-memory: "))
+      epimask_abort(paste0(sub("^epimask-memory: ", "", msg), "."), "epimask_error_memory",
+                    arg = arg)
+    if (startsWith(msg, "epimask-interrupt: ")) user_interrupt()
     if (!startsWith(msg, "epimask-field: ")) stop(e)
     parts <- strsplit(sub("^epimask-field: ", "", msg), ": ", fixed = TRUE)[[1L]]
     field <- parts[[1L]]
@@ -16,4 +25,13 @@ call_c <- function(routine, ..., arg = "scheme") {
     epimask_abort(sprintf("`%s$%s` must be %s.", arg, field, expected),
                   "epimask_error_value", arg = paste0(arg, "$", field))
   })
+}
+
+# What R itself does on an interrupt: signal an "interrupt" condition (caught
+# by tryCatch(interrupt = )), then, when nothing handles it, return to the top
+# level.
+user_interrupt <- function() {
+  signalCondition(structure(class = c("interrupt", "condition"),
+                            list(message = "", call = NULL)))
+  invokeRestart("abort")
 }

@@ -9,8 +9,9 @@
 #' (NA, NaN, Inf or out of range), `epimask_error_length` (mismatched lengths or
 #' dimensions), `epimask_error_empty` (no data), `epimask_error_name` (a column
 #' or term that does not exist), `epimask_error_singular` (a design that cannot
-#' be fitted), `epimask_error_user` (a function the caller supplied, such as
-#' `simulate` or a risk function, failed; it also has class
+#' be fitted), `epimask_error_memory` (the C core could not allocate the
+#' scratch memory a task needs), `epimask_error_user` (a function the caller
+#' supplied, such as `simulate` or a risk function, failed; it also has class
 #' `epimask_error_value`). Warnings about statistical trouble have class `epimask_warning`
 #' and a subclass: `epimask_warning_convergence` (a fit did not converge or
 #' failed on some masked data sets), `epimask_warning_separation` (fitted
@@ -26,7 +27,8 @@
 #' `epimask_warning_user` (a function the caller supplied signalled a warning;
 #' its message is quoted), `epimask_warning_deprecated` (an argument or a result
 #' field under its old name, which still works for one release),
-#' `epimask_warning_stratum` (records of strata smaller than k that
+#' `epimask_warning_dates` (dates before 1900 or after today in a masked
+#' column), `epimask_warning_stratum` (records of strata smaller than k that
 #' [suppress_local()] cannot make safe; they are left as they are).
 #'
 #' @name epimask-conditions

@@ -76,5 +76,5 @@ direct_codes <- function(x) {
 # Equivalence classes of `data` on `keys`: group id per record and class sizes.
 key_groups <- function(data, keys) {
   codes <- key_codes(data, keys)[[1L]]
-  .Call(C_freq_group, codes)
+  call_c(C_freq_group, list(codes = codes), arg = "keys")
 }

@@ -19,7 +19,7 @@
 #'    variables to mask, and the collaborator's model (formula and family, or
 #'    the linear ERR model of [fit_err()]).
 #' 3. **Context**: public or not, Pr(attempt), Pr(acquaintance), Pr(breach),
-#'    the threshold and the reasons for it (METHODS.md section 17).
+#'    the threshold and the reasons for it (the methods vignette, section 17).
 #' 4. **Masking**: sweeps of rounding (significant digits, decimal places) and
 #'    noise, the risk measure (by default record linkage, [risk_linkage()],
 #'    on the variables the intruder knows: it sees noise and is fast;

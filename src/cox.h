@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 /* Cox proportional hazards model by Newton-Raphson on the log partial
- * likelihood (METHODS 24). Plain C over arrays; the .Call glue is in
+ * likelihood (methods vignette section 24). Plain C over arrays; the .Call glue is in
  * r_cox.c.
  *
  * The records are visited through two orderings made by the caller: `ord`,

@@ -1,4 +1,4 @@
-/* Linear excess-relative-risk binary regression (METHODS 2.1); see err.h.
+/* Linear excess-relative-risk binary regression (methods vignette section 2.1); see err.h.
  *
  * Per record, with u = 1 + beta d, eta = off + z'gamma + log u, p = expit(eta):
  *   loglik  l = w [y log p + (m - y) log(1 - p)]

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-/* Linear excess-relative-risk (ERR) binary regression (METHODS 2.1):
+/* Linear excess-relative-risk (ERR) binary regression (methods vignette section 2.1):
  *
  *     odds_i = exp(off_i + z_i' gamma) * (1 + beta d_i),   y_i ~ Binomial(m_i, p_i)
  *

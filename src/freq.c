@@ -3,24 +3,11 @@
 #include "freq.h"
 #include "row_hash.h"
 
-/* Open addressing with linear probing over row indices; the table holds the
- * index of the first row of each distinct key (or -1), so memory is O(n). */
-
-
-static int rows_equal(const int *a, size_t na, size_t ra,
-                      const int *b, size_t nb, size_t rb, int k)
-{
-    for (int j = 0; j < k; j++)
-        if (a[ra + (size_t) j * na] != b[rb + (size_t) j * nb]) return 0;
-    return 1;
-}
-
-static size_t table_capacity(size_t n)
-{
-    size_t cap = 16;
-    while (cap < 2 * n) cap <<= 1;
-    return cap;
-}
+/* The one row-grouping engine of the package (frequencies, SUDA, local
+ * suppression, the lattice's class tables, l-diversity and t-closeness all
+ * group rows of code matrices here). Open addressing with linear probing
+ * over row indices; the table holds the index of the first row of each
+ * distinct key (or -1), so memory is O(n). */
 
 /* Slot holding a row equal to `row` of `keys`, or the empty slot where it
  * belongs. `slot_row` maps slots to rows of `table_keys`. */
@@ -39,12 +26,12 @@ static size_t probe(const ptrdiff_t *slot_row, size_t mask,
  * into one 64-bit integer (mixed radix) and the table compares packed keys
  * without going back to the code matrix: far fewer cache misses on millions
  * of rows. Returns 1 and fills base/mult, or 0 when the product overflows. */
-static int packing_radices(const int *codes, size_t n, int k,
+static int packing_radices(const int *codes, size_t n, size_t ld, int k,
                            int64_t *base, uint64_t *mult)
 {
     uint64_t span = 1;
     for (int j = 0; j < k; j++) {
-        const int *col = codes + (size_t) j * n;
+        const int *col = codes + (size_t) j * ld;
         int lo = col[0], hi = col[0];
         for (size_t i = 1; i < n; i++) {
             if (col[i] < lo) lo = col[i];
@@ -59,20 +46,20 @@ static int packing_radices(const int *codes, size_t n, int k,
     return 1;
 }
 
-static uint64_t packed_row(const int *codes, size_t n, int k, size_t row,
+static uint64_t packed_row(const int *codes, size_t ld, int k, size_t row,
                            const int64_t *base, const uint64_t *mult)
 {
     uint64_t key = 0;
     for (int j = 0; j < k; j++)
-        key += (uint64_t) ((int64_t) codes[row + (size_t) j * n] - base[j]) * mult[j];
+        key += (uint64_t) ((int64_t) codes[row + (size_t) j * ld] - base[j]) * mult[j];
     return key;
 }
 
-static int freq_group_packed(const int *codes, size_t n, int k,
-                             const int64_t *base, const uint64_t *mult,
-                             int *group, int *size)
+static int group_packed(const int *codes, size_t n, size_t ld, int k,
+                        const int64_t *base, const uint64_t *mult,
+                        int *group, int *first)
 {
-    size_t cap = table_capacity(n), mask = cap - 1;
+    size_t cap = row_table_capacity(n), mask = cap - 1;
     uint64_t *slot_key = malloc(cap * sizeof(uint64_t));
     int *slot_group = malloc(cap * sizeof(int));
     if (!slot_key || !slot_group) {
@@ -84,26 +71,26 @@ static int freq_group_packed(const int *codes, size_t n, int k,
 
     int n_groups = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t key = packed_row(codes, n, k, i, base, mult);
+        uint64_t key = packed_row(codes, ld, k, i, base, mult);
         size_t s = (size_t) mix64(key) & mask;
         while (slot_group[s] >= 0 && slot_key[s] != key) s = (s + 1) & mask;
         if (slot_group[s] < 0) {
             slot_key[s] = key;
             slot_group[s] = n_groups;
-            size[n_groups] = 0;
+            if (first) first[n_groups] = (int) i;
             n_groups++;
         }
         group[i] = slot_group[s];
-        size[group[i]]++;
     }
     free(slot_key);
     free(slot_group);
     return n_groups;
 }
 
-static int freq_group_rows(const int *codes, size_t n, int k, int *group, int *size)
+static int group_unpacked(const int *codes, size_t n, size_t ld, int k, int *group,
+                          int *first)
 {
-    size_t cap = table_capacity(n), mask = cap - 1;
+    size_t cap = row_table_capacity(n), mask = cap - 1;
     ptrdiff_t *slot_row = malloc(cap * sizeof(ptrdiff_t));
     int *slot_group = malloc(cap * sizeof(int));
     if (!slot_row || !slot_group) {
@@ -115,22 +102,21 @@ static int freq_group_rows(const int *codes, size_t n, int k, int *group, int *s
 
     int n_groups = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t s = probe(slot_row, mask, codes, n, codes, n, i, k);
+        size_t s = probe(slot_row, mask, codes, ld, codes, ld, i, k);
         if (slot_row[s] < 0) {
             slot_row[s] = (ptrdiff_t) i;
             slot_group[s] = n_groups;
-            size[n_groups] = 0;
+            if (first) first[n_groups] = (int) i;
             n_groups++;
         }
         group[i] = slot_group[s];
-        size[group[i]]++;
     }
     free(slot_row);
     free(slot_group);
     return n_groups;
 }
 
-int freq_group(const int *codes, size_t n, int k, int *group, int *size)
+int freq_group_rows(const int *codes, size_t n, size_t ld, int k, int *group, int *first)
 {
     if (n == 0) return 0;
     int64_t *base = malloc((size_t) (k > 0 ? k : 1) * sizeof(int64_t));
@@ -140,18 +126,27 @@ int freq_group(const int *codes, size_t n, int k, int *group, int *size)
         free(mult);
         return -1;
     }
-    int n_groups = packing_radices(codes, n, k, base, mult)
-        ? freq_group_packed(codes, n, k, base, mult, group, size)
-        : freq_group_rows(codes, n, k, group, size);
+    int n_groups = packing_radices(codes, n, ld, k, base, mult)
+        ? group_packed(codes, n, ld, k, base, mult, group, first)
+        : group_unpacked(codes, n, ld, k, group, first);
     free(base);
     free(mult);
+    return n_groups;
+}
+
+int freq_group(const int *codes, size_t n, int k, int *group, int *size)
+{
+    int n_groups = freq_group_rows(codes, n, n, k, group, NULL);
+    if (n_groups < 0) return n_groups;
+    for (int g = 0; g < n_groups; g++) size[g] = 0;
+    for (size_t i = 0; i < n; i++) size[group[i]]++;
     return n_groups;
 }
 
 int freq_match_count(const int *ref, size_t nref, const int *qry, size_t nqry,
                      int k, int *count)
 {
-    size_t cap = table_capacity(nref), mask = cap - 1;
+    size_t cap = row_table_capacity(nref), mask = cap - 1;
     ptrdiff_t *slot_row = malloc(cap * sizeof(ptrdiff_t));
     int *slot_count = malloc(cap * sizeof(int));
     if (!slot_row || !slot_count) {

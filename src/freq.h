@@ -7,6 +7,12 @@
  * matrix of integer codes (one code per distinct value of a column, NA being a
  * code of its own), so the hash never needs to know the original types. */
 
+/* The grouping engine: the rows of an n x k code matrix (leading dimension
+ * ld >= n) grouped by equality, group[i] in 0..G-1 in order of first
+ * appearance, first[g] the first row of group g (first may be NULL). Returns
+ * G, or -1 if scratch memory could not be allocated. */
+int freq_group_rows(const int *codes, size_t n, size_t ld, int k, int *group, int *first);
+
 /* Assign each row a group id 0..G-1 in order of first appearance and return G
  * (or -1 if scratch memory could not be allocated). size must hold n ints; on
  * return size[0..G-1] are the group sizes. */

@@ -1,7 +1,7 @@
-/* E(1 / F | f) of Benedetti & Franconi (1998), METHODS 13.
+/* E(1 / F | f) of Benedetti & Franconi (1998), methods vignette section 13.
  *
  * With q = 1 - p, the substitution t = u / (p + q u) (so that t / (1 - q t)
- * = u / p) turns the integral of METHODS 13 into
+ * = u / p) turns the integral of methods vignette section 13 into
  *     r = p I_f,   I_f = integral_0^1 u^(f-1) / (p + q u) du,
  * and I_f obeys p I_f + q I_(f+1) = 1 / f. Two evaluations, each stable where
  * it is used:

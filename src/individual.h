@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-/* Individual re-identification risk under sampling (METHODS 13): for a key
+/* Individual re-identification risk under sampling (methods vignette section 13): for a key
  * pattern seen f times in the sample whose weights add up to F_hat >= f,
  * r = E(1 / F | f) under the negative-binomial posterior with p = f / F_hat.
  * Returns r, accurate to a few units in the last place for every f >= 1. */

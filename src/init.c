@@ -6,10 +6,18 @@
 
 #define CALLDEF(name, n) {"C_" #name, (DL_FUNC) &r_##name, n}
 
+/* Every entry takes one named list `spec` read with the r_field_* helpers of
+ * r_util.h (glm_codes takes nothing: it only reports the C enums), and every
+ * R call goes through call_c() of R/utils-call.R, which classes the two errors
+ * the glue raises (r_field_error, r_nomem_error). Entries marked TEST ONLY are
+ * called by no R function of the package: tests (and tools/gctorture.R) reach
+ * them with .Call(epimask:::C_..., spec) to check a C formula against an
+ * independent R reference. */
+
 static const R_CallMethodDef call_methods[] = {
     /* freq */
     CALLDEF(freq_group, 1),
-    CALLDEF(freq_match, 2),
+    CALLDEF(freq_match, 1),
     /* lattice: class counts of the generalization lattice (r_lattice.c) */
     CALLDEF(lattice_group, 1),
     CALLDEF(lattice_rollup, 1),
@@ -17,24 +25,24 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(lattice_tag, 1),
     /* err: linear excess-relative-risk model (r_err.c) */
     CALLDEF(err_fit, 1),
-    CALLDEF(err_derivs, 1),
+    CALLDEF(err_derivs, 1),             /* TEST ONLY */
     /* kernel masking (mask) */
     CALLDEF(kernel_smooth, 1),
-    /* masking forms of METHODS 15 (r_mask.c) */
+    /* masking forms of methods vignette section 15 (r_mask.c) */
     CALLDEF(mdav_groups, 1),
     CALLDEF(rank_swap, 1),
     /* risk: record-matching probability (r_risk.c) */
     CALLDEF(risk_match, 1),
     CALLDEF(risk_match_index, 1),
-    CALLDEF(risk_triangle_normal, 4),
+    CALLDEF(risk_triangle_normal, 1),   /* TEST ONLY */
     /* Cox proportional hazards core (r_cox.c) */
     CALLDEF(cox_fit, 1),
     /* irls (GLM fitting core, r_irls.c) */
     CALLDEF(glm_codes, 0),
     CALLDEF(irls_fit, 1),
     CALLDEF(irls_stat_many, 1),
-    CALLDEF(irls_family_eval, 1),
-    CALLDEF(irls_nonfinite, 2),
+    CALLDEF(irls_family_eval, 1),       /* TEST ONLY */
+    CALLDEF(irls_nonfinite, 1),
     CALLDEF(irls_aic_loglik, 1),
     CALLDEF(irls_support, 1),
     CALLDEF(irls_initialize, 1),

@@ -114,3 +114,60 @@ size_t kernel_apply(const sindex *ix, const kernel_spec *ks, const int *group,
     return par_rows(from, to, KERNEL_CHUNK_ROWS, KERNEL_REGION_WORK, nthreads,
                     kernel_row, &job);
 }
+
+void kernel_smooth(const kernel_spec *ks, kernel_mode mode, const double *coords,
+                   size_t n, int d, const int *group, const double *Z, int p,
+                   int nthreads, double *out, kernel_alloc alloc, void (*check)(void))
+{
+    const int *grp = group;
+    /* row-major copies: the neighbours of a target are read together */
+    double *x = (double *) alloc(n * (size_t) d, sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < d; k++) x[i * (size_t) d + k] = coords[i + (size_t) k * n];
+
+    size_t max_cells = 2 * n + 16;
+    int *perm = (int *) alloc(n, sizeof(int));
+    size_t *cell_of = (size_t *) alloc(n, sizeof(size_t));
+    size_t *start = (size_t *) alloc(sindex_start_len(max_cells), sizeof(size_t));
+    sindex ix;
+    sindex_build(&ix, x, n, d, kernel_radius(ks), max_cells, perm, cell_of, start);
+
+    /* Smoothing works on copies sorted by cell, so that the neighbours of a
+     * target sit close together in memory (the gain is large for big n);
+     * rebuilding on sorted data gives the same grid with the identity order. */
+    const int *order = NULL;
+    double *zs = NULL, *outs = out;
+    if (mode != KM_DENSE) {
+        int *orig = (int *) alloc(n, sizeof(int));
+        memcpy(orig, perm, n * sizeof(int));
+        order = orig;
+        double *xs = (double *) alloc(n * (size_t) d, sizeof(double));
+        zs = (double *) alloc(n * (size_t) p, sizeof(double));
+        outs = (double *) alloc(n * (size_t) p, sizeof(double));
+        int *gs = grp ? (int *) alloc(n, sizeof(int)) : NULL;
+        for (size_t q = 0; q < n; q++) {
+            size_t i = (size_t) order[q];
+            memcpy(xs + q * (size_t) d, x + i * (size_t) d, (size_t) d * sizeof(double));
+            for (int j = 0; j < p; j++) zs[q * (size_t) p + j] = Z[i + (size_t) j * n];
+            if (gs) gs[q] = grp[i];
+        }
+        grp = gs;
+        sindex_build(&ix, xs, n, d, kernel_radius(ks), max_cells, perm, cell_of, start);
+    }
+
+    int *nb = (int *) alloc(n * (size_t) nthreads, sizeof(int));
+    double *delta = (double *) alloc(n * (size_t) nthreads, sizeof(double));
+    /* one parallel region per KERNEL_REGION_WORK of work (not per block of
+     * rows): few barriers whatever n and the load; interrupts in between */
+    for (size_t from = 0; from < n;) {
+        from = kernel_apply(&ix, ks, grp, zs, p, outs, mode, nb, delta, nthreads, from, n);
+        check();
+    }
+
+    if (mode != KM_DENSE) {
+        for (size_t q = 0; q < n; q++) {
+            size_t i = (size_t) order[q];
+            for (int j = 0; j < p; j++) out[i + (size_t) j * n] = outs[q * (size_t) p + j];
+        }
+    }
+}

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include "spatial_index.h"
 
-/* Kernel-weighted matrix masking (METHODS 1.1) without forming A.
+/* Kernel-weighted matrix masking (methods vignette section 1.1) without forming A.
  * Coordinates have already been mapped to a space where delta is a plain
  * metric: exponential and ring (Euclidean), gaussian and bvn (squared
  * Euclidean, bvn after whitening), ring_angle (L1 in (radius, angle)),
@@ -47,5 +47,17 @@ double kernel_radius(const kernel_spec *ks);
 size_t kernel_apply(const sindex *ix, const kernel_spec *ks, const int *group,
                   const double *Z, int p, double *out, kernel_mode mode,
                   int *nb, double *delta, int nthreads, size_t from, size_t to);
+
+/* The whole smoothing of methods vignette section 1.1 on plain arrays (the .Call glue of
+ * r_kernel.c only reads the fields and allocates). coords is n x d and Z
+ * n x p, column-major; group is n codes or NULL. out is column-major n x p
+ * (KM_SMOOTH, KM_DERIV0) or n x n and zeroed (KM_DENSE). Scratch comes from
+ * alloc (count elements of size bytes; never fails, freed by the caller's
+ * allocator, so that check may jump out); check runs between parallel
+ * regions (an interrupt check). nthreads >= 1. */
+typedef void *(*kernel_alloc)(size_t count, size_t size);
+void kernel_smooth(const kernel_spec *ks, kernel_mode mode, const double *coords,
+                   size_t n, int d, const int *group, const double *Z, int p,
+                   int nthreads, double *out, kernel_alloc alloc, void (*check)(void));
 
 #endif

@@ -1,124 +1,66 @@
-/* Class counts for the generalization lattice (METHODS 16): grouping of code
- * rows, roll-up of a finer node's class table to a coarser node, and the
- * l-diversity / t-closeness figures of each class (METHODS 12). Plain C over
+/* Class counts for the generalization lattice (methods vignette section 16): grouping of code
+ * rows (by the engine of freq.c), roll-up of a finer node's class table to a coarser node, and the
+ * l-diversity / t-closeness figures of each class (methods vignette section 12). Plain C over
  * arrays; the search itself lives in R/generalize-ola.R. */
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <math.h>
 #include "lattice.h"
-#include "row_hash.h"
+#include "freq.h"
 
-
-static int rows_equal(const int *codes, size_t ld, int ncol, size_t a, size_t b)
-{
-    for (int j = 0; j < ncol; j++)
-        if (codes[a + (size_t) j * ld] != codes[b + (size_t) j * ld]) return 0;
-    return 1;
-}
 
 int lattice_group(const int *codes, size_t n, size_t ld, int ncol,
                   const double *weight, int *group, double *size, int *first)
 {
-    size_t cap = 16;
-    while (cap < 2 * n) cap <<= 1;
-    int *table = malloc(cap * sizeof(int));
-    if (!table) return -1;
-    for (size_t i = 0; i < cap; i++) table[i] = -1;
-    size_t mask = cap - 1;
-    int n_groups = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t slot = (size_t) row_hash(codes, ld, ncol, i) & mask;
-        for (;;) {
-            int g = table[slot];
-            if (g < 0) {
-                table[slot] = n_groups;
-                first[n_groups] = (int) i;
-                size[n_groups] = 0.0;
-                group[i] = n_groups++;
-                break;
-            }
-            if (rows_equal(codes, ld, ncol, (size_t) first[g], i)) {
-                group[i] = g;
-                break;
-            }
-            slot = (slot + 1) & mask;
-        }
-        size[group[i]] += weight ? weight[i] : 1.0;
-    }
-    free(table);
+    int n_groups = freq_group_rows(codes, n, ld, ncol, group, first);
+    if (n_groups < 0) return n_groups;
+    for (int g = 0; g < n_groups; g++) size[g] = 0.0;
+    for (size_t i = 0; i < n; i++) size[group[i]] += weight ? weight[i] : 1.0;
     return n_groups;
 }
 
-static uint64_t buffer_hash(const int *row, int ncol)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int j = 0; j < ncol; j++)
-        h = mix64(h ^ (uint64_t)(uint32_t) row[j]) + (uint64_t) j;
-    return h;
-}
-
-/* One pass over the finer table: each row is recoded into a small buffer,
- * hashed, and merged into its group. Group representatives are kept row by
- * row (one contiguous block per group) and the table keeps 32 bits of each
- * hash, so that a probe touches few cache lines even for a million rows. */
+/* The finer table recoded column by column through the maps, then grouped
+ * by the engine of freq.c; counts are summed in row order. */
 int lattice_rollup(const int *codes, const double *count, size_t n, int ncol,
                    const int *const *maps, const int *map_len,
                    int *out_codes, double *out_count)
 {
-    size_t cap = 16;
-    while (cap < 2 * n) cap <<= 1;
-    size_t mask = cap - 1;
-    int *table = malloc(cap * sizeof(int));
-    uint32_t *tags = malloc(cap * sizeof(uint32_t));
-    int *rep = malloc((n > 0 ? n : 1) * (size_t) (ncol > 0 ? ncol : 1) * sizeof(int));
-    int *row = malloc((size_t) (ncol > 0 ? ncol : 1) * sizeof(int));
-    if (!table || !tags || !rep || !row) {
-        free(table); free(tags); free(rep); free(row);
+    size_t nn = n > 0 ? n : 1;
+    int *rec = malloc(nn * (size_t) (ncol > 0 ? ncol : 1) * sizeof(int));
+    int *group = malloc(nn * sizeof(int));
+    int *first = malloc(nn * sizeof(int));
+    if (!rec || !group || !first) {
+        free(rec); free(group); free(first);
         return -1;
     }
-    for (size_t i = 0; i < cap; i++) table[i] = -1;
-    int n_groups = 0, status = 0;
-    for (size_t i = 0; i < n && status == 0; i++) {
-        for (int j = 0; j < ncol; j++) {
-            int c = codes[i + (size_t) j * n];
-            if (maps[j]) {
-                if (c < 1 || c > map_len[j]) {
-                    status = -2;
-                    break;
-                }
-                c = maps[j][c - 1];
-            }
-            row[j] = c;
+    int status = 0;
+    for (int j = 0; j < ncol && status == 0; j++) {
+        const int *col = codes + (size_t) j * n;
+        int *out = rec + (size_t) j * n;
+        if (!maps[j]) {
+            memcpy(out, col, n * sizeof(int));
+            continue;
         }
-        if (status) break;
-        uint64_t h = buffer_hash(row, ncol);
-        uint32_t tag = (uint32_t) (h >> 32);
-        size_t slot = (size_t) h & mask;
-        for (;;) {
-            int g = table[slot];
-            if (g < 0) {
-                table[slot] = n_groups;
-                tags[slot] = tag;
-                memcpy(rep + (size_t) n_groups * ncol, row, (size_t) ncol * sizeof(int));
-                out_count[n_groups++] = count[i];
+        for (size_t i = 0; i < n; i++) {
+            int c = col[i];
+            if (c < 1 || c > map_len[j]) {
+                status = -2;
                 break;
             }
-            if (tags[slot] == tag &&
-                memcmp(rep + (size_t) g * ncol, row, (size_t) ncol * sizeof(int)) == 0) {
-                out_count[g] += count[i];
-                break;
-            }
-            slot = (slot + 1) & mask;
+            out[i] = maps[j][c - 1];
         }
     }
-    if (status == 0) {
+    int n_groups = status ? status : freq_group_rows(rec, n, n, ncol, group, first);
+    if (n_groups > 0) {
+        for (int g = 0; g < n_groups; g++) out_count[g] = 0.0;
+        for (size_t i = 0; i < n; i++) out_count[group[i]] += count[i];
         for (int j = 0; j < ncol; j++)
-            for (size_t g = 0; g < (size_t) n_groups; g++)
-                out_codes[g + (size_t) j * n_groups] = rep[g * ncol + j];
+            for (int g = 0; g < n_groups; g++)
+                out_codes[(size_t) g + (size_t) j * n_groups] =
+                    rec[(size_t) first[g] + (size_t) j * n];
     }
-    free(table); free(tags); free(rep); free(row);
-    return status ? status : n_groups;
+    free(rec); free(group); free(first);
+    return n_groups;
 }
 
 int lattice_diversity(const int *cls, const int *s, const double *count,

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-/* Class counts for the generalization lattice (METHODS 16). A node's
+/* Class counts for the generalization lattice (methods vignette section 16). A node's
  * equivalence classes are held as a table: n rows of integer codes (column-
  * major, one column per key, then one per sensitive variable) with a count
  * per row. A coarser node's table is rolled up from a finer node's table by
@@ -28,7 +28,7 @@ int lattice_rollup(const int *codes, const double *count, size_t n, int ncol,
 /* Per class, for one sensitive variable: the number of distinct values, the
  * entropy l (exp of the entropy of the class's distribution) and the earth
  * mover's distance to the overall distribution q (length m; ordered != 0:
- * the ordered distance, else half the L1 distance), METHODS 12. cls[i] in
+ * the ordered distance, else half the L1 distance), methods vignette section 12. cls[i] in
  * 0..n_classes-1 and s[i] in 1..m give each row's class and value, count[i]
  * its records. Returns 0, or -1 when out of memory. */
 int lattice_diversity(const int *cls, const int *s, const double *count,

@@ -1,4 +1,4 @@
-/* Distance-based record linkage (METHODS 18): exact nearest released record
+/* Distance-based record linkage (methods vignette section 18): exact nearest released record
  * of every original record, by an exhaustive loop (the reference) or a k-d
  * tree. Both compute every distance with the same function, in the same
  * order of coordinates, so they give identical weights:

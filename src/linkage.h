@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-/* Distance-based record linkage (METHODS 18). x (original) and y (released)
+/* Distance-based record linkage (methods vignette section 18). x (original) and y (released)
  * are n x d row-major, already transformed so that the distance is
  * Euclidean. For each record i: the minimum distance from x_i to any y_j,
  * the number t_i of released records within that distance times

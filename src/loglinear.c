@@ -1,4 +1,4 @@
-/* Log-linear risk (METHODS 22): the expected inverse population count of a
+/* Log-linear risk (methods vignette section 22): the expected inverse population count of a
  * cell, E(1 / (f + X)) with X ~ Poisson(v), summed as a series of positive
  * terms outward from the mode of the Poisson law (no underflow of exp(-v)
  * for large v), about 1e-15 relative for every f >= 1 and v >= 0. */

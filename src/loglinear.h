@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-/* Log-linear risk (METHODS 22): E(1 / F | f) when F - f is Poisson(v), the
+/* Log-linear risk (methods vignette section 22): E(1 / F | f) when F - f is Poisson(v), the
  * probability that an intruder's match of a record seen f times in the
  * sample is correct, E(1 / (f + X)), X ~ Poisson(v). */
 double poisson_inverse_mean(double f, double v);

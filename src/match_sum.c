@@ -1,4 +1,4 @@
-/* The normaliser S = sum_j p_j of the exact search (METHODS 11): certified
+/* The normaliser S = sum_j p_j of the exact search (methods vignette section 11): certified
  * lower and upper bounds from the nodes' moments, refined best first. See
  * match_tree.h for the method. */
 #include <math.h>

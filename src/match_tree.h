@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include "risk_match.h"
 
-/* Exact sub-quadratic search for the record-matching risk (METHODS 11).
+/* Exact sub-quadratic search for the record-matching risk (methods vignette section 11).
  *
  * The released records, identical ones collapsed into one point with a count,
  * are held in a k-d tree over the known and unknown columns. Every factor of

@@ -1,4 +1,4 @@
-/* MDAV microaggregation and rank swapping (METHODS 15); see microagg.h for
+/* MDAV microaggregation and rank swapping (methods vignette section 15); see microagg.h for
  * the exactness contract. */
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-/* MDAV microaggregation (METHODS 15; Domingo-Ferrer & Mateo-Sanz 2002) and
+/* MDAV microaggregation (methods vignette section 15; Domingo-Ferrer & Mateo-Sanz 2002) and
  * rank swapping (Moore 1996), over plain arrays.
  *
  * MDAV is exact: every choice (farthest record, k - 1 nearest records, ties

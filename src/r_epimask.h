@@ -6,8 +6,8 @@
 /* .Call entry points, one block per concern; each is registered in init.c. */
 
 /* r_freq.c */
-SEXP r_freq_group(SEXP codes);
-SEXP r_freq_match(SEXP ref, SEXP qry);
+SEXP r_freq_group(SEXP spec);
+SEXP r_freq_match(SEXP spec);
 
 /* r_lattice.c: class counts of the generalization lattice */
 SEXP r_lattice_group(SEXP spec);
@@ -20,16 +20,16 @@ SEXP r_err_fit(SEXP spec);
 SEXP r_err_derivs(SEXP spec);
 
 /* r_kernel.c (kernel masking) */
-SEXP r_kernel_smooth(SEXP job);
+SEXP r_kernel_smooth(SEXP spec);
 
-/* r_mask.c: microaggregation and rank swapping (METHODS 15) */
+/* r_mask.c: microaggregation and rank swapping (methods vignette section 15) */
 SEXP r_mdav_groups(SEXP spec);
 SEXP r_rank_swap(SEXP spec);
 
 /* r_risk.c: record-matching probability */
-SEXP r_risk_match(SEXP job);
-SEXP r_risk_match_index(SEXP job);
-SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width);
+SEXP r_risk_match(SEXP spec);
+SEXP r_risk_match_index(SEXP spec);
+SEXP r_risk_triangle_normal(SEXP spec);
 
 /* r_irls.c (GLM fitting core; named-list specs) */
 SEXP r_glm_codes(void);
@@ -37,13 +37,13 @@ SEXP r_cox_fit(SEXP spec);
 SEXP r_irls_fit(SEXP spec);
 SEXP r_irls_stat_many(SEXP spec);
 SEXP r_irls_family_eval(SEXP spec);
-SEXP r_irls_nonfinite(SEXP x, SEXP threads);
+SEXP r_irls_nonfinite(SEXP spec);
 SEXP r_irls_aic_loglik(SEXP spec);
 SEXP r_irls_support(SEXP spec);
 SEXP r_irls_initialize(SEXP spec);
 SEXP r_irls_null_deviance(SEXP spec);
 SEXP r_irls_separation(SEXP spec);
-SEXP r_irls_ones_column(SEXP x);
+SEXP r_irls_ones_column(SEXP spec);
 
 /* r_individual.c, r_suda.c, r_linkage.c: sample-based, special-unique and
  * linkage risk */

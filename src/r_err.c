@@ -22,8 +22,8 @@ static err_data data_field(SEXP spec)
     return dat;
 }
 
-/* Deviance, score and information (observed, or expected when `expected`
- * is 1) at spec$theta = (gamma, beta). */
+/* TEST ONLY (see src/init.c). Deviance, score and information (observed, or
+ * expected when `expected` is 1) at spec$theta = (gamma, beta). */
 SEXP r_err_derivs(SEXP spec)
 {
     err_data dat = data_field(spec);
@@ -68,7 +68,7 @@ SEXP r_err_fit(SEXP spec)
         err_fit_gamma(&dat, th, th[p], &ctl, &res, score, info);
     else
         err_fit_joint(&dat, th, th + p, &ctl, &res, score, info);
-    if (res.status == ERR_NOMEM) error("not enough memory to fit %zu records", dat.n);
+    if (res.status == ERR_NOMEM) r_nomem_error("fit", dat.n);
     if (res.status == ERR_INFEASIBLE || res.status == ERR_SINGULAR) {
         /* the derivatives are not defined there */
         for (int j = 0; j < P; j++) score[j] = NA_REAL;

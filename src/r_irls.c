@@ -140,7 +140,7 @@ SEXP r_irls_stat_many(SEXP spec)
     const double *start = r_field_double(spec, "start", p, 1);
     int maxit = r_field_int1(spec, "maxit", 1, INT_MAX);
     double tol = r_field_double1(spec, "tol", 0.0, 1.0);
-    int threads = r_field_int1(spec, "threads", 1, 1 << 16);
+    int threads = r_field_int1(spec, "threads", 1, INT_MAX);
     const char *names[] = { "coefficients", "se", "" };
     SEXP out = PROTECT(r_named_list(names));
     double *coef = REAL(r_list_set(out, "coefficients", allocMatrix(REALSXP, p, nrep)));
@@ -155,9 +155,10 @@ SEXP r_irls_stat_many(SEXP spec)
     return out;
 }
 
-/* The element functions of family.c, for the tests against R's family
- * objects. spec: family, link, what (1 linkfun, 2 linkinv, 3 mu.eta,
- * 4 variance, 5 dev.resids), v, y and wt (same length as v). */
+/* TEST ONLY (see src/init.c). The element functions of family.c, for the
+ * tests against R's family objects. spec: family, link, what (1 linkfun,
+ * 2 linkinv, 3 mu.eta, 4 variance, 5 dev.resids), v, y and wt (same length
+ * as v). */
 SEXP r_irls_family_eval(SEXP spec)
 {
     glm_family fam = family_field(spec);
@@ -181,16 +182,20 @@ SEXP r_irls_family_eval(SEXP spec)
     return out;
 }
 
-/* 0 if every element of a double vector or matrix is finite, 1 if one is NA
+/* spec: x, threads. 0 if every element of a double vector or matrix is finite, 1 if one is NA
  * or NaN, 2 if one is infinite: an allocation-free check for large designs. */
-SEXP r_irls_nonfinite(SEXP x, SEXP threads)
+SEXP r_irls_nonfinite(SEXP spec)
 {
+    SEXP x = r_field(spec, "x");
     if (!isReal(x)) r_field_error("x", "a double vector or matrix");
-    return ScalarInteger(irls_nonfinite(REAL_RO(x), (size_t) XLENGTH(x), asInteger(threads)));
+    int threads = r_field_int1(spec, "threads", 1, INT_MAX);
+    return ScalarInteger(irls_nonfinite(REAL_RO(x), (size_t) XLENGTH(x), threads));
 }
 
-SEXP r_irls_ones_column(SEXP x)
+/* spec: x (a double matrix). TRUE if a column of x is all ones. */
+SEXP r_irls_ones_column(SEXP spec)
 {
+    SEXP x = r_field(spec, "x");
     if (!isReal(x) || !isMatrix(x)) r_field_error("x", "a double matrix");
     return ScalarLogical(irls_ones_column(REAL_RO(x), (size_t) nrows(x), ncols(x)));
 }

@@ -7,17 +7,6 @@
 #include "r_util.h"
 #include "r_epimask.h"
 
-/* The code matrix of a spec: an integer matrix, its rows and columns. */
-static const int *code_matrix(SEXP spec, size_t *n, int *ncol)
-{
-    SEXP codes = r_field(spec, "codes");
-    if (TYPEOF(codes) != INTSXP || !isMatrix(codes))
-        r_field_error("codes", "an integer matrix");
-    *n = (size_t) nrows(codes);
-    *ncol = ncols(codes);
-    return INTEGER_RO(codes);
-}
-
 /* spec: codes (n x p integer matrix), ncol (group on the first ncol columns),
  * count (n doubles: the records behind each row).
  * Returns list(group = 1-based group of each row, size = records per group,
@@ -26,14 +15,14 @@ SEXP r_lattice_group(SEXP spec)
 {
     size_t n;
     int p;
-    const int *codes = code_matrix(spec, &n, &p);
+    const int *codes = r_field_int_matrix(spec, "codes", &n, &p);
     int ncol = r_field_int1(spec, "ncol", 1, p);
     const double *count = r_field_double(spec, "count", (R_xlen_t) n, 1);
     int *group = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
     int *first = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
     double *size = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
     int g = lattice_group(codes, n, n, ncol, count, group, size, first);
-    if (g < 0) error("not enough memory to group %zu rows", n);
+    if (g < 0) r_nomem_error("group", n);
     const char *names[] = { "group", "size", "first", "" };
     SEXP out = PROTECT(r_named_list(names));
     int *r_group = INTEGER(r_list_set(out, "group", allocVector(INTSXP, (R_xlen_t) n)));
@@ -55,7 +44,7 @@ SEXP r_lattice_rollup(SEXP spec)
 {
     size_t n;
     int p;
-    const int *codes = code_matrix(spec, &n, &p);
+    const int *codes = r_field_int_matrix(spec, "codes", &n, &p);
     const double *count = r_field_double(spec, "count", (R_xlen_t) n, 1);
     SEXP maps = r_field(spec, "maps");
     if (TYPEOF(maps) != VECSXP || XLENGTH(maps) != p)
@@ -79,7 +68,7 @@ SEXP r_lattice_rollup(SEXP spec)
     double *out_count = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
     int g = lattice_rollup(codes, count, n, p, map, map_len, out_codes, out_count);
     if (g == -2) r_field_error("maps", "covering every code of its column");
-    if (g < 0) error("not enough memory to roll up %zu rows", n);
+    if (g < 0) r_nomem_error("roll up", n);
     const char *names[] = { "codes", "count", "" };
     SEXP out = PROTECT(r_named_list(names));
     int *r_codes = INTEGER(r_list_set(out, "codes", allocMatrix(INTSXP, g, p)));
@@ -116,7 +105,7 @@ SEXP r_lattice_diversity(SEXP spec)
     double *emd = REAL(r_list_set(out, "emd", allocVector(REALSXP, n_classes)));
     if (lattice_diversity(cls0, value, count, (size_t) n, n_classes, (int) m, q,
                           ordered, distinct, entropy_l, emd) < 0)
-        error("not enough memory for the diversity of %d classes", n_classes);
+        r_nomem_error("measure the diversity of", (size_t) n);
     UNPROTECT(1);
     return out;
 }

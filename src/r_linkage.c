@@ -31,8 +31,8 @@ SEXP r_linkage_run(SEXP spec)
     double *dist = REAL(r_list_set(out, "min_dist", Rf_allocVector(REALSXP, n)));
     int status = linkage_run(x, y, (size_t) n, d, method, threads, weight, ties, dist,
                              pending_interrupt);
-    if (status == -1) Rf_error("not enough memory to index %ld records", (long) n);
-    if (status == -2) Rf_error("interrupted");
+    if (status == -1) r_nomem_error("index", (size_t) n);
+    if (status == -2) r_interrupted();
     UNPROTECT(1);
     return out;
 }

@@ -1,4 +1,4 @@
-/* .Call glue for the masking forms of METHODS 15 (microagg.c): reads the
+/* .Call glue for the masking forms of methods vignette section 15 (microagg.c): reads the
  * named-list spec, allocates scratch with R_alloc, hands R's interrupt check
  * and random index to the SEXP-free core. */
 #include <R.h>

@@ -5,6 +5,7 @@
 #include "risk_match.h"
 #include "match_tree.h"
 #include "r_epimask.h"
+#include <math.h>
 #include "r_util.h"
 
 /* .Call glue for the record-matching risk (named lists, src/r_util.h). The R
@@ -14,31 +15,31 @@
 
 /* A double matrix field with the given rows (and columns when ncol >= 0);
  * returns its data and sets *ncol_out. */
-static const double *field_matrix(SEXP job, const char *name, size_t nrow, int ncol,
+static const double *field_matrix(SEXP spec, const char *name, size_t nrow, int ncol,
                                   int *ncol_out)
 {
-    SEXP x = r_field(job, name);
+    SEXP x = r_field(spec, name);
     if (!isReal(x) || !isMatrix(x)) r_field_error(name, "a double matrix");
     if ((size_t) nrows(x) != nrow || (ncol >= 0 && ncols(x) != ncol))
         r_field_error(name, "a matrix of the expected dimensions");
     if (ncol_out) *ncol_out = ncols(x);
-    return r_field_double(job, name, -1, 1);
+    return r_field_double(spec, name, -1, 1);
 }
 
-/* The released data of a job (fields masked_known, masked_unknown,
+/* The released data of a spec (fields masked_known, masked_unknown,
  * unknown_sd, unknown_range). */
-static rm_released released_of(SEXP job)
+static rm_released released_of(SEXP spec)
 {
-    SEXP mk = r_field(job, "masked_known");
+    SEXP mk = r_field(spec, "masked_known");
     if (!isMatrix(mk)) r_field_error("masked_known", "a double matrix");
     size_t n = (size_t) nrows(mk);
     if (n == 0) r_field_error("masked_known", "a matrix with at least one row");
     rm_released rel;
     rel.n = n;
-    rel.masked_known = field_matrix(job, "masked_known", n, -1, &rel.n_known);
-    rel.masked_unknown = field_matrix(job, "masked_unknown", n, -1, &rel.n_unknown);
-    rel.unknown_sd = r_field_double(job, "unknown_sd", rel.n_unknown, 1);
-    rel.unknown_range = r_field_double(job, "unknown_range", rel.n_unknown, 1);
+    rel.masked_known = field_matrix(spec, "masked_known", n, -1, &rel.n_known);
+    rel.masked_unknown = field_matrix(spec, "masked_unknown", n, -1, &rel.n_unknown);
+    rel.unknown_sd = r_field_double(spec, "unknown_sd", rel.n_unknown, 1);
+    rel.unknown_range = r_field_double(spec, "unknown_range", rel.n_unknown, 1);
     for (int u = 0; u < rel.n_unknown; u++)
         if (rel.unknown_sd[u] < 0 || rel.unknown_range[u] < 0)
             r_field_error("unknown_sd", "non-negative, as the unknown ranges");
@@ -61,7 +62,7 @@ static SEXP build_index(const rm_released *rel)
     mt_index *ix = (mt_index *) malloc(sizeof(mt_index));
     if (!ix || mt_build(ix, rel) != 0) {
         free(ix);
-        error("not enough memory to index %zu released records", rel->n);
+        r_nomem_error("index", rel->n);
     }
     SEXP ptr = PROTECT(R_MakeExternalPtr(ix, install("epimask_match_index"), R_NilValue));
     R_RegisterCFinalizerEx(ptr, index_finalizer, TRUE);
@@ -70,39 +71,39 @@ static SEXP build_index(const rm_released *rel)
 }
 
 /* The search index of the released data, for reuse over chunks of targets. */
-SEXP r_risk_match_index(SEXP job)
+SEXP r_risk_match_index(SEXP spec)
 {
-    rm_released rel = released_of(job);
+    rm_released rel = released_of(spec);
     return build_index(&rel);
 }
 
-/* job: masked_known (n x k), masked_unknown (n x u), unknown_sd, unknown_range
+/* spec: masked_known (n x k), masked_unknown (n x u), unknown_sd, unknown_range
  * (length u), target_record (0-based), target_known (targets x k), pred_mean
  * (targets x u), threads, method (0 exhaustive, 1 tree), prob_tol (-1 with
  * the tree: c and I only), index (an
  * index from r_risk_match_index() of the same released data, or NULL). */
-SEXP r_risk_match(SEXP job)
+SEXP r_risk_match(SEXP spec)
 {
-    rm_released rel = released_of(job);
-    const int *record = r_field_int(job, "target_record", -1);
-    size_t n_targets = (size_t) r_field_length(job, "target_record");
+    rm_released rel = released_of(spec);
+    const int *record = r_field_int(spec, "target_record", -1);
+    size_t n_targets = (size_t) r_field_length(spec, "target_record");
     for (size_t i = 0; i < n_targets; i++)
         if (record[i] < 0 || (size_t) record[i] >= rel.n)
             r_field_error("target_record", "row numbers of the released data");
     rm_targets tg = {
         n_targets, record,
-        field_matrix(job, "target_known", n_targets, rel.n_known, NULL),
-        field_matrix(job, "pred_mean", n_targets, rel.n_unknown, NULL)
+        field_matrix(spec, "target_known", n_targets, rel.n_known, NULL),
+        field_matrix(spec, "pred_mean", n_targets, rel.n_unknown, NULL)
     };
-    int threads = r_field_int1(job, "threads", 1, 1 << 16);
-    int method = r_field_int1(job, "method", 0, 1);
+    int threads = r_field_int1(spec, "threads", 1, 1 << 16);
+    int method = r_field_int1(spec, "method", 0, 1);
     /* -1: c and I only (method 1); prob_true and prob_max left NaN */
-    double prob_tol = r_field_double1(job, "prob_tol", method == 1 ? -1.0 : 0.0, 1.0);
+    double prob_tol = r_field_double1(spec, "prob_tol", method == 1 ? -1.0 : 0.0, 1.0);
 #ifndef _OPENMP
     threads = 1;
 #endif
 
-    SEXP index = r_field(job, "index"), own = R_NilValue;
+    SEXP index = r_field(spec, "index"), own = R_NilValue;
     const mt_index *ix = NULL;
     if (method == 1) {
         if (TYPEOF(index) == EXTPTRSXP && R_ExternalPtrAddr(index)) {
@@ -137,17 +138,19 @@ SEXP r_risk_match(SEXP job)
     return out;
 }
 
-/* The closed-form triangle expectation, vectorised over `a`, for tests. */
-SEXP r_risk_triangle_normal(SEXP a, SEXP mean, SEXP sd, SEXP half_width)
+/* TEST ONLY (not called by the package; see src/init.c): the closed-form
+ * triangle expectation, vectorised over `a`. spec: a (doubles), mean, sd,
+ * half_width (single doubles). */
+SEXP r_risk_triangle_normal(SEXP spec)
 {
-    if (!isReal(a) || !isReal(mean) || !isReal(sd) || !isReal(half_width) ||
-        LENGTH(mean) != 1 || LENGTH(sd) != 1 || LENGTH(half_width) != 1)
-        error("`a` must be double; `mean`, `sd`, `half_width` single doubles");
-    R_xlen_t n = XLENGTH(a);
+    R_xlen_t n = r_field_length(spec, "a");
+    const double *a = r_field_double(spec, "a", n, 0);
+    double mean = r_field_double1(spec, "mean", -INFINITY, INFINITY);
+    double sd = r_field_double1(spec, "sd", -INFINITY, INFINITY);
+    double half_width = r_field_double1(spec, "half_width", -INFINITY, INFINITY);
     SEXP out = PROTECT(allocVector(REALSXP, n));
     for (R_xlen_t i = 0; i < n; i++)
-        REAL(out)[i] = rm_triangle_normal(REAL(a)[i], REAL(mean)[0], REAL(sd)[0],
-                                          REAL(half_width)[0]);
+        REAL(out)[i] = rm_triangle_normal(a[i], mean, sd, half_width);
     UNPROTECT(1);
     return out;
 }

@@ -13,12 +13,12 @@ static int pending_interrupt(void) { return !R_ToplevelExec(check_interrupt, NUL
  * -> list(msu = n x max_k integer counts, attr = A x max_k double counts) */
 SEXP r_suda_search(SEXP spec)
 {
-    SEXP codes = r_field(spec, "codes");
-    if (!Rf_isInteger(codes) || !Rf_isMatrix(codes)) r_field_error("codes", "an integer matrix");
-    int n = Rf_nrows(codes), A = Rf_ncols(codes);
+    size_t nr;
+    int A;
+    const int *cv = r_field_int_matrix(spec, "codes", &nr, &A);
     if (A < 1 || A > 64) r_field_error("codes", "a matrix of 1 to 64 key columns");
-    const int *cv = INTEGER_RO(codes);
-    for (R_xlen_t i = 0; i < XLENGTH(codes); i++)
+    int n = (int) nr;
+    for (size_t i = 0; i < nr * (size_t) A; i++)
         if (cv[i] == NA_INTEGER || cv[i] < 1) r_field_error("codes", "codes >= 1, free of NA");
     int max_k = r_field_int1(spec, "max_k", 1, A);
     const char *names[] = { "msu", "attr", "" };
@@ -26,8 +26,8 @@ SEXP r_suda_search(SEXP spec)
     int *msu = INTEGER(r_list_set(out, "msu", Rf_allocMatrix(INTSXP, n, max_k)));
     double *attr = REAL(r_list_set(out, "attr", Rf_allocMatrix(REALSXP, A, max_k)));
     int status = suda_search(cv, n, A, max_k, msu, attr, pending_interrupt);
-    if (status == -1) Rf_error("not enough memory for the SUDA search of %d records", n);
-    if (status == -2) Rf_error("interrupted");
+    if (status == -1) r_nomem_error("search the SUDA of", (size_t) n);
+    if (status == -2) r_interrupted();
     UNPROTECT(1);
     return out;
 }

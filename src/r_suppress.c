@@ -13,12 +13,10 @@ static int pending_interrupt(void) { return !R_ToplevelExec(check_interrupt, NUL
  * >= 1 values), the others strata codes >= 1. */
 static const int *spec_codes(SEXP spec, int *n, int *p, int *n_free)
 {
-    SEXP codes = r_field(spec, "codes");
-    if (!Rf_isInteger(codes) || !Rf_isMatrix(codes)) r_field_error("codes", "an integer matrix");
-    *n = Rf_nrows(codes);
-    *p = Rf_ncols(codes);
+    size_t nr;
+    const int *cv = r_field_int_matrix(spec, "codes", &nr, p);
+    *n = (int) nr;
     *n_free = r_field_int1(spec, "n_free", 1, *p < 64 ? *p : 64);
-    const int *cv = INTEGER_RO(codes);
     for (int j = 0; j < *p; j++)
         for (int i = 0; i < *n; i++) {
             int v = cv[i + (R_xlen_t) j * *n];
@@ -30,8 +28,8 @@ static const int *spec_codes(SEXP spec, int *n, int *p, int *n_free)
 
 static void check_status(int status, int n)
 {
-    if (status == -1) Rf_error("not enough memory for the local suppression of %d records", n);
-    if (status == -2) Rf_error("interrupted");
+    if (status == -1) r_nomem_error("suppress cells of", (size_t) n);
+    if (status == -2) r_interrupted();
 }
 
 /* spec: list(codes, n_free, cost = double n_free (> 0), k, wildcard = 0/1)

@@ -8,6 +8,16 @@ void r_field_error(const char *name, const char *expected)
     Rf_error("epimask-field: %s: %s", name, expected);
 }
 
+void r_nomem_error(const char *what, size_t n)
+{
+    Rf_error("epimask-memory: not enough memory to %s %zu records", what, n);
+}
+
+void r_interrupted(void)
+{
+    Rf_error("epimask-interrupt: interrupted");
+}
+
 /* Position of name in a named list, -1 when absent (allocates nothing). */
 static R_xlen_t field_index(SEXP list, const char *name)
 {
@@ -83,4 +93,21 @@ double r_field_double1(SEXP list, const char *name, double lo, double hi)
     const double *v = r_field_double(list, name, 1, 1);
     if (v[0] < lo || v[0] > hi) r_field_error(name, "within its allowed range");
     return v[0];
+}
+
+void r_field_dims(SEXP list, const char *name, size_t *nrow, int *ncol)
+{
+    SEXP x = r_field(list, name);
+    if (!Rf_isMatrix(x)) r_field_error(name, "a matrix");
+    *nrow = (size_t) Rf_nrows(x);
+    *ncol = Rf_ncols(x);
+}
+
+const int *r_field_int_matrix(SEXP list, const char *name, size_t *nrow, int *ncol)
+{
+    SEXP x = r_field(list, name);
+    if (TYPEOF(x) != INTSXP || !Rf_isMatrix(x)) r_field_error(name, "an integer matrix");
+    *nrow = (size_t) Rf_nrows(x);
+    *ncol = Rf_ncols(x);
+    return INTEGER_RO(x);
 }

@@ -7,7 +7,8 @@
  * are read by name with these helpers. Each checks the field's presence,
  * type, length and (for doubles) finiteness, and answers with an R error
  * "epimask-field: <field>: <what was expected>" that the R side turns into a
- * classed epimask_error naming the field (see R/utils-call.R). */
+ * classed epimask_error naming the field (see R/utils-call.R). Every entry
+ * takes one such list, called `spec`; every R call goes through call_c(). */
 
 SEXP r_field(SEXP list, const char *name);
 /* A double vector of length len (len < 0: any length >= 0); finite when
@@ -21,8 +22,22 @@ int r_field_int1(SEXP list, const char *name, int lo, int hi);
 double r_field_double1(SEXP list, const char *name, double lo, double hi);
 /* Length of a field (after checking it exists). */
 R_xlen_t r_field_length(SEXP list, const char *name);
+/* The dimensions of a matrix field (an error when it is not a matrix). */
+void r_field_dims(SEXP list, const char *name, size_t *nrow, int *ncol);
+/* An integer matrix of codes: its data and dimensions. NA is accepted (a code
+ * like any other), so that no pass over the data is spent on it. */
+const int *r_field_int_matrix(SEXP list, const char *name, size_t *nrow, int *ncol);
 
 void r_field_error(const char *name, const char *expected) __attribute__((noreturn));
+/* Scratch memory the C core could not allocate for n records of a task
+ * ("count", "index", ...): an R error "epimask-memory: not enough memory to
+ * <what> <n> records", classed epimask_error_memory by call_c(). */
+void r_nomem_error(const char *what, size_t n) __attribute__((noreturn));
+/* A C loop stopped because its interrupt poll (R_ToplevelExec around
+ * R_CheckUserInterrupt, which consumes the interrupt) saw one: an R error
+ * "epimask-interrupt: ..." that call_c() turns back into the user interrupt
+ * it was. These three are the only errors the glue raises. */
+void r_interrupted(void) __attribute__((noreturn));
 
 /* Results go back the same way, as named lists built field by field:
  *   const char *names[] = { "coefficients", "deviance", "" };

@@ -124,7 +124,7 @@ double rm_triangle_normal(double a, double mean, double sd, double half_width)
 }
 
 /* Unnormalised matching probability of every candidate for one target:
- * p^A_j p^U_j (METHODS 5). */
+ * p^A_j p^U_j (methods vignette section 5). */
 static void target_scores(const rm_released *rel, const rm_targets *tg,
                           size_t i, double *score)
 {

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-/* Record-matching disclosure risk (METHODS 5). Plain C over column-major
+/* Record-matching disclosure risk (methods vignette section 5). Plain C over column-major
  * arrays; nothing here calls R. */
 
 /* The released data as the intruder sees them, with what the intruder has
@@ -59,7 +59,7 @@ double rm_triangle_std(double x0, double d, double shrink);
  * carries no information). */
 double rm_triangle_normal(double a, double mean, double sd, double half_width);
 
-/* The exhaustive loop of METHODS 5 for target i: `score` is scratch of n
+/* The exhaustive loop of methods vignette section 5 for target i: `score` is scratch of n
  * doubles. rm_init() must have been called from serial code. */
 void rm_match_target(const rm_released *rel, const rm_targets *tg, size_t i,
                      double *score, rm_result *res);

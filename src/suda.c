@@ -1,4 +1,4 @@
-/* SUDA2: minimal sample uniques by recursive search (METHODS 14).
+/* SUDA2: minimal sample uniques by recursive search (methods vignette section 14).
  *
  * Items are (key, value) pairs. A table T is a set of records with the
  * items still allowed in it; its sub-table T_i holds the records of T that

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 /* Minimal sample uniques (MSUs) by the recursive search of SUDA2 (Manning,
- * Haglin & Keane 2008), METHODS 14. Keys arrive as n x A column-major
+ * Haglin & Keane 2008), methods vignette section 14. Keys arrive as n x A column-major
  * integer codes 1..K_a (NA a code of its own), A <= 64.
  *
  * msu_count: n x max_k (column-major), the number of MSUs of each size per

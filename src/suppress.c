@@ -1,4 +1,4 @@
-/* Cell-level local suppression (METHODS 19): a greedy over distinct key
+/* Cell-level local suppression (methods vignette section 19): a greedy over distinct key
  * patterns, for both readings of a blank (a value of its own; a wildcard).
  *
  * The records are first grouped into distinct patterns (freq_group of

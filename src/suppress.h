@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-/* Cell-level local suppression (METHODS 19), on distinct key patterns.
+/* Cell-level local suppression (methods vignette section 19), on distinct key patterns.
  *
  * codes: n x p column-major integer codes. The first n_free columns are the
  * keys that may be suppressed: code 0 is a missing value (an input NA or a

@@ -4,14 +4,14 @@
 # linear ERR model under the masking schemes of Cologne Table 2 plus sweeps
 # that reach strong masking (rounding to whole Gy, a few dose bands, noise up
 # to 5 Gy); a disclosure risk that sees every scheme (the matching risk of
-# METHODS 5, not exact-match identifiability, which is blind to noise); a
-# release context that sets the risk budget (METHODS 17); the frontier, the
+# methods vignette section 5, not exact-match identifiability, which is blind to noise); a
+# release context that sets the risk budget (methods vignette section 17); the frontier, the
 # security-utility plot and a recommendation with its uncertainty.
 # Writes demo/ru-plot.png, demo/ru-profile.csv and demo/summary.txt.
 #
 # Cost: the exhaustive matching risk compares every target with all 16,000
 # records, so it is estimated over a fixed random sample of 2,000 target
-# records (an unbiased estimate of the share of correct matches, METHODS 5),
+# records (an unbiased estimate of the share of correct matches, methods vignette section 5),
 # and for the noise schemes on the first 5 replicates (the profile reports
 # the Monte Carlo SE). Noise schemes are repeated 100 times by default
 # (EPIMASK_DEMO_NREP; the paper used 500). About a minute on an idle machine.

@@ -106,6 +106,11 @@ cases <- list(
   ola_l_t = function() ola(gen, c("age", "sex", "zip"), gen_h, k = 2, max_suppress = 0.3,
                            sensitive = c("dx", "score"), l = 2, t = 0.6, diversity = "entropy"),
   datafly = function() datafly(gen, c("age", "sex", "zip"), gen_h, k = 2, max_suppress = 0.2),
+  # local suppression (src/suppress.c)
+  suppress = function() suppress_local(dat, c("k1", "k2", "k3"), k = 3)$data,
+  suppress_wildcard_strata = function() suppress_local(transform(dat, k1 = replace(k1, 2, NA)),
+                                                       c("k1", "k2"), k = 2, na = "wildcard",
+                                                       strata = "g")$data,
   # masking forms (src/microagg.c): MDAV, rank swapping; univariate and PRAM are R
   mdav = function() apply_mask(dat, mask_microagg(3), c("x", "z")),
   mdav_ties = function() apply_mask(transform(dat, x = round(x), z = 1), mask_microagg(4), c("x", "z")),
@@ -148,7 +153,8 @@ cases <- list(
     job$index <- dotcall("C_risk_match_index", job)
     dotcall("C_risk_match", job)
   },
-  triangle_normal = function() dotcall("C_risk_triangle_normal", dat$z, 0.4, 0.5, 1),
+  triangle_normal = function() dotcall("C_risk_triangle_normal",
+                                            list(a = dat$z, mean = 0.4, sd = 0.5, half_width = 1)),
   # linear ERR model (src/err.c)
   err_fit = function() fit_err(case ~ sex, data = cohort, dose = "dose")[c("coefficients", "se")],
   err_derivs = function() dotcall("C_err_derivs", list(
@@ -182,9 +188,9 @@ cases <- list(
     Y <- cbind(dat$y, rev(dat$y))
     epimask:::newton_many(x, crossprod(x, Y), poisson(), rep(0, n), rep(1, n), rep(0, 4))
   },
-  irls_nonfinite = function() list(dotcall("C_irls_nonfinite", c(1, Inf, 2), 1L),
-                                   dotcall("C_irls_nonfinite", x_def, 2L)),
-  ones_column = function() dotcall("C_irls_ones_column", x_def)
+  irls_nonfinite = function() list(dotcall("C_irls_nonfinite", list(x = c(1, Inf, 2), threads = 1L)),
+                                   dotcall("C_irls_nonfinite", list(x = x_def, threads = 2L))),
+  ones_column = function() dotcall("C_irls_ones_column", list(x = x_def))
 )
 
 # --- helpers --------------------------------------------------------------------

@@ -1,5 +1,5 @@
 # Kernel masking: the C core (spatial index, no n x n matrix) against a dense
-# plain-R implementation (A built from METHODS 1.1, then A %*% Z), and the C
+# plain-R implementation (A built from methods vignette section 1.1, then A %*% Z), and the C
 # core alone on large n. Three masked columns; lambda chosen so that each
 # record has about 50 neighbours within the cutoff (delta <= 36 lambda).
 # Run: Rscript inst/bench/bench-kernel.R   (after installing epimask)
@@ -30,7 +30,7 @@ make_scheme <- function(kernel, lambda, xy) {
     bvn = mask_kernel("bvn", lambda, xy, rho = 0.3))
 }
 
-# delta from every record to a few targets, straight from METHODS 1.1
+# delta from every record to a few targets, straight from methods vignette section 1.1
 delta_to <- function(kernel, xy, i) {
   switch(kernel,
     exponential = sqrt((xy[, 1] - xy[i, 1])^2 + (xy[, 2] - xy[i, 2])^2),

@@ -1,4 +1,4 @@
-# Benchmark: the masking forms of METHODS 15 against sdcMicro (when
+# Benchmark: the masking forms of methods vignette section 15 against sdcMicro (when
 # installed) and against the plain algorithms, in one run:
 # - MDAV microaggregation (mask_microagg(5), n x 3 standard normals) against
 #   sdcMicro::microaggregation(method = "mdav") and, at 1e4, the plain R MDAV
@@ -88,7 +88,7 @@ plain_mdav <- function(X, k) {
 }
 
 # sdcMicro 5.8.2's MDAV (src/Mdav.cpp, from mu-Argus) as it computes, to
-# explain where its groups differ from METHODS 15: weights 1 / variance, the
+# explain where its groups differ from methods vignette section 15: weights 1 / variance, the
 # squared distances accumulated in single precision (typedef float TDist),
 # the k nearest taken from a list in which a later row goes before an earlier
 # one at the same distance (so ties go to the HIGHER row number, and a
@@ -197,7 +197,7 @@ if (has_sdc) {
   plain_same <- identical(epimask:::mdav_groups(as.matrix(d), 5L), plain_mdav(as.matrix(d), 5L))
   emulated <- max(abs(group_means(as.matrix(d), mdav_as_sdcmicro(as.matrix(d), 5L)) - sdc))
   out[[length(out) + 1L]] <- row("MDAV k=5, p=3, tied values", n_tie, ours, ref, "sdcMicro mdav",
-                                 sprintf("%s; epimask = plain R MDAV (METHODS 15): %s; sdcMicro = its rules emulated: max |diff| %.2g",
+                                 sprintf("%s; epimask = plain R MDAV (methods vignette section 15): %s; sdcMicro = its rules emulated: max |diff| %.2g",
                                          mdav_agreement(d, ours$value, sdc), plain_same, emulated))
 }
 

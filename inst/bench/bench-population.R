@@ -1,4 +1,4 @@
-# Population uniqueness (METHODS 21) checked against a known population, and
+# Population uniqueness (methods vignette section 21) checked against a known population, and
 # the cost of each estimator at 1e6 records with 5 keys.
 #
 #   Rscript inst/bench/bench-population.R

@@ -1,5 +1,5 @@
 # Risk-utility profile of simulation example I of Zhou, Dominici and Louis
-# (METHODS 10): n = 1000 locations, Poisson outcome log(mu) = 1 + 2 x with
+# (methods vignette section 10): n = 1000 locations, Poisson outcome log(mu) = 1 + 2 x with
 # x = exp(-2 d), 500 outcome replicates, kernels "ring" (source (0, 0)) and
 # "exponential" at 20 lambdas, matching risk (known x, unknown y) on the
 # first replicate of each scheme.
@@ -7,7 +7,7 @@
 # 1. The full study with ru_profile() on 2 future workers (target < 60 s).
 # 2. A reduced study (2 kernels x 2 lambdas x 500 replicates), serial, with
 #    ru_profile() and with a straightforward R loop: dense A built in R from
-#    METHODS 1.1, A %*% cbind(x, y) and glm() for every replicate, the same
+#    methods vignette section 1.1, A %*% cbind(x, y) and glm() for every replicate, the same
 #    risk_match() on the first replicate of each scheme. The estimates of
 #    both are compared, and the ratio of run times printed (target >= 20).
 # Run: Rscript inst/bench/bench-profile.R   (after installing epimask)

@@ -1,4 +1,4 @@
-# Benchmark: the risk measures of METHODS 12-14 and 18.
+# Benchmark: the risk measures of methods vignette section 12-14 and 18.
 #  - risk_ldiversity(), risk_tcloseness(), risk_individual() on 1e6 records x
 #    5 keys, and against plain R (split() + table() per class) at 1e5 (l),
 #    2e4 (t) and 2e4 (integrate() per class for the individual risk);
@@ -239,7 +239,7 @@ if (!requireNamespace("sdcMicro", quietly = TRUE)) {
         sprintf("sdcMicro %.2f s (cpu %.2f s); %s", t_sdc, cpu_sdc, risk_agreement(ri, mr)))
   }
   # the classes with f >= 3 of the 1e5 data: epimask, sdcMicro's approximation
-  # and its "exact" series, each against integrate() (METHODS 13)
+  # and its "exact" series, each against integrate() (methods vignette section 13)
   cl <- risk_individual(d_ref, keys5, weights = "w")$classes
   cl <- cl[cl$f >= 3, ]
   by_integrate <- mapply(function(f, Fh) {

@@ -1,7 +1,7 @@
 # Benchmarks for the disclosure-risk measures (not a test). Run with
 #   Rscript inst/bench/bench-risk.R
 # Prints the time of risk_match() at several n, the ratio against a plain R
-# double loop of METHODS 5 (closed-form unknown factor with pnorm/dnorm) at
+# double loop of methods vignette section 5 (closed-form unknown factor with pnorm/dnorm) at
 # n = 500, and the time of risk_identifiability() against a 2-million-row
 # source database.
 library(epimask)
@@ -9,7 +9,7 @@ library(epimask)
 threads <- as.integer(Sys.getenv("EPIMASK_BENCH_THREADS", "2"))
 cat(sprintf("risk_match with %d thread(s)\n", threads))
 
-# Kernel-masked point-source data (METHODS 10, example I): masked = A Z with
+# Kernel-masked point-source data (methods vignette section 10, example I): masked = A Z with
 # an exponential kernel at lambda = 0.05, applied in blocks of rows so that no
 # n x n matrix is held at once.
 make_data <- function(n, lambda = 0.05, seed = 1) {
@@ -27,7 +27,7 @@ make_data <- function(n, lambda = 0.05, seed = 1) {
   list(original = as.data.frame(Z), masked = as.data.frame(masked))
 }
 
-# METHODS 5 in plain R, one target at a time over all candidates.
+# methods vignette section 5 in plain R, one target at a time over all candidates.
 loop_risk_match <- function(original, masked) {
   n <- nrow(masked)
   fit <- lm(masked$y ~ masked$x)

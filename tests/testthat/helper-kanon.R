@@ -1,5 +1,5 @@
 # Fixtures for the k-anonymity risk and Datafly tests, typed in from
-# METHODS.md section 9 (El Emam & Malin 2014 Table 1; El Emam & Dankar 2008
+# the methods vignette, section 9 (El Emam & Malin 2014 Table 1; El Emam & Dankar 2008
 # Figures 1 and 2; Sweeney 1997 Table 6a).
 
 # El Emam & Malin Table 1, ID:Sex:YOB.
@@ -59,7 +59,7 @@ sweeney_6b <- data.frame(
               "shortness of breath", "chest pain", "chest pain"),
   stringsAsFactors = FALSE)
 
-# D3 / D4 reference values of METHODS 7 (alpha = 0.1, capped at k).
+# D3 / D4 reference values of methods vignette section 7 (alpha = 0.1, capped at k).
 k_prime_reference <- data.frame(
   k  = c(5, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10),
   pi = c(0.1, 0.2, 0.3, 0.5, 0.7, 1, 0.1, 0.2, 0.3, 0.5, 0.7, 1),

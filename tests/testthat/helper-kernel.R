@@ -1,4 +1,4 @@
-# Brute-force reference for kernel masking, written from METHODS.md 1.1 in
+# Brute-force reference for kernel masking, written from the methods vignette, section 1.1, in
 # plain R (double loops over records, no package code, no truncation):
 # w_ik = 1[g_i = g_k] exp(-delta(s_i, s_k) / lambda), a_ik = w_ik / sum_l w_il;
 # shrink: a_ik = (1[i = k] + lambda K_ik) / (1 + lambda sum_{l != i} K_il).
@@ -59,7 +59,7 @@ ref_kernel_matrix <- function(kernel, lambda, coords, source = NULL, direction =
   A
 }
 
-# dA/dlambda at 0 for shrink, from METHODS 4: K off the diagonal, -row sums on it.
+# dA/dlambda at 0 for shrink, from methods vignette section 4: K off the diagonal, -row sums on it.
 ref_shrink_deriv0 <- function(coords, bandwidth, groups = NULL) {
   n <- nrow(coords)
   if (is.null(groups)) groups <- rep(1, n)

@@ -1,8 +1,8 @@
-# Plain R twins of the masking forms of METHODS 15 (test-mask-micro.R,
+# Plain R twins of the masking forms of methods vignette section 15 (test-mask-micro.R,
 # test-mask-swap.R): the slow, obvious algorithms the C code must reproduce.
 
 # Pairwise sum over 2^ceil(log2 n) leaves (zero padded), the centroid
-# arithmetic that METHODS 15's MDAV fixes so that ties are reproducible.
+# arithmetic that methods vignette section 15's MDAV fixes so that ties are reproducible.
 ref_tree_sum <- function(v) {
   N <- 1
   while (N < length(v)) N <- N * 2

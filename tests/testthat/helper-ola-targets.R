@@ -1,7 +1,7 @@
-# The reference for the criteria of METHODS 20 in ola(): every lattice node
+# The reference for the criteria of methods vignette section 20 in ola(): every lattice node
 # generalized with generalize(), its classes counted with table(), each
 # criterion written out by hand, and the optimum picked by the tie rule of
-# METHODS 16 (brute_optimum()'s), over every node of the lattice.
+# methods vignette section 16 (brute_optimum()'s), over every node of the lattice.
 
 # Which classes a node suppresses and whether it is acceptable, by hand.
 #  outliers "small": classes smaller than k; every other class must pass l, t

@@ -1,6 +1,6 @@
 # The reference for ola(): every lattice node generalized with generalize(),
 # its classes counted with table(), its privacy model and information loss
-# written out from METHODS 12 and 16 by hand, and the optimum picked by the
+# written out from methods vignette section 12 and 16 by hand, and the optimum picked by the
 # tie rule (least loss within 1e-9, then lower sum of levels, then the
 # lexicographically smaller level vector).
 
@@ -82,7 +82,7 @@ all_nodes <- function(hierarchies, keys) {
   as.matrix(expand.grid(lapply(tops, function(h) 0:h)))
 }
 
-# The tie rule of METHODS 16: least loss (within 1e-9 relative), then the
+# The tie rule of methods vignette section 16: least loss (within 1e-9 relative), then the
 # lower sum of levels, then the lexicographically smaller vector.
 beats <- function(lv, loss, best) {
   is.null(best) || loss < best$loss - 1e-9 * max(1, abs(best$loss)) ||

@@ -100,7 +100,7 @@ brute_frontier <- function(risk, u, risk_se = NA, u_se = NA, u_tol = 0.01) {
   out
 }
 
-# The capped analysis potential by its formula (METHODS / recommend()):
+# The capped analysis potential by its formula (methods vignette section 3 / recommend()):
 # MSE_ref / (max(MSE - bias^2, SE_ref^2) + bias^2), at most 1, and its SE as
 # the SE of U scaled by capped / U.
 capped_by_hand <- function(ru) {

@@ -1,6 +1,6 @@
 # Fixtures for the risk tests: masked data built in plain R (a dense
-# row-stochastic kernel matrix, METHODS 1.1), and a brute-force R version of
-# the matching probability of METHODS 5 whose unknown-variable factor is a
+# row-stochastic kernel matrix, methods vignette section 1.1), and a brute-force R version of
+# the matching probability of methods vignette section 5 whose unknown-variable factor is a
 # numerical integral (stats::integrate), independent of the closed form in C.
 
 kernel_mask <- function(Z, coords, kernel = c("exponential", "ring"), lambda,
@@ -17,7 +17,7 @@ kernel_mask <- function(Z, coords, kernel = c("exponential", "ring"), lambda,
   A %*% as.matrix(Z)
 }
 
-# A small point-source data set (METHODS 10, example I, in miniature).
+# A small point-source data set (methods vignette section 10, example I, in miniature).
 risk_fixture <- function(n = 30, seed = 1) {
   set.seed(seed)
   coords <- matrix(runif(2 * n, -1, 1), n, 2)

@@ -10,7 +10,7 @@ bias_fixture <- function(n = 60, seed = 11) {
   list(coords = coords, radius = radius, x = x)
 }
 
-# a_ik = (1[i = k] + lambda K_ik) / (1 + lambda sum_{l != i} K_il)  (METHODS 1.1)
+# a_ik = (1[i = k] + lambda K_ik) / (1 + lambda sum_{l != i} K_il)  (methods vignette section 1.1)
 shrink_matrix_r <- function(coords, lambda, h) {
   K <- exp(-as.matrix(dist(coords)) / h)
   diag(K) <- 0

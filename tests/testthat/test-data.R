@@ -119,3 +119,28 @@ test_that("adult_extract is the documented extract of Adult", {
   expect_identical(adult_extract$age, as.integer(adult$age[rows]))
   expect_identical(as.character(adult_extract$occupation), adult$occupation[rows])
 })
+
+test_that("trial_visits has the documented columns, several visits per person and consistent dates", {
+  tv <- load_epimask_data("trial_visits")
+  expect_identical(class(tv), "data.frame")
+  expect_named(tv, c("pid", "site", "sex", "birth", "arm", "visit", "visit_date", "sbp",
+                     "exit_date", "event"))
+  expect_equal(nrow(tv), 3609)
+  expect_equal(length(unique(tv$pid)), 600)
+  expect_false(anyNA(tv))
+  expect_s3_class(tv$birth, "Date")
+  expect_s3_class(tv$visit_date, "Date")
+  expect_s3_class(tv$exit_date, "Date")
+  # person-level columns are constant within a person
+  for (v in c("site", "sex", "birth", "arm", "exit_date", "event"))
+    expect_equal(max(tapply(as.character(tv[[v]]), tv$pid, function(x) length(unique(x)))), 1)
+  # visits numbered 1.. in date order, before the exit
+  expect_true(all(tapply(tv$visit, tv$pid, function(v) identical(v, seq_along(v)))))
+  expect_true(all(tapply(as.numeric(tv$visit_date), tv$pid, function(v) all(diff(v) > 0))))
+  expect_true(all(tv$visit_date <= tv$exit_date))
+  expect_true(all(tv$visit_date >= as.Date("2015-01-01")))
+  expect_true(all(tv$exit_date <= as.Date("2019-12-31")))
+  age <- as.numeric(tv$visit_date[tv$visit == 1] - tv$birth[tv$visit == 1]) / 365.25
+  expect_true(all(age > 38 & age < 87))
+  expect_true(all(tv$event %in% 0:1))
+})

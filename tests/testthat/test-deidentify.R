@@ -18,7 +18,7 @@ deid_fixture <- function(n = 400, seed = 1) {
   list(data = d, h = h, keys = c("age", "sex", "zip"))
 }
 
-# The context's attacks by hand (METHODS 7 and 17): classes with NA as a
+# The context's attacks by hand (methods vignette section 7 and 17): classes with NA as a
 # value, strict average risk = classes / records when the smallest class has
 # at least 3 records, else the maximum risk 1 / smallest.
 attacks_by_hand <- function(data, keys, ctx) {

@@ -1,4 +1,4 @@
-# fit_err(): the linear excess-relative-risk model (METHODS 2.1), checked
+# fit_err(): the linear excess-relative-risk model (methods vignette section 2.1), checked
 # against a direct maximisation of the explicit likelihood, a plain Newton in
 # R, numerical derivatives, and glm() profiles (helper-err-model.R).
 

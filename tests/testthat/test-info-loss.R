@@ -1,4 +1,4 @@
-# info_loss() against values worked out by hand from METHODS 16.
+# info_loss() against values worked out by hand from methods vignette section 16.
 
 loss_data <- data.frame(age = c(23, 25, 27, 31, 33, 38, 41, 44),
                         sex = c("f", "m", "f", "m", "f", "m", "f", "m"))

@@ -240,7 +240,7 @@ test_that("kernel masking gives the same result on 1 and 2 threads (chunks in on
   options(epimask.threads = 2)
   two <- apply_mask(Z, sch)
   expect_identical(one, two)
-  # and against the dense definition (METHODS 1.1) on a subset of rows
+  # and against the dense definition (methods vignette section 1.1) on a subset of rows
   rows <- c(1, 17, 2999)
   W <- exp(-as.matrix(dist(xy))[rows, ] / 0.002)
   W[W < exp(-36)] <- 0

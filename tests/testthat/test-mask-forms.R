@@ -1,6 +1,6 @@
 # Correlated noise (a covariance test), top coding against direct R, one-pass
 # grouping against the per-interval loop, and the mask_scheme contract shared
-# by every form of METHODS 15 (class, shape, order, input untouched, no
+# by every form of methods vignette section 15 (class, shape, order, input untouched, no
 # parameters in the result, set.seed, ru_profile).
 
 test_that("correlated noise has covariance amount * Sigma (LR test, false-alarm rate 0.1%)", {

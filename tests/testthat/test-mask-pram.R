@@ -2,7 +2,7 @@
 # large sample, the invariant matrix against double loops, the columns'
 # types, and the errors.
 
-# Q and R = P Q of invariant PRAM by explicit loops (METHODS 15)
+# Q and R = P Q of invariant PRAM by explicit loops (methods vignette section 15)
 ref_invariant <- function(P, counts) {
   m <- nrow(P)
   Q <- matrix(0, m, m)

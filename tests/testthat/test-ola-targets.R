@@ -1,4 +1,4 @@
-# ola() with the criteria of METHODS 20 (outliers = "failing", avg_risk, k_map
+# ola() with the criteria of methods vignette section 20 (outliers = "failing", avg_risk, k_map
 # with a population table, suppressed_loss = "node", metric = analysis_loss())
 # against the exhaustive search written out in helper-ola-targets.R.
 

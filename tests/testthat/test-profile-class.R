@@ -1,4 +1,4 @@
-# The ru_profile class and its summariser (METHODS section 3), checked against
+# The ru_profile class and its summariser (methods vignette section 3), checked against
 # the formulas recomputed here and against Cologne et al. (2012) Table 2.
 
 table2_profile <- function() {
@@ -10,7 +10,7 @@ table2_profile <- function() {
 test_that("Cologne Table 2: MSE, relative bias and U reproduce the printed columns", {
   ru <- table2_profile()
   beta <- 0.5235
-  # METHODS 9: MSE = SE^2 + (beta_m - 0.5235)^2, printed to 4 decimals.
+  # methods vignette section 9: MSE = SE^2 + (beta_m - 0.5235)^2, printed to 4 decimals.
   expect_equal(ru$mse, cologne_table2$se^2 + (cologne_table2$estimate - beta)^2)
   expect_equal(round(ru$mse, 4), cologne_table2$mse)
   # Relative bias = 100 |beta_m - beta| / beta, printed to 2 significant digits.
@@ -34,7 +34,7 @@ test_that("the unmasked scheme has bias 0, U = 1 and full CI overlap", {
   expect_true(is.na(none$width_ratio))
 })
 
-test_that("the summariser follows the METHODS 3 formulas over replicates", {
+test_that("the summariser follows the methods vignette section 3 formulas over replicates", {
   reps <- cologne_like_replicates()
   ru <- epimask:::ru_profile_from_replicates(reps, cologne_reference)
   z <- qnorm(0.975)

@@ -1,5 +1,5 @@
 # ru_profile() against test-side loops over apply_mask() + glm(), the
-# METHODS 3 arithmetic, reproducibility serial vs parallel, and bad input.
+# methods vignette section 3 arithmetic, reproducibility serial vs parallel, and bad input.
 
 test_that("deterministic schemes: estimates and SEs equal apply_mask + glm", {
   d <- profile_fixture()
@@ -19,7 +19,7 @@ test_that("deterministic schemes: estimates and SEs equal apply_mask + glm", {
     expected <- suppressWarnings(glm_term(y ~ x + z, masked, poisson(), "x"))
     expect_equal(ru$estimate[i + 1], expected[["estimate"]], tolerance = tol_glm)
     expect_equal(ru$se[i + 1], expected[["se"]], tolerance = tol_glm)
-    # METHODS 3: bias against the original estimate, MSE = SE^2 + bias^2
+    # methods vignette section 3: bias against the original estimate, MSE = SE^2 + bias^2
     bias <- expected[["estimate"]] - ref[["estimate"]]
     expect_equal(ru$bias[i + 1], bias, tolerance = tol_glm)
     expect_equal(ru$mse[i + 1], expected[["se"]]^2 + bias^2, tolerance = tol_glm)

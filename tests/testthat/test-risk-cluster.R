@@ -1,4 +1,4 @@
-# Cluster (household) risk of risk_individual() (METHODS 22): r_h = 1 -
+# Cluster (household) risk of risk_individual() (methods vignette section 22): r_h = 1 -
 # prod(1 - r_i) over the members, given to every member; checked against the
 # product written out per cluster.
 

@@ -1,4 +1,4 @@
-# risk_individual() against numerical integration of METHODS 13's integral
+# risk_individual() against numerical integration of methods vignette section 13's integral
 # (stats::integrate) and the direct sum of the negative-binomial series.
 
 # E(1/F | f) = integral_0^1 p^f t^(f-1) / (1 - (1-p) t)^f dt, written in

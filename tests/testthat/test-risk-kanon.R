@@ -1,4 +1,4 @@
-# risk_kanon() against the fixtures of METHODS 9 and a plain-R recount.
+# risk_kanon() against the fixtures of methods vignette section 9 and a plain-R recount.
 
 test_that("El Emam & Malin Table 1 / Table 3: sex and year of birth", {
   r <- risk_kanon(malin_table1, c("sex", "yob"))
@@ -25,7 +25,7 @@ test_that("El Emam & Malin Table 4: decade of birth (recomputed values)", {
   expect_equal(r$avg_risk, 9 / 27)
   expect_equal(r$max_risk, 1)
   expect_equal(r$strict_avg_risk, 1)
-  # Paper's values, with IDs 6, 25, 20, 23 corrected to 0.5 (METHODS 9).
+  # Paper's values, with IDs 6, 25, 20, 23 corrected to 0.5 (methods vignette section 9).
   table4 <- c(1/3, 1/8, 1/6, 1/3, 1, 1/2, 1/3, 1, 1/3, 1/8, 1/8, 1/6, 1/8, 1/8,
               1/3, 1/6, 1/8, 1/6, 1/6, 1/2, 1/3, 1/8, 1/2, 1/6, 1/2, 1, 1/8)
   expect_equal(r$record_risk, table4)
@@ -101,7 +101,7 @@ test_that("a population given as counts equals one row per person", {
   expect_equal(b$marketer_risk, a$marketer_risk)
 })
 
-test_that("D3 / D4 k' reproduce the reference table of METHODS 7", {
+test_that("D3 / D4 k' reproduce the reference table of methods vignette section 7", {
   for (i in seq_len(nrow(k_prime_reference))) {
     ref <- k_prime_reference[i, ]
     got <- k_prime(ref$k, ref$pi, alpha = 0.1)

@@ -1,6 +1,6 @@
 # risk_ldiversity() and risk_tcloseness() against plain R: split() the
 # records by their key values (pasted, NA spelt out), table() the sensitive
-# values of each class, and apply METHODS 12 literally on dense vectors.
+# values of each class, and apply methods vignette section 12 literally on dense vectors.
 
 na_label <- function(x) {
   v <- as.character(x)

@@ -1,4 +1,4 @@
-# Log-linear risk (METHODS 22). References written here: the full key table
+# Log-linear risk (methods vignette section 22). References written here: the full key table
 # built with expand.grid() and merge(), glm(family = poisson) fits, tau1 and
 # tau2 summed by hand; sdcMicro's own test values (tests/testthat/
 # test_modRisks.R of sdcTools/sdcMicro) on its scale; the Poisson series for

@@ -1,8 +1,9 @@
-# risk_match() against a brute-force R version of METHODS 5 (helper-risk.R)
+# risk_match() against a brute-force R version of methods vignette section 5 (helper-risk.R)
 # whose unknown-variable factor is computed by numerical integration.
 
 test_that("the closed-form triangle expectation equals numerical integration", {
-  tri <- function(a, m, s, D) .Call(epimask:::C_risk_triangle_normal, a, m, s, D)
+  tri <- function(a, m, s, D) .Call(epimask:::C_risk_triangle_normal,
+                                    list(a = a, mean = m, sd = s, half_width = D))
   grid <- expand.grid(a = c(-3, -0.4, 0, 0.25, 1.7, 6), m = c(0, 0.3, -2),
                       s = c(1e-3, 0.2, 1, 5), D = c(0.05, 1, 4))
   got <- mapply(tri, grid$a, grid$m, grid$s, grid$D)
@@ -202,7 +203,7 @@ match_grid_data <- function(kind, n, n_known, n_unknown, seed) {
   coords <- matrix(runif(2 * n, -1, 1), n, 2)
   o <- as.data.frame(matrix(rnorm(n * p), n, p))
   names(o) <- c(paste0("k", seq_len(n_known)), if (n_unknown) paste0("u", seq_len(n_unknown)))
-  o[[1]] <- exp(-2 * sqrt(rowSums(coords^2))) # the exposure of METHODS 10
+  o[[1]] <- exp(-2 * sqrt(rowSums(coords^2))) # the exposure of methods vignette section 10
   m <- switch(kind,
     kernel = as.data.frame(kernel_mask(o, coords, "ring", 0.05)),
     rounded = round(o, 1),

@@ -1,4 +1,4 @@
-# Population uniqueness (METHODS 21). References: ARX's unit tests on Adult
+# Population uniqueness (methods vignette section 21). References: ARX's unit tests on Adult
 # (arx-deidentifier/arx, src/test/.../TestRiskMetrics.java, testDecisionRule2),
 # the likelihood and moment equations written out below, and a simulated
 # population whose uniques are counted.
@@ -62,7 +62,7 @@ test_that("at pi = 0.2 ARX's SNB fails (its slips) and the corrected SNB changes
   expect_false(arx$estimates$converged[arx$estimates$model == "snb"])
   fixed <- risk_population(adult_classes, "class", pi = 0.2)
   expect_equal(fixed$used, "snb")
-  # METHODS 21: "the corrected SNB gives about 0.3195"
+  # methods vignette section 21: "the corrected SNB gives about 0.3195"
   expect_equal(round(fixed$share, 4), 0.3195)
   expect_lt(fixed$share, arx$share)
 })

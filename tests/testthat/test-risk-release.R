@@ -1,4 +1,4 @@
-# Release context (METHODS 17): each attack's risk is Pr(re-id | attack) x
+# Release context (methods vignette section 17): each attack's risk is Pr(re-id | attack) x
 # Pr(attack), computed here by hand from the class sizes (table()), the
 # overall risk is the largest, pass / fail flips exactly at the threshold.
 

@@ -33,7 +33,7 @@ brute_msu <- function(data, keys, max_k) {
   list(msu = msu, per_key = per_key)
 }
 
-# Scores and DIS-SUDA from the formulas of METHODS 14, written out again.
+# Scores and DIS-SUDA from the formulas of methods vignette section 14, written out again.
 brute_scores <- function(msu, A, max_k, f, d) {
   U <- min(max_k, A - 1)
   w <- vapply(seq_len(max_k), function(k) {

@@ -1,4 +1,4 @@
-# fit_ru_curve(): METHODS 6.1, anonymity = [1 - U^theta]^(1/theta) by NLS.
+# fit_ru_curve(): methods vignette section 6.1, anonymity = [1 - U^theta]^(1/theta) by NLS.
 
 curve_points <- function(u, theta, noise = 0, seed = 3) {
   set.seed(seed)

@@ -1,7 +1,7 @@
-# simulate_zdl() against METHODS.md section 10, recomputed here from the
+# simulate_zdl() against the methods vignette, section 10, recomputed here from the
 # coordinates with independent formulas (acos for the angle).
 
-test_that("the exposure of each example follows METHODS 10", {
+test_that("the exposure of each example follows methods vignette section 10", {
   for (ex in 1:3) {
     sim <- simulate_zdl(ex, n = 400, seed = 11)
     expect_s3_class(sim, "zdl_sim")

@@ -1,4 +1,4 @@
-# suppress_local() (METHODS 19) against independent references written here
+# suppress_local() (methods vignette section 19) against independent references written here
 # in plain R: class sizes by brute force over all pairs of records, and the
 # exact optimum by exhaustive search over subsets of cells.
 

@@ -1,7 +1,7 @@
-# utility_glm() and population_or() against glm() fits and the METHODS 3
+# utility_glm() and population_or() against glm() fits and the methods vignette section 3
 # arithmetic computed here.
 
-test_that("utility_glm compares glm fits on original and masked data (METHODS 3)", {
+test_that("utility_glm compares glm fits on original and masked data (methods vignette section 3)", {
   d <- profile_fixture(n = 200)
   masked <- apply_mask(d, mask_round(1, type = "decimal"), vars = "x")
   u <- utility_glm(d, masked, y ~ x + z, family = poisson())
@@ -85,7 +85,7 @@ test_that("utility_glm rejects bad input with classed errors", {
   expect_error(utility_glm(d, d, "y ~ x"), "`formula`", class = "epimask_error_type")
 })
 
-# The population OR of METHODS 3.1, by glm() and predict() here, with the
+# The population OR of methods vignette section 3.1, by glm() and predict() here, with the
 # delta-method gradient taken by central differences of the OR in beta.
 population_or_reference <- function(fit, data, race, weight) {
   n_j <- data[[weight]]
