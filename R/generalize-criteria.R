@@ -81,7 +81,7 @@ lattice_class_fails <- function(lat, table, cls, n_cls, model) {
   A <- length(lat$keys)
   for (j in seq_along(lat$sensitive)) {
     s <- lat$sens[[j]]
-    d <- .Call(C_lattice_diversity, list(
+    d <- call_c(C_lattice_diversity, arg = "spec", list(
       class = cls$group, value = table$codes[, A + j], count = table$count,
       n_classes = n_cls, q = s$q, ordered = as.integer(s$ordered)))
     if (!is.null(model$l)) {
@@ -141,7 +141,7 @@ population_lattice <- function(data, population, keys, hierarchies) {
   m <- length(parts[[1L]]$code0)
   codes <- vapply(parts, `[[`, integer(m), "code0")
   dim(codes) <- c(m, length(keys))
-  g <- .Call(C_lattice_group, list(codes = codes, ncol = ncol(codes), count = rep(1, m)))
+  g <- call_c(C_lattice_group, arg = "spec", list(codes = codes, ncol = ncol(codes), count = rep(1, m)))
   list(codes = codes[g$first, , drop = FALSE], count = g$size,
        map = lapply(parts, `[[`, "map"), translate = lapply(parts, `[[`, "translate"),
        n = m)
@@ -154,7 +154,7 @@ pop_class_count <- function(lat, levels, class_codes) {
   pp <- lat$pop
   A <- length(levels)
   maps <- lapply(seq_len(A), function(v) pp$map[[v]][[levels[[v]] + 1L]])
-  tab <- .Call(C_lattice_rollup, list(codes = pp$codes, count = pp$count, maps = maps))
+  tab <- call_c(C_lattice_rollup, arg = "spec", list(codes = pp$codes, count = pp$count, maps = maps))
   tr <- vapply(seq_len(A), function(v)
     pp$translate[[v]][[levels[[v]] + 1L]][class_codes[, v]], integer(nrow(class_codes)))
   dim(tr) <- dim(class_codes)
@@ -163,7 +163,7 @@ pop_class_count <- function(lat, levels, class_codes) {
   if (any(known) && nrow(tab$codes)) {
     n_known <- sum(known)
     both <- rbind(tr[known, , drop = FALSE], tab$codes)
-    g <- .Call(C_lattice_group, list(codes = both, ncol = A,
+    g <- call_c(C_lattice_group, arg = "spec", list(codes = both, ncol = A,
                                     count = c(rep(0, n_known), tab$count)))
     out[known] <- g$size[g$group[seq_len(n_known)]]
   }
@@ -210,7 +210,7 @@ record_class <- function(lat, levels, class_codes) {
   }, integer(lat$n))
   dim(rec) <- c(lat$n, A)
   nc <- nrow(class_codes)
-  g <- .Call(C_lattice_group, list(codes = rbind(class_codes, rec), ncol = A,
+  g <- call_c(C_lattice_group, arg = "spec", list(codes = rbind(class_codes, rec), ncol = A,
                                   count = rep(1, nc + lat$n)))
   match(g$group[nc + seq_len(lat$n)], g$group[seq_len(nc)])
 }

@@ -87,14 +87,11 @@
 release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, context = NULL,
                            title = "De-identification report", quiet = TRUE, ...) {
   if (inherits(x, "epimask_release")) {
-    # for a release, `data_name` and `call` come through `...` (not deprecated)
-    dots <- list(...)
-    unknown <- setdiff(names(dots), c("data_name", "call"))
-    if (length(unknown) || (length(dots) && is.null(names(dots))))
-      abort_value("...", sprintf("`data_name` and `call` only for a release (got: %s)",
-                                 paste(if (length(unknown)) unknown else "unnamed", collapse = ", ")))
-    return(release_report_deidentified(x, file, data = data, data_name = dots$data_name,
-                                       call = dots$call, title = title, quiet = quiet))
+    # a deidentify() result carries its settings; `data_name` and `call` may
+    # still be given by name
+    named <- list(...)
+    return(release_report_deidentified(x, file, data = data, data_name = named$data_name,
+                                       call = named$call, title = title, quiet = quiet))
   }
   check_ru_profile(x)
   file <- check_writable(check_string(file), create_dir = TRUE)

@@ -66,7 +66,7 @@ person_columns <- function(data, cols, person, n_persons, text = FALSE) {
   codes <- key_codes(data, cols)[[1L]]
   m <- cbind(person, codes)
   storage.mode(m) <- "integer"
-  g <- .Call(C_freq_group, m)
+  g <- call_c(C_freq_group, list(codes = m), arg = "keys")
   pfirst <- first_of_groups(g$group)
   per_person <- tabulate(person[pfirst], n_persons)
   first <- match(seq_len(n_persons), person)
