@@ -31,7 +31,14 @@
 #' 5. **Profile**: the R-U plot (click a point for the scheme's estimate with
 #'    its interval and its risk table: k-anonymity risks, the release risk of
 #'    each attack, l-diversity), the table of all schemes; pick a scheme.
-#' 6. **Release**: download the masked data (CSV, identifiers dropped, noise
+#' 6. **De-identify**: [deidentify()] on the quasi-identifiers, sensitive
+#'    variables and identifiers of step 2 under the context of step 3 (numeric
+#'    keys generalised by [hierarchy_numeric()] with interval widths the app
+#'    proposes and the custodian may edit, the others by [hierarchy_flat()]);
+#'    its certificate (each attack's risk recounted on the release, against
+#'    the threshold) is the verdict, shown with the steps taken and the risk
+#'    before and after; download the release (CSV) and its report.
+#' 7. **Release**: download the masked data (CSV, identifiers dropped, noise
 #'    drawn from an unrecorded seed) and the de-identification report
 #'    ([release_report()]).
 #'
@@ -124,7 +131,8 @@ workbench_ui <- function(data, data_name) {
     wb_nav("3 Context", value = "context", wb_context_ui("context")),
     wb_nav("4 Masking", value = "masking", wb_masking_ui("masking")),
     wb_nav("5 Profile", value = "profile", wb_profile_ui("profile")),
-    wb_nav("6 Release", value = "release", wb_release_ui("release"))
+    wb_nav("6 De-identify", value = "deidentify", wb_deidentify_ui("deidentify")),
+    wb_nav("7 Release", value = "release", wb_release_ui("release"))
   )
 }
 

@@ -33,12 +33,14 @@ workbench_server <- function(data, data_name, start_plan = function() invisible(
                                  go_release = function()
                                    bslib::nav_select("tabs", "release", session = session))
     wb_release_server("release", loaded, masking$result, profile)
+    deid <- wb_deidentify_server("deidentify", loaded, roles, context$context)
 
     shiny::exportTestValues(
       profile = if (is.null(masking$result())) NULL else profile_display_table(masking$result()$ru),
       selected = profile$selected(), picked = profile$picked(), data_name = loaded$name(),
       running = masking$running(), async = masking$async, plot_points = profile$points(),
-      progress = masking$progress())
+      progress = masking$progress(),
+      deidentified = if (is.null(deid$result())) NULL else deid$result()$certificate)
   }
 }
 

@@ -336,6 +336,110 @@ test_that("each step is a module that runs on its own", {
   })
 })
 
+# The de-identification step at the console: dose_cohort's keys with the
+# hierarchies the app proposes (numeric keys by interval widths of about 1/20,
+# 1/10 and 1/5 of their range, one significant digit; the others flat).
+console_deidentify <- function(dose, ctx) {
+  h <- list(city = hierarchy_flat(), sex = hierarchy_flat(),
+            age_exp = hierarchy_numeric(c(4, 8, 20)),      # range 0-80 (rounded)
+            dose = hierarchy_numeric(c(0.1, 0.3, 0.6)))
+  stopifnot(diff(range(dose$age_exp)) > 70, diff(range(dose$age_exp)) < 90,
+            diff(range(dose$dose)) > 2.5, diff(range(dose$dose)) < 3.5)
+  deidentify(dose, c("city", "sex", "age_exp", "dose"), h, ctx, sensitive = "case",
+             identifiers = "id")
+}
+
+test_that("the de-identification step proposes widths and builds the hierarchies", {
+  expect_identical(epimask:::default_widths(c(0, 100)), "5, 10, 20")
+  expect_identical(epimask:::default_widths(c(1.2, 7.2)), "0.3, 0.6, 1")
+  expect_identical(epimask:::default_widths(c(3, 3)), "1")
+  d <- data.frame(a = c(1, 50), b = c("x", "y"))
+  h <- epimask:::workbench_hierarchies(d, c("a", "b"), list(a = "20, 5"))
+  expect_equal(h$a, hierarchy_numeric(c(5, 20)))
+  expect_equal(h$b, hierarchy_flat())
+  expect_equal(epimask:::workbench_hierarchies(d, "a", list(a = ""))$a, hierarchy_numeric(c(2, 5, 10)))
+  expect_error(epimask:::workbench_hierarchies(d, "a", list(a = "5, x")), "interval widths of a")
+})
+
+test_that("the de-identification module runs deidentify() and shows its certificate", {
+  local_sync_workbench()
+  dose <- load_epimask_data("dose_cohort")
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.2)
+  ref <- console_deidentify(dose, ctx)
+  # the certificate is risk_release() recounted on the release
+  rr <- risk_release(ref$data, c("city", "sex", "age_exp", "dose"), ctx)
+  expect_equal(max(ref$certificate$risk), rr$overall)
+  roles <- list(identifiers = "id", keys = c("city", "sex", "age_exp", "dose"), sensitive = "case")
+  shiny::testServer(epimask:::wb_deidentify_server, args = list(
+    loaded = list(data = function() dose, name = function() "dose_cohort", stamp = function() 1L),
+    roles = function() roles, context = function() ctx), {
+    session$setInputs(widths_age_exp = "4, 8, 20", widths_dose = "0.1, 0.3, 0.6",
+                      max_suppress = 0.05, run = 1)
+    res <- rv$result
+    expect_s3_class(res, "epimask_release")
+    expect_identical(res$data, ref$data)
+    expect_equal(res$certificate, ref$certificate)
+    expect_true(res$pass)
+    expect_false("id" %in% names(res$data))
+    expect_match(output$verdict$html, "passes every attack of the context")
+    expect_match(output$verdict$html, "against the threshold 0.2")
+    for (a in c("deliberate", "inadvertent", "breach", "Pr(re-identification | attack)",
+                "Risk = Pr(attack) x Pr(re-id | attack)", "suppress locally"))
+      expect_match(paste(output$certificate, output$steps), a, fixed = TRUE, label = a)
+    expect_match(output$status$html, "16000 of 16000 records released")
+    got <- utils::read.csv(output$download_data, stringsAsFactors = FALSE)
+    expect_identical(names(got), names(ref$data))
+    expect_identical(nrow(got), nrow(ref$data))
+    expect_identical(got$sex, as.character(ref$data$sex))
+    expect_type(output$risk_plot$src, "character")
+    if (rmarkdown::pandoc_available()) {
+      html <- paste(readLines(output$download_report, warn = FALSE), collapse = "\n")
+      expect_match(html, "deliberate")
+      expect_match(html, "inadvertent")
+    }
+  })
+  # without a context or without keys: a message, no result
+  shiny::testServer(epimask:::wb_deidentify_server, args = list(
+    loaded = list(data = function() dose, name = function() "d", stamp = function() 1L),
+    roles = function() roles, context = function() simpleError("pr_attempt is missing")), {
+    session$setInputs(run = 1)
+    expect_null(rv$result)
+    expect_identical(rv$msg$level, "error")
+    expect_match(rv$msg$text, "3 Context.*pr_attempt is missing")
+  })
+  shiny::testServer(epimask:::wb_deidentify_server, args = list(
+    loaded = list(data = function() dose, name = function() "d", stamp = function() 1L),
+    roles = function() list(identifiers = "id"), context = function() ctx), {
+    session$setInputs(run = 1)
+    expect_null(rv$result)
+    expect_match(rv$msg$text, "quasi-identifiers on 2 Variables")
+  })
+  # a release that fails an attack is never shown as passing
+  bad <- ref
+  bad$certificate$pass[2] <- FALSE
+  bad$pass <- FALSE
+  v <- epimask:::certificate_verdict(bad)
+  expect_match(v, "FAILS the context")
+  expect_match(v, "Failing: inadvertent.", fixed = TRUE)
+  expect_identical(epimask:::certificate_display(bad$certificate)$Verdict,
+                   c("pass", "FAIL", "pass"))
+})
+
+test_that("the whole server offers the de-identification step after steps 1-3", {
+  local_sync_workbench()
+  shiny::testServer(epimask:::workbench_server(NULL, "x"), {
+    set_wb(session, source = "dose_cohort")
+    do.call(session$setInputs, ns_inputs(workbench_inputs))
+    session$setInputs(`deidentify-max_suppress` = 0.05, `deidentify-run` = 1)
+    res <- deid$result()
+    expect_s3_class(res, "epimask_release")
+    dose <- load_epimask_data("dose_cohort")
+    ref <- console_deidentify(dose, context$context())
+    expect_identical(res$data, ref$data)
+    expect_equal(res$certificate, ref$certificate)
+  })
+})
+
 # ---- in a real browser ------------------------------------------------------------
 
 browser_tests_required <- function() identical(Sys.getenv("EPIMASK_BROWSER_TESTS"), "true")
@@ -399,7 +503,8 @@ workbench_input_ids <- c("data-source", "data-upload", "variables-identifiers", 
                          "masking-round_dec", "masking-noise", "masking-risk", "masking-known",
                          "masking-nrep", "masking-seed", "masking-run", "masking-cancel",
                          "profile-selected", "profile-pick", "release-download_data",
-                         "release-download_report")
+                         "release-download_report", "deidentify-max_suppress", "deidentify-run",
+                         "deidentify-download_data", "deidentify-download_report")
 
 test_that("the page carries every step's controls (no browser)", {
   skip_if_not_installed("shiny")
@@ -559,4 +664,48 @@ test_that("in Chromium: a broken upload shows a message and the app keeps workin
   app$wait_for_js("document.querySelector('#data-message.wb-info') !== null", timeout = 30 * 1000)
   expect_match(text_of(app, "#data-message"), "4 records, 2 columns")
   expect_null(app$get_js("document.getElementById('shiny-disconnected-overlay')"))
+})
+
+test_that("in Chromium: de-identify to the context, read the certificate, download", {
+  local_browser()
+  app <- new_workbench_driver()
+  on.exit(app$stop(), add = TRUE)
+  app$wait_for_js("document.querySelector('#data-columns table') !== null", timeout = 60 * 1000)
+  app$wait_for_js("document.querySelector('#data-columns').innerText.indexOf('quasi-identifier') >= 0",
+                  timeout = 30 * 1000)
+  app$set_inputs(`context-pr_attempt` = 0.3, `context-pr_acquaintance` = 0.5)
+  app$set_inputs(tabs = "deidentify")
+  # the numeric keys get interval widths proposed from their range
+  app$wait_for_js("document.getElementById('deidentify-widths_dose') !== null", timeout = 30 * 1000)
+  expect_identical(app$get_value(input = "deidentify-widths_age_exp"), "4, 8, 20")
+  expect_identical(app$get_value(input = "deidentify-widths_dose"), "0.1, 0.3, 0.6")
+  app$click("deidentify-run")
+  app$wait_for_js("document.getElementById('deidentify-verdict-message') !== null",
+                  timeout = 60 * 1000)
+  app$wait_for_js("document.querySelector('#deidentify-risk_plot img') !== null", timeout = 30 * 1000)
+  dose <- load_epimask_data("dose_cohort")
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, pr_breach = 0.27,
+                         threshold = 0.2)
+  ref <- console_deidentify(dose, ctx)
+  verdict <- text_of(app, "#deidentify-verdict-message")
+  expect_match(verdict, "passes every attack of the context")
+  expect_match(verdict, sprintf("Overall risk %s", epimask:::format_num(ref$overall_risk, 3)),
+               fixed = TRUE)
+  cert <- text_of(app, "#deidentify-certificate")
+  for (a in c("deliberate", "inadvertent", "breach", "Pr(re-identification | attack)", "Threshold"))
+    expect_match(cert, a, fixed = TRUE, label = a)
+  expect_match(text_of(app, "#deidentify-steps"), "suppress locally")
+  shot <- tempfile(fileext = ".png")
+  app$get_screenshot(shot)
+  expect_true(file.size(shot) > 10000)
+  figure <- Sys.getenv("EPIMASK_DEIDENTIFY_SCREENSHOT")
+  if (nzchar(figure)) file.copy(shot, figure, overwrite = TRUE)
+  csv <- app$get_download("deidentify-download_data")
+  got <- utils::read.csv(csv, stringsAsFactors = FALSE)
+  expect_identical(names(got), names(ref$data))
+  expect_identical(nrow(got), nrow(ref$data))
+  expect_identical(got$city, as.character(ref$data$city))
+  report <- app$get_download("deidentify-download_report")
+  html <- paste(readLines(report, warn = FALSE), collapse = "\n")
+  expect_match(html, "inadvertent", fixed = TRUE)
 })

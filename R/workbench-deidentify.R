@@ -1,0 +1,182 @@
+# The workbench's de-identification step (a module, as the other steps):
+# deidentify() on the data loaded in step 1 with the quasi-identifiers,
+# sensitive variables and identifiers of step 2 under the release context of
+# step 3. Its certificate (every attack of the context recounted on the
+# release by risk_release()) is the verdict; the release and its report are
+# downloaded here.
+
+wb_deidentify_ui <- function(id) {
+  ns <- shiny::NS(id)
+  shiny::fluidRow(
+    shiny::column(5, wb_card("De-identify to the release context",
+      shiny::tags$p(class = "small text-muted",
+        "deidentify() generalises the quasi-identifiers of 2 Variables to the targets the context",
+        "of 3 Context implies, blanks single values where classes are still too small, drops the",
+        "direct identifiers, and recounts every attack of the context on the result: that",
+        "certificate is the verdict."),
+      shiny::uiOutput(ns("hierarchies")),
+      shiny::numericInput(ns("max_suppress"), "Largest share of records suppressed", 0.05, 0, 1, 0.01),
+      shiny::actionButton(ns("run"), "De-identify", class = "btn-primary"),
+      shiny::uiOutput(ns("status")))),
+    shiny::column(7, wb_card("Certificate: each attack of the context on the release",
+      shiny::uiOutput(ns("verdict")),
+      shiny::tableOutput(ns("certificate")),
+      shiny::tags$div(style = "overflow-x:auto", shiny::tableOutput(ns("steps"))),
+      shiny::plotOutput(ns("risk_plot"), height = "320px"),
+      shiny::tags$div(class = "d-flex gap-2",
+                      shiny::downloadButton(ns("download_data"), "De-identified data (CSV)"),
+                      shiny::downloadButton(ns("download_report"), "De-identification report (HTML)")))))
+}
+
+# Interval widths proposed for a numeric key: about 1/20, 1/10 and 1/5 of its
+# range, rounded to one significant digit (the text the custodian may edit).
+default_widths <- function(x) {
+  r <- diff(range(x, na.rm = TRUE))
+  if (!is.finite(r) || r <= 0) return("1")
+  w <- unique(signif(r * c(0.05, 0.1, 0.2), 1))
+  paste(vapply(w, format, character(1), scientific = FALSE), collapse = ", ")
+}
+
+# The hierarchies of deidentify() from the custodian's widths: a numeric key
+# by hierarchy_numeric() with its interval widths (proposed by
+# default_widths()), any other key flat (kept or suppressed as a whole:
+# hierarchy_flat()).
+workbench_hierarchies <- function(data, keys, widths = list()) {
+  stats::setNames(lapply(keys, function(k) {
+    if (!is.numeric(data[[k]])) return(hierarchy_flat())
+    w <- widths[[k]]
+    if (is.null(w) || !nzchar(trimws(w))) w <- default_widths(data[[k]])
+    hierarchy_numeric(sort(unique(parse_amounts(w, sprintf("The interval widths of %s", k)))))
+  }), keys)
+}
+
+# The certificate as the workbench shows it: which risk each number is.
+certificate_display <- function(cert) {
+  out <- data.frame(attack = cert$attack, pr_attack = cert$pr_attack,
+                    pr_reid_given = cert$pr_reid_given, risk = cert$risk,
+                    threshold = cert$threshold, within = ifelse(cert$pass, "pass", "FAIL"),
+                    stringsAsFactors = FALSE)
+  names(out) <- c("Attack", "Pr(attack)", "Pr(re-identification | attack)",
+                  "Risk = Pr(attack) x Pr(re-id | attack)", "Threshold", "Verdict")
+  out
+}
+
+certificate_verdict <- function(res) {
+  failing <- res$certificate$attack[!res$certificate$pass]
+  sprintf(paste("Verdict: the release %s. Overall risk %s (the largest attack's risk of",
+                "re-identification, recounted on the released data by risk_release()) against",
+                "the threshold %s.%s"),
+          if (isTRUE(res$pass)) "passes every attack of the context" else "FAILS the context",
+          format_num(res$overall_risk, 3), format_num(res$context$threshold, 3),
+          if (length(failing)) paste0(" Failing: ", paste(failing, collapse = ", "), ".") else "")
+}
+
+wb_deidentify_server <- function(id, loaded, roles, context) {
+  shiny::moduleServer(id, function(input, output, session) {
+    ns <- session$ns
+    rv <- shiny::reactiveValues(result = NULL, msg = NULL, notes = character())
+    shiny::observeEvent(loaded$stamp(), {
+      rv$result <- NULL
+      rv$msg <- NULL
+      rv$notes <- character()
+    })
+    output$hierarchies <- shiny::renderUI({
+      d <- loaded$data()
+      shiny::req(d)
+      keys <- intersect(roles()$keys, names(d))
+      if (!length(keys))
+        return(message_box("Declare the quasi-identifiers on 2 Variables first.", "warning"))
+      lapply(keys, function(k) {
+        if (is.numeric(d[[k]]))
+          shiny::textInput(ns(paste0("widths_", k)),
+                           sprintf("%s: interval widths, finest first", k), default_widths(d[[k]]))
+        else shiny::tags$p(class = "small", sprintf("%s: categorical, kept or suppressed as a whole.", k))
+      })
+    })
+    shiny::observeEvent(input$run, {
+      d <- loaded$data()
+      shiny::req(d)
+      r <- roles()
+      ctx <- context()
+      rv$result <- NULL
+      rv$notes <- character()
+      if (failed(ctx)) {
+        rv$msg <- list(text = paste("State the release context first (3 Context):",
+                                    conditionMessage(ctx)), level = "error")
+        return()
+      }
+      keys <- intersect(r$keys, names(d))
+      if (!length(keys)) {
+        rv$msg <- list(text = "Declare the quasi-identifiers on 2 Variables first.", level = "error")
+        return()
+      }
+      sensitive <- setdiff(intersect(r$sensitive, names(d)), keys)
+      ids <- setdiff(intersect(r$identifiers, names(d)), c(keys, sensitive))
+      widths <- stats::setNames(lapply(keys, function(k) input[[paste0("widths_", k)]]), keys)
+      notes <- character()
+      res <- attempt(withCallingHandlers({
+        h <- workbench_hierarchies(d, keys, widths)
+        deidentify(d, keys, h, ctx, sensitive = if (length(sensitive)) sensitive,
+                   identifiers = if (length(ids)) ids,
+                   max_suppress = input$max_suppress %||% 0.05)
+      }, warning = function(w) {
+        notes <<- c(notes, conditionMessage(w))
+        invokeRestart("muffleWarning")
+      }))
+      if (failed(res)) {
+        rv$msg <- list(text = paste("De-identification failed:", conditionMessage(res)),
+                       level = "error")
+        return()
+      }
+      rv$result <- res
+      rv$notes <- unique(notes)
+      rv$msg <- list(text = sprintf("Done: %d of %d records released, %d columns (identifiers dropped: %s).",
+                                    nrow(res$data), nrow(d), ncol(res$data),
+                                    if (length(ids)) paste(ids, collapse = ", ") else "none"),
+                     level = "info")
+    })
+    output$status <- shiny::renderUI(shiny::tagList(
+      message_box(rv$msg$text, rv$msg$level, ns("message")),
+      lapply(rv$notes, message_box, level = "warning")))
+    output$verdict <- shiny::renderUI({
+      res <- rv$result
+      shiny::req(res)
+      message_box(certificate_verdict(res), if (isTRUE(res$pass)) "info" else "error", ns("verdict-message"))
+    })
+    output$certificate <- shiny::renderTable({
+      shiny::req(rv$result)
+      format_table(certificate_display(rv$result$certificate))
+    }, caption = paste("Each attack's risk is Pr(attack) x Pr(re-identification | attack), counted",
+                       "on the released data; the verdict is this table, not the search's targets"))
+    output$steps <- shiny::renderTable({
+      shiny::req(rv$result)
+      st <- rv$result$steps
+      st <- st[intersect(c("step", "action", "records", "cells_blanked", "entropy", "precision",
+                           "overall_risk", "pass"), names(st))]
+      if (!is.null(st$pass)) st$pass <- ifelse(st$pass, "pass", "FAIL")
+      st <- format_table(st)
+      names(st) <- c(step = "Step", action = "Action", records = "Records",
+                     cells_blanked = "Cells blanked", entropy = "Entropy loss",
+                     precision = "Precision loss", overall_risk = "Overall risk",
+                     pass = "Verdict")[names(st)]
+      st
+    }, caption = "The steps taken, with the information loss and the overall release risk after each")
+    output$risk_plot <- shiny::renderPlot({
+      shiny::req(rv$result)
+      plot(rv$result)
+    })
+    output$download_data <- shiny::downloadHandler(
+      filename = function() paste0("deidentified-", sanitize_name(loaded$name()), ".csv"),
+      content = function(file) {
+        shiny::req(rv$result)
+        utils::write.csv(rv$result$data, file, row.names = FALSE)
+      })
+    output$download_report <- shiny::downloadHandler(
+      filename = function() paste0("deidentification-report-", sanitize_name(loaded$name()), ".html"),
+      content = function(file) {
+        shiny::req(rv$result)
+        release_report(rv$result, file, data = loaded$data())
+      })
+    list(result = shiny::reactive(rv$result), message = shiny::reactive(rv$msg))
+  })
+}
