@@ -385,18 +385,22 @@ summary.epimask_release <- function(object, ...) {
 
 #' @rdname deidentify
 #' @export
-print.summary.epimask_release <- function(x, ...) {
-  print(x$release)
-  cat("\nSteps:\n")
-  print(x$steps[setdiff(names(x$steps), "action")], row.names = FALSE)
-  cat("\nLevels chosen:\n")
-  print(x$levels)
-  if (!is.null(x$by_key)) {
-    cat("\nCells blanked per key:\n")
-    print(x$by_key)
-  }
-  invisible(x)
+format.summary.epimask_release <- function(x, ...) {
+  utils::capture.output({
+    print(x$release)
+    cat("\nSteps:\n")
+    print(x$steps[setdiff(names(x$steps), "action")], row.names = FALSE)
+    cat("\nLevels chosen:\n")
+    print(x$levels)
+    if (!is.null(x$by_key)) {
+      cat("\nCells blanked per key:\n")
+      print(x$by_key)
+    }
+  })
 }
+
+#' @export
+print.summary.epimask_release <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname deidentify
 #' @param row.names,optional Unused (for the generic).

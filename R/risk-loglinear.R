@@ -320,13 +320,17 @@ summary.epimask_loglinear <- function(object, ...) {
 
 #' @rdname risk_loglinear
 #' @export
-print.summary.epimask_loglinear <- function(x, digits = 4, ...) {
-  digits <- check_digits(digits)
-  print(x$loglinear, digits = digits)
-  print_titled_table("Sample-unique cells most likely population unique:", x$riskiest, digits,
-                     c("W", "mu", "lambda", "v", "unique_prob"))
-  invisible(x)
+format.summary.epimask_loglinear <- function(x, digits = 4, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    print(x$loglinear, digits = digits)
+    print_titled_table("Sample-unique cells most likely population unique:", x$riskiest, digits,
+                       c("W", "mu", "lambda", "v", "unique_prob"))
+  })
 }
+
+#' @export
+print.summary.epimask_loglinear <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_loglinear
 #' @param row.names,optional As in [as.data.frame()].

@@ -564,21 +564,25 @@ summary.epimask_population <- function(object, ...) {
 
 #' @rdname risk_population
 #' @export
-print.summary.epimask_population <- function(x, digits = 4, ...) {
-  digits <- check_digits(digits)
-  print(x$population, digits = digits)
-  h <- x$histogram
-  print_titled_table("Class-size histogram (size j, number of classes c_j), first rows:",
-                     utils::head(h, 10L), digits)
-  if (length(x$params)) {
-    cat("\nFitted parameters:\n")
-    for (m in names(x$params))
-      cat(sprintf("  %s: %s\n", m, paste(names(x$params[[m]]),
-                                          vapply(x$params[[m]], function(v) format(signif(v, digits)), ""),
-                                          sep = " = ", collapse = ", ")))
-  }
-  invisible(x)
+format.summary.epimask_population <- function(x, digits = 4, ...) {
+  utils::capture.output({
+    digits <- check_digits(digits)
+    print(x$population, digits = digits)
+    h <- x$histogram
+    print_titled_table("Class-size histogram (size j, number of classes c_j), first rows:",
+                       utils::head(h, 10L), digits)
+    if (length(x$params)) {
+      cat("\nFitted parameters:\n")
+      for (m in names(x$params))
+        cat(sprintf("  %s: %s\n", m, paste(names(x$params[[m]]),
+                                            vapply(x$params[[m]], function(v) format(signif(v, digits)), ""),
+                                            sep = " = ", collapse = ", ")))
+    }
+  })
 }
+
+#' @export
+print.summary.epimask_population <- function(x, ...) print_formatted(x, ...)
 
 #' @rdname risk_population
 #' @param row.names,optional As in [as.data.frame()].
