@@ -217,13 +217,15 @@ test_that("the long C loops answer an interrupt", {
   skip_on_cran()
   skip_on_os("windows")
   skip_if_not(.Platform$OS.type == "unix")
-  # risk_match over n records and n targets costs n^2 candidate evaluations:
-  # at n = 60000 tens of seconds uninterrupted, even on a fast machine
+  # the exhaustive matching loop over n records and n targets costs n^2
+  # candidate evaluations: at n = 60000 tens of seconds uninterrupted, even on
+  # a fast machine (the default tree search with rates only, chosen past 1e9
+  # pairs, ends in about a second, too soon to be interrupted)
   set.seed(1)
   n <- 60000
   d <- data.frame(x = runif(n), y = runif(n))
   masked <- d + 0.01
-  got <- interrupt_child(risk_match(d, masked, "x", "y", threads = 1L))
+  got <- interrupt_child(risk_match(d, masked, "x", "y", threads = 1L, method = "exhaustive"))
   expect_identical(got$result, "interrupted")
   expect_lt(got$seconds, 5)
   # kernel smoothing with a lambda so large that every record weighs every other
