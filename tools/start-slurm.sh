@@ -152,7 +152,9 @@ esac
 # ---- proof: a trivial job each way ----------------------------------------------
 out=$(timeout "$wait_s" srun -N 1 -n 1 -t 1 echo epimask-srun-ok 2>&1) ||
   die "srun failed: $out"
-[ "$out" = epimask-srun-ok ] || die "srun printed '$out'"
+# srun adds "queued and waiting for resources" lines when other jobs hold the
+# node: the job's own output line is what counts
+printf '%s\n' "$out" | grep -qx epimask-srun-ok || die "srun printed '$out'"
 tmpd=$(mktemp -d)
 out_file=$tmpd/sbatch.out
 timeout "$wait_s" sbatch --wait -N 1 -n 1 -t 1 -o "$out_file" \
