@@ -227,12 +227,16 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
   h <- unname(level)
   tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(keys)))), h)
   losses <- lattice_evaluate(lat, tab, h, model, loss_metrics)$loss
+  # with a person column, ec counts persons: the suppressed persons are those
+  # whose records are suppressed (ola() suppresses persons whole)
+  kept_unit <- if (is.null(person)) kept else kept[match(seq_len(max(person)), person)]
   kept_sizes <- if (is.null(supp_records)) ec$size[ec$size >= k] else {
-    sizes <- tabulate(ec$group[kept], length(ec$size))
+    sizes <- tabulate(ec$group[kept_unit], length(ec$size))
     sizes[sizes > 0L]
   }
   unit_n <- if (is.null(person)) n else max(person)
-  n_small <- if (is.null(person)) length(suppressed) else sum(ec$size[ec$size < k])
+  n_small <- if (is.null(person)) length(suppressed)
+             else if (is.null(supp_records)) sum(ec$size[ec$size < k]) else sum(!kept_unit)
   out <- list(
     data = release,
     levels = level,
@@ -425,6 +429,17 @@ format.epimask_datafly <- function(x, ...) {
                if (!is.null(crit$uniqueness))
                  sprintf("population uniqueness <= %s (%s, pi %s)", format(crit$uniqueness$max),
                          crit$uniqueness$model, format(crit$uniqueness$pi)),
+               if (!is.null(crit$loglinear))
+                 with(crit$loglinear, sprintf(
+                   "log-linear risk %s share <= %s (%s; release %s)", measure, format(max),
+                   if (!is.null(weights_column)) sprintf("weights '%s'", weights_column)
+                   else if (!is.null(pi)) sprintf("pi %s", format(pi)) else "census",
+                   format(signif(release, 4)))),
+               if (!is.null(crit$cluster_risk))
+                 with(crit$cluster_risk, sprintf(
+                   "cluster risk share <= %s (clusters '%s'%s; release %s)", format(max), column,
+                   if (!is.null(weights_column)) sprintf(", weights '%s'", weights_column) else "",
+                   format(signif(release, 4)))),
                if (!is.null(crit$k_map_model))
                  with(crit$k_map_model, sprintf(
                    "k-map %d at sampling fraction %s (ARX's derived k = %d, %s, alpha %s)",

@@ -199,7 +199,7 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 outliers = c("small", "failing"), local = FALSE, population = NULL,
                 avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node", "block"),
                 k_map_alpha = 0.01, k_map_estimator = c("poisson", "zero_truncated"),
-                uniqueness = NULL) {
+                uniqueness = NULL, loglinear = NULL, cluster_risk = NULL) {
   args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
                                 secret, drop_proxies)
   data <- args$data
@@ -232,9 +232,11 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   # k-map from a sampling fraction (ARX's derived k): k-anonymity with the
   # derived k, a monotone criterion searched with tagging like k itself
   k_map_derived <- NULL
+  person <- generalize_persons(data, id)
   if (inherits(population, "epimask_population_model")) {
+    # capped at the number of units counted (persons with a person column)
     k_map_derived <- kmap_derived_k(k_map, population$pi, k_map_alpha, k_map_estimator,
-                                    nrow(data))
+                                    if (is.null(person)) nrow(data) else max(person))
     k_map_pi <- population$pi
     args$k <- as.integer(max(args$k, k_map_derived))
     k_map <- NULL
@@ -255,15 +257,12 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   warn_possible_identifiers(data, c(keys, id))
   proxies <- find_proxies(data, keys, id)
 
-  person <- generalize_persons(data, id)
   searched <- data
-  if (!is.null(person) && (outliers != "small" || !is.null(avg_risk) || !is.null(k_map) ||
-                           !is.null(uniqueness) ||
-                           local || metric == "analysis" || suppressed_loss != "top"))
-    abort_value("id", paste0(
-      "a column of distinct values with `outliers = \"failing\"`, `avg_risk`, `k_map`, `uniqueness`, ",
-      "`local`, `suppressed_loss` or an analysis-loss metric (persons with several records ",
-      "are searched with k, l and t only in this version)"))
+  loglinear <- check_loglinear_criterion(loglinear, data, person)
+  cluster_risk <- check_cluster_criterion(cluster_risk, data, person)
+  if (local && (!is.null(loglinear) || !is.null(cluster_risk)))
+    abort_value("local", paste0("FALSE with `loglinear` or `cluster_risk` (the risk is ",
+                                "of the whole release, not of a subset's)"))
   if (!is.null(person)) {
     # the lattice runs on the persons (one row each)
     searched <- person_rows(data, keys, person, sensitive)
@@ -279,28 +278,41 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity, outliers = outliers, avg_risk = avg_risk,
-                k_map = k_map, uniqueness = uniqueness, charge = suppressed_loss)
+                k_map = k_map, uniqueness = uniqueness, charge = suppressed_loss,
+                loglinear = loglinear, cluster_risk = cluster_risk)
   if (!is.null(k_map))
-    lat$pop <- population_lattice(data, population, keys, args$hierarchies)
-  if (metric == "analysis")
-    analysis <- analysis_evaluator(analysis_metric, data, keys, args$hierarchies, lat)
+    lat$pop <- population_lattice(searched, population, keys, args$hierarchies)
+  if (metric == "analysis") {
+    if (is.null(person)) {
+      analysis <- analysis_evaluator(analysis_metric, data, keys, args$hierarchies, lat)
+    } else {
+      # the collaborator's model is fitted on the records; the search
+      # suppresses persons: a suppressed person's records all leave the fit
+      analysis <- person_analysis(
+        analysis_evaluator(analysis_metric, data, keys, args$hierarchies,
+                           lattice_build(data, keys, args$hierarchies)), person)
+    }
+  }
   found <- lattice_search(lat, model, metric, minimal_only = search == "minimal",
                           analysis = analysis)
   levels <- stats::setNames(found$levels, keys)
 
   targeted <- model_extended(model) || local
+  # suppressed units of the lattice: records, or persons with a person column
   supp_records <- if (targeted) node_suppressed_records(lat, levels, model)
   recoding <- NULL
   if (local && found$found) {
-    recoding <- local_recoding(data, keys, args$hierarchies, model, metric, lat,
+    recoding <- local_recoding(searched, keys, args$hierarchies, model, metric, lat,
                                levels, supp_records, sensitive, ordered, population,
                                analysis)
     supp_records <- recoding$supp
+    if (!is.null(person)) recoding$current <- lapply(recoding$current, `[`, person)
   }
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
                         args$secret, proxies, drop_proxies, lat, model,
-                        supp_records = supp_records, current = recoding$current,
-                        person = person)
+                        supp_records = if (!is.null(person) && !is.null(supp_records))
+                          supp_records[person] else supp_records,
+                        current = recoding$current, person = person)
   if (!is.null(recoding)) {
     out$info_loss <- record_level_losses(lat, recoding$levels, supp_records, model,
                                          out$class_sizes)
@@ -318,6 +330,18 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   out$criteria <- list(outliers = outliers, avg_risk = avg_risk, k_map = k_map,
                        local = local, suppressed_loss = suppressed_loss)
   out$criteria$uniqueness <- uniqueness
+  if (!is.null(loglinear) || !is.null(cluster_risk)) {
+    # the release's own values of the scanned risks, for the print
+    final <- node_risk_values(lat, unname(levels), model,
+                              if (is.null(supp_records)) rep(FALSE, lat$n) else supp_records)
+    if (!is.null(loglinear))
+      out$criteria$loglinear <- c(loglinear[c("max", "pi", "measure", "formula",
+                                              "weights_column")],
+                                  list(release = final$loglinear))
+    if (!is.null(cluster_risk))
+      out$criteria$cluster_risk <- c(cluster_risk[c("max", "column", "weights_column")],
+                                     list(release = final$cluster_risk))
+  }
   if (!is.null(k_map_derived))
     out$criteria$k_map_model <- list(k_map = k_map_requested, pi = k_map_pi,
                                      alpha = k_map_alpha, estimator = k_map_estimator,
@@ -340,7 +364,12 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
              if (!is.null(avg_risk)) sprintf(", average risk <= %s", format(avg_risk)) else "",
              if (!is.null(k_map)) sprintf(", k-map %d", k_map) else "",
              if (!is.null(uniqueness))
-               sprintf(", population uniqueness <= %s", format(uniqueness$max)) else "")),
+               sprintf(", population uniqueness <= %s", format(uniqueness$max)) else "",
+             if (!is.null(loglinear))
+               sprintf(", log-linear %s share <= %s", loglinear$measure, format(loglinear$max))
+             else "",
+             if (!is.null(cluster_risk))
+               sprintf(", cluster risk <= %s", format(cluster_risk$max)) else "")),
       "epimask_warning_suppressed")
   structure(out, class = c("epimask_ola", "epimask_datafly"))
 }
