@@ -13,7 +13,8 @@
 brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
                               outliers = "small", l = NULL, t = NULL, sensitive = NULL,
                               diversity = "distinct", avg_risk = NULL, k_map = NULL,
-                              population = NULL, charge = "top", uniqueness = NULL) {
+                              population = NULL, charge = "top", uniqueness = NULL,
+                              risks = list()) {
   n <- nrow(data)
   A <- length(keys)
   gen <- lapply(seq_along(keys), function(v)
@@ -69,9 +70,22 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
     }
     if (sum(size[supp]) > limit) ok <- FALSE
   }
-  if (ok && !is.null(uniqueness)) {
-    # population uniqueness: the smallest released classes suppressed one by
-    # one (same order as for avg_risk) until the share meets `max`
+  # population uniqueness and the `risks` (each list(share = function(kept,
+  # gen) of the units released and the node's generalized keys, max = )):
+  # the smallest released classes suppressed one by one (same order as for
+  # avg_risk) until every share meets its `max`
+  meets_all <- function(s_try) {
+    if (!is.null(uniqueness)) {
+      share <- uniqueness$share(size[!s_try], n)
+      if (!is.finite(share) || share > uniqueness$max * (1 + 1e-12)) return(FALSE)
+    }
+    for (r in risks) {
+      share <- r$share(!s_try[match(class_id, classes)], gen)
+      if (!is.finite(share) || share > r$max * (1 + 1e-12)) return(FALSE)
+    }
+    TRUE
+  }
+  if (ok && (!is.null(uniqueness) || length(risks))) {
     kept <- which(!supp)
     o <- kept[do.call(order, c(list(size[kept]), lapply(seq_len(A), function(v) codes[kept, v])))]
     met <- FALSE
@@ -79,8 +93,7 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
       s_try <- supp
       s_try[o[seq_len(m)]] <- TRUE
       if (sum(size[s_try]) > limit) break
-      share <- uniqueness$share(size[!s_try], n)
-      if (is.finite(share) && share <= uniqueness$max * (1 + 1e-12)) {
+      if (meets_all(s_try)) {
         supp <- s_try
         met <- TRUE
         break
