@@ -122,6 +122,40 @@
 #'   Population uniques are sample uniques: with `k >= 2` and
 #'   `outliers = "small"` the released classes have none, so the criterion
 #'   bites with `k = 1`.
+#' @param loglinear `NULL`, or Skinner & Shlomo's log-linear risk as a
+#'   criterion (methods vignette, section 22): `list(max = , pi = , weights =
+#'   , measure = "tau1", formula = NULL)`. The released classes' key table is
+#'   fitted by [risk_loglinear()] (main effects, or `formula` of the keys)
+#'   with the sampling fraction `pi` or the sampling `weights` (a column of
+#'   `data`, each at least 1; neither: the data are the population), and
+#'   \eqn{	au_1 / n} (`measure = "tau1"`: the expected share of released
+#'   units that are sample uniques unique in the population) or
+#'   \eqn{	au_2 / n} (`"tau2"`: the expected share correctly matched) must
+#'   be at most `max`, n the released records (persons). A table too large to
+#'   fit or a model that does not converge fails the node. Like `uniqueness`,
+#'   it concerns sample uniques: with `k >= 2` and `outliers = "small"` the
+#'   released classes have none (\eqn{	au = 0}).
+#' @param cluster_risk `NULL`, or cluster (household) risk as a criterion
+#'   (methods vignette, section 22; [risk_individual()] with `cluster`):
+#'   `list(cluster = , max = , weights = NULL)`, `cluster` the column naming
+#'   each record's cluster (family, household, care home; no `NA`). Each
+#'   released unit's individual risk is [risk_individual()]'s at the node
+#'   (\eqn{1/f}, or Benedetti-Franconi with the sampling `weights`, a column
+#'   each at least 1); a cluster's risk is \eqn{1 - \prod (1 - r_i)} over its
+#'   released members, given to each; the expected share of released units
+#'   re-identified, \eqn{\sum_i r_{h(i)} / n}, must be at most `max`.
+#'
+#'   `uniqueness`, `loglinear` and `cluster_risk` are not monotone under
+#'   suppression: they are met together by one scan that suppresses the
+#'   smallest released classes first (ties by their generalized values),
+#'   after the other criteria's suppression, taking the least number of
+#'   classes after which all of them hold, within `max_suppress`; each
+#'   count tried costs a fit ([risk_population()]'s estimator, the
+#'   log-linear model) or a pass over the clusters. They change only the
+#'   acceptability, never the tagged k-part, so every node the k-part and
+#'   the bound leave is checked. Not with `local = TRUE` (the risk is of the
+#'   whole release). The print names each criterion and its value on the
+#'   release (`$criteria$loglinear$release`, `$criteria$cluster_risk$release`).
 #' @param k_map_alpha,k_map_estimator With `k_map` and a [population_model()]:
 #'   the significance level (ARX's default 0.01) and the distribution of a
 #'   population class's count in the sample (`"poisson"`, ARX's default, or
@@ -145,6 +179,25 @@
 #' that the bound does not exclude. With the analysis loss no bound exists:
 #' every node with the k-part is evaluated (one IRLS fit per distinct release).
 #' With the defaults the search and the release are those of methods vignette section 16.
+#' @section Several records per person:
+#' With `id` naming a person column whose values repeat (methods vignette,
+#' section 23), the lattice runs on one row per person and every criterion
+#' counts persons: `k`, `max_suppress` (a share of the persons), `l` / `t`
+#' (over the persons of a class), `outliers = "failing"`, `avg_risk`
+#' (released classes per released person), `k_map` (the `population` table
+#' then has one row per person of the population; the derived k of a
+#' [population_model()] is capped at the number of persons), `uniqueness`
+#' (`pi` the sampling fraction of persons), `loglinear` (the key table of
+#' persons) and `cluster_risk` (a person belongs to one cluster: the column
+#' must be equal on a person's records, as must `weights`). A person is
+#' suppressed with all their records; `suppressed_loss` and the information
+#' losses are of the persons. `local = TRUE` searches the suppressed persons
+#' again, and a recoded person's records all take the round's levels. With
+#' [analysis_loss()] the collaborator's model is fitted on the records: a
+#' suppressed person's records all leave the fit. Every person must have one
+#' combination of key values (the key set of methods vignette section 23
+#' then has one tuple at every node); persons whose keys vary between their
+#' records get a classed error pointing to [datafly()], which takes key sets.
 #' @section Progress:
 #' The search signals its progress (one step per lattice node evaluated)
 #' through \pkg{progressr} when it is installed: wrap the call in
@@ -189,6 +242,20 @@
 #' # k-map from a sampling fraction alone (ARX's derived k)
 #' ola(people, c("birth", "sex", "zip"), h, k = 2, k_map = 50,
 #'     population = population_model(0.1))
+#' # log-linear risk of a 5% sample: expected population uniques at most 1%
+#' ola(people, c("birth", "sex", "zip"), h, k = 1, max_suppress = 0.1,
+#'     loglinear = list(pi = 0.05, max = 0.01))
+#' # families of three: the cluster risk share at most 0.2
+#' people$family <- rep(1:100, each = 3)
+#' ola(people, c("birth", "sex", "zip"), h, k = 2,
+#'     cluster_risk = list(cluster = "family", max = 0.2))
+#' # several visits per person: persons are counted and suppressed whole
+#' tv <- trial_visits
+#' tv$yob <- as.integer(format(tv$birth, "%Y"))
+#' ola(tv, c("yob", "sex", "site"),
+#'     list(yob = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
+#'          site = hierarchy_flat()),
+#'     k = 3, id = "pid", secret = "custodian key", outliers = "failing", avg_risk = 0.2)
 #' @export
 ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),

@@ -347,6 +347,11 @@ test_that("cluster risk as a criterion equals the exhaustive search with risk_in
         expect_equal(res$criteria$cluster_risk$release, r$cluster_global, tolerance = 1e-12)
       }
     }
+  # the scan suppresses the smallest classes (k = 1: nothing else does)
+  res <- expect_risk_optimum(fx, "entropy", list(cluster_risk = list(cluster = "family", max = 0.3)),
+                             list(list(share = cluster_share_of(keys, fx$data$family), max = 0.3)),
+                             k = 1, max_suppress = 0.1)
+  expect_gt(res$n_suppressed, 0)
   res <- expect_risk_optimum(fx, "entropy",
                              list(cluster_risk = list(cluster = "family", max = 0.1, weights = "wt")),
                              list(list(share = cluster_share_of(keys, fx$data$family, fx$data$wt),
@@ -415,4 +420,30 @@ test_that("bad input to the person and risk criteria gets classed errors", {
   expect_error(call(cluster_risk = list(cluster = "fam_na", max = 0.1)),
                class = "epimask_error_missing")
   expect_identical(d[names(before)], before)
+})
+
+test_that("deidentify() passes the sample-release criteria to ola() and drops what it suppresses", {
+  set.seed(45)
+  n <- 300
+  d <- data.frame(age = sample(20:69, n, TRUE), sex = sample(c("f", "m"), n, TRUE),
+                  zip = sample(c("021", "022", "031", "032", "041"), n, TRUE),
+                  family = rep(1:100, each = 3), stringsAsFactors = FALSE)
+  h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(), zip = hierarchy_flat())
+  keys <- c("age", "sex", "zip")
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.2)
+  rel <- suppressWarnings(deidentify(d, keys, h, ctx, max_suppress = 0.1,
+                                     cluster_risk = list(cluster = "family", max = 0.15)))
+  gen <- rel$generalization
+  expect_equal(gen$criteria$cluster_risk$max, 0.15)
+  # the same search as ola() with the targets deidentify() derives
+  direct <- ola(d, keys, h, k = gen$k, max_suppress = 0.1, outliers = "failing",
+                avg_risk = gen$criteria$avg_risk,
+                cluster_risk = list(cluster = "family", max = 0.15))
+  expect_identical(gen$levels, direct$levels)
+  expect_identical(gen$suppressed, direct$suppressed)
+  # nothing blanked: the suppressed records are dropped, and the release
+  # recounted meets the cluster criterion
+  expect_identical(nrow(rel$data), n - length(gen$suppressed))
+  expect_false(anyNA(rel$data[keys]))
+  expect_lte(risk_individual(rel$data, keys, cluster = "family")$cluster_global, 0.15)
 })
