@@ -41,10 +41,18 @@ lattice_evaluate_targets <- function(lat, table, levels, model, metrics, cls, si
   }
   if (ok && risk_scanned(model)) {
     # the criteria not monotone under suppression (population uniqueness,
-    # log-linear risk, cluster risk): one scan, all of them met together
+    # cluster risk): one scan, all of them met together
     meets <- risk_meets(lat, levels, size, class_codes, model)
     extra <- risk_suppress(size, supp, class_codes, meets, limit)
     if (is.null(extra)) ok <- FALSE else supp[extra] <- TRUE
+  }
+  if (ok && !is.null(model$loglinear)) {
+    # log-linear risk: checked on the release the other criteria leave (a
+    # refit of the whole key table per count suppressed would be the cost
+    # of a scan); it concerns sample uniques, which k >= 2 suppresses
+    share <- loglinear_share(class_codes, record_class(lat, levels, class_codes), !supp,
+                             lat$keys, model$loglinear)
+    ok <- is.finite(share) && share <= model$loglinear$max * (1 + 1e-12)
   }
   # ARX's monotone metrics: a suppressed record costs what it would at the node
   charged <- if (identical(model$charge, "node")) rep(FALSE, n_cls) else supp
@@ -147,7 +155,7 @@ uniqueness_share <- function(size, spec, n) {
 # classes suppressed first (ties: the smaller class codes, as for avg_risk),
 # the least number of them after which every scanned criterion (`meets`, a
 # function of the released classes, logical per class) holds, within the
-# suppression limit. Population uniqueness, log-linear and cluster risk are
+# suppression limit. Population uniqueness and cluster risk are
 # not monotone in the number suppressed, so the counts are tried one by one
 # (ARX's binary search assumes monotonicity). Suppressing the smallest
 # remaining class never raises the average risk (see avg_risk_suppress()),
@@ -172,7 +180,7 @@ risk_suppress <- function(size, supp, class_codes, meets, limit) {
 
 # Is any criterion of the scan asked for?
 risk_scanned <- function(model)
-  !is.null(model$uniqueness) || !is.null(model$loglinear) || !is.null(model$cluster_risk)
+  !is.null(model$uniqueness) || !is.null(model$cluster_risk)
 
 # The scan's test at one node: a function of the released classes (logical,
 # one per class) that is TRUE when every scanned criterion is met. The unit
@@ -188,10 +196,6 @@ risk_meets <- function(lat, levels, size, class_codes, model) {
     if (!is.null(model$uniqueness)) {
       share <- uniqueness_share(size[kept], model$uniqueness, lat$n)
       if (!is.finite(share) || share > model$uniqueness$max * (1 + 1e-12)) return(FALSE)
-    }
-    if (!is.null(model$loglinear)) {
-      share <- loglinear_share(class_codes, units(), kept, lat$keys, model$loglinear)
-      if (!is.finite(share) || share > model$loglinear$max * (1 + 1e-12)) return(FALSE)
     }
     if (!is.null(model$cluster_risk)) {
       if (is.null(cluster_r))

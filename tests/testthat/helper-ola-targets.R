@@ -79,13 +79,14 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
       share <- uniqueness$share(size[!s_try], n)
       if (!is.finite(share) || share > uniqueness$max * (1 + 1e-12)) return(FALSE)
     }
-    for (r in risks) {
+    for (r in Filter(function(r) !isFALSE(r$scan), risks)) {
       share <- r$share(!s_try[match(class_id, classes)], gen)
       if (!is.finite(share) || share > r$max * (1 + 1e-12)) return(FALSE)
     }
     TRUE
   }
-  if (ok && (!is.null(uniqueness) || length(risks))) {
+  scanned <- Filter(function(r) !isFALSE(r$scan), risks)
+  if (ok && (!is.null(uniqueness) || length(scanned))) {
     kept <- which(!supp)
     o <- kept[do.call(order, c(list(size[kept]), lapply(seq_len(A), function(v) codes[kept, v])))]
     met <- FALSE
@@ -100,6 +101,12 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
       }
     }
     if (!met) ok <- FALSE
+  }
+  # risks with scan = FALSE: checked on the release the scan leaves
+  for (r in Filter(function(r) isFALSE(r$scan), risks)) {
+    if (!ok) break
+    share <- r$share(!supp[match(class_id, classes)], gen)
+    if (!is.finite(share) || share > r$max * (1 + 1e-12)) ok <- FALSE
   }
   rec_supp <- unname(supp[match(class_id, classes)])
   if (charge == "node") charged <- rep(FALSE, n) else charged <- rec_supp

@@ -307,7 +307,7 @@ test_that("log-linear risk as a criterion equals the exhaustive search with risk
   for (metric in c("entropy", "precision", "discernibility"))
     for (mx in c(0.01, 0.04)) {
       res <- expect_risk_optimum(fx, metric, list(loglinear = list(pi = 0.05, max = mx)),
-                                 list(list(share = loglinear_share_of(keys, pi = 0.05), max = mx)),
+                                 list(list(share = loglinear_share_of(keys, pi = 0.05), max = mx, scan = FALSE)),
                                  k = 1, max_suppress = 0.1)
       # the release recounted: tau1 / n by risk_loglinear() on the released keys
       if (res$acceptable) {
@@ -321,11 +321,11 @@ test_that("log-linear risk as a criterion equals the exhaustive search with risk
   expect_risk_optimum(fx, "entropy",
                       list(loglinear = list(weights = "wt", max = 0.02, measure = "tau2")),
                       list(list(share = loglinear_share_of(keys, weights = fx$data$wt,
-                                                           measure = "tau2"), max = 0.02)),
+                                                           measure = "tau2"), max = 0.02, scan = FALSE)),
                       k = 1, max_suppress = 0.1)
-  # with the other criteria: one scan with avg_risk before it
+  # with avg_risk's suppression before the check
   expect_risk_optimum(fx, "precision", list(loglinear = list(pi = 0.1, max = 0.02)),
-                      list(list(share = loglinear_share_of(keys, pi = 0.1), max = 0.02)),
+                      list(list(share = loglinear_share_of(keys, pi = 0.1), max = 0.02, scan = FALSE)),
                       k = 1, max_suppress = 0.15, avg_risk = 0.5)
 })
 
@@ -359,6 +359,35 @@ test_that("cluster risk as a criterion equals the exhaustive search with risk_in
                              k = 1, max_suppress = 0.2)
   expect_match(paste(format(res), collapse = "\n"),
                "cluster risk share <= 0.1 \\(clusters 'family', weights 'wt'; release")
+  # cluster risk and population uniqueness in one scan, then the log-linear
+  # check on the release the scan leaves
+  pi <- 0.05
+  zay <- function(size, n_data) {
+    if (!length(size)) return(0)
+    N <- round(n_data / pi)
+    n <- sum(size)
+    cj <- table(size)
+    j <- as.numeric(names(cj))
+    cj <- as.numeric(cj)
+    c1 <- sum(cj[j == 1])
+    if (c1 == 0) return(0)
+    c1^2 / sum(cj * exp(log(j) + lchoose(N - j, n - 1) - lchoose(N, n))) / N
+  }
+  h <- epimask:::check_hierarchies(fx$h, keys, fx$data)
+  for (metric in c("entropy", "precision")) {
+    ref <- brute_target_optimum(
+      fx$data, keys, h, metric, k = 1, max_suppress = 0.1,
+      uniqueness = list(share = zay, max = 0.01),
+      risks = list(list(share = cluster_share_of(keys, fx$data$family), max = 0.3),
+                   list(share = loglinear_share_of(keys, pi = pi), max = 0.02, scan = FALSE)))
+    res <- ola(fx$data, keys, fx$h, k = 1, max_suppress = 0.1, metric = metric,
+               uniqueness = list(pi = pi, model = "zayatz", max = 0.01),
+               cluster_risk = list(cluster = "family", max = 0.3),
+               loglinear = list(pi = pi, max = 0.02))
+    expect_identical(unname(res$levels), as.integer(ref$levels))
+    expect_equal(info_loss(res, metric), ref$loss, tolerance = tol_exact)
+    expect_identical(res$suppressed, which(ref$supp))
+  }
 })
 
 test_that("persons: log-linear and cluster risk count persons", {
@@ -368,7 +397,7 @@ test_that("persons: log-linear and cluster risk count persons", {
   for (metric in c("entropy", "precision")) {
     res <- expect_person_optimum(fx, metric, k = 1, max_suppress = 0.1,
                                  risks = list(list(share = loglinear_share_of(keys, pi = 0.05),
-                                                   max = 0.02)),
+                                                   max = 0.02, scan = FALSE)),
                                  ola_args = list(loglinear = list(pi = 0.05, max = 0.02)))
     # recount on one row per released person
     rel <- res$data[!duplicated(res$data$pid), ]
