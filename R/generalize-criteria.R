@@ -702,8 +702,11 @@ person_analysis <- function(evaluate, person) {
 # releases are recoded at its levels and leave the suppressed set; repeated
 # while a round recodes records. With the analysis loss, a round's nodes are
 # ranked by the analysis loss of the whole release they would give.
+# With persons (`unit_records`: the records of each person, data one row per
+# person) the rounds count records and persons.
 local_recoding <- function(data, keys, hierarchies, model, metric, lat, levels,
-                           supp, sensitive, ordered, population, analysis) {
+                           supp, sensitive, ordered, population, analysis,
+                           unit_records = NULL) {
   n <- nrow(data)
   A <- length(keys)
   rec_levels <- matrix(as.integer(levels), n, A, byrow = TRUE)
@@ -733,6 +736,13 @@ local_recoding <- function(data, keys, hierarchies, model, metric, lat, levels,
       round = length(rounds) + 1L, records = length(recoded),
       still_suppressed = sum(supp),
       levels = paste(found$levels, collapse = ","), stringsAsFactors = FALSE)
+    if (!is.null(unit_records)) {
+      r <- length(rounds)
+      rounds[[r]]$persons <- rounds[[r]]$records
+      rounds[[r]]$persons_still_suppressed <- rounds[[r]]$still_suppressed
+      rounds[[r]]$records <- sum(unit_records[recoded])
+      rounds[[r]]$still_suppressed <- sum(unit_records[supp])
+    }
   }
   current <- stats::setNames(lapply(seq_len(A), function(v) {
     x <- data[[keys[[v]]]]

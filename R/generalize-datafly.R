@@ -457,8 +457,11 @@ format.epimask_datafly <- function(x, ...) {
                           format(signif(x$analysis$original$estimate, 5)),
                           format(signif(x$analysis$release$estimate, 5))))
   if (!is.null(x$local) && nrow(x$local))
-    out <- c(out, sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
-                          nrow(x$local), sum(x$local$records)))
+    out <- c(out, if (is.null(x$local$persons))
+      sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
+              nrow(x$local), sum(x$local$records))
+    else sprintf("  local recoding: %d round(s) recoded %d suppressed person(s) (%d records)",
+                 nrow(x$local), sum(x$local$persons), sum(x$local$records)))
   if (!is.null(x$nodes_total))
     out <- c(out, sprintf("  lattice: %s of %s nodes evaluated",
                           format(x$nodes_evaluated, big.mark = ","),

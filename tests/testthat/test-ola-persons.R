@@ -250,7 +250,13 @@ test_that("persons: local recoding searches the suppressed persons again", {
   h <- epimask:::check_hierarchies(fx$h, fx$keys, d)
   ref <- brute_target_optimum(sub, fx$keys, h, "precision", k = 3, max_suppress = 0.1)
   expect_identical(loc$local$levels[[1]], paste(ref$levels, collapse = ","))
-  expect_identical(loc$local$records[[1]], nrow(sub) - sum(ref$supp))
+  expect_identical(loc$local$persons[[1]], nrow(sub) - sum(ref$supp))
+  recoded <- sub$pid[!ref$supp]
+  expect_identical(loc$local$records[[1]], sum(d$pid %in% recoded))
+  expect_identical(loc$local$persons_still_suppressed[[1]], sum(ref$supp))
+  expect_match(paste(format(loc), collapse = "\n"),
+               sprintf("recoded %d suppressed person\\(s\\) \\(%d records\\)",
+                       length(recoded), sum(d$pid %in% recoded)))
   # persons stay whole: a person's records are all released or all suppressed
   left <- unique(d$pid[loc$suppressed])
   expect_identical(loc$suppressed, which(d$pid %in% left))
