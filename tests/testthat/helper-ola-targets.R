@@ -188,3 +188,33 @@ brute_target_optimum <- function(data, qi, hierarchies, metric, analysis = NULL,
   }
   best
 }
+
+# Zayatz's estimate written out (methods vignette, section 21): U = c1^2 / sum_j c_j P_j, P_j
+# the hypergeometric probability that a class of size j among N is seen once
+# in a sample of n, j choose(N - j, n - 1) / choose(N, n).
+zayatz_share_by_hand <- function(pi) function(size, n_data) {
+  if (!length(size)) return(0)
+  N <- round(n_data / pi)
+  n <- sum(size)
+  cj <- table(size)
+  j <- as.numeric(names(cj))
+  cj <- as.numeric(cj)
+  c1 <- sum(cj[j == 1])
+  if (c1 == 0) return(0)
+  P <- exp(log(j) + lchoose(N - j, n - 1) - lchoose(N, n))
+  c1^2 / sum(cj * P) / N
+}
+
+# ola()'s result `res` against the exhaustive optimum `ref` (NULL: no node
+# is acceptable): levels, loss and suppressed records.
+expect_matches_optimum <- function(res, ref, metric, label) {
+  if (is.null(ref)) {
+    expect_false(res$acceptable, label = label)
+    return(invisible(res))
+  }
+  expect_true(res$acceptable, label = label)
+  expect_identical(unname(res$levels), as.integer(ref$levels), label = label)
+  expect_equal(info_loss(res, metric), ref$loss, tolerance = tol_exact, label = label)
+  expect_identical(res$suppressed, which(ref$supp), label = label)
+  invisible(res)
+}

@@ -191,18 +191,8 @@ test_that("persons: ARX's charging (node / block) equals the exhaustive search",
 test_that("persons: population uniqueness equals the exhaustive search", {
   fx <- persons_fixture(100, 35)
   pi <- 0.05
-  # Zayatz written out on the histogram of the released classes of persons
-  share <- function(size, n_data) {
-    if (!length(size)) return(0)
-    N <- round(n_data / pi)
-    n <- sum(size)
-    cj <- table(size)
-    j <- as.numeric(names(cj))
-    cj <- as.numeric(cj)
-    c1 <- sum(cj[j == 1])
-    if (c1 == 0) return(0)
-    c1^2 / sum(cj * exp(log(j) + lchoose(N - j, n - 1) - lchoose(N, n))) / N
-  }
+  # Zayatz written out (helper-ola-targets.R) on the released classes of persons
+  share <- zayatz_share_by_hand(pi)
   for (metric in c("entropy", "precision"))
     for (mx in c(0.003, 0.02))
       expect_person_optimum(fx, metric, k = 1, max_suppress = 0.1,
@@ -294,15 +284,7 @@ expect_risk_optimum <- function(fx, metric, risk_args, risks, ...) {
   res <- do.call(ola, c(list(fx$data, fx$keys, fx$h, metric = metric), list(...), risk_args))
   label <- sprintf("%s, %s", metric, paste(names(unlist(risk_args)), unlist(risk_args),
                                            collapse = " "))
-  if (is.null(ref)) {
-    expect_false(res$acceptable, label = label)
-    return(invisible(res))
-  }
-  expect_true(res$acceptable, label = label)
-  expect_identical(unname(res$levels), as.integer(ref$levels), label = label)
-  expect_equal(info_loss(res, metric), ref$loss, tolerance = tol_exact, label = label)
-  expect_identical(res$suppressed, which(ref$supp), label = label)
-  invisible(res)
+  expect_matches_optimum(res, ref, metric, label)
 }
 
 test_that("log-linear risk as a criterion equals the exhaustive search with risk_loglinear()", {
@@ -368,17 +350,7 @@ test_that("cluster risk as a criterion equals the exhaustive search with risk_in
   # cluster risk and population uniqueness in one scan, then the log-linear
   # check on the release the scan leaves
   pi <- 0.05
-  zay <- function(size, n_data) {
-    if (!length(size)) return(0)
-    N <- round(n_data / pi)
-    n <- sum(size)
-    cj <- table(size)
-    j <- as.numeric(names(cj))
-    cj <- as.numeric(cj)
-    c1 <- sum(cj[j == 1])
-    if (c1 == 0) return(0)
-    c1^2 / sum(cj * exp(log(j) + lchoose(N - j, n - 1) - lchoose(N, n))) / N
-  }
+  zay <- zayatz_share_by_hand(pi)
   h <- epimask:::check_hierarchies(fx$h, keys, fx$data)
   for (metric in c("entropy", "precision")) {
     ref <- brute_target_optimum(
@@ -458,27 +430,28 @@ test_that("bad input to the person and risk criteria gets classed errors", {
 })
 
 test_that("deidentify() passes the sample-release criteria to ola() and drops what it suppresses", {
-  set.seed(45)
-  n <- 300
+  set.seed(1)
+  n <- 150
   d <- data.frame(age = sample(20:69, n, TRUE), sex = sample(c("f", "m"), n, TRUE),
                   zip = sample(c("021", "022", "031", "032", "041"), n, TRUE),
-                  family = rep(1:100, each = 3), stringsAsFactors = FALSE)
+                  family = rep(1:50, each = 3), stringsAsFactors = FALSE)
   h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(), zip = hierarchy_flat())
   keys <- c("age", "sex", "zip")
-  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.2)
-  rel <- suppressWarnings(deidentify(d, keys, h, ctx, max_suppress = 0.1,
-                                     cluster_risk = list(cluster = "family", max = 0.15)))
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.33)
+  crit <- list(cluster = "family", max = 0.25)
+  rel <- suppressWarnings(deidentify(d, keys, h, ctx, max_suppress = 0.2, cluster_risk = crit))
   gen <- rel$generalization
-  expect_equal(gen$criteria$cluster_risk$max, 0.15)
+  expect_equal(gen$criteria$cluster_risk$max, 0.25)
   # the same search as ola() with the targets deidentify() derives
-  direct <- ola(d, keys, h, k = gen$k, max_suppress = 0.1, outliers = "failing",
-                avg_risk = gen$criteria$avg_risk,
-                cluster_risk = list(cluster = "family", max = 0.15))
+  direct <- ola(d, keys, h, k = gen$k, max_suppress = 0.2, outliers = "failing",
+                avg_risk = gen$criteria$avg_risk, cluster_risk = crit)
   expect_identical(gen$levels, direct$levels)
   expect_identical(gen$suppressed, direct$suppressed)
+  expect_gt(length(gen$suppressed), 0)
   # nothing blanked: the suppressed records are dropped, and the release
-  # recounted meets the cluster criterion
-  expect_identical(nrow(rel$data), n - length(gen$suppressed))
+  # recounted meets the cluster criterion and the context
+  expect_equal(nrow(rel$data), n - length(gen$suppressed))
   expect_false(anyNA(rel$data[keys]))
-  expect_lte(risk_individual(rel$data, keys, cluster = "family")$cluster_global, 0.15)
+  expect_lte(risk_individual(rel$data, keys, cluster = "family")$cluster_global, 0.25)
+  expect_true(rel$pass)
 })
