@@ -207,3 +207,16 @@ test_that("risk_individual(id = ) names the person in its print", {
   expect_match(format(r)[3L], "highest person risk", fixed = TRUE)
   expect_match(format(risk_individual(d, "k"))[3L], "highest record risk", fixed = TRUE)
 })
+
+test_that("a profile's header keeps its risk phrase on one line", {
+  h <- c("Risk-utility profile: 7 schemes, term 'kappa', family Cox (Efron ties), risk: kanon of persons ('pid')",
+         "Reference: original estimate 0.2233 (SE 0.01217)")
+  out <- epimask:::wrap_ru_header(h, 80L)
+  expect_identical(out, c("Risk-utility profile: 7 schemes, term 'kappa', family Cox (Efron ties),",
+                          "  risk: kanon of persons ('pid')",
+                          "Reference: original estimate 0.2233 (SE 0.01217)"))
+  expect_identical(epimask:::wrap_ru_header("Risk-utility profile: 2 schemes, risk: none", 80L),
+                   "Risk-utility profile: 2 schemes, risk: none")
+  expect_identical(epimask:::wrap_ru_header("Risk-utility profile: 2 schemes", 80L),
+                   "Risk-utility profile: 2 schemes")
+})
