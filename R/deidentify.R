@@ -72,7 +72,12 @@
 #'   generalized key one-to-one and were kept: the certificate counts the
 #'   keys only, so the print and the report warn of them), `dropped` (the
 #'   proxies dropped with `drop_proxies = TRUE`) and `call` (the call as
-#'   text, for the report; `NULL` when too long to be read).
+#'   text, for the report; `NULL` when too long to be read), `persons`
+#'   (when an identifier repeats, as a person column does with several
+#'   records per person: the release recounted by that column, `column`,
+#'   `n_persons`, `n_records`, `overall`, `threshold`, `pass`, `attacks`; the certificate
+#'   counts records, and a warning of class `epimask_warning_persons` says
+#'   so; `NULL` otherwise).
 #' @seealso [release_report()] takes the result; [ola()], [suppress_local()],
 #'   [risk_release()].
 #' @family de-identification
@@ -223,6 +228,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   proxies <- gen$proxies[!gen$proxies$column %in% gen$dropped, , drop = FALSE]
   rownames(proxies) <- NULL
   rownames(released) <- NULL
+  persons <- persons_recount(frame, ids, dropped, released, keys, context)
   # 4. verify every attack of the context on every key of the release
   after <- recount(released, keys, context)
   steps[[4L]] <- step_row(
@@ -243,6 +249,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
         "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
         format(signif(after$overall, 3)), format(signif(context$threshold, 3))),
       "epimask_warning_release_fails")
+  if (!is.null(persons))
+    epimask_warn(persons_note(persons), "epimask_warning_persons")
   steps <- do.call(rbind, steps)
   rownames(steps) <- NULL
   out <- list(data = restore_frame_class(released, data), certificate = certificate,
@@ -251,7 +259,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
               suppression = supp, fallback = fallback,
               targets = c(targets, list(k_used = k)), keys = keys, sensitive = sensitive,
               identifiers = ids, context = context, n = n,
-              proxies = proxies, dropped = gen$dropped, call = deidentify_call(sys.call()),
+              proxies = proxies, dropped = gen$dropped, persons = persons,
+              call = deidentify_call(sys.call()),
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
                                                 original = attr(evaluator, "estimate")))
@@ -274,6 +283,40 @@ proxy_note <- function(x) {
                  "undo their generalization; the certificate counts the keys only. Drop them ",
                  "(`drop_proxies = TRUE`) or generalize them too."),
           paste0("'", p$column, "' -> '", p$key, "'", collapse = ", "))
+}
+
+# An identifier that repeats may identify persons with several records: the
+# certificate counts records, which understates the risk of persons (a
+# person with 5 visits in a class of 5 is alone in it). The release is
+# recounted by that column (its original values, on the released rows; they
+# are not kept) with risk_release(id = ): NULL when no identifier repeats.
+persons_recount <- function(frame, ids, dropped, released, keys, context) {
+  if (!length(ids) || !nrow(released)) return(NULL)
+  for (col in names(ids)) {
+    v <- frame[[col]][!dropped]
+    if (anyNA(v) || !anyDuplicated(v)) next
+    tmp <- released[keys]
+    tmp[[".epimask_person"]] <- v
+    res <- risk_release(tmp, keys, context, id = ".epimask_person")
+    return(list(column = col, n_persons = length(unique(v)), n_records = length(v),
+                overall = res$overall, threshold = context$threshold, pass = res$pass,
+                attacks = res$attacks))
+  }
+  NULL
+}
+
+persons_note <- function(p) {
+  sprintf(paste0("Identifier '%s' repeats (%d distinct values in %d records): if it identifies ",
+                 "persons with several records, the certificate (which counts records) ",
+                 "understates their risk. Recounted by '%s': overall risk %s %s threshold %s: %s. ",
+                 "Measure persons with risk_release(..., id = ) and generalize further."),
+          p$column, p$n_persons, p$n_records, p$column, format(signif(p$overall, 3)),
+          if (p$pass) "<=" else ">", format(signif(p$threshold, 3)), if (p$pass) "PASS" else "FAIL")
+}
+
+# Warnings of the print and the report: kept proxies, repeated identifiers.
+release_notes <- function(x) {
+  c(proxy_note(x), if (!is.null(x$persons)) paste("Warning:", persons_note(x$persons)))
 }
 
 # risk_release() on a release; an empty release has no risk to recount: NA,
@@ -400,7 +443,7 @@ format.epimask_release <- function(x, ...) {
                         if (x$pass) "PASS" else "FAIL"))
   if (length(x$dropped)) out <- c(out, sprintf("Proxies of generalized keys dropped: %s",
                                                paste(x$dropped, collapse = ", ")))
-  c(out, proxy_note(x))
+  c(out, release_notes(x))
 }
 
 #' @rdname deidentify

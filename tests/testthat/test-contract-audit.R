@@ -39,7 +39,7 @@ test_that("a kept proxy is flagged in the release, its print and its report", {
   expect_match(txt[length(txt)], "'age_code' -> 'age'", fixed = TRUE)
   expect_match(txt[length(txt)], "the certificate counts the keys only", fixed = TRUE)
   content <- epimask:::deidentify_report_content(rel)
-  expect_match(content$proxy_note, "'age_code' -> 'age'", fixed = TRUE)
+  expect_match(content$notes, "'age_code' -> 'age'", fixed = TRUE)
   # no proxy: no line
   fx$data$age_code <- NULL
   rel2 <- deidentify(fx$data, fx$keys, fx$h, fx$ctx)
@@ -219,4 +219,44 @@ test_that("a profile's header keeps its risk phrase on one line", {
                    "Risk-utility profile: 2 schemes, risk: none")
   expect_identical(epimask:::wrap_ru_header("Risk-utility profile: 2 schemes", 80L),
                    "Risk-utility profile: 2 schemes")
+})
+
+test_that("deidentify() warns when an identifier repeats, with the recount by persons", {
+  d <- trial_visits
+  d$byear <- as.integer(format(d$birth, "%Y"))
+  keys <- c("site", "sex", "byear")
+  h <- list(site = hierarchy_flat(), sex = hierarchy_flat(),
+            byear = hierarchy_numeric(c(5, 10, 20)))
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.1)
+  input <- d[c("pid", keys, "arm")]
+  expect_warning(rel <- deidentify(input, keys, h, ctx, identifiers = c(pid = "drop")),
+                 class = "epimask_warning_persons")
+  expect_false("pid" %in% names(rel$data))
+  # by hand: the persons of the released rows, their key sets, the strict
+  # average risk (classes / persons, or 1 / smallest class below 3)
+  expect_identical(nrow(rel$data), nrow(input))   # no record dropped in this release
+  rd <- rel$data
+  rd$pid <- input$pid
+  hand <- persons_by_hand(transform(rd, site = ifelse(is.na(site), "<NA>", as.character(site)),
+                                    sex = ifelse(is.na(sex), "<NA>", as.character(sex)),
+                                    byear = ifelse(is.na(byear), "<NA>", as.character(byear))),
+                          keys, "pid")
+  f <- table(hand$set)
+  strict <- if (min(f) >= 3) length(f) / nrow(hand) else 1 / min(f)
+  expect_identical(rel$persons$column, "pid")
+  expect_identical(rel$persons$n_persons, length(unique(input$pid)))
+  expect_equal(rel$persons$overall, 0.5 * strict)
+  expect_identical(rel$persons$pass, 0.5 * strict <= 0.1)
+  txt <- format(rel)
+  expect_match(txt[length(txt)], "Identifier 'pid' repeats (600 distinct values in 3609 records)",
+               fixed = TRUE)
+  expect_match(txt[length(txt)], "overall risk 0.5 > threshold 0.1: FAIL", fixed = TRUE)
+  expect_match(epimask:::deidentify_report_content(rel)$notes[1L], "Identifier 'pid' repeats",
+               fixed = TRUE)
+  # an identifier with distinct values: no recount, no warning
+  fx <- audit_proxy_fixture()
+  fx$data$age_code <- NULL
+  fx$data$rid <- seq_len(nrow(fx$data))
+  expect_silent(rel2 <- deidentify(fx$data, fx$keys, fx$h, fx$ctx, identifiers = "rid"))
+  expect_null(rel2$persons)
 })
