@@ -513,6 +513,7 @@ glance.epimask_release <- function(x, ...) {
 #'   after, with the threshold as a line.
 #' @export
 plot.epimask_release <- function(x, y = NULL, main = NULL, ...) {
+  main <- check_string(main, allow_null = TRUE)
   before <- x$risk_before$attacks
   after <- x$certificate
   heights <- rbind(before = before$risk, after = after$risk)

@@ -327,6 +327,7 @@ print.summary.risk_release <- function(x, ...) print_formatted(x, ...)
 #'   line; the bars of attacks above the threshold are red.
 #' @export
 plot.risk_release <- function(x, y = NULL, main = NULL, ...) {
+  main <- check_string(main, allow_null = TRUE)
   a <- x$attacks
   risk <- a$risk
   risk[is.na(risk)] <- 0
