@@ -380,6 +380,9 @@ test_that("persons: log-linear and cluster risk count persons", {
     # recount on one row per released person
     rel <- res$data[!duplicated(res$data$pid), ]
     expect_lte(risk_loglinear(rel, keys, pi = 0.05)$tau1_share, 0.02)
+    # and by the measure's own persons (risk_loglinear(id =)) on the records
+    expect_equal(risk_loglinear(res$data, keys, pi = 0.05, id = "pid")$tau1_share,
+                 res$criteria$loglinear$release, tolerance = 1e-8)
     res <- expect_person_optimum(fx, metric, k = 2, max_suppress = 0.1,
                                  risks = list(list(share = cluster_share_of(keys, pf$family),
                                                    max = 0.3)),
