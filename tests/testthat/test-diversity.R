@@ -43,31 +43,37 @@ random_rows <- function(n, n_classes, m, seed, ties = FALSE, counts = FALSE) {
   list(cls = cls, val = val, cnt = cnt)
 }
 
+check_against_brute <- function(r, n_classes, m, counts) {
+  q <- as.vector(tapply(r$cnt, factor(r$val, levels = seq_len(m)), sum))
+  q[is.na(q)] <- 0
+  q <- q / sum(q)
+  # ordered with c = 2, equal distance with c = 0.5, recursive alone with c = 3
+  for (run in list(list(TRUE, 2, q), list(FALSE, 0.5, q), list(FALSE, 3, NULL))) {
+    got <- cd(r$cls, r$val, n_classes, m, count = if (counts) r$cnt, q = run[[3]],
+              ordered = run[[1]], c = run[[2]])
+    ref <- diversity_brute(r$cls, r$val, n_classes, m, count = r$cnt, q = run[[3]],
+                           ordered = run[[1]], c = run[[2]])
+    expect_identical(got$distinct, ref$distinct)
+    expect_identical(got$recursive, ref$recursive)
+    expect_equal(got$entropy_l, ref$entropy_l, tolerance = tol_exact)
+    expect_equal(got$emd, ref$emd, tolerance = tol_exact)
+  }
+}
+
 test_that("random rows against the brute force: ties, one-value classes, many values", {
-  configs <- expand.grid(n = c(1, 7, 60, 400), n_classes = c(1, 3, 40), m = c(1, 2, 5, 150),
+  configs <- expand.grid(n = c(1, 7, 60, 400), n_classes = c(1, 3, 40), m = c(1, 2, 5, 60),
                          ties = c(FALSE, TRUE))
   for (i in seq_len(nrow(configs))) {
     cf <- configs[i, ]
     n_classes <- min(cf$n_classes, cf$n)
     for (counts in c(FALSE, TRUE)) {
       r <- random_rows(cf$n, n_classes, cf$m, seed = i, ties = cf$ties, counts = counts)
-      q <- as.vector(tapply(r$cnt, factor(r$val, levels = seq_len(cf$m)), sum))
-      q[is.na(q)] <- 0
-      q <- q / sum(q)
-      for (ordered in c(TRUE, FALSE)) {
-        for (cc in c(0.5, 2, 3)) {
-          got <- cd(r$cls, r$val, n_classes, cf$m, count = if (counts) r$cnt, q = q,
-                    ordered = ordered, c = cc)
-          ref <- diversity_brute(r$cls, r$val, n_classes, cf$m, count = r$cnt, q = q,
-                                 ordered = ordered, c = cc)
-          expect_identical(got$distinct, ref$distinct)
-          expect_identical(got$recursive, ref$recursive)
-          expect_equal(got$entropy_l, ref$entropy_l, tolerance = tol_exact)
-          expect_equal(got$emd, ref$emd, tolerance = tol_exact)
-        }
-      }
+      check_against_brute(r, n_classes, cf$m, counts)
     }
   }
+  # many values: 600 of them over 3,000 rows in 12 classes
+  r <- random_rows(3000, 12, 600, seed = 99, counts = TRUE)
+  check_against_brute(r, 12, 600, TRUE)
 })
 
 test_that("classes of one value, and classes equal to the whole data", {
