@@ -98,9 +98,9 @@ lattice_class_fails <- function(lat, table, cls, n_cls, model) {
   A <- length(lat$keys)
   for (j in seq_along(lat$sensitive)) {
     s <- lat$sens[[j]]
-    d <- call_c(C_lattice_diversity, arg = "spec", list(
-      class = cls$group, value = table$codes[, A + j], count = table$count,
-      n_classes = n_cls, q = s$q, ordered = as.integer(s$ordered)))
+    d <- class_diversity(cls$group, table$codes[, A + j], n_cls, length(s$q),
+                         count = table$count, q = if (!is.null(model$t)) s$q,
+                         ordered = s$ordered)
     if (!is.null(model$l)) {
       l_value <- if (model$diversity == "distinct") d$distinct else d$entropy_l
       fails <- fails | l_value < model$l - 1e-9
