@@ -63,14 +63,15 @@ static size_t chunk_lo(const irls_problem *pr, int c)
     return (size_t) ((double) pr->n * c / pr->nchunk);
 }
 
-/* Per-chunk scratch: G, the upper triangle of the (p + 1) x (p + 1) Gram
- * matrix of [sqrt(W) X, sqrt(W) z] (so X'WX and X'Wz), U the block of
- * [sqrt(W) X, sqrt(W) z] (BLOCK_ROWS x (p + 1)), and three block-long
- * vectors. Chunks are 8 doubles (a cache line) apart at least. */
+/* Per-chunk scratch: G, the upper triangle of the (p + 1) x (p + 1) matrix
+ * [X, z]' W [X, z] (so X'WX and X'Wz), and four block-long vectors
+ * (mu.eta, V(mu), z, W). Chunks are 8 doubles (a cache line) apart at
+ * least. */
 typedef struct {
     double *base;
     size_t stride;
     size_t g_len;
+    const double **cols; /* per chunk, p + 1 column pointers of the block */
 } chunk_workspace;
 
 static size_t round_line(size_t k)
@@ -82,12 +83,13 @@ static void alloc_chunks(chunk_workspace *cw, int p, int nchunk)
 {
     size_t q = (size_t) p + 1;
     cw->g_len = round_line(q * q);
-    cw->stride = cw->g_len + round_line((size_t) BLOCK_ROWS * (q + 3));
+    cw->stride = cw->g_len + round_line((size_t) BLOCK_ROWS * 4);
     cw->base = (double *) R_alloc(cw->stride * nchunk, sizeof(double));
+    cw->cols = (const double **) R_alloc(q * nchunk, sizeof(double *));
 }
 
 static double *chunk_G(const chunk_workspace *cw, int c) { return cw->base + cw->stride * c; }
-static double *chunk_U(const chunk_workspace *cw, int c) { return chunk_G(cw, c) + cw->g_len; }
+static double *chunk_vectors(const chunk_workspace *cw, int c) { return chunk_G(cw, c) + cw->g_len; }
 
 /* eta = X beta + offset over a block in glm.fit's order (x %*% beta column
  * by column, then the offset). */
@@ -114,15 +116,16 @@ typedef struct {
     size_t good;
 } working_stats;
 
-/* glm.fit's working response z and weights (as their square root sw) over a
- * block: rows with prior weight
- * 0 or mu.eta == 0 are outside the good subset (sw = z = 0). Errors (NA or
+/* glm.fit's working response z and weights w (and their square roots sw,
+ * kept for the outputs and the QR) over a block: rows with prior weight
+ * 0 or mu.eta == 0 are outside the good subset (w = sw = z = 0). Errors (NA or
  * 0 in V(mu), NA in mu.eta) are only counted on rows with positive prior
  * weight, as in glm.fit. v holds V(mu) on entry. */
 static void working_block(const irls_problem *pr, size_t lo, int len,
                           const double *restrict eta, const double *restrict mu,
                           const double *restrict me, const double *restrict v,
-                          double *restrict sw, double *restrict z, working_stats *st)
+                          double *restrict sw, double *restrict w_out, double *restrict z,
+                          working_stats *st)
 {
     static const double no_offset[BLOCK_ROWS];
     const double *restrict y = pr->y + lo, *restrict wt = pr->wt + lo;
@@ -134,34 +137,27 @@ static void working_block(const irls_problem *pr, size_t lo, int len,
         double w = wt[r] * (d * d) / v[r], zr = (eta[r] - off[r]) + res;
         int good = (wt[r] > 0.0) & (d != 0.0);
         z[r] = good ? zr : 0.0;
-        sw[r] = good ? w : 0.0;
+        w_out[r] = good ? w : 0.0;
     }
     for (int r = 0; r < len; r++) {
         int pos = wt[r] > 0.0;
         st->var_err |= pos && (isnan(v[r]) || v[r] == 0.0);
         st->me_err |= pos && isnan(me[r]);
         st->good += pos && me[r] != 0.0;
-        sw[r] = sqrt(sw[r]);
+        sw[r] = sqrt(w_out[r]);
     }
 }
 
-/* Adds rows [lo, lo + len) of sqrt(W) [X, z] to G. Rows outside the good
- * subset have sw = z = 0 and add exactly zero. */
-static void normal_block(const irls_problem *pr, size_t lo, int len,
-                         const double *restrict sw, const double *restrict z,
-                         double *restrict U, double *G)
+/* Adds [X, z]' W [X, z] over rows [lo, lo + len) to G, reading the columns
+ * of X in place (still in cache from the linear predictor). Rows outside
+ * the good subset have w = z = 0 and add exactly zero. */
+static void normal_block(const irls_problem *pr, size_t lo, int len, const double *w,
+                         const double *z, const double **col, double *G)
 {
     int p = pr->p;
-    for (int j = 0; j < p; j++) {
-        const double *restrict xj = pr->x + (size_t) j * pr->n + lo;
-        double *restrict uj = U + (size_t) j * BLOCK_ROWS;
-        ELEMENTWISE
-        for (int r = 0; r < len; r++) uj[r] = sw[r] * xj[r];
-    }
-    double *restrict t = U + (size_t) p * BLOCK_ROWS;
-    ELEMENTWISE
-    for (int r = 0; r < len; r++) t[r] = sw[r] * z[r];
-    linalg_gram_block(p + 1, len, U, BLOCK_ROWS, G);
+    for (int j = 0; j < p; j++) col[j] = pr->x + (size_t) j * pr->n + lo;
+    col[p] = z;
+    linalg_wgram_block(p + 1, len, col, w, G);
 }
 
 /* Per-chunk results of a pass, reduced in chunk order. */
@@ -238,8 +234,9 @@ static void pass_chunk(const irls_problem *pr, int c, const double *beta, double
 {
     int q = pr->p + 1;
     glm_family f = pr->fam;
-    double *G = chunk_G(cw, c), *U = chunk_U(cw, c);
-    double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS, *z = v + BLOCK_ROWS;
+    double *G = chunk_G(cw, c), *me = chunk_vectors(cw, c);
+    double *v = me + BLOCK_ROWS, *z = v + BLOCK_ROWS, *w = z + BLOCK_ROWS;
+    const double **col = (const double **) cw->cols + (size_t) c * q;
     size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
     double dev = 0.0;
     int ok = 1;
@@ -254,8 +251,8 @@ static void pass_chunk(const irls_problem *pr, int c, const double *beta, double
         dev = family_dev_block(f.family, len, pr->y + blo, m, pr->wt + blo, dev);
         if (!st) continue;
         family_variance_block(f.family, len, m, v);
-        working_block(pr, blo, len, e, m, me, v, st->sw + blo, z, &ws);
-        normal_block(pr, blo, len, st->sw + blo, z, U, G);
+        working_block(pr, blo, len, e, m, me, v, st->sw + blo, w, z, &ws);
+        normal_block(pr, blo, len, w, z, col, G);
     }
     pp->dev[c] = dev;
     pp->ok[c] = ok;
