@@ -244,6 +244,31 @@ test_that("results do not depend on the number of threads", {
   }
 })
 
+test_that("X'WX and X'Wz of the register tiles equal crossprod() for every tile shape", {
+  # src/irls_linalg.c: tiles of 2 x 4 and 2 x 2 columns, an odd number of
+  # columns (+ z), rows in pairs with a tail, blocks of 256 rows with a short
+  # last block. The reference is R's crossprod on sqrt(W) X.
+  set.seed(17)
+  for (p in c(1, 2, 3, 4, 5, 6, 9, 12)) {
+    n <- 257 * 3 + 1
+    x <- cbind(1, matrix(rnorm(n * (p - 1)), n, p - 1))
+    w <- runif(n, 0.2, 3) * rep(c(1, 1, 1, 0), length.out = n)
+    y <- drop(x %*% seq(0.5, -0.5, length.out = p)) + rnorm(n)
+    # gaussian identity: one weighted least-squares step, beta = (X'WX)^-1 X'Wy
+    fit <- irls_fit(x, y, gaussian(), weights = w)
+    xtwx <- crossprod(x * sqrt(w))
+    expect_equal(unname(fit$cov.unscaled), unname(solve(xtwx)), tolerance = 1e-12,
+                 info = paste("p =", p))
+    expect_equal(unname(fit$coefficients), drop(solve(xtwx, crossprod(x, w * y))),
+                 tolerance = 1e-12, info = paste("p =", p))
+    # poisson log: the covariance is (X'WX)^-1 at the last working weights
+    yp <- rpois(n, exp(0.3 + 0.2 * x[, p]))
+    fp <- irls_fit(x, yp, poisson(), weights = w)
+    expect_equal(unname(fp$cov.unscaled), unname(solve(crossprod(x, fp$weights * x))),
+                 tolerance = 1e-12, info = paste("poisson p =", p))
+  }
+})
+
 test_that("limited pivoting drops the columns glm.fit drops, in any column order", {
   set.seed(31)
   n <- 150
