@@ -464,3 +464,16 @@ test_that("bad input gives classed errors naming the argument", {
   err <- tryCatch(irls_fit(x, y, binomial("cauchit")), error = identity)
   expect_match(conditionMessage(err), "`family`")
 })
+
+test_that("the benchmark's machine loops read every element and run their chains", {
+  # C_machine_rates (BENCH ONLY, inst/bench/bench-irls.R): integers, so the
+  # sum is exact in any order
+  x <- as.double(1:1001)
+  rates <- function(x, reps, steps) .Call(epimask:::C_machine_rates,
+                                          list(x = x, reps = reps, steps = steps))
+  chains0 <- rates(x, 0L, 0L)
+  expect_identical(rates(x, 3L, 0L) - chains0, 3 * sum(x))
+  # the 16 chains s = s * m + c start at 0..8 and stay bounded
+  expect_identical(chains0, sum(outer(0:7, 0:1, "+")))
+  expect_true(is.finite(rates(0, 0L, 1000L)))
+})
