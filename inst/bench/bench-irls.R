@@ -11,7 +11,8 @@
 #   limit:  the larger of the two.
 # A fit of `iter` iterations makes iter + 1 passes over X (glm.fit's start
 # and one per iteration); irls_pass_ms is the fit's time over its passes
-# and vs_limit that over the limit. Everything is timed in the same run, so
+# and vs_limit that over the limit. blas_xtx_ms is crossprod(X) by the
+# linked BLAS (dsyrk): what X'X alone would cost per pass on the BLAS path. Everything is timed in the same run, so
 # the machine's load affects every side alike; the load (1-minute average)
 # is printed before each case. Times are medians of `reps` runs (elapsed),
 # the 1- and 2-thread runs interleaved.
@@ -78,6 +79,9 @@ for (case in cases) {
     logistic = list(y = as.double(stats::rbinom(n, 1, stats::plogis(eta))), family = stats::binomial()),
     poisson = list(y = as.double(stats::rpois(n, exp(eta / 2))), family = stats::poisson()))
   machine <- rates(x)
+  # what the BLAS path would cost: X'X alone by the linked BLAS's dsyrk
+  # (crossprod), without the weights, the family or the linear predictor
+  syrk <- min(replicate(3, system.time(crossprod(x))[["elapsed"]]))
   limit_mem <- 8 * n * p / machine$bandwidth
   limit_flop <- n * p^2 / machine$flops
   for (m in names(models)) {
@@ -107,7 +111,7 @@ for (case in cases) {
       two_vs_one = round(median(t1) / median(t2), 2),
       vs_glm.fit = round(ref$seconds / min(median(t1), median(t2)), 1),
       vs_fastglm = if (have_fastglm) round(fg$seconds / min(median(t1), median(t2)), 1) else NA_real_,
-      pass_ms = signif(1e3 * per_pass, 3),
+      pass_ms = signif(1e3 * per_pass, 3), blas_xtx_ms = signif(1e3 * syrk, 3),
       mem_ms = signif(1e3 * limit_mem, 2), flop_ms = signif(1e3 * limit_flop, 2),
       vs_limit = round(per_pass / max(limit_mem, limit_flop), 1),
       coef_rel = signif(max_rel(fit$coefficients, ref$value$coefficients), 2),
@@ -120,7 +124,7 @@ res <- do.call(rbind, rows)
 cat(paste0("\nIRLS benchmark. Seconds per fit (medians; glm.fit and fastglm (LLT) one run); ",
            "two_vs_one = 1-thread time / 2-thread time; vs_glm.fit, vs_fastglm = their time / ",
            "irls_fit's (the faster thread setting); pass_ms = irls_fit (1 thread) per pass over X ",
-           "(iter + 1 passes); mem_ms = bytes of X / bandwidth; flop_ms = n p^2 / flop rate; ",
+           "(iter + 1 passes); blas_xtx_ms = crossprod(X) by the linked BLAS (X'X alone); mem_ms = bytes of X / bandwidth; flop_ms = n p^2 / flop rate; ",
            "vs_limit = pass_ms / max(mem_ms, flop_ms); coef_rel, se_rel: largest relative ",
            "difference to glm.fit\n"))
 print(res, row.names = FALSE)
