@@ -23,16 +23,30 @@ double rates_stream(const double *x, size_t len, int reps)
 
 double rates_madd(long steps)
 {
-    /* 8 x 2 independent chains s = s * m + c (one multiply and one add each,
-     * 2 flops), the shape of the X'WX tiles' accumulators; m < 1 keeps the
-     * values bounded */
-    double s[8][2], m = 0.9999999, c = 1e-7;
-    for (int a = 0; a < 8; a++)
-        for (int l = 0; l < 2; l++) s[a][l] = (double) (a + l);
-    for (long k = 0; k < steps; k++)
-        for (int a = 0; a < 8; a++)
-            for (int l = 0; l < 2; l++) s[a][l] = s[a][l] * m + c;
+    /* 8 x 2 accumulators s += a * b (one multiply and one add each, 2
+     * flops), written as the X'WX tiles are (irls_linalg.c: 8 sums of 2
+     * lanes, which the compiler keeps in SSE2 registers): the multiplies do
+     * not depend on the accumulators, so the loop runs at the throughput of
+     * the multiply and add units, not at their latency. a changes at every
+     * step (a multiply of its own, not counted) so that no product can be
+     * computed once for all steps; m < 1 keeps the values bounded. */
+    double s[8][2] = { { 0 } }, a[2] = { 1.0, 1.0 + 1e-9 }, m = 0.9999999;
+    const double b0 = 1e-7, b1 = 2e-7, b2 = 3e-7, b3 = 4e-7, b4 = 5e-7, b5 = 6e-7,
+        b6 = 7e-7, b7 = 8e-7;
+    for (long k = 0; k < steps; k++) {
+        for (int l = 0; l < 2; l++) {
+            s[0][l] += a[l] * b0;
+            s[1][l] += a[l] * b1;
+            s[2][l] += a[l] * b2;
+            s[3][l] += a[l] * b3;
+            s[4][l] += a[l] * b4;
+            s[5][l] += a[l] * b5;
+            s[6][l] += a[l] * b6;
+            s[7][l] += a[l] * b7;
+            a[l] *= m;
+        }
+    }
     double total = 0.0;
-    for (int a = 0; a < 8; a++) total += s[a][0] + s[a][1];
+    for (int i = 0; i < 8; i++) total += s[i][0] + s[i][1];
     return total;
 }

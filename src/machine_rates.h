@@ -9,8 +9,8 @@
  * optimised away). */
 double rates_stream(const double *x, size_t len, int reps);
 
-/* steps x 16 multiply-add pairs (32 flops) in registers; returns a value
- * that depends on all of them. */
+/* steps x 16 multiply-adds (32 flops) into accumulators held in
+ * registers; returns their sum. */
 double rates_madd(long steps);
 
 #endif

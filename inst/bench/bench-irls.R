@@ -10,11 +10,14 @@
 #           R's compiler flags (the best of 5 runs);
 #   limit:  the larger of the two.
 # A fit of `iter` iterations makes iter + 1 passes over X (glm.fit's start
-# and one per iteration); irls_pass_ms is the fit's time over its passes
-# and vs_limit that over the limit. blas_xtx_ms is crossprod(X) by the
-# linked BLAS (dsyrk): what X'X alone would cost per pass on the BLAS path. Everything is timed in the same run, so
-# the machine's load affects every side alike; the load (1-minute average)
-# is printed before each case. Times are medians of `reps` runs (elapsed),
+# and one per iteration); pass_cpu_ms is the CPU time of a 1-thread fit over
+# its passes and vs_limit that over the limit. The limit and the pass are
+# both CPU times (of one thread): on a loaded machine elapsed times measure
+# the share of the cores the process was given, not the work. blas_xtx_ms
+# is crossprod(X) by the linked BLAS (dsyrk), CPU time: what X'X alone would
+# cost per pass on a BLAS path. Everything is timed in the same run, so the
+# machine's load affects every side alike; the load (1-minute average) is
+# printed before each case. Fit times are medians of `reps` runs (elapsed),
 # the 1- and 2-thread runs interleaved.
 #
 # A last section runs the n = 1e6, p = 10 logistic fit on 1 and 2 threads
@@ -46,18 +49,22 @@ load_average <- function() {
 }
 elapsed <- function(expr) {
   t <- system.time(value <- expr)
-  list(seconds = t[["elapsed"]], value = value)
+  list(seconds = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]], value = value)
+}
+cpu_time <- function(expr) {
+  t <- system.time(expr)
+  t[["user.self"]] + t[["sys.self"]]
 }
 max_rel <- function(a, b) max(abs(a - b) / pmax(abs(b), 1e-300))
 
 # ---- the machine: memory bandwidth and flop rate, best of 5 -------------------
 rates <- function(x) {
   reads <- as.integer(max(1, ceiling(4e8 / length(x))))  # at least 3.2 GB read per timing
-  stream <- min(replicate(5, system.time(
-    .Call(epimask:::C_machine_rates, list(x = x, reps = reads, steps = 0L)))[["elapsed"]])) / reads
-  steps <- 2e7L
-  madd <- min(replicate(5, system.time(
-    .Call(epimask:::C_machine_rates, list(x = 0, reps = 0L, steps = steps)))[["elapsed"]]))
+  stream <- min(replicate(5, cpu_time(
+    .Call(epimask:::C_machine_rates, list(x = x, reps = reads, steps = 0L))))) / reads
+  steps <- 5e7L
+  madd <- min(replicate(5, cpu_time(
+    .Call(epimask:::C_machine_rates, list(x = 0, reps = 0L, steps = steps)))))
   list(bandwidth = 8 * length(x) / stream, flops = 32 * steps / madd)
 }
 
@@ -81,7 +88,7 @@ for (case in cases) {
   machine <- rates(x)
   # what the BLAS path would cost: X'X alone by the linked BLAS's dsyrk
   # (crossprod), without the weights, the family or the linear predictor
-  syrk <- min(replicate(3, system.time(crossprod(x))[["elapsed"]]))
+  syrk <- min(replicate(3, cpu_time(crossprod(x))))
   limit_mem <- 8 * n * p / machine$bandwidth
   limit_flop <- n * p^2 / machine$flops
   for (m in names(models)) {
@@ -91,18 +98,19 @@ for (case in cases) {
     load <- load_average()
     ref <- elapsed(stats::glm.fit(x, y, family = fam))
     fg <- if (have_fastglm) elapsed(fastglm::fastglm(x, y, family = fam, method = 2L))
-    t1 <- t2 <- numeric(reps)
+    t1 <- t2 <- c1 <- numeric(reps)
     for (r in seq_len(reps)) {
       one <- elapsed(irls_fit(x, y, family = fam, control = list(nthreads = 1L)))
       two <- elapsed(irls_fit(x, y, family = fam, control = list(nthreads = 2L)))
       t1[r] <- one$seconds
+      c1[r] <- one$cpu
       t2[r] <- two$seconds
     }
     fit <- two$value
     stopifnot(identical(fit$coefficients, one$value$coefficients))
     ref_se <- sqrt(diag(summary.glm(ref$value)$cov.scaled))
     passes <- fit$iter + 1
-    per_pass <- median(t1) / passes
+    per_pass <- median(c1) / passes
     rows[[length(rows) + 1L]] <- data.frame(
       model = m, n = format(n, scientific = TRUE), p = p, load = load, iter = fit$iter,
       glm.fit_s = signif(ref$seconds, 3),
@@ -111,21 +119,21 @@ for (case in cases) {
       two_vs_one = round(median(t1) / median(t2), 2),
       vs_glm.fit = round(ref$seconds / min(median(t1), median(t2)), 1),
       vs_fastglm = if (have_fastglm) round(fg$seconds / min(median(t1), median(t2)), 1) else NA_real_,
-      pass_ms = signif(1e3 * per_pass, 3), blas_xtx_ms = signif(1e3 * syrk, 3),
+      pass_cpu_ms = signif(1e3 * per_pass, 3), blas_xtx_ms = signif(1e3 * syrk, 3),
       mem_ms = signif(1e3 * limit_mem, 2), flop_ms = signif(1e3 * limit_flop, 2),
       vs_limit = round(per_pass / max(limit_mem, limit_flop), 1),
       coef_rel = signif(max_rel(fit$coefficients, ref$value$coefficients), 2),
       se_rel = signif(max_rel(fit$se, ref_se), 2))
   }
-  cat(sprintf("n = %g, p = %d: bandwidth %.1f GB/s, flop rate %.2f GFlop/s (measured now)\n",
+  cat(sprintf("n = %g, p = %d: bandwidth %.1f GB/s, flop rate %.2f GFlop/s (measured now, CPU time)\n",
               n, p, machine$bandwidth / 1e9, machine$flops / 1e9))
 }
 res <- do.call(rbind, rows)
 cat(paste0("\nIRLS benchmark. Seconds per fit (medians; glm.fit and fastglm (LLT) one run); ",
            "two_vs_one = 1-thread time / 2-thread time; vs_glm.fit, vs_fastglm = their time / ",
-           "irls_fit's (the faster thread setting); pass_ms = irls_fit (1 thread) per pass over X ",
-           "(iter + 1 passes); blas_xtx_ms = crossprod(X) by the linked BLAS (X'X alone); mem_ms = bytes of X / bandwidth; flop_ms = n p^2 / flop rate; ",
-           "vs_limit = pass_ms / max(mem_ms, flop_ms); coef_rel, se_rel: largest relative ",
+           "irls_fit's (the faster thread setting), elapsed; CPU times: pass_cpu_ms = irls_fit (1 thread) ",
+           "per pass over X (iter + 1 passes); blas_xtx_ms = crossprod(X) by the linked BLAS (X'X alone); mem_ms = bytes of X / bandwidth; flop_ms = n p^2 / flop rate; ",
+           "vs_limit = pass_cpu_ms / max(mem_ms, flop_ms); coef_rel, se_rel: largest relative ",
            "difference to glm.fit\n"))
 print(res, row.names = FALSE)
 

@@ -473,7 +473,7 @@ test_that("the benchmark's machine loops read every element and run their chains
                                           list(x = x, reps = reps, steps = steps))
   chains0 <- rates(x, 0L, 0L)
   expect_identical(rates(x, 3L, 0L) - chains0, 3 * sum(x))
-  # the 16 chains s = s * m + c start at 0..8 and stay bounded
-  expect_identical(chains0, sum(outer(0:7, 0:1, "+")))
+  # the 16 accumulators start at 0 and stay bounded
+  expect_identical(chains0, 0)
   expect_true(is.finite(rates(0, 0L, 1000L)))
 })
