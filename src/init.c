@@ -12,7 +12,8 @@
  * the glue raises (r_field_error, r_nomem_error). Entries marked TEST ONLY are
  * called by no R function of the package: tests (and tools/gctorture.R) reach
  * them with .Call(epimask:::C_..., spec) to check a C formula against an
- * independent R reference. */
+ * independent R reference. BENCH ONLY entries measure the machine for a
+ * script of inst/bench. */
 
 static const R_CallMethodDef call_methods[] = {
     /* freq */
@@ -49,6 +50,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(irls_initialize, 1),
     CALLDEF(irls_null_deviance, 1),
     CALLDEF(irls_separation, 1),
+    CALLDEF(machine_rates, 1),          /* BENCH ONLY (inst/bench/bench-irls.R) */
     CALLDEF(irls_ones_column, 1),
     /* risk measures of the second round (r_individual.c, r_suda.c, r_linkage.c) */
     CALLDEF(individual_risk, 1),

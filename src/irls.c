@@ -63,14 +63,15 @@ static size_t chunk_lo(const irls_problem *pr, int c)
     return (size_t) ((double) pr->n * c / pr->nchunk);
 }
 
-/* Per-chunk scratch: G, the upper triangle of the (p + 1) x (p + 1) Gram
- * matrix of [sqrt(W) X, sqrt(W) z] (so X'WX and X'Wz), U the block of
- * [sqrt(W) X, sqrt(W) z] (BLOCK_ROWS x (p + 1)), and three block-long
- * vectors. Chunks are 8 doubles (a cache line) apart at least. */
+/* Per-chunk scratch: G, the upper triangle of the (p + 1) x (p + 1) matrix
+ * [X, z]' W [X, z] (so X'WX and X'Wz), and four block-long vectors
+ * (mu.eta, V(mu), z, W). Chunks are 8 doubles (a cache line) apart at
+ * least. */
 typedef struct {
     double *base;
     size_t stride;
     size_t g_len;
+    const double **cols; /* per chunk, p + 1 column pointers of the block */
 } chunk_workspace;
 
 static size_t round_line(size_t k)
@@ -82,12 +83,13 @@ static void alloc_chunks(chunk_workspace *cw, int p, int nchunk)
 {
     size_t q = (size_t) p + 1;
     cw->g_len = round_line(q * q);
-    cw->stride = cw->g_len + round_line((size_t) BLOCK_ROWS * (q + 3));
+    cw->stride = cw->g_len + round_line((size_t) BLOCK_ROWS * 4);
     cw->base = (double *) R_alloc(cw->stride * nchunk, sizeof(double));
+    cw->cols = (const double **) R_alloc(q * nchunk, sizeof(double *));
 }
 
 static double *chunk_G(const chunk_workspace *cw, int c) { return cw->base + cw->stride * c; }
-static double *chunk_U(const chunk_workspace *cw, int c) { return chunk_G(cw, c) + cw->g_len; }
+static double *chunk_vectors(const chunk_workspace *cw, int c) { return chunk_G(cw, c) + cw->g_len; }
 
 /* eta = X beta + offset over a block in glm.fit's order (x %*% beta column
  * by column, then the offset). */
@@ -114,15 +116,16 @@ typedef struct {
     size_t good;
 } working_stats;
 
-/* glm.fit's working response z and weights (as their square root sw) over a
- * block: rows with prior weight
- * 0 or mu.eta == 0 are outside the good subset (sw = z = 0). Errors (NA or
+/* glm.fit's working response z and weights w (and their square roots sw,
+ * kept for the outputs and the QR) over a block: rows with prior weight
+ * 0 or mu.eta == 0 are outside the good subset (w = sw = z = 0). Errors (NA or
  * 0 in V(mu), NA in mu.eta) are only counted on rows with positive prior
  * weight, as in glm.fit. v holds V(mu) on entry. */
 static void working_block(const irls_problem *pr, size_t lo, int len,
                           const double *restrict eta, const double *restrict mu,
                           const double *restrict me, const double *restrict v,
-                          double *restrict sw, double *restrict z, working_stats *st)
+                          double *restrict sw, double *restrict w_out, double *restrict z,
+                          working_stats *st)
 {
     static const double no_offset[BLOCK_ROWS];
     const double *restrict y = pr->y + lo, *restrict wt = pr->wt + lo;
@@ -134,34 +137,27 @@ static void working_block(const irls_problem *pr, size_t lo, int len,
         double w = wt[r] * (d * d) / v[r], zr = (eta[r] - off[r]) + res;
         int good = (wt[r] > 0.0) & (d != 0.0);
         z[r] = good ? zr : 0.0;
-        sw[r] = good ? w : 0.0;
+        w_out[r] = good ? w : 0.0;
     }
     for (int r = 0; r < len; r++) {
         int pos = wt[r] > 0.0;
         st->var_err |= pos && (isnan(v[r]) || v[r] == 0.0);
         st->me_err |= pos && isnan(me[r]);
         st->good += pos && me[r] != 0.0;
-        sw[r] = sqrt(sw[r]);
+        sw[r] = sqrt(w_out[r]);
     }
 }
 
-/* Adds rows [lo, lo + len) of sqrt(W) [X, z] to G. Rows outside the good
- * subset have sw = z = 0 and add exactly zero. */
-static void normal_block(const irls_problem *pr, size_t lo, int len,
-                         const double *restrict sw, const double *restrict z,
-                         double *restrict U, double *G)
+/* Adds [X, z]' W [X, z] over rows [lo, lo + len) to G, reading the columns
+ * of X in place (still in cache from the linear predictor). Rows outside
+ * the good subset have w = z = 0 and add exactly zero. */
+static void normal_block(const irls_problem *pr, size_t lo, int len, const double *w,
+                         const double *z, const double **col, double *G)
 {
     int p = pr->p;
-    for (int j = 0; j < p; j++) {
-        const double *restrict xj = pr->x + (size_t) j * pr->n + lo;
-        double *restrict uj = U + (size_t) j * BLOCK_ROWS;
-        ELEMENTWISE
-        for (int r = 0; r < len; r++) uj[r] = sw[r] * xj[r];
-    }
-    double *restrict t = U + (size_t) p * BLOCK_ROWS;
-    ELEMENTWISE
-    for (int r = 0; r < len; r++) t[r] = sw[r] * z[r];
-    linalg_gram_block(p + 1, len, U, BLOCK_ROWS, G);
+    for (int j = 0; j < p; j++) col[j] = pr->x + (size_t) j * pr->n + lo;
+    col[p] = z;
+    linalg_wgram_block(p + 1, len, col, w, G);
 }
 
 /* Per-chunk results of a pass, reduced in chunk order. */
@@ -232,14 +228,15 @@ static void reduce_gram(const irls_problem *pr, const chunk_workspace *cw, doubl
  * next step's working weights at this (eta, mu) and the cross-products
  * X'WX and X'Wz (the working response z lives only in the block). */
 /* One chunk of a pass (see row_pass). */
-static void pass_chunk(const irls_problem *pr, int c, const double *beta, double *eta,
-                       double *mu, working_state *st, const chunk_workspace *cw,
+static void pass_chunk(const irls_problem *pr, int c, const double *beta, int from_mu,
+                       double *eta, double *mu, working_state *st, const chunk_workspace *cw,
                        const pass_parts *pp)
 {
     int q = pr->p + 1;
     glm_family f = pr->fam;
-    double *G = chunk_G(cw, c), *U = chunk_U(cw, c);
-    double *me = U + (size_t) BLOCK_ROWS * q, *v = me + BLOCK_ROWS, *z = v + BLOCK_ROWS;
+    double *G = chunk_G(cw, c), *me = chunk_vectors(cw, c);
+    double *v = me + BLOCK_ROWS, *z = v + BLOCK_ROWS, *w = z + BLOCK_ROWS;
+    const double **col = (const double **) cw->cols + (size_t) c * q;
     size_t lo = chunk_lo(pr, c), hi = chunk_lo(pr, c + 1);
     double dev = 0.0;
     int ok = 1;
@@ -248,14 +245,19 @@ static void pass_chunk(const irls_problem *pr, int c, const double *beta, double
     for (size_t blo = lo; blo < hi; blo += BLOCK_ROWS) {
         int len = (int) ((blo + BLOCK_ROWS < hi ? blo + BLOCK_ROWS : hi) - blo);
         double *e = eta + blo, *m = mu + blo;
-        if (beta) eta_block(pr, beta, blo, len, e);
+        if (beta) {
+            eta_block(pr, beta, blo, len, e);
+        } else if (from_mu) {
+            /* eta = linkfun(mustart), glm.fit's start from family$initialize */
+            for (int r = 0; r < len; r++) e[r] = link_fun(f.link, m[r]);
+        }
         family_link_block(f.link, len, e, m, me);
         ok &= family_valid_block(f, len, e, m);
         dev = family_dev_block(f.family, len, pr->y + blo, m, pr->wt + blo, dev);
         if (!st) continue;
         family_variance_block(f.family, len, m, v);
-        working_block(pr, blo, len, e, m, me, v, st->sw + blo, z, &ws);
-        normal_block(pr, blo, len, st->sw + blo, z, U, G);
+        working_block(pr, blo, len, e, m, me, v, st->sw + blo, w, z, &ws);
+        normal_block(pr, blo, len, w, z, col, G);
     }
     pp->dev[c] = dev;
     pp->ok[c] = ok;
@@ -264,21 +266,21 @@ static void pass_chunk(const irls_problem *pr, int c, const double *beta, double
     pp->good[c] = ws.good;
 }
 
-static void row_pass(const irls_problem *pr, const double *beta, double *eta, double *mu,
-                     working_state *st, const chunk_workspace *cw,
+static void row_pass(const irls_problem *pr, int nthreads, const double *beta, int from_mu,
+                     double *eta, double *mu, working_state *st, const chunk_workspace *cw,
                      const pass_parts *pp, pass_result *out)
 {
     int nchunk = pr->nchunk;
     /* on one thread the OpenMP runtime is not entered at all: after another
      * routine's parallel region its idle threads may still be spinning, and
      * a region, even of one thread, keeps them at it */
-    if (pr->fam_threads > 1) {
+    if (nthreads > 1) {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->fam_threads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
 #endif
-        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, eta, mu, st, cw, pp);
+        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, from_mu, eta, mu, st, cw, pp);
     } else {
-        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, eta, mu, st, cw, pp);
+        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, from_mu, eta, mu, st, cw, pp);
     }
     int ok = 1, var_err = 0, me_err = 0;
     size_t ng = 0;
@@ -298,21 +300,6 @@ static void row_pass(const irls_problem *pr, const double *beta, double *eta, do
     st->err = var_err ? IRLS_ERR_VARIANCE : (me_err ? IRLS_ERR_MU_ETA : IRLS_OK);
     st->n_good = ng;
     reduce_gram(pr, cw, st->A, st->b);
-}
-
-/* eta = linkfun(mustart), glm.fit's start from family$initialize. */
-static void eta_from_mu(const irls_problem *pr, const double *mu, double *eta)
-{
-    int link = pr->fam.link;
-    size_t n = pr->n;
-    if (pr->fam_threads > 1) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(pr->fam_threads) schedule(static)
-#endif
-        for (size_t i = 0; i < n; i++) eta[i] = link_fun(link, mu[i]);
-    } else {
-        for (size_t i = 0; i < n; i++) eta[i] = link_fun(link, mu[i]);
-    }
 }
 
 /* The rows of sqrt(W) X and sqrt(W) z with a non-zero weight, for the QR;
@@ -361,30 +348,101 @@ static int solve_step(const irls_problem *pr, const working_state *cur, const do
     return linalg_qr_limited(m, p, qs->xw, qs->zw, ctl->qr_tol, pivot, beta_new, fac, qs->work);
 }
 
+/* Threads of the passes, chosen by measuring them.
+ *
+ * Why: every pass ends at a barrier (the next step needs all of X'WX), and
+ * on a shared machine the scheduler gives CPU time to sessions (Linux
+ * autogroups) or cgroups, not to threads: when other jobs hold the cores,
+ * two threads of one fit share the CPU time one thread would get, and the
+ * pass still waits at its end for a thread that is off its core (and for the
+ * runtime's spinning). Measured in the first round: 2 threads 0.77 times
+ * as fast as 1 under load. Whether threads help is therefore a matter of
+ * the load of the moment, which only a measurement can tell.
+ *
+ * The rule: the working passes of a fit (all the same work: one pass over
+ * X with X'WX) are timed; after an untimed first pass (page faults of the
+ * outputs), one runs on 1 thread and one on `max`, and the faster setting
+ * is kept; every PROBE_EVERY working passes the other setting is timed
+ * again, so a fit follows a load that comes or goes. On an idle machine
+ * this costs one pass on 1 thread; under load, one pass on `max`. The
+ * results are the same bits whatever the threads (chunks fixed by n, p). */
+#define PROBE_EVERY 8
+
+typedef struct {
+    int max;          /* threads allowed (>= 1) */
+    int use;          /* the setting kept: 1 or max */
+    int passes;       /* working passes done */
+    double t_one, t_max; /* seconds of the last timed pass on 1 / max threads */
+} thread_plan;
+
+static double wall_seconds(void)
+{
+#ifdef _OPENMP
+    return omp_get_wtime();
+#else
+    return 0.0;
+#endif
+}
+
+static void plan_init(thread_plan *tp, int max)
+{
+    tp->max = max < 1 ? 1 : max;
+    tp->use = tp->max;
+    tp->passes = 0;
+    tp->t_one = tp->t_max = -1.0;
+}
+
+/* Threads of the next working pass and whether it is timed. */
+static int plan_next(const thread_plan *tp, int *timed)
+{
+    int k = tp->passes;
+    *timed = 0;
+    if (tp->max == 1 || k == 0) return tp->max;
+    *timed = 1;
+    if (k == 1) return 1;
+    if (k == 2) return tp->max;
+    if (k % PROBE_EVERY == 0) return tp->use == 1 ? tp->max : 1;
+    return tp->use;
+}
+
+static void plan_record(thread_plan *tp, int nthreads, int timed, double seconds)
+{
+    tp->passes++;
+    if (!timed) return;
+    if (nthreads == 1) tp->t_one = seconds; else tp->t_max = seconds;
+    if (tp->t_one >= 0.0 && tp->t_max >= 0.0) tp->use = tp->t_max < tp->t_one ? tp->max : 1;
+}
+
 /* Everything a pass needs besides the problem. */
 typedef struct {
     const irls_problem *pr;
     const chunk_workspace *cw;
     const pass_parts *parts;
     double *eta, *mu;
+    thread_plan *threads;
 } pass_context;
 
 /* A pass that also fills the working state st at the resulting (eta, mu);
- * returns the deviance and sets *valid. */
-static double pass_working(const pass_context *px, const double *beta, working_state *st,
-                           int *valid)
+ * returns the deviance and sets *valid. beta NULL: eta is given, or, if
+ * from_mu, is computed from the starting means in mu. */
+static double pass_working(const pass_context *px, const double *beta, int from_mu,
+                           working_state *st, int *valid)
 {
     pass_result r;
-    row_pass(px->pr, beta, px->eta, px->mu, st, px->cw, px->parts, &r);
+    int timed, nt = plan_next(px->threads, &timed);
+    double t0 = timed ? wall_seconds() : 0.0;
+    row_pass(px->pr, nt, beta, from_mu, px->eta, px->mu, st, px->cw, px->parts, &r);
+    plan_record(px->threads, nt, timed, timed ? wall_seconds() - t0 : 0.0);
     *valid = r.valid;
     return r.dev;
 }
 
-/* A pass for a halved step: eta, mu and the deviance only. */
+/* A pass for a halved step: eta, mu and the deviance only (on the threads
+ * kept so far). */
 static double pass_plain(const pass_context *px, const double *beta, int *valid)
 {
     pass_result r;
-    row_pass(px->pr, beta, px->eta, px->mu, NULL, px->cw, px->parts, &r);
+    row_pass(px->pr, px->threads->use, beta, 0, px->eta, px->mu, NULL, px->cw, px->parts, &r);
     *valid = r.valid;
     return r.dev;
 }
@@ -456,7 +514,9 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     alloc_chunks(&cw, p, pr.nchunk);
     pass_parts parts;
     alloc_parts(&parts, pr.nchunk);
-    pass_context px = { &pr, &cw, &parts, eta, mu };
+    thread_plan tp;
+    plan_init(&tp, pr.fam_threads);
+    pass_context px = { &pr, &cw, &parts, eta, mu, &tp };
     irls_state s;
     /* the output work_w serves as one of the two sqrt(W) buffers */
     alloc_state(&s.cur, n, p, work_w);
@@ -475,11 +535,10 @@ void irls_run(const double *x, size_t n, int p, const double *y,
         memcpy(s.coefold, beta, (size_t) p * sizeof(double));
         s.have_coefold = 1;
         beta_in = beta;
-    } else if (start_mode == IRLS_START_MU) {
-        eta_from_mu(&pr, mu, eta);
     }
     int valid = 0;
-    double devold = pass_working(&px, beta_in, &s.next, &valid), dev = devold;
+    double devold = pass_working(&px, beta_in, start_mode == IRLS_START_MU, &s.next, &valid);
+    double dev = devold;
     /* The first pass has read every element of X into X'WX: a non-finite
      * x makes a diagonal entry NaN or Inf, so X is scanned only then. */
     int diag_finite = 1;
@@ -495,7 +554,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     for (int iter = 1; iter <= ctl->maxit; iter++) {
         R_CheckUserInterrupt();
         res->iter = iter;
-        if (!s.have_next) pass_working(&px, NULL, &s.next, &valid);
+        if (!s.have_next) pass_working(&px, NULL, 0, &s.next, &valid);
         swap_states(&s.cur, &s.next);
         s.have_next = 0;
         if (s.cur.err) { res->status = s.cur.err; return; }
@@ -512,7 +571,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
             fit_ok = 0;
             break;
         }
-        dev = pass_working(&px, s.start, &s.next, &valid);
+        dev = pass_working(&px, s.start, 0, &s.next, &valid);
         s.have_next = 1;
         if (ctl->trace) Rprintf("Deviance = %.7g Iterations - %d\n", dev, iter);
         int status = halve_step(&px, ctl, &s, &dev, &valid, &boundary, res);
@@ -527,7 +586,7 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     }
 
     if (ctl->final_weights && conv) {
-        if (!s.have_next) pass_working(&px, NULL, &s.next, &valid);
+        if (!s.have_next) pass_working(&px, NULL, 0, &s.next, &valid);
         if (!s.next.err && s.next.n_good > 0) {
             double *unused = (double *) R_alloc(p, sizeof(double));
             swap_states(&s.cur, &s.next);

@@ -9,7 +9,7 @@
  * (prior weight > 0 and d(mu)/d(eta) != 0), the same convergence test
  * |dev - dev_old| / (|dev| + 0.1) < epsilon and the same step halving.
  * Each weighted least-squares step accumulates X'WX and X'Wz from row blocks
- * (no copy of X) and solves them by LAPACK's Cholesky; a design so close to
+ * (no copy of X; register tiles in plain C, irls_linalg.h) and solves them by LAPACK's Cholesky; a design so close to
  * collinear that glm.fit's QR might pivot a column out is solved instead by
  * a QR with the same limited pivoting (irls_linalg.h), so that aliased
  * columns are the ones glm reports. Rows are cut into chunks that depend on
@@ -23,7 +23,9 @@ typedef struct {
     double qr_tol;   /* dqrdc2 tolerance: min(1e-7, epsilon / 1000) in glm.fit */
     double chol_tol; /* smallest accepted L_jj^2 / A_jj (1 - R^2 of column j on
                         the earlier ones) for the Cholesky solve */
-    int nthreads;    /* OpenMP threads (>= 1) */
+    int nthreads;    /* OpenMP threads at most (>= 1); each pass runs on 1 or
+                        nthreads threads, whichever its timed passes found
+                        faster (see thread_plan in irls.c) */
     int final_weights; /* 0: as glm.fit, the working weights (and so the
                           covariance) are those of the last step, computed
                           at the previous iterate; 1: recomputed at the

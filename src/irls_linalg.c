@@ -12,77 +12,104 @@
  * Not BLAS's dsyrk: the reference BLAS computes one latency-bound dot
  * product at a time, and a threaded BLAS called from inside the OpenMP
  * chunks would oversubscribe the cores and make the sums depend on the
- * library. Here 2 x 2 column pairs are accumulated together, each in LANES
- * interleaved partial sums (rows r, r + LANES, ...) that are added in a
- * fixed order at the end: independent chains that the compiler places in
- * vector registers at -O2 without reordering any sum (with two lanes, one
- * SSE2 register per sum on x86-64; measured 2x faster than four lanes, which
- * spill registers). */
-#define LANES 2
+ * library. The weighted cross-products of a block of rows (a few hundred
+ * rows, so its columns stay in the L1/L2 cache) are accumulated in register
+ * tiles: two columns j, j + 1 times four columns k..k + 3, each of the eight
+ * sums in two interleaved partial sums (rows r, r + 2, ...) that are added
+ * in a fixed order at the end. w_r c_j[r] is formed once per row and tile
+ * and used four times; each row costs 6 loads for 8 products (the 2 x 2
+ * tiles of U = sqrt(W) X that this replaces needed one load per product and
+ * a copy of the block). Independent chains that the compiler places in
+ * SSE2 registers at -O2 (8 accumulators + 3 operands fit the 16 registers
+ * of x86-64) without reordering any sum: the result does not depend on the
+ * compiler's vectorization. Measured in inst/bench/bench-irls.R. */
 
-static void dot_2x2(int len, const double *a0, const double *a1, const double *b0,
-                    const double *b1, double out[4])
+static void tile_2x4(int len, const double *restrict w, const double *restrict a0,
+                     const double *restrict a1, const double *restrict b0,
+                     const double *restrict b1, const double *restrict b2,
+                     const double *restrict b3, double out[8])
 {
-    double s00[LANES] = {0}, s01[LANES] = {0}, s10[LANES] = {0}, s11[LANES] = {0};
+    double s[8][2] = { { 0 } };
     int r = 0;
-    for (; r + LANES <= len; r += LANES) {
-        for (int l = 0; l < LANES; l++) {
-            s00[l] += a0[r + l] * b0[r + l];
-            s01[l] += a1[r + l] * b0[r + l];
-            s10[l] += a0[r + l] * b1[r + l];
-            s11[l] += a1[r + l] * b1[r + l];
+    for (; r + 2 <= len; r += 2) {
+        for (int l = 0; l < 2; l++) {
+            double u0 = w[r + l] * a0[r + l], u1 = w[r + l] * a1[r + l];
+            s[0][l] += u0 * b0[r + l];
+            s[1][l] += u0 * b1[r + l];
+            s[2][l] += u0 * b2[r + l];
+            s[3][l] += u0 * b3[r + l];
+            s[4][l] += u1 * b0[r + l];
+            s[5][l] += u1 * b1[r + l];
+            s[6][l] += u1 * b2[r + l];
+            s[7][l] += u1 * b3[r + l];
         }
     }
     for (; r < len; r++) {
-        s00[0] += a0[r] * b0[r];
-        s01[0] += a1[r] * b0[r];
-        s10[0] += a0[r] * b1[r];
-        s11[0] += a1[r] * b1[r];
+        double u0 = w[r] * a0[r], u1 = w[r] * a1[r];
+        s[0][0] += u0 * b0[r];
+        s[1][0] += u0 * b1[r];
+        s[2][0] += u0 * b2[r];
+        s[3][0] += u0 * b3[r];
+        s[4][0] += u1 * b0[r];
+        s[5][0] += u1 * b1[r];
+        s[6][0] += u1 * b2[r];
+        s[7][0] += u1 * b3[r];
     }
-    for (int l = 1; l < LANES; l++) {
-        s00[0] += s00[l];
-        s01[0] += s01[l];
-        s10[0] += s10[l];
-        s11[0] += s11[l];
-    }
-    out[0] = s00[0];
-    out[1] = s01[0];
-    out[2] = s10[0];
-    out[3] = s11[0];
+    for (int i = 0; i < 8; i++) out[i] = s[i][0] + s[i][1];
 }
 
-static double dot_1(int len, const double *a, const double *b)
+/* The same for two columns k, k + 1 (the last tile of a row of tiles, and
+ * q <= 2). */
+static void tile_2x2(int len, const double *restrict w, const double *restrict a0,
+                     const double *restrict a1, const double *restrict b0,
+                     const double *restrict b1, double out[4])
 {
-    double s[LANES] = {0};
+    double s[4][2] = { { 0 } };
     int r = 0;
-    for (; r + LANES <= len; r += LANES)
-        for (int l = 0; l < LANES; l++) s[l] += a[r + l] * b[r + l];
-    for (; r < len; r++) s[0] += a[r] * b[r];
-    for (int l = 1; l < LANES; l++) s[0] += s[l];
-    return s[0];
-}
-
-void linalg_gram_block(int q, int len, const double *U, int ldu, double *G)
-{
-    int j = 0;
-    double d[4];
-    for (; j + 1 < q; j += 2) {
-        const double *uj0 = U + (size_t) j * ldu, *uj1 = uj0 + ldu;
-        double *G0 = G + (size_t) j * q, *G1 = G0 + q;
-        for (int k = 0; k <= j; k += 2) {
-            const double *uk0 = U + (size_t) k * ldu, *uk1 = uk0 + ldu;
-            dot_2x2(len, uk0, uk1, uj0, uj1, d);
-            G0[k] += d[0];
-            G0[k + 1] += d[1];
-            G1[k] += d[2];
-            G1[k + 1] += d[3];
+    for (; r + 2 <= len; r += 2) {
+        for (int l = 0; l < 2; l++) {
+            double u0 = w[r + l] * a0[r + l], u1 = w[r + l] * a1[r + l];
+            s[0][l] += u0 * b0[r + l];
+            s[1][l] += u0 * b1[r + l];
+            s[2][l] += u1 * b0[r + l];
+            s[3][l] += u1 * b1[r + l];
         }
     }
-    if (j < q) {
-        /* the last column of an odd q */
-        const double *uj = U + (size_t) j * ldu;
-        double *Gj = G + (size_t) j * q;
-        for (int k = 0; k <= j; k++) Gj[k] += dot_1(len, U + (size_t) k * ldu, uj);
+    for (; r < len; r++) {
+        double u0 = w[r] * a0[r], u1 = w[r] * a1[r];
+        s[0][0] += u0 * b0[r];
+        s[1][0] += u0 * b1[r];
+        s[2][0] += u1 * b0[r];
+        s[3][0] += u1 * b1[r];
+    }
+    for (int i = 0; i < 4; i++) out[i] = s[i][0] + s[i][1];
+}
+
+void linalg_wgram_block(int q, int len, const double *const *col, const double *w, double *G)
+{
+    for (int j = 0; j < q; j += 2) {
+        /* an odd q: the last row of tiles repeats column j (its sums are
+         * computed and dropped) */
+        int j1 = j + 1 < q ? j + 1 : j;
+        for (int k = 0; k <= j1; k += 4) {
+            int width = j1 + 1 - k < 4 ? j1 + 1 - k : 4;
+            int kk[4];
+            for (int t = 0; t < 4; t++) kk[t] = k + t < q ? k + t : k;
+            double o[8];
+            if (width <= 2) {
+                double o4[4];
+                tile_2x2(len, w, col[j], col[j1], col[kk[0]], col[kk[1]], o4);
+                o[0] = o4[0], o[1] = o4[1], o[4] = o4[2], o[5] = o4[3];
+            } else {
+                tile_2x4(len, w, col[j], col[j1], col[kk[0]], col[kk[1]], col[kk[2]],
+                         col[kk[3]], o);
+            }
+            for (int t = 0; t < width; t++) {
+                int c = k + t;
+                if (c <= j) G[c + (size_t) j * q] += o[t];
+                if (j1 != j && c <= j1) G[c + (size_t) j1 * q] += o[4 + t];
+            }
+        }
     }
 }
 

@@ -9,11 +9,11 @@
  * pivoting of R's dqrdc2 (the decomposition glm.fit uses), built from
  * LAPACK's dlarfg/dlarf. Plain C over arrays. */
 
-/* G += U'U on the upper triangle (entry k + j q for k <= j; the entry just
- * below the diagonal of each 2 x 2 diagonal block is written too and is
- * not meaningful), U a len x q block with leading dimension ldu. The sums
- * run in a fixed order whatever the compiler vectorizes. */
-void linalg_gram_block(int q, int len, const double *U, int ldu, double *G);
+/* G += C' diag(w) C on the upper triangle (entry k + j q for k <= j),
+ * C the len x q block whose column j starts at col[j] (columns need not be
+ * adjacent: the columns of X in place and a working response elsewhere).
+ * The sums run in a fixed order whatever the compiler vectorizes. */
+void linalg_wgram_block(int q, int len, const double *const *col, const double *w, double *G);
 
 /* Solves A beta = b (A p x p, upper triangle used) by dpotrf/dpotrs when
  * every column keeps a fraction of at least chol_tol of its squared norm

@@ -30,14 +30,16 @@ typedef struct {
 } many_problem;
 
 typedef struct {
-    double *eta, *U, *info, *fac, *g, *beta, *step, *trial;
+    double *eta, *mu, *info, *fac, *g, *beta, *step, *trial;
+    const double **col;
 } many_scratch;
 
 static void alloc_scratch(many_scratch *s, size_t n, int p)
 {
     size_t pp = (size_t) p * p;
     s->eta = (double *) R_alloc(n, sizeof(double));
-    s->U = (double *) R_alloc((size_t) MANY_BLOCK * p, sizeof(double));
+    s->mu = (double *) R_alloc(n, sizeof(double));
+    s->col = (const double **) R_alloc(p, sizeof(double *));
     s->info = (double *) R_alloc(pp, sizeof(double));
     s->fac = (double *) R_alloc(pp, sizeof(double));
     s->g = (double *) R_alloc(p, sizeof(double));
@@ -46,24 +48,24 @@ static void alloc_scratch(many_scratch *s, size_t n, int p)
     s->trial = (double *) R_alloc(p, sizeof(double));
 }
 
-static double mean_of(int poisson, double eta)
+/* mu = kappa'(eta) (exp(eta), or plogis(eta) computed without overflow) and
+ * the cumulant kappa(eta) (exp(eta), or log(1 + exp(eta)) stably), from one
+ * exponential; mu is kept for the derivatives at the accepted step. */
+static double mean_cumulant(int poisson, double eta, double *mu)
 {
-    if (poisson) return exp(eta);
-    if (eta >= 0.0) return 1.0 / (1.0 + exp(-eta));
-    double e = exp(eta);
-    return e / (1.0 + e);
+    if (poisson) {
+        *mu = exp(eta);
+        return *mu;
+    }
+    double e = exp(-fabs(eta));
+    *mu = eta >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+    return (eta > 0.0 ? eta : 0.0) + log1p(e);
 }
 
-/* kappa(eta), the cumulant: exp(eta) or log(1 + exp(eta)) (stably). */
-static double cumulant(int poisson, double eta)
-{
-    if (poisson) return exp(eta);
-    return (eta > 0.0 ? eta : 0.0) + log1p(exp(-fabs(eta)));
-}
-
-/* eta = X beta + offset and the quasi-log-likelihood T'beta - sum wt kappa(eta). */
+/* eta = X beta + offset, mu = kappa'(eta) and the quasi-log-likelihood
+ * T'beta - sum wt kappa(eta). */
 static double objective(const many_problem *pr, const double *stat, const double *beta,
-                        double *eta)
+                        double *eta, double *mu)
 {
     size_t n = pr->n;
     for (size_t i = 0; i < n; i++) eta[i] = pr->offset ? pr->offset[i] : 0.0;
@@ -74,12 +76,13 @@ static double objective(const many_problem *pr, const double *stat, const double
     }
     double tb = 0.0, k = 0.0;
     for (int j = 0; j < pr->p; j++) tb += stat[j] * beta[j];
-    for (size_t i = 0; i < n; i++) k += pr->wt[i] * cumulant(pr->poisson, eta[i]);
+    for (size_t i = 0; i < n; i++) k += pr->wt[i] * mean_cumulant(pr->poisson, eta[i], mu + i);
     return tb - k;
 }
 
-/* info = X' diag(wt V(mu)) X (upper triangle) and g = X' (wt mu) at eta. */
-static void derivatives(const many_problem *pr, const double *eta, many_scratch *s)
+/* info = X' diag(wt V(mu)) X (upper triangle) and g = X' (wt mu) at the
+ * means mu of the last objective(). */
+static void derivatives(const many_problem *pr, const double *mu_all, many_scratch *s)
 {
     int p = pr->p;
     size_t n = pr->n;
@@ -87,23 +90,21 @@ static void derivatives(const many_problem *pr, const double *eta, many_scratch 
     memset(s->g, 0, (size_t) p * sizeof(double));
     for (size_t lo = 0; lo < n; lo += MANY_BLOCK) {
         int len = (int) ((lo + MANY_BLOCK < n ? lo + MANY_BLOCK : n) - lo);
-        double wmu[MANY_BLOCK], sv[MANY_BLOCK];
+        double wmu[MANY_BLOCK], wv[MANY_BLOCK];
         for (int r = 0; r < len; r++) {
-            double mu = mean_of(pr->poisson, eta[lo + r]);
+            double mu = mu_all[lo + r];
             double v = pr->poisson ? mu : mu * (1.0 - mu);
             wmu[r] = pr->wt[lo + r] * mu;
-            sv[r] = sqrt(pr->wt[lo + r] * v);
+            wv[r] = pr->wt[lo + r] * v;
         }
         for (int j = 0; j < p; j++) {
             const double *xj = pr->x + (size_t) j * n + lo;
-            double *uj = s->U + (size_t) j * MANY_BLOCK, gj = 0.0;
-            for (int r = 0; r < len; r++) {
-                uj[r] = sv[r] * xj[r];
-                gj += wmu[r] * xj[r];
-            }
+            double gj = 0.0;
+            for (int r = 0; r < len; r++) gj += wmu[r] * xj[r];
             s->g[j] += gj;
+            s->col[j] = xj;
         }
-        linalg_gram_block(p, len, s->U, MANY_BLOCK, s->info);
+        linalg_wgram_block(p, len, s->col, wv, s->info);
     }
 }
 
@@ -127,17 +128,17 @@ static int fit_one(const many_problem *pr, const double *stat, const double *sta
 {
     int p = pr->p;
     memcpy(s->beta, start, (size_t) p * sizeof(double));
-    double value = objective(pr, stat, s->beta, s->eta);
+    double value = objective(pr, stat, s->beta, s->eta, s->mu);
     if (!isfinite(value)) return 0;
     int done = 0;
     for (int iter = 0; iter < maxit && !done; iter++) {
-        derivatives(pr, s->eta, s);
+        derivatives(pr, s->mu, s);
         if (!newton_step(p, stat, s)) return 0;
         double trial_value = 0.0;
         for (int half = 0; half <= MANY_HALVINGS; half++) {
             if (half > 0) for (int j = 0; j < p; j++) s->step[j] /= 2.0;
             for (int j = 0; j < p; j++) s->trial[j] = s->beta[j] + s->step[j];
-            trial_value = objective(pr, stat, s->trial, s->eta);
+            trial_value = objective(pr, stat, s->trial, s->eta, s->mu);
             if (!(isnan(trial_value) || trial_value < value - 1e-12 * fabs(value))) break;
         }
         if (!isfinite(trial_value)) return 0;
@@ -147,7 +148,7 @@ static int fit_one(const many_problem *pr, const double *stat, const double *sta
         for (int j = 0; j < p; j++) done &= fabs(s->step[j]) <= tol * (fabs(s->beta[j]) + 1.0);
     }
     if (!done) return 0;
-    derivatives(pr, s->eta, s);
+    derivatives(pr, s->mu, s);
     int info = 0;
     memcpy(s->fac, s->info, (size_t) p * p * sizeof(double));
     F77_CALL(dpotrf)("U", &p, s->fac, &p, &info FCONE);

@@ -7,6 +7,7 @@
 #include <R.h>
 #include <Rinternals.h>
 #include "irls.h"
+#include "machine_rates.h"
 #include "glm_codes.h"
 #include "r_util.h"
 #include "r_epimask.h"
@@ -267,4 +268,17 @@ SEXP r_irls_aic_loglik(SEXP spec)
                                       r_field_double(spec, "weights", n, 0),
                                       r_field_double(spec, "mu", n, 0), (size_t) n, &loglik);
     return ScalarReal(undefined ? NA_REAL : loglik);
+}
+
+/* spec: x (double), reps, steps. BENCH ONLY (inst/bench/bench-irls.R): reads
+ * x reps times (0: not at all) and runs steps x 32 flops of multiply-add
+ * chains; returns the sum of both results, for the caller to time. */
+SEXP r_machine_rates(SEXP spec)
+{
+    SEXP x = r_field(spec, "x");
+    if (!isReal(x)) r_field_error("x", "a double vector or matrix");
+    int reps = r_field_int1(spec, "reps", 0, INT_MAX);
+    int steps = r_field_int1(spec, "steps", 0, INT_MAX);
+    double out = rates_stream(REAL_RO(x), (size_t) XLENGTH(x), reps) + rates_madd(steps);
+    return ScalarReal(out);
 }

@@ -244,6 +244,31 @@ test_that("results do not depend on the number of threads", {
   }
 })
 
+test_that("X'WX and X'Wz of the register tiles equal crossprod() for every tile shape", {
+  # src/irls_linalg.c: tiles of 2 x 4 and 2 x 2 columns, an odd number of
+  # columns (+ z), rows in pairs with a tail, blocks of 256 rows with a short
+  # last block. The reference is R's crossprod on sqrt(W) X.
+  set.seed(17)
+  for (p in c(1, 2, 3, 4, 5, 6, 9, 12)) {
+    n <- 257 * 3 + 1
+    x <- cbind(1, matrix(rnorm(n * (p - 1)), n, p - 1))
+    w <- runif(n, 0.2, 3) * rep(c(1, 1, 1, 0), length.out = n)
+    y <- drop(x %*% seq(0.5, -0.5, length.out = p)) + rnorm(n)
+    # gaussian identity: one weighted least-squares step, beta = (X'WX)^-1 X'Wy
+    fit <- irls_fit(x, y, gaussian(), weights = w)
+    xtwx <- crossprod(x * sqrt(w))
+    expect_equal(unname(fit$cov.unscaled), unname(solve(xtwx)), tolerance = 1e-12,
+                 info = paste("p =", p))
+    expect_equal(unname(fit$coefficients), drop(solve(xtwx, crossprod(x, w * y))),
+                 tolerance = 1e-12, info = paste("p =", p))
+    # poisson log: the covariance is (X'WX)^-1 at the last working weights
+    yp <- rpois(n, exp(0.3 + 0.2 * x[, p]))
+    fp <- irls_fit(x, yp, poisson(), weights = w)
+    expect_equal(unname(fp$cov.unscaled), unname(solve(crossprod(x, fp$weights * x))),
+                 tolerance = 1e-12, info = paste("poisson p =", p))
+  }
+})
+
 test_that("limited pivoting drops the columns glm.fit drops, in any column order", {
   set.seed(31)
   n <- 150
@@ -438,4 +463,17 @@ test_that("bad input gives classed errors naming the argument", {
   expect_match(conditionMessage(err), "`weights`")
   err <- tryCatch(irls_fit(x, y, binomial("cauchit")), error = identity)
   expect_match(conditionMessage(err), "`family`")
+})
+
+test_that("the benchmark's machine loops read every element and run their chains", {
+  # C_machine_rates (BENCH ONLY, inst/bench/bench-irls.R): integers, so the
+  # sum is exact in any order
+  x <- as.double(1:1001)
+  rates <- function(x, reps, steps) .Call(epimask:::C_machine_rates,
+                                          list(x = x, reps = reps, steps = steps))
+  chains0 <- rates(x, 0L, 0L)
+  expect_identical(rates(x, 3L, 0L) - chains0, 3 * sum(x))
+  # the 16 accumulators start at 0 and stay bounded
+  expect_identical(chains0, 0)
+  expect_true(is.finite(rates(0, 0L, 1000L)))
 })
