@@ -87,6 +87,32 @@ deidentify_metric_choices <- function(model) {
     entropy)
 }
 
+# The console call that reproduces the step's release (for the report):
+# deidentify() with the hierarchies, context, roles and model as given, the
+# loaded data standing as `data`.
+deidentify_call <- function(data, keys, widths, ctx, sensitive, ids, model, max_suppress) {
+  h <- workbench_hierarchies(data, keys, widths)
+  hcall <- as.call(c(as.name("list"), stats::setNames(lapply(keys, function(k) {
+    if (!is.numeric(data[[k]])) return(quote(hierarchy_flat()))
+    w <- widths[[k]]
+    if (is.null(w) || !nzchar(trimws(w))) w <- default_widths(data[[k]])
+    call("hierarchy_numeric", sort(unique(parse_amounts(w, k))))
+  }), keys)))
+  stopifnot(length(h) == length(keys))
+  fields <- unclass(ctx)[c("public", "pr_attempt", "pr_acquaintance", "pr_breach", "threshold",
+                           "reasons")]
+  fields <- fields[!vapply(fields, function(v) is.null(v) || !length(v), logical(1))]
+  if (isTRUE(fields$public)) fields$pr_attempt <- fields$pr_acquaintance <- NULL
+  ccall <- as.call(c(as.name("release_context"), fields))
+  mcall <- if (!is.null(model))
+    as.call(list(as.name("analysis_loss"), model$formula, model$family$family,
+                 term = model$term))
+  args <- list(as.name("data"), keys = keys, hierarchies = hcall, context = ccall,
+               sensitive = if (length(sensitive)) sensitive, identifiers = if (length(ids)) ids,
+               model = mcall, max_suppress = max_suppress)
+  as.call(c(as.name("deidentify"), args[!vapply(args, is.null, logical(1))]))
+}
+
 # The certificate as the workbench shows it: which risk each number is.
 certificate_display <- function(cert) {
   out <- data.frame(attack = cert$attack, pr_attack = cert$pr_attack,
@@ -111,7 +137,7 @@ certificate_verdict <- function(res) {
 wb_deidentify_server <- function(id, loaded, roles, context) {
   shiny::moduleServer(id, function(input, output, session) {
     ns <- session$ns
-    rv <- shiny::reactiveValues(result = NULL, msg = NULL, notes = character())
+    rv <- shiny::reactiveValues(result = NULL, msg = NULL, notes = character(), call = NULL)
     shiny::observeEvent(loaded$stamp(), {
       rv$result <- NULL
       rv$msg <- NULL
@@ -186,6 +212,8 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
         return()
       }
       rv$result <- res
+      rv$call <- attempt(deidentify_call(d, keys, widths, ctx, sensitive, ids,
+                                         if (by_model) m, input$max_suppress %||% 0.05))
       rv$notes <- unique(notes)
       rv$msg <- list(text = sprintf("Done: %d of %d records released, %d columns (identifiers dropped: %s). Generalizations ranked by %s.",
                                     nrow(res$data), nrow(d), ncol(res$data),
@@ -242,7 +270,8 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
       filename = function() paste0("deidentification-report-", sanitize_name(loaded$name()), ".html"),
       content = function(file) {
         shiny::req(rv$result)
-        release_report(rv$result, file, data = loaded$data())
+        release_report(rv$result, file, data = loaded$data(), data_name = loaded$name(),
+                       call = if (!failed(rv$call)) rv$call)
       })
     list(result = shiny::reactive(rv$result), message = shiny::reactive(rv$msg))
   })

@@ -479,6 +479,16 @@ test_that("the de-identification module passes the model to deidentify(), entrop
     for (u in epimask:::format_num(by_model$steps$analysis_potential, 4, integers = TRUE))
       expect_match(output$model_steps, u, fixed = TRUE)
     expect_match(output$metric_ui$html, "checked=\"checked\"[^>]*value=\"analysis\"|value=\"analysis\"[^>]*checked")
+    # the call the report records reproduces the release at the console
+    again <- eval(rv$call, list(data = dose))
+    expect_identical(again$data, res$data)
+    expect_equal(again$steps, res$steps)
+    expect_match(paste(deparse(rv$call), collapse = " "), "analysis_loss(case ~ dose", fixed = TRUE)
+    if (rmarkdown::pandoc_available()) {
+      html <- paste(readLines(output$download_report, warn = FALSE), collapse = "\n")
+      expect_match(html, "The generalizations were ranked by the collaborator", fixed = TRUE)
+      expect_match(html, "hierarchy_numeric(c(4, 8, 20))", fixed = TRUE)
+    }
     session$setInputs(metric = "entropy", run = 2)
     res <- rv$result
     expect_identical(res$data, by_entropy$data)
