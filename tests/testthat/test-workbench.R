@@ -354,6 +354,18 @@ console_deidentify <- function(dose, ctx, model = NULL) {
 
 dose_model <- function() analysis_loss(case ~ dose, binomial(), term = "dose")
 
+# The de-identification module alone on the dose cohort: `roles()` as step 2
+# gives them, the widths the app proposes, then `run` pressed.
+deid_module_args <- function(dose, roles, ctx) {
+  list(loaded = list(data = function() dose, name = function() "dose_cohort",
+                     stamp = function() 1L),
+       roles = function() roles, context = function() ctx)
+}
+deid_press_run <- function(session, run = 1) {
+  session$setInputs(widths_age_exp = "4, 8, 20", widths_dose = "0.1, 0.3, 0.6",
+                    max_suppress = 0.05, run = run)
+}
+
 test_that("the de-identification step proposes widths and builds the hierarchies", {
   expect_identical(epimask:::default_widths(c(0, 100)), "5, 10, 20")
   expect_identical(epimask:::default_widths(c(1.2, 7.2)), "0.3, 0.6, 1")
@@ -463,11 +475,8 @@ test_that("the de-identification module passes the model to deidentify(), entrop
   expect_false(identical(by_model$generalization$levels, by_entropy$generalization$levels))
   roles <- list(identifiers = "id", keys = c("city", "sex", "age_exp", "dose"), sensitive = "case",
                 formula = "case ~ dose", family = "binomial", term = "dose")
-  shiny::testServer(epimask:::wb_deidentify_server, args = list(
-    loaded = list(data = function() dose, name = function() "dose_cohort", stamp = function() 1L),
-    roles = function() roles, context = function() ctx), {
-    session$setInputs(widths_age_exp = "4, 8, 20", widths_dose = "0.1, 0.3, 0.6",
-                      max_suppress = 0.05, run = 1)
+  shiny::testServer(epimask:::wb_deidentify_server, args = deid_module_args(dose, roles, ctx), {
+    deid_press_run(session)
     res <- rv$result
     expect_identical(res$data, by_model$data)
     expect_equal(res$steps, by_model$steps)
@@ -498,11 +507,9 @@ test_that("the de-identification module passes the model to deidentify(), entrop
     expect_error(output$model_steps)
   })
   # ERR: the model cannot rank; entropy, and the step says why
-  shiny::testServer(epimask:::wb_deidentify_server, args = list(
-    loaded = list(data = function() dose, name = function() "dose_cohort", stamp = function() 1L),
-    roles = function() modifyList(roles, list(family = "err")), context = function() ctx), {
-    session$setInputs(widths_age_exp = "4, 8, 20", widths_dose = "0.1, 0.3, 0.6",
-                      max_suppress = 0.05, run = 1)
+  shiny::testServer(epimask:::wb_deidentify_server,
+                    args = deid_module_args(dose, modifyList(roles, list(family = "err")), ctx), {
+    deid_press_run(session)
     expect_identical(rv$result$data, by_entropy$data)
     expect_match(output$metric_ui$html, "not a GLM")
     expect_false(grepl("value=\"analysis\"", output$metric_ui$html))
