@@ -90,7 +90,7 @@ deidentify_metric_choices <- function(model) {
 # The console call that reproduces the step's release (for the report):
 # deidentify() with the hierarchies, context, roles and model as given, the
 # loaded data standing as `data`.
-deidentify_call <- function(data, keys, widths, ctx, sensitive, ids, model, max_suppress) {
+workbench_deidentify_call <- function(data, keys, widths, ctx, sensitive, ids, model, max_suppress) {
   h <- workbench_hierarchies(data, keys, widths)
   hcall <- as.call(c(as.name("list"), stats::setNames(lapply(keys, function(k) {
     if (!is.numeric(data[[k]])) return(quote(hierarchy_flat()))
@@ -212,7 +212,7 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
         return()
       }
       rv$result <- res
-      rv$call <- attempt(deidentify_call(d, keys, widths, ctx, sensitive, ids,
+      rv$call <- attempt(workbench_deidentify_call(d, keys, widths, ctx, sensitive, ids,
                                          if (by_model) m, input$max_suppress %||% 0.05))
       rv$notes <- unique(notes)
       rv$msg <- list(text = sprintf("Done: %d of %d records released, %d columns (identifiers dropped: %s). Generalizations ranked by %s.",
