@@ -44,6 +44,7 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
     context = context_lines(x$context),
     threshold = x$context$threshold,
     targets = x$targets$rule,
+    ranking = deidentify_ranking(x),
     pass = x$pass,
     overall_risk = x$overall_risk,
     certificate = data.frame(
@@ -74,4 +75,19 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
            else call,
     versions = c(epimask = as.character(utils::packageVersion("epimask")),
                  R = paste(R.version$major, R.version$minor, sep = ".")))
+}
+
+# What ranked the generalizations of a deidentify() result, in words.
+deidentify_ranking <- function(res) {
+  if (!is.null(res$model))
+    return(sprintf("the collaborator's model (the analysis potential of %s)",
+                   model_phrase(res$model$metric)))
+  sprintf("the %s metric", res$generalization$metric %||% "entropy")
+}
+
+# "'dose' in case ~ dose (binomial (logit link))": what an analysis_loss() keeps best.
+model_phrase <- function(model) {
+  sprintf("%s in %s (%s)", if (is.null(model$term)) "the first coefficient" else
+            sprintf("'%s'", model$term),
+          paste(deparse(model$formula, width.cutoff = 500L), collapse = " "), model$label)
 }

@@ -29,6 +29,9 @@
 #'   \item{`"risk"`}{risk against the strength of masking.}
 #'   \item{`"tradeoff"`}{risk against MSE (Zhou et al. 2010), one line per
 #'     generator from weak to strong masking.}
+#'   \item{`"utility"`}{for a profile with a model-free measure
+#'     (`ru_profile(utility = )`): risk against that measure, drawn as the
+#'     `"tradeoff"` panel draws the MSE (see [plot.ru_utility_profile()]).}
 #' }
 #' **Strength axis.** Profiles with columns `generator` and `strength` draw
 #' one line per generator (e.g. significant-digit and decimal rounding are
@@ -60,7 +63,7 @@
 #'
 #' @param x an `ru_profile`.
 #' @param type which panel, one of `"ru"`, `"estimate"`, `"mse"`, `"risk"`,
-#'   `"tradeoff"`.
+#'   `"tradeoff"`, or `"utility"` for a profile with a model-free measure.
 #' @param log `"auto"`, or a string containing `"x"` and/or `"y"` for
 #'   logarithmic axes (`""` for none). The y axis of `"estimate"` and the x
 #'   axis of `"ru"` are never logarithmic; on `"ru"`, `"y"` is the risk axis.
@@ -99,7 +102,7 @@ plot.ru_profile <- function(x, type = c("ru", "estimate", "mse", "risk", "tradeo
                             col = NULL, xlim = NULL, ylim = NULL, main = NULL,
                             cex.labels = 0.75, ...) {
   check_ru_profile(x, "x")
-  type <- check_choice(type, ru_plot_types, "type")
+  type <- ru_check_type(type, x)
   log <- check_log(log)
   check_flag(labels)
   if (!is.null(curve)) check_flag(curve)
@@ -182,6 +185,7 @@ check_panel_points <- function(pd, arg) {
     ru = paste("The profile has no scheme with both an analysis potential and",
                "a risk to plot (was the risk computed?)."),
     tradeoff = "The profile has no scheme with both an MSE and a risk to plot.",
+    utility = "The profile has no scheme with a value of its model-free measure to plot.",
     sprintf("The profile has no scheme with a value to plot for type \"%s\".", pd$type))
   epimask_abort(msg, "epimask_error_value", arg = arg)
 }

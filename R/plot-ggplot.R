@@ -40,7 +40,7 @@ autoplot.ru_profile <- function(object, type = c("ru", "estimate", "mse", "risk"
     epimask_abort("autoplot() needs the ggplot2 package; install it or use plot().",
                   "epimask_error_dependency")
   check_ru_profile(object, "object")
-  type <- check_choice(type, ru_plot_types, "type")
+  type <- ru_check_type(type, object)
   log <- check_log(log)
   if (!(identical(labels, "ggrepel") || identical(labels, "simple"))) check_flag(labels)
   if (identical(labels, "ggrepel") && !requireNamespace("ggrepel", quietly = TRUE))

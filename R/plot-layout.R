@@ -8,6 +8,18 @@
 
 ru_plot_types <- c("ru", "estimate", "mse", "risk", "tradeoff")
 
+# The panel asked for: one of ru_plot_types (the default vector: "ru"), or
+# "utility" for a profile with a model-free measure (ru_profile(utility = )).
+ru_check_type <- function(type, x) {
+  if (identical(type, ru_plot_types)) return("ru")
+  type <- check_choice(type, c(ru_plot_types, "utility"), "type")
+  if (identical(type, "utility") && is.null(x$utility))
+    abort_value("type", paste("one of", paste0('"', ru_plot_types, '"', collapse = ", "),
+                              "(\"utility\" needs a profile with a model-free measure:",
+                              "ru_profile(utility = ))"))
+  type
+}
+
 # Okabe-Ito, ordered so the first colours are the most distinct on white and
 # in greyscale; yellow last.
 okabe_ito <- c("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
@@ -253,12 +265,13 @@ ru_panel_data <- function(x, type, log = list(x = "auto", y = "auto"), curve = N
   pd <- switch(type,
                ru = ru_panel_security(x, base, log, curve),
                tradeoff = ru_panel_tradeoff(x, base, log),
+               utility = ru_panel_utility(x, base, log),
                ru_panel_degree(x, base, type, log))
   pd$type <- type
   pd$has_generator <- !is.null(ru_generator(x))
   pd$has_pareto <- !is.null(x$pareto) && any(pd$data$pareto & is.finite(pd$data$x) &
                                                is.finite(pd$data$y))
-  pd$frontier <- if (pd$has_pareto && type %in% c("ru", "tradeoff"))
+  pd$frontier <- if (pd$has_pareto && type %in% c("ru", "tradeoff", "utility"))
     frontier_path(pd$data, vertical_first = type == "ru") else NULL
   if (!is.null(pd$frontier) && nrow(pd$frontier) < 2L) pd$frontier <- NULL
   pd
@@ -399,21 +412,27 @@ ru_try_curve <- function(x) {
   tryCatch(suppressWarnings(fit_ru_curve(x)), epimask_error = function(e) NULL)
 }
 
-# Risk against MSE (Zhou et al.), one line per generator from weak to strong.
-ru_panel_tradeoff <- function(x, base, log) {
+# Risk against MSE (Zhou et al.), one line per generator from weak to strong;
+# with `value` (and its SE) another measure where lower is better in place of
+# the MSE (the model-free utility of ru_profile(utility = )): the same panel,
+# down and left better. A measure that is 0 (no masking) sits at the floor of
+# a log axis, labelled "0" beyond an axis break.
+ru_panel_tradeoff <- function(x, base, log, value = x$mse, value_se = ru_se_col(x, "mse_se"),
+                              title = sprintf("MSE of %s", ru_term_label(x))) {
   d <- base
-  mse_int <- se_interval(x$mse, ru_se_col(x, "mse_se"))
+  v_int <- se_interval(value, value_se)
   r_int <- se_interval(x$risk, ru_se_col(x, "risk_se"))
   budget <- ru_budget(x)
-  log_x <- use_log_positive(x$mse, log$x)
-  xaxis <- if (log_x) log_axis(x$mse, sprintf("MSE of %s, log scale", ru_term_label(x)),
-                               pad = 0.06, zero = FALSE) else
-    linear_axis(c(x$mse, mse_int$lo, mse_int$hi), sprintf("MSE of %s", ru_term_label(x)),
-                pad = 0.06)
+  zero <- any(value <= 0, na.rm = TRUE)
+  log_x <- if (zero) use_log_risk(value, log$x) else use_log_positive(value, log$x)
+  xaxis <- if (log_x) log_axis(value, paste0(title, ", log scale"), pad = 0.06,
+                               zero = zero) else
+    linear_axis(c(value, v_int$lo, v_int$hi), title, pad = 0.06)
+  d$x <- xaxis$tf(value)
+  d$xlo <- xaxis$tf(if (log_x && is.na(xaxis$floor)) pmax(v_int$lo, min(value[value > 0]) / 100)
+                    else v_int$lo)
+  d$xhi <- xaxis$tf(v_int$hi)
   yaxis <- ru_risk_axis(x$risk, r_int, budget, log$y, ru_risk_label(x), pad = 0.06)
-  d$x <- xaxis$tf(x$mse)
-  d$xlo <- xaxis$tf(if (log_x) pmax(mse_int$lo, min(x$mse[x$mse > 0]) / 100) else mse_int$lo)
-  d$xhi <- xaxis$tf(mse_int$hi)
   d$y <- yaxis$tf(x$risk)
   d$ylo <- yaxis$tf(r_int$lo)
   d$yhi <- yaxis$tf(r_int$hi)
@@ -422,6 +441,37 @@ ru_panel_tradeoff <- function(x, base, log) {
        budget = if (is.null(budget)) NULL else list(y = yaxis$tf(budget), side = "above",
                                                     value = budget),
        curve = NULL, join = TRUE, labels = TRUE)
+}
+
+# The model-free utility of ru_profile(utility = ) (lower is better) against
+# the risk: the tradeoff panel with the measure in place of the MSE, the
+# frontier of low risk and low measure (utility_pareto(), the table's rule).
+# Without a risk (risk = "none"), the measure of each scheme, one row per
+# scheme from the first at the top.
+ru_panel_utility <- function(x, base, log) {
+  meta <- ru_meta(x)
+  title <- meta$utility_label %||% "Model-free utility (lower is better)"
+  has_risk <- any(is.finite(x$risk))
+  base$pareto <- has_risk & utility_pareto(x$risk, x$utility) %in% TRUE
+  pd <- ru_panel_tradeoff(x, base, log, value = x$utility, value_se = ru_se_col(x, "utility_se"),
+                          title = title)
+  if (has_risk) {
+    pd$lead <- "Down and to the left is better: closer to the original data, lower risk."
+    return(pd)
+  }
+  n <- nrow(x)
+  pd$lead <- "Left is better: closer to the original data (no risk was measured)."
+  yaxis <- linear_axis(NULL, "", lim = c(0.5, n + 0.5))
+  yaxis$at <- rev(seq_len(n))
+  yaxis$labels <- short_scheme_labels(x)
+  yaxis$kind <- "scheme"
+  pd$data$y <- rev(seq_len(n))
+  pd$data$ylo <- pd$data$yhi <- NA_real_
+  pd$yaxis <- yaxis
+  pd$budget <- NULL
+  pd$join <- FALSE
+  pd$labels <- FALSE
+  pd
 }
 
 # Kernel sweeps are labelled by lambda (the line says which kernel), other
@@ -578,7 +628,7 @@ ru_legend_keys <- function(pd, pal) {
 
 # Notes under the panel: what is drawn (or left out) that no legend key says.
 ru_panel_note <- function(pd) {
-  notes <- character(0)
+  notes <- pd$lead %||% character(0)
   cv <- pd$curve
   if (!is.null(cv) && !isTRUE(cv$drawn))
     notes <- c(notes, sprintf("Curve not drawn: %s (curve = TRUE draws it).",

@@ -40,7 +40,9 @@
 #' **Risk.** Exact-match identifiability cannot see masks that change values
 #' without creating ties (noise, kernels, matrix masks): a profile resting on
 #' it with such schemes raises a warning of class
-#' `epimask_warning_blind_risk`. `"match"`: the matching risk of [risk_match()] of the masked data
+#' `epimask_warning_blind_risk`. The measure is a [risk_spec()] (`risk`), or a
+#' name with its columns beside it (`known`, `unknown`: the shorthand).
+#' `"match"`: the matching risk of [risk_match()] of the masked data
 #' against the original with the `known` and `unknown` variables; risk =
 #' expected proportion of correct matches (`percent_correct / 100`).
 #' `"identifiability"`: [risk_identifiability()] of the masked `known`
@@ -102,16 +104,26 @@
 #'   first coefficient after the intercept), for `"err"` the dose column, or a
 #'   function `function(fit, data)` of a [fit_glm()] fit and the masked data
 #'   returning the estimate and its naive SE, such as [population_or()].
-#' @param risk The disclosure-risk measure: `"match"`, `"identifiability"`,
-#'   `"none"` or any other name of [risk_spec()] (with `known`, `unknown` and
-#'   `...` as its arguments), a [risk_spec()], or a function
-#'   `function(original, masked)` returning a number in \[0, 1\].
-#' @param known Columns the intruder knows (the keys for
-#'   `"identifiability"`); required by `"match"` and `"identifiability"` given
-#'   by name. Shorthand for `risk_spec(risk, known = , unknown = )`: with a
-#'   [risk_spec()] or a function as `risk`, the columns go inside it, and
-#'   `known`, `unknown` or `...` given beside it are an error.
-#' @param unknown Columns the intruder wants to learn (`"match"` only).
+#' @param risk The disclosure-risk measure, as a [risk_spec()] that carries
+#'   its columns and arguments (the primary form), e.g.
+#'   `risk_spec("match", known = "dose", unknown = "case")`,
+#'   `risk_spec("linkage", known = "dose")` or `risk_spec("kanon", keys =
+#'   c("city", "sex"))`; or `"none"`; or a function `function(original,
+#'   masked)` returning a number in \[0, 1\]. A name of [risk_spec()]
+#'   (`"match"`, the default, `"identifiability"`, ...) with `known`,
+#'   `unknown` and `...` beside it is the shorthand for that spec and gives
+#'   the identical profile.
+#' @param known Shorthand, with `risk` given by name: the columns the
+#'   intruder knows (the keys for `"identifiability"`; required by `"match"`
+#'   and `"identifiability"`). `risk = "match", known = k, unknown = u` is
+#'   `risk = risk_spec("match", known = k, unknown = u)`, and `risk =
+#'   "identifiability", known = k` is `risk = risk_spec("identifiability",
+#'   known = k)`. With a [risk_spec()] or a function as `risk`, the columns
+#'   go inside it: `known`, `unknown` or a risk argument in `...` given
+#'   beside it is an error of class `epimask_error_value` naming that
+#'   argument (there is no precedence: the two could disagree).
+#' @param unknown Shorthand, with `risk = "match"`: the columns the intruder
+#'   wants to learn (`risk_spec("match", unknown = )`).
 #' @param nrep Number of replicates of randomized schemes or of simulated data
 #'   sets, from 1 to 100,000.
 #' @param simulate `NULL` or a function `function(data)` returning a new data
@@ -214,9 +226,14 @@
 #' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
 #'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
 #' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
-#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
+#'                  risk = risk_spec("match", known = "x"), nrep = 5, seed = 1,
+#'                  progress = FALSE)
 #' ru
 #' summary(ru)
+#' # the shorthand: risk = "match" (the default) with known = "x" beside it
+#' same <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
+#'                    known = "x", nrep = 5, seed = 1, progress = FALSE)
+#' all.equal(as.data.frame(ru), as.data.frame(same))
 #' # Zhou et al.'s kernel masks of a simulation study
 #' sim <- simulate_zdl(1, n = 200, seed = 1)
 #' coords <- cbind(sim$s1, sim$s2)

@@ -478,6 +478,7 @@ assemble_utility_profile <- function(results, labels, schemes, job, context = NU
   table$generator <- first$generator
   table$strength <- as.double(first$strength)
   table$unmasked <- first$unmasked
+  table$label <- first$label
   util <- summarise_profile_utility(reps, labels)
   table$utility <- util$utility
   table$utility_se <- util$utility_se
@@ -533,8 +534,10 @@ format.ru_utility_profile <- function(x, digits = 3, n = 20L, width = getOption(
                     if (!is.na(meta$risk)) sprintf(", risk: %s", meta$risk) else ""),
             width = width, exdent = 2),
     utils::capture.output(print(format_table(tab, left = "scheme"), row.names = FALSE, right = TRUE)),
-    strwrap(sprintf("# %s: %s; Monte Carlo SE in parentheses; front * = on the risk-utility frontier",
-                    meta$utility, meta$utility_label), width = width, exdent = 2))
+    strwrap(sprintf("# %s: %s; Monte Carlo SE in parentheses%s",
+                    meta$utility, meta$utility_label,
+                    if (is.null(tab$front)) "" else "; front * = on the risk-utility frontier"),
+            width = width, exdent = 2))
 }
 
 #' @export
@@ -568,59 +571,34 @@ as.data.frame.ru_utility_profile <- function(x, row.names = NULL, optional = FAL
   apply_row_names(out, row.names, optional)
 }
 
-# What the utility panel draws: the measure (log axis when it spans orders
-# of magnitude, the unmasked data's 0 at the left edge) against the risk
-# (safer upwards), the frontier, Monte Carlo intervals, labels.
-utility_panel_data <- function(x, log = "auto") {
-  meta <- attr(x, "meta")
-  d <- as.data.frame(x)
-  has_risk <- any(!is.na(d$risk))
-  u <- d$utility
-  z <- stats::qnorm(0.975)
-  se <- ifelse(is.na(d$utility_se), 0, d$utility_se)
-  pos <- u[is.finite(u) & u > 0]
-  if (!identical(log, "auto")) log <- check_flag(log, "log")
-  use_log <- if (identical(log, "auto")) length(pos) >= 2L && max(pos) / min(pos) > 100
-             else log && length(pos) > 0L
-  xlab <- meta$utility_label
-  note <- ""
-  if (use_log) {
-    floor_u <- min(pos) / 10
-    tf <- function(v) log10(pmax(v, floor_u))
-    note <- "; log scale, 0 (the unmasked data) at the left edge"
-  } else {
-    tf <- function(v) v
-  }
-  pts <- data.frame(scheme = d$scheme, x = tf(u), xlo = tf(u - z * se), xhi = tf(u + z * se),
-                    y = if (has_risk) d$risk else seq_len(nrow(d)),
-                    pareto = d$pareto %in% TRUE, stringsAsFactors = FALSE)
-  front <- pts[pts$pareto & has_risk, , drop = FALSE]
-  front <- front[order(front$x), , drop = FALSE]
-  xr <- range(c(pts$xlo, pts$xhi, pts$x), na.rm = TRUE)
-  at <- if (use_log) seq(floor(min(pts$x, na.rm = TRUE)), ceiling(max(pts$xhi, na.rm = TRUE)))
-  list(points = pts, frontier = front, has_risk = has_risk, log = use_log, at = at,
-       at_labels = if (use_log) format(10^at, trim = TRUE, scientific = TRUE),
-       xlim = c(xr[1], xr[2] + 0.35 * max(diff(xr), 1e-12)),   # room for the labels
-       xlab = xlab,
-       ylab = if (has_risk) sprintf("Disclosure risk (%s), safer upwards", meta$risk) else "scheme",
-       subtitle = paste0("left is better (closer to the original data); filled: on the frontier",
-                         note))
-}
-
 #' Plots of a profile on a model-free utility measure
 #'
 #' For a profile from [ru_profile()] with `utility = ` (class
-#' `ru_utility_profile`): `type = "utility"` (the default without a model)
-#' draws the measure on the x axis, labelled with the direction that is
-#' better (lower for every measure), against the disclosure risk (safer
-#' upwards), with the frontier of low risk and low measure and 95% Monte
-#' Carlo intervals; a log axis when the measure spans orders of magnitude
-#' (pMSE). With a model, any other `type` is that of [plot.ru_profile()].
+#' `ru_utility_profile`), `type = "utility"` (the default without a model)
+#' is the panel of [plot.ru_profile()] and [autoplot.ru_profile()] with the
+#' measure (lower is better: pMSE, its ratio, KS, IL1s, the change of a
+#' correlation) across and the disclosure risk up, as the `"tradeoff"` panel
+#' draws the MSE: down and to the left is better. It has the same
+#' preparation, palette (one colour and symbol per masking generator, each
+#' sweep joined from weak to strong), +-1.96 Monte Carlo SE bars, risk budget
+#' and Pareto frontier (a staircase through the schemes no other scheme
+#' beats on both the measure and the risk: the table's `pareto` column when
+#' there is no model), labels from [scheme_label()] (ggrepel in
+#' [autoplot.ru_profile()]). The measure's axis is logarithmic when its
+#' positive values span two orders of magnitude (`log = "auto"`), with the
+#' 0 of the unmasked data at the axis floor, labelled "0" beyond an axis
+#' break. A profile without a risk (`risk = "none"`) shows the measure of
+#' each scheme, one row per scheme. With a model, `type = "ru"` (the
+#' default) and the other types of [plot.ru_profile()] draw the model's
+#' panels.
 #'
 #' @param x,object An `ru_utility_profile`.
 #' @param type `"utility"` or a type of [plot.ru_profile()].
-#' @param log `"auto"`, `TRUE` or `FALSE`: a log axis for the measure.
-#' @param ... Further graphical arguments (base) or unused (ggplot2).
+#' @param log `"auto"` (each axis by its rule), `TRUE` or `FALSE` for a
+#'   logarithmic measure axis (the x axis; the risk axis then linear), or a
+#'   string as for [plot.ru_profile()] (`"x"`, `"y"`, `"xy"`, `""`).
+#' @param ... Further arguments of [plot.ru_profile()] or
+#'   [autoplot.ru_profile()] (`labels`, `legend`, `col`, `xlim`, `main`, ...).
 #' @return `x` invisibly (base) or a ggplot object.
 #' @family profiles
 #' @export
@@ -633,53 +611,23 @@ utility_panel_data <- function(x, log = "auto") {
 #' plot(ru)
 plot.ru_utility_profile <- function(x, type = if (has_model(x)) "ru" else "utility",
                                     log = "auto", ...) {
-  if (!identical(type, "utility")) return(NextMethod())
-  pd <- utility_panel_data(x, log)
-  p <- pd$points
-  op <- graphics::par(mar = c(4.5, 4.5, 2.5, 1), las = 1)
-  on.exit(graphics::par(op))
-  graphics::plot(p$x, p$y, xlim = pd$xlim,
-                 ylim = if (pd$has_risk) rev(range(c(0, p$y), na.rm = TRUE)) else NULL,
-                 pch = ifelse(p$pareto, 19, 1), col = "grey20", xaxt = "n",
-                 xlab = pd$xlab, ylab = pd$ylab, yaxt = if (pd$has_risk) "s" else "n", ...)
-  if (pd$log) graphics::axis(1, at = pd$at, labels = pd$at_labels) else graphics::axis(1)
-  bars <- is.finite(p$xlo) & is.finite(p$xhi) & p$xhi > p$xlo
-  if (any(bars)) graphics::segments(p$xlo[bars], p$y[bars], p$xhi[bars], p$y[bars], col = "grey50")
-  if (nrow(pd$frontier) >= 2L)
-    graphics::lines(pd$frontier$x, pd$frontier$y, type = "s", col = "grey40")
-  graphics::text(p$x, p$y, labels = p$scheme, pos = 4, cex = 0.7, col = "grey15", xpd = NA)
-  graphics::mtext(pd$subtitle, side = 3, line = 0.5, cex = 0.8, col = "grey30")
-  invisible(x)
+  plot.ru_profile(x, type = type, log = utility_log(log), ...)
 }
 
 #' @rdname plot.ru_utility_profile
 #' @exportS3Method ggplot2::autoplot
 autoplot.ru_utility_profile <- function(object, type = if (has_model(object)) "ru" else "utility",
                                         log = "auto", ...) {
-  if (!identical(type, "utility")) return(NextMethod())
-  if (!requireNamespace("ggplot2", quietly = TRUE))
-    epimask_abort("autoplot() needs the ggplot2 package; install it or use plot().",
-                  "epimask_error_dependency")
-  pd <- utility_panel_data(object, log)
-  p <- pd$points
-  g <- ggplot2::ggplot(p, ggplot2::aes(x = .data$x, y = .data$y)) +
-    ggplot2::geom_segment(ggplot2::aes(x = .data$xlo, xend = .data$xhi, yend = .data$y),
-                          colour = "grey50", na.rm = TRUE)
-  if (nrow(pd$frontier) >= 2L)
-    g <- g + ggplot2::geom_step(data = pd$frontier, colour = "grey40")
-  g <- g + ggplot2::geom_point(ggplot2::aes(shape = .data$pareto), colour = "grey20",
-                               show.legend = FALSE) +
-    ggplot2::scale_shape_manual(values = c(`FALSE` = 1, `TRUE` = 19)) +
-    ggplot2::geom_text(ggplot2::aes(label = .data$scheme), hjust = -0.1, size = 2.6,
-                       colour = "grey15") +
-    ggplot2::labs(x = paste(strwrap(pd$xlab, 70), collapse = "\n"), y = pd$ylab,
-                  subtitle = paste(strwrap(pd$subtitle, 90), collapse = "\n")) +
-    gg_theme()
-  g <- g + if (pd$log) ggplot2::scale_x_continuous(limits = pd$xlim, breaks = pd$at,
-                                                    labels = pd$at_labels)
-           else ggplot2::scale_x_continuous(limits = pd$xlim)
-  if (pd$has_risk) g <- g + ggplot2::scale_y_reverse()
-  g
+  autoplot.ru_profile(object, type = type, log = utility_log(log), ...)
+}
+
+# TRUE / FALSE (the measure's axis on a log scale or not) as the panels'
+# `log` strings: "x" / "" (the risk axis then linear; "auto" keeps both to
+# their rule).
+utility_log <- function(log) {
+  if (isTRUE(log)) return("x")
+  if (isFALSE(log)) return("")
+  log
 }
 
 #' @export

@@ -1,9 +1,12 @@
 # The workbench's de-identification step (a module, as the other steps):
 # deidentify() on the data loaded in step 1 with the quasi-identifiers,
 # sensitive variables and identifiers of step 2 under the release context of
-# step 3. Its certificate (every attack of the context recounted on the
-# release by risk_release()) is the verdict; the release and its report are
-# downloaded here.
+# step 3. When step 2 states the collaborator's model, the generalizations
+# are ranked by it (deidentify(model = analysis_loss(formula, family, term)):
+# the release that does the least damage to that analysis), else, or when the
+# custodian asks, by the entropy metric. Its certificate (every attack of the
+# context recounted on the release by risk_release()) is the verdict; the
+# release and its report are downloaded here.
 
 wb_deidentify_ui <- function(id) {
   ns <- shiny::NS(id)
@@ -15,6 +18,7 @@ wb_deidentify_ui <- function(id) {
         "direct identifiers, and recounts every attack of the context on the result: that",
         "certificate is the verdict."),
       shiny::uiOutput(ns("hierarchies")),
+      shiny::uiOutput(ns("metric_ui")),
       shiny::numericInput(ns("max_suppress"), "Largest share of records suppressed", 0.05, 0, 1, 0.01),
       shiny::actionButton(ns("run"), "De-identify", class = "btn-primary"),
       shiny::uiOutput(ns("status")))),
@@ -22,6 +26,7 @@ wb_deidentify_ui <- function(id) {
       shiny::uiOutput(ns("verdict")),
       shiny::tableOutput(ns("certificate")),
       shiny::tags$div(style = "overflow-x:auto", shiny::tableOutput(ns("steps"))),
+      shiny::tableOutput(ns("model_steps")),
       shiny::plotOutput(ns("risk_plot"), height = "320px"),
       shiny::tags$div(class = "d-flex gap-2",
                       shiny::downloadButton(ns("download_data"), "De-identified data (CSV)"),
@@ -50,6 +55,64 @@ workbench_hierarchies <- function(data, keys, widths = list()) {
   }), keys)
 }
 
+# The collaborator's model of 2 Variables (`roles`: formula, family, term) as
+# the analysis_loss() that ranks the generalizations, or the condition that
+# says why it cannot (no formula, the ERR model, which is not a GLM, columns
+# the data lack or that are dropped as identifiers).
+workbench_analysis_loss <- function(roles, data) {
+  text <- trimws(roles$formula %||% "")
+  if (!nzchar(text)) return(workbench_condition("No model is stated on 2 Variables."))
+  family <- roles$family %||% "gaussian"
+  if (identical(family, "err"))
+    return(workbench_condition(paste("The linear ERR model of 2 Variables is not a GLM;",
+                                     "analysis_loss() ranks by a GLM's coefficient.")))
+  formula <- tryCatch(stats::as.formula(text, env = globalenv()), error = function(e) NULL)
+  if (!inherits(formula, "formula"))
+    return(workbench_condition(sprintf("The model formula '%s' cannot be read.", text)))
+  usable <- setdiff(names(data), roles$identifiers)
+  missing <- setdiff(all.vars(formula), usable)
+  if (length(missing))
+    return(workbench_condition(sprintf("The model uses columns not in the released data: %s.",
+                                       paste(missing, collapse = ", "))))
+  term <- trimws(roles$term %||% "")
+  attempt(analysis_loss(formula, family, if (nzchar(term)) term))
+}
+
+# The choices of the ranking: the model first (the default) when there is
+# one, the entropy metric always.
+deidentify_metric_choices <- function(model) {
+  entropy <- c("Entropy of the generalized keys (no model)" = "entropy")
+  if (failed(model)) return(entropy)
+  c(stats::setNames("analysis", sprintf("The collaborator's model: %s", model_phrase(model))),
+    entropy)
+}
+
+# The console call that reproduces the step's release (for the report):
+# deidentify() with the hierarchies, context, roles and model as given, the
+# loaded data standing as `data`.
+workbench_deidentify_call <- function(data, keys, widths, ctx, sensitive, ids, model, max_suppress) {
+  h <- workbench_hierarchies(data, keys, widths)
+  hcall <- as.call(c(as.name("list"), stats::setNames(lapply(keys, function(k) {
+    if (!is.numeric(data[[k]])) return(quote(hierarchy_flat()))
+    w <- widths[[k]]
+    if (is.null(w) || !nzchar(trimws(w))) w <- default_widths(data[[k]])
+    call("hierarchy_numeric", sort(unique(parse_amounts(w, k))))
+  }), keys)))
+  stopifnot(length(h) == length(keys))
+  fields <- unclass(ctx)[c("public", "pr_attempt", "pr_acquaintance", "pr_breach", "threshold",
+                           "reasons")]
+  fields <- fields[!vapply(fields, function(v) is.null(v) || !length(v), logical(1))]
+  if (isTRUE(fields$public)) fields$pr_attempt <- fields$pr_acquaintance <- NULL
+  ccall <- as.call(c(as.name("release_context"), fields))
+  mcall <- if (!is.null(model))
+    as.call(list(as.name("analysis_loss"), model$formula, model$family$family,
+                 term = model$term))
+  args <- list(as.name("data"), keys = keys, hierarchies = hcall, context = ccall,
+               sensitive = if (length(sensitive)) sensitive, identifiers = if (length(ids)) ids,
+               model = mcall, max_suppress = max_suppress)
+  as.call(c(as.name("deidentify"), args[!vapply(args, is.null, logical(1))]))
+}
+
 # The certificate as the workbench shows it: which risk each number is.
 certificate_display <- function(cert) {
   out <- data.frame(attack = cert$attack, pr_attack = cert$pr_attack,
@@ -74,11 +137,29 @@ certificate_verdict <- function(res) {
 wb_deidentify_server <- function(id, loaded, roles, context) {
   shiny::moduleServer(id, function(input, output, session) {
     ns <- session$ns
-    rv <- shiny::reactiveValues(result = NULL, msg = NULL, notes = character())
+    rv <- shiny::reactiveValues(result = NULL, msg = NULL, notes = character(), call = NULL)
     shiny::observeEvent(loaded$stamp(), {
       rv$result <- NULL
       rv$msg <- NULL
       rv$notes <- character()
+    })
+    model <- shiny::reactive({
+      d <- loaded$data()
+      shiny::req(d)
+      workbench_analysis_loss(roles(), d)
+    })
+    output$metric_ui <- shiny::renderUI({
+      m <- model()
+      choices <- deidentify_metric_choices(m)
+      shiny::tagList(
+        shiny::radioButtons(ns("metric"), "Rank the generalizations by", choices,
+                            selected = choices[[1L]]),
+        if (failed(m)) shiny::tags$p(class = "small text-muted",
+                                     paste(conditionMessage(m), "Ranked by entropy."))
+        else shiny::tags$p(class = "small text-muted",
+                           paste("The model ranks each generalization by the analysis potential",
+                                 "of its coefficient on the release (methods vignette, section",
+                                 "20): the release that does the least damage to the analysis.")))
     })
     output$hierarchies <- shiny::renderUI({
       d <- loaded$data()
@@ -113,11 +194,13 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
       sensitive <- setdiff(intersect(r$sensitive, names(d)), keys)
       ids <- setdiff(intersect(r$identifiers, names(d)), c(keys, sensitive))
       widths <- stats::setNames(lapply(keys, function(k) input[[paste0("widths_", k)]]), keys)
+      m <- model()
+      by_model <- !failed(m) && !identical(input$metric, "entropy")
       notes <- character()
       res <- attempt(withCallingHandlers({
         h <- workbench_hierarchies(d, keys, widths)
         deidentify(d, keys, h, ctx, sensitive = if (length(sensitive)) sensitive,
-                   identifiers = if (length(ids)) ids,
+                   identifiers = if (length(ids)) ids, model = if (by_model) m,
                    max_suppress = input$max_suppress %||% 0.05)
       }, warning = function(w) {
         notes <<- c(notes, conditionMessage(w))
@@ -129,10 +212,13 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
         return()
       }
       rv$result <- res
+      rv$call <- attempt(workbench_deidentify_call(d, keys, widths, ctx, sensitive, ids,
+                                         if (by_model) m, input$max_suppress %||% 0.05))
       rv$notes <- unique(notes)
-      rv$msg <- list(text = sprintf("Done: %d of %d records released, %d columns (identifiers dropped: %s).",
+      rv$msg <- list(text = sprintf("Done: %d of %d records released, %d columns (identifiers dropped: %s). Generalizations ranked by %s.",
                                     nrow(res$data), nrow(d), ncol(res$data),
-                                    if (length(ids)) paste(ids, collapse = ", ") else "none"),
+                                    if (length(ids)) paste(ids, collapse = ", ") else "none",
+                                    deidentify_ranking(res)),
                      level = "info")
     })
     output$status <- shiny::renderUI(shiny::tagList(
@@ -161,6 +247,15 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
                      pass = "Verdict")[names(st)]
       st
     }, caption = "The steps taken, with the information loss and the overall release risk after each")
+    output$model_steps <- shiny::renderTable({
+      res <- rv$result
+      shiny::req(res, res$model)
+      st <- format_table(res$steps[c("step", "estimate", "se", "analysis_potential")], digits = 4)
+      names(st) <- c("Step", sprintf("Estimate of %s", res$model$term), "SE",
+                     "U (analysis potential)")
+      st
+    }, caption = paste("The collaborator's coefficient after each step (U = 1: as precise and",
+                       "unbiased as on the original data)"))
     output$risk_plot <- shiny::renderPlot({
       shiny::req(rv$result)
       plot(rv$result)
@@ -175,7 +270,8 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
       filename = function() paste0("deidentification-report-", sanitize_name(loaded$name()), ".html"),
       content = function(file) {
         shiny::req(rv$result)
-        release_report(rv$result, file, data = loaded$data())
+        release_report(rv$result, file, data = loaded$data(), data_name = loaded$name(),
+                       call = if (!failed(rv$call)) rv$call)
       })
     list(result = shiny::reactive(rv$result), message = shiny::reactive(rv$msg))
   })

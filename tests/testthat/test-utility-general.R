@@ -162,3 +162,100 @@ test_that("autoplot of a profile without a model labels the better direction", {
   expect_s3_class(g, "ggplot")
   expect_match(g$labels$x, "lower is better")
 })
+
+# A profile on a model-free measure with a risk: 300 records, rounding and
+# noise, pMSE (spans decades, so a log axis with the unmasked 0 at its floor).
+utility_panel_profile <- function(measure = "pmse", risk = "match") {
+  fx <- general_fixture(n = 300, seed = 4)
+  d <- fx$original[c("age", "bmi")]
+  schemes <- list(mask_round(-1, type = "decimal"), mask_round(1, type = "significant"),
+                  mask_noise(0.05), mask_noise(0.5), mask_noise(2))
+  ru_profile(d, schemes, vars = c("age", "bmi"), utility = measure, risk = risk,
+             known = if (risk == "match") c("age", "bmi"), nrep = 3, seed = 7, progress = FALSE)
+}
+
+test_that("the utility panel draws the printed numbers: the measure across, the risk up", {
+  ru <- utility_panel_profile()
+  pd <- epimask:::ru_panel_data(ru, "utility")
+  d <- pd$data
+  pos <- ru$utility > 0
+  # every masked scheme has a positive pMSE spanning more than two decades
+  expect_true(all(pos[-1]))
+  expect_gt(max(ru$utility[pos]) / min(ru$utility[pos]), 100)
+  expect_true(pd$xaxis$log)
+  expect_equal(d$x[pos], log10(ru$utility[pos]), tolerance = tol_exact)
+  # the unmasked data's 0 at the floor, half a decade (at least) below the
+  # smallest positive value, labelled "0"
+  gap <- max(0.5, 0.1 * log10(max(ru$utility[pos]) / min(ru$utility[pos])))
+  expect_equal(d$x[!pos], log10(min(ru$utility[pos])) - gap, tolerance = tol_exact)
+  expect_identical(pd$xaxis$labels[[1]], "0")
+  expect_equal(d$y, if (pd$yaxis$log) log10(ru$risk) else ru$risk, tolerance = tol_exact)
+  # Monte Carlo intervals: utility +- 1.96 SE on the axis's scale
+  se <- ru$utility_se
+  has <- is.finite(se) & pos & ru$utility - 1.96 * se > 0
+  expect_equal(d$xhi[has], log10(ru$utility[has] + qnorm(0.975) * se[has]), tolerance = tol_exact)
+  # the frontier is the table's: no scheme with risk and measure as low and one lower
+  front <- vapply(seq_len(nrow(ru)), function(i)
+    !any(ru$risk <= ru$risk[i] & ru$utility <= ru$utility[i] &
+           (ru$risk < ru$risk[i] | ru$utility < ru$utility[i])), logical(1))
+  expect_identical(d$pareto, front)
+  expect_identical(ru$pareto, front)
+  # a staircase (right, then down) through the frontier schemes only
+  expect_true(all(pd$frontier$x %in% d$x[front]))
+  expect_true(all(pd$frontier$y %in% d$y[front]))
+  expect_true(all(diff(pd$frontier$x) >= 0) && all(diff(pd$frontier$y) <= 0))
+  # labels from scheme_label(), colours by generator
+  expect_identical(d$label, c("none", "round to 10", "round 1 sig", "uniform noise 0.05",
+                              "uniform noise 0.5", "uniform noise 2"))
+  expect_identical(levels(d$group), c("no masking", "rounding (decimal places)",
+                                      "rounding (significant digits)", "uniform noise"))
+  expect_match(pd$xaxis$title, "pMSE (lower is better)", fixed = TRUE)
+  # a linear measure axis when asked (log = "") : the values themselves
+  lin <- epimask:::ru_panel_data(ru, "utility", list(x = FALSE, y = FALSE))
+  expect_equal(lin$data$x, ru$utility, tolerance = tol_exact)
+  expect_equal(lin$data$y, ru$risk, tolerance = tol_exact)
+})
+
+test_that("plot() and autoplot() of a utility profile go through the one panel", {
+  ru <- utility_panel_profile()
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f)
+  expect_identical(plot(ru), ru)
+  expect_identical(plot(ru, log = TRUE), ru)
+  expect_identical(plot(ru, log = FALSE), ru)
+  grDevices::dev.off()
+  unlink(f)
+  # a profile without a measure has no utility panel
+  plain <- ru_profile(general_fixture(100)$original, list(mask_noise(1)), bmi ~ age,
+                      vars = "age", risk = "none", progress = FALSE)
+  expect_error(plot(plain, type = "utility"), class = "epimask_error_value")
+  skip_if_not_installed("ggplot2")
+  g <- ggplot2::autoplot(ru)
+  expect_s3_class(g, "ggplot")
+  expect_match(g$labels$x, "pMSE (lower is better), log scale", fixed = TRUE)
+})
+
+test_that("without a risk the utility panel is one row per scheme", {
+  ru <- utility_panel_profile("il1s", risk = "none")
+  pd <- epimask:::ru_panel_data(ru, "utility", list(x = FALSE, y = "auto"))
+  expect_false(pd$xaxis$log)
+  expect_equal(pd$data$x, ru$utility, tolerance = tol_exact)
+  expect_identical(pd$data$y, rev(seq_len(nrow(ru))))
+  expect_identical(pd$yaxis$labels, ru$label)
+  expect_null(pd$frontier)
+  expect_false(any(pd$data$pareto))
+  expect_false(any(grepl("front", format(ru))))
+})
+
+test_that("the utility panel matches its snapshots", {
+  skip_if_not_installed("vdiffr")
+  for (nm in c("gg-utility-pmse.svg"))
+    announce_snapshot_file(name = nm)
+  ru <- utility_panel_profile()
+  none <- utility_panel_profile("il1s", risk = "none")
+  vdiffr::expect_doppelganger("base utility pmse", function() plot(ru))
+  vdiffr::expect_doppelganger("base utility no risk", function() plot(none))
+  skip_if_not_installed("ggplot2", "4.0.0")
+  skip_if_not_installed("ggrepel")
+  vdiffr::expect_doppelganger("gg utility pmse", ggplot2::autoplot(ru))
+})

@@ -339,14 +339,31 @@ test_that("each step is a module that runs on its own", {
 # The de-identification step at the console: dose_cohort's keys with the
 # hierarchies the app proposes (numeric keys by interval widths of about 1/20,
 # 1/10 and 1/5 of their range, one significant digit; the others flat).
-console_deidentify <- function(dose, ctx) {
+# With `model`, the collaborator's model ranks the generalizations (the
+# step's default when 2 Variables states one: dose_cohort's preset
+# case ~ dose, logistic, term dose).
+console_deidentify <- function(dose, ctx, model = NULL) {
   h <- list(city = hierarchy_flat(), sex = hierarchy_flat(),
             age_exp = hierarchy_numeric(c(4, 8, 20)),      # range 0-80 (rounded)
             dose = hierarchy_numeric(c(0.1, 0.3, 0.6)))
   stopifnot(diff(range(dose$age_exp)) > 70, diff(range(dose$age_exp)) < 90,
             diff(range(dose$dose)) > 2.5, diff(range(dose$dose)) < 3.5)
   deidentify(dose, c("city", "sex", "age_exp", "dose"), h, ctx, sensitive = "case",
-             identifiers = "id")
+             identifiers = "id", model = model)
+}
+
+dose_model <- function() analysis_loss(case ~ dose, binomial(), term = "dose")
+
+# The de-identification module alone on the dose cohort: `roles()` as step 2
+# gives them, the widths the app proposes, then `run` pressed.
+deid_module_args <- function(dose, roles, ctx) {
+  list(loaded = list(data = function() dose, name = function() "dose_cohort",
+                     stamp = function() 1L),
+       roles = function() roles, context = function() ctx)
+}
+deid_press_run <- function(session, run = 1) {
+  session$setInputs(widths_age_exp = "4, 8, 20", widths_dose = "0.1, 0.3, 0.6",
+                    max_suppress = 0.05, run = run)
 }
 
 test_that("the de-identification step proposes widths and builds the hierarchies", {
@@ -425,6 +442,80 @@ test_that("the de-identification module runs deidentify() and shows its certific
                    c("pass", "FAIL", "pass"))
 })
 
+test_that("the de-identification step ranks by the collaborator's model when there is one", {
+  dose <- load_epimask_data("dose_cohort")
+  roles <- list(identifiers = "id", formula = "case ~ dose", family = "binomial", term = "dose")
+  m <- epimask:::workbench_analysis_loss(roles, dose)
+  expect_equal(m, analysis_loss(case ~ dose, "binomial", "dose"), ignore_formula_env = TRUE)
+  expect_identical(unname(epimask:::deidentify_metric_choices(m)), c("analysis", "entropy"))
+  expect_match(names(epimask:::deidentify_metric_choices(m))[1], "'dose' in case ~ dose")
+  # no model, the ERR model (not a GLM), a column the release drops: entropy only, with the reason
+  for (bad in list(list(formula = ""), list(formula = "case ~ dose", family = "err"),
+                   list(formula = "case ~ id", family = "binomial", identifiers = "id"),
+                   list(formula = "case ~ nosuch", family = "binomial"),
+                   list(formula = "case ~ (", family = "binomial"))) {
+    m <- epimask:::workbench_analysis_loss(bad, dose)
+    expect_true(epimask:::failed(m))
+    expect_identical(unname(epimask:::deidentify_metric_choices(m)), "entropy")
+  }
+  expect_match(conditionMessage(epimask:::workbench_analysis_loss(
+    list(formula = "case ~ dose", family = "err"), dose)), "not a GLM")
+  expect_match(conditionMessage(epimask:::workbench_analysis_loss(
+    list(formula = "case ~ id", family = "binomial", identifiers = "id"), dose)), "id")
+})
+
+test_that("the de-identification module passes the model to deidentify(), entropy on request", {
+  local_sync_workbench()
+  dose <- load_epimask_data("dose_cohort")
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.2)
+  by_model <- console_deidentify(dose, ctx, model = dose_model())
+  by_entropy <- console_deidentify(dose, ctx)
+  # the two rankings choose different releases here: the model (case ~ dose)
+  # keeps dose fine and coarsens age at exposure, which it does not use
+  expect_false(identical(by_model$generalization$levels, by_entropy$generalization$levels))
+  roles <- list(identifiers = "id", keys = c("city", "sex", "age_exp", "dose"), sensitive = "case",
+                formula = "case ~ dose", family = "binomial", term = "dose")
+  shiny::testServer(epimask:::wb_deidentify_server, args = deid_module_args(dose, roles, ctx), {
+    deid_press_run(session)
+    res <- rv$result
+    expect_identical(res$data, by_model$data)
+    expect_equal(res$steps, by_model$steps)
+    expect_equal(res$certificate, by_model$certificate)
+    expect_match(output$status$html, "ranked by the collaborator&#39;s model|ranked by the collaborator's model")
+    expect_match(output$model_steps, "U (analysis potential)", fixed = TRUE)
+    expect_match(output$model_steps, "Estimate of dose", fixed = TRUE)
+    # the table shows the steps' U (4 significant digits)
+    for (u in epimask:::format_num(by_model$steps$analysis_potential, 4, integers = TRUE))
+      expect_match(output$model_steps, u, fixed = TRUE)
+    expect_match(output$metric_ui$html, "checked=\"checked\"[^>]*value=\"analysis\"|value=\"analysis\"[^>]*checked")
+    # the call the report records reproduces the release at the console
+    again <- eval(rv$call, list(data = dose))
+    expect_identical(again$data, res$data)
+    expect_equal(again$steps, res$steps)
+    expect_match(paste(deparse(rv$call), collapse = " "), "analysis_loss(case ~ dose", fixed = TRUE)
+    if (rmarkdown::pandoc_available()) {
+      html <- paste(readLines(output$download_report, warn = FALSE), collapse = "\n")
+      expect_match(html, "The generalizations were ranked by the collaborator", fixed = TRUE)
+      expect_match(html, "hierarchy_numeric(c(4, 8, 20))", fixed = TRUE)
+    }
+    session$setInputs(metric = "entropy", run = 2)
+    res <- rv$result
+    expect_identical(res$data, by_entropy$data)
+    expect_equal(res$certificate, by_entropy$certificate)
+    expect_null(res$model)
+    expect_match(output$status$html, "ranked by the entropy metric")
+    expect_error(output$model_steps)
+  })
+  # ERR: the model cannot rank; entropy, and the step says why
+  shiny::testServer(epimask:::wb_deidentify_server,
+                    args = deid_module_args(dose, modifyList(roles, list(family = "err")), ctx), {
+    deid_press_run(session)
+    expect_identical(rv$result$data, by_entropy$data)
+    expect_match(output$metric_ui$html, "not a GLM")
+    expect_false(grepl("value=\"analysis\"", output$metric_ui$html))
+  })
+})
+
 test_that("the whole server offers the de-identification step after steps 1-3", {
   local_sync_workbench()
   shiny::testServer(epimask:::workbench_server(NULL, "x"), {
@@ -434,9 +525,11 @@ test_that("the whole server offers the de-identification step after steps 1-3", 
     res <- deid$result()
     expect_s3_class(res, "epimask_release")
     dose <- load_epimask_data("dose_cohort")
-    ref <- console_deidentify(dose, context$context())
+    # step 2's model (case ~ dose, logistic, term dose) ranks the generalizations
+    ref <- console_deidentify(dose, context$context(), model = dose_model())
     expect_identical(res$data, ref$data)
     expect_equal(res$certificate, ref$certificate)
+    expect_equal(res$steps, ref$steps)
   })
 })
 
@@ -686,7 +779,11 @@ test_that("in Chromium: de-identify to the context, read the certificate, downlo
   dose <- load_epimask_data("dose_cohort")
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, pr_breach = 0.27,
                          threshold = 0.2)
-  ref <- console_deidentify(dose, ctx)
+  ref <- console_deidentify(dose, ctx, model = dose_model())
+  expect_identical(app$get_value(input = "deidentify-metric"), "analysis")
+  expect_match(text_of(app, "#deidentify-metric_ui"), "The collaborator's model", fixed = TRUE)
+  expect_match(text_of(app, "#deidentify-status"), "ranked by the collaborator's model",
+               fixed = TRUE)
   verdict <- text_of(app, "#deidentify-verdict-message")
   expect_match(verdict, "passes every attack of the context")
   expect_match(verdict, sprintf("Overall risk %s", epimask:::format_num(ref$overall_risk, 3)),
@@ -695,6 +792,7 @@ test_that("in Chromium: de-identify to the context, read the certificate, downlo
   for (a in c("deliberate", "inadvertent", "breach", "Pr(re-identification | attack)", "Threshold"))
     expect_match(cert, a, fixed = TRUE, label = a)
   expect_match(text_of(app, "#deidentify-steps"), "suppress locally")
+  expect_match(text_of(app, "#deidentify-model_steps"), "U (analysis potential)", fixed = TRUE)
   shot <- tempfile(fileext = ".png")
   app$get_screenshot(shot)
   expect_true(file.size(shot) > 10000)
@@ -708,4 +806,5 @@ test_that("in Chromium: de-identify to the context, read the certificate, downlo
   report <- app$get_download("deidentify-download_report")
   html <- paste(readLines(report, warn = FALSE), collapse = "\n")
   expect_match(html, "inadvertent", fixed = TRUE)
+  expect_match(html, "The generalizations were ranked by the collaborator", fixed = TRUE)
 })
