@@ -128,7 +128,7 @@
 #'                importance = c(city = 1, sex = 10, age_exp = 1))$by_key
 #' @export
 suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL,
-                           na = c("category", "wildcard"), strata = NULL) {
+                           na = c("category", "wildcard"), strata = NULL, id = NULL) {
   check_data(data)
   frame <- if (is.data.frame(data)) data else as.data.frame(data, stringsAsFactors = FALSE)
   keys <- check_columns(keys, frame)
@@ -137,6 +137,13 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
   for (key in keys) check_utf8(frame[[key]], sprintf("data$%s", key))
   na <- check_choice(na, c("category", "wildcard"))
   n <- nrow(frame)
+  id <- check_person_id(id, frame, exclude = keys)
+  if (!is.null(id)) {
+    if (!is.null(strata) && id %in% strata)
+      abort_value("id", sprintf("a person column that is not also a stratum ('%s' is)", id))
+    return(suppress_local_persons(data, frame, keys, k, max_risk, importance, na, strata, id,
+                                  k_given = !missing(k)))
+  }
   if (!is.null(max_risk)) {
     if (!missing(k)) abort_value("max_risk", "NULL when `k` is given (give one of them)")
     max_risk <- check_number(max_risk, lower = 0, upper = 1, lower_open = TRUE)
@@ -306,6 +313,7 @@ format.epimask_suppression <- function(x, ...) {
   target <- if (is.null(x$max_risk)) sprintf("k = %d", x$k)
             else sprintf("max_risk = %s (k = %d)", format(x$max_risk), x$k)
   n_key_cells <- x$n * length(x$keys)
+  if (identical(x$unit, "persons")) return(format_suppression_persons(x, target, reading, big))
   lines <- c(
     sprintf("Local suppression to %s (%s): %s records, keys %s%s", target, reading,
             big(x$n), paste(x$keys, collapse = ", "),
@@ -350,7 +358,9 @@ format.summary.epimask_suppression <- function(x, ...) {
     print(x$suppression)
     cat("\nBlanked cells per key:\n")
     print(x$by_key, row.names = FALSE)
-    cat("\nRecords by class size (recounted), before and after:\n")
+    cat(if (identical(x$suppression$unit, "persons"))
+      "\nPersons by class size in persons (recounted), before and after:\n"
+      else "\nRecords by class size (recounted), before and after:\n")
     print(x$sizes, row.names = FALSE)
   })
 }
@@ -365,8 +375,15 @@ suppression_size_table <- function(x) {
   bucket <- function(f) factor(ifelse(f >= top, top, f), levels = seq_len(top))
   lab <- as.character(seq_len(top))
   lab[top] <- paste0(top, "+")
-  before <- as.vector(table(bucket(x$class_size_before)))
-  after <- as.vector(table(bucket(x$class_size)))
+  persons <- identical(x$unit, "persons")
+  before <- as.vector(table(bucket(if (persons) x$person_class_size_before
+                                   else x$class_size_before)))
+  after <- as.vector(table(bucket(if (persons) x$person_class_size else x$class_size)))
+  if (persons)
+    return(data.frame(class_size = lab[keep <- before > 0 | after > 0 | seq_len(top) == top],
+                      below_k = seq_len(top)[keep] < x$k,
+                      persons_before = before[keep], persons_after = after[keep],
+                      stringsAsFactors = FALSE))
   keep <- before > 0 | after > 0
   keep[top] <- TRUE  # the pooled row stays last, even when empty
   data.frame(class_size = lab[keep], below_k = seq_len(top)[keep] < x$k,
@@ -391,18 +408,22 @@ plot.epimask_suppression <- function(x, y = NULL, ...) {
   sizes <- suppression_size_table(x)
   top <- nrow(sizes)
   shown <- sizes[-top, , drop = FALSE]
-  heights <- rbind(before = shown$records_before, after = shown$records_after)
+  unit <- if (identical(x$unit, "persons")) "persons" else "records"
+  heights <- rbind(before = shown[[paste0(unit, "_before")]],
+                   after = shown[[paste0(unit, "_after")]])
   cols <- ifelse(shown$below_k, "firebrick", "grey40")
   graphics::par(mar = c(5, 4.5, 3, 1))
   graphics::barplot(heights, beside = TRUE, names.arg = shown$class_size,
                     col = rbind(grDevices::adjustcolor(cols, 0.3), cols), border = NA,
                     xlab = sprintf("class size (blank as %s)",
                                    if (x$na == "category") "a value" else "a wildcard"),
-                    ylab = "records", main = "Records by class size, before and after")
-  graphics::mtext(sprintf("classes of %s: %s records before, %s after (not drawn)",
+                    ylab = unit, main = sprintf("%s by class size (in %s), before and after",
+                                                 if (unit == "persons") "Persons" else "Records",
+                                                 unit))
+  graphics::mtext(sprintf("classes of %s: %s %s before, %s after (not drawn)",
                           sizes$class_size[top],
-                          format(sizes$records_before[top], big.mark = ","),
-                          format(sizes$records_after[top], big.mark = ",")),
+                          format(sizes[[paste0(unit, "_before")]][top], big.mark = ","), unit,
+                          format(sizes[[paste0(unit, "_after")]][top], big.mark = ",")),
                   side = 3, line = 0.2, cex = 0.8)
   graphics::legend("topright", bty = "n", border = NA,
                    fill = c(grDevices::adjustcolor("grey40", 0.3), "grey40", "firebrick"),
@@ -415,19 +436,22 @@ plot.epimask_suppression <- function(x, y = NULL, ...) {
 #' @export
 as.data.frame.epimask_suppression <- function(x, row.names = NULL, optional = FALSE, ...) {
   keys_blanked <- apply(x$suppressed, 1L, function(r) paste(x$keys[r], collapse = ", "))
-  data.frame(record = seq_len(x$n), cells = as.integer(rowSums(x$suppressed)),
-             keys_blanked = keys_blanked, class_size_before = x$class_size_before,
-             class_size = x$class_size, safe = x$class_size >= x$k,
-             stringsAsFactors = FALSE)
+  out <- data.frame(record = seq_len(x$n), cells = as.integer(rowSums(x$suppressed)),
+                    keys_blanked = keys_blanked, class_size_before = x$class_size_before,
+                    class_size = x$class_size, safe = x$class_size >= x$k,
+                    stringsAsFactors = FALSE)
+  add_person_column(out, x)
 }
 
 #' @rdname epimask-tidiers
 #' @method tidy epimask_suppression
 #' @export
 tidy.epimask_suppression <- function(x, ...) {
-  data.frame(key = x$keys, cells = unname(x$by_key),
-             share = unname(x$by_key) / x$n, input_na = unname(x$input_na),
-             importance = unname(x$importance), stringsAsFactors = FALSE)
+  out <- data.frame(key = x$keys, cells = unname(x$by_key),
+                    share = unname(x$by_key) / x$n, input_na = unname(x$input_na),
+                    importance = unname(x$importance), stringsAsFactors = FALSE)
+  if (identical(x$unit, "persons")) out$persons <- unname(x$person_suppressed)
+  out
 }
 
 #' @rdname epimask-tidiers
@@ -437,5 +461,8 @@ glance.epimask_suppression <- function(x, ...) {
   data.frame(n = x$n, k = x$k, na = x$na, n_cells = x$n_cells, n_records = x$n_records,
              min_class = x$min_class, min_class_before = min(x$class_size_before),
              n_unsafe = length(x$unsafe_records), safe = length(x$unsafe_records) == 0L,
+             unit = if (identical(x$unit, "persons")) "persons" else "records",
+             n_persons = if (is.null(x$n_persons)) NA_integer_ else x$n_persons,
+             n_person_cells = if (is.null(x$n_person_cells)) NA_integer_ else x$n_person_cells,
              stringsAsFactors = FALSE)
 }

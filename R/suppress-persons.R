@@ -1,0 +1,211 @@
+# Local suppression with several records per person (suppress_local(id = ),
+# methods vignette sections 19 and 23): the person is the unit. The search
+# runs the C greedy of suppress.c on one row of codes per person, the blank
+# of a person's key is spread to every record of the person, and the class
+# sizes are recounted in persons on the returned data.
+
+suppress_local_persons <- function(data, frame, keys, k, max_risk, importance, na, strata, id,
+                                   k_given) {
+  person <- person_index(frame[[id]])
+  P <- max(person)
+  n <- nrow(frame)
+  if (!is.null(max_risk)) {
+    if (k_given) abort_value("max_risk", "NULL when `k` is given (give one of them)")
+    max_risk <- check_number(max_risk, lower = 0, upper = 1, lower_open = TRUE)
+    k <- risk_to_k(max_risk)
+    if (k > P)
+      abort_value("max_risk", sprintf(
+        "at least 1 / (number of persons) = %s: a risk of %s needs classes of %s persons and `data` has %d",
+        format(1 / P), format(max_risk), format(k), P))
+  } else {
+    k <- check_count(k)
+    if (k > P) abort_value("k", sprintf(
+      "a whole number between 1 and the number of persons (%d persons in column '%s')", P, id))
+  }
+  cost <- suppress_importance(importance, keys)
+  strata <- check_strata(strata, frame, keys)
+  strata_p <- NULL
+  if (!is.null(strata)) {
+    sc <- person_columns(frame, strata, person, P)
+    if (sc$sets)
+      abort_value("strata", sprintf(
+        "columns constant within each person (column '%s'): a person lies in one stratum", id))
+    strata_p <- suppress_codes(as.data.frame(sc$columns, stringsAsFactors = FALSE,
+                                             optional = TRUE), seq_along(strata)) + 1L
+  }
+
+  codes <- suppress_person_codes(frame, keys, person, P)
+  stratum_size <- if (is.null(strata_p)) rep(P, P) else {
+    g <- call_c(C_freq_group, list(codes = strata_p), arg = "strata")
+    g$size[g$group]
+  }
+  small <- stratum_size < k
+  blank <- matrix(FALSE, P, length(keys))
+  run <- which(!small)
+  if (length(run)) {
+    spec <- list(codes = cbind(codes[run, , drop = FALSE], strata_p[run, , drop = FALSE]),
+                 n_free = length(keys), cost = unname(cost), k = as.integer(k),
+                 wildcard = as.integer(na == "wildcard"))
+    blank[run, ] <- call_c(C_suppress_run, spec, arg = "data") == 1L
+  }
+  # a person's blanked key is blanked in every record of the person; the
+  # record cells that were NA already are not counted as suppressed
+  suppressed <- blank[person, , drop = FALSE]
+  for (j in seq_along(keys)) suppressed[, j] <- suppressed[, j] & !is.na(frame[[keys[[j]]]])
+  dimnames(suppressed) <- list(NULL, keys)
+
+  out <- data
+  if (inherits(out, "data.table")) out <- data.table::copy(out)
+  for (j in seq_along(keys)) {
+    rows <- which(suppressed[, j])
+    if (length(rows)) out <- set_cells_na(out, keys[[j]], rows)
+  }
+  # recount in persons from the returned data, not from the codes the search used
+  out_frame <- if (is.data.frame(out)) out else as.data.frame(out, stringsAsFactors = FALSE)
+  size_after <- person_class_sizes(out_frame, keys, na, strata, id)
+  size_before <- person_class_sizes(frame, keys, na, strata, id)
+  unsafe_p <- which(size_after < k)
+  if (any(small)) {
+    ids <- frame[[id]][match(which(small), person)]
+    epimask_warn(sprintf(paste0(
+      "%d person(s) lie in strata smaller than k = %d persons and cannot be made safe; ",
+      "they are left unsuppressed (see `$unsafe_records`): persons %s"),
+      length(ids), k, paste(c(utils::head(format(ids), 20L), if (length(ids) > 20L) "..."),
+                            collapse = ", ")),
+      "epimask_warning_stratum")
+  }
+  # the person-key cells a person lost: the unit the search minimises
+  person_blank <- blank & !(codes == 0L)
+  by_key <- stats::setNames(as.integer(colSums(suppressed)), keys)
+  structure(list(
+    data = out,
+    suppressed = suppressed,
+    n_cells = sum(by_key),
+    n_records = sum(rowSums(suppressed) > 0),
+    by_key = by_key,
+    min_class = min(size_after),
+    class_size = size_after[person],
+    class_size_before = size_before[person],
+    unsafe_records = which(person %in% unsafe_p),
+    input_na = stats::setNames(vapply(keys, function(key) sum(is.na(frame[[key]])), 1L), keys),
+    keys = keys, k = as.integer(k), max_risk = max_risk, na = na, strata = strata,
+    importance = cost, n = n,
+    unit = "persons", id = id, n_persons = P, n_records_total = n, person = person,
+    person_ids = frame[[id]][match(seq_len(P), person)],
+    person_class_size = size_after, person_class_size_before = size_before,
+    person_suppressed = stats::setNames(as.integer(colSums(person_blank)), keys),
+    n_person_cells = sum(person_blank),
+    n_persons_blanked = sum(rowSums(person_blank) > 0),
+    unsafe_persons = unsafe_p
+  ), class = "epimask_suppression")
+}
+
+# One row of codes per person for the search (code 0 = blank). With one key
+# tuple per person the codes of the values; otherwise key j's code is that
+# of the person's values on j over their distinct tuples in canonical order
+# (person_columns()), 0 when every record of the person is NA on j. Two
+# persons whose codes agree on the keys neither has blanked have equal sets
+# of tuples on those keys, so a class of the search is never larger than
+# the persons' real class: the search's k holds in persons (the recount
+# checks it).
+suppress_person_codes <- function(frame, keys, person, P) {
+  pc <- person_columns(frame, keys, person, P)
+  cols <- pc$columns
+  if (pc$sets) {
+    for (j in seq_along(keys)) {
+      seen <- group_sums(as.double(!is.na(frame[[keys[[j]]]])), person, P)
+      cols[[j]][seen == 0] <- NA_character_
+    }
+  }
+  pf <- as.data.frame(cols, stringsAsFactors = FALSE, optional = TRUE)
+  suppress_codes(pf, seq_along(keys))
+}
+
+# Class size of every person, in persons, under the reading `na`, within
+# strata (constant within persons). A person's key is the set of the distinct
+# key tuples of their records (NA a value). "wildcard": a key that is NA in
+# every record of a person matches every value; two persons are compatible
+# when their sets of tuples agree on the keys that neither has so blanked.
+person_class_sizes <- function(frame, keys, na, strata, id) {
+  person <- person_index(frame[[id]])
+  P <- max(person)
+  first <- match(seq_len(P), person)
+  st <- if (is.null(strata)) NULL else
+    lapply(strata, function(s) key_text(frame[[s]][first]))
+  pc <- person_columns(frame, keys, person, P)
+  if (!pc$sets) {
+    # one tuple per person: the record-level count on one row per person
+    pf <- as.data.frame(pc$columns, stringsAsFactors = FALSE, optional = TRUE)
+    names(pf) <- keys
+    if (!is.null(strata)) pf[strata] <- lapply(strata, function(s) frame[[s]][first])
+    return(suppress_class_sizes(pf, keys, na, strata))
+  }
+  set_code <- function(cols, who) {
+    # the persons' sets of distinct tuples on `cols`, as one text per person
+    sub <- frame[person %in% who, , drop = FALSE]
+    pp <- match(person[person %in% who], who)
+    txt <- if (length(cols)) {
+      tx <- person_columns(sub, cols, pp, length(who), text = TRUE)$columns
+      do.call(paste, c(unname(tx), sep = "\r"))
+    } else rep("", length(who))
+    if (!is.null(st)) txt <- paste(txt, do.call(paste, c(lapply(st, `[`, who), sep = "\r")),
+                                   sep = "\n")
+    txt
+  }
+  if (na == "category") {
+    txt <- set_code(keys, seq_len(P))
+    code <- match(txt, unique(txt))
+    return(tabulate(code, max(code))[code])
+  }
+  blank_key <- vapply(keys, function(key)
+    group_sums(as.double(!is.na(frame[[key]])), person, P) == 0, logical(P))
+  dim(blank_key) <- c(P, length(keys))
+  mask <- apply(blank_key, 1L, function(r) paste(as.integer(r), collapse = ""))
+  masks <- unique(mask)
+  bits <- lapply(masks, function(m) strsplit(m, "")[[1L]] == "1")
+  size <- integer(P)
+  for (a in seq_along(masks)) {
+    in_a <- which(mask == masks[[a]])
+    for (b in seq_along(masks)) {
+      in_b <- which(mask == masks[[b]])
+      kept <- keys[!(bits[[a]] | bits[[b]])]
+      if (a == b) {
+        ca <- cb <- set_code(kept, in_a)
+      } else {
+        code <- set_code(kept, c(in_a, in_b))
+        ca <- code[seq_along(in_a)]
+        cb <- code[length(in_a) + seq_along(in_b)]
+      }
+      u <- unique(c(ca, cb))
+      size[in_a] <- size[in_a] + tabulate(match(cb, u), length(u))[match(ca, u)]
+    }
+  }
+  size
+}
+
+# format() of a suppression by persons: every count says its unit.
+format_suppression_persons <- function(x, target, reading, big) {
+  below_after <- sum(x$person_class_size < x$k)
+  below_before <- sum(x$person_class_size_before < x$k)
+  c(
+    sprintf("Local suppression to %s persons (%s): %s persons (%s records, person column '%s'), keys %s%s",
+            target, reading, big(x$n_persons), big(x$n), x$id, paste(x$keys, collapse = ", "),
+            if (is.null(x$strata)) "" else sprintf(", within strata of %s",
+                                                   paste(x$strata, collapse = ", "))),
+    sprintf("  %s key values blanked for %s persons, each in every record of the person: %s cells (%s%% of the key cells) in %s records",
+            big(x$n_person_cells), big(x$n_persons_blanked), big(x$n_cells),
+            format(signif(100 * x$n_cells / (x$n * length(x$keys)), 3)), big(x$n_records)),
+    sprintf("  by key (persons / cells): %s",
+            paste(sprintf("%s %s / %s", x$keys, big(x$person_suppressed), big(x$by_key)),
+                  collapse = ", ")),
+    if (sum(x$input_na) > 0)
+      sprintf("  NAs already in the input (not counted as suppressed): %s cells", big(sum(x$input_na))),
+    sprintf("  recounted in persons on the output: smallest class %s persons, %s persons below k (before: smallest %s, %s below k)",
+            big(x$min_class), big(below_after), big(min(x$person_class_size_before)),
+            big(below_before)),
+    if (length(x$unsafe_persons))
+      sprintf("  NOT SAFE: %s person(s) (%s records) in strata smaller than k (see $unsafe_records)",
+              big(length(x$unsafe_persons)), big(length(x$unsafe_records)))
+    else sprintf("  every person is in a class of at least %d persons", x$k)
+  )
+}
