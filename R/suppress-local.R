@@ -67,6 +67,30 @@
 #' deterministic: the same number of cells whatever the order of the rows
 #' (which records of a group of identical records are chosen may change).
 #'
+#' **Several records per person** (`id`, methods vignette sections 19 and 23):
+#' the person is the unit. A person's key is the set of the distinct key
+#' tuples of their records; a class is the persons with the same set, and
+#' its size counts persons, so a person with five visits in a class counts
+#' once. `k` (or `max_risk`) is in persons. The blanking unit is a person's
+#' key: when the search blanks key \eqn{v} for a person, \eqn{v} is blanked
+#' in every record of that person (whatever value each record holds), so
+#' no record of the person can restore the value. With `na = "wildcard"` a
+#' key blank in every record of a person matches every value; two persons
+#' are compatible when their sets of tuples agree on the keys that neither
+#' has so blanked (an `NA` in only some of a person's records is a value).
+#' The search is the same greedy, run on one row of codes per person: with
+#' one key tuple per person this is exactly the suppression of one row per
+#' person; when keys vary within persons, a person is coded by their sets of
+#' values per key when their tuples are all combinations of those (e.g. one
+#' key varies), otherwise by their tuples in canonical order. Persons equal
+#' in that coding are equal as sets, so the search never counts a class as
+#' larger than it is; it may miss some merges (blanked keys can make two
+#' persons' sets equal that the coding still tells apart), which costs cells,
+#' not safety. The class sizes are recounted in persons on the returned data
+#' (`$person_class_size`, `$min_class`). `strata` must be constant within
+#' each person. The objective (`$n_person_cells`) counts person-keys,
+#' weighted by `importance`; `$n_cells` counts the record cells set to `NA`.
+#'
 #' Input `NA`s count under the same reading but are never reported as
 #' suppressed (`$suppressed` is `FALSE` there). Keys may be character,
 #' factor, logical, numeric, Date or date-time columns; values are compared
@@ -87,6 +111,9 @@
 #' @param na `"category"` or `"wildcard"`: the reading of a blank (Details).
 #' @param strata `NULL` or names of columns of `data` (not keys): records
 #'   are counted, and suppressed, within each stratum only.
+#' @param id `NULL`, or the person column (no `NA`; neither a key nor a
+#'   stratum): with several records per person, the person is the unit
+#'   (Details).
 #' @return An object of class `epimask_suppression`, a list with
 #'   \item{data}{`data` with the suppressed cells set to `NA` (same class,
 #'     columns and row order).}
@@ -103,7 +130,14 @@
 #'     smaller than `k`).}
 #'   \item{input_na}{named integer: `NA`s per key in the input.}
 #'   and the arguments `keys`, `k`, `max_risk`, `na`, `strata`, `importance`
-#'   (the weights used), `n`.
+#'   (the weights used), `n`. With `id`, `min_class`, `class_size` and
+#'   `class_size_before` count persons (each record carries its person's),
+#'   `unsafe_records` lists every record of an unsafe person, and the list
+#'   adds `unit = "persons"`, `id`, `n_persons`, `person` (each record's
+#'   person, 1, 2, ... in order of first appearance), `person_ids`,
+#'   `person_class_size`, `person_class_size_before` (per person),
+#'   `person_suppressed` (persons with each key blanked), `n_person_cells`,
+#'   `n_persons_blanked` and `unsafe_persons`.
 #' @references El Emam K, Malin B (2014). Concepts and methods for
 #'   de-identifying clinical trial data. Meyerson A, Williams R (2004). On
 #'   the complexity of optimal k-anonymity. PODS. Aggarwal G et al. (2005).
@@ -123,6 +157,10 @@
 #' plot(s)
 #' # blanks read as wildcards need fewer cells
 #' suppress_local(dose_cohort, keys, k = 3, na = "wildcard")$n_cells
+#' # several visits per participant: the participant is the unit
+#' tv <- trial_visits
+#' tv$birth_year <- as.integer(format(tv$birth, "%Y"))
+#' suppress_local(tv, c("site", "sex", "birth_year"), k = 5, id = "pid")
 #' # keep sex longest
 #' suppress_local(dose_cohort, keys, k = 3,
 #'                importance = c(city = 1, sex = 10, age_exp = 1))$by_key

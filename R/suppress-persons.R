@@ -101,18 +101,27 @@ suppress_local_persons <- function(data, frame, keys, k, max_risk, importance, n
 }
 
 # One row of codes per person for the search (code 0 = blank). With one key
-# tuple per person the codes of the values; otherwise key j's code is that
-# of the person's values on j over their distinct tuples in canonical order
-# (person_columns()), 0 when every record of the person is NA on j. Two
-# persons whose codes agree on the keys neither has blanked have equal sets
-# of tuples on those keys, so a class of the search is never larger than
-# the persons' real class: the search's k holds in persons (the recount
-# checks it).
+# tuple per person the codes of the values. Otherwise a person whose set of
+# tuples is the product of their sets of values per key (e.g. only one key
+# varies within the person) is coded by those sets, key by key: two such
+# persons with equal codes on the keys neither has blanked have equal sets of
+# tuples there. Any other person is coded, key by key, by their values over
+# their distinct tuples in canonical order (person_columns()), marked so
+# that they never equal a code of sets: equal codes on the keys kept again
+# mean equal sets of tuples there (the i-th tuples agree). Key j's code is 0
+# when every record of the person is NA on j. So a class of the search is
+# never larger than the persons' real class: the search's k holds in persons
+# (and the recount checks it); only some merges are missed.
 suppress_person_codes <- function(frame, keys, person, P) {
   pc <- person_columns(frame, keys, person, P)
   cols <- pc$columns
   if (pc$sets) {
+    per_key <- lapply(keys, function(key) person_columns(frame, key, person, P, text = TRUE))
+    n_values <- vapply(per_key, function(x) as.double(x$n_tuples), double(P))
+    dim(n_values) <- c(P, length(keys))
+    product <- abs(apply(n_values, 1L, prod) - pc$n_tuples) < 0.5
     for (j in seq_along(keys)) {
+      cols[[j]] <- ifelse(product, per_key[[j]]$columns[[1L]], paste0("\001", cols[[j]]))
       seen <- group_sums(as.double(!is.na(frame[[keys[[j]]]])), person, P)
       cols[[j]][seen == 0] <- NA_character_
     }
