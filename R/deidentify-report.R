@@ -27,6 +27,8 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
   gen <- x$generalization
   cert <- x$certificate
   steps <- x$steps
+  # population uniqueness where the certificate used it (deidentify(uniqueness = ))
+  sample <- deidentify_sample_rows(x, data)
   list(
     title = title,
     date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"),
@@ -68,9 +70,31 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
       data.frame(Key = names(x$suppression$by_key), `Cells blanked` = unname(x$suppression$by_key),
                  check.names = FALSE),
     fallback = isTRUE(x$fallback),
+    sample_risk = sample$table,
+    sample_notes = c(sample$notes, if (!is.null(x$uniqueness_note))
+      sprintf("The certificate's public attack used the smallest class instead: %s.",
+              x$uniqueness_note)),
+    sample_explained = if (!is.null(sample$table)) sample_risk_explanations(sample$table$Measure),
     release = x,
     call = if (is.null(call)) NULL else if (is.call(call)) paste(deparse(call), collapse = "\n")
            else call,
     versions = c(epimask = as.character(utils::packageVersion("epimask")),
                  R = paste(R.version$major, R.version$minor, sep = ".")))
+}
+
+# The population-uniqueness rows of a release whose certificate used a
+# population model: the original (when `data` is given) and the release.
+deidentify_sample_rows <- function(x, data = NULL) {
+  if (is.null(x$uniqueness)) return(list(table = NULL, notes = character()))
+  spec <- risk_spec("population", keys = x$keys, pi = x$uniqueness)
+  after <- sample_risk_rows(as_plain_data(x$data), list(spec), x$context, what = "the release")
+  before <- if (!is.null(data))
+    sample_risk_rows(as_plain_data(data), list(spec), x$context, what = "the original data")
+  notes <- c(before$notes, after$notes)
+  if (is.null(after$table)) return(list(table = NULL, notes = notes))
+  tab <- data.frame(Measure = after$table$measure, stringsAsFactors = FALSE)
+  if (!is.null(before$table))
+    tab$Original <- before$table$value[match(tab$Measure, before$table$measure)]
+  tab$Release <- after$table$value
+  list(table = tab, notes = notes)
 }
