@@ -27,7 +27,7 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
   gen <- x$generalization
   cert <- x$certificate
   steps <- x$steps
-  # population uniqueness where the certificate used it (deidentify(uniqueness = ))
+  # population uniqueness, log-linear and cluster risk where the search used them
   sample <- deidentify_sample_rows(x, data)
   list(
     title = title,
@@ -71,9 +71,7 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
                  check.names = FALSE),
     fallback = isTRUE(x$fallback),
     sample_risk = sample$table,
-    sample_notes = c(sample$notes, if (!is.null(x$uniqueness_note))
-      sprintf("The certificate's public attack used the smallest class instead: %s.",
-              x$uniqueness_note)),
+    sample_notes = sample$notes,
     sample_explained = if (!is.null(sample$table)) sample_risk_explanations(sample$table$Measure),
     release = x,
     call = if (is.null(call)) NULL else if (is.call(call)) paste(deparse(call), collapse = "\n")
@@ -82,15 +80,45 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
                  R = paste(R.version$major, R.version$minor, sep = ".")))
 }
 
-# The population-uniqueness rows of a release whose certificate used a
-# population model: the original (when `data` is given) and the release.
+# The rows of the sample-release criteria the search used (ola()'s
+# `uniqueness`, `loglinear`, `cluster_risk`, as deidentify() passes them):
+# each measure on the original (when `data` is given) and on the release,
+# with the criterion's limit in the notes.
 deidentify_sample_rows <- function(x, data = NULL) {
-  if (is.null(x$uniqueness)) return(list(table = NULL, notes = character()))
-  spec <- risk_spec("population", keys = x$keys, pi = x$uniqueness)
-  after <- sample_risk_rows(as_plain_data(x$data), list(spec), x$context, what = "the release")
+  crit <- x$generalization$criteria
+  keys <- x$keys
+  specs <- list()
+  limits <- character()
+  u <- crit$uniqueness
+  if (!is.null(u)) {
+    model <- if (is.null(u$model)) "dankar" else u$model
+    specs <- c(specs, list(risk_spec("population", keys = keys,
+                                     pi = population_model(u$pi, model = model))))
+    limits <- c(limits, sprintf(
+      "The search required the estimated share of population uniques to be at most %s (sampling fraction %s, %s).",
+      format(u$max), format(u$pi), population_model_name(model)))
+  }
+  l <- crit$loglinear
+  if (!is.null(l)) {
+    args <- l[intersect(names(l), c("pi", "weights", "formula"))]
+    specs <- c(specs, list(do.call(risk_spec, c(list("loglinear", keys = keys), args))))
+    limits <- c(limits, sprintf(
+      "The search required the log-linear %s divided by the released records to be at most %s.",
+      if (is.null(l$measure)) "tau1" else l$measure, format(l$max)))
+  }
+  cr <- crit$cluster_risk
+  if (!is.null(cr)) {
+    specs <- c(specs, list(risk_spec("individual", keys = keys, cluster = cr$cluster,
+                                     weights = cr$weights)))
+    limits <- c(limits, sprintf(
+      "The search required the expected share of records re-identified, counting clusters ('%s'), to be at most %s.",
+      cr$cluster, format(cr$max)))
+  }
+  if (!length(specs)) return(list(table = NULL, notes = character()))
+  after <- sample_risk_rows(as_plain_data(x$data), specs, x$context, what = "the release")
   before <- if (!is.null(data))
-    sample_risk_rows(as_plain_data(data), list(spec), x$context, what = "the original data")
-  notes <- c(before$notes, after$notes)
+    sample_risk_rows(as_plain_data(data), specs, x$context, what = "the original data")
+  notes <- c(limits, before$notes, after$notes)
   if (is.null(after$table)) return(list(table = NULL, notes = notes))
   tab <- data.frame(Measure = after$table$measure, stringsAsFactors = FALSE)
   if (!is.null(before$table))

@@ -56,13 +56,7 @@
 #' @param ... Passed to [ola()]: `max_suppress` (default 0.05), `k` (a larger
 #'   k than the context needs), `metric` (without `model`), `l`, `t`,
 #'   `diversity`, `ordered`, `outliers`, `local`, `search`,
-#'   `suppressed_loss`; `secret` for the pseudonyms; and `uniqueness`, a
-#'   [population_model()] for a public release that is a sample of a
-#'   population: every recount (and so the certificate) judges the public
-#'   attack by the share of population uniques that the model estimates on
-#'   the data recounted ([risk_release()]'s `uniqueness`); where the model
-#'   does not converge on them the recount falls back to the public attack
-#'   on the smallest class and the step's action says so.
+#'   `suppressed_loss`; and `secret` for the pseudonyms.
 #' @return An object of class `epimask_release`: `data` (the release),
 #'   `certificate` (one row per attack: `attack`, `pr_attack`,
 #'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
@@ -107,7 +101,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     abort_type("model", "NULL or an analysis_loss() object")
   dots <- list(...)
   allowed <- c("max_suppress", "k", "metric", "l", "t", "diversity", "ordered", "outliers",
-               "local", "search", "suppressed_loss", "secret", "drop_proxies", "uniqueness")
+               "local", "search", "suppressed_loss", "secret", "drop_proxies")
   unknown <- setdiff(names(dots), allowed)
   if (length(unknown) || (length(dots) && is.null(names(dots))))
     abort_name("...", if (length(unknown)) unknown else "(unnamed)",
@@ -115,19 +109,11 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   if (!is.null(model) && !is.null(dots$metric))
     abort_value("metric", "left out when `model` is given (the model is the metric)")
 
-  uniqueness <- dots$uniqueness
-  if (!is.null(uniqueness)) {
-    if (!inherits(uniqueness, "epimask_population_model"))
-      abort_type("uniqueness", "NULL or a population_model() (estimated on each data set recounted)")
-    if (!isTRUE(context$public))
-      abort_value("uniqueness", "given for a public release only (the attacks of a non-public release use the average risk)")
-  }
-  recount <- function(data, keys, context) recount_release(data, keys, context, uniqueness)
   targets <- context_targets(context)
   k <- max(targets$k, if (is.null(dots$k)) 1L else check_count(dots$k, "k"))
   n <- nrow(frame)
   work <- frame[setdiff(names(frame), names(ids))]
-  risk_before <- recount(frame, keys, context)
+  risk_before <- risk_release(frame, keys, context)
 
   # 1. generalize
   ola_args <- c(list(work, keys, hierarchies, k = k,
@@ -253,8 +239,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
               risk_before = risk_before, risk_after = after, generalization = gen,
               suppression = supp, fallback = fallback,
               targets = c(targets, list(k_used = k)), keys = keys, sensitive = sensitive,
-              identifiers = ids, context = context, n = n, uniqueness = uniqueness,
-              uniqueness_note = after$uniqueness_note,
+              identifiers = ids, context = context, n = n,
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
                                                 original = attr(evaluator, "estimate")))
@@ -262,22 +247,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
 }
 
 # risk_release() on a release; an empty release has no risk to recount: NA,
-# and it does not pass. With a population model (`uniqueness`) the public
-# attack is judged by the share of population uniques estimated on `data`;
-# when the model does not converge there, the plain public attack, with the
-# reason in `$uniqueness_note`.
-recount_release <- function(data, keys, context, uniqueness = NULL) {
-  if (nrow(data) && !is.null(uniqueness)) {
-    pop <- suppressWarnings(risk_population(data, keys, uniqueness, compare = FALSE))
-    if (is.finite(pop$share)) return(risk_release(data, keys, context, uniqueness = pop))
-    out <- risk_release(data, keys, context)
-    out$uniqueness_note <- sprintf("population uniqueness not estimated (%s: %s)", pop$used,
-                                   pop$reason)
-    return(out)
-  }
-  recount(data, keys, context)
-}
-
+# and it does not pass.
 recount <- function(data, keys, context) {
   if (nrow(data)) return(risk_release(data, keys, context))
   attacks <- if (isTRUE(context$public)) "public" else c("deliberate", "inadvertent", "breach")

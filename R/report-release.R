@@ -40,7 +40,10 @@
 #' Notes under the table name the model chosen, whether it converged (or
 #' why not: then no number is given), the sampling fraction and the cluster
 #' column; a paragraph explains each measure for an ethics board. A cluster
-#' column that the release drops is taken from `data` (same records).
+#' column that the release drops is taken from `data` (same records). The
+#' report of a [deidentify()] release shows the same rows, original and
+#' release, for the criteria its search used (`uniqueness`, `loglinear`,
+#' `cluster_risk` of [ola()]), with each criterion's limit.
 #'
 #' **What carries the settings.** The profile `x` carries the masked
 #' variables, the seed, the call and the name of the data (recorded by
