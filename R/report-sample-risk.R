@@ -69,7 +69,11 @@ sample_risk_rows <- function(data, specs, context = NULL, original = NULL, what 
       chosen <- if (pop$model == "dankar") sprintf("%s chose %s", population_model_name("dankar"),
                                                     population_model_name(pop$used))
                 else sprintf("%s was asked for", population_model_name(pop$model))
-      notes <- c(notes, sprintf(
+      if (identical(pop$sample_uniques, 0) || identical(pop$sample_uniques, 0L)) {
+        notes <- c(notes, sprintf(
+          "Population uniqueness of %s (sampling fraction %s): no record is unique in the sample, so no person is estimated to be unique in the population.",
+          what, format(signif(pop$pi, 3))))
+      } else notes <- c(notes, sprintf(
         "Population uniqueness of %s (sampling fraction %s, population of about %s people): %s; %s. Sample uniques: %s of %s records.",
         what, format(signif(pop$pi, 3)), format(round(pop$N), big.mark = ","), chosen,
         if (isTRUE(pop$converged)) sprintf("the estimate converged (%s)", reason)
