@@ -139,31 +139,23 @@ person_class_sizes <- function(frame, keys, na, strata, id) {
   person <- person_index(frame[[id]])
   P <- max(person)
   first <- match(seq_len(P), person)
-  st <- if (is.null(strata)) NULL else
-    lapply(strata, function(s) key_text(frame[[s]][first]))
-  pc <- person_columns(frame, keys, person, P)
-  if (!pc$sets) {
+  codes <- key_codes(frame, keys)[[1L]]
+  storage.mode(codes) <- "integer"
+  tuple <- call_c(C_freq_group, list(codes = codes), arg = "keys")$group
+  if (all(tuple == tuple[first][person])) {
     # one tuple per person: the record-level count on one row per person
-    pf <- as.data.frame(pc$columns, stringsAsFactors = FALSE, optional = TRUE)
-    names(pf) <- keys
-    if (!is.null(strata)) pf[strata] <- lapply(strata, function(s) frame[[s]][first])
+    cols <- c(keys, strata)
+    pf <- as.data.frame(lapply(stats::setNames(cols, cols), function(x) frame[[x]][first]),
+                        stringsAsFactors = FALSE, optional = TRUE)
+    names(pf) <- cols
     return(suppress_class_sizes(pf, keys, na, strata))
   }
-  set_code <- function(cols, who) {
-    # the persons' sets of distinct tuples on `cols`, as one text per person
-    sub <- frame[person %in% who, , drop = FALSE]
-    pp <- match(person[person %in% who], who)
-    txt <- if (length(cols)) {
-      tx <- person_columns(sub, cols, pp, length(who), text = TRUE)$columns
-      do.call(paste, c(unname(tx), sep = "\r"))
-    } else rep("", length(who))
-    if (!is.null(st)) txt <- paste(txt, do.call(paste, c(lapply(st, `[`, who), sep = "\r")),
-                                   sep = "\n")
-    txt
-  }
+  st_codes <- if (is.null(strata)) NULL else
+    key_codes(lapply(stats::setNames(strata, strata), function(x) frame[[x]][first]),
+              strata)[[1L]]
+  set_code <- function(cols) person_set_groups(frame, cols, person, P, st_codes)
   if (na == "category") {
-    txt <- set_code(keys, seq_len(P))
-    code <- match(txt, unique(txt))
+    code <- set_code(keys)
     return(tabulate(code, max(code))[code])
   }
   blank_key <- vapply(keys, function(key)
@@ -172,19 +164,22 @@ person_class_sizes <- function(frame, keys, na, strata, id) {
   mask <- apply(blank_key, 1L, function(r) paste(as.integer(r), collapse = ""))
   masks <- unique(mask)
   bits <- lapply(masks, function(m) strsplit(m, "")[[1L]] == "1")
+  # the persons' sets on the keys kept by each union of two blank patterns,
+  # computed once per union (for every person; only those whose pattern lies
+  # in the union are compared)
+  cache <- list()
+  members <- split(seq_len(P), factor(mask, levels = masks))
   size <- integer(P)
   for (a in seq_along(masks)) {
-    in_a <- which(mask == masks[[a]])
+    in_a <- members[[a]]
     for (b in seq_along(masks)) {
-      in_b <- which(mask == masks[[b]])
-      kept <- keys[!(bits[[a]] | bits[[b]])]
-      if (a == b) {
-        ca <- cb <- set_code(kept, in_a)
-      } else {
-        code <- set_code(kept, c(in_a, in_b))
-        ca <- code[seq_along(in_a)]
-        cb <- code[length(in_a) + seq_along(in_b)]
-      }
+      in_b <- members[[b]]
+      union <- bits[[a]] | bits[[b]]
+      key <- paste(as.integer(union), collapse = "")
+      if (is.null(cache[[key]])) cache[[key]] <- set_code(keys[!union])
+      code <- cache[[key]]
+      ca <- code[in_a]
+      cb <- code[in_b]
       u <- unique(c(ca, cb))
       size[in_a] <- size[in_a] + tabulate(match(cb, u), length(u))[match(ca, u)]
     }
@@ -217,4 +212,31 @@ format_suppression_persons <- function(x, target, reading, big) {
               big(length(x$unsafe_persons)), big(length(x$unsafe_records)))
     else sprintf("  every person is in a class of at least %d persons", x$k)
   )
+}
+
+# Persons with equal sets of distinct key tuples on `cols` (NA a value) and
+# equal `extra` codes (one row per person) get equal group numbers: each
+# person's tuple codes, sorted, as one row of an integer matrix, grouped.
+person_set_groups <- function(frame, cols, person, P, extra = NULL) {
+  if (!length(cols)) {
+    if (is.null(extra)) return(rep(1L, P))
+    return(call_c(C_freq_group, list(codes = extra), arg = "strata")$group)
+  }
+  codes <- key_codes(frame, cols)[[1L]]
+  storage.mode(codes) <- "integer"
+  tuple <- call_c(C_freq_group, list(codes = codes), arg = "keys")$group
+  pairs <- cbind(person, tuple)
+  storage.mode(pairs) <- "integer"
+  pf <- first_of_groups(call_c(C_freq_group, list(codes = pairs), arg = "keys")$group)
+  pp <- person[pf]
+  tt <- tuple[pf]
+  ord <- order(pp, tt, method = "radix")
+  pp <- pp[ord]
+  tt <- tt[ord]
+  pos <- sequence(tabulate(pp, P))
+  mat <- matrix(0L, P, max(pos))
+  mat[cbind(pp, pos)] <- tt
+  if (!is.null(extra)) mat <- cbind(mat, extra)
+  storage.mode(mat) <- "integer"
+  call_c(C_freq_group, list(codes = mat), arg = "keys")$group
 }
