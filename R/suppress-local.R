@@ -433,15 +433,23 @@ suppression_size_table <- function(x) {
 #' @param y Unused.
 #' @export
 plot.epimask_suppression <- function(x, y = NULL, ...) {
-  cells <- x$by_key
+  persons <- identical(x$unit, "persons")
+  # by persons: the persons who lost each key (each in all their records)
+  cells <- if (persons) x$person_suppressed else x$by_key
   long <- max(nchar(names(cells)))
   old <- graphics::par(mfrow = c(1L, 2L),
-                       mar = c(if (length(cells) > 4L) 2 + 0.6 * long else 5, 4.5, 3, 1))
+                       mar = c(if (length(cells) > 4L) 2 + 0.6 * long else 5, 5.5, 3, 1),
+                       mgp = c(4, 1, 0))
   on.exit(graphics::par(old))
   graphics::barplot(cells, names.arg = names(cells), col = "grey40", border = NA,
                     las = if (length(cells) > 4L) 2L else 1L,
-                    ylab = "blanked cells", main = sprintf("%s cells blanked",
-                      format(x$n_cells, big.mark = ",")), ...)
+                    ylab = if (persons) "persons with the key blanked" else "blanked cells",
+                    main = if (persons) sprintf("%s key values blanked for persons (%s cells)",
+                                                format(x$n_person_cells, big.mark = ","),
+                                                format(x$n_cells, big.mark = ","))
+                           else sprintf("%s cells blanked", format(x$n_cells, big.mark = ",")),
+                    ...)
+  graphics::par(mgp = c(3, 1, 0))
   # the classes of 4k and more hold most records: left out of the bars, said
   sizes <- suppression_size_table(x)
   top <- nrow(sizes)
