@@ -44,6 +44,14 @@ sample_risk_rows <- function(data, specs, context = NULL, original = NULL, what 
   notes <- character()
   add <- function(label, value) rows[[length(rows) + 1L]] <<- list(label, as.numeric(value))
   keys_text <- function(keys) paste(keys, collapse = ", ")
+  # a measure, or NULL with a note saying why it is missing
+  attempt <- function(expr, label) {
+    res <- tryCatch(expr, error = function(e) e)
+    if (!inherits(res, "error")) return(res)
+    notes <<- c(notes, sprintf("%s of %s could not be computed: %s", label, what,
+                               conditionMessage(res)))
+    NULL
+  }
   for (spec in sample_risk_specs(specs)) {
     keys <- spec$args$keys
     if (!all(keys %in% names(data))) next
@@ -51,13 +59,9 @@ sample_risk_rows <- function(data, specs, context = NULL, original = NULL, what 
     if (spec$name == "population") {
       model <- spec_population_model(spec)
       if (is.null(model)) next
-      pop <- tryCatch(suppressWarnings(risk_population(data, keys, model, compare = FALSE)),
-                      error = function(e) e)
-      if (inherits(pop, "error")) {
-        notes <- c(notes, sprintf("Population uniqueness of %s could not be estimated: %s",
-                                  what, conditionMessage(pop)))
-        next
-      }
+      pop <- attempt(suppressWarnings(risk_population(data, keys, model, compare = FALSE)),
+                     "Population uniqueness")
+      if (is.null(pop)) next
       add(sprintf("Population uniques on %s: estimated number of people", keys_text(keys)),
           pop$uniques)
       add(sprintf("Population uniques on %s: estimated share of the population", keys_text(keys)),
@@ -88,13 +92,9 @@ sample_risk_rows <- function(data, specs, context = NULL, original = NULL, what 
       }
     } else if (spec$name == "loglinear") {
       rest <- spec$args[intersect(names(spec$args), c("weights", "formula", "method", "pi"))]
-      ll <- tryCatch(do.call(risk_loglinear, c(list(data, keys = keys), rest)),
-                     error = function(e) e)
-      if (inherits(ll, "error")) {
-        notes <- c(notes, sprintf("The log-linear risk of %s could not be computed: %s", what,
-                                  conditionMessage(ll)))
-        next
-      }
+      ll <- attempt(do.call(risk_loglinear, c(list(data, keys = keys), rest)),
+                    "The log-linear risk")
+      if (is.null(ll)) next
       add(sprintf("Log-linear model on %s: expected sample uniques that are population unique (tau1)",
                   keys_text(keys)), ll$tau1)
       add(sprintf("Log-linear model on %s: expected correct matches of sample uniques (tau2)",
@@ -119,13 +119,9 @@ sample_risk_rows <- function(data, specs, context = NULL, original = NULL, what 
           next
         }
       }
-      ind <- tryCatch(risk_individual(data, keys = keys, weights = spec$args$weights,
-                                      cluster = cl, id = id), error = function(e) e)
-      if (inherits(ind, "error")) {
-        notes <- c(notes, sprintf("The cluster risk of %s could not be computed: %s", what,
-                                  conditionMessage(ind)))
-        next
-      }
+      ind <- attempt(risk_individual(data, keys = keys, weights = spec$args$weights,
+                                     cluster = cl, id = id), "The cluster risk")
+      if (is.null(ind)) next
       add(sprintf("Clusters on %s: expected re-identifications (a cluster falls with any member)",
                   keys_text(keys)), ind$cluster_expected)
       add(sprintf("Clusters on %s: share of records re-identified", keys_text(keys)),

@@ -182,18 +182,10 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
     return(suppress_local_persons(data, frame, keys, k, max_risk, importance, na, strata, id,
                                   k_given = !missing(k)))
   }
-  if (!is.null(max_risk)) {
-    if (!missing(k)) abort_value("max_risk", "NULL when `k` is given (give one of them)")
-    max_risk <- check_number(max_risk, lower = 0, upper = 1, lower_open = TRUE)
-    k <- risk_to_k(max_risk)
-    if (k > n)
-      abort_value("max_risk", sprintf(
-        "at least 1 / nrow(data) = %s: a risk of %s needs classes of %s records and `data` has %d",
-        format(1 / n), format(max_risk), format(k), n))
-  } else {
-    k <- check_count(k)
-    if (k > n) abort_value("k", sprintf("a whole number between 1 and nrow(data) = %d", n))
-  }
+  target <- suppress_target(k, max_risk, !missing(k), n, "nrow(data)", "records",
+                            sprintf("nrow(data) = %d", n))
+  k <- target$k
+  max_risk <- target$max_risk
   cost <- suppress_importance(importance, keys)
   strata <- check_strata(strata, frame, keys)
 
@@ -214,12 +206,7 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
     suppressed[run, ] <- supp == 1L
   }
 
-  out <- data
-  if (inherits(out, "data.table")) out <- data.table::copy(out)
-  for (j in seq_along(keys)) {
-    rows <- which(suppressed[, j])
-    if (length(rows)) out <- set_cells_na(out, keys[[j]], rows)
-  }
+  out <- blank_cells(data, keys, suppressed)
 
   # recount from the returned data, not from the codes the search used
   out_frame <- if (is.data.frame(out)) out else as.data.frame(out, stringsAsFactors = FALSE)
@@ -235,6 +222,15 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
                              collapse = ", ")),
       "epimask_warning_stratum")
   }
+  suppression_result(out, suppressed, size_after, size_before, unsafe,
+                     stats::setNames(vapply(keys, function(key) sum(codes[, key] == 0L), 1L), keys),
+                     keys, k, max_risk, na, strata, cost)
+}
+
+# The epimask_suppression object (record-level fields; suppress_local(id = )
+# adds its persons' fields).
+suppression_result <- function(out, suppressed, size_after, size_before, unsafe, input_na,
+                               keys, k, max_risk, na, strata, cost) {
   by_key <- stats::setNames(as.integer(colSums(suppressed)), keys)
   structure(list(
     data = out,
@@ -246,10 +242,40 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
     class_size = size_after,
     class_size_before = size_before,
     unsafe_records = unsafe,
-    input_na = stats::setNames(vapply(keys, function(key) sum(codes[, key] == 0L), 1L), keys),
+    input_na = input_na,
     keys = keys, k = as.integer(k), max_risk = max_risk, na = na, strata = strata,
-    importance = cost, n = n
+    importance = cost, n = nrow(suppressed)
   ), class = "epimask_suppression")
+}
+
+# k from `k` or `max_risk` (one of them), checked against the number of
+# units (records, or persons): list(k, max_risk).
+suppress_target <- function(k, max_risk, k_given, n, n_name, unit, range) {
+  if (!is.null(max_risk)) {
+    if (k_given) abort_value("max_risk", "NULL when `k` is given (give one of them)")
+    max_risk <- check_number(max_risk, lower = 0, upper = 1, lower_open = TRUE)
+    k <- risk_to_k(max_risk)
+    if (k > n)
+      abort_value("max_risk", sprintf(
+        "at least 1 / %s = %s: a risk of %s needs classes of %s %s and `data` has %d",
+        n_name, format(1 / n), format(max_risk), format(k), unit, n))
+  } else {
+    k <- check_count(k)
+    if (k > n) abort_value("k", sprintf("a whole number between 1 and %s", range))
+  }
+  list(k = k, max_risk = max_risk)
+}
+
+# `data` (copied if a data.table) with the cells of `suppressed` (records by
+# keys) set to NA.
+blank_cells <- function(data, keys, suppressed) {
+  out <- data
+  if (inherits(out, "data.table")) out <- data.table::copy(out)
+  for (j in seq_along(keys)) {
+    rows <- which(suppressed[, j])
+    if (length(rows)) out <- set_cells_na(out, keys[[j]], rows)
+  }
+  out
 }
 
 # The smallest class size f with 1 / f <= max_risk.

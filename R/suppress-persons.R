@@ -9,19 +9,10 @@ suppress_local_persons <- function(data, frame, keys, k, max_risk, importance, n
   person <- person_index(frame[[id]])
   P <- max(person)
   n <- nrow(frame)
-  if (!is.null(max_risk)) {
-    if (k_given) abort_value("max_risk", "NULL when `k` is given (give one of them)")
-    max_risk <- check_number(max_risk, lower = 0, upper = 1, lower_open = TRUE)
-    k <- risk_to_k(max_risk)
-    if (k > P)
-      abort_value("max_risk", sprintf(
-        "at least 1 / (number of persons) = %s: a risk of %s needs classes of %s persons and `data` has %d",
-        format(1 / P), format(max_risk), format(k), P))
-  } else {
-    k <- check_count(k)
-    if (k > P) abort_value("k", sprintf(
-      "a whole number between 1 and the number of persons (%d persons in column '%s')", P, id))
-  }
+  target <- suppress_target(k, max_risk, k_given, P, "(number of persons)", "persons",
+                            sprintf("the number of persons (%d persons in column '%s')", P, id))
+  k <- target$k
+  max_risk <- target$max_risk
   cost <- suppress_importance(importance, keys)
   strata <- check_strata(strata, frame, keys)
   strata_p <- NULL
@@ -54,12 +45,7 @@ suppress_local_persons <- function(data, frame, keys, k, max_risk, importance, n
   for (j in seq_along(keys)) suppressed[, j] <- suppressed[, j] & !is.na(frame[[keys[[j]]]])
   dimnames(suppressed) <- list(NULL, keys)
 
-  out <- data
-  if (inherits(out, "data.table")) out <- data.table::copy(out)
-  for (j in seq_along(keys)) {
-    rows <- which(suppressed[, j])
-    if (length(rows)) out <- set_cells_na(out, keys[[j]], rows)
-  }
+  out <- blank_cells(data, keys, suppressed)
   # recount in persons from the returned data, not from the codes the search used
   out_frame <- if (is.data.frame(out)) out else as.data.frame(out, stringsAsFactors = FALSE)
   size_after <- person_class_sizes(out_frame, keys, na, strata, id)
@@ -76,28 +62,18 @@ suppress_local_persons <- function(data, frame, keys, k, max_risk, importance, n
   }
   # the person-key cells a person lost: the unit the search minimises
   person_blank <- blank & !(codes == 0L)
-  by_key <- stats::setNames(as.integer(colSums(suppressed)), keys)
-  structure(list(
-    data = out,
-    suppressed = suppressed,
-    n_cells = sum(by_key),
-    n_records = sum(rowSums(suppressed) > 0),
-    by_key = by_key,
-    min_class = min(size_after),
-    class_size = size_after[person],
-    class_size_before = size_before[person],
-    unsafe_records = which(person %in% unsafe_p),
-    input_na = stats::setNames(vapply(keys, function(key) sum(is.na(frame[[key]])), 1L), keys),
-    keys = keys, k = as.integer(k), max_risk = max_risk, na = na, strata = strata,
-    importance = cost, n = n,
+  res <- suppression_result(
+    out, suppressed, size_after[person], size_before[person], which(person %in% unsafe_p),
+    stats::setNames(vapply(keys, function(key) sum(is.na(frame[[key]])), 1L), keys),
+    keys, k, max_risk, na, strata, cost)
+  structure(c(unclass(res), list(
     unit = "persons", id = id, n_persons = P, n_records_total = n, person = person,
     person_ids = frame[[id]][match(seq_len(P), person)],
     person_class_size = size_after, person_class_size_before = size_before,
     person_suppressed = stats::setNames(as.integer(colSums(person_blank)), keys),
     n_person_cells = sum(person_blank),
     n_persons_blanked = sum(rowSums(person_blank) > 0),
-    unsafe_persons = unsafe_p
-  ), class = "epimask_suppression")
+    unsafe_persons = unsafe_p)), class = "epimask_suppression")
 }
 
 # One row of codes per person for the search (code 0 = blank). With one key
