@@ -74,7 +74,8 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
     sample_notes = sample$notes,
     sample_explained = if (!is.null(sample$table)) sample_risk_explanations(sample$table$Measure),
     release = x,
-    call = if (is.null(call)) NULL else if (is.call(call)) paste(deparse(call), collapse = "\n")
+    notes = release_notes(x),
+    call = if (is.null(call)) x$call else if (is.call(call)) paste(deparse(call), collapse = "\n")
            else call,
     versions = c(epimask = as.character(utils::packageVersion("epimask")),
                  R = paste(R.version$major, R.version$minor, sep = ".")))
