@@ -59,7 +59,8 @@ sample_risk_rows <- function(data, specs, context = NULL, original = NULL, what 
     if (spec$name == "population") {
       model <- spec_population_model(spec)
       if (is.null(model)) next
-      pop <- attempt(suppressWarnings(risk_population(data, keys, model, compare = FALSE)),
+      pop <- attempt(suppressWarnings(risk_population(data, keys, model, compare = FALSE,
+                                                      id = id)),
                      "Population uniqueness")
       if (is.null(pop)) next
       add(sprintf("Population uniques on %s: estimated number of people", keys_text(keys)),
@@ -78,20 +79,22 @@ sample_risk_rows <- function(data, specs, context = NULL, original = NULL, what 
           "Population uniqueness of %s (sampling fraction %s): no record is unique in the sample, so no person is estimated to be unique in the population.",
           what, format(signif(pop$pi, 3))))
       } else notes <- c(notes, sprintf(
-        "Population uniqueness of %s (sampling fraction %s, population of about %s people): %s; %s. Sample uniques: %s of %s records.",
+        "Population uniqueness of %s (sampling fraction %s, population of about %s people): %s; %s. Sample uniques: %s of %s %s.",
         what, format(signif(pop$pi, 3)), format(round(pop$N), big.mark = ","), chosen,
         if (isTRUE(pop$converged)) sprintf("the estimate converged (%s)", reason)
         else sprintf("the estimate did NOT converge (%s), so no number is given", reason),
-        format(pop$sample_uniques, big.mark = ","), format(pop$n, big.mark = ",")))
+        format(pop$sample_uniques, big.mark = ","), format(pop$n, big.mark = ","),
+        if (is.null(id)) "records" else "persons"))
       if (inherits(context, "release_context") && isTRUE(context$public) &&
           is.finite(pop$share)) {
-        rr <- tryCatch(risk_release(data, keys, context, uniqueness = pop),
+        rr <- tryCatch(do.call(risk_release, c(list(data, keys, context, uniqueness = pop),
+                                               if (!is.null(id)) list(id = id))),
                        error = function(e) NULL)
         if (!is.null(rr))
           add("Pr(re-id, public attack judged by population uniques)", rr$attacks$risk[[1L]])
       }
     } else if (spec$name == "loglinear") {
-      rest <- spec$args[intersect(names(spec$args), c("weights", "formula", "method", "pi"))]
+      rest <- spec$args[intersect(names(spec$args), c("weights", "formula", "method", "pi", "id"))]
       ll <- attempt(do.call(risk_loglinear, c(list(data, keys = keys), rest)),
                     "The log-linear risk")
       if (is.null(ll)) next

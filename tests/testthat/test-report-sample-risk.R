@@ -201,3 +201,16 @@ test_that("deidentify() with a population-uniqueness criterion, end to end", {
   s <- content$sample_risk
   expect_equal(s$Release[grepl("estimated share", s$Measure)], pop$share)
 })
+
+test_that("the sample rows count persons when the spec names a person column", {
+  tv <- trial_visits
+  tv$yob <- as.integer(format(tv$birth, "%Y"))
+  specs <- list(risk_spec("population", keys = c("site", "sex", "yob"), pi = 0.1, id = "pid"),
+                risk_spec("loglinear", keys = c("site", "sex", "yob"), pi = 0.1, id = "pid"))
+  rows <- epimask:::risk_rows(tv, character(), character(), NULL, specs = specs)
+  pop <- risk_population(tv, c("site", "sex", "yob"), 0.1, id = "pid")
+  ll <- risk_loglinear(tv, c("site", "sex", "yob"), pi = 0.1, id = "pid")
+  expect_equal(row_value(rows, "estimated share of the population"), pop$share)
+  expect_equal(row_value(rows, "(tau2)"), ll$tau2)
+  expect_match(attr(rows, "notes"), "of 600 persons", fixed = TRUE, all = FALSE)
+})
