@@ -27,6 +27,8 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
   gen <- x$generalization
   cert <- x$certificate
   steps <- x$steps
+  # population uniqueness, log-linear and cluster risk where the search used them
+  sample <- deidentify_sample_rows(x, data)
   list(
     title = title,
     date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"),
@@ -69,6 +71,9 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
       data.frame(Key = names(x$suppression$by_key), `Cells blanked` = unname(x$suppression$by_key),
                  check.names = FALSE),
     fallback = isTRUE(x$fallback),
+    sample_risk = sample$table,
+    sample_notes = sample$notes,
+    sample_explained = if (!is.null(sample$table)) sample_risk_explanations(sample$table$Measure),
     release = x,
     notes = release_notes(x),
     call = if (is.null(call)) x$call else if (is.call(call)) paste(deparse(call), collapse = "\n")
@@ -90,4 +95,51 @@ model_phrase <- function(model) {
   sprintf("%s in %s (%s)", if (is.null(model$term)) "the first coefficient" else
             sprintf("'%s'", model$term),
           paste(deparse(model$formula, width.cutoff = 500L), collapse = " "), model$label)
+}
+
+# The rows of the sample-release criteria the search used (ola()'s
+# `uniqueness`, `loglinear`, `cluster_risk`, as deidentify() passes them):
+# each measure on the original (when `data` is given) and on the release,
+# with the criterion's limit in the notes.
+deidentify_sample_rows <- function(x, data = NULL) {
+  crit <- x$generalization$criteria
+  keys <- x$keys
+  specs <- list()
+  limits <- character()
+  u <- crit$uniqueness
+  if (!is.null(u)) {
+    model <- if (is.null(u$model)) "dankar" else u$model
+    specs <- c(specs, list(risk_spec("population", keys = keys,
+                                     pi = population_model(u$pi, model = model))))
+    limits <- c(limits, sprintf(
+      "The search required the estimated share of population uniques to be at most %s (sampling fraction %s, %s).",
+      format(u$max), format(u$pi), population_model_name(model)))
+  }
+  l <- crit$loglinear
+  if (!is.null(l)) {
+    args <- l[intersect(names(l), c("pi", "weights", "formula"))]
+    specs <- c(specs, list(do.call(risk_spec, c(list("loglinear", keys = keys), args))))
+    limits <- c(limits, sprintf(
+      "The search required the log-linear %s divided by the released records to be at most %s.",
+      if (is.null(l$measure)) "tau1" else l$measure, format(l$max)))
+  }
+  cr <- crit$cluster_risk
+  if (!is.null(cr)) {
+    specs <- c(specs, list(risk_spec("individual", keys = keys, cluster = cr$cluster,
+                                     weights = cr$weights)))
+    limits <- c(limits, sprintf(
+      "The search required the expected share of records re-identified, counting clusters ('%s'), to be at most %s.",
+      cr$cluster, format(cr$max)))
+  }
+  if (!length(specs)) return(list(table = NULL, notes = character()))
+  after <- sample_risk_rows(as_plain_data(x$data), specs, x$context, what = "the release")
+  before <- if (!is.null(data))
+    sample_risk_rows(as_plain_data(data), specs, x$context, what = "the original data")
+  notes <- c(limits, before$notes, after$notes)
+  if (is.null(after$table)) return(list(table = NULL, notes = notes))
+  tab <- data.frame(Measure = after$table$measure, stringsAsFactors = FALSE)
+  if (!is.null(before$table))
+    tab$Original <- before$table$value[match(tab$Measure, before$table$measure)]
+  tab$Release <- after$table$value
+  list(table = tab, notes = notes)
 }

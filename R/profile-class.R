@@ -367,7 +367,7 @@ check_meta <- function(meta, arg = "meta") {
          risk = label(meta$risk, "risk"), aggregate = aggregate, budget = budget,
          context = context),
     meta[intersect(c("blind", "response", "vars", "risk_nrep", "seed", "call", "data_name",
-                     "risk_id"), names(meta))])
+                     "risk_id", "risk_spec"), names(meta))])
 }
 
 check_profile_table <- function(table, arg = "table") {

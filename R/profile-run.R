@@ -744,7 +744,8 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
                blind = blind, vars = job$vars,
                risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep,
                seed = job$seed, call = job$call, data_name = job$data_name,
-               risk_id = if (inherits(job$risk, "epimask_risk_spec")) job$risk$args$id)
+               risk_id = if (inherits(job$risk, "epimask_risk_spec")) job$risk$args$id,
+               risk_spec = if (inherits(job$risk, "epimask_risk_spec")) job$risk)
   new_ru_profile(table, reps, reference, meta)
 }
 

@@ -27,6 +27,24 @@
 #' with the profile reproduces the *assessment* (the profile), not the
 #' released file.
 #'
+#' **Releases that are samples.** Where the profile's risk spec or `risk`
+#' names population uniqueness (`risk_spec("population", keys, pi = )`), the
+#' log-linear risk (`"loglinear"`) or cluster risk (`"individual"` with
+#' `cluster`), the risk table gains their rows for the original data and
+#' the release, computed by [risk_population()], [risk_loglinear()] and
+#' [risk_individual()]: the estimated number and share of population uniques
+#' (and, for a public context, the public attack judged by that share, as
+#' `risk_release(uniqueness = )` computes it); tau1, tau2 and the highest
+#' record risk of a correct match; the expected re-identifications and their
+#' share when a cluster falls with any member, and the highest cluster risk.
+#' Notes under the table name the model chosen, whether it converged (or
+#' why not: then no number is given), the sampling fraction and the cluster
+#' column; a paragraph explains each measure for an ethics board. A cluster
+#' column that the release drops is taken from `data` (same records). The
+#' report of a [deidentify()] release shows the same rows, original and
+#' release, for the criteria its search used (`uniqueness`, `loglinear`,
+#' `cluster_risk` of [ola()]), with each criterion's limit.
+#'
 #' **What carries the settings.** The profile `x` carries the masked
 #' variables, the seed, the call and the name of the data (recorded by
 #' [ru_profile()]) and its risk budget; `release` the scheme chosen and the
@@ -52,7 +70,10 @@
 #'   report says so instead of naming a scheme of the profile).
 #' @param risk A [risk_spec()] naming the quasi-identifiers (`keys`) and,
 #'   for l-diversity, the `sensitive` variables of the risk tables; `NULL`
-#'   for none.
+#'   for none; or a list of risk specs (the first names the keys). A spec
+#'   `"population"` (with `pi`), `"loglinear"` or `"individual"` with a
+#'   `cluster` adds its rows to the risk table, as the profile's own risk
+#'   spec does (see Details).
 #' @param context A [release_context()] (or `NULL`: then the threshold is the
 #'   profile's budget, else 0.2). Taken from the profile's metadata when
 #'   `NULL` and the profile carries one.
@@ -101,7 +122,8 @@ release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, co
   title <- check_string(title)
   settings <- report_settings(x, data, release, risk, list(...))
   do.call(check_report_args, c(list(data = data),
-                               settings[setdiff(names(settings), c("max_risk", "deidentified"))]))
+                               settings[setdiff(names(settings),
+                                                c("max_risk", "deidentified", "specs"))]))
   for (nm in c("rmarkdown", "knitr"))
     if (!requireNamespace(nm, quietly = TRUE))
       epimask_abort(sprintf("release_report() needs the %s package.", nm), "epimask_error_dependency")
@@ -131,8 +153,14 @@ report_settings <- function(x, data, release, risk, old = list()) {
                          if (length(old) == 1L) "is" else "are"),
                  "epimask_warning_deprecated")
   if (!is.null(old$max_risk)) old$max_risk <- check_number(old$max_risk, "max_risk", lower = 0, upper = 1)
-  if (!is.null(risk) && !inherits(risk, "epimask_risk_spec"))
-    abort_type("risk", "a risk_spec() naming `keys` (and `sensitive`), or NULL")
+  # several specs: the first names the keys of the tables, every one adds
+  # its rows (population, loglinear, individual with a cluster)
+  risks <- if (is.list(risk) && !inherits(risk, "epimask_risk_spec")) risk else list(risk)
+  if (!length(risks) || !all(vapply(risks, function(r) is.null(r) ||
+                                      inherits(r, "epimask_risk_spec"), logical(1))))
+    abort_type("risk", "a risk_spec() naming `keys` (and `sensitive`), a list of them, or NULL")
+  risks <- Filter(Negate(is.null), risks)
+  risk <- if (length(risks)) risks[[1L]]
   choice <- masked <- NULL
   deidentified <- FALSE
   if (inherits(release, "epimask_release")) {
@@ -160,7 +188,8 @@ report_settings <- function(x, data, release, risk, old = list()) {
        seed = pick("seed", meta$seed), call = pick("call", meta$call),
        data_name = pick("data_name", meta$data_name),
        max_risk = pick("max_risk", meta$budget %||% 0.2),
-       deidentified = deidentified)
+       deidentified = deidentified,
+       specs = c(risks, list(meta$risk_spec)))
 }
 
 # What the report reads besides the profile, checked before anything renders.
@@ -207,7 +236,8 @@ render_report <- function(content, file, quiet = TRUE, template = "release-repor
 report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive = NULL,
                            identifiers = NULL, context = NULL, choice = NULL, masked = NULL,
                            seed = NULL, call = NULL, data_name = NULL, max_risk = 0.2,
-                           title = "De-identification report", deidentified = FALSE) {
+                           title = "De-identification report", deidentified = FALSE,
+                           specs = NULL) {
   if (is.null(context)) context <- ru_meta(ru)$context
   threshold <- context_threshold(context) %||% max_risk
   labels <- report_labels(ru)
@@ -231,6 +261,14 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
                     if (!deidentified) safe$risk[safe$scheme == chosen], ru_meta(ru)$risk,
                     threshold)
   meta <- ru_meta(ru)
+  # population uniqueness, log-linear and cluster risk where the report's or
+  # the profile's risk spec names them
+  specs <- sample_risk_specs(specs)
+  risk_table <- if (!is.null(released) && (length(keys) || length(specs)))
+    if (!is.null(masked)) scheme_risk_table(released, as_plain_data(masked), keys, sensitive,
+                                            context, specs, source = original)
+    else risk_rows(released, keys, sensitive, context, specs, original = original,
+                   what = "the original data")
   list(
     title = title,
     date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"),
@@ -245,9 +283,9 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     context = context_lines(context),
     context_stated = !is.null(context),
     threshold = threshold,
-    risk_table = if (!is.null(released) && length(keys))
-      if (!is.null(masked)) scheme_risk_table(released, as_plain_data(masked), keys, sensitive, context)
-      else risk_rows(released, keys, sensitive, context),
+    risk_table = risk_table,
+    risk_notes = attr(risk_table, "notes"),
+    risk_explained = if (!is.null(risk_table)) sample_risk_explanations(risk_table$measure),
     masked_given = !is.null(masked),
     class_sizes = if (!is.null(masked) && length(keys)) class_size_counts(as_plain_data(masked), keys),
     profile = safe,

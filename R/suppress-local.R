@@ -67,6 +67,30 @@
 #' deterministic: the same number of cells whatever the order of the rows
 #' (which records of a group of identical records are chosen may change).
 #'
+#' **Several records per person** (`id`, methods vignette sections 19 and 23):
+#' the person is the unit. A person's key is the set of the distinct key
+#' tuples of their records; a class is the persons with the same set, and
+#' its size counts persons, so a person with five visits in a class counts
+#' once. `k` (or `max_risk`) is in persons. The blanking unit is a person's
+#' key: when the search blanks key \eqn{v} for a person, \eqn{v} is blanked
+#' in every record of that person (whatever value each record holds), so
+#' no record of the person can restore the value. With `na = "wildcard"` a
+#' key blank in every record of a person matches every value; two persons
+#' are compatible when their sets of tuples agree on the keys that neither
+#' has so blanked (an `NA` in only some of a person's records is a value).
+#' The search is the same greedy, run on one row of codes per person: with
+#' one key tuple per person this is exactly the suppression of one row per
+#' person; when keys vary within persons, a person is coded by their sets of
+#' values per key when their tuples are all combinations of those (e.g. one
+#' key varies), otherwise by their tuples in canonical order. Persons equal
+#' in that coding are equal as sets, so the search never counts a class as
+#' larger than it is; it may miss some merges (blanked keys can make two
+#' persons' sets equal that the coding still tells apart), which costs cells,
+#' not safety. The class sizes are recounted in persons on the returned data
+#' (`$person_class_size`, `$min_class`). `strata` must be constant within
+#' each person. The objective (`$n_person_cells`) counts person-keys,
+#' weighted by `importance`; `$n_cells` counts the record cells set to `NA`.
+#'
 #' Input `NA`s count under the same reading but are never reported as
 #' suppressed (`$suppressed` is `FALSE` there). Keys may be character,
 #' factor, logical, numeric, Date or date-time columns; values are compared
@@ -87,6 +111,9 @@
 #' @param na `"category"` or `"wildcard"`: the reading of a blank (Details).
 #' @param strata `NULL` or names of columns of `data` (not keys): records
 #'   are counted, and suppressed, within each stratum only.
+#' @param id `NULL`, or the person column (no `NA`; neither a key nor a
+#'   stratum): with several records per person, the person is the unit
+#'   (Details).
 #' @return An object of class `epimask_suppression`, a list with
 #'   \item{data}{`data` with the suppressed cells set to `NA` (same class,
 #'     columns and row order).}
@@ -103,7 +130,14 @@
 #'     smaller than `k`).}
 #'   \item{input_na}{named integer: `NA`s per key in the input.}
 #'   and the arguments `keys`, `k`, `max_risk`, `na`, `strata`, `importance`
-#'   (the weights used), `n`.
+#'   (the weights used), `n`. With `id`, `min_class`, `class_size` and
+#'   `class_size_before` count persons (each record carries its person's),
+#'   `unsafe_records` lists every record of an unsafe person, and the list
+#'   adds `unit = "persons"`, `id`, `n_persons`, `person` (each record's
+#'   person, 1, 2, ... in order of first appearance), `person_ids`,
+#'   `person_class_size`, `person_class_size_before` (per person),
+#'   `person_suppressed` (persons with each key blanked), `n_person_cells`,
+#'   `n_persons_blanked` and `unsafe_persons`.
 #' @references El Emam K, Malin B (2014). Concepts and methods for
 #'   de-identifying clinical trial data. Meyerson A, Williams R (2004). On
 #'   the complexity of optimal k-anonymity. PODS. Aggarwal G et al. (2005).
@@ -123,12 +157,16 @@
 #' plot(s)
 #' # blanks read as wildcards need fewer cells
 #' suppress_local(dose_cohort, keys, k = 3, na = "wildcard")$n_cells
+#' # several visits per participant: the participant is the unit
+#' tv <- trial_visits
+#' tv$birth_year <- as.integer(format(tv$birth, "%Y"))
+#' suppress_local(tv, c("site", "sex", "birth_year"), k = 5, id = "pid")
 #' # keep sex longest
 #' suppress_local(dose_cohort, keys, k = 3,
 #'                importance = c(city = 1, sex = 10, age_exp = 1))$by_key
 #' @export
 suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL,
-                           na = c("category", "wildcard"), strata = NULL) {
+                           na = c("category", "wildcard"), strata = NULL, id = NULL) {
   check_data(data)
   frame <- if (is.data.frame(data)) data else as.data.frame(data, stringsAsFactors = FALSE)
   keys <- check_columns(keys, frame)
@@ -137,18 +175,17 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
   for (key in keys) check_utf8(frame[[key]], sprintf("data$%s", key))
   na <- check_choice(na, c("category", "wildcard"))
   n <- nrow(frame)
-  if (!is.null(max_risk)) {
-    if (!missing(k)) abort_value("max_risk", "NULL when `k` is given (give one of them)")
-    max_risk <- check_number(max_risk, lower = 0, upper = 1, lower_open = TRUE)
-    k <- risk_to_k(max_risk)
-    if (k > n)
-      abort_value("max_risk", sprintf(
-        "at least 1 / nrow(data) = %s: a risk of %s needs classes of %s records and `data` has %d",
-        format(1 / n), format(max_risk), format(k), n))
-  } else {
-    k <- check_count(k)
-    if (k > n) abort_value("k", sprintf("a whole number between 1 and nrow(data) = %d", n))
+  id <- check_person_id(id, frame, exclude = keys)
+  if (!is.null(id)) {
+    if (!is.null(strata) && id %in% strata)
+      abort_value("id", sprintf("a person column that is not also a stratum ('%s' is)", id))
+    return(suppress_local_persons(data, frame, keys, k, max_risk, importance, na, strata, id,
+                                  k_given = !missing(k)))
   }
+  target <- suppress_target(k, max_risk, !missing(k), n, "nrow(data)", "records",
+                            sprintf("nrow(data) = %d", n))
+  k <- target$k
+  max_risk <- target$max_risk
   cost <- suppress_importance(importance, keys)
   strata <- check_strata(strata, frame, keys)
 
@@ -169,12 +206,7 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
     suppressed[run, ] <- supp == 1L
   }
 
-  out <- data
-  if (inherits(out, "data.table")) out <- data.table::copy(out)
-  for (j in seq_along(keys)) {
-    rows <- which(suppressed[, j])
-    if (length(rows)) out <- set_cells_na(out, keys[[j]], rows)
-  }
+  out <- blank_cells(data, keys, suppressed)
 
   # recount from the returned data, not from the codes the search used
   out_frame <- if (is.data.frame(out)) out else as.data.frame(out, stringsAsFactors = FALSE)
@@ -190,6 +222,15 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
                              collapse = ", ")),
       "epimask_warning_stratum")
   }
+  suppression_result(out, suppressed, size_after, size_before, unsafe,
+                     stats::setNames(vapply(keys, function(key) sum(codes[, key] == 0L), 1L), keys),
+                     keys, k, max_risk, na, strata, cost)
+}
+
+# The epimask_suppression object (record-level fields; suppress_local(id = )
+# adds its persons' fields).
+suppression_result <- function(out, suppressed, size_after, size_before, unsafe, input_na,
+                               keys, k, max_risk, na, strata, cost) {
   by_key <- stats::setNames(as.integer(colSums(suppressed)), keys)
   structure(list(
     data = out,
@@ -201,10 +242,40 @@ suppress_local <- function(data, keys, k = 5, max_risk = NULL, importance = NULL
     class_size = size_after,
     class_size_before = size_before,
     unsafe_records = unsafe,
-    input_na = stats::setNames(vapply(keys, function(key) sum(codes[, key] == 0L), 1L), keys),
+    input_na = input_na,
     keys = keys, k = as.integer(k), max_risk = max_risk, na = na, strata = strata,
-    importance = cost, n = n
+    importance = cost, n = nrow(suppressed)
   ), class = "epimask_suppression")
+}
+
+# k from `k` or `max_risk` (one of them), checked against the number of
+# units (records, or persons): list(k, max_risk).
+suppress_target <- function(k, max_risk, k_given, n, n_name, unit, range) {
+  if (!is.null(max_risk)) {
+    if (k_given) abort_value("max_risk", "NULL when `k` is given (give one of them)")
+    max_risk <- check_number(max_risk, lower = 0, upper = 1, lower_open = TRUE)
+    k <- risk_to_k(max_risk)
+    if (k > n)
+      abort_value("max_risk", sprintf(
+        "at least 1 / %s = %s: a risk of %s needs classes of %s %s and `data` has %d",
+        n_name, format(1 / n), format(max_risk), format(k), unit, n))
+  } else {
+    k <- check_count(k)
+    if (k > n) abort_value("k", sprintf("a whole number between 1 and %s", range))
+  }
+  list(k = k, max_risk = max_risk)
+}
+
+# `data` (copied if a data.table) with the cells of `suppressed` (records by
+# keys) set to NA.
+blank_cells <- function(data, keys, suppressed) {
+  out <- data
+  if (inherits(out, "data.table")) out <- data.table::copy(out)
+  for (j in seq_along(keys)) {
+    rows <- which(suppressed[, j])
+    if (length(rows)) out <- set_cells_na(out, keys[[j]], rows)
+  }
+  out
 }
 
 # The smallest class size f with 1 / f <= max_risk.
@@ -306,6 +377,7 @@ format.epimask_suppression <- function(x, ...) {
   target <- if (is.null(x$max_risk)) sprintf("k = %d", x$k)
             else sprintf("max_risk = %s (k = %d)", format(x$max_risk), x$k)
   n_key_cells <- x$n * length(x$keys)
+  if (identical(x$unit, "persons")) return(format_suppression_persons(x, target, reading, big))
   lines <- c(
     sprintf("Local suppression to %s (%s): %s records, keys %s%s", target, reading,
             big(x$n), paste(x$keys, collapse = ", "),
@@ -350,7 +422,9 @@ format.summary.epimask_suppression <- function(x, ...) {
     print(x$suppression)
     cat("\nBlanked cells per key:\n")
     print(x$by_key, row.names = FALSE)
-    cat("\nRecords by class size (recounted), before and after:\n")
+    cat(if (identical(x$suppression$unit, "persons"))
+      "\nPersons by class size in persons (recounted), before and after:\n"
+      else "\nRecords by class size (recounted), before and after:\n")
     print(x$sizes, row.names = FALSE)
   })
 }
@@ -365,8 +439,15 @@ suppression_size_table <- function(x) {
   bucket <- function(f) factor(ifelse(f >= top, top, f), levels = seq_len(top))
   lab <- as.character(seq_len(top))
   lab[top] <- paste0(top, "+")
-  before <- as.vector(table(bucket(x$class_size_before)))
-  after <- as.vector(table(bucket(x$class_size)))
+  persons <- identical(x$unit, "persons")
+  before <- as.vector(table(bucket(if (persons) x$person_class_size_before
+                                   else x$class_size_before)))
+  after <- as.vector(table(bucket(if (persons) x$person_class_size else x$class_size)))
+  if (persons)
+    return(data.frame(class_size = lab[keep <- before > 0 | after > 0 | seq_len(top) == top],
+                      below_k = seq_len(top)[keep] < x$k,
+                      persons_before = before[keep], persons_after = after[keep],
+                      stringsAsFactors = FALSE))
   keep <- before > 0 | after > 0
   keep[top] <- TRUE  # the pooled row stays last, even when empty
   data.frame(class_size = lab[keep], below_k = seq_len(top)[keep] < x$k,
@@ -378,31 +459,43 @@ suppression_size_table <- function(x) {
 #' @param y Unused.
 #' @export
 plot.epimask_suppression <- function(x, y = NULL, ...) {
-  cells <- x$by_key
+  persons <- identical(x$unit, "persons")
+  # by persons: the persons who lost each key (each in all their records)
+  cells <- if (persons) x$person_suppressed else x$by_key
   long <- max(nchar(names(cells)))
   old <- graphics::par(mfrow = c(1L, 2L),
-                       mar = c(if (length(cells) > 4L) 2 + 0.6 * long else 5, 4.5, 3, 1))
+                       mar = c(if (length(cells) > 4L) 2 + 0.6 * long else 5, 5.5, 3, 1),
+                       mgp = c(4, 1, 0))
   on.exit(graphics::par(old))
   graphics::barplot(cells, names.arg = names(cells), col = "grey40", border = NA,
                     las = if (length(cells) > 4L) 2L else 1L,
-                    ylab = "blanked cells", main = sprintf("%s cells blanked",
-                      format(x$n_cells, big.mark = ",")), ...)
+                    ylab = if (persons) "persons with the key blanked" else "blanked cells",
+                    main = if (persons) sprintf("%s key values blanked for persons (%s cells)",
+                                                format(x$n_person_cells, big.mark = ","),
+                                                format(x$n_cells, big.mark = ","))
+                           else sprintf("%s cells blanked", format(x$n_cells, big.mark = ",")),
+                    ...)
+  graphics::par(mgp = c(3, 1, 0))
   # the classes of 4k and more hold most records: left out of the bars, said
   sizes <- suppression_size_table(x)
   top <- nrow(sizes)
   shown <- sizes[-top, , drop = FALSE]
-  heights <- rbind(before = shown$records_before, after = shown$records_after)
+  unit <- if (identical(x$unit, "persons")) "persons" else "records"
+  heights <- rbind(before = shown[[paste0(unit, "_before")]],
+                   after = shown[[paste0(unit, "_after")]])
   cols <- ifelse(shown$below_k, "firebrick", "grey40")
   graphics::par(mar = c(5, 4.5, 3, 1))
   graphics::barplot(heights, beside = TRUE, names.arg = shown$class_size,
                     col = rbind(grDevices::adjustcolor(cols, 0.3), cols), border = NA,
                     xlab = sprintf("class size (blank as %s)",
                                    if (x$na == "category") "a value" else "a wildcard"),
-                    ylab = "records", main = "Records by class size, before and after")
-  graphics::mtext(sprintf("classes of %s: %s records before, %s after (not drawn)",
+                    ylab = unit, main = sprintf("%s by class size (in %s), before and after",
+                                                 if (unit == "persons") "Persons" else "Records",
+                                                 unit))
+  graphics::mtext(sprintf("classes of %s: %s %s before, %s after (not drawn)",
                           sizes$class_size[top],
-                          format(sizes$records_before[top], big.mark = ","),
-                          format(sizes$records_after[top], big.mark = ",")),
+                          format(sizes[[paste0(unit, "_before")]][top], big.mark = ","), unit,
+                          format(sizes[[paste0(unit, "_after")]][top], big.mark = ",")),
                   side = 3, line = 0.2, cex = 0.8)
   graphics::legend("topright", bty = "n", border = NA,
                    fill = c(grDevices::adjustcolor("grey40", 0.3), "grey40", "firebrick"),
@@ -415,19 +508,22 @@ plot.epimask_suppression <- function(x, y = NULL, ...) {
 #' @export
 as.data.frame.epimask_suppression <- function(x, row.names = NULL, optional = FALSE, ...) {
   keys_blanked <- apply(x$suppressed, 1L, function(r) paste(x$keys[r], collapse = ", "))
-  data.frame(record = seq_len(x$n), cells = as.integer(rowSums(x$suppressed)),
-             keys_blanked = keys_blanked, class_size_before = x$class_size_before,
-             class_size = x$class_size, safe = x$class_size >= x$k,
-             stringsAsFactors = FALSE)
+  out <- data.frame(record = seq_len(x$n), cells = as.integer(rowSums(x$suppressed)),
+                    keys_blanked = keys_blanked, class_size_before = x$class_size_before,
+                    class_size = x$class_size, safe = x$class_size >= x$k,
+                    stringsAsFactors = FALSE)
+  add_person_column(out, x)
 }
 
 #' @rdname epimask-tidiers
 #' @method tidy epimask_suppression
 #' @export
 tidy.epimask_suppression <- function(x, ...) {
-  data.frame(key = x$keys, cells = unname(x$by_key),
-             share = unname(x$by_key) / x$n, input_na = unname(x$input_na),
-             importance = unname(x$importance), stringsAsFactors = FALSE)
+  out <- data.frame(key = x$keys, cells = unname(x$by_key),
+                    share = unname(x$by_key) / x$n, input_na = unname(x$input_na),
+                    importance = unname(x$importance), stringsAsFactors = FALSE)
+  if (identical(x$unit, "persons")) out$persons <- unname(x$person_suppressed)
+  out
 }
 
 #' @rdname epimask-tidiers
@@ -437,5 +533,8 @@ glance.epimask_suppression <- function(x, ...) {
   data.frame(n = x$n, k = x$k, na = x$na, n_cells = x$n_cells, n_records = x$n_records,
              min_class = x$min_class, min_class_before = min(x$class_size_before),
              n_unsafe = length(x$unsafe_records), safe = length(x$unsafe_records) == 0L,
+             unit = if (identical(x$unit, "persons")) "persons" else "records",
+             n_persons = if (is.null(x$n_persons)) NA_integer_ else x$n_persons,
+             n_person_cells = if (is.null(x$n_person_cells)) NA_integer_ else x$n_person_cells,
              stringsAsFactors = FALSE)
 }

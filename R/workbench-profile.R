@@ -172,7 +172,8 @@ release_data <- function(data, scheme, vars, identifiers = character()) {
 
 # Risk measures of one data set (the original or a masked release), one row
 # per measure; NULL entries are left out.
-risk_rows <- function(data, keys, sensitive, context) {
+risk_rows <- function(data, keys, sensitive, context, specs = NULL, original = NULL,
+                      what = "the data") {
   rows <- list()
   if (length(keys)) {
     kan <- tryCatch(risk_kanon(data, keys = keys), error = function(e) NULL)
@@ -203,17 +204,27 @@ risk_rows <- function(data, keys, sensitive, context) {
                                c(sprintf("Entropy l-diversity of %s", s), ld$entropy_l[[s]])))
     }
   }
-  if (!length(rows)) return(NULL)
+  # releases that are samples: population uniqueness, log-linear and cluster
+  # risk where a risk spec names them (report-sample-risk.R)
+  sample <- if (length(specs)) sample_risk_rows(data, specs, context, original, what)
+  if (!length(rows) && is.null(sample$table)) return(NULL)
   rows <- lapply(rows, unlist)
-  data.frame(measure = vapply(rows, `[[`, "", 1L),
-             value = as.numeric(vapply(rows, `[[`, "", 2L)), stringsAsFactors = FALSE)
+  out <- data.frame(measure = vapply(rows, `[[`, "", 1L),
+                    value = as.numeric(vapply(rows, `[[`, "", 2L)), stringsAsFactors = FALSE)
+  if (!is.null(sample$table)) out <- rbind(out, sample$table)
+  if (length(sample$notes)) attr(out, "notes") <- sample$notes
+  out
 }
 
 # Original vs masked risk side by side.
-scheme_risk_table <- function(original, masked, keys, sensitive, context) {
-  a <- risk_rows(original, keys, sensitive, context)
-  b <- risk_rows(masked, keys, sensitive, context)
+scheme_risk_table <- function(original, masked, keys, sensitive, context, specs = NULL,
+                              source = original) {
+  a <- risk_rows(original, keys, sensitive, context, specs, original = source,
+                 what = "the original data")
+  b <- risk_rows(masked, keys, sensitive, context, specs, original = source,
+                 what = "the release")
   if (is.null(a) || is.null(b)) return(NULL)
+  notes <- c(attr(a, "notes"), attr(b, "notes"))
   out <- merge(a, b, by = "measure", sort = FALSE, suffixes = c("_original", "_masked"))
   names(out) <- c("measure", "original", "masked")
   th <- context_threshold(context)
@@ -221,6 +232,7 @@ scheme_risk_table <- function(original, masked, keys, sensitive, context) {
     is_risk <- grepl("risk|Pr\\(re-id", out$measure, ignore.case = TRUE)
     out$within_threshold <- ifelse(is_risk, ifelse(out$masked <= th, "yes", "no"), "")
   }
+  if (length(notes)) attr(out, "notes") <- notes
   out
 }
 
