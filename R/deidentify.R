@@ -101,7 +101,8 @@
 #' plot(rel)
 #' @export
 deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
-                       identifiers = NULL, model = NULL, importance = NULL, ...) {
+                       identifiers = NULL, model = NULL, importance = NULL, ...,
+                       id = NULL) {
   if (!inherits(context, "release_context"))
     abort_type("context", "a release_context() object (it states the threshold)")
   if (!is.numeric(context$threshold) || length(context$threshold) != 1L ||
@@ -113,6 +114,10 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   sensitive <- check_columns(sensitive, frame, allow_null = TRUE)
   if (length(intersect(sensitive, keys))) abort_value("sensitive", "columns that are not `keys`")
   ids <- check_deidentify_identifiers(identifiers, frame, c(keys, sensitive))
+  id <- check_deidentify_id(id, frame, keys, sensitive)
+  # the person column is an identifier: pseudonymised when listed so in
+  # `identifiers`, dropped otherwise
+  if (!is.null(id) && !id %in% names(ids)) ids <- c(ids, stats::setNames("drop", id))
   if (!is.null(model) && !inherits(model, "epimask_analysis_loss"))
     abort_type("model", "NULL or an analysis_loss() object")
   dots <- list(...)
@@ -129,8 +134,10 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   targets <- context_targets(context)
   k <- max(targets$k, if (is.null(dots$k)) 1L else check_count(dots$k, "k"))
   n <- nrow(frame)
-  work <- frame[setdiff(names(frame), names(ids))]
-  risk_before <- risk_release(frame, keys, context)
+  # the search needs the person column (ola() counts persons with it)
+  work <- frame[setdiff(names(frame), setdiff(names(ids), id))]
+  person <- if (!is.null(id)) key_groups(frame, id)$group
+  risk_before <- risk_release(frame, keys, context, id = id)
 
   # 1. generalize
   ola_args <- c(list(work, keys, hierarchies, k = k,
@@ -138,7 +145,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
                      metric = if (!is.null(model)) model else if (is.null(dots$metric)) "entropy"
                               else dots$metric,
                      outliers = if (is.null(dots$outliers)) "failing" else dots$outliers,
-                     avg_risk = targets$avg_risk),
+                     avg_risk = targets$avg_risk, id = id, secret = dots$secret),
                 dots[intersect(names(dots), c("l", "t", "diversity", "ordered", "local",
                                               "search", "suppressed_loss", "drop_proxies",
                                               "uniqueness", "loglinear", "cluster_risk"))])
@@ -153,6 +160,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   if (!is.null(gen$record_levels)) {
     # local recoding: records carry their round's levels
     rec_levels <- gen$record_levels
+    # with persons ola() gives one row of levels per person
+    if (!is.null(person) && nrow(rec_levels) != n) rec_levels <- rec_levels[person, , drop = FALSE]
     current <- stats::setNames(lapply(seq_along(keys), function(v) {
       x <- work[[keys[[v]]]]
       lv <- rec_levels[, v]
@@ -164,18 +173,24 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
       out
     }), keys)
   }
-  ec <- key_groups(current, keys)
-  small <- ec$size[ec$group] < k
+  if (is.null(person)) {
+    ec <- key_groups(current, keys)
+    small <- ec$size[ec$group] < k
+  } else {
+    # classes of persons: a person in a class of fewer than k persons
+    ec <- person_groups(current, keys, person)
+    small <- (ec$size[ec$group] < k)[person]
+  }
   supp_gen <- seq_len(n) %in% gen$suppressed
   evaluator <- if (!is.null(model)) analysis_evaluator(model, work, keys, hier, lat)
   steps <- list(step_row("original", "the data as given", n, 0L, c(entropy = 0, precision = 0),
                          evaluator, matrix(0L, n, length(keys)), rep(FALSE, n), NULL,
                          risk_before))
-  gen_risk <- recount(gen$data, keys, context)
+  gen_risk <- recount(gen$data, keys, context, id)
   steps[[2L]] <- step_row(
-    "generalize", sprintf("ola(): levels %s; %d record(s) suppressed",
+    "generalize", sprintf("ola(): levels %s; %s suppressed",
                           paste(sprintf("%s %d", keys, levels), collapse = ", "),
-                          gen$n_suppressed),
+                          unit_text(supp_gen, person)),
     n - gen$n_suppressed, 0L, cell_losses(lat, rec_levels, NULL, supp_gen),
     evaluator, rec_levels, supp_gen, NULL, gen_risk)
 
@@ -190,32 +205,38 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   released <- released[!dropped, , drop = FALSE]
   supp <- NULL
   blank <- matrix(FALSE, n, length(keys))
-  too_few <- nrow(released) < k
+  n_units <- if (is.null(person)) nrow(released) else length(unique(person[!dropped]))
+  too_few <- n_units < k
   if (any(supp_gen & small) && !too_few && !diverse) {
     supp <- withCallingHandlers(
-      suppress_local(released, keys, k = k, importance = importance, na = "category"),
+      suppress_local(released, keys, k = k, importance = importance, na = "category",
+                     id = id),
       epimask_warning_stratum = function(w) invokeRestart("muffleWarning"))
     released <- supp$data
     blank[!dropped, ] <- supp$suppressed
   }
-  local_risk <- recount(released, keys, context)
-  action <- if (too_few) sprintf("fewer records (%d) than k = %d: no suppression can help",
-                                  nrow(released), k) else
-    if (is.null(supp)) sprintf("%s; %d record(s) dropped",
+  local_risk <- recount(released, keys, context, id)
+  action <- if (too_few) sprintf("fewer %s (%d) than k = %d: no suppression can help",
+                                  if (is.null(person)) "records" else "persons", n_units, k) else
+    if (is.null(supp)) sprintf("%s; %s dropped",
                                if (diverse && any(supp_gen)) "no local suppression with l, t or a sample-release criterion (blanks make classes the criteria did not check)"
-                               else "nothing left to suppress", sum(dropped)) else
-    sprintf("suppress_local(): %d cell(s) blanked in %d record(s); %d record(s) dropped (failing l, t or the average risk)",
-            supp$n_cells, supp$n_records, sum(dropped))
+                               else "nothing left to suppress", unit_text(dropped, person)) else
+    sprintf("suppress_local(): %d cell(s) blanked in %s; %s dropped (failing l, t or the average risk)",
+            supp$n_cells, unit_text(!dropped, person, rowSums(supp$suppressed) > 0L),
+            unit_text(dropped, person))
   fallback <- FALSE
   if (!local_risk$pass && !is.null(supp) && supp$n_cells > 0L) {
     # blanked records formed classes that break the context: drop them
     fallback <- TRUE
     keep_rows <- rowSums(supp$suppressed) == 0L
+    # with persons, a person with a blank leaves with all their records
+    if (!is.null(id)) keep_rows <- !released[[id]] %in% released[[id]][!keep_rows]
     released <- released[keep_rows, , drop = FALSE]
     dropped[!dropped] <- !keep_rows
     blank[] <- FALSE
-    local_risk <- recount(released, keys, context)
-    action <- paste0(action, "; the recount failed, so the records with a blank were dropped instead")
+    local_risk <- recount(released, keys, context, id)
+    action <- paste0(action, sprintf("; the recount failed, so the %s with a blank were dropped instead",
+                                     if (is.null(id)) "records" else "persons"))
   }
   steps[[3L]] <- step_row("suppress locally", action, nrow(released), sum(blank),
                           cell_losses(lat, rec_levels, blank, dropped), evaluator,
@@ -236,9 +257,15 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   proxies <- gen$proxies[!gen$proxies$column %in% gen$dropped, , drop = FALSE]
   rownames(proxies) <- NULL
   rownames(released) <- NULL
-  persons <- persons_recount(frame, ids, dropped, released, keys, context)
-  # 4. verify every attack of the context on every key of the release
-  after <- recount(released, keys, context)
+  # with `id` the certificate counts persons: no second recount by identifier
+  persons <- if (is.null(id)) persons_recount(frame, ids, dropped, released, keys, context)
+  # 4. verify every attack of the context on every key of the release (by
+  # persons: their original column on the released rows, which is not kept)
+  after <- if (is.null(id)) recount(released, keys, context) else {
+    counted <- released[keys]
+    counted[[".epimask_person"]] <- frame[[id]][!dropped]
+    recount(counted, keys, context, ".epimask_person")
+  }
   steps[[4L]] <- step_row(
     "identifiers", if (!length(ids)) "none given" else
       paste(sprintf("%s %s", names(ids), ifelse(ids == "drop", "dropped", "pseudonymised")),
@@ -261,6 +288,11 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     epimask_warn(persons_note(persons), "epimask_warning_persons")
   steps <- do.call(rbind, steps)
   rownames(steps) <- NULL
+  if (!is.null(person)) {
+    # persons released at each step (records are in `records`)
+    steps$persons <- c(max(person), length(unique(person[!supp_gen])),
+                       rep(length(unique(person[!dropped])), 2L))
+  }
   out <- list(data = restore_frame_class(released, data), certificate = certificate,
               pass = after$pass, overall_risk = after$overall, steps = steps,
               risk_before = risk_before, risk_after = after, generalization = gen,
@@ -268,6 +300,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
               targets = c(targets, list(k_used = k)), keys = keys, sensitive = sensitive,
               identifiers = ids, context = context, n = n,
               proxies = proxies, dropped = gen$dropped, persons = persons,
+              id = id, n_persons = if (!is.null(person)) max(person),
+              n_persons_released = if (!is.null(person)) length(unique(person[!dropped])),
               call = deidentify_call(sys.call()),
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
@@ -329,14 +363,35 @@ release_notes <- function(x) {
 
 # risk_release() on a release; an empty release has no risk to recount: NA,
 # and it does not pass.
-recount <- function(data, keys, context) {
-  if (nrow(data)) return(risk_release(data, keys, context))
+recount <- function(data, keys, context, id = NULL) {
+  if (nrow(data)) return(risk_release(data, keys, context, id = id))
   attacks <- if (isTRUE(context$public)) "public" else c("deliberate", "inadvertent", "breach")
   pr <- if (isTRUE(context$public)) 1 else
     c(context$pr_attempt, context$pr_acquaintance, context$pr_breach)
   list(attacks = data.frame(attack = attacks, pr_attack = pr, pr_reid_given = NA_real_,
                             risk = NA_real_, stringsAsFactors = FALSE),
        overall = NA_real_, pass = FALSE)
+}
+
+# "3 record(s)", or with persons "2 person(s) (3 records)": the rows where
+# `rows` (and `also`) are TRUE.
+unit_text <- function(rows, person, also = TRUE) {
+  at <- rows
+  at[rows] <- at[rows] & also
+  if (is.null(person)) return(sprintf("%d record(s)", sum(at)))
+  sprintf("%d person(s) (%d records)", length(unique(person[at])), sum(at))
+}
+
+# `id` of deidentify(): NULL or one column, the person column, which is
+# neither a key nor sensitive.
+check_deidentify_id <- function(id, frame, keys, sensitive) {
+  if (is.null(id)) return(NULL)
+  if (!is.character(id) || length(id) != 1L || is.na(id))
+    abort_type("id", "NULL or the name of one column (the person column)")
+  id <- check_columns(id, frame, arg = "id")
+  if (id %in% c(keys, sensitive))
+    abort_value("id", "a person column that is neither a key nor sensitive")
+  id
 }
 
 # What the context asks of the classes (see deidentify()'s details).
@@ -424,8 +479,12 @@ step_row <- function(step, action, records, cells, losses, evaluator, rec_levels
 #' @export
 format.epimask_release <- function(x, ...) {
   ctx <- x$context
-  out <- sprintf("De-identified release: %d of %d records, keys %s", nrow(x$data), x$n,
-                 paste(x$keys, collapse = ", "))
+  out <- if (is.null(x$id))
+    sprintf("De-identified release: %d of %d records, keys %s", nrow(x$data), x$n,
+            paste(x$keys, collapse = ", ")) else
+    sprintf("De-identified release: %d of %d persons (%d of %d records; person column '%s'), keys %s",
+            x$n_persons_released, x$n_persons, nrow(x$data), x$n, x$id,
+            paste(x$keys, collapse = ", "))
   out <- c(out, sprintf("  context: %s release, threshold %s; targets: %s",
                         if (isTRUE(ctx$public)) "public" else "non-public",
                         format(signif(ctx$threshold, 3)), x$targets$rule))
@@ -435,12 +494,16 @@ format.epimask_release <- function(x, ...) {
       sprintf("; %s %s (SE %s)", x$model$term, format(signif(st$estimate[i], 4)),
               format(signif(st$se[i], 3))) else ""
     out <- c(out, sprintf("  %d. %-16s %s", i - 1L, st$step[i], st$action[i]),
-             sprintf("     %d records, entropy %s, precision loss %s%s; overall risk %s",
-                     st$records[i], format(round(st$entropy[i]), big.mark = ","),
+             sprintf("     %s, entropy %s, precision loss %s%s; overall risk %s",
+                     if (is.null(st$persons)) sprintf("%d records", st$records[i])
+                     else sprintf("%d persons (%d records)", st$persons[i], st$records[i]), format(round(st$entropy[i]), big.mark = ","),
                      format(signif(st$precision[i], 3)), coef_part,
                      format(signif(st$overall_risk[i], 3))))
   }
-  out <- c(out, "Certificate (risk_release() recounted on the release, every key):")
+  out <- c(out, if (is.null(x$id))
+    "Certificate (risk_release() recounted on the release, every key):" else
+    sprintf("Certificate (risk_release(id = '%s') recounted on the release by persons, every key):",
+            x$id))
   cert <- x$certificate
   out <- c(out, sprintf("  %-12s Pr(attack) %-6s x Pr(re-id | attack) %-8s = %-8s %s",
                         cert$attack, format(signif(cert$pr_attack, 3)),
