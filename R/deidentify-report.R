@@ -39,6 +39,12 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
                             sensitive = x$sensitive)),
     n_records = x$n,
     n_released = nrow(x$data),
+    # the unit counted: "600 persons (3609 records)" with a person column
+    units = if (is.null(x$id)) sprintf("%d records; %d released", x$n, nrow(x$data)) else
+      sprintf("%d persons (%d records; person column '%s', not released as is); %d persons (%d records) released",
+              x$n_persons, x$n, x$id, x$n_persons_released, nrow(x$data)),
+    unit_phrase = if (is.null(x$id)) "" else
+      sprintf(" by persons (`id = \"%s\"`: a person counts once in a class, whatever their records)", x$id),
     n_released_columns = ncol(x$data),
     keys = x$keys, sensitive = x$sensitive,
     identifiers = if (length(ids)) sprintf("%s (%s)", names(ids),
@@ -57,7 +63,8 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
     before = data.frame(Attack = x$risk_before$attacks$attack,
                         Risk = x$risk_before$attacks$risk, stringsAsFactors = FALSE),
     steps = data.frame(
-      Step = steps$step, Action = steps$action, Records = steps$records,
+      Step = steps$step, Action = steps$action, Persons = steps$persons,
+      Records = steps$records,
       `Cells blanked` = steps$cells_blanked, Entropy = steps$entropy,
       `Precision loss` = steps$precision,
       check.names = FALSE, stringsAsFactors = FALSE),

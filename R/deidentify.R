@@ -64,6 +64,10 @@
 #'   pseudonyms. With `l`, `t` or a sample-release criterion every record
 #'   the search suppresses is dropped (no local suppression: blanked records
 #'   would form classes the criterion did not check).
+#' @param id `NULL`, or the person column when persons have several records
+#'   (visits, stays): the person is then the unit of every count (see
+#'   "Several records per person"). Dropped from the release unless
+#'   `identifiers` says `"pseudonymise"` for it.
 #' @return An object of class `epimask_release`: `data` (the release),
 #'   `certificate` (one row per attack: `attack`, `pr_attack`,
 #'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
@@ -82,7 +86,26 @@
 #'   records per person: the release recounted by that column, `column`,
 #'   `n_persons`, `n_records`, `overall`, `threshold`, `pass`, `attacks`; the certificate
 #'   counts records, and a warning of class `epimask_warning_persons` says
-#'   so; `NULL` otherwise).
+#'   so; `NULL` otherwise, and always `NULL` with `id`), and with `id`:
+#'   `id`, `n_persons` (of the data), `n_persons_released`, and a column
+#'   `persons` in `steps`.
+#' @section Several records per person:
+#' With `id` naming the person column (methods vignette, section 23) the
+#' person is the unit throughout: [ola()] searches with `id` (k, the
+#' suppression limit, `avg_risk` and the other criteria count persons, and it
+#' suppresses a person with all their records), the small-class test and
+#' [suppress_local()] (with `id`) count persons, the fallback drops every
+#' record of a person with a blank, and every recount, the certificate
+#' included, is [risk_release()] with `id`. A person's records are all
+#' released or all dropped. Every person must have one combination of key
+#' values (keys such as sex, site or year of birth); keys that vary between
+#' a person's records give [ola()]'s classed error naming `id` (generalize
+#' such data with [datafly()], which takes key sets). The person column is a
+#' direct identifier: it is dropped unless `identifiers` lists it as
+#' `"pseudonymise"` (keyed pseudonyms with `secret`, which keep a person's
+#' records linked in the release); it is never released as it is. The print,
+#' the steps (column `persons`) and [release_report()] count persons and
+#' records.
 #' @seealso [release_report()] takes the result; [ola()], [suppress_local()],
 #'   [risk_release()].
 #' @family de-identification
@@ -99,6 +122,16 @@
 #' rel
 #' summary(rel)
 #' plot(rel)
+#'
+#' # several visits per participant: the person is the unit
+#' tv <- trial_visits
+#' tv$birth_year <- as.integer(format(tv$birth, "%Y"))
+#' tv$birth <- NULL
+#' hv <- list(site = hierarchy_flat(), sex = hierarchy_flat(),
+#'            birth_year = hierarchy_numeric(c(5, 10, 20)))
+#' relp <- deidentify(tv, c("site", "sex", "birth_year"), hv, ctx, id = "pid",
+#'                    identifiers = c(pid = "pseudonymise"), secret = "custodian key")
+#' relp
 #' @export
 deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
                        identifiers = NULL, model = NULL, importance = NULL, ...,
