@@ -165,6 +165,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     abort_value("metric", "left out when `model` is given (the model is the metric)")
 
   targets <- context_targets(context)
+  # with a person column the classes and the average risk count persons
+  if (!is.null(id)) targets$rule <- gsub("records", "persons", targets$rule, fixed = TRUE)
   k <- max(targets$k, if (is.null(dots$k)) 1L else check_count(dots$k, "k"))
   n <- nrow(frame)
   # the search needs the person column (ola() counts persons with it)
@@ -182,7 +184,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
                 dots[intersect(names(dots), c("l", "t", "diversity", "ordered", "local",
                                               "search", "suppressed_loss", "drop_proxies",
                                               "uniqueness", "loglinear", "cluster_risk"))])
-  if (!is.null(dots$l) || !is.null(dots$t)) ola_args$sensitive <- sensitive
+  if (!is.null(dots[["l"]]) || !is.null(dots[["t"]])) ola_args$sensitive <- sensitive
   gen <- do.call(ola, ola_args)
   hier <- check_hierarchies(hierarchies, keys, work)
   lat <- lattice_build(work, keys, hier)
@@ -230,7 +232,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   # 2. suppress locally the records left in classes smaller than k
   # blanking cells does not make a class l-diverse or t-close: with l or t
   # every suppressed record is dropped
-  diverse <- !is.null(dots$l) || !is.null(dots$t) || !is.null(dots$uniqueness) ||
+  diverse <- !is.null(dots[["l"]]) || !is.null(dots[["t"]]) || !is.null(dots$uniqueness) ||
     !is.null(dots$loglinear) || !is.null(dots$cluster_risk)
   dropped <- supp_gen & (!small | diverse)
   released <- frame

@@ -174,3 +174,16 @@ test_that("bad `id`: classed errors naming `id`", {
                      class = "epimask_error_value")
   expect_identical(e4$arg, "id")
 })
+
+test_that("local = TRUE is not read as `l` (partial matching): local suppression still runs", {
+  d <- small_cohort()
+  h <- list(sex = hierarchy_flat(), age = hierarchy_numeric(c(10, 20, 40)))
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.25)
+  rel <- deidentify(d, c("sex", "age"), h, ctx, id = "person", max_suppress = 0.2,
+                    local = TRUE, sensitive = "sbp")
+  expect_false(grepl("no local suppression with l, t", rel$steps$action[[3L]]))
+  expect_true(rel$pass)
+  expect_match(rel$targets$rule, "at least 3 persons")
+  hand <- hand_by_persons(rel$data, c("sex", "age"), d$person[match(rel$data$sbp, d$sbp)], ctx)
+  expect_equal(rel$certificate$risk, hand$risk, tolerance = 1e-12)
+})
