@@ -187,3 +187,26 @@ test_that("local = TRUE is not read as `l` (partial matching): local suppression
   hand <- hand_by_persons(rel$data, c("sex", "age"), d$person[match(rel$data$sbp, d$sbp)], ctx)
   expect_equal(rel$certificate$risk, hand$risk, tolerance = 1e-12)
 })
+
+test_that("the fallback drops whole persons, and the recount after it is by persons", {
+  fx <- tv_fixture()
+  tv <- fx$data
+  tv$entry_year <- as.integer(format(ave(tv$visit_date, tv$pid, FUN = min), "%Y"))
+  tv$arm_c <- as.character(tv$arm)
+  keys <- c(fx$keys, "arm_c", "entry_year")
+  h <- c(fx$h, list(arm_c = hierarchy_flat(), entry_year = hierarchy_flat()))
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.05)
+  rel <- deidentify(tv, keys, h, ctx, id = "pid", max_suppress = 0.1,
+                    identifiers = c(pid = "pseudonymise"), secret = "k")
+  expect_true(rel$fallback)
+  expect_match(rel$steps$action[[3L]], "the persons with a blank were dropped instead")
+  expect_true(rel$pass)
+  expect_false(anyNA(rel$data[keys])) # no blank left after the fallback
+  n_orig <- table(hmac16(tv$pid, "k"))
+  n_rel <- table(rel$data$pid)
+  expect_lt(length(n_rel), 600L)
+  expect_equal(as.vector(n_rel), as.vector(n_orig[names(n_rel)]))
+  hand <- hand_by_persons(rel$data, keys, rel$data$pid, ctx)
+  expect_equal(rel$certificate$risk, hand$risk, tolerance = 1e-12)
+  expect_identical(rel$steps$persons[[4L]], length(n_rel))
+})
