@@ -62,12 +62,7 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
       check.names = FALSE, stringsAsFactors = FALSE),
     before = data.frame(Attack = x$risk_before$attacks$attack,
                         Risk = x$risk_before$attacks$risk, stringsAsFactors = FALSE),
-    steps = data.frame(
-      Step = steps$step, Action = steps$action, Persons = steps$persons,
-      Records = steps$records,
-      `Cells blanked` = steps$cells_blanked, Entropy = steps$entropy,
-      `Precision loss` = steps$precision,
-      check.names = FALSE, stringsAsFactors = FALSE),
+    steps = deidentify_steps_table(steps),
     model = if (!is.null(x$model)) list(
       label = format(x$model$metric), term = x$model$term,
       table = data.frame(Step = steps$step, Estimate = steps$estimate, SE = steps$se,
@@ -87,6 +82,20 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
            else call,
     versions = c(epimask = as.character(utils::packageVersion("epimask")),
                  R = paste(R.version$major, R.version$minor, sep = ".")))
+}
+
+# The report's table of steps; with a person column, the persons released
+# at each step before the records.
+deidentify_steps_table <- function(steps) {
+  out <- data.frame(
+    Step = steps$step, Action = steps$action, Records = steps$records,
+    `Cells blanked` = steps$cells_blanked, Entropy = steps$entropy,
+    `Precision loss` = steps$precision,
+    check.names = FALSE, stringsAsFactors = FALSE)
+  if ("persons" %in% names(steps))
+    out <- data.frame(out[1:2], Persons = steps[["persons"]], out[-(1:2)],
+                      check.names = FALSE, stringsAsFactors = FALSE)
+  out
 }
 
 # What ranked the generalizations of a deidentify() result, in words.
