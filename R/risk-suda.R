@@ -86,7 +86,7 @@ risk_suda <- function(data, keys, max_k = length(keys), dis_fraction = 0.01, id 
   codes <- key_codes(data, keys)[[1L]]
   # dense codes 1..K per key: the search indexes items by code
   for (j in seq_len(A)) codes[, j] <- match(codes[, j], unique(codes[, j]))
-  res <- call_c(C_suda_search, list(codes = codes, max_k = max_k), arg = "keys")
+  res <- suda_msu(codes, max_k)
   weights <- suda_weights(A, max_k)
   score <- as.vector(res$msu %*% weights)
   ec <- call_c(C_freq_group, list(codes = codes), arg = "keys")
@@ -105,6 +105,18 @@ risk_suda <- function(data, keys, max_k = length(keys), dis_fraction = 0.01, id 
     keys = keys, max_k = max_k, dis_fraction = dis_fraction, n = nrow(data),
     n_unique = n1, n_double = n2, dis_file = dis$file, record_ids = record_ids(data)
   ), class = "epimask_suda")
+}
+
+# MSU counts by the SUDA2 search in C: list(msu = n x max_k, attr = A x
+# max_k). cache_after: the "seen twice" checks of a key set switch from
+# scanning to one hashed answer for every record once their scans have cost
+# cache_after x n records (src/suda.c); -1 scans always (the plain SUDA2
+# check), 0 switches at once. pack_bits: key sets whose codes fit in that
+# many bits are sorted as packed integers, others hashed (0: hash always).
+# The MSUs are the same for every value (tests).
+suda_msu <- function(codes, max_k, cache_after = 1, pack_bits = 64L) {
+  call_c(C_suda_search, list(codes = codes, max_k = max_k, cache_after = as.double(cache_after),
+                             pack_bits = as.integer(pack_bits)), arg = "keys")
 }
 
 # Score of an MSU of each size 1..max_k: prod_{s = size}^{U - 1} (A - s),
