@@ -22,6 +22,7 @@ cases <- list(
   ldiversity = "risk_ldiversity(d, keys5, 'diagnosis')",
   tcloseness = "risk_tcloseness(d, keys5, 'diagnosis')",
   individual = "risk_individual(d, keys5, weights = 'w')",
+  suda = "risk_suda(d, keys5)",
   linkage = "risk_linkage(num, masked, c('a', 'b', 'c'))",
   match = "risk_match(zdl$original, zdl$masked, c('x', 's1'), 'y', targets = tg, progress = FALSE)",
   noise = "apply_mask(num, mask_noise(0.1, dist = 'correlated'))",
@@ -34,7 +35,7 @@ cases <- list(
   kernel = "apply_mask(num, mask_kernel('exponential', 0.02 / sqrt(n), as.matrix(num[c('a', 'b')])), vars = 'c')"
 )
 data_for <- c(kanon = "keys", identifiability = "keys", ldiversity = "keys",
-              tcloseness = "keys", individual = "keys", linkage = "num", match = "zdl",
+              tcloseness = "keys", individual = "keys", suda = "keys", linkage = "num", match = "zdl",
               pram = "keys")
 
 child <- function(case, n) {
