@@ -7,8 +7,9 @@
 #    (the "seen twice" test by scans only, suda.c with cache_after = -1) in
 #    the same run; the MSU counts must be identical.
 #  - MDAV, k = 5, 3 standard normal variables: mask_microagg(5); at 1e4 the
-#    plain R MDAV (full scans, as the tests' reference) in the same run; the
-#    groups must be identical.
+#    plain R MDAV (full scans, as the tests' reference; defined in
+#    bench-masks.R beside this script) in the same run; the groups must be
+#    identical.
 # EPIMASK_BENCH_SCALE_N (default "1e5,1e6,1e7") sets the sizes;
 # EPIMASK_BENCH_SCALE_PLAIN_MAX (default 1e6) the largest n for the plain
 # SUDA2 check (it grows faster than n).
@@ -46,48 +47,18 @@ g <- match(paste(out$a, out$b, out$c), unique(paste(out$a, out$b, out$c)))
 same <- NA
 tp <- c(elapsed = -1, user.self = -1, sys.self = 0)
 if (%s) {
-  ref_tree_sum <- function(v) {
-    N <- 1
-    while (N < length(v)) N <- N * 2
-    v <- c(v, numeric(N - length(v)))
-    while (length(v) > 1) v <- v[c(TRUE, FALSE)] + v[c(FALSE, TRUE)]
-    v
-  }
-  ref_sqdist <- function(Z, centre) {
-    s <- 0
-    for (j in seq_len(ncol(Z))) { u <- Z[, j] - centre[j]; s <- s + u * u }
-    s
-  }
-  plain_mdav <- function(X, k) {
-    Z <- X
-    for (j in seq_len(ncol(X))) Z[, j] <- (X[, j] - mean(X[, j])) / sd(X[, j])
-    alive <- rep(TRUE, nrow(Z)); group <- integer(nrow(Z)); ng <- 0L
-    centroid <- function() vapply(seq_len(ncol(Z)), function(j) ref_tree_sum(ifelse(alive, Z[, j], 0)), 1) / sum(alive)
-    farthest <- function(centre, skip = 0) {
-      dd <- ref_sqdist(Z, centre); ok <- alive; ok[skip] <- FALSE; cand <- which(ok)
-      cand[which(dd[cand] == max(dd[cand]))[1]]
-    }
-    group_of <- function(r) {
-      dd <- ref_sqdist(Z, Z[r, ]); ok <- alive; ok[r] <- FALSE; cand <- which(ok)
-      near <- cand[order(dd[cand], cand)][seq_len(k - 1)]
-      c(r, near[!is.na(near)])
-    }
-    take <- function(m) { ng <<- ng + 1L; group[m] <<- ng; alive[m] <<- FALSE }
-    while (sum(alive) >= 3 * k) {
-      r <- farthest(centroid()); s <- farthest(Z[r, ], r)
-      take(group_of(r)); if (!alive[s]) s <- farthest(Z[r, ]); take(group_of(s))
-    }
-    if (sum(alive) >= 2 * k) take(group_of(farthest(centroid())))
-    if (any(alive)) take(which(alive))
-    group
-  }
+  # the plain R MDAV of bench-masks.R (full scans, as in the tests)
+  ex <- parse("%s")
+  for (e in ex) if (is.call(e) && identical(e[[2L]], quote(plain_mdav))) eval(e)
   tp <- system.time(ref <- plain_mdav(as.matrix(d), 5))
   same <- identical(g, match(ref, unique(ref)))
 }
 cat(sprintf("RESULT %%.2f %%.2f %%.2f %%.2f %%d\\n", t[["elapsed"]], t[["user.self"]] + t[["sys.self"]],
             tp[["elapsed"]], tp[["user.self"]] + tp[["sys.self"]], if (is.na(same)) -1L else as.integer(same)))
-', n, if (plain) "TRUE" else "FALSE")
+', n, if (plain) "TRUE" else "FALSE", masks_script)
 
+script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+masks_script <- normalizePath(file.path(dirname(script), "bench-masks.R"))
 load_now <- function() sub(".*load average: ", "", system("uptime", intern = TRUE))
 cpu_model <- tryCatch(sub(".*:\\s*", "", grep("model name", readLines("/proc/cpuinfo"),
                                             value = TRUE)[[1]]), error = function(e) "unknown")
