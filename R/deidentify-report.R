@@ -69,7 +69,8 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
                  check.names = FALSE),
     fallback = isTRUE(x$fallback),
     release = x,
-    call = if (is.null(call)) NULL else if (is.call(call)) paste(deparse(call), collapse = "\n")
+    notes = release_notes(x),
+    call = if (is.null(call)) x$call else if (is.call(call)) paste(deparse(call), collapse = "\n")
            else call,
     versions = c(epimask = as.character(utils::packageVersion("epimask")),
                  R = paste(R.version$major, R.version$minor, sep = ".")))

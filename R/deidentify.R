@@ -56,7 +56,9 @@
 #' @param ... Passed to [ola()]: `max_suppress` (default 0.05), `k` (a larger
 #'   k than the context needs), `metric` (without `model`), `l`, `t`,
 #'   `diversity`, `ordered`, `outliers`, `local`, `search`,
-#'   `suppressed_loss`; and `secret` for the pseudonyms.
+#'   `suppressed_loss`, `drop_proxies` (`TRUE` drops from the release the
+#'   columns that determine a generalized key one-to-one, such as a numeric
+#'   code of a generalized category); and `secret` for the pseudonyms.
 #' @return An object of class `epimask_release`: `data` (the release),
 #'   `certificate` (one row per attack: `attack`, `pr_attack`,
 #'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
@@ -66,7 +68,16 @@
 #'   `model`), `overall_risk`, `pass`), `risk_before` and `risk_after`
 #'   ([risk_release()] objects), `generalization` (the [ola()] result),
 #'   `suppression` (the [suppress_local()] result), `targets`, `keys`,
-#'   `identifiers`, `context`.
+#'   `identifiers`, `context`, `proxies` (released columns that determine a
+#'   generalized key one-to-one and were kept: the certificate counts the
+#'   keys only, so the print and the report warn of them), `dropped` (the
+#'   proxies dropped with `drop_proxies = TRUE`) and `call` (the call as
+#'   text, for the report; `NULL` when too long to be read), `persons`
+#'   (when an identifier repeats, as a person column does with several
+#'   records per person: the release recounted by that column, `column`,
+#'   `n_persons`, `n_records`, `overall`, `threshold`, `pass`, `attacks`; the certificate
+#'   counts records, and a warning of class `epimask_warning_persons` says
+#'   so; `NULL` otherwise).
 #' @seealso [release_report()] takes the result; [ola()], [suppress_local()],
 #'   [risk_release()].
 #' @family de-identification
@@ -211,7 +222,13 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     for (col in pseudo) released[[col]] <- pseudonymize(kept_ids[[col]], secret)
     released <- released[setdiff(names(released), names(ids)[ids == "drop"])]
   }
+  # proxies of generalized keys: dropped when asked (ola() dropped them from
+  # its own release, which deidentify() rebuilds from the data)
+  released <- released[setdiff(names(released), gen$dropped)]
+  proxies <- gen$proxies[!gen$proxies$column %in% gen$dropped, , drop = FALSE]
+  rownames(proxies) <- NULL
   rownames(released) <- NULL
+  persons <- persons_recount(frame, ids, dropped, released, keys, context)
   # 4. verify every attack of the context on every key of the release
   after <- recount(released, keys, context)
   steps[[4L]] <- step_row(
@@ -232,6 +249,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
         "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
         format(signif(after$overall, 3)), format(signif(context$threshold, 3))),
       "epimask_warning_release_fails")
+  if (!is.null(persons))
+    epimask_warn(persons_note(persons), "epimask_warning_persons")
   steps <- do.call(rbind, steps)
   rownames(steps) <- NULL
   out <- list(data = restore_frame_class(released, data), certificate = certificate,
@@ -240,10 +259,64 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
               suppression = supp, fallback = fallback,
               targets = c(targets, list(k_used = k)), keys = keys, sensitive = sensitive,
               identifiers = ids, context = context, n = n,
+              proxies = proxies, dropped = gen$dropped, persons = persons,
+              call = deidentify_call(sys.call()),
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
                                                 original = attr(evaluator, "estimate")))
   structure(out, class = "epimask_release")
+}
+
+# The call as text for the report, when it is short enough to be read (a
+# call through do.call() carries the data itself: not recorded).
+deidentify_call <- function(call) {
+  text <- tryCatch(deparse(call, width.cutoff = 80L, nlines = 21L), error = function(e) NULL)
+  if (is.null(text) || length(text) > 20L) NULL else paste(text, collapse = "\n")
+}
+
+# Lines of the print and the report on released columns that determine a
+# generalized key one-to-one (kept: the certificate counts the keys only).
+proxy_note <- function(x) {
+  p <- x$proxies
+  if (is.null(p) || !nrow(p)) return(character())
+  sprintf(paste0("Warning: released column(s) %s determine generalized key(s) one-to-one and ",
+                 "undo their generalization; the certificate counts the keys only. Drop them ",
+                 "(`drop_proxies = TRUE`) or generalize them too."),
+          paste0("'", p$column, "' -> '", p$key, "'", collapse = ", "))
+}
+
+# An identifier that repeats may identify persons with several records: the
+# certificate counts records, which understates the risk of persons (a
+# person with 5 visits in a class of 5 is alone in it). The release is
+# recounted by that column (its original values, on the released rows; they
+# are not kept) with risk_release(id = ): NULL when no identifier repeats.
+persons_recount <- function(frame, ids, dropped, released, keys, context) {
+  if (!length(ids) || !nrow(released)) return(NULL)
+  for (col in names(ids)) {
+    v <- frame[[col]][!dropped]
+    if (anyNA(v) || !anyDuplicated(v)) next
+    tmp <- released[keys]
+    tmp[[".epimask_person"]] <- v
+    res <- risk_release(tmp, keys, context, id = ".epimask_person")
+    return(list(column = col, n_persons = length(unique(v)), n_records = length(v),
+                overall = res$overall, threshold = context$threshold, pass = res$pass,
+                attacks = res$attacks))
+  }
+  NULL
+}
+
+persons_note <- function(p) {
+  sprintf(paste0("Identifier '%s' repeats (%d distinct values in %d records): if it identifies ",
+                 "persons with several records, the certificate (which counts records) ",
+                 "understates their risk. Recounted by '%s': overall risk %s %s threshold %s: %s. ",
+                 "Measure persons with risk_release(..., id = ) and generalize further."),
+          p$column, p$n_persons, p$n_records, p$column, format(signif(p$overall, 3)),
+          if (p$pass) "<=" else ">", format(signif(p$threshold, 3)), if (p$pass) "PASS" else "FAIL")
+}
+
+# Warnings of the print and the report: kept proxies, repeated identifiers.
+release_notes <- function(x) {
+  c(proxy_note(x), if (!is.null(x$persons)) paste("Warning:", persons_note(x$persons)))
 }
 
 # risk_release() on a release; an empty release has no risk to recount: NA,
@@ -365,9 +438,12 @@ format.epimask_release <- function(x, ...) {
                         cert$attack, format(signif(cert$pr_attack, 3)),
                         format(signif(cert$pr_reid_given, 3)), format(signif(cert$risk, 3)),
                         ifelse(cert$pass, "pass", "FAIL")))
-  c(out, sprintf("overall risk %s %s threshold %s: %s", format(signif(x$overall_risk, 3)),
-                 if (x$pass) "<=" else ">", format(signif(ctx$threshold, 3)),
-                 if (x$pass) "PASS" else "FAIL"))
+  out <- c(out, sprintf("overall risk %s %s threshold %s: %s", format(signif(x$overall_risk, 3)),
+                        if (x$pass) "<=" else ">", format(signif(ctx$threshold, 3)),
+                        if (x$pass) "PASS" else "FAIL"))
+  if (length(x$dropped)) out <- c(out, sprintf("Proxies of generalized keys dropped: %s",
+                                               paste(x$dropped, collapse = ", ")))
+  c(out, release_notes(x))
 }
 
 #' @rdname deidentify
@@ -437,6 +513,7 @@ glance.epimask_release <- function(x, ...) {
 #'   after, with the threshold as a line.
 #' @export
 plot.epimask_release <- function(x, y = NULL, main = NULL, ...) {
+  main <- check_string(main, allow_null = TRUE)
   before <- x$risk_before$attacks
   after <- x$certificate
   heights <- rbind(before = before$risk, after = after$risk)
@@ -449,10 +526,14 @@ plot.epimask_release <- function(x, y = NULL, main = NULL, ...) {
                            ylab = "Pr(re-identification | attack) x Pr(attack)", main = main,
                            legend.text = c("before", "after (recounted on the release)"),
                            args.legend = list(x = "topright", bty = "n"), ...)
-  graphics::text(mid, heights, format(signif(heights, 2)), pos = 3, cex = 0.8)
+  graphics::text(mid, heights, bar_labels(heights), pos = 3, cex = 0.8)
   graphics::abline(h = x$context$threshold, lty = 2)
   graphics::text(graphics::par("usr")[1], x$context$threshold,
                  sprintf("threshold %s", format(signif(x$context$threshold, 3))),
                  adj = c(-0.05, -0.4), cex = 0.8)
   invisible(x)
 }
+
+# Bar labels: each value to 3 significant digits on its own, as the print
+# shows it (format() of the vector would pad every label to the longest).
+bar_labels <- function(v) vapply(v, function(x) format(signif(x, 3)), "")

@@ -565,6 +565,17 @@ ru_header <- function(x) {
   out
 }
 
+# The header wrapped to the console, the risk phrase ("risk: kanon of
+# persons ('pid')") kept on one line rather than broken after "risk:".
+wrap_ru_header <- function(header, width) {
+  m <- regexpr(", risk: .*$", header[[1L]])
+  if (m > 0L) {
+    tail <- regmatches(header[[1L]], m)
+    regmatches(header[[1L]], m) <- paste0(", ", gsub(" ", "\001", substring(tail, 3L), fixed = TRUE))
+  }
+  gsub("\001", " ", strwrap(header, width = width, exdent = 2), fixed = TRUE)
+}
+
 # Columns with a digit budget each, in the order shown: scheme, U and risk
 # first so that a narrow console drops only secondary columns; all-NA
 # optional columns are left out.
@@ -666,7 +677,7 @@ format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width",
   tab$scheme <- truncate_label(tab$scheme, room)
   fit <- fit_columns(format_table(tab, left = c("scheme", "kernel")), width)
   body <- utils::capture.output(print(fit$table, row.names = FALSE, right = TRUE))
-  lines <- c(strwrap(ru_header(x), width = width, exdent = 2), body)
+  lines <- c(wrap_ru_header(ru_header(x), width), body)
   if (nrow(x) > n) lines <- c(lines, sprintf("# ... %d more scheme%s", nrow(x) - n,
                                              if (nrow(x) - n == 1L) "" else "s"))
   if (length(fit$dropped))

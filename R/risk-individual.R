@@ -168,8 +168,9 @@ format.epimask_individual <- function(x, digits = 3, ...) {
   c(sprintf("individual risk: %s, keys %s, %s", unit_count(x), paste(x$keys, collapse = ", "),
             if (x$weighted) "sampling weights" else "no weights (census: risk 1/f)"),
     sprintf("  %d key patterns, %d sample uniques", nrow(x$classes), sum(x$classes$f == 1L)),
-    sprintf("  expected re-identifications %s; global risk %s; highest record risk %s",
-            fmt(x$expected), fmt(x$global), fmt(max(x$per_record))),
+    sprintf("  expected re-identifications %s; global risk %s; highest %s risk %s",
+            fmt(x$expected), fmt(x$global),
+            if (identical(x$unit, "persons")) "person" else "record", fmt(max(x$per_record))),
     if (!is.null(x$cluster_risk))
       sprintf("  %d clusters: expected re-identifications %s (share %s); highest cluster risk %s",
               x$n_clusters, fmt(x$cluster_expected), fmt(x$cluster_global), fmt(max(x$cluster_risk))))

@@ -63,6 +63,10 @@
 #'   left out of the denominator, as sdcMicro's `bound`.
 #' @param max_cells The largest key table fitted (the cells are the product of
 #'   the numbers of distinct values of the keys).
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   when a person has several records: the persons are the unit, a person's
+#'   key being the set of their records' key tuples (as in [risk_kanon()]);
+#'   `weights` must be equal on a person's records.
 #' @return An object of class `epimask_loglinear`: `tau1`, `tau2`, their
 #'   shares of the records (`tau1 / n`, `tau2 / n`; on the sdcMicro scale the
 #'   sums themselves), `per_record` (a data frame: `cell`, `f`, `unique_prob`
@@ -71,6 +75,10 @@
 #'   `cells` (the key table: key values, `f`, `W`, `mu`, `lambda`, `v`),
 #'   `fit` (coefficients, deviance, `converged`, `iter`), and `n`,
 #'   `sample_uniques`, `method`, `scale`, `formula`, `keys`, `weighted`.
+#'   With `id`, the model is fitted to the persons' key table (one row per
+#'   person), `n` and the shares count persons, `per_record` gives each
+#'   record its person's risks, and `unit` is `"persons"` with `id`,
+#'   `n_persons`, `n_records`.
 #' @references Skinner CJ, Shlomo N (2008). Assessing identification risk in
 #'   survey microdata using log-linear models. J Am Stat Assoc
 #'   103(483):989-1001. Templ M, Kowarik A, Meindl B (2015). Statistical
@@ -90,9 +98,21 @@
 risk_loglinear <- function(data, keys, weights = NULL, formula = NULL,
                            method = c("default", "CE", "PML", "IPF"), pi = NULL,
                            scale = c("population", "sdcmicro"), bound = Inf,
-                           max_cells = 1e7) {
+                           max_cells = 1e7, id = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
+  id <- check_person_id(id, data, exclude = c(keys, if (is.character(weights)) weights))
+  if (!is.null(id)) {
+    # persons are the unit (methods vignette section 23): one row each, one
+    # weight each; every record carries its person's risks
+    p <- person_frame(data, keys, id)
+    w <- person_weights(check_loglinear_weights(weights, data), p)
+    res <- risk_loglinear(p$data, keys, weights = w, formula = formula, method = method, pi = pi,
+                          scale = scale, bound = bound, max_cells = max_cells)
+    res$per_record <- res$per_record[p$person, , drop = FALSE]
+    rownames(res$per_record) <- NULL
+    return(person_result(res, p, data = data))
+  }
   method <- check_choice(method, c("default", "CE", "PML", "IPF"), arg = "method")
   scale <- check_choice(scale, c("population", "sdcmicro"), arg = "scale")
   if (!identical(bound, Inf)) bound <- check_number(bound, "bound", lower = 0, lower_open = TRUE)
@@ -297,7 +317,7 @@ print.epimask_loglinear <- function(x, digits = 4, ...) print_formatted(x, digit
 format.epimask_loglinear <- function(x, digits = 4, ...) {
   digits <- check_digits(digits)
   fmt <- function(v) format(signif(v, digits))
-  c(sprintf("log-linear risk (Skinner & Shlomo): %d records, keys %s", x$n, paste(x$keys, collapse = ", ")),
+  c(sprintf("log-linear risk (Skinner & Shlomo): %s, keys %s", unit_count(x), paste(x$keys, collapse = ", ")),
     sprintf("  model %s, method %s, %s cells; %s", paste(deparse(x$formula), collapse = ""), x$method,
             format(x$n_cells),
             if (x$weighted) "sampling weights" else sprintf("sampling fraction %s", format(x$pi))),
@@ -336,8 +356,8 @@ print.summary.epimask_loglinear <- function(x, ...) print_formatted(x, ...)
 #' @param row.names,optional As in [as.data.frame()].
 #' @export
 as.data.frame.epimask_loglinear <- function(x, row.names = NULL, optional = FALSE, ...) {
-  ids <- if (is.null(x$record_ids)) seq_len(x$n) else x$record_ids
-  out <- cbind(data.frame(ID = ids, stringsAsFactors = FALSE), x$per_record)
+  ids <- if (is.null(x$record_ids)) seq_len(nrow(x$per_record)) else x$record_ids
+  out <- add_person_column(cbind(data.frame(ID = ids, stringsAsFactors = FALSE), x$per_record), x)
   apply_row_names(out, row.names, optional)
 }
 

@@ -138,6 +138,10 @@ format.epimask_population_model <- function(x, ...) {
 #' @param compare `TRUE` (default) fits every model for the table of
 #'   `$estimates`; `FALSE` only those the answer needs (the others are NA,
 #'   "not computed").
+#' @param id `NULL` (one record per person) or the name of the person column
+#'   when a person has several records: classes and uniques are counted in
+#'   persons, a person's key being the set of their records' key tuples (as
+#'   in [risk_kanon()]), and `pi` is the sampling fraction of persons.
 #' @return An object of class `epimask_population`: `uniques` (the estimated
 #'   number of population uniques by `model`), `share` (`uniques / N`),
 #'   `model`, `used` (the model the Dankar rule picked, else `model`),
@@ -145,7 +149,9 @@ format.epimask_population_model <- function(x, ...) {
 #'   `share`, `converged`, `reason`, one row per model), `params` (Pitman's
 #'   `theta`, `alpha`; SNB's `alpha`, `beta`, `K`), `histogram` (`size`,
 #'   `count`), and `n`, `N`, `pi`, `q`, `classes`, `sample_uniques`, `keys`,
-#'   `arx`.
+#'   `arx`. With `id`, the unit is the person: `n`, `N`, the classes and the
+#'   uniques count persons, and `unit` is `"persons"` with `id`,
+#'   `n_persons`, `n_records`.
 #' @references Pitman J (1996). Some developments of the Blackwell-MacQueen
 #'   urn scheme. Zayatz LV (1991). Estimation of the percent of unique
 #'   population elements on a microdata file using the sample. US Census
@@ -167,9 +173,16 @@ format.epimask_population_model <- function(x, ...) {
 #' as.data.frame(r)
 #' @export
 risk_population <- function(data, keys, pi, model = c("dankar", "pitman", "zayatz", "snb"),
-                            arx = FALSE, compare = TRUE) {
+                            arx = FALSE, compare = TRUE, id = NULL) {
   data <- check_key_data(data, "data")
   keys <- check_columns(keys, data)
+  id <- check_person_id(id, data, exclude = keys)
+  if (!is.null(id)) {
+    # persons are the unit (methods vignette section 23): one row each
+    p <- person_frame(data, keys, id)
+    res <- risk_population(p$data, keys, pi, model = model, arx = arx, compare = compare)
+    return(person_result(res, p))
+  }
   if (inherits(pi, "epimask_population_model")) {
     spec <- pi
   } else {
@@ -539,19 +552,22 @@ print.epimask_population <- function(x, digits = 4, ...) print_formatted(x, digi
 format.epimask_population <- function(x, digits = 4, ...) {
   digits <- check_digits(digits)
   fmt <- function(v) ifelse(is.na(v), "NA", format(signif(v, digits)))
-  head <- sprintf("population uniqueness: %s records, keys %s", format(x$n),
+  # numbers of uniques as whole numbers: an estimate at pi = 1 equal to the
+  # sample uniques prints as that count, not rounded to `digits`
+  count <- function(v) ifelse(is.na(v), "NA", formatC(round(v), format = "d", big.mark = ","))
+  head <- sprintf("population uniqueness: %s, keys %s", unit_count(x),
                   paste(x$keys %||% "?", collapse = ", "))
   frac <- sprintf("  sampling fraction %s (population N = %s)%s", format(x$pi), format(x$N),
                   if (isTRUE(x$arx)) "; ARX's SNB code" else "")
-  samp <- sprintf("  sample: %s classes, %s sample uniques (%s of records)", format(x$classes),
-                  format(x$sample_uniques), fmt(x$sample_uniques / x$n))
+  samp <- sprintf("  sample: %s classes, %s sample uniques (%s of %s)", format(x$classes),
+                  format(x$sample_uniques), fmt(x$sample_uniques / x$n), unit_name(x))
   pick <- sprintf("  %s%s: %s population uniques, share %s%s", x$model,
                   if (x$model == "dankar" && x$used != "none") sprintf(" (rule picked %s)", x$used) else "",
-                  fmt(x$uniques), fmt(x$share),
+                  count(x$uniques), fmt(x$share),
                   if (!isTRUE(x$converged)) sprintf(" [%s]", x$reason) else "")
   e <- x$estimates
-  rows <- sprintf("    %-7s %12s  %-10s %s", e$model, fmt(e$uniques), fmt(e$share),
-                  ifelse(e$converged, "", paste("NA:", e$reason)))
+  rows <- sub(" +$", "", sprintf("    %-7s %12s  %-10s %s", e$model, count(e$uniques), fmt(e$share),
+                                 ifelse(e$converged, "", paste("NA:", e$reason))))
   c(head, frac, samp, pick, "  every model:", rows)
 }
 

@@ -215,6 +215,7 @@ print.release_context <- function(x, ...) {
 #' r <- risk_release(d, c("city", "sex", "dose_band"), ctx)
 #' r
 #' summary(r)
+#' plot(r)
 #' # age at exposure in single years leaves unique records: the release fails
 #' risk_release(d, c("city", "sex", "age_exp", "dose_band"), ctx)
 #' risk_release(d, c("city", "sex"), release_context(public = TRUE))
@@ -267,8 +268,9 @@ format.risk_release <- function(x, digits = 3, ...) {
   fmt <- function(v) vapply(v, function(e) format(signif(e, digits)), "")
   a <- x$attacks
   worst <- a$attack[which.max(a$risk)]
-  rows <- sprintf("  %-12s Pr(attack) %-6s x Pr(re-id | attack) %-8s = %s",
-                  a$attack, fmt(a$pr_attack), fmt(a$pr_reid_given), fmt(a$risk))
+  rows <- sprintf("  %-*s Pr(attack) %-6s x Pr(re-id | attack) %-8s = %s",
+                  max(12L, nchar(a$attack)), a$attack, fmt(a$pr_attack),
+                  fmt(a$pr_reid_given), fmt(a$risk))
   c(sprintf("release risk: %s, keys %s; %s",
             unit_count(x$kanon), paste(x$keys, collapse = ", "),
             if (x$context$public) "public release" else "non-public release"),
@@ -316,6 +318,33 @@ format.summary.risk_release <- function(x, digits = 3, ...) {
 
 #' @export
 print.summary.risk_release <- function(x, ...) print_formatted(x, ...)
+
+#' @rdname risk_release
+#' @param y Unused.
+#' @param main Plot title (`NULL`: the verdict).
+#' @details `plot()` draws the risk of each attack (Pr(attack) x
+#'   Pr(re-identification | attack)) as a bar, with the threshold as a dashed
+#'   line; the bars of attacks above the threshold are red.
+#' @export
+plot.risk_release <- function(x, y = NULL, main = NULL, ...) {
+  main <- check_string(main, allow_null = TRUE)
+  a <- x$attacks
+  risk <- a$risk
+  risk[is.na(risk)] <- 0
+  if (is.null(main))
+    main <- sprintf("Release risk by attack (%s)", if (x$pass) "passes" else "fails")
+  cols <- ifelse(!is.na(a$risk) & a$risk <= x$threshold, "steelblue", "firebrick")
+  mid <- graphics::barplot(stats::setNames(risk, a$attack), col = cols,
+                           ylim = c(0, max(1, risk) * 1.1),
+                           ylab = "Pr(re-identification | attack) x Pr(attack)", main = main, ...)
+  graphics::text(mid, risk, vapply(a$risk, function(v) format(signif(v, 3)), ""), pos = 3,
+                 cex = 0.8)
+  graphics::abline(h = x$threshold, lty = 2)
+  graphics::text(graphics::par("usr")[1], x$threshold,
+                 sprintf("threshold %s", format(signif(x$threshold, 3))),
+                 adj = c(-0.05, -0.4), cex = 0.8)
+  invisible(x)
+}
 
 #' @rdname risk_release
 #' @param row.names,optional Ignored.

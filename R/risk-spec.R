@@ -229,14 +229,15 @@ risk_population_value <- function(original, masked, args) {
                   "epimask_error_value", arg = "pi")
   model <- if (is.null(args$model)) "dankar" else args$model
   res <- suppressWarnings(risk_population(masked, keys = args$keys, pi = pi, model = model,
-                                          arx = isTRUE(args$arx), compare = FALSE))
+                                          arx = isTRUE(args$arx), compare = FALSE,
+                                          id = args$id))
   res$share
 }
 
 risk_loglinear_value <- function(original, masked, args) {
   measure <- check_choice(if (is.null(args$measure)) "tau1" else args$measure,
                           c("tau1", "tau2"), arg = "measure")
-  rest <- args[intersect(names(args), c("weights", "formula", "method", "pi"))]
+  rest <- args[intersect(names(args), c("weights", "formula", "method", "pi", "id"))]
   res <- do.call(risk_loglinear, c(list(masked, keys = args$keys), rest))
   if (measure == "tau1") res$tau1_share else res$tau2_share
 }

@@ -29,7 +29,9 @@
 #' field under its old name, which still works for one release),
 #' `epimask_warning_dates` (dates before 1900 or after today in a masked
 #' column), `epimask_warning_stratum` (records of strata smaller than k that
-#' [suppress_local()] cannot make safe; they are left as they are).
+#' [suppress_local()] cannot make safe; they are left as they are),
+#' `epimask_warning_persons` (an identifier given to [deidentify()] repeats:
+#' its certificate counts records, not the persons the identifier may name).
 #'
 #' @name epimask-conditions
 #' @family utilities
