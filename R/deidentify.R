@@ -58,7 +58,12 @@
 #'   `diversity`, `ordered`, `outliers`, `local`, `search`,
 #'   `suppressed_loss`, `drop_proxies` (`TRUE` drops from the release the
 #'   columns that determine a generalized key one-to-one, such as a numeric
-#'   code of a generalized category); and `secret` for the pseudonyms.
+#'   code of a generalized category), and the sample-release criteria
+#'   `uniqueness` (population uniqueness), `loglinear` (log-linear risk) and
+#'   `cluster_risk` (cluster risk), as for [ola()]; and `secret` for the
+#'   pseudonyms. With `l`, `t` or a sample-release criterion every record
+#'   the search suppresses is dropped (no local suppression: blanked records
+#'   would form classes the criterion did not check).
 #' @return An object of class `epimask_release`: `data` (the release),
 #'   `certificate` (one row per attack: `attack`, `pr_attack`,
 #'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
@@ -112,7 +117,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     abort_type("model", "NULL or an analysis_loss() object")
   dots <- list(...)
   allowed <- c("max_suppress", "k", "metric", "l", "t", "diversity", "ordered", "outliers",
-               "local", "search", "suppressed_loss", "secret", "drop_proxies")
+               "local", "search", "suppressed_loss", "secret", "drop_proxies",
+               "uniqueness", "loglinear", "cluster_risk")
   unknown <- setdiff(names(dots), allowed)
   if (length(unknown) || (length(dots) && is.null(names(dots))))
     abort_name("...", if (length(unknown)) unknown else "(unnamed)",
@@ -134,7 +140,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
                      outliers = if (is.null(dots$outliers)) "failing" else dots$outliers,
                      avg_risk = targets$avg_risk),
                 dots[intersect(names(dots), c("l", "t", "diversity", "ordered", "local",
-                                              "search", "suppressed_loss", "drop_proxies"))])
+                                              "search", "suppressed_loss", "drop_proxies",
+                                              "uniqueness", "loglinear", "cluster_risk"))])
   if (!is.null(dots$l) || !is.null(dots$t)) ola_args$sensitive <- sensitive
   gen <- do.call(ola, ola_args)
   hier <- check_hierarchies(hierarchies, keys, work)
@@ -175,7 +182,8 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   # 2. suppress locally the records left in classes smaller than k
   # blanking cells does not make a class l-diverse or t-close: with l or t
   # every suppressed record is dropped
-  diverse <- !is.null(dots$l) || !is.null(dots$t)
+  diverse <- !is.null(dots$l) || !is.null(dots$t) || !is.null(dots$uniqueness) ||
+    !is.null(dots$loglinear) || !is.null(dots$cluster_risk)
   dropped <- supp_gen & (!small | diverse)
   released <- frame
   for (key in keys) released[[key]] <- current[[key]]
@@ -194,7 +202,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   action <- if (too_few) sprintf("fewer records (%d) than k = %d: no suppression can help",
                                   nrow(released), k) else
     if (is.null(supp)) sprintf("%s; %d record(s) dropped",
-                               if (diverse && any(supp_gen)) "no local suppression with l or t (blanks do not make classes diverse)"
+                               if (diverse && any(supp_gen)) "no local suppression with l, t or a sample-release criterion (blanks make classes the criteria did not check)"
                                else "nothing left to suppress", sum(dropped)) else
     sprintf("suppress_local(): %d cell(s) blanked in %d record(s); %d record(s) dropped (failing l, t or the average risk)",
             supp$n_cells, supp$n_records, sum(dropped))

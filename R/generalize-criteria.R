@@ -9,6 +9,7 @@
 model_extended <- function(model) {
   identical(model$outliers, "failing") || !is.null(model$avg_risk) ||
     !is.null(model$k_map) || !is.null(model$uniqueness) ||
+    !is.null(model$loglinear) || !is.null(model$cluster_risk) ||
     !is.null(model$charge) && model$charge != "top"
 }
 
@@ -38,9 +39,20 @@ lattice_evaluate_targets <- function(lat, table, levels, model, metrics, cls, si
     extra <- avg_risk_suppress(size, supp, class_codes, model$avg_risk, limit)
     if (is.null(extra)) ok <- FALSE else supp[extra] <- TRUE
   }
-  if (ok && !is.null(model$uniqueness)) {
-    extra <- uniqueness_suppress(size, supp, class_codes, model$uniqueness, limit, lat$n)
+  if (ok && risk_scanned(model)) {
+    # the criteria not monotone under suppression (population uniqueness,
+    # cluster risk): one scan, all of them met together
+    meets <- risk_meets(lat, levels, size, class_codes, model)
+    extra <- risk_suppress(size, supp, class_codes, meets, limit)
     if (is.null(extra)) ok <- FALSE else supp[extra] <- TRUE
+  }
+  if (ok && !is.null(model$loglinear)) {
+    # log-linear risk: checked on the release the other criteria leave (a
+    # refit of the whole key table per count suppressed would be the cost
+    # of a scan); it concerns sample uniques, which k >= 2 suppresses
+    share <- loglinear_share(class_codes, record_class(lat, levels, class_codes), !supp,
+                             lat$keys, model$loglinear)
+    ok <- is.finite(share) && share <= model$loglinear$max * (1 + 1e-12)
   }
   # ARX's monotone metrics: a suppressed record costs what it would at the node
   charged <- if (identical(model$charge, "node")) rep(FALSE, n_cls) else supp
@@ -86,9 +98,9 @@ lattice_class_fails <- function(lat, table, cls, n_cls, model) {
   A <- length(lat$keys)
   for (j in seq_along(lat$sensitive)) {
     s <- lat$sens[[j]]
-    d <- call_c(C_lattice_diversity, arg = "spec", list(
-      class = cls$group, value = table$codes[, A + j], count = table$count,
-      n_classes = n_cls, q = s$q, ordered = as.integer(s$ordered)))
+    d <- class_diversity(cls$group, table$codes[, A + j], n_cls, length(s$q),
+                         count = table$count, q = if (!is.null(model$t)) s$q,
+                         ordered = s$ordered)
     if (!is.null(model$l)) {
       l_value <- if (model$diversity == "distinct") d$distinct else d$entropy_l
       fails <- fails | l_value < model$l - 1e-9
@@ -141,27 +153,188 @@ uniqueness_share <- function(size, spec, n) {
 
 # Enforced as ARX enforces its risk-based criteria: the smallest released
 # classes suppressed first (ties: the smaller class codes, as for avg_risk),
-# the least number of them after which the share is at most `max`, within
-# the suppression limit. Population uniqueness is not monotone in the number
-# suppressed, so the counts are tried one by one (ARX's binary search
-# assumes monotonicity). Returns the classes to suppress (possibly none), or
-# NULL when no count within the limit meets the target.
-uniqueness_suppress <- function(size, supp, class_codes, spec, limit, n) {
-  meets <- function(s) {
-    share <- uniqueness_share(s, spec, n)
-    is.finite(share) && share <= spec$max * (1 + 1e-12)
-  }
-  kept <- which(!supp)
-  if (meets(size[kept])) return(integer())
-  ord <- kept[do.call(order, c(list(size[kept]), lapply(seq_len(ncol(class_codes)),
-                                                       function(v) class_codes[kept, v])))]
+# the least number of them after which every scanned criterion (`meets`, a
+# function of the released classes, logical per class) holds, within the
+# suppression limit. Population uniqueness and cluster risk are
+# not monotone in the number suppressed, so the counts are tried one by one
+# (ARX's binary search assumes monotonicity). Suppressing the smallest
+# remaining class never raises the average risk (see avg_risk_suppress()),
+# so a node that met avg_risk still meets it. Returns the classes to
+# suppress (possibly none), or NULL when no count within the limit meets
+# the targets.
+risk_suppress <- function(size, supp, class_codes, meets, limit) {
+  kept <- !supp
+  if (meets(kept)) return(integer())
+  idx <- which(kept)
+  ord <- idx[do.call(order, c(list(size[idx]), lapply(seq_len(ncol(class_codes)),
+                                                     function(v) class_codes[idx, v])))]
   used <- sum(size[supp])
   for (m in seq_along(ord)) {
     used <- used + size[[ord[[m]]]]
     if (used > limit) return(NULL)
-    if (meets(size[setdiff(kept, ord[seq_len(m)])])) return(ord[seq_len(m)])
+    kept[[ord[[m]]]] <- FALSE
+    if (meets(kept)) return(ord[seq_len(m)])
   }
   NULL
+}
+
+# Is any criterion of the scan asked for?
+risk_scanned <- function(model)
+  !is.null(model$uniqueness) || !is.null(model$cluster_risk)
+
+# The scan's test at one node: a function of the released classes (logical,
+# one per class) that is TRUE when every scanned criterion is met. The unit
+# (record, or person when ola() runs on persons) of each class is found once.
+risk_meets <- function(lat, levels, size, class_codes, model) {
+  unit_class <- NULL
+  units <- function() {
+    if (is.null(unit_class)) unit_class <<- record_class(lat, levels, class_codes)
+    unit_class
+  }
+  cluster_r <- NULL
+  function(kept) {
+    if (!is.null(model$uniqueness)) {
+      share <- uniqueness_share(size[kept], model$uniqueness, lat$n)
+      if (!is.finite(share) || share > model$uniqueness$max * (1 + 1e-12)) return(FALSE)
+    }
+    if (!is.null(model$cluster_risk)) {
+      if (is.null(cluster_r))
+        cluster_r <<- unit_risk(class_codes, units(), lat$keys, model$cluster_risk$weights)
+      share <- cluster_share(cluster_r, units(), kept, model$cluster_risk$cluster)
+      if (share > model$cluster_risk$max * (1 + 1e-12)) return(FALSE)
+    }
+    TRUE
+  }
+}
+
+# The released units (records, or persons) of a node as a data frame of
+# their classes' key codes (risk_loglinear() and risk_individual() take
+# numbers as categories, so the codes stand for the generalized values).
+class_frame <- function(class_codes, unit_class, rows, keys) {
+  frame <- as.data.frame(class_codes[unit_class[rows], , drop = FALSE])
+  names(frame) <- keys
+  frame
+}
+
+# ---- log-linear risk (methods vignette, section 22; Skinner & Shlomo 2008) -------
+
+# tau1 / n (or tau2 / n) of the released units by risk_loglinear(): the
+# expected share of released units that are sample uniques unique in the
+# population (or correctly matched). An empty release has no risk; a model
+# that cannot be fitted (table too large) or does not converge gives NA,
+# which fails the node.
+loglinear_share <- function(class_codes, unit_class, kept, keys, spec) {
+  rows <- which(kept[unit_class])
+  if (!length(rows)) return(0)
+  frame <- class_frame(class_codes, unit_class, rows, keys)
+  converged <- TRUE
+  res <- tryCatch(withCallingHandlers(
+    risk_loglinear(frame, keys, weights = if (!is.null(spec$weights)) spec$weights[rows],
+                   formula = spec$formula, pi = spec$pi),
+    epimask_warning_convergence = function(w) {
+      converged <<- FALSE
+      invokeRestart("muffleWarning")
+    }), epimask_error = function(e) NULL)
+  if (is.null(res) || !converged) return(NA_real_)
+  if (spec$measure == "tau1") res$tau1_share else res$tau2_share
+}
+
+check_loglinear_criterion <- function(loglinear, data, person) {
+  if (is.null(loglinear)) return(NULL)
+  allowed <- c("max", "pi", "weights", "measure", "formula")
+  if (!is.list(loglinear) || is.null(names(loglinear)) || !"max" %in% names(loglinear) ||
+      length(setdiff(names(loglinear), allowed)))
+    abort_type("loglinear", paste0("a list(max = , pi = , weights = , measure = , formula = ) ",
+                                   "(max required; the others optional)"))
+  max <- check_number(loglinear$max, lower = 0, upper = 1, arg = "loglinear")
+  measure <- loglinear$measure %||% "tau1"
+  if (!is.character(measure) || length(measure) != 1L || !measure %in% c("tau1", "tau2"))
+    abort_value("loglinear", "a `measure` \"tau1\" or \"tau2\"")
+  if (!is.null(loglinear$pi) && !is.null(loglinear$weights))
+    abort_value("loglinear", "a list with `pi` or `weights`, not both (the weights give the fractions)")
+  pi <- if (!is.null(loglinear$pi)) check_sampling_fraction(loglinear$pi, arg = "loglinear")
+  weights <- unit_weights(loglinear$weights, data, person, "loglinear")
+  formula <- loglinear$formula
+  if (!is.null(formula) && !inherits(formula, "formula"))
+    abort_type("loglinear", "a list whose `formula` is NULL or a one-sided formula of the keys")
+  list(max = max, pi = pi, weights = weights, measure = measure, formula = formula,
+       weights_column = if (is.character(loglinear$weights)) loglinear$weights)
+}
+
+# Sampling weights of a criterion: a column of `data` (or a vector of
+# nrow(data)), finite and at least 1 (inverse inclusion probabilities), one
+# per unit: with persons, equal on a person's records.
+unit_weights <- function(weights, data, person, arg) {
+  if (is.null(weights)) return(NULL)
+  if (is.character(weights) && length(weights) == 1L) {
+    if (!weights %in% names(data))
+      epimask_abort(sprintf("`%s$weights` names no column of `data` ('%s').", arg, weights),
+                    "epimask_error_name", arg = arg)
+    weights <- data[[weights]]
+  }
+  if (!is.numeric(weights) || length(weights) != nrow(data) || anyNA(weights) ||
+      any(!is.finite(weights)) || any(weights < 1))
+    epimask_abort(sprintf(paste0("`%s$weights` must be a column or vector of %d finite weights ",
+                                 ">= 1 (inverse inclusion probabilities)."), arg, nrow(data)),
+                  c("epimask_error_weights", "epimask_error_value"), arg = arg)
+  if (is.null(person)) return(as.double(weights))
+  first <- match(seq_len(max(person)), person)
+  if (any(weights != weights[first][person]))
+    abort_value(arg, "`weights` equal on all the records of a person (one weight per person)")
+  as.double(weights[first])
+}
+
+# ---- cluster risk (methods vignette, section 22; risk_individual(cluster =)) ---------------
+
+# Each unit's individual risk at the node (risk_individual(): 1 / f without
+# weights, Benedetti-Franconi with them). Suppression removes whole classes,
+# so the risk of a released unit does not depend on which other classes are
+# suppressed: computed once per node.
+unit_risk <- function(class_codes, unit_class, keys, weights) {
+  frame <- class_frame(class_codes, unit_class, seq_along(unit_class), keys)
+  risk_individual(frame, keys, weights = weights)$per_record
+}
+
+# The expected share of released units re-identified when identifying one
+# member of a cluster identifies all: r_h = 1 - prod(1 - r_i) over the
+# cluster's released members, summed over the released units, over their
+# number. An empty release has no risk.
+cluster_share <- function(r, unit_class, kept, cluster) {
+  rows <- kept[unit_class]
+  if (!any(rows)) return(0)
+  sum(cluster_risk(r[rows], cluster[rows])) / sum(rows)
+}
+
+check_cluster_criterion <- function(cluster_risk, data, person) {
+  if (is.null(cluster_risk)) return(NULL)
+  allowed <- c("cluster", "max", "weights")
+  if (!is.list(cluster_risk) || is.null(names(cluster_risk)) ||
+      !all(c("cluster", "max") %in% names(cluster_risk)) ||
+      length(setdiff(names(cluster_risk), allowed)))
+    abort_type("cluster_risk", "a list(cluster = , max = , weights = ) (weights optional)")
+  max <- check_number(cluster_risk$max, lower = 0, upper = 1, arg = "cluster_risk")
+  column <- cluster_risk$cluster
+  if (!is.character(column) || length(column) != 1L || is.na(column) ||
+      !column %in% names(data))
+    epimask_abort("`cluster_risk$cluster` must name a column of `data` (each record's cluster).",
+                  "epimask_error_name", arg = "cluster_risk")
+  cl <- data[[column]]
+  if (anyNA(cl))
+    epimask_abort(sprintf("`cluster_risk$cluster` ('%s') must name a cluster for every record; %d %s NA.",
+                          column, sum(is.na(cl)), if (sum(is.na(cl)) == 1L) "is" else "are"),
+                  c("epimask_error_missing", "epimask_error_value"), arg = "cluster_risk")
+  cl <- key_values(cl)
+  if (!is.null(person)) {
+    first <- match(seq_len(max(person)), person)
+    if (any(cl != cl[first][person]))
+      abort_value("cluster_risk", sprintf(paste0(
+        "a cluster column ('%s') equal on all the records of a person (a person belongs ",
+        "to one cluster)"), column))
+    cl <- cl[first]
+  }
+  list(cluster = cl, max = max, column = column,
+       weights = unit_weights(cluster_risk$weights, data, person, "cluster_risk"),
+       weights_column = if (is.character(cluster_risk$weights)) cluster_risk$weights)
 }
 
 check_uniqueness <- function(uniqueness) {
@@ -309,6 +482,28 @@ node_suppressed_records <- function(lat, levels, model) {
                         unname(levels))
   ev <- lattice_evaluate(lat, tab, unname(levels), model, "precision")
   ev$supp[record_class(lat, unname(levels), ev$class_codes)]
+}
+
+# The scanned risks of the release at node `levels` whose suppressed units
+# are `supp` (logical, one per unit): the log-linear share and the cluster
+# risk share, as the criteria compute them.
+node_risk_values <- function(lat, levels, model, supp) {
+  tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(levels)))), levels)
+  A <- length(levels)
+  cls <- call_c(C_lattice_group, arg = "spec", list(codes = tab$codes, ncol = A,
+                                                    count = tab$count))
+  class_codes <- tab$codes[cls$first, seq_len(A), drop = FALSE]
+  unit_class <- record_class(lat, levels, class_codes)
+  kept <- logical(nrow(class_codes))
+  kept[unit_class[!supp]] <- TRUE
+  out <- list()
+  if (!is.null(model$loglinear))
+    out$loglinear <- loglinear_share(class_codes, unit_class, kept, lat$keys, model$loglinear)
+  if (!is.null(model$cluster_risk))
+    out$cluster_risk <- cluster_share(
+      unit_risk(class_codes, unit_class, lat$keys, model$cluster_risk$weights), unit_class,
+      kept, model$cluster_risk$cluster)
+  out
 }
 
 # ---- analysis loss -------------------------------------------------------------
@@ -489,6 +684,16 @@ analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
   }, term = term, estimate = est_o)
 }
 
+# An analysis evaluator of the records (analysis_evaluator() on a lattice of
+# the records) driven by a search on persons: levels per person (local
+# recoding) and suppressed persons are spread over each person's records.
+person_analysis <- function(evaluate, person) {
+  structure(function(levels, supp_records, detail = FALSE, blank = NULL) {
+    if (is.matrix(levels)) levels <- levels[person, , drop = FALSE]
+    evaluate(levels, supp_records[person], detail = detail, blank = blank)
+  }, term = attr(evaluate, "term"), estimate = attr(evaluate, "estimate"))
+}
+
 # ---- local recoding (ARX ARXResult.optimize) --------------------------------
 
 # The records the global node suppresses are taken as a data set of their own
@@ -497,8 +702,11 @@ analysis_evaluator <- function(metric, data, keys, hierarchies, lat) {
 # releases are recoded at its levels and leave the suppressed set; repeated
 # while a round recodes records. With the analysis loss, a round's nodes are
 # ranked by the analysis loss of the whole release they would give.
+# With persons (`unit_records`: the records of each person, data one row per
+# person) the rounds count records and persons.
 local_recoding <- function(data, keys, hierarchies, model, metric, lat, levels,
-                           supp, sensitive, ordered, population, analysis) {
+                           supp, sensitive, ordered, population, analysis,
+                           unit_records = NULL) {
   n <- nrow(data)
   A <- length(keys)
   rec_levels <- matrix(as.integer(levels), n, A, byrow = TRUE)
@@ -528,6 +736,13 @@ local_recoding <- function(data, keys, hierarchies, model, metric, lat, levels,
       round = length(rounds) + 1L, records = length(recoded),
       still_suppressed = sum(supp),
       levels = paste(found$levels, collapse = ","), stringsAsFactors = FALSE)
+    if (!is.null(unit_records)) {
+      r <- length(rounds)
+      rounds[[r]]$persons <- rounds[[r]]$records
+      rounds[[r]]$persons_still_suppressed <- rounds[[r]]$still_suppressed
+      rounds[[r]]$records <- sum(unit_records[recoded])
+      rounds[[r]]$still_suppressed <- sum(unit_records[supp])
+    }
   }
   current <- stats::setNames(lapply(seq_len(A), function(v) {
     x <- data[[keys[[v]]]]

@@ -56,7 +56,8 @@
 #'   `NA`. The information losses are of the persons when each person has one
 #'   combination of key values, else of the records. [ola()] takes persons
 #'   only when each has one combination of key values (its lattice runs on
-#'   one row per person).
+#'   one row per person), with every criterion counting persons (see its
+#'   section "Several records per person").
 #' @param secret `NULL`, or the custodian's secret key for the pseudonyms (a
 #'   string or a raw vector); keep it apart from the release.
 #' @param drop_proxies `TRUE` to drop released columns that determine a
@@ -227,12 +228,16 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
   h <- unname(level)
   tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(keys)))), h)
   losses <- lattice_evaluate(lat, tab, h, model, loss_metrics)$loss
+  # with a person column, ec counts persons: the suppressed persons are those
+  # whose records are suppressed (ola() suppresses persons whole)
+  kept_unit <- if (is.null(person)) kept else kept[match(seq_len(max(person)), person)]
   kept_sizes <- if (is.null(supp_records)) ec$size[ec$size >= k] else {
-    sizes <- tabulate(ec$group[kept], length(ec$size))
+    sizes <- tabulate(ec$group[kept_unit], length(ec$size))
     sizes[sizes > 0L]
   }
   unit_n <- if (is.null(person)) n else max(person)
-  n_small <- if (is.null(person)) length(suppressed) else sum(ec$size[ec$size < k])
+  n_small <- if (is.null(person)) length(suppressed)
+             else if (is.null(supp_records)) sum(ec$size[ec$size < k]) else sum(!kept_unit)
   out <- list(
     data = release,
     levels = level,
@@ -425,6 +430,17 @@ format.epimask_datafly <- function(x, ...) {
                if (!is.null(crit$uniqueness))
                  sprintf("population uniqueness <= %s (%s, pi %s)", format(crit$uniqueness$max),
                          crit$uniqueness$model, format(crit$uniqueness$pi)),
+               if (!is.null(crit$loglinear))
+                 with(crit$loglinear, sprintf(
+                   "log-linear risk %s share <= %s (%s; release %s)", measure, format(max),
+                   if (!is.null(weights_column)) sprintf("weights '%s'", weights_column)
+                   else if (!is.null(pi)) sprintf("pi %s", format(pi)) else "census",
+                   format(signif(release, 4)))),
+               if (!is.null(crit$cluster_risk))
+                 with(crit$cluster_risk, sprintf(
+                   "cluster risk share <= %s (clusters '%s'%s; release %s)", format(max), column,
+                   if (!is.null(weights_column)) sprintf(", weights '%s'", weights_column) else "",
+                   format(signif(release, 4)))),
                if (!is.null(crit$k_map_model))
                  with(crit$k_map_model, sprintf(
                    "k-map %d at sampling fraction %s (ARX's derived k = %d, %s, alpha %s)",
@@ -441,8 +457,11 @@ format.epimask_datafly <- function(x, ...) {
                           format(signif(x$analysis$original$estimate, 5)),
                           format(signif(x$analysis$release$estimate, 5))))
   if (!is.null(x$local) && nrow(x$local))
-    out <- c(out, sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
-                          nrow(x$local), sum(x$local$records)))
+    out <- c(out, if (is.null(x$local$persons))
+      sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
+              nrow(x$local), sum(x$local$records))
+    else sprintf("  local recoding: %d round(s) recoded %d suppressed person(s) (%d records)",
+                 nrow(x$local), sum(x$local$persons), sum(x$local$records)))
   if (!is.null(x$nodes_total))
     out <- c(out, sprintf("  lattice: %s of %s nodes evaluated",
                           format(x$nodes_evaluated, big.mark = ","),

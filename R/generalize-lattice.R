@@ -39,14 +39,13 @@ lattice_key <- function(x, hierarchy) {
        group_n = group_n, suppress_cost = suppress_cost, maps = maps, nested = nested)
 }
 
-# Codes of one sensitive variable (NA a value of its own, last when ordered)
-# and its overall distribution q.
+# Codes of one sensitive variable, as risk_tcloseness() codes them (NA a
+# value of its own, last when ordered; numbers by value, factors by their
+# levels, other values sorted), and its overall distribution q.
 lattice_sensitive <- function(x, ordered) {
-  values <- unique(x)
-  if (ordered) values <- values[order(key_values(values), na.last = TRUE)]
-  code <- match(x, values)
-  list(code = code, q = tabulate(code, length(values)) / length(x),
-       ordered = ordered)
+  code <- sensitive_codes(x, ordered)
+  m <- max(0L, code)
+  list(code = code, q = tabulate(code, m) / length(x), ordered = ordered)
 }
 
 # Everything the search needs about the data, built once.
@@ -128,9 +127,9 @@ lattice_diverse <- function(lat, table, cls, small, model) {
   A <- length(lat$keys)
   for (j in seq_along(lat$sensitive)) {
     s <- lat$sens[[j]]
-    d <- call_c(C_lattice_diversity, list(
-      class = cls$group, value = table$codes[, A + j], count = table$count,
-      n_classes = length(cls$size), q = s$q, ordered = as.integer(s$ordered)), arg = "sensitive")
+    d <- class_diversity(cls$group, table$codes[, A + j], length(cls$size), length(s$q),
+                         count = table$count, q = if (!is.null(model$t)) s$q,
+                         ordered = s$ordered)
     kept <- !small
     if (!is.null(model$l)) {
       l_value <- if (model$diversity == "distinct") d$distinct else d$entropy_l

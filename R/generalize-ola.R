@@ -81,7 +81,9 @@
 #'   [analysis_loss()], the loss of the whole release), and the records the
 #'   new node releases are recoded at its levels; repeated while a round
 #'   recodes records. The rounds are in `$local`; the losses are then
-#'   computed record by record (each at its own levels).
+#'   computed record by record (each at its own levels). With persons (`id`)
+#'   the rounds count `records` and `persons` (columns `persons`,
+#'   `persons_still_suppressed` added).
 #' @param population With `k_map`: a data frame of the population's key
 #'   values (one row per person of the population the data are a sample
 #'   of; the key columns, of the data's types, within the hierarchies'
@@ -122,6 +124,44 @@
 #'   Population uniques are sample uniques: with `k >= 2` and
 #'   `outliers = "small"` the released classes have none, so the criterion
 #'   bites with `k = 1`.
+#' @param loglinear `NULL`, or Skinner & Shlomo's log-linear risk as a
+#'   criterion (methods vignette, section 22): `list(max = , pi = , weights =
+#'   , measure = "tau1", formula = NULL)`. The released classes' key table is
+#'   fitted by [risk_loglinear()] (main effects, or `formula` of the keys)
+#'   with the sampling fraction `pi` or the sampling `weights` (a column of
+#'   `data`, each at least 1; neither: the data are the population), and
+#'   \eqn{\tau_1 / n} (`measure = "tau1"`: the expected share of released
+#'   units that are sample uniques unique in the population) or
+#'   \eqn{\tau_2 / n} (`"tau2"`: the expected share correctly matched) must
+#'   be at most `max`, n the released records (persons). It is checked on
+#'   the release the other criteria leave and suppresses nothing of its own
+#'   (each count suppressed would refit the whole key table: on Adult's five
+#'   usual keys, 81,760 cells, and hundreds of counts per node): a node
+#'   meets it by its generalization. A table too large to fit or a model that does not
+#'   converge fails the node. Like `uniqueness`, it concerns sample uniques:
+#'   with `k >= 2` and `outliers = "small"` the released classes have none
+#'   (\eqn{\tau = 0}), so it bites with `k = 1`.
+#' @param cluster_risk `NULL`, or cluster (household) risk as a criterion
+#'   (methods vignette, section 22; [risk_individual()] with `cluster`):
+#'   `list(cluster = , max = , weights = NULL)`, `cluster` the column naming
+#'   each record's cluster (family, household, care home; no `NA`). Each
+#'   released unit's individual risk is [risk_individual()]'s at the node
+#'   (\eqn{1/f}, or Benedetti-Franconi with the sampling `weights`, a column
+#'   each at least 1); a cluster's risk is \eqn{1 - \prod (1 - r_i)} over its
+#'   released members, given to each; the expected share of released units
+#'   re-identified, \eqn{\sum_i r_{h(i)} / n}, must be at most `max`.
+#'
+#'   `uniqueness`, `loglinear` and `cluster_risk` are not monotone under
+#'   suppression. `uniqueness` and `cluster_risk` are met together by one
+#'   scan that suppresses the smallest released classes first (ties by their
+#'   generalized values), after the other criteria's suppression, taking the
+#'   least number of classes after which both hold, within `max_suppress`
+#'   (each count tried costs an estimator fit or a pass over the clusters);
+#'   `loglinear` is then checked on that release. They change only the
+#'   acceptability, never the tagged k-part, so every node the k-part and
+#'   the bound leave is checked. Not with `local = TRUE` (the risk is of the
+#'   whole release). The print names each criterion and its value on the
+#'   release (`$criteria$loglinear$release`, `$criteria$cluster_risk$release`).
 #' @param k_map_alpha,k_map_estimator With `k_map` and a [population_model()]:
 #'   the significance level (ARX's default 0.01) and the distribution of a
 #'   population class's count in the sample (`"poisson"`, ARX's default, or
@@ -145,6 +185,25 @@
 #' that the bound does not exclude. With the analysis loss no bound exists:
 #' every node with the k-part is evaluated (one IRLS fit per distinct release).
 #' With the defaults the search and the release are those of methods vignette section 16.
+#' @section Several records per person:
+#' With `id` naming a person column whose values repeat (methods vignette,
+#' section 23), the lattice runs on one row per person and every criterion
+#' counts persons: `k`, `max_suppress` (a share of the persons), `l` / `t`
+#' (over the persons of a class), `outliers = "failing"`, `avg_risk`
+#' (released classes per released person), `k_map` (the `population` table
+#' then has one row per person of the population; the derived k of a
+#' [population_model()] is capped at the number of persons), `uniqueness`
+#' (`pi` the sampling fraction of persons), `loglinear` (the key table of
+#' persons) and `cluster_risk` (a person belongs to one cluster: the column
+#' must be equal on a person's records, as must `weights`). A person is
+#' suppressed with all their records; `suppressed_loss` and the information
+#' losses are of the persons. `local = TRUE` searches the suppressed persons
+#' again, and a recoded person's records all take the round's levels. With
+#' [analysis_loss()] the collaborator's model is fitted on the records: a
+#' suppressed person's records all leave the fit. Every person must have one
+#' combination of key values (the key set of methods vignette section 23
+#' then has one tuple at every node); persons whose keys vary between their
+#' records get a classed error pointing to [datafly()], which takes key sets.
 #' @section Progress:
 #' The search signals its progress (one step per lattice node evaluated)
 #' through \pkg{progressr} when it is installed: wrap the call in
@@ -189,6 +248,20 @@
 #' # k-map from a sampling fraction alone (ARX's derived k)
 #' ola(people, c("birth", "sex", "zip"), h, k = 2, k_map = 50,
 #'     population = population_model(0.1))
+#' # log-linear risk of a 5% sample: expected population uniques at most 1%
+#' ola(people, c("birth", "sex", "zip"), h, k = 1, max_suppress = 0.1,
+#'     loglinear = list(pi = 0.05, max = 0.01))
+#' # families of three: the cluster risk share at most 0.2
+#' people$family <- rep(1:100, each = 3)
+#' ola(people, c("birth", "sex", "zip"), h, k = 2,
+#'     cluster_risk = list(cluster = "family", max = 0.2))
+#' # several visits per person: persons are counted and suppressed whole
+#' tv <- trial_visits
+#' tv$yob <- as.integer(format(tv$birth, "%Y"))
+#' ola(tv, c("yob", "sex", "site"),
+#'     list(yob = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
+#'          site = hierarchy_flat()),
+#'     k = 3, id = "pid", secret = "custodian key", outliers = "failing", avg_risk = 0.2)
 #' @export
 ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),
@@ -199,7 +272,7 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 outliers = c("small", "failing"), local = FALSE, population = NULL,
                 avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node", "block"),
                 k_map_alpha = 0.01, k_map_estimator = c("poisson", "zero_truncated"),
-                uniqueness = NULL) {
+                uniqueness = NULL, loglinear = NULL, cluster_risk = NULL) {
   args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
                                 secret, drop_proxies)
   data <- args$data
@@ -232,9 +305,11 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   # k-map from a sampling fraction (ARX's derived k): k-anonymity with the
   # derived k, a monotone criterion searched with tagging like k itself
   k_map_derived <- NULL
+  person <- generalize_persons(data, id)
   if (inherits(population, "epimask_population_model")) {
+    # capped at the number of units counted (persons with a person column)
     k_map_derived <- kmap_derived_k(k_map, population$pi, k_map_alpha, k_map_estimator,
-                                    nrow(data))
+                                    if (is.null(person)) nrow(data) else max(person))
     k_map_pi <- population$pi
     args$k <- as.integer(max(args$k, k_map_derived))
     k_map <- NULL
@@ -255,15 +330,12 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   warn_possible_identifiers(data, c(keys, id))
   proxies <- find_proxies(data, keys, id)
 
-  person <- generalize_persons(data, id)
   searched <- data
-  if (!is.null(person) && (outliers != "small" || !is.null(avg_risk) || !is.null(k_map) ||
-                           !is.null(uniqueness) ||
-                           local || metric == "analysis" || suppressed_loss != "top"))
-    abort_value("id", paste0(
-      "a column of distinct values with `outliers = \"failing\"`, `avg_risk`, `k_map`, `uniqueness`, ",
-      "`local`, `suppressed_loss` or an analysis-loss metric (persons with several records ",
-      "are searched with k, l and t only in this version)"))
+  loglinear <- check_loglinear_criterion(loglinear, data, person)
+  cluster_risk <- check_cluster_criterion(cluster_risk, data, person)
+  if (local && (!is.null(loglinear) || !is.null(cluster_risk)))
+    abort_value("local", paste0("FALSE with `loglinear` or `cluster_risk` (the risk is ",
+                                "of the whole release, not of a subset's)"))
   if (!is.null(person)) {
     # the lattice runs on the persons (one row each)
     searched <- person_rows(data, keys, person, sensitive)
@@ -279,28 +351,41 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity, outliers = outliers, avg_risk = avg_risk,
-                k_map = k_map, uniqueness = uniqueness, charge = suppressed_loss)
+                k_map = k_map, uniqueness = uniqueness, charge = suppressed_loss,
+                loglinear = loglinear, cluster_risk = cluster_risk)
   if (!is.null(k_map))
-    lat$pop <- population_lattice(data, population, keys, args$hierarchies)
-  if (metric == "analysis")
-    analysis <- analysis_evaluator(analysis_metric, data, keys, args$hierarchies, lat)
+    lat$pop <- population_lattice(searched, population, keys, args$hierarchies)
+  if (metric == "analysis") {
+    if (is.null(person)) {
+      analysis <- analysis_evaluator(analysis_metric, data, keys, args$hierarchies, lat)
+    } else {
+      # the collaborator's model is fitted on the records; the search
+      # suppresses persons: a suppressed person's records all leave the fit
+      analysis <- person_analysis(
+        analysis_evaluator(analysis_metric, data, keys, args$hierarchies,
+                           lattice_build(data, keys, args$hierarchies)), person)
+    }
+  }
   found <- lattice_search(lat, model, metric, minimal_only = search == "minimal",
                           analysis = analysis)
   levels <- stats::setNames(found$levels, keys)
 
   targeted <- model_extended(model) || local
+  # suppressed units of the lattice: records, or persons with a person column
   supp_records <- if (targeted) node_suppressed_records(lat, levels, model)
   recoding <- NULL
   if (local && found$found) {
-    recoding <- local_recoding(data, keys, args$hierarchies, model, metric, lat,
+    recoding <- local_recoding(searched, keys, args$hierarchies, model, metric, lat,
                                levels, supp_records, sensitive, ordered, population,
-                               analysis)
+                               analysis, unit_records = if (!is.null(person)) tabulate(person))
     supp_records <- recoding$supp
+    if (!is.null(person)) recoding$current <- lapply(recoding$current, `[`, person)
   }
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
                         args$secret, proxies, drop_proxies, lat, model,
-                        supp_records = supp_records, current = recoding$current,
-                        person = person)
+                        supp_records = if (!is.null(person) && !is.null(supp_records))
+                          supp_records[person] else supp_records,
+                        current = recoding$current, person = person)
   if (!is.null(recoding)) {
     out$info_loss <- record_level_losses(lat, recoding$levels, supp_records, model,
                                          out$class_sizes)
@@ -318,6 +403,18 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   out$criteria <- list(outliers = outliers, avg_risk = avg_risk, k_map = k_map,
                        local = local, suppressed_loss = suppressed_loss)
   out$criteria$uniqueness <- uniqueness
+  if (!is.null(loglinear) || !is.null(cluster_risk)) {
+    # the release's own values of the scanned risks, for the print
+    final <- node_risk_values(lat, unname(levels), model,
+                              if (is.null(supp_records)) rep(FALSE, lat$n) else supp_records)
+    if (!is.null(loglinear))
+      out$criteria$loglinear <- c(loglinear[c("max", "pi", "measure", "formula",
+                                              "weights_column")],
+                                  list(release = final$loglinear))
+    if (!is.null(cluster_risk))
+      out$criteria$cluster_risk <- c(cluster_risk[c("max", "column", "weights_column")],
+                                     list(release = final$cluster_risk))
+  }
   if (!is.null(k_map_derived))
     out$criteria$k_map_model <- list(k_map = k_map_requested, pi = k_map_pi,
                                      alpha = k_map_alpha, estimator = k_map_estimator,
@@ -340,7 +437,12 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
              if (!is.null(avg_risk)) sprintf(", average risk <= %s", format(avg_risk)) else "",
              if (!is.null(k_map)) sprintf(", k-map %d", k_map) else "",
              if (!is.null(uniqueness))
-               sprintf(", population uniqueness <= %s", format(uniqueness$max)) else "")),
+               sprintf(", population uniqueness <= %s", format(uniqueness$max)) else "",
+             if (!is.null(loglinear))
+               sprintf(", log-linear %s share <= %s", loglinear$measure, format(loglinear$max))
+             else "",
+             if (!is.null(cluster_risk))
+               sprintf(", cluster risk <= %s", format(cluster_risk$max)) else "")),
       "epimask_warning_suppressed")
   structure(out, class = c("epimask_ola", "epimask_datafly"))
 }

@@ -1,9 +1,10 @@
 # Attribute disclosure (methods vignette section 12): l-diversity (distinct, entropy,
 # recursive (c, l)) and t-closeness (earth mover's distance) of the sensitive
 # values within the equivalence classes of the keys. Classes come from the
-# hashed counts of src/freq.c; the per-class statistics are computed over the
-# (class, sensitive value) pairs only, so that the work and memory stay
-# O(n log n) and O(n) however many classes and values there are.
+# hashed counts of src/freq.c; the per-class statistics from src/diversity.c
+# (the implementation the lattice search uses too), over the (class,
+# sensitive value) pairs only, so that work and memory stay O(n log m) and
+# O(n) however many classes and values there are.
 
 #' l-diversity of sensitive variables
 #'
@@ -151,38 +152,25 @@ sensitive_codes <- function(x, ordered = FALSE) {
   codes
 }
 
-# (class, value) pairs: the class, value code and count of each pair, sorted
-# by class then value code.
-class_value_pairs <- function(group, codes) {
-  m <- cbind(group, codes)
-  storage.mode(m) <- "integer"
-  pg <- call_c(C_freq_group, list(codes = m), arg = "keys")
-  first <- which(pg$group > c(0L, cummax(pg$group)[-length(pg$group)]))
-  pairs <- data.frame(class = group[first], value = codes[first], count = pg$size)
-  pairs[order(pairs$class, pairs$value, method = "radix"), , drop = FALSE]
+# Distinct l, entropy l, recursive (c, l) (c > 0) and the EMD to q (q not
+# NULL; ordered or equal ground distance) of each class, for one sensitive
+# variable: the one implementation is diversity_classes() of src/diversity.c.
+# Rows are records (count NULL) or the rows of a class table (count the
+# records behind each); class in 1..n_classes, value in 1..m.
+class_diversity <- function(class, value, n_classes, m, count = NULL, q = NULL,
+                            ordered = FALSE, c = 0, arg = "sensitive") {
+  call_c(C_diversity, list(
+    class = class, value = value, count = if (is.null(count)) double() else as.double(count),
+    n_classes = as.integer(n_classes), m = as.integer(m),
+    q = if (is.null(q)) double() else as.double(q), ordered = as.integer(ordered),
+    c = as.double(c)), arg = arg)
 }
 
 ldiversity_one <- function(ec, x, c) {
-  n_classes <- length(ec$size)
-  pairs <- class_value_pairs(ec$group, sensitive_codes(x))
-  cls <- pairs$class
-  distinct <- tabulate(cls, n_classes)
-  p <- pairs$count / ec$size[cls]
-  entropy <- exp(-group_sums(p * log(p), cls, n_classes))
-  # recursive (c, l): counts in decreasing order within each class; the tail
-  # sum from position l is f_j minus the counts before it
-  o <- order(cls, -pairs$count, method = "radix")
-  cls_o <- cls[o]
-  cnt <- pairs$count[o]
-  start <- c(TRUE, cls_o[-1L] != cls_o[-length(cls_o)])
-  start_at <- cummax(ifelse(start, seq_along(cls_o), 0L))
-  top <- cnt[start_at]
-  before <- cumsum(as.double(cnt)) - cnt
-  before <- before - before[start_at]
-  tail <- ec$size[cls_o] - before
-  holds <- top < c * tail
-  recursive <- pmax(tabulate(cls_o[holds], n_classes), 1L)
-  data.frame(distinct = distinct, entropy = entropy, recursive = recursive)
+  codes <- sensitive_codes(x)
+  d <- class_diversity(ec$group, codes, length(ec$size), max(0L, codes), c = c)
+  data.frame(distinct = as.integer(d$distinct), entropy = d$entropy_l,
+             recursive = as.integer(d$recursive))
 }
 
 #' t-closeness of sensitive variables
@@ -272,44 +260,12 @@ risk_tcloseness <- function(data, keys, sensitive, ordered = NULL, id = NULL) {
   ), class = "epimask_tcloseness")
 }
 
-# EMD of every class for one sensitive variable, over the (class, value)
-# pairs. Ordered: between two values present in a class the class's
-# cumulative share P is constant while Q's cumulative share Qc rises, so the
-# sum of |P - Qc_i| over that run of ranks follows from prefix sums of Qc
-# split where Qc crosses P.
+# EMD of every class for one sensitive variable (src/diversity.c).
 emd_one <- function(ec, x, ordered) {
-  n_classes <- length(ec$size)
   codes <- sensitive_codes(x, ordered)
-  m <- max(codes)
+  m <- max(0L, codes)
   q <- tabulate(codes, m) / length(codes)
-  pairs <- class_value_pairs(ec$group, codes)
-  cls <- pairs$class
-  p <- pairs$count / ec$size[cls]
-  if (!ordered) {
-    part <- abs(p - q[pairs$value]) - q[pairs$value]
-    return(pmin(pmax((1 + group_sums(part, cls, n_classes)) / 2, 0), 1))
-  }
-  if (m == 1L) return(numeric(n_classes))
-  qc <- cumsum(q)
-  S <- c(0, cumsum(qc))                     # S[i + 1] = sum_{k <= i} Qc_k
-  run_sum <- function(level, a, b) {        # sum_{i = a}^{b} |level - Qc_i|
-    split <- pmin(pmax(findInterval(level, qc), a - 1L), b)
-    level * (split - a + 1) - (S[split + 1L] - S[a]) +
-      (S[b + 1L] - S[split + 1L]) - level * (b - split)
-  }
-  last <- c(cls[-1L] != cls[-length(cls)], TRUE)
-  first <- c(TRUE, last[-length(last)])
-  # the class's cumulative share, from whole counts (exact) over its size
-  cum_count <- cumsum(as.double(pairs$count))
-  start_at <- cummax(ifelse(first, seq_along(cls), 0L))
-  within <- cum_count - (cum_count[start_at] - pairs$count[start_at])
-  cum_p <- within / ec$size[cls]
-  next_value <- c(pairs$value[-1L], 0L)
-  b <- ifelse(last, m, next_value - 1L)
-  runs <- run_sum(cum_p, pairs$value, b)
-  lead <- ifelse(first, S[pairs$value], 0)  # ranks before the class's first value: P = 0
-  total <- group_sums(runs + lead, cls, n_classes)
-  pmin(pmax(total / (m - 1), 0), 1)
+  class_diversity(ec$group, codes, length(ec$size), m, q = q, ordered = ordered)$emd
 }
 
 # ---- methods -----------------------------------------------------------------

@@ -21,8 +21,9 @@ static const R_CallMethodDef call_methods[] = {
     /* lattice: class counts of the generalization lattice (r_lattice.c) */
     CALLDEF(lattice_group, 1),
     CALLDEF(lattice_rollup, 1),
-    CALLDEF(lattice_diversity, 1),
     CALLDEF(lattice_tag, 1),
+    /* l-diversity and t-closeness of the classes (r_diversity.c) */
+    CALLDEF(diversity, 1),
     /* err: linear excess-relative-risk model (r_err.c) */
     CALLDEF(err_fit, 1),
     CALLDEF(err_derivs, 1),             /* TEST ONLY */

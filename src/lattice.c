@@ -1,10 +1,9 @@
 /* Class counts for the generalization lattice (methods vignette section 16): grouping of code
- * rows (by the engine of freq.c), roll-up of a finer node's class table to a coarser node, and the
- * l-diversity / t-closeness figures of each class (methods vignette section 12). Plain C over
- * arrays; the search itself lives in R/generalize-ola.R. */
+ * rows (by the engine of freq.c) and roll-up of a finer node's class table to a coarser node (the
+ * l-diversity / t-closeness figures of each class are diversity.c's). Plain C over arrays; the
+ * search itself lives in R/generalize-ola.R. */
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 #include "lattice.h"
 #include "freq.h"
 
@@ -61,73 +60,6 @@ int lattice_rollup(const int *codes, const double *count, size_t n, int ncol,
     }
     free(rec); free(group); free(first);
     return n_groups;
-}
-
-int lattice_diversity(const int *cls, const int *s, const double *count,
-                      size_t n, int n_classes, int m, const double *q,
-                      int ordered, double *distinct, double *entropy_l,
-                      double *emd)
-{
-    /* rows sorted by class with a counting sort, then one dense histogram
-     * reused class after class */
-    int *start = calloc((size_t) n_classes + 1, sizeof(int));
-    int *order = malloc((n > 0 ? n : 1) * sizeof(int));
-    double *hist = calloc((size_t) m + 1, sizeof(double));
-    int *touched = malloc(((size_t) m + 1) * sizeof(int));
-    if (!start || !order || !hist || !touched) {
-        free(start); free(order); free(hist); free(touched);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) start[cls[i] + 1]++;
-    for (int c = 0; c < n_classes; c++) start[c + 1] += start[c];
-    int *fill = malloc(((size_t) n_classes + 1) * sizeof(int));
-    if (!fill) {
-        free(start); free(order); free(hist); free(touched);
-        return -1;
-    }
-    memcpy(fill, start, ((size_t) n_classes + 1) * sizeof(int));
-    for (size_t i = 0; i < n; i++) order[fill[cls[i]]++] = (int) i;
-    free(fill);
-
-    for (int c = 0; c < n_classes; c++) {
-        int n_touched = 0;
-        double total = 0.0;
-        for (int r = start[c]; r < start[c + 1]; r++) {
-            int i = order[r], v = s[i];
-            if (hist[v] == 0.0 && count[i] > 0) touched[n_touched++] = v;
-            hist[v] += count[i];
-            total += count[i];
-        }
-        double h = 0.0, d = 0.0;
-        for (int t = 0; t < n_touched; t++) {
-            double p = hist[touched[t]] / total;
-            h -= p * log(p);
-        }
-        if (ordered) {
-            /* (1 / (m - 1)) sum_i |sum_{k <= i} (p_k - q_k)| over all m values */
-            double cum = 0.0;
-            for (int v = 1; v <= m; v++) {
-                cum += hist[v] / total - q[v - 1];
-                d += fabs(cum);
-            }
-            d = m > 1 ? d / (m - 1) : 0.0;
-        } else {
-            /* (1/2) sum_k |p_k - q_k|: untouched values contribute q_k */
-            double q_touched = 0.0;
-            for (int t = 0; t < n_touched; t++) {
-                int v = touched[t];
-                d += fabs(hist[v] / total - q[v - 1]);
-                q_touched += q[v - 1];
-            }
-            d = 0.5 * (d + fmax(0.0, 1.0 - q_touched));
-        }
-        distinct[c] = n_touched;
-        entropy_l[c] = exp(h);
-        emd[c] = d;
-        for (int t = 0; t < n_touched; t++) hist[touched[t]] = 0.0;
-    }
-    free(start); free(order); free(hist); free(touched);
-    return 0;
 }
 
 void lattice_tag(const int *nodes, size_t n_nodes, int n_keys, const int *levels,

@@ -25,17 +25,6 @@ int lattice_rollup(const int *codes, const double *count, size_t n, int ncol,
                    const int *const *maps, const int *map_len,
                    int *out_codes, double *out_count);
 
-/* Per class, for one sensitive variable: the number of distinct values, the
- * entropy l (exp of the entropy of the class's distribution) and the earth
- * mover's distance to the overall distribution q (length m; ordered != 0:
- * the ordered distance, else half the L1 distance), methods vignette section 12. cls[i] in
- * 0..n_classes-1 and s[i] in 1..m give each row's class and value, count[i]
- * its records. Returns 0, or -1 when out of memory. */
-int lattice_diversity(const int *cls, const int *s, const double *count,
-                      size_t n, int n_classes, int m, const double *q,
-                      int ordered, double *distinct, double *entropy_l,
-                      double *emd);
-
 /* Predictive tagging: out[i] = 1 when node i (row i of the n_nodes x n_keys
  * level matrix) is a generalization of `levels` (up != 0: every level >=) or
  * a specialization (up == 0: every level <=), else 0. */

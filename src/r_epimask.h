@@ -12,8 +12,10 @@ SEXP r_freq_match(SEXP spec);
 /* r_lattice.c: class counts of the generalization lattice */
 SEXP r_lattice_group(SEXP spec);
 SEXP r_lattice_rollup(SEXP spec);
-SEXP r_lattice_diversity(SEXP spec);
 SEXP r_lattice_tag(SEXP spec);
+
+/* r_diversity.c: l-diversity and t-closeness of equivalence classes */
+SEXP r_diversity(SEXP spec);
 
 /* r_err.c: linear excess-relative-risk model (named-list specs) */
 SEXP r_err_fit(SEXP spec);

@@ -79,37 +79,6 @@ SEXP r_lattice_rollup(SEXP spec)
     return out;
 }
 
-/* spec: class (1-based class of each row), value (1-based sensitive value),
- * count, n_classes, q (overall distribution), ordered (0/1). Returns
- * list(distinct, entropy_l, emd), one value per class. */
-SEXP r_lattice_diversity(SEXP spec)
-{
-    R_xlen_t n = r_field_length(spec, "class");
-    const int *cls = r_field_int(spec, "class", n);
-    const int *value = r_field_int(spec, "value", n);
-    const double *count = r_field_double(spec, "count", n, 1);
-    int n_classes = r_field_int1(spec, "n_classes", 0, INT_MAX);
-    R_xlen_t m = r_field_length(spec, "q");
-    const double *q = r_field_double(spec, "q", m, 1);
-    int ordered = r_field_int1(spec, "ordered", 0, 1);
-    int *cls0 = (int *) R_alloc(n > 0 ? (size_t) n : 1, sizeof(int));
-    for (R_xlen_t i = 0; i < n; i++) {
-        if (cls[i] < 1 || cls[i] > n_classes) r_field_error("class", "within 1..n_classes");
-        if (value[i] < 1 || value[i] > m) r_field_error("value", "within 1..length(q)");
-        cls0[i] = cls[i] - 1;
-    }
-    const char *names[] = { "distinct", "entropy_l", "emd", "" };
-    SEXP out = PROTECT(r_named_list(names));
-    double *distinct = REAL(r_list_set(out, "distinct", allocVector(REALSXP, n_classes)));
-    double *entropy_l = REAL(r_list_set(out, "entropy_l", allocVector(REALSXP, n_classes)));
-    double *emd = REAL(r_list_set(out, "emd", allocVector(REALSXP, n_classes)));
-    if (lattice_diversity(cls0, value, count, (size_t) n, n_classes, (int) m, q,
-                          ordered, distinct, entropy_l, emd) < 0)
-        r_nomem_error("measure the diversity of", (size_t) n);
-    UNPROTECT(1);
-    return out;
-}
-
 /* spec: nodes (N x A integer matrix of levels), levels (A), up (0/1).
  * Returns a logical vector: the nodes at or above (up) / below `levels`. */
 SEXP r_lattice_tag(SEXP spec)

@@ -549,7 +549,8 @@ static double cat_gather(cat_state *st, const int *t, int tc, int self, int need
         it->whole = cl->weight[d] >= k;
         it->avail = it->whole ? cl->weight[d] - k : cl->weight[d];
     }
-    qsort(buf->d, (size_t) buf->n, sizeof(donor), cmp_donor);
+    /* no donor yet: buf->d may still be NULL, which qsort() must not get */
+    if (buf->n > 1) qsort(buf->d, (size_t) buf->n, sizeof(donor), cmp_donor);
     double cost_a = 0;
     int left = need;
     for (int i = 0; i < buf->n && left > 0; i++) {

@@ -36,6 +36,10 @@ dat <- data.frame(x = runif(n), y = rpois(n, 3), z = rnorm(n), g = rep(1:2, 6),
                   k3 = sample(c("u", "v"), n, TRUE), w = runif(n, 1, 5),
                   s = sample(c("p", "q", "r"), n, TRUE), id = seq_len(n),
                   stringsAsFactors = FALSE)
+# survival times with ties, a start time and two strata (fit_cox())
+surv <- transform(dat, time = c(5, 3, 3, 8, 2, 9, 4, 4, 7, 1, 6, 3),
+                  status = c(1, 1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1),
+                  start = c(0, 0, 1, 2, 0, 1, 0, 2, 1, 0, 0, 1))
 cohort <- data.frame(case = rep(0:1, 6), dose = c(0, 0, 0.1, 0.5, 1, 2, 0, 0.3, 0.2, 1.5, 2.5, 0),
                      sex = rep(c("f", "m"), each = 6))
 noisy <- function(d, cols, s = 0.1) apply_mask(d, mask_noise(s), cols)
@@ -86,6 +90,22 @@ cases <- list(
   risk_kanon = function() risk_kanon(dat, c("k1", "k2"), k = 2)$record_risk,
   risk_ldiversity = function() risk_ldiversity(dat, c("k1", "k2"), "s"),
   risk_tcloseness = function() risk_tcloseness(dat, c("k1", "k2"), "k3"),
+  tcloseness_ordered = function() risk_tcloseness(dat, c("k1", "k2"), c("x", "y", "s"), ordered = c("x", "y")),
+  ldiversity_recursive = function() risk_ldiversity(dat, "k1", c("y", "k2"), c = 1.5),
+  diversity_counts = function() dotcall("C_diversity", list(
+    class = c(1L, 1L, 2L, 2L, 1L), value = c(1L, 3L, 2L, 2L, 4L), count = c(2, 1, 0.5, 3, 1),
+    n_classes = 2L, m = 4L, q = c(0.4, 0.3, 0.2, 0.1), ordered = 1L, c = 2)),
+  # log-linear risk (src/loglinear.c)
+  loglinear_pi = function() risk_loglinear(dat, c("k1", "k2", "k3"), pi = 0.3)[c("cells", "tau1", "tau2")],
+  loglinear_weights = function() risk_loglinear(dat, c("k1", "k2"), weights = dat$w * 3)[c("cells", "tau1", "tau2")],
+  # Cox model (src/cox.c)
+  cox_efron = function() fit_cox(survival::Surv(time, status) ~ x + z, surv)[c("coefficients", "var", "loglik")],
+  cox_breslow_strata_weights = function() fit_cox(survival::Surv(time, status) ~ x + strata(g), surv,
+                                                  weights = w, ties = "breslow")[c("coefficients", "var")],
+  cox_counting = function() fit_cox(survival::Surv(start, time, status) ~ x, surv)[c("coefficients", "var")],
+  cox_replicates_2threads = function() with_threads(2L, epimask:::cox_replicate_estimates(
+    fit_cox(survival::Surv(time, status) ~ x + z, surv),
+    list(surv, transform(surv, x = x + 0.1), transform(surv, x = rev(x))), "x")),
   # risk measures of the second round
   individual = function() risk_individual(dat, c("k1", "k2")),
   individual_weighted = function() risk_individual(dat, c("k1", "k2"), weights = dat$w),
@@ -99,7 +119,7 @@ cases <- list(
   linkage_mahalanobis_2threads = function() risk_linkage(dat, noisy(dat, c("x", "y", "z")),
                                                          c("x", "y", "z"), "mahalanobis",
                                                          method = "tree", threads = 2),
-  # lattice / OLA (src/lattice.c)
+  # lattice / OLA (src/lattice.c, src/diversity.c)
   ola_k = function() ola(gen, c("age", "sex", "zip"), gen_h, k = 2, max_suppress = 0.2),
   ola_minimal = function() ola(gen, c("age", "sex", "zip"), gen_h, k = 3, max_suppress = 0.1,
                                metric = "discernibility", search = "minimal"),

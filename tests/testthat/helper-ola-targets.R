@@ -13,7 +13,8 @@
 brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
                               outliers = "small", l = NULL, t = NULL, sensitive = NULL,
                               diversity = "distinct", avg_risk = NULL, k_map = NULL,
-                              population = NULL, charge = "top", uniqueness = NULL) {
+                              population = NULL, charge = "top", uniqueness = NULL,
+                              risks = list()) {
   n <- nrow(data)
   A <- length(keys)
   gen <- lapply(seq_along(keys), function(v)
@@ -69,9 +70,23 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
     }
     if (sum(size[supp]) > limit) ok <- FALSE
   }
-  if (ok && !is.null(uniqueness)) {
-    # population uniqueness: the smallest released classes suppressed one by
-    # one (same order as for avg_risk) until the share meets `max`
+  # population uniqueness and the `risks` (each list(share = function(kept,
+  # gen) of the units released and the node's generalized keys, max = )):
+  # the smallest released classes suppressed one by one (same order as for
+  # avg_risk) until every share meets its `max`
+  meets_all <- function(s_try) {
+    if (!is.null(uniqueness)) {
+      share <- uniqueness$share(size[!s_try], n)
+      if (!is.finite(share) || share > uniqueness$max * (1 + 1e-12)) return(FALSE)
+    }
+    for (r in Filter(function(r) !isFALSE(r$scan), risks)) {
+      share <- r$share(!s_try[match(class_id, classes)], gen)
+      if (!is.finite(share) || share > r$max * (1 + 1e-12)) return(FALSE)
+    }
+    TRUE
+  }
+  scanned <- Filter(function(r) !isFALSE(r$scan), risks)
+  if (ok && (!is.null(uniqueness) || length(scanned))) {
     kept <- which(!supp)
     o <- kept[do.call(order, c(list(size[kept]), lapply(seq_len(A), function(v) codes[kept, v])))]
     met <- FALSE
@@ -79,14 +94,19 @@ brute_target_node <- function(data, keys, hierarchies, levels, k, max_suppress,
       s_try <- supp
       s_try[o[seq_len(m)]] <- TRUE
       if (sum(size[s_try]) > limit) break
-      share <- uniqueness$share(size[!s_try], n)
-      if (is.finite(share) && share <= uniqueness$max * (1 + 1e-12)) {
+      if (meets_all(s_try)) {
         supp <- s_try
         met <- TRUE
         break
       }
     }
     if (!met) ok <- FALSE
+  }
+  # risks with scan = FALSE: checked on the release the scan leaves
+  for (r in Filter(function(r) isFALSE(r$scan), risks)) {
+    if (!ok) break
+    share <- r$share(!supp[match(class_id, classes)], gen)
+    if (!is.finite(share) || share > r$max * (1 + 1e-12)) ok <- FALSE
   }
   rec_supp <- unname(supp[match(class_id, classes)])
   if (charge == "node") charged <- rep(FALSE, n) else charged <- rec_supp
@@ -167,4 +187,34 @@ brute_target_optimum <- function(data, qi, hierarchies, metric, analysis = NULL,
       best <- list(levels = lv, loss = loss, all = r$loss, supp = r$supp)
   }
   best
+}
+
+# Zayatz's estimate written out (methods vignette, section 21): U = c1^2 / sum_j c_j P_j, P_j
+# the hypergeometric probability that a class of size j among N is seen once
+# in a sample of n, j choose(N - j, n - 1) / choose(N, n).
+zayatz_share_by_hand <- function(pi) function(size, n_data) {
+  if (!length(size)) return(0)
+  N <- round(n_data / pi)
+  n <- sum(size)
+  cj <- table(size)
+  j <- as.numeric(names(cj))
+  cj <- as.numeric(cj)
+  c1 <- sum(cj[j == 1])
+  if (c1 == 0) return(0)
+  P <- exp(log(j) + lchoose(N - j, n - 1) - lchoose(N, n))
+  c1^2 / sum(cj * P) / N
+}
+
+# ola()'s result `res` against the exhaustive optimum `ref` (NULL: no node
+# is acceptable): levels, loss and suppressed records.
+expect_matches_optimum <- function(res, ref, metric, label) {
+  if (is.null(ref)) {
+    expect_false(res$acceptable, label = label)
+    return(invisible(res))
+  }
+  expect_true(res$acceptable, label = label)
+  expect_identical(unname(res$levels), as.integer(ref$levels), label = label)
+  expect_equal(info_loss(res, metric), ref$loss, tolerance = tol_exact, label = label)
+  expect_identical(res$suppressed, which(ref$supp), label = label)
+  invisible(res)
 }

@@ -1,57 +1,7 @@
-# risk_ldiversity() and risk_tcloseness() against plain R: split() the
-# records by their key values (pasted, NA spelt out), table() the sensitive
-# values of each class, and apply methods vignette section 12 literally on dense vectors.
-
-na_label <- function(x) {
-  v <- as.character(x)
-  v[is.na(x)] <- "\001NA"
-  v
-}
-
-split_classes <- function(data, keys) {
-  key <- do.call(paste, c(lapply(data[keys], na_label), sep = "\r"))
-  factor(key, levels = unique(key))   # classes in order of first appearance
-}
-
-ldiv_plain <- function(data, keys, s, const) {
-  cls <- split(na_label(data[[s]]), split_classes(data, keys))
-  t(vapply(cls, function(v) {
-    r <- sort(as.vector(table(v)), decreasing = TRUE)
-    p <- r / sum(r)
-    m <- length(r)
-    rec <- 1
-    for (l in seq_len(m)) if (r[1] < const * sum(r[l:m])) rec <- max(rec, l)
-    # (c()'s own `recursive` argument forbids c(..., recursive = rec))
-    stats::setNames(c(m, exp(-sum(p * log(p))), rec), c("distinct", "entropy", "recursive"))
-  }, numeric(3)))
-}
-
-# Ordered values: numbers by value, factors by level, strings sorted; NA last.
-value_levels <- function(x, ordered) {
-  if (!ordered) return(unique(na_label(x)))
-  u <- if (is.factor(x)) levels(droplevels(x)) else as.character(sort(unique(x[!is.na(x)]), method = "radix"))
-  if (anyNA(x)) u <- c(u, "\001NA")
-  u
-}
-
-emd_plain <- function(data, keys, s, ordered) {
-  x <- data[[s]]
-  lev <- value_levels(x, ordered)
-  v <- factor(na_label(x), levels = lev)
-  q <- as.vector(table(v)) / length(v)
-  m <- length(lev)
-  vapply(split(v, split_classes(data, keys)), function(vj) {
-    p <- as.vector(table(vj)) / length(vj)
-    if (ordered) {
-      if (m == 1L) return(0)
-      # the EMD with ground distance |i - k| / (m - 1), as a transport LP
-      # has the cumulative form; the dense double sum below spells it out
-      sum(abs(vapply(seq_len(m), function(i) sum(p[1:i] - q[1:i]), 0))) / (m - 1)
-    } else {
-      sum(abs(p - q)) / 2
-    }
-  }, 0)
-}
+# risk_ldiversity() and risk_tcloseness() against plain R (helper-diversity.R):
+# split() the records by their key values (pasted, NA spelt out), table() the
+# sensitive values of each class, and apply methods vignette section 12
+# literally on dense vectors.
 
 random_data <- function(n, seed) {
   set.seed(seed)

@@ -122,6 +122,24 @@ test_that("per-record risks: P(F = 1 | f) and E(1 / F | f) against the Poisson s
   expect_equal(got2, ref2, tolerance = 1e-13)
 })
 
+test_that("E(1 / F | f) for very large Poisson means, against the integral form", {
+  # E(1 / (f + X)) = int_0^1 t^(f - 1) exp(-v (1 - t)) dt, X ~ Poisson(v):
+  # with u = v (1 - t), (1 / v) int_0^v (1 - u / v)^(f - 1) exp(-u) du,
+  # by quadrature (exp(-u) is 0 in double beyond u = 746)
+  integral <- function(f, v) {
+    g <- function(u) (1 - u / v)^(f - 1) * exp(-u)
+    stats::integrate(g, 0, min(v, 746), rel.tol = 1e-13, subdivisions = 1000L)$value / v
+  }
+  f <- c(2, 3, 7, 2, 5, 40, 2, 3, 2, 9, 2)
+  # around the switch from the series to the expansion (1e5), then far
+  # beyond: the former series lost digits at 1e12 (its mode probability) and
+  # never ended past 2^53 (x + 1 == x)
+  v <- c(9.9e4, 1e5, 1.01e5, 3e6, 1e9, 1e9, 1e12, 1e15, 1e17, 1e17, 1e300)
+  ref <- mapply(integral, f, v)
+  expect_equal(match_prob_poisson(f, v), ref, tolerance = 1e-13)
+  expect_true(all(match_prob_poisson(f, v) <= 1 / v))
+})
+
 test_that("sdcMicro's test values are reproduced on its scale", {
   # sdcMicro tests/testthat/test_modRisks.R, data frame without missing values
   set.seed(123)
