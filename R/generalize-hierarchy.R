@@ -46,10 +46,14 @@ suppress_all <- function(x) rep("*", length(x))
 #' @param fill Character that replaces dropped digits, `"0"` or `"*"`.
 #' @param widths Increasing positive interval widths, one level each.
 #' @param origin Left end of one interval at every level.
-#' @param table A data frame (or character matrix): original values, then one
-#'   column per level; or the path of a hierarchy CSV file in the layout of
-#'   the ARX tool (no header, one row per original value, one column per
-#'   level, `;` or `,` separated; a last column of `*` is the top level).
+#' @param x For `hierarchy_category()`: a data frame (or character matrix):
+#'   original values, then one column per level; or the path of a hierarchy
+#'   CSV file in the layout of the ARX tool (no header, one row per original
+#'   value, one column per level, `;` or `,` separated; a last column of `*`
+#'   is the top level).
+#' @param table Deprecated: the name of `x` of `hierarchy_category()` up to
+#'   version 0.2.0 (the design names it `x`); still read, with a warning of
+#'   class `epimask_warning_deprecated`.
 #' @param sep `NULL` (guess from the file's first line), `";"` or `","`.
 #' @return An object of class `epimask_hierarchy`.
 #' @examples
@@ -187,18 +191,20 @@ format_bound <- function(x) format(x, scientific = FALSE, trim = TRUE, digits = 
 
 #' @rdname hierarchies
 #' @export
-hierarchy_category <- function(table, sep = NULL) {
+hierarchy_category <- function(x, sep = NULL, table = NULL) {
+  table <- renamed_argument(if (!missing(x)) x, table, "x", "table")
+  if (is.null(table)) abort_type("x", "a data frame or the path of a hierarchy CSV file")
   if (is.character(table) && length(table) == 1L) table <- read_arx_hierarchy(table, sep)
   if (is.matrix(table)) table <- as.data.frame(table, stringsAsFactors = FALSE)
   if (!is.data.frame(table) || ncol(table) < 2L)
-    abort_type("table", paste0("a data frame (original values, then one column per level) ",
+    abort_type("x", paste0("a data frame (original values, then one column per level) ",
                                "or the path of a hierarchy CSV file"))
-  if (nrow(table) == 0L) abort_empty("table")
-  check_utf8_data(table, "table")
+  if (nrow(table) == 0L) abort_empty("x")
+  check_utf8_data(table, "x")
   table[] <- lapply(table, as.character)
   from <- table[[1L]]
   if (anyDuplicated(from))
-    abort_value("table", "a table listing each original value once")
+    abort_value("x", "a table listing each original value once")
   if (length(unique(table[[ncol(table)]])) > 1L) table[["*"]] <- "*"
   level_of <- function(j) lookup_recode(from, table[[j]])
   levels <- lapply(seq(2L, ncol(table)), level_of)
@@ -211,16 +217,16 @@ hierarchy_category <- function(table, sep = NULL) {
 # per level, separated by `;` (ARX's default) or `,` (whichever the first line
 # holds more of). Values are read as text, exactly as written.
 read_arx_hierarchy <- function(file, sep = NULL) {
-  check_utf8(file, "table")
+  check_utf8(file, "x")
   if (!file.exists(file))
-    abort_value("table", sprintf("a data frame or an existing file; '%s' does not exist", shorten(file)))
+    abort_value("x", sprintf("a data frame or an existing file; '%s' does not exist", shorten(file)))
   # a directory, a file without read permission: refused by name, not by
   # the connection's own error
   if (dir.exists(file) || file.access(file, 4L) != 0L)
-    abort_value("table", sprintf("a data frame or a readable file; '%s' is a directory or cannot be read",
+    abort_value("x", sprintf("a data frame or a readable file; '%s' is a directory or cannot be read",
                                  shorten(file)))
   first <- readLines(file, n = 1L, warn = FALSE)
-  if (!length(first)) abort_empty("table")
+  if (!length(first)) abort_empty("x")
   if (is.null(sep)) {
     count <- function(ch) lengths(regmatches(first, gregexpr(ch, first, fixed = TRUE)))
     sep <- if (count(",") > count(";")) "," else ";"

@@ -31,11 +31,17 @@
 #' by scanning a list sorted by distance from a recent centroid (the triangle
 #' inequality ends the scan early) and a k-d tree whose boxes shrink as
 #' records are grouped, the nearest records by the tree, and the centroid is
-#' kept in a tree of partial sums (\eqn{O(\log n)} per grouped record). On
-#' three standard normal variables the time grows as about \eqn{n^{1.35}}
-#' (0.3 s at \eqn{n = 10^5}, under 10 s at \eqn{10^6}, one core); data
-#' where thousands of records tie in distance cost more, up to the plain
-#' algorithm's order in the worst case. Records with a missing value in the
+#' kept in a tree of partial sums (\eqn{O(\log n)} per grouped record). The
+#' farthest record from the record just grouped lies across a cloud that is
+#' peeled from the outside, where many tree boxes reach nearly as far: such a
+#' query opens about \eqn{n^{1/3}} nodes, so the time grows faster than
+#' \eqn{n}. Measured on three standard normal variables, \eqn{k = 5} (one
+#' core, 2 cores shared by a dozen jobs; `inst/bench/bench-1e7.R` and
+#' `bench-suda-mdav.R`): about 0.3 s of CPU at \eqn{n = 10^5}, 6.5 s at
+#' \eqn{10^6}, 196 s at \eqn{10^7} (peak memory 2.6 GB; 17 minutes elapsed on
+#' the loaded machine). Data where thousands of records tie in distance cost
+#' more, up to the plain algorithm's order in the worst case. Records with a
+#' missing value in the
 #' masked variables are an error (impute or drop them first).
 #'
 #' **Univariate** (`method = "univariate"`): each variable on its own is

@@ -9,16 +9,28 @@
 
 /* ---- k-d tree with removals ---------------------------------------------------- */
 
+/* Node fields together (one cache line), children of a node next to each
+ * other in the node array. */
 typedef struct {
-    const double *x; /* n x p, row-major */
+    int start, end;  /* records of the node: tree positions start .. end - 1 */
+    int left, right, parent;
+    int count;       /* remaining records under the node */
+    int minidx;      /* lowest remaining row number under the node */
+    int pad;
+} kdnode;
+
+typedef struct {
+    const double *x; /* n x p, row-major, by row number */
+    double *xs;      /* the same values in tree order: xs[e p + j] = x[perm[e] p + j] */
     int p;
-    int *alive;      /* 1 while the record is not yet in a group */
-    int *perm;       /* records of node v: perm[start[v] .. end[v] - 1] */
-    int *start, *end, *left, *right, *parent;
-    int *count;      /* remaining records under the node */
-    int *minidx;     /* lowest remaining row number under the node */
-    int *leaf_of;    /* leaf of each record */
-    double *lo, *hi; /* tight box of the remaining records, nodes x p */
+    int *alive;      /* by row: 1 while the record is not yet in a group */
+    int *palive;     /* the same by tree position */
+    int *perm;       /* row at tree position e */
+    int *pos;        /* tree position of row i */
+    int *leaf_of;    /* leaf of each row */
+    kdnode *nd;
+    double *box;     /* tight box of the remaining records: nodes x 2p, lo then hi */
+    double *tmp;     /* 2p + 1 scratch */
     int nnodes;
 } kdtree;
 
@@ -60,11 +72,11 @@ static void select_nth(const kdtree *t, int *a, int len, int m, int dim)
 static void leaf_refresh(kdtree *t, int v)
 {
     int p = t->p, c = 0, mi = -1;
-    double *lo = t->lo + (size_t) v * p, *hi = t->hi + (size_t) v * p;
-    for (int e = t->start[v]; e < t->end[v]; e++) {
+    double *lo = t->box + (size_t) v * 2 * p, *hi = lo + p;
+    for (int e = t->nd[v].start; e < t->nd[v].end; e++) {
+        if (!t->palive[e]) continue;
         int i = t->perm[e];
-        if (!t->alive[i]) continue;
-        const double *xi = t->x + (size_t) i * p;
+        const double *xi = t->xs + (size_t) e * p;
         if (c == 0) {
             for (int j = 0; j < p; j++) lo[j] = hi[j] = xi[j];
             mi = i;
@@ -77,42 +89,42 @@ static void leaf_refresh(kdtree *t, int v)
         }
         c++;
     }
-    t->count[v] = c;
-    t->minidx[v] = mi;
+    t->nd[v].count = c;
+    t->nd[v].minidx = mi;
 }
 
 /* An inner node from its children (the union of the non-empty ones). */
 static void inner_refresh(kdtree *t, int v)
 {
-    int p = t->p, a = t->left[v], b = t->right[v];
-    t->count[v] = t->count[a] + t->count[b];
-    if (t->count[a] == 0 || t->count[b] == 0) {
-        int c = t->count[a] ? a : b;
-        memcpy(t->lo + (size_t) v * p, t->lo + (size_t) c * p, p * sizeof(double));
-        memcpy(t->hi + (size_t) v * p, t->hi + (size_t) c * p, p * sizeof(double));
-        t->minidx[v] = t->count[c] ? t->minidx[c] : -1;
+    int p = t->p, a = t->nd[v].left, b = t->nd[v].right;
+    double *bv = t->box + (size_t) v * 2 * p;
+    const double *ba = t->box + (size_t) a * 2 * p, *bb = t->box + (size_t) b * 2 * p;
+    t->nd[v].count = t->nd[a].count + t->nd[b].count;
+    if (t->nd[a].count == 0 || t->nd[b].count == 0) {
+        int c = t->nd[a].count ? a : b;
+        memcpy(bv, t->box + (size_t) c * 2 * p, 2 * p * sizeof(double));
+        t->nd[v].minidx = t->nd[c].count ? t->nd[c].minidx : -1;
         return;
     }
     for (int j = 0; j < p; j++) {
-        double la = t->lo[(size_t) a * p + j], lb = t->lo[(size_t) b * p + j];
-        double ha = t->hi[(size_t) a * p + j], hb = t->hi[(size_t) b * p + j];
-        t->lo[(size_t) v * p + j] = la < lb ? la : lb;
-        t->hi[(size_t) v * p + j] = ha > hb ? ha : hb;
+        bv[j] = ba[j] < bb[j] ? ba[j] : bb[j];
+        bv[p + j] = ba[p + j] > bb[p + j] ? ba[p + j] : bb[p + j];
     }
-    t->minidx[v] = t->minidx[a] < t->minidx[b] ? t->minidx[a] : t->minidx[b];
+    t->nd[v].minidx = t->nd[a].minidx < t->nd[b].minidx ? t->nd[a].minidx : t->nd[b].minidx;
 }
 
-static int kd_build(kdtree *t, int start, int end, int parent)
+/* Builds the subtree of tree positions start .. end - 1 as node v, its
+ * children (when it has any) as the pair *next, *next + 1. */
+static void kd_build(kdtree *t, int v, int start, int end, int parent, int *next)
 {
-    int v = t->nnodes++;
-    t->start[v] = start;
-    t->end[v] = end;
-    t->parent[v] = parent;
-    t->left[v] = t->right[v] = -1;
+    t->nd[v].start = start;
+    t->nd[v].end = end;
+    t->nd[v].parent = parent;
+    t->nd[v].left = t->nd[v].right = -1;
+    t->nd[v].pad = 0;
     if (end - start <= KD_LEAF) {
         for (int e = start; e < end; e++) t->leaf_of[t->perm[e]] = v;
-        leaf_refresh(t, v);
-        return v;
+        return;
     }
     /* split at the median of the widest coordinate of the records */
     int p = t->p, dim = 0;
@@ -128,18 +140,52 @@ static int kd_build(kdtree *t, int start, int end, int parent)
     }
     int mid = (end - start) / 2;
     select_nth(t, t->perm + start, end - start, mid, dim);
-    t->left[v] = kd_build(t, start, start + mid, v);
-    t->right[v] = kd_build(t, start + mid, end, v);
-    inner_refresh(t, v);
-    return v;
+    int a = *next;
+    *next += 2;
+    t->nd[v].left = a;
+    t->nd[v].right = a + 1;
+    kd_build(t, a, start, start + mid, v, next);
+    kd_build(t, a + 1, start + mid, end, v, next);
 }
 
+/* Boxes, counts and lowest row numbers of every node, children first. */
+static void kd_refresh_all(kdtree *t, int v)
+{
+    if (t->nd[v].left < 0) {
+        leaf_refresh(t, v);
+        return;
+    }
+    kd_refresh_all(t, t->nd[v].left);
+    kd_refresh_all(t, t->nd[v].right);
+    inner_refresh(t, v);
+}
+
+/* Record i leaves the tree. Going up, once a node's box and lowest row
+ * number come out unchanged, those of its ancestors cannot change either:
+ * only their counts drop. */
 static void kd_remove(kdtree *t, int i)
 {
+    int p = t->p;
+    size_t bytes = 2 * (size_t) p * sizeof(double);
     t->alive[i] = 0;
+    t->palive[t->pos[i]] = 0;
     int v = t->leaf_of[i];
+    memcpy(t->tmp, t->box + (size_t) v * 2 * p, bytes);
+    int mi = t->nd[v].minidx;
     leaf_refresh(t, v);
-    for (v = t->parent[v]; v >= 0; v = t->parent[v]) inner_refresh(t, v);
+    int changed = t->nd[v].minidx != mi ||
+                  (t->nd[v].count > 0 && memcmp(t->tmp, t->box + (size_t) v * 2 * p, bytes));
+    for (v = t->nd[v].parent; v >= 0; v = t->nd[v].parent) {
+        if (!changed) {
+            t->nd[v].count--;
+            continue;
+        }
+        memcpy(t->tmp, t->box + (size_t) v * 2 * p, bytes);
+        mi = t->nd[v].minidx;
+        inner_refresh(t, v);
+        changed = t->nd[v].minidx != mi ||
+                  (t->nd[v].count > 0 && memcmp(t->tmp, t->box + (size_t) v * 2 * p, bytes));
+    }
 }
 
 static double sqdist(const double *a, const double *c, int p)
@@ -158,7 +204,7 @@ static double sqdist(const double *a, const double *c, int p)
  * distances, not only the exact ones. */
 static double box_upper(const kdtree *t, int v, const double *c)
 {
-    const double *lo = t->lo + (size_t) v * t->p, *hi = t->hi + (size_t) v * t->p;
+    const double *lo = t->box + (size_t) v * 2 * t->p, *hi = lo + t->p;
     double d = 0.0;
     for (int j = 0; j < t->p; j++) {
         double a = lo[j] - c[j], b = hi[j] - c[j];
@@ -171,7 +217,7 @@ static double box_upper(const kdtree *t, int v, const double *c)
 
 static double box_lower(const kdtree *t, int v, const double *c)
 {
-    const double *lo = t->lo + (size_t) v * t->p, *hi = t->hi + (size_t) v * t->p;
+    const double *lo = t->box + (size_t) v * 2 * t->p, *hi = lo + t->p;
     double d = 0.0;
     for (int j = 0; j < t->p; j++) {
         double u = 0.0;
@@ -185,26 +231,42 @@ static double box_lower(const kdtree *t, int v, const double *c)
 /* Farthest remaining record from c other than `skip` (ties: lower row). */
 typedef struct { double d; int i; } best_rec;
 
-static void far_search(const kdtree *t, int v, const double *c, int skip, best_rec *b)
+/* ub: box_upper() of node v (computed once, by the caller). */
+static void far_node(const kdtree *t, int v, double ub, const double *c, int skip, best_rec *b)
 {
-    if (t->count[v] == 0) return;
-    double ub = box_upper(t, v, c);
-    if (ub < b->d || (ub == b->d && t->minidx[v] > b->i)) return;
-    if (t->left[v] < 0) {
-        for (int e = t->start[v]; e < t->end[v]; e++) {
+    if (ub < b->d || (ub == b->d && t->nd[v].minidx > b->i)) return;
+    if (t->nd[v].left < 0) {
+        for (int e = t->nd[v].start; e < t->nd[v].end; e++) {
             int i = t->perm[e];
-            if (!t->alive[i] || i == skip) continue;
-            double d = sqdist(t->x + (size_t) i * t->p, c, t->p);
+            if (!t->palive[e] || i == skip) continue;
+            double d = sqdist(t->xs + (size_t) e * t->p, c, t->p);
             if (d > b->d || (d == b->d && i < b->i)) { b->d = d; b->i = i; }
         }
         return;
     }
-    int a = t->left[v], z = t->right[v];
-    if (t->count[a] && t->count[z] && box_upper(t, z, c) > box_upper(t, a, c)) {
-        int tmp = a; a = z; z = tmp;
+    int a = t->nd[v].left, z = t->nd[v].right;
+    if (!t->nd[a].count) {
+        if (t->nd[z].count) far_node(t, z, box_upper(t, z, c), c, skip, b);
+        return;
     }
-    far_search(t, a, c, skip, b);
-    far_search(t, z, c, skip, b);
+    if (!t->nd[z].count) {
+        far_node(t, a, box_upper(t, a, c), c, skip, b);
+        return;
+    }
+    double ua = box_upper(t, a, c), uz = box_upper(t, z, c);
+    if (uz > ua) {
+        far_node(t, z, uz, c, skip, b);
+        far_node(t, a, ua, c, skip, b);
+    } else {
+        far_node(t, a, ua, c, skip, b);
+        far_node(t, z, uz, c, skip, b);
+    }
+}
+
+static void far_search(const kdtree *t, int v, const double *c, int skip, best_rec *b)
+{
+    if (t->nd[v].count == 0) return;
+    far_node(t, v, box_upper(t, v, c), c, skip, b);
 }
 
 static int farthest(const kdtree *t, const double *c, int skip)
@@ -257,21 +319,21 @@ static void heap_offer(nn_heap *h, double d, int i)
 
 static void near_search(const kdtree *t, int v, const double *c, int skip, nn_heap *h)
 {
-    if (t->count[v] == 0) return;
+    if (t->nd[v].count == 0) return;
     if (h->size == h->cap) {
         double lb = box_lower(t, v, c);
-        if (lb > h->d[0] || (lb == h->d[0] && t->minidx[v] > h->i[0])) return;
+        if (lb > h->d[0] || (lb == h->d[0] && t->nd[v].minidx > h->i[0])) return;
     }
-    if (t->left[v] < 0) {
-        for (int e = t->start[v]; e < t->end[v]; e++) {
+    if (t->nd[v].left < 0) {
+        for (int e = t->nd[v].start; e < t->nd[v].end; e++) {
             int i = t->perm[e];
-            if (!t->alive[i] || i == skip) continue;
-            heap_offer(h, sqdist(t->x + (size_t) i * t->p, c, t->p), i);
+            if (!t->palive[e] || i == skip) continue;
+            heap_offer(h, sqdist(t->xs + (size_t) e * t->p, c, t->p), i);
         }
         return;
     }
-    int a = t->left[v], z = t->right[v];
-    if (t->count[a] && t->count[z] && box_lower(t, z, c) < box_lower(t, a, c)) {
+    int a = t->nd[v].left, z = t->nd[v].right;
+    if (t->nd[a].count && t->nd[z].count && box_lower(t, z, c) < box_lower(t, a, c)) {
         int tmp = a; a = z; z = tmp;
     }
     near_search(t, a, c, skip, h);
@@ -403,8 +465,8 @@ mdav_sizes mdav_scratch_sizes(size_t n, int p)
 {
     size_t nodes = kd_max_nodes(n), leaves = pow2_at_least(n);
     mdav_sizes s;
-    s.n_double = n * p + 2 * nodes * p + leaves * p + p + n + 2 * n + p;
-    s.n_int = 4 * n + 7 * nodes;
+    s.n_double = n * p + 2 * nodes * p + leaves * p + p + n + 2 * n + p + n * p + 2 * p + 1;
+    s.n_int = 6 * n + 8 * nodes;
     return s;
 }
 
@@ -445,26 +507,31 @@ int mdav_groups(const double *z, size_t n, int p, int k, int *group,
     kdtree t;
     t.x = x;
     t.p = p;
-    t.lo = x + n * p;
-    t.hi = t.lo + nodes * p;
+    t.box = x + n * p;
     t.alive = iscratch;
     t.perm = t.alive + n;
     t.leaf_of = t.perm + n;
-    t.start = t.leaf_of + n;
-    t.end = t.start + nodes;
-    t.left = t.end + nodes;
-    t.right = t.left + nodes;
-    t.parent = t.right + nodes;
-    t.count = t.parent + nodes;
-    t.minidx = t.count + nodes;
-    int *heap_i = t.minidx + nodes;
+    t.nd = (kdnode *) (t.leaf_of + n);
+    int *heap_i = t.leaf_of + n + 8 * nodes;
+    t.palive = heap_i + n;
+    t.pos = t.palive + n;
     double *heap_d = c + p;
+    t.xs = heap_d + n + 2 * n + p;
+    t.tmp = t.xs + n * p;
     for (size_t i = 0; i < n; i++) {
         t.alive[i] = 1;
         t.perm[i] = (int) i;
     }
-    t.nnodes = 0;
-    kd_build(&t, 0, (int) n, -1);
+    int next = 1;
+    kd_build(&t, 0, 0, (int) n, -1, &next);
+    t.nnodes = next;
+    for (size_t e = 0; e < n; e++) {
+        int i = t.perm[e];
+        t.pos[i] = (int) e;
+        t.palive[e] = 1;
+        memcpy(t.xs + e * p, x + (size_t) i * p, p * sizeof(double));
+    }
+    kd_refresh_all(&t, 0);
 
     sumtree s;
     s.x = x;
@@ -472,7 +539,7 @@ int mdav_groups(const double *z, size_t n, int p, int k, int *group,
     s.n = n;
     s.leaves = leaves;
     s.p = p;
-    s.node = t.hi + nodes * p;
+    s.node = t.box + 2 * nodes * p;
     for (size_t v = leaves - 1; v >= 1; v--) sum_refresh(&s, v);
 
     rad_list L;

@@ -19,6 +19,18 @@
  * No record's 2^A subsets are ever enumerated: the search visits only
  * item sets in ascending rank order that are seen at least twice.
  *
+ * The check "N is seen twice in T" (N + {i} an MSU of T) scans the records
+ * of N's least frequent item in T until a second record with N turns up;
+ * with many records that scan grows with n and dominated (0.1 ms a check at
+ * 1e6 records, 8 keys). T is the set of records holding the items of its
+ * path, so "N seen twice in T" is "the record's values on the keys of the
+ * path and of N are seen twice in the data": one answer per key set S for
+ * every record. Once the scans spent on a key set have cost cache_after
+ * times the number of records, the answers for S are computed for all
+ * records at once (hashing the records on S) and kept as a bitset (n bits;
+ * at most about 1 GiB of them). The answers are the same either way; the
+ * cost per key set is at most (1 + cache_after) times the cheaper of the two.
+ *
  * Memory: arenas of row indices and items, addressed by offsets (they
  * grow by realloc), released level by level. */
 #include <stdlib.h>
@@ -41,6 +53,13 @@ typedef struct {
     uint64_t fixed;   /* keys fixed by the path to this table */
 } stable;
 
+/* The cached answers of one key set S (see the header). */
+typedef struct {
+    uint64_t set;        /* 0: empty slot */
+    double cost;         /* records scanned for S so far */
+    uint64_t *bits;      /* bit r: record r's values on S are seen twice */
+} nu_entry;
+
 typedef struct {
     const int *code;     /* n x A row-major, 0-based per key */
     const int *base;     /* gid = base[a] + code */
@@ -56,6 +75,17 @@ typedef struct {
     int (*interrupted)(void);
     int status;
     long polls;
+    /* cache of the seen-twice answers by key set */
+    const int *kept; int nk;   /* the records of the root table */
+    double cache_after;        /* < 0: never cache */
+    int pack_bits;             /* key sets of more code bits are hashed, not sorted */
+    nu_entry *nu; size_t nu_cap, nu_len;
+    size_t nu_built, nu_max;   /* bitsets made, allowed */
+    int *hash_tab, *hash_cnt, *hash_slot; size_t hash_cap;
+    int *bits_of;              /* bits of each key's codes */
+    int *lvl_map;              /* max_k x n_gid: gid -> rank in the table searched at
+                                * each depth (-1 elsewhere), or NULL */
+    uint64_t *rk_key, *rk_tmp; int *rk_row, *rk_rtmp;   /* radix sort scratch */
 } sctx;
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -88,9 +118,12 @@ static int push_msu(sctx *c, int row, uint64_t mask)
     return 0;
 }
 
-/* Rank of item gid in table t, or -1 when it is not one of t's items. */
+/* Rank of item gid in table t, or -1 when it is not one of t's items: from
+ * the direct map of t's level while t is being searched (when the maps fit),
+ * else by binary search. */
 static int lookup(const sctx *c, const stable *t, int gid)
 {
+    if (c->lvl_map) return c->lvl_map[(size_t) __builtin_popcountll(t->fixed) * c->n_gid + gid];
     const int *ix = c->idx + t->idx_off;
     int lo = 0, hi = t->m - 1;
     while (lo <= hi) {
@@ -221,11 +254,154 @@ static int build_table(sctx *c, const stable *parent, int after, const int *rows
     return 0;
 }
 
+/* The cache entry of key set S (created empty), or NULL when the map cannot
+ * grow (the caller then scans). */
+static nu_entry *nu_find(sctx *c, uint64_t S)
+{
+    if (2 * (c->nu_len + 1) > c->nu_cap) {
+        size_t cap = c->nu_cap ? 2 * c->nu_cap : 256;
+        nu_entry *nu = calloc(cap, sizeof(nu_entry));
+        if (!nu) return NULL;
+        for (size_t e = 0; e < c->nu_cap; e++) {
+            if (!c->nu[e].set) continue;
+            size_t h = (size_t) ((c->nu[e].set * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+            while (nu[h].set) h = (h + 1) & (cap - 1);
+            nu[h] = c->nu[e];
+        }
+        free(c->nu);
+        c->nu = nu;
+        c->nu_cap = cap;
+    }
+    size_t h = (size_t) ((S * 0x9E3779B97F4A7C15ull) >> 32) & (c->nu_cap - 1);
+    while (c->nu[h].set && c->nu[h].set != S) h = (h + 1) & (c->nu_cap - 1);
+    if (!c->nu[h].set) {
+        c->nu[h].set = S;
+        c->nu_len++;
+    }
+    return c->nu + h;
+}
+
+/* Bitset of the root records whose values on the keys of S are seen twice
+ * among the root records, or NULL when memory ran out. When the codes of S
+ * pack into 64 bits, the packed keys are radix sorted (sequential passes,
+ * fast at 1e7 records) and equal neighbours marked; otherwise the records
+ * are hashed (open addressing, comparing codes). */
+static uint64_t *nu_build_hash(sctx *c, const int *ks, int nks, uint64_t *bits);
+
+static uint64_t *nu_build(sctx *c, uint64_t S)
+{
+    int A = c->A, nk = c->nk, ks[64], nks = 0, nbits = 0;
+    for (int a = 0; a < A; a++)
+        if ((S >> a) & 1u) {
+            ks[nks++] = a;
+            nbits += c->bits_of[a];
+        }
+    uint64_t *bits = calloc(((size_t) c->n + 63) / 64, sizeof(uint64_t));
+    if (!bits) return NULL;
+    if (nbits > c->pack_bits) return nu_build_hash(c, ks, nks, bits);
+    if (!c->rk_key) {
+        c->rk_key = malloc((size_t) nk * sizeof(uint64_t));
+        c->rk_tmp = malloc((size_t) nk * sizeof(uint64_t));
+        c->rk_row = malloc((size_t) nk * sizeof(int));
+        c->rk_rtmp = malloc((size_t) nk * sizeof(int));
+        if (!c->rk_key || !c->rk_tmp || !c->rk_row || !c->rk_rtmp) {
+            free(bits);
+            return NULL;
+        }
+    }
+    uint64_t *key = c->rk_key, *ktmp = c->rk_tmp;
+    int *row = c->rk_row, *rtmp = c->rk_rtmp;
+    for (int e = 0; e < nk; e++) {
+        const int *rc = c->code + (size_t) c->kept[e] * A;
+        uint64_t v = 0;
+        for (int q = 0; q < nks; q++) v = (v << c->bits_of[ks[q]]) | (uint64_t) (unsigned) rc[ks[q]];
+        key[e] = v;
+        row[e] = c->kept[e];
+    }
+    /* LSD radix sort, 11-bit digits over the nbits used */
+    size_t cnt[2048];
+    for (int shift = 0; shift < nbits; shift += 11) {
+        memset(cnt, 0, sizeof cnt);
+        for (int e = 0; e < nk; e++) cnt[(key[e] >> shift) & 2047u]++;
+        size_t pos = 0;
+        for (int d = 0; d < 2048; d++) {
+            size_t k = cnt[d];
+            cnt[d] = pos;
+            pos += k;
+        }
+        for (int e = 0; e < nk; e++) {
+            size_t d = cnt[(key[e] >> shift) & 2047u]++;
+            ktmp[d] = key[e];
+            rtmp[d] = row[e];
+        }
+        uint64_t *t1 = key; key = ktmp; ktmp = t1;
+        int *t2 = row; row = rtmp; rtmp = t2;
+    }
+    for (int e = 0; e < nk;) {
+        int f = e + 1;
+        while (f < nk && key[f] == key[e]) f++;
+        if (f - e >= 2)
+            for (int g = e; g < f; g++) bits[row[g] / 64] |= (uint64_t) 1 << (row[g] % 64);
+        e = f;
+    }
+    return bits;
+}
+
+static uint64_t *nu_build_hash(sctx *c, const int *ks, int nks, uint64_t *bits)
+{
+    int A = c->A, nk = c->nk;
+    if (!c->hash_tab) {
+        size_t cap = 1;
+        while (cap < 2 * (size_t) nk) cap *= 2;
+        c->hash_tab = malloc(cap * sizeof(int));
+        c->hash_cnt = malloc(cap * sizeof(int));
+        c->hash_slot = malloc((size_t) nk * sizeof(int));
+        if (!c->hash_tab || !c->hash_cnt || !c->hash_slot) {
+            free(bits);
+            return NULL;
+        }
+        c->hash_cap = cap;
+    }
+    size_t cap = c->hash_cap;
+    int *tab = c->hash_tab, *cnt = c->hash_cnt, *slot = c->hash_slot;
+    for (size_t h = 0; h < cap; h++) tab[h] = -1;
+    for (int e = 0; e < nk; e++) {
+        const int *rc = c->code + (size_t) c->kept[e] * A;
+        uint64_t hv = 0x243F6A8885A308D3ull;
+        for (int q = 0; q < nks; q++) {
+            hv ^= (uint64_t) (unsigned) rc[ks[q]];
+            hv *= 0x9E3779B97F4A7C15ull;
+            hv ^= hv >> 29;
+        }
+        size_t h = (size_t) hv & (cap - 1);
+        for (;;) {
+            if (tab[h] < 0) {
+                tab[h] = c->kept[e];
+                cnt[h] = 0;
+                break;
+            }
+            const int *oc = c->code + (size_t) tab[h] * A;
+            int q = 0;
+            while (q < nks && oc[ks[q]] == rc[ks[q]]) q++;
+            if (q == nks) break;
+            h = (h + 1) & (cap - 1);
+        }
+        cnt[h]++;
+        slot[e] = (int) h;
+    }
+    for (int e = 0; e < nk; e++)
+        if (cnt[slot[e]] >= 2) bits[c->kept[e] / 64] |= (uint64_t) 1 << (c->kept[e] % 64);
+    return bits;
+}
+
 /* Is the item set of `row` on the keys of `mask` seen in another record of
- * table t? Scans the records of its least frequent item in t. */
-static int seen_twice(const sctx *c, const stable *t, int row, uint64_t mask)
+ * table t? From the cached bitset of the key set (path + mask) when there is
+ * one, else by scanning the records of its least frequent item in t. */
+static int seen_twice(sctx *c, const stable *t, int row, uint64_t mask)
 {
     int A = c->A;
+    nu_entry *e = c->cache_after >= 0 ? nu_find(c, t->fixed | mask) : NULL;
+    if (e && e->bits) return (int) ((e->bits[row / 64] >> (row % 64)) & 1u);
     const int *rc = c->code + (size_t) row * A;
     const sitem *best = NULL;
     for (int a = 0; a < A; a++) {
@@ -236,15 +412,27 @@ static int seen_twice(const sctx *c, const stable *t, int row, uint64_t mask)
         if (!best || it->support < best->support) best = it;
     }
     const int *rs = c->rows + best->off;
-    for (int s = 0; s < best->support; s++) {
+    int found = 0, s;
+    for (s = 0; s < best->support; s++) {
         if (rs[s] == row) continue;
         const int *sc = c->code + (size_t) rs[s] * A;
         int a;
         for (a = 0; a < A; a++)
             if (((mask >> a) & 1u) && sc[a] != rc[a]) break;
-        if (a == A) return 1;
+        if (a == A) {
+            found = 1;
+            break;
+        }
     }
-    return 0;
+    if (e) {
+        e->cost += (double) s + 1.0;
+        if (e->cost >= c->cache_after * (double) c->nk && c->nu_built < c->nu_max) {
+            e->bits = nu_build(c, t->fixed | mask);
+            if (e->bits) c->nu_built++;
+            else c->nu_max = 0;           /* out of memory: scan from now on */
+        }
+    }
+    return found;
 }
 
 static void tabulate(sctx *c, size_t from)
@@ -261,11 +449,24 @@ static void tabulate(sctx *c, size_t from)
     c->msu_len = from;
 }
 
+static void search_items(sctx *c, const stable *t, int K, int root);
+
 /* MSUs of table t of at most K items are left on the MSU stack (those of
  * size 1 were pushed when t was built). */
 static void search(sctx *c, const stable *t, int K, int root)
 {
     if (K < 2) return;
+    int *lmap = c->lvl_map ? c->lvl_map + (size_t) __builtin_popcountll(t->fixed) * c->n_gid
+                           : NULL;
+    if (lmap)
+        for (int k = 0; k < t->m; k++) lmap[c->items[t->item_off + k].gid] = k;
+    search_items(c, t, K, root);
+    if (lmap)
+        for (int k = 0; k < t->m; k++) lmap[c->items[t->item_off + k].gid] = -1;
+}
+
+static void search_items(sctx *c, const stable *t, int K, int root)
+{
     for (int i = 0; i < t->m && c->status == 0; i++) {
         if ((++c->polls & 255) == 0 && c->interrupted && c->interrupted()) {
             c->status = -2;
@@ -299,7 +500,7 @@ static void search(sctx *c, const stable *t, int K, int root)
     }
 }
 
-int suda_search(const int *codes, int n, int A, int max_k,
+int suda_search(const int *codes, int n, int A, int max_k, double cache_after, int pack_bits,
                 int *msu_count, double *attr_count, int (*interrupted)(void))
 {
     sctx c;
@@ -310,6 +511,8 @@ int suda_search(const int *codes, int n, int A, int max_k,
     c.msu_count = msu_count;
     c.attr_count = attr_count;
     c.interrupted = interrupted;
+    c.cache_after = cache_after;
+    c.pack_bits = pack_bits < 64 ? pack_bits : 64;
     memset(msu_count, 0, (size_t) n * (size_t) max_k * sizeof(int));
     memset(attr_count, 0, (size_t) A * (size_t) max_k * sizeof(double));
     if (n == 0) return 0;
@@ -351,7 +554,23 @@ int suda_search(const int *codes, int n, int A, int max_k,
     if (!c.map || !c.touched || !c.look) { free(kept); goto done; }
     stable root;
     if (build_table(&c, NULL, -1, kept, 0, nk, 0, &root)) { free(kept); goto done; }
-    free(kept);
+    c.kept = kept;
+    c.nk = nk;
+    /* bitsets of n bits, about 1 GiB of them at most */
+    c.nu_max = (size_t) (8.0 * 1073741824.0 / ((double) n + 64.0));
+    c.bits_of = malloc((size_t) A * sizeof(int));
+    if (!c.bits_of) { free(kept); goto done; }
+    for (int a = 0; a < A; a++) {
+        int k = (a + 1 < A ? base[a + 1] : (int) n_gid) - base[a], b = 0;
+        while (b < 31 && (1 << b) < k) b++;
+        c.bits_of[a] = b;
+    }
+    /* direct item maps per depth when they take at most 256 MiB */
+    if ((double) max_k * (double) n_gid <= 67108864.0) {
+        c.lvl_map = malloc((size_t) max_k * (size_t) n_gid * sizeof(int));
+        if (c.lvl_map)
+            for (size_t e = 0; e < (size_t) max_k * (size_t) n_gid; e++) c.lvl_map[e] = -1;
+    }
     if (nk >= 2) {
         tabulate(&c, 0);                  /* the size-1 MSUs */
         search(&c, &root, max_k, 1);
@@ -361,9 +580,13 @@ int suda_search(const int *codes, int n, int A, int max_k,
         c.msu_len = 0;
         status = 0;
     }
+    free(kept);
 done:
     free(code); free(base); free(group); free(gsize);
     free(c.rows); free(c.items); free(c.idx); free(c.msu_row); free(c.msu_mask);
     free(c.map); free(c.touched); free(c.look);
+    for (size_t e = 0; e < c.nu_cap; e++) free(c.nu[e].bits);
+    free(c.nu); free(c.hash_tab); free(c.hash_cnt); free(c.hash_slot);
+    free(c.bits_of); free(c.lvl_map); free(c.rk_key); free(c.rk_tmp); free(c.rk_row); free(c.rk_rtmp);
     return status;
 }

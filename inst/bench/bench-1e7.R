@@ -15,6 +15,8 @@
 # The matching risk runs its default call (c, I and the rates; past 1e9
 # pairs prob_true is not computed) on a sample of 1e5 targets, scaled to all
 # targets (marked "~"); the index over all records is built in full.
+# EPIMASK_BENCH_1E7_TARGETS (default 1e5) sets that sample's size: a second
+# run with fewer targets separates the index build from the cost per target.
 
 cases <- list(
   kanon = "risk_kanon(d, keys5)",
@@ -22,6 +24,7 @@ cases <- list(
   ldiversity = "risk_ldiversity(d, keys5, 'diagnosis')",
   tcloseness = "risk_tcloseness(d, keys5, 'diagnosis')",
   individual = "risk_individual(d, keys5, weights = 'w')",
+  suda = "risk_suda(d, keys5)",
   linkage = "risk_linkage(num, masked, c('a', 'b', 'c'))",
   match = "risk_match(zdl$original, zdl$masked, c('x', 's1'), 'y', targets = tg, progress = FALSE)",
   noise = "apply_mask(num, mask_noise(0.1, dist = 'correlated'))",
@@ -34,7 +37,7 @@ cases <- list(
   kernel = "apply_mask(num, mask_kernel('exponential', 0.02 / sqrt(n), as.matrix(num[c('a', 'b')])), vars = 'c')"
 )
 data_for <- c(kanon = "keys", identifiability = "keys", ldiversity = "keys",
-              tcloseness = "keys", individual = "keys", linkage = "num", match = "zdl",
+              tcloseness = "keys", individual = "keys", suda = "keys", linkage = "num", match = "zdl",
               pram = "keys")
 
 child <- function(case, n) {
@@ -55,7 +58,7 @@ if (make == "keys") {
   sch <- mask_kernel("ring", 100 * sqrt(2) / n / 72, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
   zdl <- list(original = sim, masked = suppressWarnings(apply_mask(sim, sch, vars = c("s1", "x", "y"))))
   rm(sim, sch)
-  tg <- round(seq(1, n, length.out = min(n, 1e5)))
+  tg <- round(seq(1, n, length.out = min(n, %.0f)))
 } else {
   num <- data.frame(a = rnorm(n), b = rnorm(n), c = rnorm(n))
   masked <- num + rnorm(3 * n, sd = 0.1)
@@ -69,7 +72,7 @@ peak <- as.numeric(gsub("[^0-9]", "", hwm)) / 1024
 scale <- if (make == "zdl") n / length(tg) else 1
 cat(sprintf("RESULT %%.2f %%.2f %%.0f %%.0f %%.6g\\n", t[["elapsed"]], t[["user.self"]] + t[["sys.self"]],
             peak, call_mb, scale))
-', n, if (case %in% names(data_for)) data_for[[case]] else "num", cases[[case]])
+', n, if (case %in% names(data_for)) data_for[[case]] else "num", n_targets, cases[[case]])
   file <- tempfile(fileext = ".R")
   writeLines(code, file)
   out <- suppressWarnings(system2("Rscript", file, stdout = TRUE, stderr = TRUE))
@@ -79,6 +82,7 @@ cat(sprintf("RESULT %%.2f %%.2f %%.0f %%.0f %%.6g\\n", t[["elapsed"]], t[["user.
   list(ok = TRUE, elapsed = v[1], cpu = v[2], peak = v[3], call = v[4], scale = v[5])
 }
 
+n_targets <- as.numeric(Sys.getenv("EPIMASK_BENCH_1E7_TARGETS", "1e5"))
 load_now <- function() sub(".*load average: ", "", system("uptime", intern = TRUE))
 cpu_model <- tryCatch(sub(".*:\\s*", "", grep("model name", readLines("/proc/cpuinfo"),
                                             value = TRUE)[[1]]), error = function(e) "unknown")

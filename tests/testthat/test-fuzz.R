@@ -157,7 +157,7 @@ fuzz_calls <- function(fx) {
     hierarchy_date = list(steps = c("month", "year"), format = NULL),
     hierarchy_zip = list(digits = 5, fill = "0"),
     hierarchy_numeric = list(widths = c(5, 10), origin = 0),
-    hierarchy_category = list(table = data.frame(code = c("a", "b"),
+    hierarchy_category = list(x = data.frame(code = c("a", "b"),
                                                  group = c("A", "A")), sep = NULL),
     hierarchy_rare = list(x = d$h, min_count = 5, other = "other"),
     hierarchy_flat = list(),

@@ -52,6 +52,20 @@ test_that("categories: a lookup table, unknown values are an error", {
   expect_error(hierarchy_category(tab[c(1, 1), ]), class = "epimask_error_value")
 })
 
+test_that("hierarchy_category(): the design's argument `x`; `table` still read, deprecated", {
+  tab <- data.frame(code = c("I21", "J45"), chapter = c("I", "J"))
+  by_x <- hierarchy_category(x = tab)
+  expect_identical(generalize(c("J45", "I21"), by_x, 1), c("J", "I"))
+  expect_warning(by_table <- hierarchy_category(table = tab),
+                 class = "epimask_warning_deprecated")
+  expect_identical(by_table$table, by_x$table)
+  expect_error(hierarchy_category(x = tab, table = tab), class = "epimask_error_value")
+  err <- tryCatch(hierarchy_category(x = 1:3), error = identity)
+  expect_s3_class(err, "epimask_error_type")
+  expect_identical(err$arg, "x")
+  expect_error(hierarchy_category(), class = "epimask_error_type")
+})
+
 test_that("user lists of functions and lookup tables", {
   h <- as_hierarchy(list(identity, function(x) substr(x, 1, 2),
                          data.frame(from = c("I21", "J45"), to = c("I", "J"))))

@@ -39,6 +39,18 @@ test_that("MDAV is exact at sizes where the C search prunes and falls back", {
   expect_identical(epimask:::mdav_groups(X, 5), ref_mdav(X, 5))
 })
 
+test_that("MDAV is exact where removals leave node boxes unchanged (duplicates, ties, several k)", {
+  # the k-d tree stops refreshing boxes above a node whose box did not move;
+  # copies of one point and a coarse grid make that the common case
+  set.seed(17)
+  X <- mdav_case(2000, 3, "dups")
+  for (k in c(2, 6)) expect_identical(epimask:::mdav_groups(X, k), ref_mdav(X, k), info = k)
+  X <- matrix(sample(0:4, 2 * 1500, TRUE), ncol = 2)
+  for (k in c(3, 7)) expect_identical(epimask:::mdav_groups(X, k), ref_mdav(X, k), info = k)
+  X <- cbind(round(rnorm(1200), 1), rnorm(1200), sample(0:1, 1200, TRUE))
+  expect_identical(epimask:::mdav_groups(X, 4), ref_mdav(X, 4))
+})
+
 test_that("MDAV edge cases: all equal, fewer than 2k, k = 1, constant column", {
   X <- matrix(1, 10, 2)
   expect_identical(epimask:::mdav_groups(X, 3), ref_mdav(X, 3))

@@ -87,6 +87,62 @@ test_that("MSUs, SUDA and DIS-SUDA scores match brute-force subsets on up to 6 k
   }
 })
 
+# Dense key codes written out here (NA a value of its own): the MSUs do not
+# depend on how the values are numbered.
+plain_codes <- function(data, keys) {
+  vapply(data[keys], function(x) {
+    v <- as.character(x)
+    v[is.na(x)] <- "\001NA"
+    match(v, unique(v))
+  }, integer(nrow(data)))
+}
+
+# The "seen twice" check of suda.c in its three forms: scans only (the plain
+# SUDA2 check, cache_after = -1), answers cached per key set at once and
+# packed codes sorted (cache_after = 0), cached at once and hashed
+# (pack_bits = 0); and the default switch from one to the other.
+suda_forms <- list(scan = list(-1, 64L), sorted = list(0, 64L), hashed = list(0, 0L),
+                   default = list(1, 64L))
+
+test_that("every form of the seen-twice check gives the brute-force MSUs (ties, NA, duplicates)", {
+  set.seed(21)
+  for (rep in 1:30) {
+    n <- sample(c(2, 5, 30, 150, 600), 1)
+    A <- sample(2:6, 1)
+    levels_per_key <- sample(2:6, A, TRUE)
+    d <- as.data.frame(lapply(levels_per_key, function(k) sample(c(letters[1:k], NA), n, TRUE,
+                                                                    prob = c(rep(1, k), 0.3))))
+    names(d) <- paste0("k", seq_len(A))
+    if (rep %% 3 == 0) d <- rbind(d, d[sample(n, min(n, 8), TRUE), , drop = FALSE])
+    keys <- names(d)
+    max_k <- if (rep %% 4 == 0) sample(A, 1) else A
+    ref <- brute_msu(d, keys, max_k)
+    codes <- plain_codes(d, keys)
+    for (form in names(suda_forms)) {
+      res <- epimask:::suda_msu(codes, max_k, suda_forms[[form]][[1]], suda_forms[[form]][[2]])
+      expect_equal(unname(res$msu), ref$msu, info = paste("rep", rep, form))
+      expect_equal(unname(res$attr), ref$per_key, info = paste("rep", rep, form))
+    }
+  }
+})
+
+test_that("the forms agree with brute force where the cached answers take over (4000 records, 7 keys)", {
+  set.seed(22)
+  n <- 4000
+  card <- c(30, 2, 5, 7, 9, 14, 6)
+  d <- as.data.frame(lapply(card, function(k) sample.int(k, n, TRUE, prob = rev(seq_len(k))^1.5)))
+  names(d) <- paste0("k", seq_along(card))
+  keys <- names(d)
+  ref <- brute_msu(d, keys, length(keys))
+  codes <- plain_codes(d, keys)
+  for (form in names(suda_forms)) {
+    res <- epimask:::suda_msu(codes, length(keys), suda_forms[[form]][[1]], suda_forms[[form]][[2]])
+    expect_identical(unname(res$msu), ref$msu, info = form)
+    expect_equal(unname(res$attr), ref$per_key, info = form)
+  }
+  expect_true(sum(ref$msu) > 5000)
+})
+
 test_that("SUDA on the adult census (6 keys, 2000 records) matches brute force", {
   path <- "/work/shared/data/adult.csv"
   skip_if_not(file.exists(path), "adult.csv not available")
