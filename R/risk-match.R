@@ -282,8 +282,6 @@ risk_match <- function(original, masked, known, unknown = NULL,
   if (parallel && !requireNamespace("future.apply", quietly = TRUE))
     abort_value("parallel", "FALSE unless the future.apply package is installed")
   method <- match_method(method, n, length(known), length(unknown), prob_tol)
-  # a default call leaves out the quadratic part when it would be long
-  probs <- method != "tree" || prob_given || as.double(n) * length(targets) <= match_prob_pairs()
 
   masked_known <- numeric_columns(masked, known, "masked")
   masked_unknown <- if (length(unknown)) numeric_columns(masked, unknown, "masked") else
@@ -291,10 +289,16 @@ risk_match <- function(original, masked, known, unknown = NULL,
   target_known <- numeric_columns(original, known, "original")[targets, , drop = FALSE]
 
   intruder <- intruder_regression(masked_known, masked_unknown, target_known)
+  # a default call leaves out the quadratic part when it would be long: when
+  # the sweep does not apply and there are many pairs
+  sweep <- match_sweep_applies(length(known), intruder$sigma, intruder$range)
+  probs <- method != "tree" || prob_given || sweep ||
+    as.double(n) * length(targets) <= match_prob_pairs()
   spec <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
                unknown_sd = unname(intruder$sigma), unknown_range = intruder$range,
                threads = threads, method = if (method == "tree") 1L else 0L,
-               prob_tol = if (probs) prob_tol else -1, index = NULL)
+               prob_tol = if (probs) prob_tol else -1, index = NULL,
+               sweep = as.integer(match_sweep_enabled()))
   res <- match_targets(spec, targets, target_known, intruder$mean, parallel = parallel,
                        progress = progress,
                        worker_threads = if (threads_given) threads else 1L)
@@ -302,7 +306,8 @@ risk_match <- function(original, masked, known, unknown = NULL,
   out <- new_epimask_match(res, targets, n, known, unknown, intruder$sigma)
   out$method <- method
   out$prob_tol <- if (!probs) NA_real_ else if (method == "tree") prob_tol else 0
-  if (!probs) inform_probs_skipped(n, length(targets))
+  if (!probs) inform_probs_skipped(n, length(targets), length(known), length(unknown),
+                                   intruder$sigma, intruder$range)
   out
 }
 
@@ -318,16 +323,52 @@ match_prob_pairs <- function() {
   limit
 }
 
+# The normaliser of prob_true and prob_max for all targets at once by the
+# sweep (src/match_sweep.h): at most 2 known variables and at most one
+# unknown, whose released range spans at most 128 bins of two residual SDs
+# (or that carries no information: no spread). Elsewhere the per-target
+# walk, which is quadratic. Must agree with ms_applies() in C.
+match_sweep_max_known <- 2L
+match_sweep_max_bins <- 128
+match_sweep_applies <- function(n_known, sigma, range) {
+  if (!match_sweep_enabled() || n_known > match_sweep_max_known || length(sigma) > 1L)
+    return(FALSE)
+  if (length(sigma) == 0L || !(range > 0)) return(TRUE)
+  sigma > 0 && ceiling(range / (2 * sigma)) <= match_sweep_max_bins
+}
+
+# options(epimask.match_sweep = FALSE) computes the normaliser by the
+# per-target walk alone (the former method; for comparison).
+match_sweep_enabled <- function() {
+  opt <- getOption("epimask.match_sweep", TRUE)
+  if (!is.logical(opt) || length(opt) != 1L || is.na(opt))
+    abort_value("options(epimask.match_sweep)", "TRUE or FALSE")
+  opt
+}
+
 # Said when a default call left prob_true and prob_max out.
-inform_probs_skipped <- function(n, n_targets) {
+inform_probs_skipped <- function(n, n_targets, n_known, n_unknown, sigma, range) {
   pairs <- as.double(n) * n_targets
+  why <- if (!match_sweep_enabled()) {
+    "options(epimask.match_sweep = FALSE) is set"
+  } else if (n_known > match_sweep_max_known) {
+    sprintf("%d known variables (at most %d)", n_known, match_sweep_max_known)
+  } else if (n_unknown > 1L) {
+    sprintf("%d unknown variables (at most 1)", n_unknown)
+  } else if (!(sigma > 0)) {
+    "the residual SD of the intruder's regression is 0"
+  } else {
+    sprintf("the residual SD %s is below 1/%d of the unknown's range %s",
+            format(signif(sigma, 3)), 2 * match_sweep_max_bins, format(signif(range, 3)))
+  }
   msg <- sprintf(paste0(
-    "prob_true and prob_max were not computed (NA): certifying them sums every one of ",
+    "prob_true and prob_max were not computed (NA): the fast certified sum for all targets ",
+    "does not apply here (%s), and certifying them target by target sums every one of ",
     "the %s released records for each of the %s targets (%s pairs, about %s of CPU at ",
     "10 ns per pair). c, I and the four rates are computed exactly. To have them, give ",
     "`prob_tol` (e.g. prob_tol = 1e-6), best with a sample of targets ",
     "(targets = sample(%s, 2000)), or raise options(epimask.match_prob_pairs)."),
-    format(n, big.mark = ","), format(n_targets, big.mark = ","),
+    why, format(n, big.mark = ","), format(n_targets, big.mark = ","),
     format(signif(pairs, 2)), format_cpu_time(1e-8 * pairs), format(n, scientific = FALSE))
   message(structure(class = c("epimask_message_probs_skipped", "message", "condition"),
                     list(message = paste0(msg, "\n"), call = NULL)))
