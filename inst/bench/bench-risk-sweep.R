@@ -28,7 +28,8 @@
 # sweep does not apply: the walk).
 # EPIMASK_BENCH_SWEEP_N (default "2e4,1e6") sets the sizes,
 # EPIMASK_BENCH_SWEEP_MASKS (default "ring,noise") the masks,
-# EPIMASK_BENCH_SWEEP_WORST (default "true") runs the worst inputs.
+# EPIMASK_BENCH_SWEEP_MAIN (default "true") runs the main table,
+# EPIMASK_BENCH_SWEEP_WORST (default "true") the worst inputs.
 library(epimask)
 
 threads <- as.integer(Sys.getenv("EPIMASK_BENCH_THREADS", "2"))
@@ -80,6 +81,7 @@ show <- function(input, n, label, r, targets, loop, tg_loop) {
   us * n / 1e6
 }
 
+if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_MAIN", "true")) == "true") {
 header()
 sizes <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_N", "2e4,1e6"), ",")[[1]])
 masks <- strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_MASKS", "ring,noise"), ",")[[1]]
@@ -121,17 +123,24 @@ for (mask in masks) for (n in sizes) {
 cat("\n(before_dflt*: probabilities not computed, NA; prob_err NA)\n")
 cat("\nRatios, CPU for all targets (before_1e-6 and loop scaled from their samples):\n")
 print(do.call(rbind, ratios), row.names = FALSE, digits = 3)
+}
 
 if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_WORST", "true")) == "true") {
   cat("\n## worst inputs\n")
-  # small residual SD: the unknown nearly a function of the knowns (range /
-  # sigma about 250: 125 bins of two SDs)
-  small_sd <- function(n, seed = 3) {
+  # small residual SD: the unknown nearly a linear function of the knowns
+  # (range / sigma about 200: about 100 bins of two SDs; `sd` 0.001: about
+  # 900 bins, beyond the sweep's 128: the walk, or the rates only)
+  small_sd <- function(n, seed = 3, sd = 0.006) {
     set.seed(seed)
     o <- data.frame(x = runif(n), s1 = runif(n))
-    o$y <- 10 * o$x + 5 * o$s1^2 + rnorm(n, sd = 0.05)
-    list(original = o, masked = o + rnorm(3 * n, sd = 0.01))
+    o$y <- 10 * o$x + 5 * o$s1 + rnorm(n, sd = 0.03)
+    m <- o
+    m$x <- m$x + rnorm(n, sd = sd)
+    m$s1 <- m$s1 + rnorm(n, sd = sd)
+    m$y <- m$y + rnorm(n, sd = sd)
+    list(original = o, masked = m)
   }
+  tiny_sd <- function(n) small_sd(n, sd = 0.001)
   # heavy ties: the noise-masked release rounded to one decimal
   ties <- function(n) {
     d <- released(n, "noise")
@@ -145,14 +154,15 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_WORST", "true")) == "true") {
     d$original$x[out] <- d$original$x[out] + 20 * sd(d$original$x)
     d
   }
-  inputs <- list(small_sd = small_sd, ties = ties, far = far)
+  inputs <- list(small_sd = small_sd, tiny_sd = tiny_sd, ties = ties, far = far)
   header()
   for (nm in names(inputs)) for (n in c(2e4, 2e5)) {
     d <- inputs[[nm]](n)
     tg_loop <- if (n <= 2e4) seq_len(n) else round(seq(1, n, length.out = 40))
     loop <- timed(risk_match(d$original, d$masked, k, "y", targets = tg_loop,
                              method = "exhaustive", threads = threads, progress = FALSE))
-    tg_walk <- if (n <= 2e4) seq_len(n) else round(seq(1, n, length.out = 400))
+    tg_walk <- if (n <= 2e4) seq_len(n) else
+      sort(unique(c(tg_loop, round(seq(1, n, length.out = 400)))))
     walk <- timed(without_sweep(risk_match(d$original, d$masked, k, "y", targets = tg_walk,
                                            prob_tol = 1e-6, threads = threads,
                                            progress = FALSE)))
@@ -161,10 +171,11 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_WORST", "true")) == "true") {
     show(nm, n, "loop", loop, tg_loop, loop, tg_loop)
     show(nm, n, "before_1e-6", walk, tg_walk, loop, tg_loop)
     show(nm, n, "after", after, seq_len(n), loop, tg_loop)
-    cat(sprintf("%-12s %5g residual SD %.3g, range %.3g: %d bins; sweep applies: %s\n", nm, n,
+    cat(sprintf("%-12s %5g residual SD %.3g, range %.3g: %d bins; sweep applies: %s%s\n", nm, n,
                 after$res$sigma, diff(range(d$masked$y)),
                 as.integer(ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma))),
-                ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma)) <= 128))
+                ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma)) <= 128,
+                if (is.na(after$res$prob_tol)) " (default call: probabilities not computed)" else ""))
     rm(d, loop, walk, after)
     invisible(gc())
   }
