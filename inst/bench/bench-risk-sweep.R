@@ -81,11 +81,11 @@ show <- function(input, n, label, r, targets, loop, tg_loop) {
   us * n / 1e6
 }
 
+k <- c("x", "s1")
 if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_MAIN", "true")) == "true") {
 header()
 sizes <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_N", "2e4,1e6"), ",")[[1]])
 masks <- strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_MASKS", "ring,noise"), ",")[[1]]
-k <- c("x", "s1")
 ratios <- list()
 for (mask in masks) for (n in sizes) {
   d <- released(n, mask)
