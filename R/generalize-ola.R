@@ -294,6 +294,8 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   if (is.null(k_map) != is.null(population))
     abort_value(if (is.null(k_map)) "k_map" else "population",
                 "given together with `population` / `k_map` (k-map counts the population)")
+  # a population table with the person column: its persons' key sets
+  pop_person <- if (!is.null(k_map)) population_persons(population, id)
   population <- check_population(population, keys, data)
   k_map_estimator <- check_choice(k_map_estimator, c("poisson", "zero_truncated"))
   k_map_alpha <- check_number(k_map_alpha, lower = 0, upper = 1, lower_open = TRUE,
@@ -336,24 +338,29 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   if (local && (!is.null(loglinear) || !is.null(cluster_risk)))
     abort_value("local", paste0("FALSE with `loglinear` or `cluster_risk` (the risk is ",
                                 "of the whole release, not of a subset's)"))
+  key_sets <- FALSE
   if (!is.null(person)) {
-    # the lattice runs on the persons (one row each)
+    # the lattice runs on the persons: one row each when every person has
+    # one combination of key values, else on their key sets
+    # (generalize-ola-sets.R), as with a population table of key sets
     searched <- person_rows(data, keys, person, sensitive)
+    key_sets <- is.null(searched) || !is.null(pop_person)
     if (is.null(searched))
-      abort_value("id", paste0(
-        "a person column whose persons have one combination of key values each for ola() ",
-        "(some have several: generalize with datafly(), which takes key sets, or make the ",
-        "keys person-level first)"))
+      searched <- lapply(stats::setNames(sensitive, sensitive), function(s)
+        person_columns(data, s, person, max(person))$columns[[1L]])
     ordered <- intersect(ordered, Filter(function(s) !is.character(searched[[s]]) ||
                                            is.character(data[[s]]), sensitive))
   }
-  lat <- lattice_build(searched, keys, args$hierarchies, sensitive, ordered)
+  lat <- if (key_sets)
+    set_lattice_build(data, keys, args$hierarchies, person, sensitive, ordered,
+                      population, pop_person)
+  else lattice_build(searched, keys, args$hierarchies, sensitive, ordered)
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity, outliers = outliers, avg_risk = avg_risk,
                 k_map = k_map, uniqueness = uniqueness, charge = suppressed_loss,
                 loglinear = loglinear, cluster_risk = cluster_risk)
-  if (!is.null(k_map))
+  if (!is.null(k_map) && !key_sets)
     lat$pop <- population_lattice(searched, population, keys, args$hierarchies)
   if (metric == "analysis") {
     if (is.null(person)) {
@@ -377,9 +384,12 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   if (local && found$found) {
     recoding <- local_recoding(searched, keys, args$hierarchies, model, metric, lat,
                                levels, supp_records, sensitive, ordered, population,
-                               analysis, unit_records = if (!is.null(person)) tabulate(person))
+                               analysis, unit_records = if (!is.null(person)) tabulate(person),
+                               sets = if (key_sets) list(data = data, person = person,
+                                                         pop_person = pop_person))
     supp_records <- recoding$supp
-    if (!is.null(person)) recoding$current <- lapply(recoding$current, `[`, person)
+    if (!is.null(person) && !key_sets)
+      recoding$current <- lapply(recoding$current, `[`, person)
   }
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
                         args$secret, proxies, drop_proxies, lat, model,
