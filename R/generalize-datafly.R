@@ -55,8 +55,7 @@
 #'   losses stay those of the records. The person column must then have no
 #'   `NA`. The information losses are of the persons when each person has one
 #'   combination of key values, else of the records. [ola()] takes persons
-#'   only when each has one combination of key values (its lattice runs on
-#'   one row per person), with every criterion counting persons (see its
+#'   with key sets too, with every criterion counting persons (see its
 #'   section "Several records per person").
 #' @param secret `NULL`, or the custodian's secret key for the pseudonyms (a
 #'   string or a raw vector); keep it apart from the release.

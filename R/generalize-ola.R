@@ -200,10 +200,28 @@
 #' losses are of the persons. `local = TRUE` searches the suppressed persons
 #' again, and a recoded person's records all take the round's levels. With
 #' [analysis_loss()] the collaborator's model is fitted on the records: a
-#' suppressed person's records all leave the fit. Every person must have one
-#' combination of key values (the key set of methods vignette section 23
-#' then has one tuple at every node); persons whose keys vary between their
-#' records get a classed error pointing to [datafly()], which takes key sets.
+#' suppressed person's records all leave the fit.
+#'
+#' Keys may vary between a person's records (a stay at another site, an age
+#' a year on): a person's key is then the set of the distinct key tuples of
+#' their records (methods vignette section 23). At a node every record's
+#' tuple is generalized and the persons with equal sets of generalized tuples
+#' form a class, as in [datafly()] and [risk_kanon()] with `id`; classes only
+#' merge going up, so the search (tagging of the k-part, roll-up from finer
+#' nodes, bounds) is unchanged. The precision and entropy losses then count
+#' the distinct (person, key tuple) pairs of the data, each at the node's
+#' levels (a suppressed person charged with all of theirs); discernibility and
+#' the average class size count persons. With one tuple per person these are
+#' the persons' losses, with one record per person the records'. A
+#' `population` table for `k_map` may carry the person column: its persons'
+#' key sets are then matched to the classes' sets (without it each row is a
+#' person with one tuple, and a class of several tuples matches no one).
+#' Ties of `avg_risk` and of the scans: equal-sized classes in the
+#' lexicographic order of their sets (each set's tuples sorted by the codes of
+#' first appearance). `loglinear` fits [risk_loglinear()]'s key table of the
+#' persons (`id`), `cluster_risk` takes each person's risk \eqn{1/f}, f the
+#' persons of their class. `cluster_risk`'s column and the weights must still
+#' be equal on a person's records.
 #' @section Progress:
 #' The search signals its progress (one step per lattice node evaluated)
 #' through \pkg{progressr} when it is installed: wrap the call in
@@ -262,6 +280,12 @@
 #'     list(yob = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
 #'          site = hierarchy_flat()),
 #'     k = 3, id = "pid", secret = "custodian key", outliers = "failing", avg_risk = 0.2)
+#' # a key that varies between a person's visits (age at the visit): key sets
+#' tv$age <- as.integer((tv$visit_date - tv$birth) / 365.25)
+#' ola(tv, c("age", "sex", "site"),
+#'     list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
+#'          site = hierarchy_flat()),
+#'     k = 3, id = "pid", secret = "custodian key")
 #' @export
 ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),
