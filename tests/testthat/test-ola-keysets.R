@@ -486,3 +486,51 @@ test_that("deidentify(id =) with key sets: certificate = hand recount by persons
   }
   expect_true(rel$pass)
 })
+
+test_that("key sets: persons in classes smaller than k never rise with generalization (the tagged part)", {
+  fx <- keyset_fixture(100, 22, 0.6)
+  d <- fx$data
+  h <- epimask:::check_hierarchies(fx$h, fx$keys, d)
+  nodes <- all_nodes(h, fx$keys)
+  in_small <- lapply(seq_len(nrow(nodes)), function(i) {
+    s <- hand_sets(d, fx$keys, h, unname(nodes[i, ]))$set
+    f <- as.vector(table(s)[s])
+    vapply(2:5, function(k) sum(f < k), integer(1))
+  })
+  for (i in seq_len(nrow(nodes))) for (j in seq_len(nrow(nodes))) {
+    if (i != j && all(nodes[i, ] <= nodes[j, ]))
+      expect_true(all(in_small[[j]] <= in_small[[i]]))
+  }
+  # the search and its exhaustive twin agree on the key-set lattice
+  person <- match(d$pid, unique(d$pid))
+  lat <- epimask:::set_lattice_build(d, fx$keys, h, person, "outcome")
+  for (model in list(list(k = 3, max_suppress = 0.05),
+                     list(k = 2, max_suppress = 0.2, l = 2, diversity = "distinct",
+                          outliers = "failing", avg_risk = 0.3)))
+    for (metric in metrics)
+      expect_identical(epimask:::lattice_search(lat, model, metric)$levels,
+                       epimask:::lattice_exhaustive(lat, model, metric)$levels)
+})
+
+test_that("key sets: bad input gives classed errors, the data are not modified", {
+  fx <- keyset_fixture(40, 23, 0.6)
+  d <- fx$data
+  copy <- d
+  pop <- fx$data[c("pid", fx$keys)]
+  pop$pid[3] <- NA
+  err <- expect_error(ola(d, fx$keys, fx$h, k = 2, id = "pid", secret = "s", k_map = 2,
+                          population = pop), class = "epimask_error_value")
+  expect_identical(err$arg, "id")
+  d2 <- d
+  d2$pid[5] <- NA
+  expect_error(ola(d2, fx$keys, fx$h, k = 2, id = "pid", secret = "s"),
+               class = "epimask_error")
+  # a cluster must hold whole persons
+  d3 <- d
+  d3$family[d3$pid == d3$pid[1]][1] <- "elsewhere"
+  if (sum(d3$pid == d3$pid[1]) > 1L)
+    expect_error(ola(d3, fx$keys, fx$h, k = 2, id = "pid", secret = "s",
+                     cluster_risk = list(cluster = "family", max = 0.5)),
+                 class = "epimask_error_value")
+  expect_identical(d, copy)
+})
