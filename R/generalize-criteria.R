@@ -230,11 +230,18 @@ loglinear_share <- function(class_codes, unit_class, kept, keys, spec) {
     return(set_loglinear_share(unit_class, kept, attr(class_codes, "sets"), spec))
   rows <- which(kept[unit_class])
   if (!length(rows)) return(0)
-  frame <- class_frame(class_codes, unit_class, rows, keys)
+  loglinear_fit_share(class_frame(class_codes, unit_class, rows, keys), keys,
+                      if (!is.null(spec$weights)) spec$weights[rows], spec)
+}
+
+# risk_loglinear()'s tau1 / n (or tau2 / n) of a frame of released units
+# (`id`: the column of their persons); NA when it cannot be fitted or does
+# not converge.
+loglinear_fit_share <- function(frame, keys, weights, spec, id = NULL) {
   converged <- TRUE
   res <- tryCatch(withCallingHandlers(
-    risk_loglinear(frame, keys, weights = if (!is.null(spec$weights)) spec$weights[rows],
-                   formula = spec$formula, pi = spec$pi),
+    risk_loglinear(frame, keys, weights = weights, formula = spec$formula, pi = spec$pi,
+                   id = id),
     epimask_warning_convergence = function(w) {
       converged <<- FALSE
       invokeRestart("muffleWarning")

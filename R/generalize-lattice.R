@@ -95,9 +95,15 @@ lattice_rollup <- function(lat, source, levels) {
 # Evaluate one node from a rolled-up table: class sizes, suppression, the
 # privacy models and the information loss under `metrics`.
 lattice_evaluate <- function(lat, table, levels, model, metrics) {
-  if (isTRUE(lat$sets)) return(lattice_evaluate_sets(lat, table, levels, model, metrics))
   A <- length(lat$keys)
-  if (length(lat$sensitive)) {
+  if (isTRUE(lat$sets)) {
+    # persons with key sets (generalize-ola-sets.R)
+    nc <- set_node_classes(lat, table, levels, model)
+    size <- nc$size
+    class_codes <- nc$class_codes
+    cls <- nc$cls
+    table <- nc$table
+  } else if (length(lat$sensitive)) {
     cls <- call_c(C_lattice_group, list(codes = table$codes, ncol = A, count = table$count),
                   arg = "keys")
     size <- cls$size

@@ -195,30 +195,15 @@ set_tie_rank <- function(table, class_of, n_cls) {
   key
 }
 
-# One node of the set lattice, as lattice_evaluate() (whose criteria and
-# losses take the class "codes" of set_classes()).
-lattice_evaluate_sets <- function(lat, table, levels, model, metrics) {
-  A <- length(lat$keys)
-  tie <- !is.null(model$avg_risk) || risk_scanned(model)
-  sc <- set_classes(lat, table, levels, tie)
-  size <- sc$size
-  class_codes <- sc$codes
-  # the sensitive codes per group in lattice_diverse()'s table layout
-  pseudo <- list(codes = cbind(matrix(0L, length(table$count), A), table$extra),
-                 count = table$count)
-  cls <- list(group = sc$class, size = size)
-  small <- size < model$k
-  suppressed <- sum(size[small])
-  k_ok <- suppressed <= model$max_suppress * lat$n
-  if (model_extended(model))
-    return(lattice_evaluate_targets(lat, pseudo, levels, model, metrics, cls, size,
-                                    class_codes, small, k_ok))
-  diverse <- k_ok && lattice_diverse(lat, pseudo, cls, small, model)
-  list(levels = levels, k_ok = k_ok, ok = k_ok && diverse,
-       suppressed = suppressed, n_classes = length(size),
-       sum_sq = sum(size^2), supp = small, class_codes = class_codes,
-       loss = vapply(metrics, function(m)
-         node_loss(lat, levels, size, small, class_codes, m, model$k), numeric(1)))
+# One node of the set lattice in lattice_evaluate()'s terms: class sizes in
+# persons, the class "codes" of set_classes() (tie ranks when a criterion
+# orders classes), the class of each group, and the sensitive codes per group
+# in the layout of a class table (key columns, then sensitive ones).
+set_node_classes <- function(lat, table, levels, model) {
+  sc <- set_classes(lat, table, levels, !is.null(model$avg_risk) || risk_scanned(model))
+  list(size = sc$size, class_codes = sc$codes, cls = list(group = sc$class, size = sc$size),
+       table = list(codes = cbind(matrix(0L, length(table$count), length(lat$keys)),
+                                  table$extra), count = table$count))
 }
 
 # Precision and entropy over the person-tuples (see the head of this file):
@@ -310,16 +295,8 @@ set_loglinear_share <- function(unit_class, kept, sets, spec) {
   frame <- as.data.frame(stats::setNames(frame, lat$keys), stringsAsFactors = FALSE,
                          optional = TRUE)
   frame[[".epimask_unit"]] <- who
-  converged <- TRUE
-  res <- tryCatch(withCallingHandlers(
-    risk_loglinear(frame, lat$keys, weights = if (!is.null(spec$weights)) spec$weights[who],
-                   formula = spec$formula, pi = spec$pi, id = ".epimask_unit"),
-    epimask_warning_convergence = function(w) {
-      converged <<- FALSE
-      invokeRestart("muffleWarning")
-    }), epimask_error = function(e) NULL)
-  if (is.null(res) || !converged) return(NA_real_)
-  if (spec$measure == "tau1") res$tau1_share else res$tau2_share
+  loglinear_fit_share(frame, lat$keys, if (!is.null(spec$weights)) spec$weights[who], spec,
+                      id = ".epimask_unit")
 }
 
 # Records with persons: can ola()'s one-row-per-person lattice take them, or
