@@ -534,3 +534,22 @@ test_that("key sets: bad input gives classed errors, the data are not modified",
                  class = "epimask_error_value")
   expect_identical(d, copy)
 })
+
+test_that("key sets: k-map from a sampling fraction is k-anonymity by persons with ARX's derived k", {
+  fx <- keyset_fixture(80, 24, 0.6)
+  # ARX's derived k by hand: the smallest c with P(Poisson(pi k_map) <= c) >= 1 - alpha,
+  # plus 2, capped at k_map and the number of persons
+  c0 <- 0
+  while (ppois(c0, 0.2 * 10) < 0.99) c0 <- c0 + 1
+  derived <- min(c0 + 2, 10, 80)
+  expect_gt(derived, 2)
+  d <- fx$data
+  h <- epimask:::check_hierarchies(fx$h, fx$keys, d)
+  ref <- hand_keyset_optimum(d, fx$keys, h, "entropy", k = derived, max_suppress = 0.1)
+  res <- ola(d, fx$keys, fx$h, k = 2, max_suppress = 0.1, id = "pid", secret = "s",
+             k_map = 10, population = population_model(0.2))
+  expect_identical(res$criteria$k_map_model$derived_k, as.integer(derived))
+  expect_identical(unname(res$levels), as.integer(ref$levels))
+  expect_identical(res$suppressed, which(d$pid %in% ref$pids[ref$supp]))
+  expect_gte(min(hand_release_sizes(res$data, fx$keys)), derived)
+})
