@@ -187,11 +187,12 @@
 #' With the defaults the search and the release are those of methods vignette section 16.
 #' @section Several records per person:
 #' With `id` naming a person column whose values repeat (methods vignette,
-#' section 23), the lattice runs on one row per person and every criterion
+#' section 23), the lattice runs on the persons and every criterion
 #' counts persons: `k`, `max_suppress` (a share of the persons), `l` / `t`
 #' (over the persons of a class), `outliers = "failing"`, `avg_risk`
 #' (released classes per released person), `k_map` (the `population` table
-#' then has one row per person of the population; the derived k of a
+#' then has one row per person of the population, or the person column, see
+#' below; the derived k of a
 #' [population_model()] is capped at the number of persons), `uniqueness`
 #' (`pi` the sampling fraction of persons), `loglinear` (the key table of
 #' persons) and `cluster_risk` (a person belongs to one cluster: the column
