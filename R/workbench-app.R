@@ -116,6 +116,7 @@ workbench_app <- function(data = NULL, data_name = "data passed in") {
 workbench_sources <- function(data, data_name) {
   choices <- c("Bundled: dose_cohort (synthetic cohort)" = "dose_cohort",
                "Bundled: zip_mortality (synthetic zip-code data)" = "zip_mortality",
+               "Bundled: trial_visits (synthetic trial, several visits per participant)" = "trial_visits",
                "Upload a CSV, RDS, SAS, Stata or SPSS file" = "upload")
   if (!is.null(data)) choices <- c(stats::setNames("passed", data_name), choices)
   choices
