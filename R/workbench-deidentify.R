@@ -19,7 +19,7 @@ wb_deidentify_ui <- function(id) {
         "certificate is the verdict."),
       shiny::uiOutput(ns("hierarchies")),
       shiny::uiOutput(ns("metric_ui")),
-      shiny::numericInput(ns("max_suppress"), "Largest share of records suppressed", 0.05, 0, 1, 0.01),
+      shiny::numericInput(ns("max_suppress"), "Largest share suppressed (of persons with a person column, else of records)", 0.05, 0, 1, 0.01),
       shiny::actionButton(ns("run"), "De-identify", class = "btn-primary"),
       shiny::uiOutput(ns("status")))),
     shiny::column(7, wb_card("Certificate: each attack of the context on the release",

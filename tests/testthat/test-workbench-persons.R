@@ -252,3 +252,139 @@ test_that("the whole server on trial_visits: persons in every risk table, sample
     }
   })
 })
+
+# ---- in Chromium ----------------------------------------------------------------
+
+chromium_path <- function() {
+  env <- Sys.getenv("CHROMOTE_CHROME")
+  if (nzchar(env) && file.exists(env)) return(env)
+  hits <- Sys.which(c("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"))
+  hits <- hits[nzchar(hits)]
+  if (length(hits)) unname(hits[[1L]]) else ""
+}
+
+# As test-workbench.R: skips unless EPIMASK_BROWSER_TESTS=true, where
+# anything missing is a failure.
+local_chromium <- function() {
+  required <- identical(Sys.getenv("EPIMASK_BROWSER_TESTS"), "true")
+  missing <- c(if (!requireNamespace("shinytest2", quietly = TRUE)) "shinytest2",
+               if (!requireNamespace("chromote", quietly = TRUE)) "chromote",
+               if (!requireNamespace("shiny", quietly = TRUE)) "shiny",
+               if (!requireNamespace("bslib", quietly = TRUE)) "bslib",
+               if (!nzchar(chromium_path())) "a Chromium browser")
+  if (length(missing)) {
+    msg <- paste("Browser tests need", paste(missing, collapse = ", "))
+    if (required) stop(msg, " (EPIMASK_BROWSER_TESTS=true).", call. = FALSE)
+    testthat::skip(msg)
+  }
+  if (required) Sys.setenv(SHINYTEST2_APP_DRIVER_TEST_ON_CRAN = "1") else testthat::skip_on_cran()
+  Sys.setenv(CHROMOTE_CHROME = chromium_path())
+  args <- c("--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-dev-shm-usage")
+  if (.Platform$OS.type == "unix" && identical(unname(Sys.info()[["effective_user"]]), "root"))
+    args <- c(args, "--no-sandbox")
+  chromote::set_chrome_args(args)
+  invisible(TRUE)
+}
+
+js_text <- function(app, selector) {
+  app$get_js(sprintf("(function(){var e=document.querySelector('%s');return e?e.innerText:'';})()",
+                     selector))
+}
+
+# a screenshot of the page, kept where EPIMASK_PERSONS_SCREENSHOTS points
+keep_shot <- function(app, name) {
+  shot <- tempfile(fileext = ".png")
+  app$get_screenshot(shot)
+  expect_true(file.size(shot) > 10000)
+  dir <- Sys.getenv("EPIMASK_PERSONS_SCREENSHOTS")
+  if (nzchar(dir)) file.copy(shot, file.path(dir, paste0(name, ".png")), overwrite = TRUE)
+}
+
+test_that("in Chromium: trial_visits by persons, sample rows, de-identify by persons", {
+  local_chromium()
+  app <- shinytest2::AppDriver$new(system.file("workbench", package = "epimask"),
+                                   name = "workbench-persons", width = 1300, height = 1100,
+                                   load_timeout = 90 * 1000, timeout = 60 * 1000, seed = 1)
+  on.exit(app$stop(), add = TRUE)
+  app$wait_for_js("document.querySelector('#data-columns table') !== null", timeout = 60 * 1000)
+  app$set_inputs(`data-source` = "trial_visits")
+  app$wait_for_js("document.querySelector('#data-message').innerText.indexOf('trial_visits') >= 0",
+                  timeout = 30 * 1000)
+  # the preset names pid as the person column; the column table says so
+  app$wait_for_js("document.querySelector('#data-columns').innerText.indexOf('person (unit of risk)') >= 0",
+                  timeout = 30 * 1000)
+  expect_identical(app$get_value(input = "variables-person"), "pid")
+  expect_match(js_text(app, "#data-columns"), "pid\tperson (unit of risk)", fixed = TRUE)
+  app$set_inputs(tabs = "variables")
+  app$wait_for_idle()
+  expect_match(js_text(app, "#variables-status"), "Every risk counts persons (person column 'pid')",
+               fixed = TRUE)
+  keep_shot(app, "wb-persons-variables")
+  # 3 Context: the original's risk by persons, with the sample rows
+  app$set_inputs(tabs = "context")
+  app$set_inputs(`context-pr_attempt` = 0.3, `context-pr_acquaintance` = 0.5)
+  app$set_inputs(`context-sample_population` = 6000)
+  app$set_inputs(`context-sample_measures` = c("population", "loglinear"))
+  app$wait_for_js("document.querySelector('#context-risk').innerText.indexOf('Population uniques') >= 0",
+                  timeout = 60 * 1000)
+  risk <- js_text(app, "#context-risk")
+  expect_match(risk, "Overall release risk (largest attack), by persons", fixed = TRUE)
+  expect_match(risk, "Persons in classes smaller than 5 persons", fixed = TRUE)
+  expect_match(risk, "Log-linear model on site, sex, birth", fixed = TRUE)
+  notes <- js_text(app, "#context-sample-notes")
+  expect_match(notes, "every class counts persons (person column 'pid')", fixed = TRUE)
+  expect_match(notes, "sampling fraction 0.1")
+  keep_shot(app, "wb-persons-context")
+  tv <- tv_data()
+  pop <- risk_population(tv, c("site", "sex", "birth"), population_model(0.1), compare = FALSE,
+                         id = "pid")
+  expect_match(risk, format(round(pop$uniques)), fixed = TRUE)
+  # 6 De-identify by persons
+  app$set_inputs(tabs = "deidentify")
+  app$wait_for_js("document.getElementById('deidentify-run') !== null", timeout = 30 * 1000)
+  app$click("deidentify-run")
+  app$wait_for_js("document.getElementById('deidentify-verdict-message') !== null",
+                  timeout = 90 * 1000)
+  app$wait_for_idle()
+  expect_match(js_text(app, "#deidentify-status"), "600 of 600 persons", fixed = TRUE)
+  expect_match(js_text(app, "#deidentify-verdict-message"), "classes counted in persons", fixed = TRUE)
+  steps <- js_text(app, "#deidentify-steps")
+  expect_match(steps, "Persons released", fixed = TRUE)
+  expect_match(steps, "Overall risk (by persons)", fixed = TRUE)
+  expect_match(js_text(app, "#deidentify-steps-units"), "The overall risk counts persons", fixed = TRUE)
+  keep_shot(app, "wb-persons-deidentify")
+  csv <- app$get_download("deidentify-download_data")
+  got <- utils::read.csv(csv, stringsAsFactors = FALSE)
+  expect_false("pid" %in% names(got))
+  # 4-5 a profile by persons, its risk table with the sample rows
+  app$set_inputs(tabs = "masking")
+  app$set_inputs(`masking-nrep` = 1)
+  app$click("masking-run")
+  app$wait_for_value(export = "profile", ignore = list(NULL), timeout = 120 * 1000)
+  app$set_inputs(tabs = "profile")
+  app$wait_for_js("document.querySelector('#profile-risk').innerText.indexOf('by persons') >= 0",
+                  timeout = 60 * 1000)
+  app$wait_for_idle()
+  prisk <- js_text(app, "#profile-risk")
+  expect_match(prisk, "Prosecutor (maximum) risk, 1 / smallest class, by persons", fixed = TRUE)
+  expect_match(prisk, "Population uniques on site, sex, birth", fixed = TRUE)
+  expect_match(js_text(app, "#profile-sample-notes"), "every class counts persons", fixed = TRUE)
+  expect_match(js_text(app, "#profile-classes"), "persons", fixed = TRUE)
+  app$run_js("document.getElementById('profile-risk').scrollIntoView({block: 'start'});")
+  keep_shot(app, "wb-persons-profile")
+  # pick the scheme: the release tab opens (its download links are bound when shown)
+  app$set_inputs(`profile-selected` = "rounding to 1 significant digit")
+  app$wait_for_idle()
+  app$click("profile-pick")
+  app$wait_for_value(export = "picked", ignore = list(NULL), timeout = 20 * 1000)
+  app$wait_for_idle()
+  expect_match(js_text(app, "#release-message"), "of 600 persons (person column 'pid' dropped)",
+               fixed = TRUE)
+  keep_shot(app, "wb-persons-release")
+  report <- app$get_download("release-download_report")
+  html <- paste(readLines(report, warn = FALSE), collapse = "\n")
+  expect_match(html, "600 persons (3609 records; person column", fixed = TRUE)
+  expect_match(html, "Population uniques on site, sex, birth", fixed = TRUE)
+})
