@@ -348,6 +348,10 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
                        rep(length(unique(person[!dropped])), 2L))
     steps$persons_dropped <- max(person) - steps$persons
   }
+  # the counts first, in their units (x$units), then the losses and the risk
+  first <- intersect(c("step", "action", "records", "records_dropped", "persons",
+                       "persons_dropped", "cells_blanked"), names(steps))
+  steps <- steps[c(first, setdiff(names(steps), first))]
   out <- list(data = restore_frame_class(released, data), certificate = certificate,
               pass = after$pass, overall_risk = after$overall, steps = steps,
               risk_before = risk_before, risk_after = after, generalization = gen,
