@@ -140,15 +140,8 @@ test_that("the profile arguments and the console call carry id = the person colu
   expect_match(conditionMessage(e), "missing values")
 })
 
-local_sync_wb <- function(env = parent.frame()) {
-  skip_if_not_installed("shiny")
-  skip_if_not_installed("bslib")
-  old <- options(epimask.workbench_async = FALSE)
-  do.call(on.exit, list(bquote(options(.(old))), add = TRUE), envir = env)
-}
-
 test_that("the de-identification module passes id =; its call reproduces the release", {
-  local_sync_wb()
+  local_sync_workbench()
   tv <- tv_data()
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.2)
   keys <- c("site", "sex", "birth")
@@ -198,7 +191,7 @@ test_that("the de-identification module passes id =; its call reproduces the rel
 })
 
 test_that("the whole server on trial_visits: persons in every risk table, sample rows", {
-  local_sync_wb()
+  local_sync_workbench()
   tv <- tv_data()
   shiny::testServer(epimask:::workbench_server(NULL, "x"), {
     session$setInputs(`data-source` = "trial_visits")
@@ -255,43 +248,6 @@ test_that("the whole server on trial_visits: persons in every risk table, sample
 
 # ---- in Chromium ----------------------------------------------------------------
 
-chromium_path <- function() {
-  env <- Sys.getenv("CHROMOTE_CHROME")
-  if (nzchar(env) && file.exists(env)) return(env)
-  hits <- Sys.which(c("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"))
-  hits <- hits[nzchar(hits)]
-  if (length(hits)) unname(hits[[1L]]) else ""
-}
-
-# As test-workbench.R: skips unless EPIMASK_BROWSER_TESTS=true, where
-# anything missing is a failure.
-local_chromium <- function() {
-  required <- identical(Sys.getenv("EPIMASK_BROWSER_TESTS"), "true")
-  missing <- c(if (!requireNamespace("shinytest2", quietly = TRUE)) "shinytest2",
-               if (!requireNamespace("chromote", quietly = TRUE)) "chromote",
-               if (!requireNamespace("shiny", quietly = TRUE)) "shiny",
-               if (!requireNamespace("bslib", quietly = TRUE)) "bslib",
-               if (!nzchar(chromium_path())) "a Chromium browser")
-  if (length(missing)) {
-    msg <- paste("Browser tests need", paste(missing, collapse = ", "))
-    if (required) stop(msg, " (EPIMASK_BROWSER_TESTS=true).", call. = FALSE)
-    testthat::skip(msg)
-  }
-  if (required) Sys.setenv(SHINYTEST2_APP_DRIVER_TEST_ON_CRAN = "1") else testthat::skip_on_cran()
-  Sys.setenv(CHROMOTE_CHROME = chromium_path())
-  args <- c("--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--disable-dev-shm-usage")
-  if (.Platform$OS.type == "unix" && identical(unname(Sys.info()[["effective_user"]]), "root"))
-    args <- c(args, "--no-sandbox")
-  chromote::set_chrome_args(args)
-  invisible(TRUE)
-}
-
-js_text <- function(app, selector) {
-  app$get_js(sprintf("(function(){var e=document.querySelector('%s');return e?e.innerText:'';})()",
-                     selector))
-}
 
 # a screenshot of the page, kept where EPIMASK_PERSONS_SCREENSHOTS points
 keep_shot <- function(app, name) {
@@ -303,7 +259,7 @@ keep_shot <- function(app, name) {
 }
 
 test_that("in Chromium: trial_visits by persons, sample rows, de-identify by persons", {
-  local_chromium()
+  local_browser()
   app <- shinytest2::AppDriver$new(system.file("workbench", package = "epimask"),
                                    name = "workbench-persons", width = 1300, height = 1100,
                                    load_timeout = 90 * 1000, timeout = 60 * 1000, seed = 1)
@@ -316,10 +272,10 @@ test_that("in Chromium: trial_visits by persons, sample rows, de-identify by per
   app$wait_for_js("document.querySelector('#data-columns').innerText.indexOf('person (unit of risk)') >= 0",
                   timeout = 30 * 1000)
   expect_identical(app$get_value(input = "variables-person"), "pid")
-  expect_match(js_text(app, "#data-columns"), "pid\tperson (unit of risk)", fixed = TRUE)
+  expect_match(text_of(app, "#data-columns"), "pid\tperson (unit of risk)", fixed = TRUE)
   app$set_inputs(tabs = "variables")
   app$wait_for_idle()
-  expect_match(js_text(app, "#variables-status"), "Every risk counts persons (person column 'pid')",
+  expect_match(text_of(app, "#variables-status"), "Every risk counts persons (person column 'pid')",
                fixed = TRUE)
   keep_shot(app, "wb-persons-variables")
   # 3 Context: the original's risk by persons, with the sample rows
@@ -329,11 +285,11 @@ test_that("in Chromium: trial_visits by persons, sample rows, de-identify by per
   app$set_inputs(`context-sample_measures` = c("population", "loglinear"))
   app$wait_for_js("document.querySelector('#context-risk').innerText.indexOf('Population uniques') >= 0",
                   timeout = 60 * 1000)
-  risk <- js_text(app, "#context-risk")
+  risk <- text_of(app, "#context-risk")
   expect_match(risk, "Overall release risk (largest attack), by persons", fixed = TRUE)
   expect_match(risk, "Persons in classes smaller than 5 persons", fixed = TRUE)
   expect_match(risk, "Log-linear model on site, sex, birth", fixed = TRUE)
-  notes <- js_text(app, "#context-sample-notes")
+  notes <- text_of(app, "#context-sample-notes")
   expect_match(notes, "every class counts persons (person column 'pid')", fixed = TRUE)
   expect_match(notes, "sampling fraction 0.1")
   keep_shot(app, "wb-persons-context")
@@ -348,12 +304,12 @@ test_that("in Chromium: trial_visits by persons, sample rows, de-identify by per
   app$wait_for_js("document.getElementById('deidentify-verdict-message') !== null",
                   timeout = 90 * 1000)
   app$wait_for_idle()
-  expect_match(js_text(app, "#deidentify-status"), "600 of 600 persons", fixed = TRUE)
-  expect_match(js_text(app, "#deidentify-verdict-message"), "classes counted in persons", fixed = TRUE)
-  steps <- js_text(app, "#deidentify-steps")
+  expect_match(text_of(app, "#deidentify-status"), "600 of 600 persons", fixed = TRUE)
+  expect_match(text_of(app, "#deidentify-verdict-message"), "classes counted in persons", fixed = TRUE)
+  steps <- text_of(app, "#deidentify-steps")
   expect_match(steps, "Persons released", fixed = TRUE)
   expect_match(steps, "Overall risk (by persons)", fixed = TRUE)
-  expect_match(js_text(app, "#deidentify-steps-units"), "The overall risk counts persons", fixed = TRUE)
+  expect_match(text_of(app, "#deidentify-steps-units"), "The overall risk counts persons", fixed = TRUE)
   keep_shot(app, "wb-persons-deidentify")
   csv <- app$get_download("deidentify-download_data")
   got <- utils::read.csv(csv, stringsAsFactors = FALSE)
@@ -367,11 +323,11 @@ test_that("in Chromium: trial_visits by persons, sample rows, de-identify by per
   app$wait_for_js("document.querySelector('#profile-risk').innerText.indexOf('by persons') >= 0",
                   timeout = 60 * 1000)
   app$wait_for_idle()
-  prisk <- js_text(app, "#profile-risk")
+  prisk <- text_of(app, "#profile-risk")
   expect_match(prisk, "Prosecutor (maximum) risk, 1 / smallest class, by persons", fixed = TRUE)
   expect_match(prisk, "Population uniques on site, sex, birth", fixed = TRUE)
-  expect_match(js_text(app, "#profile-sample-notes"), "every class counts persons", fixed = TRUE)
-  expect_match(js_text(app, "#profile-classes"), "persons", fixed = TRUE)
+  expect_match(text_of(app, "#profile-sample-notes"), "every class counts persons", fixed = TRUE)
+  expect_match(text_of(app, "#profile-classes"), "persons", fixed = TRUE)
   app$run_js("document.getElementById('profile-risk').scrollIntoView({block: 'start'});")
   keep_shot(app, "wb-persons-profile")
   # pick the scheme: the release tab opens (its download links are bound when shown)
@@ -380,7 +336,7 @@ test_that("in Chromium: trial_visits by persons, sample rows, de-identify by per
   app$click("profile-pick")
   app$wait_for_value(export = "picked", ignore = list(NULL), timeout = 20 * 1000)
   app$wait_for_idle()
-  expect_match(js_text(app, "#release-message"), "of 600 persons (person column 'pid' dropped)",
+  expect_match(text_of(app, "#release-message"), "of 600 persons (person column 'pid' dropped)",
                fixed = TRUE)
   keep_shot(app, "wb-persons-release")
   report <- app$get_download("release-download_report")
