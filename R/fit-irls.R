@@ -290,7 +290,7 @@ irls_spec <- function(x, y, weights, offset, codes, ctl, start_mode, start,
   c(list(x = x, y = y, weights = weights, offset = offset), codes,
     list(maxit = as.integer(ctl$maxit), epsilon = ctl$epsilon, trace = as.integer(ctl$trace),
          qr_tol = ctl$qr_tol, chol_tol = ctl$chol_tol, threads = ctl$nthreads,
-         final_weights = as.integer(final_weights), start_mode = start_mode,
+         schedule = as.integer(ctl$schedule %||% 0L), final_weights = as.integer(final_weights), start_mode = start_mode,
          start = as.double(start)))
 }
 

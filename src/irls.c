@@ -9,6 +9,7 @@
 #endif
 #include "irls.h"
 #include "irls_linalg.h"
+#include "par_rows.h"
 
 /* Rows are split into a number of chunks that depends only on n and p, and
  * partial sums are reduced in chunk order, so a fit gives the same bits
@@ -47,6 +48,8 @@ typedef struct {
     glm_family fam;
     int nchunk;
     int fam_threads;  /* threads for the passes (1 for a family that is not thread-safe) */
+    int chunk_order;  /* irls_control.schedule: 0, or the order of chunks for tests */
+    double *cpu;      /* CPU_SLOT doubles per thread */
 } irls_problem;
 
 static int choose_chunks(size_t n, int p)
@@ -266,21 +269,66 @@ static void pass_chunk(const irls_problem *pr, int c, const double *beta, int fr
     pp->good[c] = ws.good;
 }
 
-static void row_pass(const irls_problem *pr, int nthreads, const double *beta, int from_mu,
-                     double *eta, double *mu, working_state *st, const chunk_workspace *cw,
-                     const pass_parts *pp, pass_result *out)
+/* CPU-time slots of the threads of a pass, a cache line apart. */
+#define CPU_SLOT 8
+
+typedef struct {
+    const irls_problem *pr;
+    const double *beta;
+    int from_mu;
+    double *eta, *mu;
+    working_state *st;
+    const chunk_workspace *cw;
+    const pass_parts *pp;
+    double *cpu;  /* CPU seconds per thread spent in chunks, or NULL */
+} pass_job;
+
+/* The chunk worked on as the c-th claimed one: in order, or (for tests that
+ * the result does not depend on which thread does which chunk) reversed,
+ * or alternately from both ends. */
+static int chunk_in_order(const irls_problem *pr, int c)
+{
+    int k = pr->nchunk;
+    switch (pr->chunk_order) {
+    case 1: return k - 1 - c;
+    case 2: return c % 2 == 0 ? c / 2 : k - 1 - c / 2;
+    default: return c;
+    }
+}
+
+static double pass_chunk_job(void *ctx, size_t c, int thread)
+{
+    const pass_job *j = (const pass_job *) ctx;
+    double t0 = j->cpu ? par_thread_cpu() : 0.0;
+    pass_chunk(j->pr, chunk_in_order(j->pr, (int) c), j->beta, j->from_mu, j->eta, j->mu, j->st,
+               j->cw, j->pp);
+    if (j->cpu) j->cpu[(size_t) thread * CPU_SLOT] += par_thread_cpu() - t0;
+    return 1.0;
+}
+
+/* One pass over the rows on nthreads threads; returns the CPU time its
+ * threads spent in chunks over its wall-clock time (the number of cores
+ * the pass got), or -1 on one thread or where there is no thread CPU clock. */
+static double row_pass(const irls_problem *pr, int nthreads, const double *beta, int from_mu,
+                       double *eta, double *mu, working_state *st, const chunk_workspace *cw,
+                       const pass_parts *pp, pass_result *out)
 {
     int nchunk = pr->nchunk;
-    /* on one thread the OpenMP runtime is not entered at all: after another
-     * routine's parallel region its idle threads may still be spinning, and
-     * a region, even of one thread, keeps them at it */
-    if (nthreads > 1) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
-#endif
-        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, from_mu, eta, mu, st, cw, pp);
-    } else {
-        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, from_mu, eta, mu, st, cw, pp);
+    double cores = -1.0;
+    if (nthreads > nchunk) nthreads = nchunk;
+    /* chunks handed out one at a time in one parallel region, waits by
+     * sleeping (par_rows.h); one thread does not enter OpenMP at all */
+    pass_job job = { pr, beta, from_mu, eta, mu, st, cw, pp, NULL };
+    if (nthreads > 1 && par_thread_cpu() >= 0.0 && par_wall() >= 0.0) {
+        job.cpu = pr->cpu;
+        memset(job.cpu, 0, (size_t) nthreads * CPU_SLOT * sizeof(double));
+    }
+    double t0 = job.cpu ? par_wall() : 0.0;
+    par_rows(0, (size_t) nchunk, 1, INFINITY, nthreads, pass_chunk_job, &job);
+    if (job.cpu) {
+        double wall = par_wall() - t0, used = 0.0;
+        for (int t = 0; t < nthreads; t++) used += job.cpu[(size_t) t * CPU_SLOT];
+        cores = wall > 0.0 ? used / wall : -1.0;
     }
     int ok = 1, var_err = 0, me_err = 0;
     size_t ng = 0;
@@ -295,11 +343,12 @@ static void row_pass(const irls_problem *pr, int nthreads, const double *beta, i
     out->dev = dev;
     out->valid = ok;
     out->n_good = ng;
-    if (!st) return;
+    if (!st) return cores;
     /* an NA or 0 in V(mu) outranks an NA in mu.eta, as in glm.fit */
     st->err = var_err ? IRLS_ERR_VARIANCE : (me_err ? IRLS_ERR_MU_ETA : IRLS_OK);
     st->n_good = ng;
     reduce_gram(pr, cw, st->A, st->b);
+    return cores;
 }
 
 /* The rows of sqrt(W) X and sqrt(W) z with a non-zero weight, for the QR;
@@ -348,69 +397,59 @@ static int solve_step(const irls_problem *pr, const working_state *cur, const do
     return linalg_qr_limited(m, p, qs->xw, qs->zw, ctl->qr_tol, pivot, beta_new, fac, qs->work);
 }
 
-/* Threads of the passes, chosen by measuring them.
+/* Threads of the passes.
  *
- * Why: every pass ends at a barrier (the next step needs all of X'WX), and
- * on a shared machine the scheduler gives CPU time to sessions (Linux
- * autogroups) or cgroups, not to threads: when other jobs hold the cores,
- * two threads of one fit share the CPU time one thread would get, and the
- * pass still waits at its end for a thread that is off its core (and for the
- * runtime's spinning). Measured in the first round: 2 threads 0.77 times
- * as fast as 1 under load. Whether threads help is therefore a matter of
- * the load of the moment, which only a measurement can tell.
- *
- * The rule: the working passes of a fit (all the same work: one pass over
- * X with X'WX) are timed; after an untimed first pass (page faults of the
- * outputs), one runs on 1 thread and one on `max`, and the faster setting
- * is kept; every PROBE_EVERY working passes the other setting is timed
- * again, so a fit follows a load that comes or goes. On an idle machine
- * this costs one pass on 1 thread; under load, one pass on `max`. The
- * results are the same bits whatever the threads (chunks fixed by n, p). */
+ * Why not always all of them: on a shared machine the scheduler gives CPU
+ * time to sessions (Linux autogroups) or cgroups, not to threads, and its
+ * load balance counts a session's threads at their share of its weight.
+ * When another session keeps a core busy, the two threads of a fit then get
+ * one core between them (both on the free core, or each half of one), so
+ * they can at best match one thread, and every wait costs: a thread that
+ * waits gives its core away, and gets it back a time slice later.
+ * Measured (inst/bench/bench-threads.R, a busy loop in another session):
+ * with the waits of the OpenMP runtime (spinning, milliseconds) 2 threads
+ * took 1.1 times as long as 1; with passive waits (par_rows.h) about as
+ * long as 1. So a pass on `max` threads measures the cores it got: the CPU
+ * time its threads spent in chunks (their own thread clocks, which do not
+ * count the time they waited for a core) over the pass's wall-clock time.
+ * If they got less than CORES_TO_KEEP cores, not worth the waits, the next
+ * passes run on one thread, and every PROBE_EVERY working passes on `max`
+ * again, so a fit whose load goes away takes its threads back. On an idle
+ * machine nothing is given up (the first pass runs on `max` threads);
+ * under load, one pass. The results are the same bits whatever the threads
+ * (chunks fixed by n and p, summed in chunk order). */
 #define PROBE_EVERY 8
+#define CORES_TO_KEEP 1.25
 
 typedef struct {
     int max;          /* threads allowed (>= 1) */
-    int use;          /* the setting kept: 1 or max */
+    int use;          /* threads kept: 1 or max */
     int passes;       /* working passes done */
-    double t_one, t_max; /* seconds of the last timed pass on 1 / max threads */
+    int fixed;        /* tests: every pass on max threads */
 } thread_plan;
 
-static double wall_seconds(void)
-{
-#ifdef _OPENMP
-    return omp_get_wtime();
-#else
-    return 0.0;
-#endif
-}
-
-static void plan_init(thread_plan *tp, int max)
+static void plan_init(thread_plan *tp, int max, int fixed)
 {
     tp->max = max < 1 ? 1 : max;
     tp->use = tp->max;
     tp->passes = 0;
-    tp->t_one = tp->t_max = -1.0;
+    tp->fixed = fixed;
 }
 
-/* Threads of the next working pass and whether it is timed. */
-static int plan_next(const thread_plan *tp, int *timed)
+/* Threads of the next working pass. */
+static int plan_next(const thread_plan *tp)
 {
-    int k = tp->passes;
-    *timed = 0;
-    if (tp->max == 1 || k == 0) return tp->max;
-    *timed = 1;
-    if (k == 1) return 1;
-    if (k == 2) return tp->max;
-    if (k % PROBE_EVERY == 0) return tp->use == 1 ? tp->max : 1;
+    if (tp->use == 1 && tp->passes % PROBE_EVERY == 0) return tp->max;
     return tp->use;
 }
 
-static void plan_record(thread_plan *tp, int nthreads, int timed, double seconds)
+/* cores: what the pass on nthreads threads got (row_pass), negative if
+ * unknown (one thread, or no thread CPU clock: the threads are kept). */
+static void plan_record(thread_plan *tp, int nthreads, double cores)
 {
     tp->passes++;
-    if (!timed) return;
-    if (nthreads == 1) tp->t_one = seconds; else tp->t_max = seconds;
-    if (tp->t_one >= 0.0 && tp->t_max >= 0.0) tp->use = tp->t_max < tp->t_one ? tp->max : 1;
+    if (tp->fixed || nthreads == 1 || cores < 0.0) return;
+    tp->use = cores >= CORES_TO_KEEP ? tp->max : 1;
 }
 
 /* Everything a pass needs besides the problem. */
@@ -429,10 +468,9 @@ static double pass_working(const pass_context *px, const double *beta, int from_
                            working_state *st, int *valid)
 {
     pass_result r;
-    int timed, nt = plan_next(px->threads, &timed);
-    double t0 = timed ? wall_seconds() : 0.0;
-    row_pass(px->pr, nt, beta, from_mu, px->eta, px->mu, st, px->cw, px->parts, &r);
-    plan_record(px->threads, nt, timed, timed ? wall_seconds() - t0 : 0.0);
+    int nt = plan_next(px->threads);
+    double cores = row_pass(px->pr, nt, beta, from_mu, px->eta, px->mu, st, px->cw, px->parts, &r);
+    plan_record(px->threads, nt, cores);
     *valid = r.valid;
     return r.dev;
 }
@@ -507,15 +545,19 @@ void irls_run(const double *x, size_t n, int p, const double *y,
               double *cov, int *pivot, irls_result *res)
 {
     double work = (double) n * ((p + 1.0) * (p + 2.0) / 2.0 + 40.0);
-    int nt = ctl->nthreads > 1 && work >= PARALLEL_MIN_WORK ? ctl->nthreads : 1;
+    /* ctl->schedule > 0 (tests): threads on every pass, whatever the size */
+    int nt = ctl->nthreads > 1 && (work >= PARALLEL_MIN_WORK || ctl->schedule > 0)
+        ? ctl->nthreads : 1;
     irls_problem pr = { x, y, wt, offset, n, p, fam, choose_chunks(n, p),
-                        family_thread_safe(fam) ? nt : 1 };
+                        family_thread_safe(fam) ? nt : 1, ctl->schedule > 0 ? ctl->schedule - 1 : 0,
+                        NULL };
+    pr.cpu = (double *) R_alloc((size_t) pr.fam_threads * CPU_SLOT, sizeof(double));
     chunk_workspace cw;
     alloc_chunks(&cw, p, pr.nchunk);
     pass_parts parts;
     alloc_parts(&parts, pr.nchunk);
     thread_plan tp;
-    plan_init(&tp, pr.fam_threads);
+    plan_init(&tp, pr.fam_threads, ctl->schedule > 0);
     pass_context px = { &pr, &cw, &parts, eta, mu, &tp };
     irls_state s;
     /* the output work_w serves as one of the two sqrt(W) buffers */

@@ -20,7 +20,14 @@
  * chunks; the region ends only when a fixed amount of WORK (counted by the
  * row function, not measured in time) has been done, so the caller can check
  * for an interrupt between regions. The number of regions is then about
- * total work / budget whatever the load, and each costs at most one barrier. */
+ * total work / budget whatever the load, and each costs at most one barrier.
+ *
+ * A thread that finds no more chunks waits for the others by sleeping in
+ * short steps (par_pause), not at the region's closing barrier, where the
+ * OpenMP runtime spins for milliseconds: on a machine whose other core is
+ * busy, the spinning thread takes the CPU time of the very thread it waits
+ * for (measured in inst/bench/bench-threads.R). One thread never enters the
+ * OpenMP runtime. */
 
 /* Work done for `row` by `thread` (0-based), in the caller's units. */
 typedef double (*par_row_fn)(void *ctx, size_t row, int thread);
@@ -30,5 +37,15 @@ typedef double (*par_row_fn)(void *ctx, size_t row, int thread);
  * the first row not started: every row in [from, return value) is done. */
 size_t par_rows(size_t from, size_t to, size_t chunk, double budget,
                 int nthreads, par_row_fn fn, void *ctx);
+
+
+/* Sleeps about 0.1 ms at most: a passive wait step between polls. */
+void par_pause(void);
+
+/* CPU seconds used so far by the calling thread (a negative value where the
+ * platform has no per-thread CPU clock), and wall-clock seconds (negative
+ * when unknown). Used to see whether threads got CPU time of their own. */
+double par_thread_cpu(void);
+double par_wall(void);
 
 #endif

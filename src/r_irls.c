@@ -63,7 +63,8 @@ SEXP r_glm_codes(void)
 }
 
 /* spec: x (n x p), y, weights, offset (or NULL), family, link, maxit,
- * epsilon, trace, qr_tol, chol_tol, threads, final_weights, start_mode
+ * epsilon, trace, qr_tol, chol_tol, threads, schedule (0; tests: see
+ * irls_control), final_weights, start_mode
  * (0 eta, 1 coefficients, 2 mu) and start (its vector). */
 SEXP r_irls_fit(SEXP spec)
 {
@@ -82,6 +83,7 @@ SEXP r_irls_fit(SEXP spec)
         r_field_double1(spec, "qr_tol", 0.0, 1.0),
         r_field_double1(spec, "chol_tol", 0.0, 1.0),
         r_field_int1(spec, "threads", 1, 1 << 16),
+        r_field_int1(spec, "schedule", 0, 3),
         r_field_int1(spec, "final_weights", 0, 1)
     };
     int mode = r_field_int1(spec, "start_mode", IRLS_START_ETA, IRLS_START_MU);
