@@ -4,9 +4,6 @@
 #include <R.h>
 #include <R_ext/Utils.h>
 #include <R_ext/Print.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "irls.h"
 #include "irls_linalg.h"
 #include "par_rows.h"
@@ -49,7 +46,7 @@ typedef struct {
     int nchunk;
     int fam_threads;  /* threads for the passes (1 for a family that is not thread-safe) */
     int chunk_order;  /* irls_control.schedule: 0, or the order of chunks for tests */
-    double *cpu;      /* CPU_SLOT doubles per thread */
+    int forced;       /* tests: every pass on fam_threads threads */
 } irls_problem;
 
 static int choose_chunks(size_t n, int p)
@@ -269,9 +266,6 @@ static void pass_chunk(const irls_problem *pr, int c, const double *beta, int fr
     pp->good[c] = ws.good;
 }
 
-/* CPU-time slots of the threads of a pass, a cache line apart. */
-#define CPU_SLOT 8
-
 typedef struct {
     const irls_problem *pr;
     const double *beta;
@@ -280,7 +274,6 @@ typedef struct {
     working_state *st;
     const chunk_workspace *cw;
     const pass_parts *pp;
-    double *cpu;  /* CPU seconds per thread spent in chunks, or NULL */
 } pass_job;
 
 /* The chunk worked on as the c-th claimed one: in order, or (for tests that
@@ -299,37 +292,24 @@ static int chunk_in_order(const irls_problem *pr, int c)
 static double pass_chunk_job(void *ctx, size_t c, int thread)
 {
     const pass_job *j = (const pass_job *) ctx;
-    double t0 = j->cpu ? par_thread_cpu() : 0.0;
+    (void) thread;
     pass_chunk(j->pr, chunk_in_order(j->pr, (int) c), j->beta, j->from_mu, j->eta, j->mu, j->st,
                j->cw, j->pp);
-    if (j->cpu) j->cpu[(size_t) thread * CPU_SLOT] += par_thread_cpu() - t0;
     return 1.0;
 }
 
-/* One pass over the rows on nthreads threads; returns the CPU time its
- * threads spent in chunks over its wall-clock time (the number of cores
- * the pass got), or -1 on one thread or where there is no thread CPU clock. */
-static double row_pass(const irls_problem *pr, int nthreads, const double *beta, int from_mu,
-                       double *eta, double *mu, working_state *st, const chunk_workspace *cw,
-                       const pass_parts *pp, pass_result *out)
+/* One pass over the rows on nthreads threads (fewer when par_rows finds
+ * that they get no cores of their own, see par_rows.h). */
+static void row_pass(const irls_problem *pr, int nthreads, const double *beta, int from_mu,
+                     double *eta, double *mu, working_state *st, const chunk_workspace *cw,
+                     const pass_parts *pp, pass_result *out)
 {
     int nchunk = pr->nchunk;
-    double cores = -1.0;
-    if (nthreads > nchunk) nthreads = nchunk;
-    /* chunks handed out one at a time in one parallel region, waits by
-     * sleeping (par_rows.h); one thread does not enter OpenMP at all */
-    pass_job job = { pr, beta, from_mu, eta, mu, st, cw, pp, NULL };
-    if (nthreads > 1 && par_thread_cpu() >= 0.0 && par_wall() >= 0.0) {
-        job.cpu = pr->cpu;
-        memset(job.cpu, 0, (size_t) nthreads * CPU_SLOT * sizeof(double));
-    }
-    double t0 = job.cpu ? par_wall() : 0.0;
-    par_rows(0, (size_t) nchunk, 1, INFINITY, nthreads, pass_chunk_job, &job);
-    if (job.cpu) {
-        double wall = par_wall() - t0, used = 0.0;
-        for (int t = 0; t < nthreads; t++) used += job.cpu[(size_t) t * CPU_SLOT];
-        cores = wall > 0.0 ? used / wall : -1.0;
-    }
+    /* chunks handed out one at a time in one parallel region, passive
+     * waits; one thread does not enter OpenMP at all */
+    pass_job job = { pr, beta, from_mu, eta, mu, st, cw, pp };
+    par_rows_run(0, (size_t) nchunk, 1, INFINITY, nthreads, pass_chunk_job, &job,
+                 pr->forced ? PAR_FORCE_THREADS : 0, NULL);
     int ok = 1, var_err = 0, me_err = 0;
     size_t ng = 0;
     double dev = 0.0;
@@ -343,12 +323,11 @@ static double row_pass(const irls_problem *pr, int nthreads, const double *beta,
     out->dev = dev;
     out->valid = ok;
     out->n_good = ng;
-    if (!st) return cores;
+    if (!st) return;
     /* an NA or 0 in V(mu) outranks an NA in mu.eta, as in glm.fit */
     st->err = var_err ? IRLS_ERR_VARIANCE : (me_err ? IRLS_ERR_MU_ETA : IRLS_OK);
     st->n_good = ng;
     reduce_gram(pr, cw, st->A, st->b);
-    return cores;
 }
 
 /* The rows of sqrt(W) X and sqrt(W) z with a non-zero weight, for the QR;
@@ -397,68 +376,13 @@ static int solve_step(const irls_problem *pr, const working_state *cur, const do
     return linalg_qr_limited(m, p, qs->xw, qs->zw, ctl->qr_tol, pivot, beta_new, fac, qs->work);
 }
 
-/* Threads of the passes.
- *
- * Why not always all of them: on a shared machine the scheduler gives CPU
- * time to sessions (Linux autogroups) or cgroups, not to threads, and its
- * load balance counts a session's threads at their share of its weight.
- * When another session keeps a core busy, the two threads of a fit then get
- * one core between them (both on the free core, or each half of one), so
- * they can at best match one thread, and every wait costs: a thread that
- * waits gives its core away, and gets it back a time slice later.
- * Measured (inst/bench/bench-threads.R, a busy loop in another session):
- * with the waits of the OpenMP runtime (spinning, milliseconds) 2 threads
- * took 1.1 times as long as 1; with passive waits (par_rows.h) about as
- * long as 1. So a pass on `max` threads measures the cores it got: the CPU
- * time its threads spent in chunks (their own thread clocks, which do not
- * count the time they waited for a core) over the pass's wall-clock time.
- * If they got less than CORES_TO_KEEP cores, not worth the waits, the next
- * passes run on one thread, and every PROBE_EVERY working passes on `max`
- * again, so a fit whose load goes away takes its threads back. On an idle
- * machine nothing is given up (the first pass runs on `max` threads);
- * under load, one pass. The results are the same bits whatever the threads
- * (chunks fixed by n and p, summed in chunk order). */
-#define PROBE_EVERY 8
-#define CORES_TO_KEEP 1.25
-
-typedef struct {
-    int max;          /* threads allowed (>= 1) */
-    int use;          /* threads kept: 1 or max */
-    int passes;       /* working passes done */
-    int fixed;        /* tests: every pass on max threads */
-} thread_plan;
-
-static void plan_init(thread_plan *tp, int max, int fixed)
-{
-    tp->max = max < 1 ? 1 : max;
-    tp->use = tp->max;
-    tp->passes = 0;
-    tp->fixed = fixed;
-}
-
-/* Threads of the next working pass. */
-static int plan_next(const thread_plan *tp)
-{
-    if (tp->use == 1 && tp->passes % PROBE_EVERY == 0) return tp->max;
-    return tp->use;
-}
-
-/* cores: what the pass on nthreads threads got (row_pass), negative if
- * unknown (one thread, or no thread CPU clock: the threads are kept). */
-static void plan_record(thread_plan *tp, int nthreads, double cores)
-{
-    tp->passes++;
-    if (tp->fixed || nthreads == 1 || cores < 0.0) return;
-    tp->use = cores >= CORES_TO_KEEP ? tp->max : 1;
-}
-
 /* Everything a pass needs besides the problem. */
 typedef struct {
     const irls_problem *pr;
     const chunk_workspace *cw;
     const pass_parts *parts;
     double *eta, *mu;
-    thread_plan *threads;
+    int nthreads;
 } pass_context;
 
 /* A pass that also fills the working state st at the resulting (eta, mu);
@@ -468,19 +392,16 @@ static double pass_working(const pass_context *px, const double *beta, int from_
                            working_state *st, int *valid)
 {
     pass_result r;
-    int nt = plan_next(px->threads);
-    double cores = row_pass(px->pr, nt, beta, from_mu, px->eta, px->mu, st, px->cw, px->parts, &r);
-    plan_record(px->threads, nt, cores);
+    row_pass(px->pr, px->nthreads, beta, from_mu, px->eta, px->mu, st, px->cw, px->parts, &r);
     *valid = r.valid;
     return r.dev;
 }
 
-/* A pass for a halved step: eta, mu and the deviance only (on the threads
- * kept so far). */
+/* A pass for a halved step: eta, mu and the deviance only. */
 static double pass_plain(const pass_context *px, const double *beta, int *valid)
 {
     pass_result r;
-    row_pass(px->pr, px->threads->use, beta, 0, px->eta, px->mu, NULL, px->cw, px->parts, &r);
+    row_pass(px->pr, px->nthreads, beta, 0, px->eta, px->mu, NULL, px->cw, px->parts, &r);
     *valid = r.valid;
     return r.dev;
 }
@@ -550,15 +471,12 @@ void irls_run(const double *x, size_t n, int p, const double *y,
         ? ctl->nthreads : 1;
     irls_problem pr = { x, y, wt, offset, n, p, fam, choose_chunks(n, p),
                         family_thread_safe(fam) ? nt : 1, ctl->schedule > 0 ? ctl->schedule - 1 : 0,
-                        NULL };
-    pr.cpu = (double *) R_alloc((size_t) pr.fam_threads * CPU_SLOT, sizeof(double));
+                        ctl->schedule > 0 };
     chunk_workspace cw;
     alloc_chunks(&cw, p, pr.nchunk);
     pass_parts parts;
     alloc_parts(&parts, pr.nchunk);
-    thread_plan tp;
-    plan_init(&tp, pr.fam_threads, ctl->schedule > 0);
-    pass_context px = { &pr, &cw, &parts, eta, mu, &tp };
+    pass_context px = { &pr, &cw, &parts, eta, mu, pr.fam_threads };
     irls_state s;
     /* the output work_w serves as one of the two sqrt(W) buffers */
     alloc_state(&s.cur, n, p, work_w);
@@ -645,24 +563,41 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     res->used_qr = used_qr;
 }
 
+/* The scan in blocks of NONFINITE_BLOCK elements handed out by par_rows
+ * (no statically split loop: on a shared machine half the elements would
+ * wait for a thread without a core); flags per thread, a cache line apart. */
+#define NONFINITE_BLOCK 65536
+
+typedef struct {
+    const double *v;
+    size_t len;
+    int *flags;
+} nonfinite_job;
+
+static double nonfinite_block(void *ctx, size_t b, int thread)
+{
+    const nonfinite_job *j = (const nonfinite_job *) ctx;
+    size_t lo = b * NONFINITE_BLOCK, hi = lo + NONFINITE_BLOCK < j->len ? lo + NONFINITE_BLOCK : j->len;
+    int nan_found = 0, inf_found = 0;
+    for (size_t i = lo; i < hi; i++) {
+        nan_found |= isnan(j->v[i]);
+        inf_found |= isinf(j->v[i]);
+    }
+    j->flags[(size_t) thread * 16] |= nan_found | (inf_found << 1);
+    return 1.0;
+}
+
 int irls_nonfinite(const double *v, size_t len, int nthreads)
 {
-    int nan_found = 0, inf_found = 0;
-    if (len >= 100000 && nthreads > 1) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(|:nan_found, inf_found)
-#endif
-        for (size_t i = 0; i < len; i++) {
-            nan_found |= isnan(v[i]);
-            inf_found |= isinf(v[i]);
-        }
-    } else {
-        for (size_t i = 0; i < len; i++) {
-            nan_found |= isnan(v[i]);
-            inf_found |= isinf(v[i]);
-        }
-    }
-    return nan_found ? 1 : (inf_found ? 2 : 0);
+    if (nthreads < 1 || len < 100000) nthreads = 1;
+    int *flags = (int *) R_alloc((size_t) nthreads * 16, sizeof(int));
+    memset(flags, 0, (size_t) nthreads * 16 * sizeof(int));
+    nonfinite_job job = { v, len, flags };
+    par_rows(0, (len + NONFINITE_BLOCK - 1) / NONFINITE_BLOCK, 1, INFINITY, nthreads,
+             nonfinite_block, &job);
+    int found = 0;
+    for (int t = 0; t < nthreads; t++) found |= flags[(size_t) t * 16];
+    return (found & 1) ? 1 : ((found & 2) ? 2 : 0);
 }
 
 int irls_ones_column(const double *x, size_t n, int p)
