@@ -35,6 +35,15 @@
  * thread only, never from inside a region, so these need no lock. */
 static double one_thread_until = -1.0;
 static double retry_seconds = PAR_RETRY_SECONDS;
+/* tests: every region as with PAR_FORCE_THREADS (par_force_threads) */
+static int force_all = 0;
+
+int par_force_threads(int on)
+{
+    int was = force_all;
+    force_all = on != 0;
+    return was;
+}
 
 static void par_sleep(long ns)
 {
@@ -88,7 +97,7 @@ size_t par_rows_run(size_t from, size_t to, size_t chunk, double budget,
     size_t next = from;
     double done = 0.0, cpu_sum = 0.0;
     int stop = 0, active = 0, left_team = 0, clocks = 1;
-    int forced = (flags & PAR_FORCE_THREADS) != 0;
+    int forced = (flags & PAR_FORCE_THREADS) != 0 || force_all;
     if (stats) { stats->threads = 1; stats->left = 0; stats->wall = stats->cpu = -1.0; }
     if (chunk < 1) chunk = 1;
     if (nthreads < 1) nthreads = 1;

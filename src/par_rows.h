@@ -70,6 +70,11 @@ typedef struct {
 size_t par_rows_run(size_t from, size_t to, size_t chunk, double budget,
                     int nthreads, par_row_fn fn, void *ctx, int flags, par_stats *stats);
 
+/* Tests: on != 0 makes every region run as with PAR_FORCE_THREADS, so that
+ * a test of 1 against several threads uses them on a loaded machine too.
+ * Returns the former setting. */
+int par_force_threads(int on);
+
 /* Forget the governor's verdict (regions use their threads again). */
 void par_reset_governor(void);
 

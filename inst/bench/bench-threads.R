@@ -19,7 +19,7 @@
 # threads faster). The results of 1 and 2 threads are checked identical.
 #
 # Run with `Rscript inst/bench/bench-threads.R` after installing epimask.
-# EPIMASK_BENCH_REPS (default 5) sets reps; EPIMASK_BENCH_ROUTINES a
+# EPIMASK_BENCH_REPS (default 9) sets reps; EPIMASK_BENCH_ROUTINES a
 # comma-separated subset of irls, many, cox, linkage, kernel, match.
 suppressPackageStartupMessages(library(epimask))
 options(width = 200)
@@ -28,7 +28,7 @@ cpu_model <- tryCatch(sub(".*:\\s*", "", grep("model name", readLines("/proc/cpu
 cat(sprintf("Machine: %s, %d logical CPUs; R %s; epimask %s\n", cpu_model,
             parallel::detectCores(), getRversion(), utils::packageVersion("epimask")))
 cat(sprintf("uptime at start: %s\n", system("uptime", intern = TRUE)))
-reps <- as.integer(Sys.getenv("EPIMASK_BENCH_REPS", "5"))
+reps <- as.integer(Sys.getenv("EPIMASK_BENCH_REPS", "9"))
 chosen <- strsplit(Sys.getenv("EPIMASK_BENCH_ROUTINES", "irls,many,cox,linkage,kernel,match"),
                    ",")[[1]]
 
