@@ -183,9 +183,9 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
 #' [stats::glm.fit()]'s time at \eqn{n = 10^6}, \eqn{p = 10}; a pass over
 #' \eqn{X} 9 times the physical limit of portable C there (the family's exp
 #' and log per row dominate) and 1.7 times at \eqn{p = 50}. 2 threads against
-#' 1, logistic, \eqn{n = 10^6}, \eqn{p = 10}, three runs of
+#' 1, logistic, \eqn{n = 10^6}, \eqn{p = 10}, four runs of
 #' `inst/bench/bench-irls.R` on that machine shared with four other sessions
-#' (load average 4.7-5.6): 2 threads took as long as 1 (speed ratio
+#' (load average 4.0-5.6): 2 threads took as long as 1 (speed ratio
 #' 0.93-1.04, with or without a busy loop of another session; the code
 #' before: 0.85-0.91 with the busy loop at load 1-2). When
 #' a column is so nearly a combination of the earlier ones that the Cholesky
