@@ -169,16 +169,25 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
 #' \eqn{X'Wz} together, block by block of rows while the block is in cache
 #' (register tiles in plain C, not the BLAS, so the speed does not depend on
 #' an optimized BLAS; the same result for any number of threads), and solves
-#' it by LAPACK's Cholesky. Threads: every pass ends at a barrier, and on a
-#' shared machine a second thread may get no CPU time of its own, so the
-#' passes of a fit are timed and each runs on one thread or on `nthreads`,
-#' whichever was found faster (re-checked every 8 passes); small fits run on
-#' one thread. Measured in one run of `inst/bench/bench-irls.R` (2-core AMD
-#' EPYC shared with other jobs, load average 12.7, reference BLAS): 1/8.2
-#' (logistic) and 1/8.6 (Poisson) of [stats::glm.fit()]'s time at
-#' \eqn{n = 10^6}, \eqn{p = 10}, 2 threads 1.14 and 1.23 times as fast as 1;
-#' a pass over \eqn{X} 9 times the physical limit of portable C there (the
-#' family's exp and log per row dominate) and 1.7 times at \eqn{p = 50}. When
+#' it by LAPACK's Cholesky. Threads: the chunks of rows of a pass are
+#' handed out one at a time in one parallel region and summed in chunk
+#' order (the same bits for any number of threads and any assignment of
+#' chunks to threads); a thread waits for the others by sleeping, not
+#' spinning; and when a pass's threads get less than 1.25 cores of CPU time
+#' (on a machine whose cores other sessions keep busy, the threads of one R
+#' session share the time one thread would get), the next passes run on one
+#' thread, and threads are tried again a second later (see
+#' [epimask_threads()]). Small fits run on one thread. Measured in one run of
+#' `inst/bench/bench-irls.R` (2-core AMD EPYC shared with other jobs, load
+#' average 12.7, reference BLAS): 1/8.2 (logistic) and 1/8.6 (Poisson) of
+#' [stats::glm.fit()]'s time at \eqn{n = 10^6}, \eqn{p = 10}; a pass over
+#' \eqn{X} 9 times the physical limit of portable C there (the family's exp
+#' and log per row dominate) and 1.7 times at \eqn{p = 50}. 2 threads against
+#' 1, logistic, \eqn{n = 10^6}, \eqn{p = 10}, four runs of
+#' `inst/bench/bench-irls.R` on that machine shared with four other sessions
+#' (load average 4.0-5.6): 2 threads took as long as 1 (speed ratio
+#' 0.93-1.04, with or without a busy loop of another session; the code
+#' before: 0.85-0.91 with the busy loop at load 1-2). When
 #' a column is so nearly a combination of the earlier ones that the Cholesky
 #' is not trusted (`chol_tol`), the step is solved by a Householder QR with
 #' the limited column pivoting of `glm.fit`'s `dqrdc2` (a column whose norm
@@ -290,7 +299,7 @@ irls_spec <- function(x, y, weights, offset, codes, ctl, start_mode, start,
   c(list(x = x, y = y, weights = weights, offset = offset), codes,
     list(maxit = as.integer(ctl$maxit), epsilon = ctl$epsilon, trace = as.integer(ctl$trace),
          qr_tol = ctl$qr_tol, chol_tol = ctl$chol_tol, threads = ctl$nthreads,
-         final_weights = as.integer(final_weights), start_mode = start_mode,
+         schedule = as.integer(ctl$schedule %||% 0L), final_weights = as.integer(final_weights), start_mode = start_mode,
          start = as.double(start)))
 }
 

@@ -17,6 +17,26 @@ max_threads <- 1024L
 #' variable `OMP_THREAD_LIMIT` allows, never more than 2 under
 #' `R CMD check` (which sets `_R_CHECK_LIMIT_CORES_`), as CRAN asks.
 #'
+#' These are the most threads a routine uses. On a machine whose cores are
+#' kept busy by other sessions, Linux shares CPU time between sessions, not
+#' threads, so the threads of one R session get no more than one thread
+#' would, and their waits for each other cost time. The C core therefore
+#' measures what its threads get: a helper thread that is on a core less than
+#' 60% of the time stops taking work, and after a parallel region whose
+#' threads got less than 1.25 cores of CPU time (their own CPU clocks over
+#' the wall-clock time) the work of the next second runs on one thread; then
+#' threads are tried again (after 2, 4, ... up to 16 seconds while the
+#' verdict repeats). Threads wait for each other by sleeping, not spinning.
+#' Results never depend on the number of threads. Measured in
+#' `inst/bench/bench-threads.R` (2-core AMD EPYC shared with four other
+#' sessions, load average 5.5-7.2, a busy loop of another session added):
+#' 2 threads 0.96-1.10 times as fast as 1 over the model fits, linkage,
+#' kernel masking and the matching risk (the code before, in the next run at
+#' load 6.3-8.9: 0.84-1.05); nearly idle (load 0.5-1.4) 2 threads made a
+#' model fit 1.4-1.6 times as fast (the code before, and the passive waits
+#' before the governor was added; the machine was not idle again to measure
+#' the final code).
+#'
 #' @param threads `NULL` or a whole number of threads, from 1 to 1024 (the
 #'   bound is checked before any thread is started).
 #' @return The number of threads, an integer of at least 1.

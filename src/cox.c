@@ -2,9 +2,7 @@
 #include <string.h>
 #include <R_ext/Lapack.h>
 #include "cox.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "par_rows.h"
 
 #ifndef FCONE
 #define FCONE
@@ -213,35 +211,46 @@ cox_result cox_fit(const cox_problem *pr, const double *x, const cox_control *ct
  * coef[, r], its variance to var[, , r] and its status to status[r]. Each
  * replicate starts from beta = 0 (as coxph) and is fitted by one thread, so
  * the result does not depend on the number of threads. */
+typedef struct {
+    const cox_problem *pr;
+    const double *x;
+    const cox_control *ctl;
+    double *coef, *var, *loglik, *work;
+    int *status, *iter;
+    size_t per;
+} cox_many_job;
+
+static double cox_row(void *ctx, size_t rr, int t)
+{
+    const cox_many_job *j = (const cox_many_job *) ctx;
+    int p = j->pr->p, r = (int) rr;
+    size_t n = j->pr->n, pp = (size_t) p * p, np = n * (size_t) p;
+    double *w = j->work + (size_t) t * j->per;
+    double *b = j->coef + (size_t) r * p;
+    memset(b, 0, (size_t) p * sizeof(double));
+    cox_result res = cox_fit(j->pr, j->x + (size_t) r * np, j->ctl, b, j->var + (size_t) r * pp,
+                             w + cox_scratch_size(n, p), w);
+    j->status[r] = res.status;
+    j->iter[r] = res.iter;
+    j->loglik[2 * (size_t) r] = res.loglik0;
+    j->loglik[2 * (size_t) r + 1] = res.loglik;
+    return 1.0;
+}
+
 void cox_fit_many(const cox_problem *pr, const double *x, int nrep, const cox_control *ctl,
                   int nthreads, double *coef, double *var, double *loglik, int *status,
                   int *iter, double *work, void (*interrupt)(void))
 {
     int p = pr->p;
-    size_t n = pr->n, pp = (size_t) p * p, np = n * (size_t) p;
+    size_t n = pr->n;
     size_t per = cox_scratch_size(n, p) + (size_t) p;   /* + means */
     int nt = nthreads > 1 && nrep > 1 ? (nthreads < nrep ? nthreads : nrep) : 1;
+    cox_many_job job = { pr, x, ctl, coef, var, loglik, work, status, iter, per };
     int batch = 16 * nt;
     for (int lo = 0; lo < nrep; lo += batch) {
         int hi = lo + batch < nrep ? lo + batch : nrep;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-#endif
-        for (int r = lo; r < hi; r++) {
-            int t = 0;
-#ifdef _OPENMP
-            t = omp_get_thread_num();
-#endif
-            double *w = work + (size_t) t * per;
-            double *b = coef + (size_t) r * p;
-            memset(b, 0, (size_t) p * sizeof(double));
-            cox_result res = cox_fit(pr, x + (size_t) r * np, ctl, b, var + (size_t) r * pp,
-                                     w + cox_scratch_size(n, p), w);
-            status[r] = res.status;
-            iter[r] = res.iter;
-            loglik[2 * (size_t) r] = res.loglik0;
-            loglik[2 * (size_t) r + 1] = res.loglik;
-        }
+        /* replicates handed out one at a time, passive waits (par_rows.h) */
+        par_rows((size_t) lo, (size_t) hi, 1, INFINITY, nt, cox_row, &job);
         if (interrupt) interrupt();
     }
 }

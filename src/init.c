@@ -52,6 +52,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(irls_null_deviance, 1),
     CALLDEF(irls_separation, 1),
     CALLDEF(machine_rates, 1),          /* BENCH ONLY (inst/bench/bench-irls.R) */
+    CALLDEF(par_force_threads, 1),      /* TEST ONLY (threads as asked, par_rows.h) */
     CALLDEF(irls_ones_column, 1),
     /* risk measures of the second round (r_individual.c, r_suda.c, r_linkage.c) */
     CALLDEF(individual_risk, 1),

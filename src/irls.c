@@ -4,11 +4,9 @@
 #include <R.h>
 #include <R_ext/Utils.h>
 #include <R_ext/Print.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "irls.h"
 #include "irls_linalg.h"
+#include "par_rows.h"
 
 /* Rows are split into a number of chunks that depends only on n and p, and
  * partial sums are reduced in chunk order, so a fit gives the same bits
@@ -47,6 +45,8 @@ typedef struct {
     glm_family fam;
     int nchunk;
     int fam_threads;  /* threads for the passes (1 for a family that is not thread-safe) */
+    int chunk_order;  /* irls_control.schedule: 0, or the order of chunks for tests */
+    int forced;       /* tests: every pass on fam_threads threads */
 } irls_problem;
 
 static int choose_chunks(size_t n, int p)
@@ -266,22 +266,50 @@ static void pass_chunk(const irls_problem *pr, int c, const double *beta, int fr
     pp->good[c] = ws.good;
 }
 
+typedef struct {
+    const irls_problem *pr;
+    const double *beta;
+    int from_mu;
+    double *eta, *mu;
+    working_state *st;
+    const chunk_workspace *cw;
+    const pass_parts *pp;
+} pass_job;
+
+/* The chunk worked on as the c-th claimed one: in order, or (for tests that
+ * the result does not depend on which thread does which chunk) reversed,
+ * or alternately from both ends. */
+static int chunk_in_order(const irls_problem *pr, int c)
+{
+    int k = pr->nchunk;
+    switch (pr->chunk_order) {
+    case 1: return k - 1 - c;
+    case 2: return c % 2 == 0 ? c / 2 : k - 1 - c / 2;
+    default: return c;
+    }
+}
+
+static double pass_chunk_job(void *ctx, size_t c, int thread)
+{
+    const pass_job *j = (const pass_job *) ctx;
+    (void) thread;
+    pass_chunk(j->pr, chunk_in_order(j->pr, (int) c), j->beta, j->from_mu, j->eta, j->mu, j->st,
+               j->cw, j->pp);
+    return 1.0;
+}
+
+/* One pass over the rows on nthreads threads (fewer when par_rows finds
+ * that they get no cores of their own, see par_rows.h). */
 static void row_pass(const irls_problem *pr, int nthreads, const double *beta, int from_mu,
                      double *eta, double *mu, working_state *st, const chunk_workspace *cw,
                      const pass_parts *pp, pass_result *out)
 {
     int nchunk = pr->nchunk;
-    /* on one thread the OpenMP runtime is not entered at all: after another
-     * routine's parallel region its idle threads may still be spinning, and
-     * a region, even of one thread, keeps them at it */
-    if (nthreads > 1) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
-#endif
-        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, from_mu, eta, mu, st, cw, pp);
-    } else {
-        for (int c = 0; c < nchunk; c++) pass_chunk(pr, c, beta, from_mu, eta, mu, st, cw, pp);
-    }
+    /* chunks handed out one at a time in one parallel region, passive
+     * waits; one thread does not enter OpenMP at all */
+    pass_job job = { pr, beta, from_mu, eta, mu, st, cw, pp };
+    par_rows_run(0, (size_t) nchunk, 1, INFINITY, nthreads, pass_chunk_job, &job,
+                 pr->forced ? PAR_FORCE_THREADS : 0, NULL);
     int ok = 1, var_err = 0, me_err = 0;
     size_t ng = 0;
     double dev = 0.0;
@@ -348,78 +376,13 @@ static int solve_step(const irls_problem *pr, const working_state *cur, const do
     return linalg_qr_limited(m, p, qs->xw, qs->zw, ctl->qr_tol, pivot, beta_new, fac, qs->work);
 }
 
-/* Threads of the passes, chosen by measuring them.
- *
- * Why: every pass ends at a barrier (the next step needs all of X'WX), and
- * on a shared machine the scheduler gives CPU time to sessions (Linux
- * autogroups) or cgroups, not to threads: when other jobs hold the cores,
- * two threads of one fit share the CPU time one thread would get, and the
- * pass still waits at its end for a thread that is off its core (and for the
- * runtime's spinning). Measured in the first round: 2 threads 0.77 times
- * as fast as 1 under load. Whether threads help is therefore a matter of
- * the load of the moment, which only a measurement can tell.
- *
- * The rule: the working passes of a fit (all the same work: one pass over
- * X with X'WX) are timed; after an untimed first pass (page faults of the
- * outputs), one runs on 1 thread and one on `max`, and the faster setting
- * is kept; every PROBE_EVERY working passes the other setting is timed
- * again, so a fit follows a load that comes or goes. On an idle machine
- * this costs one pass on 1 thread; under load, one pass on `max`. The
- * results are the same bits whatever the threads (chunks fixed by n, p). */
-#define PROBE_EVERY 8
-
-typedef struct {
-    int max;          /* threads allowed (>= 1) */
-    int use;          /* the setting kept: 1 or max */
-    int passes;       /* working passes done */
-    double t_one, t_max; /* seconds of the last timed pass on 1 / max threads */
-} thread_plan;
-
-static double wall_seconds(void)
-{
-#ifdef _OPENMP
-    return omp_get_wtime();
-#else
-    return 0.0;
-#endif
-}
-
-static void plan_init(thread_plan *tp, int max)
-{
-    tp->max = max < 1 ? 1 : max;
-    tp->use = tp->max;
-    tp->passes = 0;
-    tp->t_one = tp->t_max = -1.0;
-}
-
-/* Threads of the next working pass and whether it is timed. */
-static int plan_next(const thread_plan *tp, int *timed)
-{
-    int k = tp->passes;
-    *timed = 0;
-    if (tp->max == 1 || k == 0) return tp->max;
-    *timed = 1;
-    if (k == 1) return 1;
-    if (k == 2) return tp->max;
-    if (k % PROBE_EVERY == 0) return tp->use == 1 ? tp->max : 1;
-    return tp->use;
-}
-
-static void plan_record(thread_plan *tp, int nthreads, int timed, double seconds)
-{
-    tp->passes++;
-    if (!timed) return;
-    if (nthreads == 1) tp->t_one = seconds; else tp->t_max = seconds;
-    if (tp->t_one >= 0.0 && tp->t_max >= 0.0) tp->use = tp->t_max < tp->t_one ? tp->max : 1;
-}
-
 /* Everything a pass needs besides the problem. */
 typedef struct {
     const irls_problem *pr;
     const chunk_workspace *cw;
     const pass_parts *parts;
     double *eta, *mu;
-    thread_plan *threads;
+    int nthreads;
 } pass_context;
 
 /* A pass that also fills the working state st at the resulting (eta, mu);
@@ -429,20 +392,16 @@ static double pass_working(const pass_context *px, const double *beta, int from_
                            working_state *st, int *valid)
 {
     pass_result r;
-    int timed, nt = plan_next(px->threads, &timed);
-    double t0 = timed ? wall_seconds() : 0.0;
-    row_pass(px->pr, nt, beta, from_mu, px->eta, px->mu, st, px->cw, px->parts, &r);
-    plan_record(px->threads, nt, timed, timed ? wall_seconds() - t0 : 0.0);
+    row_pass(px->pr, px->nthreads, beta, from_mu, px->eta, px->mu, st, px->cw, px->parts, &r);
     *valid = r.valid;
     return r.dev;
 }
 
-/* A pass for a halved step: eta, mu and the deviance only (on the threads
- * kept so far). */
+/* A pass for a halved step: eta, mu and the deviance only. */
 static double pass_plain(const pass_context *px, const double *beta, int *valid)
 {
     pass_result r;
-    row_pass(px->pr, px->threads->use, beta, 0, px->eta, px->mu, NULL, px->cw, px->parts, &r);
+    row_pass(px->pr, px->nthreads, beta, 0, px->eta, px->mu, NULL, px->cw, px->parts, &r);
     *valid = r.valid;
     return r.dev;
 }
@@ -507,16 +466,17 @@ void irls_run(const double *x, size_t n, int p, const double *y,
               double *cov, int *pivot, irls_result *res)
 {
     double work = (double) n * ((p + 1.0) * (p + 2.0) / 2.0 + 40.0);
-    int nt = ctl->nthreads > 1 && work >= PARALLEL_MIN_WORK ? ctl->nthreads : 1;
+    /* ctl->schedule > 0 (tests): threads on every pass, whatever the size */
+    int nt = ctl->nthreads > 1 && (work >= PARALLEL_MIN_WORK || ctl->schedule > 0)
+        ? ctl->nthreads : 1;
     irls_problem pr = { x, y, wt, offset, n, p, fam, choose_chunks(n, p),
-                        family_thread_safe(fam) ? nt : 1 };
+                        family_thread_safe(fam) ? nt : 1, ctl->schedule > 0 ? ctl->schedule - 1 : 0,
+                        ctl->schedule > 0 };
     chunk_workspace cw;
     alloc_chunks(&cw, p, pr.nchunk);
     pass_parts parts;
     alloc_parts(&parts, pr.nchunk);
-    thread_plan tp;
-    plan_init(&tp, pr.fam_threads);
-    pass_context px = { &pr, &cw, &parts, eta, mu, &tp };
+    pass_context px = { &pr, &cw, &parts, eta, mu, pr.fam_threads };
     irls_state s;
     /* the output work_w serves as one of the two sqrt(W) buffers */
     alloc_state(&s.cur, n, p, work_w);
@@ -603,24 +563,41 @@ void irls_run(const double *x, size_t n, int p, const double *y,
     res->used_qr = used_qr;
 }
 
+/* The scan in blocks of NONFINITE_BLOCK elements handed out by par_rows
+ * (no statically split loop: on a shared machine half the elements would
+ * wait for a thread without a core); flags per thread, a cache line apart. */
+#define NONFINITE_BLOCK 65536
+
+typedef struct {
+    const double *v;
+    size_t len;
+    int *flags;
+} nonfinite_job;
+
+static double nonfinite_block(void *ctx, size_t b, int thread)
+{
+    const nonfinite_job *j = (const nonfinite_job *) ctx;
+    size_t lo = b * NONFINITE_BLOCK, hi = lo + NONFINITE_BLOCK < j->len ? lo + NONFINITE_BLOCK : j->len;
+    int nan_found = 0, inf_found = 0;
+    for (size_t i = lo; i < hi; i++) {
+        nan_found |= isnan(j->v[i]);
+        inf_found |= isinf(j->v[i]);
+    }
+    j->flags[(size_t) thread * 16] |= nan_found | (inf_found << 1);
+    return 1.0;
+}
+
 int irls_nonfinite(const double *v, size_t len, int nthreads)
 {
-    int nan_found = 0, inf_found = 0;
-    if (len >= 100000 && nthreads > 1) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(|:nan_found, inf_found)
-#endif
-        for (size_t i = 0; i < len; i++) {
-            nan_found |= isnan(v[i]);
-            inf_found |= isinf(v[i]);
-        }
-    } else {
-        for (size_t i = 0; i < len; i++) {
-            nan_found |= isnan(v[i]);
-            inf_found |= isinf(v[i]);
-        }
-    }
-    return nan_found ? 1 : (inf_found ? 2 : 0);
+    if (nthreads < 1 || len < 100000) nthreads = 1;
+    int *flags = (int *) R_alloc((size_t) nthreads * 16, sizeof(int));
+    memset(flags, 0, (size_t) nthreads * 16 * sizeof(int));
+    nonfinite_job job = { v, len, flags };
+    par_rows(0, (len + NONFINITE_BLOCK - 1) / NONFINITE_BLOCK, 1, INFINITY, nthreads,
+             nonfinite_block, &job);
+    int found = 0;
+    for (int t = 0; t < nthreads; t++) found |= flags[(size_t) t * 16];
+    return (found & 1) ? 1 : ((found & 2) ? 2 : 0);
 }
 
 int irls_ones_column(const double *x, size_t n, int p)

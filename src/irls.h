@@ -23,9 +23,11 @@ typedef struct {
     double qr_tol;   /* dqrdc2 tolerance: min(1e-7, epsilon / 1000) in glm.fit */
     double chol_tol; /* smallest accepted L_jj^2 / A_jj (1 - R^2 of column j on
                         the earlier ones) for the Cholesky solve */
-    int nthreads;    /* OpenMP threads at most (>= 1); each pass runs on 1 or
-                        nthreads threads, whichever its timed passes found
-                        faster (see thread_plan in irls.c) */
+    int nthreads;    /* OpenMP threads at most (>= 1); fewer when they get no
+                        cores of their own (par_rows.h) */
+    int schedule;    /* 0; for tests, 1 + the order in which chunks are
+                        handed out (0 natural, 1 reversed, 2 from both
+                        ends), with every pass on nthreads threads */
     int final_weights; /* 0: as glm.fit, the working weights (and so the
                           covariance) are those of the last step, computed
                           at the previous iterate; 1: recomputed at the

@@ -4,11 +4,9 @@
 #include <R.h>
 #include <R_ext/Utils.h>
 #include <R_ext/Lapack.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "irls.h"
 #include "irls_linalg.h"
+#include "par_rows.h"
 
 #ifndef FCONE
 #define FCONE
@@ -173,6 +171,23 @@ static void fit_replicate(const many_problem *pr, int r, const double *stat, con
         for (int j = 0; j < p; j++) cr[j] = sr[j] = NAN;
 }
 
+typedef struct {
+    const many_problem *pr;
+    const double *stat, *start;
+    int maxit;
+    double tol;
+    many_scratch *scratch;
+    double *coef, *se;
+} many_job;
+
+static double many_row(void *ctx, size_t r, int thread)
+{
+    const many_job *j = (const many_job *) ctx;
+    fit_replicate(j->pr, (int) r, j->stat, j->start, j->maxit, j->tol, &j->scratch[thread],
+                  j->coef, j->se);
+    return 1.0;
+}
+
 void irls_stat_many(const double *x, size_t n, int p, const double *wt,
                     const double *offset, glm_family fam, const double *stat, int nrep,
                     const double *start, int maxit, double tol, int nthreads,
@@ -191,25 +206,14 @@ void irls_stat_many(const double *x, size_t n, int p, const double *wt,
     for (int t = 0; t < nt; t++) alloc_scratch(&scratch[t], n, p);
     /* batches of replicates, with a check for an interrupt between them
      * (outside the parallel region) */
+    many_job job = { &pr, stat, start, maxit, tol, scratch, coef, se };
     int batch = 64 * nt;
     for (int lo = 0; lo < nrep; lo += batch) {
         int hi = lo + batch < nrep ? lo + batch : nrep;
-        if (nt > 1) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-#endif
-            for (int r = lo; r < hi; r++) {
-                int t = 0;
-#ifdef _OPENMP
-                t = omp_get_thread_num();
-#endif
-                fit_replicate(&pr, r, stat, start, maxit, tol, &scratch[t], coef, se);
-            }
-        } else {
-            /* one thread: no OpenMP region (see row_pass in irls.c) */
-            for (int r = lo; r < hi; r++)
-                fit_replicate(&pr, r, stat, start, maxit, tol, &scratch[0], coef, se);
-        }
+        /* replicates handed out one at a time; a thread with no replicate
+         * left waits by sleeping, not spinning (par_rows.h); one thread
+         * does not enter OpenMP */
+        par_rows((size_t) lo, (size_t) hi, 1, INFINITY, nt, many_row, &job);
         R_CheckUserInterrupt();
     }
 }

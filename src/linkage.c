@@ -13,10 +13,8 @@
 #include <string.h>
 #include <math.h>
 #include <stdint.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "linkage.h"
+#include "par_rows.h"
 
 #define LEAF 8
 #define CHUNK 16384
@@ -288,6 +286,26 @@ static size_t *query_order(const kdtree *t, const double *x, size_t n, int d)
     return order;
 }
 
+typedef struct {
+    const kdtree *t;
+    const double *x, *y;
+    size_t n;
+    int d, method;
+    const size_t *order;
+    double *weight, *ties, *min_dist;
+} linkage_job;
+
+static double linkage_row(void *ctx, size_t j, int thread)
+{
+    const linkage_job *jb = (const linkage_job *) ctx;
+    (void) thread;
+    if (jb->method == 1)
+        link_tree_one(jb->t, jb->x, jb->y, jb->d, jb->order[j], jb->weight, jb->ties, jb->min_dist);
+    else
+        link_exhaustive_one(jb->x, jb->y, jb->n, jb->d, j, jb->weight, jb->ties, jb->min_dist);
+    return 1.0;
+}
+
 int linkage_run(const double *x, const double *y, size_t n, int d, int method,
                 int threads, double *weight, double *ties, double *min_dist,
                 int (*interrupted)(void))
@@ -300,18 +318,12 @@ int linkage_run(const double *x, const double *y, size_t n, int d, int method,
         if (!order) { kd_free(&t); return -1; }
     }
     int status = 0;
+    linkage_job job = { &t, x, y, n, d, method, order, weight, ties, min_dist };
     for (size_t start = 0; start < n && status == 0; start += CHUNK) {
         size_t end = start + CHUNK < n ? start + CHUNK : n;
-        long long lo = (long long) start, hi = (long long) end;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads > 0 ? threads : 1)
-#endif
-        for (long long j = lo; j < hi; j++) {
-            if (method == 1)
-                link_tree_one(&t, x, y, d, order[j], weight, ties, min_dist);
-            else
-                link_exhaustive_one(x, y, n, d, (size_t) j, weight, ties, min_dist);
-        }
+        /* rows in chunks of 64 from an atomic counter, passive waits
+         * (par_rows.h); one thread does not enter OpenMP */
+        par_rows(start, end, 64, INFINITY, threads > 0 ? threads : 1, linkage_row, &job);
         if (interrupted && interrupted()) status = -2;
     }
     if (method == 1) { kd_free(&t); free(order); }

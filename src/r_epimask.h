@@ -47,6 +47,7 @@ SEXP r_irls_initialize(SEXP spec);
 SEXP r_irls_null_deviance(SEXP spec);
 SEXP r_irls_separation(SEXP spec);
 SEXP r_machine_rates(SEXP spec);
+SEXP r_par_force_threads(SEXP spec);
 SEXP r_irls_ones_column(SEXP spec);
 
 /* r_individual.c, r_suda.c, r_linkage.c: sample-based, special-unique and

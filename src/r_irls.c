@@ -8,6 +8,7 @@
 #include <Rinternals.h>
 #include "irls.h"
 #include "machine_rates.h"
+#include "par_rows.h"
 #include "glm_codes.h"
 #include "r_util.h"
 #include "r_epimask.h"
@@ -63,7 +64,8 @@ SEXP r_glm_codes(void)
 }
 
 /* spec: x (n x p), y, weights, offset (or NULL), family, link, maxit,
- * epsilon, trace, qr_tol, chol_tol, threads, final_weights, start_mode
+ * epsilon, trace, qr_tol, chol_tol, threads, schedule (0; tests: see
+ * irls_control), final_weights, start_mode
  * (0 eta, 1 coefficients, 2 mu) and start (its vector). */
 SEXP r_irls_fit(SEXP spec)
 {
@@ -82,6 +84,7 @@ SEXP r_irls_fit(SEXP spec)
         r_field_double1(spec, "qr_tol", 0.0, 1.0),
         r_field_double1(spec, "chol_tol", 0.0, 1.0),
         r_field_int1(spec, "threads", 1, 1 << 16),
+        r_field_int1(spec, "schedule", 0, 3),
         r_field_int1(spec, "final_weights", 0, 1)
     };
     int mode = r_field_int1(spec, "start_mode", IRLS_START_ETA, IRLS_START_MU);
@@ -281,4 +284,17 @@ SEXP r_machine_rates(SEXP spec)
     int steps = r_field_int1(spec, "steps", 0, INT_MAX);
     double out = rates_stream(REAL_RO(x), (size_t) XLENGTH(x), reps) + rates_madd(steps);
     return ScalarReal(out);
+}
+
+/* TEST ONLY. spec: force (0 or 1). Every parallel region of the C core
+ * runs on the threads asked for (no helper leaves, the governor of
+ * par_rows.h is neither consulted nor updated) while force is 1, so that
+ * tests compare 1 and several threads on a loaded machine too; the governor
+ * is reset either way. Returns the former setting. */
+SEXP r_par_force_threads(SEXP spec)
+{
+    int on = r_field_int1(spec, "force", 0, 1);
+    int was = par_force_threads(on);
+    par_reset_governor();
+    return ScalarLogical(was);
 }

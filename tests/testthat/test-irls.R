@@ -244,6 +244,51 @@ test_that("results do not depend on the number of threads", {
   }
 })
 
+test_that("the same bits for any threads and any assignment of chunks to threads", {
+  # The C iteration with `schedule` set (tests only): every pass on the
+  # threads asked for, whatever the size, chunks handed out in order (1),
+  # reversed (2) or alternately from both ends (3), so that each thread
+  # works on other chunks than with the default schedule (0, where a pass
+  # may drop to one thread on a loaded machine). Chunks are fixed by n and p
+  # and summed in chunk order, so every variant must give identical results.
+  raw_fit <- function(x, y, family, w, threads, schedule) {
+    family <- epimask:::check_family(family)
+    codes <- epimask:::family_codes(family)
+    ctl <- epimask:::irls_control(list(nthreads = threads))
+    ctl$schedule <- schedule
+    y <- epimask:::check_response(y, nrow(x), family)
+    init <- epimask:::run_initialize(family, y, w, NULL, NULL, NULL, codes)
+    epimask:::irls_call(x, init, codes, NULL, ctl)
+  }
+  set.seed(28)
+  # 9 chunks of rows at n = 4e4 (rows per chunk 4096), a short last block
+  n <- 40003
+  x <- cbind(1, matrix(rnorm(n * 4), n))
+  cases <- list(
+    list(y = rbinom(n, 1, plogis(-0.3 + x[, 2] - 0.5 * x[, 4])), family = binomial(),
+         w = rep(c(1, 2, 0), length.out = n)),
+    list(y = rpois(n, exp(0.1 + 0.4 * x[, 3])), family = poisson(), w = rep(1, n)))
+  fields <- c("coefficients", "cov.unscaled", "deviance", "iter", "fitted.values",
+              "linear.predictors", "weights", "residuals")
+  for (case in cases) {
+    base <- raw_fit(x, case$y, case$family, case$w, 1L, 0L)
+    for (threads in c(1L, 2L, 3L, 5L)) {
+      for (schedule in 0:3) {
+        fit <- raw_fit(x, case$y, case$family, case$w, threads, schedule)
+        for (el in fields)
+          expect_identical(fit[[el]], base[[el]],
+                           info = paste(case$family$family, el, threads, schedule))
+      }
+    }
+    # the public function gives the same bits, and glm.fit's estimates
+    pub <- irls_fit(x, case$y, case$family, weights = case$w, control = list(nthreads = 2L))
+    expect_identical(unname(pub$coefficients), base$coefficients)
+    ref <- glm.fit(x, case$y, weights = case$w, family = case$family)
+    expect_equal(base$coefficients, unname(ref$coefficients), tolerance = tol_glm)
+    expect_equal(base$deviance, ref$deviance, tolerance = tol_glm)
+  }
+})
+
 test_that("X'WX and X'Wz of the register tiles equal crossprod() for every tile shape", {
   # src/irls_linalg.c: tiles of 2 x 4 and 2 x 2 columns, an odd number of
   # columns (+ z), rows in pairs with a tail, blocks of 256 rows with a short
