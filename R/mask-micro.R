@@ -116,8 +116,11 @@ mask_microagg_values <- function(scheme, Z) {
 }
 
 # The 1-based MDAV group of each row (methods vignette section 15), on standardised columns.
-mdav_groups <- function(Z, k) {
-  call_c(C_mdav_groups, list(z = standardise_columns(Z), k = as.integer(k)))
+# shell (tests only; 0 = the C default): k-d subtrees of more records split by
+# distance from the centroid.
+mdav_groups <- function(Z, k, shell = 0L) {
+  call_c(C_mdav_groups, list(z = standardise_columns(Z), k = as.integer(k),
+                             shell = as.integer(shell)))
 }
 
 # (x - mean) / sd column by column; a constant column (or a single row)
