@@ -490,11 +490,10 @@ typedef struct {
 static double far_bound(const kdtree *t, int v, const far_query *f, int radial)
 {
     int p = t->p;
-    double tm = NB_TMAX(t, v), Q = f->Q, M = 1.0;
-    if (radial) { /* a shell: every direction */
-        double s = tm + Q;
-        return s * s * (1.0 + 1e-7);
-    }
+    double tm = NB_TMAX(t, v), Q = f->Q, M = 1.0, s = tm + Q, ub = s * s * (1.0 + 1e-7);
+    /* |x - q| <= |x - c0| + Q: enough for a shell (every direction) and
+     * for the many nodes it puts out of reach */
+    if (radial || ub < f->d) return ub;
     if (Q > 0.0) {
         const double *ax = NB_AXIS(t, v);
         double c2 = 0.0;
@@ -509,8 +508,7 @@ static double far_bound(const kdtree *t, int v, const far_query *f, int radial)
         }
     }
     double r = tm * tm + 2.0 * tm * Q * M;
-    double s = tm + Q;
-    double ub = Q * Q + (r > 0.0 ? r : 0.0) + 1e-7 * s * s;
+    ub = Q * Q + (r > 0.0 ? r : 0.0) + 1e-7 * s * s;
     if (ub < f->d) return ub;
     double ubox = box_upper(t, v, f->c);
     return ubox < ub ? ubox : ub;
@@ -626,16 +624,13 @@ static double near_bound(const kdtree *t, int v, const double *c, double tc, int
     return lb;
 }
 
-/* radial: v's parent splits by distance from c0 (v is a shell or a group
- * of shells, where the box is no bound). */
-static void near_search(const kdtree *t, int v, const double *c, double tc, int radial,
-                        int skip, nn_heap *h)
+/* Offers node v's records to the heap unless lb (its near_bound(), by the
+ * caller) shows none can enter; children nearer first. */
+static void near_node(const kdtree *t, int v, double lb, const double *c, double tc, int skip,
+                      nn_heap *h)
 {
-    if (t->nd[v].count == 0) return;
-    if (h->size == h->cap) {
-        double lb = near_bound(t, v, c, tc, radial);
-        if (lb > h->d[0] || (lb == h->d[0] && t->nd[v].minidx > h->i[0])) return;
-    }
+    if (h->size == h->cap && (lb > h->d[0] || (lb == h->d[0] && t->nd[v].minidx > h->i[0])))
+        return;
     if (t->nd[v].left < 0) {
         for (int e = t->nd[v].start; e < t->nd[v].end; e++) {
             if (!t->palive[e]) continue;
@@ -645,13 +640,40 @@ static void near_search(const kdtree *t, int v, const double *c, double tc, int 
         }
         return;
     }
+    /* the children of a shell split are shells, where the box is no bound */
     int a = t->nd[v].left, z = t->nd[v].right, sh = t->nd[v].shell;
-    if (t->nd[a].count && t->nd[z].count &&
-        near_bound(t, z, c, tc, sh) < near_bound(t, a, c, tc, sh)) {
-        int tmp = a; a = z; z = tmp;
+    if (!t->nd[a].count) {
+        if (t->nd[z].count) near_node(t, z, near_bound(t, z, c, tc, sh), c, tc, skip, h);
+        return;
     }
-    near_search(t, a, c, tc, sh, skip, h);
-    near_search(t, z, c, tc, sh, skip, h);
+    if (!t->nd[z].count) {
+        near_node(t, a, near_bound(t, a, c, tc, sh), c, tc, skip, h);
+        return;
+    }
+    double la = near_bound(t, a, c, tc, sh), lz = near_bound(t, z, c, tc, sh);
+    if (lz < la) {
+        near_node(t, z, lz, c, tc, skip, h);
+        near_node(t, a, la, c, tc, skip, h);
+    } else {
+        near_node(t, a, la, c, tc, skip, h);
+        near_node(t, z, lz, c, tc, skip, h);
+    }
+}
+
+/* The nearest remaining records to record r (heap capacity) other than r:
+ * r's leaf first, then the sibling of each node on the way up to the root
+ * (the heap is full early, so most siblings are passed on their bound). */
+static void near_from(const kdtree *t, int r, nn_heap *h)
+{
+    const double *c = t->x + (size_t) r * t->p;
+    double tc = sqrt(sqdist(c, t->c0, t->p));
+    int v = t->leaf_of[r];
+    near_node(t, v, 0.0, c, tc, r, h);
+    for (; t->nd[v].parent >= 0; v = t->nd[v].parent) {
+        int P = t->nd[v].parent, s = t->nd[P].left == v ? t->nd[P].right : t->nd[P].left;
+        if (t->nd[s].count)
+            near_node(t, s, near_bound(t, s, c, tc, t->nd[P].shell), c, tc, r, h);
+    }
 }
 
 /* ---- centroid sums: a segment tree over the rows ---------------------------------- */
@@ -754,10 +776,7 @@ static void take_group(mdav_state *st, int r, int k, int g)
     const kdtree *t = st->t;
     st->h->size = 0;
     st->h->cap = k - 1;
-    if (k > 1) {
-        const double *xr = t->x + (size_t) r * t->p;
-        near_search(t, 0, xr, sqrt(sqdist(xr, t->c0, t->p)), 0, r, st->h);
-    }
+    if (k > 1) near_from(t, r, st->h);
     int size = st->h->size;
     for (int e = 0; e <= size; e++) {
         int i = e < size ? st->h->i[e] : r;
