@@ -20,10 +20,11 @@ typedef struct {
     int shell;       /* 1: split by distance from c0 (children are shells) */
 } kdnode;
 
-/* The doubles of node v, w = 3p + 4 of them from nb + v w:
+/* The doubles of node v, w = 3p + 5 of them from nb + v w:
  *   lo[p], hi[p]  tight box of the remaining records,
  *   tmax          largest distance from the reference point c0 of a
  *                 remaining record (ts below),
+ *   smax          largest sv of a remaining record (below),
  *   axis[p], cos a, sin a
  *                 a cone around c0 (unit axis, half-angle a) holding the
  *                 direction (x - c0) / |x - c0| of every remaining record
@@ -37,10 +38,11 @@ typedef struct {
  * the cloud by its own width (MDAV peels the cloud from the outside, so
  * every box there reaches nearly as far as the answer). */
 #define NB_TMAX(t, v) ((t)->nb[(size_t) (v) * (t)->w + 2 * (t)->p])
-#define NB_AXIS(t, v) ((t)->nb + (size_t) (v) * (t)->w + 2 * (t)->p + 1)
-#define NB_COSA(t, v) ((t)->nb[(size_t) (v) * (t)->w + 3 * (t)->p + 1])
-#define NB_SINA(t, v) ((t)->nb[(size_t) (v) * (t)->w + 3 * (t)->p + 2])
-#define NB_TMIN(t, v) ((t)->nb[(size_t) (v) * (t)->w + 3 * (t)->p + 3])
+#define NB_SMAX(t, v) ((t)->nb[(size_t) (v) * (t)->w + 2 * (t)->p + 1])
+#define NB_AXIS(t, v) ((t)->nb + (size_t) (v) * (t)->w + 2 * (t)->p + 2)
+#define NB_COSA(t, v) ((t)->nb[(size_t) (v) * (t)->w + 3 * (t)->p + 2])
+#define NB_SINA(t, v) ((t)->nb[(size_t) (v) * (t)->w + 3 * (t)->p + 3])
+#define NB_TMIN(t, v) ((t)->nb[(size_t) (v) * (t)->w + 3 * (t)->p + 4])
 #define CONE_ALL (-2.0)
 
 typedef struct {
@@ -48,6 +50,11 @@ typedef struct {
     double *xs;      /* the same values in tree order: xs[e p + j] = x[perm[e] p + j] */
     double *ts;      /* |xs_e - c0| by tree position */
     double *c0;      /* reference point of ts and the cones */
+    double *sv;      /* |x'|^2 - 2 x' . qr, x' = xs_e - c0, by tree position: for
+                      * the centroid query, whose offset from c0 moves little
+                      * from qr */
+    double *qr;      /* p values */
+    double qr_norm;
     int p, w;
     int *alive;      /* by row: 1 while the record is not yet in a group */
     int *palive;     /* the same by tree position */
@@ -124,7 +131,7 @@ static void select_nth(kdtree *t, int lo0, int len, int m, int dim)
 static void leaf_refresh(kdtree *t, int v)
 {
     int p = t->p, c = 0, mi = -1;
-    double *lo = nb_lo(t, v), *hi = lo + p, tm = 0.0;
+    double *lo = nb_lo(t, v), *hi = lo + p, tm = 0.0, sm = 0.0;
     for (int e = t->nd[v].start; e < t->nd[v].end; e++) {
         if (!t->palive[e]) continue;
         int i = t->perm[e];
@@ -133,6 +140,7 @@ static void leaf_refresh(kdtree *t, int v)
             for (int j = 0; j < p; j++) lo[j] = hi[j] = xi[j];
             mi = i;
             tm = t->ts[e];
+            sm = t->sv[e];
         } else {
             for (int j = 0; j < p; j++) {
                 if (xi[j] < lo[j]) lo[j] = xi[j];
@@ -140,12 +148,14 @@ static void leaf_refresh(kdtree *t, int v)
             }
             if (i < mi) mi = i;
             if (t->ts[e] > tm) tm = t->ts[e];
+            if (t->sv[e] > sm) sm = t->sv[e];
         }
         c++;
     }
     t->nd[v].count = c;
     t->nd[v].minidx = mi;
     NB_TMAX(t, v) = tm;
+    NB_SMAX(t, v) = sm;
 }
 
 /* An inner node from its children (the union of the non-empty ones). */
@@ -157,7 +167,7 @@ static void inner_refresh(kdtree *t, int v)
     t->nd[v].count = t->nd[a].count + t->nd[b].count;
     if (t->nd[a].count == 0 || t->nd[b].count == 0) {
         int c = t->nd[a].count ? a : b;
-        memcpy(bv, nb_lo(t, c), (2 * p + 1) * sizeof(double));
+        memcpy(bv, nb_lo(t, c), (2 * p + 2) * sizeof(double));
         t->nd[v].minidx = t->nd[c].count ? t->nd[c].minidx : -1;
         return;
     }
@@ -166,6 +176,7 @@ static void inner_refresh(kdtree *t, int v)
         bv[p + j] = ba[p + j] > bb[p + j] ? ba[p + j] : bb[p + j];
     }
     bv[2 * p] = ba[2 * p] > bb[2 * p] ? ba[2 * p] : bb[2 * p];
+    bv[2 * p + 1] = ba[2 * p + 1] > bb[2 * p + 1] ? ba[2 * p + 1] : bb[2 * p + 1];
     t->nd[v].minidx = t->nd[a].minidx < t->nd[b].minidx ? t->nd[a].minidx : t->nd[b].minidx;
 }
 
@@ -395,17 +406,46 @@ static void kd_rebuild(kdtree *t, const double *c)
     kd_build(t, 0, 0, m, -1, &next);
     t->nnodes = next;
     for (int v = 0; v < t->nnodes; v++) t->nd[v].count = t->nd[v].end - t->nd[v].start;
+    for (int j = 0; j < p; j++) t->qr[j] = 0.0;
+    t->qr_norm = 0.0;
+    for (int e = 0; e < m; e++) t->sv[e] = t->ts[e] * t->ts[e];
     kd_refresh_all(t, 0);
 }
 
-/* Record i leaves the tree. Going up, once a node's box, tmax and lowest
+/* sv of the remaining records for a new qr, and smax of every node. */
+static void kd_refresh_s(kdtree *t, int v)
+{
+    int p = t->p;
+    if (t->nd[v].left < 0) {
+        double sm = 0.0;
+        int any = 0;
+        for (int e = t->nd[v].start; e < t->nd[v].end; e++) {
+            if (!t->palive[e]) continue;
+            const double *xe = t->xs + (size_t) e * p;
+            double dot = 0.0;
+            for (int j = 0; j < p; j++) dot += (xe[j] - t->c0[j]) * t->qr[j];
+            t->sv[e] = t->ts[e] * t->ts[e] - 2.0 * dot;
+            if (!any || t->sv[e] > sm) sm = t->sv[e];
+            any = 1;
+        }
+        NB_SMAX(t, v) = sm;
+        return;
+    }
+    int a = t->nd[v].left, b = t->nd[v].right;
+    if (t->nd[a].count) kd_refresh_s(t, a);
+    if (t->nd[b].count) kd_refresh_s(t, b);
+    NB_SMAX(t, v) = !t->nd[a].count ? NB_SMAX(t, b) : (!t->nd[b].count ? NB_SMAX(t, a) :
+                    (NB_SMAX(t, a) > NB_SMAX(t, b) ? NB_SMAX(t, a) : NB_SMAX(t, b)));
+}
+
+/* Record i leaves the tree. Going up, once a node's box, tmax, smax and lowest
  * row number come out unchanged, those of its ancestors cannot change
  * either: only their counts drop. Cones stay (they still hold the
  * remaining directions). */
 static void kd_remove(kdtree *t, int i)
 {
     int p = t->p;
-    size_t bytes = (2 * (size_t) p + 1) * sizeof(double);
+    size_t bytes = (2 * (size_t) p + 2) * sizeof(double);
     t->alive[i] = 0;
     t->palive[t->pos[i]] = 0;
     int v = t->leaf_of[i];
@@ -476,6 +516,9 @@ typedef struct {
     int skip;
     double d;
     int i;
+    int cen;            /* the centroid query: bound by sv, with q - c0 = qr + D dhat */
+    const double *dhat;
+    double D;
 } far_query;
 
 /* Upper bound on the computed squared distance from the query to any
@@ -487,28 +530,40 @@ typedef struct {
  * -qhat. The margin 1e-7 (tmax + Q)^2 covers the rounding of the directions,
  * of ts, of M (its sine, near g = pi, to about 3e-8) and of the computed
  * distances, all far smaller. */
+/* cos(max(0, g - a)) for node v's cone, g the angle between its axis and
+ * -dir (a unit vector): at least -(u . dir) for every direction u in it. */
+static double cone_reach(const kdtree *t, int v, const double *dir)
+{
+    const double *ax = NB_AXIS(t, v);
+    double c2 = 0.0;
+    for (int j = 0; j < t->p; j++) {
+        double u = ax[j] + dir[j];
+        c2 += u * u;
+    }
+    double cg = 1.0 - 0.5 * c2, ca = NB_COSA(t, v);
+    if (cg >= ca) return 1.0;
+    double s2 = c2 * (4.0 - c2);
+    return cg * ca + (s2 > 0.0 ? 0.5 * sqrt(s2) : 0.0) * NB_SINA(t, v);
+}
+
+/* For the centroid query the same with qr + D dhat for q - c0:
+ *   |x - q|^2 = sv + Q^2 - 2 t D (u . dhat) <= Q^2 + smax + max(0, 2 tmax D M),
+ * M = cone_reach() of dhat, margin 1e-7 (tmax + Q + |qr|)^2. */
 static double far_bound(const kdtree *t, int v, const far_query *f, int radial)
 {
-    int p = t->p;
-    double tm = NB_TMAX(t, v), Q = f->Q, M = 1.0, s = tm + Q, ub = s * s * (1.0 + 1e-7);
+    double tm = NB_TMAX(t, v), Q = f->Q, s = tm + Q, ub = s * s * (1.0 + 1e-7);
     /* |x - q| <= |x - c0| + Q: enough for a shell (every direction) and
      * for the many nodes it puts out of reach */
     if (radial || ub < f->d) return ub;
-    if (Q > 0.0) {
-        const double *ax = NB_AXIS(t, v);
-        double c2 = 0.0;
-        for (int j = 0; j < p; j++) {
-            double u = ax[j] + f->qhat[j];
-            c2 += u * u;
-        }
-        double cg = 1.0 - 0.5 * c2, ca = NB_COSA(t, v);
-        if (cg < ca) {
-            double s2 = c2 * (4.0 - c2);
-            M = cg * ca + (s2 > 0.0 ? 0.5 * sqrt(s2) : 0.0) * NB_SINA(t, v);
-        }
+    if (f->cen) {
+        double r = f->D > 0.0 ? 2.0 * tm * f->D * cone_reach(t, v, f->dhat) : 0.0;
+        double sq = s + t->qr_norm;
+        ub = Q * Q + NB_SMAX(t, v) + (r > 0.0 ? r : 0.0) + 1e-7 * sq * sq;
+    } else {
+        double M = Q > 0.0 ? cone_reach(t, v, f->qhat) : 1.0;
+        double r = tm * tm + 2.0 * tm * Q * M;
+        ub = Q * Q + (r > 0.0 ? r : 0.0) + 1e-7 * s * s;
     }
-    double r = tm * tm + 2.0 * tm * Q * M;
-    ub = Q * Q + (r > 0.0 ? r : 0.0) + 1e-7 * s * s;
     if (ub < f->d) return ub;
     double ubox = box_upper(t, v, f->c);
     return ubox < ub ? ubox : ub;
@@ -548,19 +603,26 @@ static void far_node(const kdtree *t, int v, double ub, far_query *f)
     }
 }
 
-/* Farthest remaining record from c other than `skip` (ties: lower row). */
-static int farthest(const kdtree *t, const double *c, int skip)
+/* Farthest remaining record from c other than `skip` (ties: lower row);
+ * cen: c is the centroid (bounds by sv). */
+static int farthest(const kdtree *t, const double *c, int skip, int cen)
 {
     if (t->nd[0].count == 0) return -1;
     int p = t->p;
-    double *qv = t->qv, *qh = t->qv + p, Q = 0.0;
+    double *qv = t->qv, *qh = t->qv + p, *dh = t->qv + 2 * p, Q = 0.0, D = 0.0;
     for (int j = 0; j < p; j++) {
         qv[j] = c[j] - t->c0[j];
         Q += qv[j] * qv[j];
+        dh[j] = qv[j] - t->qr[j];
+        D += dh[j] * dh[j];
     }
     Q = sqrt(Q);
-    for (int j = 0; j < p; j++) qh[j] = Q > 0.0 ? qv[j] / Q : 0.0;
-    far_query f = {c, qh, Q, skip, -1.0, -1};
+    D = sqrt(D);
+    for (int j = 0; j < p; j++) {
+        qh[j] = Q > 0.0 ? qv[j] / Q : 0.0;
+        dh[j] = D > 0.0 ? dh[j] / D : 0.0;
+    }
+    far_query f = {c, qh, Q, skip, -1.0, -1, cen, dh, D};
     far_node(t, 0, far_bound(t, 0, &f, 0), &f);
     return f.i;
 }
@@ -753,10 +815,10 @@ static size_t sum_blocks(size_t n)
 
 mdav_sizes mdav_scratch_sizes(size_t n, int p)
 {
-    size_t nodes = kd_max_nodes(n), w = 3 * (size_t) p + 4;
+    size_t nodes = kd_max_nodes(n), w = 3 * (size_t) p + 5;
     mdav_sizes s;
-    /* x, xs, ts, node doubles, block and node sums, c, c0, qv, tmp, heap */
-    s.n_double = 2 * n * p + n + nodes * w + 2 * sum_blocks(n) * p + 4 * (size_t) p + w + n;
+    /* x, xs, ts, sv, node doubles, block and node sums, c, c0, qr, qv, tmp, heap */
+    s.n_double = 2 * n * p + 2 * n + nodes * w + 2 * sum_blocks(n) * p + 6 * (size_t) p + w + n;
     /* alive, palive, perm, pos, leaf_of, heap, nodes */
     s.n_int = 6 * n + 8 * nodes;
     return s;
@@ -792,23 +854,26 @@ static void take_group(mdav_state *st, int r, int k, int g)
  * the cloud's radius and an eighth of the records left at the last build
  * have been grouped since: at most 8 times the first build's work in all. */
 #define RECENTRE_DRIFT 0.1
+#define SV_DRIFT 1e-4
 
 int mdav_groups(const double *z, size_t n, int p, int k, int shell, int *group,
                 double *dscratch, int *iscratch, void (*interrupt)(void))
 {
     if (n == 0) return 0;
-    size_t nodes = kd_max_nodes(n), w = 3 * (size_t) p + 4, nblocks = sum_blocks(n);
+    size_t nodes = kd_max_nodes(n), w = 3 * (size_t) p + 5, nblocks = sum_blocks(n);
     double *x = dscratch;
     kdtree t;
     t.x = x;
     t.xs = x + n * p;
     t.ts = t.xs + n * p;
-    t.nb = t.ts + n;
+    t.sv = t.ts + n;
+    t.nb = t.sv + n;
     double *blk = t.nb + nodes * w;
     double *c = blk + 2 * nblocks * p;
     t.c0 = c + p;
-    t.qv = t.c0 + p;
-    t.tmp = t.qv + 2 * p;
+    t.qr = t.c0 + p;
+    t.qv = t.qr + p;
+    t.tmp = t.qv + 3 * p;
     double *heap_d = t.tmp + w;
     t.p = p;
     t.w = (int) w;
@@ -845,7 +910,7 @@ int mdav_groups(const double *z, size_t n, int p, int k, int shell, int *group,
     centroid(&s, n, c);
     t.nd[0].end = (int) n;
     kd_rebuild(&t, c);
-    size_t at_centre = n;
+    size_t at_centre = n, at_sv = n;
 
     nn_heap h = {heap_d, heap_i, 0, 0};
     mdav_state st = {&t, &s, &h, group, n};
@@ -856,20 +921,39 @@ int mdav_groups(const double *z, size_t n, int p, int k, int shell, int *group,
         if (st.remaining * 8 <= at_centre * 7 &&
             sqdist(c, t.c0, p) > RECENTRE_DRIFT * RECENTRE_DRIFT * NB_TMAX(&t, 0) * NB_TMAX(&t, 0)) {
             kd_rebuild(&t, c);
-            at_centre = st.remaining;
+            at_centre = at_sv = st.remaining;
+        } else if (st.remaining * 64 <= at_sv * 63) {
+            /* sv follows the centroid's offset from c0 once it has moved by
+             * more than SV_DRIFT of the cloud's radius (one pass over the
+             * remaining records, after a 64th of them have been grouped) */
+            double dq = 0.0;
+            for (int j = 0; j < p; j++) {
+                double u = c[j] - t.c0[j] - t.qr[j];
+                dq += u * u;
+            }
+            if (dq > SV_DRIFT * SV_DRIFT * NB_TMAX(&t, 0) * NB_TMAX(&t, 0)) {
+                double qn = 0.0;
+                for (int j = 0; j < p; j++) {
+                    t.qr[j] = c[j] - t.c0[j];
+                    qn += t.qr[j] * t.qr[j];
+                }
+                t.qr_norm = sqrt(qn);
+                kd_refresh_s(&t, 0);
+                at_sv = st.remaining;
+            }
         }
-        int r = farthest(&t, c, -1);
-        int sfar = farthest(&t, x + (size_t) r * p, r);
+        int r = farthest(&t, c, -1, 1);
+        int sfar = farthest(&t, x + (size_t) r * p, r, 0);
         take_group(&st, r, k, ++g);
         /* s joined r's group only when every remaining record ties with it
          * in distance from r: take the next farthest */
-        if (!t.alive[sfar]) sfar = farthest(&t, x + (size_t) r * p, -1);
+        if (!t.alive[sfar]) sfar = farthest(&t, x + (size_t) r * p, -1, 0);
         take_group(&st, sfar, k, ++g);
         if (interrupt && g % 512 == 0) interrupt();
     }
     if (st.remaining >= 2 * kk) {
         centroid(&s, st.remaining, c);
-        take_group(&st, farthest(&t, c, -1), k, ++g);
+        take_group(&st, farthest(&t, c, -1, 1), k, ++g);
     }
     if (st.remaining > 0) {
         g++;
