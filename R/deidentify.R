@@ -97,10 +97,9 @@
 #' [suppress_local()] (with `id`) count persons, the fallback drops every
 #' record of a person with a blank, and every recount, the certificate
 #' included, is [risk_release()] with `id`. A person's records are all
-#' released or all dropped. Every person must have one combination of key
-#' values (keys such as sex, site or year of birth); keys that vary between
-#' a person's records give [ola()]'s classed error naming `id` (generalize
-#' such data with [datafly()], which takes key sets). The person column is a
+#' released or all dropped. Keys may vary between a person's records (a
+#' person's key is then the set of their key tuples, as in [ola()] and
+#' [risk_release()] with `id`). The person column is a
 #' direct identifier: it is dropped unless `identifiers` lists it as
 #' `"pseudonymise"` (keyed pseudonyms with `secret`, which keep a person's
 #' records linked in the release); it is never released as it is. The print,

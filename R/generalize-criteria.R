@@ -77,6 +77,8 @@ block_loss <- function(lat, levels, size, supp, class_codes, metric, k) {
   n <- lat$n
   if (metric == "avg_class_size")
     return(n / (sum(!supp) + any(supp)) / k)
+  if (!is.null(attr(class_codes, "sets")))
+    return(set_node_loss(lat, levels, supp, attr(class_codes, "sets"), metric, block = TRUE))
   A <- length(levels)
   base <- sum(vapply(seq_len(A), function(v)
     lat$entropy_base[[v]][[levels[[v]] + 1L]], numeric(1)))
@@ -224,13 +226,22 @@ class_frame <- function(class_codes, unit_class, rows, keys) {
 # that cannot be fitted (table too large) or does not converge gives NA,
 # which fails the node.
 loglinear_share <- function(class_codes, unit_class, kept, keys, spec) {
+  if (!is.null(attr(class_codes, "sets")))
+    return(set_loglinear_share(unit_class, kept, attr(class_codes, "sets"), spec))
   rows <- which(kept[unit_class])
   if (!length(rows)) return(0)
-  frame <- class_frame(class_codes, unit_class, rows, keys)
+  loglinear_fit_share(class_frame(class_codes, unit_class, rows, keys), keys,
+                      if (!is.null(spec$weights)) spec$weights[rows], spec)
+}
+
+# risk_loglinear()'s tau1 / n (or tau2 / n) of a frame of released units
+# (`id`: the column of their persons); NA when it cannot be fitted or does
+# not converge.
+loglinear_fit_share <- function(frame, keys, weights, spec, id = NULL) {
   converged <- TRUE
   res <- tryCatch(withCallingHandlers(
-    risk_loglinear(frame, keys, weights = if (!is.null(spec$weights)) spec$weights[rows],
-                   formula = spec$formula, pi = spec$pi),
+    risk_loglinear(frame, keys, weights = weights, formula = spec$formula, pi = spec$pi,
+                   id = id),
     epimask_warning_convergence = function(w) {
       converged <<- FALSE
       invokeRestart("muffleWarning")
@@ -291,6 +302,12 @@ unit_weights <- function(weights, data, person, arg) {
 # so the risk of a released unit does not depend on which other classes are
 # suppressed: computed once per node.
 unit_risk <- function(class_codes, unit_class, keys, weights) {
+  if (!is.null(attr(class_codes, "sets"))) {
+    # key sets: the risk depends on the classes only (1 / f, or the sums of
+    # the weights per class)
+    frame <- data.frame(class = unit_class)
+    return(risk_individual(frame, "class", weights = weights)$per_record)
+  }
   frame <- class_frame(class_codes, unit_class, seq_along(unit_class), keys)
   risk_individual(frame, keys, weights = weights)$per_record
 }
@@ -387,6 +404,8 @@ population_lattice <- function(data, population, keys, hierarchies) {
 # data's codes at the node's levels), rolled up in C from the population's
 # distinct key patterns.
 pop_class_count <- function(lat, levels, class_codes) {
+  if (!is.null(attr(class_codes, "sets")))
+    return(set_pop_count(lat, levels, attr(class_codes, "sets")))
   pp <- lat$pop
   A <- length(levels)
   maps <- lapply(seq_len(A), function(v) pp$map[[v]][[levels[[v]] + 1L]])
@@ -464,6 +483,7 @@ check_population <- function(population, keys, data) {
 
 # The class (row of class_codes) of every record at node `levels`.
 record_class <- function(lat, levels, class_codes) {
+  if (!is.null(attr(class_codes, "sets"))) return(set_unit_class(lat, attr(class_codes, "sets")))
   A <- length(levels)
   rec <- vapply(seq_len(A), function(v) {
     part <- lat$key[[v]]
@@ -490,9 +510,13 @@ node_suppressed_records <- function(lat, levels, model) {
 node_risk_values <- function(lat, levels, model, supp) {
   tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(levels)))), levels)
   A <- length(levels)
-  cls <- call_c(C_lattice_group, arg = "spec", list(codes = tab$codes, ncol = A,
-                                                    count = tab$count))
-  class_codes <- tab$codes[cls$first, seq_len(A), drop = FALSE]
+  if (isTRUE(lat$sets)) {
+    class_codes <- set_classes(lat, tab, levels)$codes
+  } else {
+    cls <- call_c(C_lattice_group, arg = "spec", list(codes = tab$codes, ncol = A,
+                                                      count = tab$count))
+    class_codes <- tab$codes[cls$first, seq_len(A), drop = FALSE]
+  }
   unit_class <- record_class(lat, levels, class_codes)
   kept <- logical(nrow(class_codes))
   kept[unit_class[!supp]] <- TRUE
@@ -706,18 +730,27 @@ person_analysis <- function(evaluate, person) {
 # person) the rounds count records and persons.
 local_recoding <- function(data, keys, hierarchies, model, metric, lat, levels,
                            supp, sensitive, ordered, population, analysis,
-                           unit_records = NULL) {
-  n <- nrow(data)
+                           unit_records = NULL, sets = NULL) {
+  n <- length(supp)
   A <- length(keys)
   rec_levels <- matrix(as.integer(levels), n, A, byrow = TRUE)
   rounds <- list()
   repeat {
     idx <- which(supp)
     if (!length(idx)) break
-    sub <- data[idx, , drop = FALSE]
-    lat_s <- lattice_build(sub, keys, hierarchies, sensitive, ordered)
-    if (!is.null(model$k_map))
-      lat_s$pop <- population_lattice(sub, population, keys, hierarchies)
+    if (is.null(sets)) {
+      sub <- data[idx, , drop = FALSE]
+      lat_s <- lattice_build(sub, keys, hierarchies, sensitive, ordered)
+      if (!is.null(model$k_map))
+        lat_s$pop <- population_lattice(sub, population, keys, hierarchies)
+    } else {
+      # key sets (`sets`: the records and their persons): the records of the
+      # suppressed persons, persons numbered as in idx
+      rec <- sets$person %in% idx
+      lat_s <- set_lattice_build(sets$data[rec, , drop = FALSE], keys, hierarchies,
+                                 match(sets$person[rec], idx), sensitive, ordered,
+                                 if (!is.null(model$k_map)) population, sets$pop_person)
+    }
     round_analysis <- if (!is.null(analysis)) function(h, supp_s) {
       rl <- rec_levels
       rl[idx, ] <- rep(as.integer(h), each = length(idx))
@@ -744,9 +777,12 @@ local_recoding <- function(data, keys, hierarchies, model, metric, lat, levels,
       rounds[[r]]$still_suppressed <- sum(unit_records[supp])
     }
   }
+  # the released keys, of the records with key sets
+  src <- if (is.null(sets)) data else sets$data
+  src_levels <- if (is.null(sets)) rec_levels else rec_levels[sets$person, , drop = FALSE]
   current <- stats::setNames(lapply(seq_len(A), function(v) {
-    x <- data[[keys[[v]]]]
-    lv <- rec_levels[, v]
+    x <- src[[keys[[v]]]]
+    lv <- src_levels[, v]
     if (all(lv == lv[[1L]])) return(apply_level(hierarchies[[keys[[v]]]], x, lv[[1L]]))
     out <- as.character(x)
     for (l in unique(lv)) {
@@ -772,19 +808,24 @@ record_level_losses <- function(lat, rec_levels, supp, model, class_sizes) {
   top_charge <- !identical(model$charge, "node")
   share <- 0
   entropy <- 0
+  # key sets: precision and entropy over the person-tuples, each at its
+  # person's levels (generalize-ola-sets.R)
+  loss_rows <- if (isTRUE(lat$sets)) lat$loss_unit else seq_len(n)
+  n_loss <- length(loss_rows)
   for (v in seq_len(A)) {
     part <- lat$key[[v]]
-    h <- rec_levels[, v]
-    if (top_charge) h[supp] <- part$top
+    h <- rec_levels[loss_rows, v]
+    if (top_charge) h[supp[loss_rows]] <- part$top
     share <- share + sum(level_share(h, part$top[[1L]]))
-    code_h <- vapply(seq_len(n), function(i) part$level_codes[[h[[i]] + 1L]][part$code0[[i]]],
-                     integer(1))
-    ng <- vapply(seq_len(n), function(i) part$group_n[[h[[i]] + 1L]][code_h[[i]]], numeric(1))
+    code_h <- vapply(seq_len(n_loss), function(i)
+      part$level_codes[[h[[i]] + 1L]][part$code0[[i]]], integer(1))
+    ng <- vapply(seq_len(n_loss), function(i) part$group_n[[h[[i]] + 1L]][code_h[[i]]],
+                 numeric(1))
     entropy <- entropy + sum(log2(ng) - log2(part$n_value[part$code0]))
   }
   s <- sum(supp)
   kept_classes <- length(class_sizes)
-  c(entropy = entropy, precision = share / (n * A),
+  c(entropy = entropy, precision = share / (n_loss * A),
     discernibility = if (top_charge) sum(as.double(class_sizes)^2) + as.double(n) * s
                      else sum(as.double(class_sizes)^2) + as.double(s)^2,
     avg_class_size = if (top_charge) {

@@ -51,12 +51,12 @@
 #'   `max_suppress` (a share of the persons), `class_sizes` and the
 #'   discernibility count persons, and a person in a class smaller than `k`
 #'   is suppressed with all their records (`suppressed` lists the records;
-#'   `n_persons`, `n_persons_suppressed` count persons). The information
-#'   losses stay those of the records. The person column must then have no
-#'   `NA`. The information losses are of the persons when each person has one
-#'   combination of key values, else of the records. [ola()] takes persons
-#'   only when each has one combination of key values (its lattice runs on
-#'   one row per person), with every criterion counting persons (see its
+#'   `n_persons`, `n_persons_suppressed` count persons). The person column
+#'   must then have no `NA`. The information losses are those of [ola()]:
+#'   of the persons when each person has one combination of key values, else
+#'   precision and entropy over the distinct (person, key tuple) pairs (a
+#'   suppressed person charged with all of theirs). [ola()] takes persons
+#'   with key sets too, with every criterion counting persons (see its
 #'   section "Several records per person").
 #' @param secret `NULL`, or the custodian's secret key for the pseudonyms (a
 #'   string or a raw vector); keep it apart from the release.
@@ -220,9 +220,11 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
   release <- build_release(data, current, keys, id, kept, secret)
   release <- release[setdiff(names(release), dropped)]
   if (is.null(lat)) {
-    # losses of the unit counted: persons when their keys allow one row each
+    # losses of the unit counted: persons when their keys allow one row each,
+    # else the persons' key sets (ola()'s definition, generalize-ola-sets.R)
     rows <- if (!is.null(person)) person_rows(data, keys, person)
-    lat <- lattice_build(if (is.null(rows)) data else rows, keys, hierarchies)
+    lat <- if (!is.null(person) && is.null(rows)) set_lattice_build(data, keys, hierarchies, person)
+           else lattice_build(if (is.null(rows)) data else rows, keys, hierarchies)
   }
   if (is.null(model)) model <- list(k = k, max_suppress = 1)
   h <- unname(level)

@@ -85,6 +85,8 @@ lattice_rollup <- function(lat, source, levels) {
     b <- levels[[v]]
     if (a == b) NULL else lat$key[[v]]$maps[[a + 1L]][[b + 1L]]
   })
+  # persons with key sets (generalize-ola-sets.R): the sets' tuples recoded
+  if (isTRUE(lat$sets)) return(set_table_rollup(source, maps))
   maps <- c(maps, rep(list(NULL), length(lat$sensitive)))
   call_c(C_lattice_rollup, list(codes = source$codes, count = source$count, maps = maps),
          arg = "hierarchies")
@@ -94,7 +96,14 @@ lattice_rollup <- function(lat, source, levels) {
 # privacy models and the information loss under `metrics`.
 lattice_evaluate <- function(lat, table, levels, model, metrics) {
   A <- length(lat$keys)
-  if (length(lat$sensitive)) {
+  if (isTRUE(lat$sets)) {
+    # persons with key sets (generalize-ola-sets.R)
+    nc <- set_node_classes(lat, table, levels, model)
+    size <- nc$size
+    class_codes <- nc$class_codes
+    cls <- nc$cls
+    table <- nc$table
+  } else if (length(lat$sensitive)) {
     cls <- call_c(C_lattice_group, list(codes = table$codes, ncol = A, count = table$count),
                   arg = "keys")
     size <- cls$size
@@ -143,6 +152,9 @@ lattice_diverse <- function(lat, table, cls, small, model) {
 # Information loss of a node's release (methods vignette section 16); suppressed records count
 # as fully generalized.
 node_loss <- function(lat, levels, size, small, class_codes, metric, k) {
+  sets <- attr(class_codes, "sets")
+  if (!is.null(sets) && metric %in% c("precision", "entropy"))
+    return(set_node_loss(lat, levels, small, sets, metric))
   n <- lat$n
   A <- length(levels)
   s <- sum(size[small])

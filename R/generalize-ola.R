@@ -187,11 +187,12 @@
 #' With the defaults the search and the release are those of methods vignette section 16.
 #' @section Several records per person:
 #' With `id` naming a person column whose values repeat (methods vignette,
-#' section 23), the lattice runs on one row per person and every criterion
+#' section 23), the lattice runs on the persons and every criterion
 #' counts persons: `k`, `max_suppress` (a share of the persons), `l` / `t`
 #' (over the persons of a class), `outliers = "failing"`, `avg_risk`
 #' (released classes per released person), `k_map` (the `population` table
-#' then has one row per person of the population; the derived k of a
+#' then has one row per person of the population, or the person column, see
+#' below; the derived k of a
 #' [population_model()] is capped at the number of persons), `uniqueness`
 #' (`pi` the sampling fraction of persons), `loglinear` (the key table of
 #' persons) and `cluster_risk` (a person belongs to one cluster: the column
@@ -200,10 +201,28 @@
 #' losses are of the persons. `local = TRUE` searches the suppressed persons
 #' again, and a recoded person's records all take the round's levels. With
 #' [analysis_loss()] the collaborator's model is fitted on the records: a
-#' suppressed person's records all leave the fit. Every person must have one
-#' combination of key values (the key set of methods vignette section 23
-#' then has one tuple at every node); persons whose keys vary between their
-#' records get a classed error pointing to [datafly()], which takes key sets.
+#' suppressed person's records all leave the fit.
+#'
+#' Keys may vary between a person's records (a stay at another site, an age
+#' a year on): a person's key is then the set of the distinct key tuples of
+#' their records (methods vignette section 23). At a node every record's
+#' tuple is generalized and the persons with equal sets of generalized tuples
+#' form a class, as in [datafly()] and [risk_kanon()] with `id`; classes only
+#' merge going up, so the search (tagging of the k-part, roll-up from finer
+#' nodes, bounds) is unchanged. The precision and entropy losses then count
+#' the distinct (person, key tuple) pairs of the data, each at the node's
+#' levels (a suppressed person charged with all of theirs); discernibility and
+#' the average class size count persons. With one tuple per person these are
+#' the persons' losses, with one record per person the records'. A
+#' `population` table for `k_map` may carry the person column: its persons'
+#' key sets are then matched to the classes' sets (without it each row is a
+#' person with one tuple, and a class of several tuples matches no one).
+#' Ties of `avg_risk` and of the scans: equal-sized classes in the
+#' lexicographic order of their sets (each set's tuples sorted by the codes of
+#' first appearance). `loglinear` fits [risk_loglinear()]'s key table of the
+#' persons (`id`), `cluster_risk` takes each person's risk \eqn{1/f}, f the
+#' persons of their class. `cluster_risk`'s column and the weights must still
+#' be equal on a person's records.
 #' @section Progress:
 #' The search signals its progress (one step per lattice node evaluated)
 #' through \pkg{progressr} when it is installed: wrap the call in
@@ -262,6 +281,12 @@
 #'     list(yob = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
 #'          site = hierarchy_flat()),
 #'     k = 3, id = "pid", secret = "custodian key", outliers = "failing", avg_risk = 0.2)
+#' # a key that varies between a person's visits (age at the visit): key sets
+#' tv$age <- as.integer((tv$visit_date - tv$birth) / 365.25)
+#' ola(tv, c("age", "sex", "site"),
+#'     list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
+#'          site = hierarchy_flat()),
+#'     k = 3, id = "pid", secret = "custodian key")
 #' @export
 ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),
@@ -294,6 +319,8 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   if (is.null(k_map) != is.null(population))
     abort_value(if (is.null(k_map)) "k_map" else "population",
                 "given together with `population` / `k_map` (k-map counts the population)")
+  # a population table with the person column: its persons' key sets
+  pop_person <- if (!is.null(k_map)) population_persons(population, id)
   population <- check_population(population, keys, data)
   k_map_estimator <- check_choice(k_map_estimator, c("poisson", "zero_truncated"))
   k_map_alpha <- check_number(k_map_alpha, lower = 0, upper = 1, lower_open = TRUE,
@@ -336,24 +363,29 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   if (local && (!is.null(loglinear) || !is.null(cluster_risk)))
     abort_value("local", paste0("FALSE with `loglinear` or `cluster_risk` (the risk is ",
                                 "of the whole release, not of a subset's)"))
+  key_sets <- FALSE
   if (!is.null(person)) {
-    # the lattice runs on the persons (one row each)
+    # the lattice runs on the persons: one row each when every person has
+    # one combination of key values, else on their key sets
+    # (generalize-ola-sets.R), as with a population table of key sets
     searched <- person_rows(data, keys, person, sensitive)
+    key_sets <- is.null(searched) || !is.null(pop_person)
     if (is.null(searched))
-      abort_value("id", paste0(
-        "a person column whose persons have one combination of key values each for ola() ",
-        "(some have several: generalize with datafly(), which takes key sets, or make the ",
-        "keys person-level first)"))
+      searched <- lapply(stats::setNames(sensitive, sensitive), function(s)
+        person_columns(data, s, person, max(person))$columns[[1L]])
     ordered <- intersect(ordered, Filter(function(s) !is.character(searched[[s]]) ||
                                            is.character(data[[s]]), sensitive))
   }
-  lat <- lattice_build(searched, keys, args$hierarchies, sensitive, ordered)
+  lat <- if (key_sets)
+    set_lattice_build(data, keys, args$hierarchies, person, sensitive, ordered,
+                      population, pop_person)
+  else lattice_build(searched, keys, args$hierarchies, sensitive, ordered)
   k <- args$k
   model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
                 diversity = diversity, outliers = outliers, avg_risk = avg_risk,
                 k_map = k_map, uniqueness = uniqueness, charge = suppressed_loss,
                 loglinear = loglinear, cluster_risk = cluster_risk)
-  if (!is.null(k_map))
+  if (!is.null(k_map) && !key_sets)
     lat$pop <- population_lattice(searched, population, keys, args$hierarchies)
   if (metric == "analysis") {
     if (is.null(person)) {
@@ -377,9 +409,12 @@ ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   if (local && found$found) {
     recoding <- local_recoding(searched, keys, args$hierarchies, model, metric, lat,
                                levels, supp_records, sensitive, ordered, population,
-                               analysis, unit_records = if (!is.null(person)) tabulate(person))
+                               analysis, unit_records = if (!is.null(person)) tabulate(person),
+                               sets = if (key_sets) list(data = data, person = person,
+                                                         pop_person = pop_person))
     supp_records <- recoding$supp
-    if (!is.null(person)) recoding$current <- lapply(recoding$current, `[`, person)
+    if (!is.null(person) && !key_sets)
+      recoding$current <- lapply(recoding$current, `[`, person)
   }
   out <- finish_release(data, keys, args$hierarchies, levels, k, id,
                         args$secret, proxies, drop_proxies, lat, model,

@@ -146,19 +146,6 @@ test_that("a person alone in a class is not released by the count of their recor
   expect_false("person" %in% names(rel$data))
 })
 
-test_that("keys varying within a person: ola()'s classed error naming `id`", {
-  d <- small_cohort()
-  d$age[2] <- d$age[2] + 1 # id01's second visit has another age
-  h <- list(sex = hierarchy_flat(), age = hierarchy_numeric(c(10, 20, 40)))
-  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.25)
-  copy <- d
-  err <- expect_error(deidentify(d, c("sex", "age"), h, ctx, id = "person"),
-                      class = "epimask_error_value")
-  expect_identical(err$arg, "id")
-  expect_match(conditionMessage(err), "datafly")
-  expect_identical(d, copy)
-})
-
 test_that("bad `id`: classed errors naming `id`", {
   d <- small_cohort()
   h <- list(sex = hierarchy_flat(), age = hierarchy_numeric(c(10, 20, 40)))
