@@ -255,6 +255,8 @@ static void cone_set(kdtree *t, int v, double alpha)
 {
     alpha = alpha * (1.0 + 1e-12) + 1e-12;
     if (alpha >= 3.14159265358979) {
+        double *ax = NB_AXIS(t, v);
+        for (int j = 0; j < t->p; j++) ax[j] = 0.0;
         NB_COSA(t, v) = CONE_ALL;
         NB_SINA(t, v) = 0.0;
     } else {
@@ -534,13 +536,15 @@ typedef struct {
  * -dir (a unit vector): at least -(u . dir) for every direction u in it. */
 static double cone_reach(const kdtree *t, int v, const double *dir)
 {
+    double ca = NB_COSA(t, v);
+    if (ca == CONE_ALL) return 1.0;
     const double *ax = NB_AXIS(t, v);
     double c2 = 0.0;
     for (int j = 0; j < t->p; j++) {
         double u = ax[j] + dir[j];
         c2 += u * u;
     }
-    double cg = 1.0 - 0.5 * c2, ca = NB_COSA(t, v);
+    double cg = 1.0 - 0.5 * c2;
     if (cg >= ca) return 1.0;
     double s2 = c2 * (4.0 - c2);
     return cg * ca + (s2 > 0.0 ? 0.5 * sqrt(s2) : 0.0) * NB_SINA(t, v);
