@@ -63,6 +63,7 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
     before = data.frame(Attack = x$risk_before$attacks$attack,
                         Risk = x$risk_before$attacks$risk, stringsAsFactors = FALSE),
     steps = deidentify_steps_table(steps),
+    steps_units = deidentify_steps_units(x),
     model = if (!is.null(x$model)) list(
       label = format(x$model$metric), term = x$model$term,
       table = data.frame(Step = steps$step, Estimate = steps$estimate, SE = steps$se,
@@ -84,18 +85,37 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
                  R = paste(R.version$major, R.version$minor, sep = ".")))
 }
 
-# The report's table of steps; with a person column, the persons released
-# at each step before the records.
+# The report's table of steps, each column headed with its unit: records
+# (and with a person column persons) released and withheld, record cells
+# blanked, the losses over the records of the data, the overall risk (by
+# persons with a person column).
 deidentify_steps_table <- function(steps) {
-  out <- data.frame(
-    Step = steps$step, Action = steps$action, Records = steps$records,
-    `Cells blanked` = steps$cells_blanked, Entropy = steps$entropy,
-    `Precision loss` = steps$precision,
-    check.names = FALSE, stringsAsFactors = FALSE)
-  if ("persons" %in% names(steps))
-    out <- data.frame(out[1:2], Persons = steps[["persons"]], out[-(1:2)],
-                      check.names = FALSE, stringsAsFactors = FALSE)
+  persons <- "persons" %in% names(steps)
+  withheld <- steps$records_dropped %||% (steps$records[[1L]] - steps$records)
+  out <- data.frame(Step = steps$step, Action = steps$action, stringsAsFactors = FALSE)
+  if (persons) {
+    out$`Persons released` <- steps$persons
+    out$`Persons withheld` <- steps$persons_dropped
+  }
+  out$`Records released` <- steps$records
+  out$`Records withheld` <- withheld
+  out$`Record cells blanked` <- steps$cells_blanked
+  out$`Entropy loss (bits, over records)` <- steps$entropy
+  out$`Precision loss (over records)` <- steps$precision
+  out[[sprintf("Overall risk (by %s)", if (persons) "persons" else "records")]] <- steps$overall_risk
   out
+}
+
+# One sentence under the steps table: the units of its columns.
+deidentify_steps_units <- function(x) {
+  sprintf(paste0("Records and %scells count what the collaborator receives. The information losses are ",
+                 "summed (entropy, in bits) or averaged (precision) over the keys of all %d records of ",
+                 "the data, a withheld record or a blanked cell counting as fully generalized: the ",
+                 "information lost is in the records received%s. The overall risk counts %s."),
+          if (is.null(x$id)) "" else "persons (with all their records) and ", x$n,
+          if (is.null(x$id)) "" else
+            ", so a person with several records weighs as many times (the search ranked generalizations by losses over persons)",
+          if (is.null(x$id)) "records" else "persons")
 }
 
 # What ranked the generalizations of a deidentify() result, in words.

@@ -71,10 +71,14 @@
 #' @return An object of class `epimask_release`: `data` (the release),
 #'   `certificate` (one row per attack: `attack`, `pr_attack`,
 #'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
-#'   `steps` (one row per step: `step`, `action`, `records`, `cells_blanked`,
-#'   `entropy`, `precision` (information losses, methods vignette section 16, a blank counting
-#'   as fully generalized), `estimate`, `se`, `analysis_potential` (with
-#'   `model`), `overall_risk`, `pass`), `risk_before` and `risk_after`
+#'   `steps` (one row per step: `step`, `action`, `records` (released after
+#'   the step), `cells_blanked` (key cells of records set to NA),
+#'   `entropy`, `precision` (information losses, methods vignette section
+#'   16, over every record of the data, a withheld record or a blank
+#'   counting as fully generalized), `estimate`, `se`, `analysis_potential`
+#'   (with `model`), `overall_risk`, `pass`, `records_dropped` (records of
+#'   the data withheld after the step)), `units` (what each column of
+#'   `steps` counts, in words), `risk_before` and `risk_after`
 #'   ([risk_release()] objects), `generalization` (the [ola()] result),
 #'   `suppression` (the [suppress_local()] result), `targets`, `keys`,
 #'   `identifiers`, `context`, `proxies` (released columns that determine a
@@ -87,8 +91,9 @@
 #'   `n_persons`, `n_records`, `overall`, `threshold`, `pass`, `attacks`; the certificate
 #'   counts records, and a warning of class `epimask_warning_persons` says
 #'   so; `NULL` otherwise, and always `NULL` with `id`), and with `id`:
-#'   `id`, `n_persons` (of the data), `n_persons_released`, and a column
-#'   `persons` in `steps`.
+#'   `id`, `n_persons` (of the data), `n_persons_released`, and columns
+#'   `persons` and `persons_dropped` (persons released and withheld after
+#'   each step, with all their records) in `steps`.
 #' @section Several records per person:
 #' With `id` naming the person column (methods vignette, section 23) the
 #' person is the unit throughout: [ola()] searches with `id` (k, the
@@ -103,8 +108,19 @@
 #' direct identifier: it is dropped unless `identifiers` lists it as
 #' `"pseudonymise"` (keyed pseudonyms with `secret`, which keep a person's
 #' records linked in the release); it is never released as it is. The print,
-#' the steps (column `persons`) and [release_report()] count persons and
-#' records.
+#' the steps (columns `persons`, `persons_dropped`) and [release_report()]
+#' count persons and records.
+#'
+#' The units of the steps: a step that withholds persons says how many
+#' persons and how many records (`persons_dropped`, `records_dropped`); the
+#' overall risk counts persons; the information losses (`entropy`,
+#' `precision`) stay over records, because the information the collaborator
+#' loses is in the records they receive: a person with 6 visits loses a
+#' generalized key in 6 records of their file. So the losses of the steps
+#' weigh a person by their records, while [ola()]'s search with `id` ranks
+#' the generalizations by losses over persons (its `info_loss` counts each
+#' person's key tuples once): the two differ by that weighting. `x$units`, the print,
+#' `summary()` and the report name the unit of every column.
 #' @seealso [release_report()] takes the result; [ola()], [suppress_local()],
 #'   [risk_release()].
 #' @family de-identification
@@ -322,11 +338,19 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     epimask_warn(persons_note(persons), "epimask_warning_persons")
   steps <- do.call(rbind, steps)
   rownames(steps) <- NULL
+  # withheld so far: the records (and persons) of the data not in the release
+  # after each step
+  steps$records_dropped <- n - steps$records
   if (!is.null(person)) {
     # persons released at each step (records are in `records`)
     steps$persons <- c(max(person), length(unique(person[!supp_gen])),
                        rep(length(unique(person[!dropped])), 2L))
+    steps$persons_dropped <- max(person) - steps$persons
   }
+  # the counts first, in their units (x$units), then the losses and the risk
+  first <- intersect(c("step", "action", "records", "records_dropped", "persons",
+                       "persons_dropped", "cells_blanked"), names(steps))
+  steps <- steps[c(first, setdiff(names(steps), first))]
   out <- list(data = restore_frame_class(released, data), certificate = certificate,
               pass = after$pass, overall_risk = after$overall, steps = steps,
               risk_before = risk_before, risk_after = after, generalization = gen,
@@ -336,6 +360,7 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
               proxies = proxies, dropped = gen$dropped, persons = persons,
               id = id, n_persons = if (!is.null(person)) max(person),
               n_persons_released = if (!is.null(person)) length(unique(person[!dropped])),
+              units = step_units(!is.null(person)),
               call = deidentify_call(sys.call()),
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
@@ -465,6 +490,32 @@ check_deidentify_identifiers <- function(identifiers, frame, taken) {
   stats::setNames(action, cols)
 }
 
+# What each column of the steps counts (the print, summary() and the report
+# say it): records and cells are the collaborator's records; persons with a
+# person column; the losses are over the records of the data, since the
+# information lost is in the records the collaborator receives (a person with
+# 6 visits loses a generalized key in 6 records); the risk counts persons
+# with a person column.
+step_units <- function(persons = FALSE) {
+  unit <- if (persons) "persons" else "records"
+  out <- c(records = "records released after the step",
+           records_dropped = "records of the data withheld after the step",
+           persons = "persons released after the step (all their records)",
+           persons_dropped = "persons of the data withheld after the step (with all their records)",
+           cells_blanked = "key cells of records set to NA",
+           entropy = paste("bits, summed over the keys of every record of the data (a withheld",
+                           "record or a blank counts as fully generalized)"),
+           precision = paste("share of the full generalization, averaged over every record of",
+                             "the data and key (a withheld record or a blank counts as 1)"),
+           estimate = "the collaborator's coefficient, fitted on the released records",
+           se = "its standard error",
+           analysis_potential = "U of the coefficient (1 = as on the original data)",
+           overall_risk = sprintf("largest attack's risk, classes counted in %s", unit),
+           pass = "overall risk within the threshold")
+  if (!persons) out <- out[setdiff(names(out), c("persons", "persons_dropped"))]
+  out
+}
+
 # Entropy and precision loss (methods vignette section 16) of a release whose records carry
 # their own levels, with blanked cells and dropped records as fully
 # generalized.
@@ -523,14 +574,24 @@ format.epimask_release <- function(x, ...) {
                         if (isTRUE(ctx$public)) "public" else "non-public",
                         format(signif(ctx$threshold, 3)), x$targets$rule))
   st <- x$steps
+  by_persons <- !is.null(st$persons)
+  out <- c(out, sprintf(paste0("  Steps (released / withheld %s; information losses over the %d records ",
+                               "of the data, a withheld record or a blank as fully generalized; ",
+                               "overall risk by %s):"),
+                        if (by_persons) "persons and records" else "records", x$n,
+                        if (by_persons) "persons" else "records"))
   for (i in seq_len(nrow(st))) {
     coef_part <- if (!is.na(st$estimate[i]))
       sprintf("; %s %s (SE %s)", x$model$term, format(signif(st$estimate[i], 4)),
               format(signif(st$se[i], 3))) else ""
+    withheld <- st$records_dropped[i] %||% (x$n - st$records[i])
+    counts <- if (!by_persons)
+      sprintf("%d records released, %d withheld", st$records[i], withheld) else
+      sprintf("%d persons (%d records) released, %d persons (%d records) withheld",
+              st$persons[i], st$records[i], st$persons_dropped[i], withheld)
     out <- c(out, sprintf("  %d. %-16s %s", i - 1L, st$step[i], st$action[i]),
-             sprintf("     %s, entropy %s, precision loss %s%s; overall risk %s",
-                     if (is.null(st$persons)) sprintf("%d records", st$records[i])
-                     else sprintf("%d persons (%d records)", st$persons[i], st$records[i]), format(round(st$entropy[i]), big.mark = ","),
+             sprintf("     %s; %d record cells blanked; entropy %s bits, precision loss %s%s; overall risk %s",
+                     counts, st$cells_blanked[i], format(round(st$entropy[i]), big.mark = ","),
                      format(signif(st$precision[i], 3)), coef_part,
                      format(signif(st$overall_risk[i], 3))))
   }
@@ -571,6 +632,10 @@ format.summary.epimask_release <- function(x, ...) {
     print(x$release)
     cat("\nSteps:\n")
     print(x$steps[setdiff(names(x$steps), "action")], row.names = FALSE)
+    units <- x$release$units %||% step_units(!is.null(x$steps$persons))
+    units <- units[intersect(names(units), names(x$steps))]
+    cat("\nWhat each column counts:\n")
+    cat(sprintf("  %-18s %s", names(units), units), sep = "\n")
     cat("\nLevels chosen:\n")
     print(x$levels)
     if (!is.null(x$by_key)) {
@@ -586,9 +651,12 @@ print.summary.epimask_release <- function(x, ...) print_formatted(x, ...)
 #' @rdname deidentify
 #' @param row.names,optional Unused (for the generic).
 #' @details `as.data.frame()` returns the released data; `tidy()` the
-#'   certificate; `glance()` one row (records, cells blanked, overall risk,
-#'   threshold, pass, information loss, and with `model` the coefficient
-#'   before and after).
+#'   certificate, with `unit` (`"persons"` with `id`, else `"records"`: what
+#'   the classes of each attack's risk count); `glance()` one row (records,
+#'   `n`, and with `id` the persons released and of the data (`persons`,
+#'   `n_persons`, else NA), cells blanked, overall risk, threshold, pass,
+#'   `risk_unit`, the information loss with `loss_unit` (`"records"`), and
+#'   with `model` the coefficient before and after).
 #' @export
 as.data.frame.epimask_release <- function(x, row.names = NULL, optional = FALSE, ...) {
   as.data.frame(x$data, stringsAsFactors = FALSE)
@@ -597,18 +665,27 @@ as.data.frame.epimask_release <- function(x, row.names = NULL, optional = FALSE,
 #' @rdname epimask-tidiers
 #' @method tidy epimask_release
 #' @export
-tidy.epimask_release <- function(x, ...) x$certificate
+tidy.epimask_release <- function(x, ...) {
+  # the unit the classes of each attack's risk were counted in
+  data.frame(x$certificate, unit = if (is.null(x$id)) "records" else "persons",
+             stringsAsFactors = FALSE)
+}
 
 #' @rdname epimask-tidiers
 #' @method glance epimask_release
 #' @export
 glance.epimask_release <- function(x, ...) {
   last <- x$steps[nrow(x$steps), ]
-  data.frame(records = nrow(x$data), n = x$n, cells_blanked = last$cells_blanked,
+  persons <- !is.null(x$id)
+  data.frame(records = nrow(x$data), n = x$n,
+             persons = if (persons) x$n_persons_released else NA_integer_,
+             n_persons = if (persons) x$n_persons else NA_integer_,
+             cells_blanked = last$cells_blanked,
              overall_risk = x$overall_risk, threshold = x$context$threshold, pass = x$pass,
-             entropy = last$entropy, precision = last$precision,
+             risk_unit = if (persons) "persons" else "records",
+             entropy = last$entropy, precision = last$precision, loss_unit = "records",
              estimate_original = x$steps$estimate[[1L]], estimate_release = last$estimate,
-             analysis_potential = last$analysis_potential)
+             analysis_potential = last$analysis_potential, stringsAsFactors = FALSE)
 }
 
 #' @rdname deidentify

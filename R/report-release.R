@@ -45,6 +45,14 @@
 #' release, for the criteria its search used (`uniqueness`, `loglinear`,
 #' `cluster_risk` of [ola()]), with each criterion's limit.
 #'
+#' **Several records per person.** When the report's `risk` spec names `id`
+#' (the person column, e.g. `risk_spec("kanon", keys = k, id = "pid")`) or
+#' the profile was made with `ru_profile(id = )`, every class, risk and
+#' verdict of the report counts persons (methods vignette, section 23): the
+#' risk table's labels say "by persons", the class sizes count persons, and
+#' the data section gives persons and records. A person column that the
+#' release drops is taken from `data` (same records in the same order).
+#'
 #' **What carries the settings.** The profile `x` carries the masked
 #' variables, the seed, the call and the name of the data (recorded by
 #' [ru_profile()]) and its risk budget; `release` the scheme chosen and the
@@ -123,7 +131,7 @@ release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, co
   settings <- report_settings(x, data, release, risk, list(...))
   do.call(check_report_args, c(list(data = data),
                                settings[setdiff(names(settings),
-                                                c("max_risk", "deidentified", "specs"))]))
+                                                c("max_risk", "deidentified", "specs", "id"))]))
   for (nm in c("rmarkdown", "knitr"))
     if (!requireNamespace(nm, quietly = TRUE))
       epimask_abort(sprintf("release_report() needs the %s package.", nm), "epimask_error_dependency")
@@ -189,7 +197,9 @@ report_settings <- function(x, data, release, risk, old = list()) {
        data_name = pick("data_name", meta$data_name),
        max_risk = pick("max_risk", meta$budget %||% 0.2),
        deidentified = deidentified,
-       specs = c(risks, list(meta$risk_spec)))
+       specs = c(risks, list(meta$risk_spec)),
+       # the person column: the report's spec's, else the profile's
+       id = risk$args$id %||% meta$risk_id)
 }
 
 # What the report reads besides the profile, checked before anything renders.
@@ -237,7 +247,7 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
                            identifiers = NULL, context = NULL, choice = NULL, masked = NULL,
                            seed = NULL, call = NULL, data_name = NULL, max_risk = 0.2,
                            title = "De-identification report", deidentified = FALSE,
-                           specs = NULL) {
+                           specs = NULL, id = NULL) {
   if (is.null(context)) context <- ru_meta(ru)$context
   threshold <- context_threshold(context) %||% max_risk
   labels <- report_labels(ru)
@@ -250,7 +260,14 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     choice <- labels[match(choice, ru$scheme)]
   }
   original <- if (!is.null(data)) as_plain_data(data)
-  released <- if (!is.null(original)) original[, setdiff(names(original), identifiers), drop = FALSE]
+  # with a person column every class counts persons: the column is kept in
+  # the data measured, and attached to the release (same records) when the
+  # release drops it
+  if (!is.null(id) && (is.null(original) || !id %in% names(original))) id <- NULL
+  released <- if (!is.null(original))
+    original[, setdiff(names(original), setdiff(identifiers, id)), drop = FALSE]
+  if (!is.null(masked)) masked <- person_counted(as_plain_data(masked), original, id)
+  if (!is.null(id) && !is.null(masked) && !id %in% names(masked)) id <- NULL
   table <- profile_display_table(safe)
   table$within_threshold <- ifelse(is.na(table$risk), NA, table$risk <= threshold)
   chosen <- if (deidentified) NULL else choice %||% (if (!is.null(rec)) rec$scheme)
@@ -259,16 +276,16 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
   verdict <- if (!is.null(masked) && (deidentified || (!is.null(chosen) && chosen %in% safe$scheme)))
     release_verdict(as_plain_data(masked), keys, context,
                     if (!deidentified) safe$risk[safe$scheme == chosen], ru_meta(ru)$risk,
-                    threshold)
+                    threshold, id = id)
   meta <- ru_meta(ru)
   # population uniqueness, log-linear and cluster risk where the report's or
   # the profile's risk spec names them
   specs <- sample_risk_specs(specs)
   risk_table <- if (!is.null(released) && (length(keys) || length(specs)))
     if (!is.null(masked)) scheme_risk_table(released, as_plain_data(masked), keys, sensitive,
-                                            context, specs, source = original)
+                                            context, specs, source = original, id = id)
     else risk_rows(released, keys, sensitive, context, specs, original = original,
-                   what = "the original data")
+                   what = "the original data", id = id)
   list(
     title = title,
     date = format(Sys.time(), "%Y-%m-%d %H:%M %Z"),
@@ -277,7 +294,8 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
       describe_columns(original, list(identifier = identifiers, `quasi-identifier` = keys,
                                       sensitive = sensitive, masked = vars)),
     n_records = if (!is.null(original)) nrow(original),
-    n_released_columns = if (!is.null(released)) ncol(released),
+    n_released_columns = if (!is.null(released))
+      ncol(released) - as.integer(!is.null(id) && id %in% identifiers),
     identifiers = identifiers, keys = keys, sensitive = sensitive, vars = vars,
     model = list(term = meta$term, family = meta$family, risk = meta$risk),
     context = context_lines(context),
@@ -287,7 +305,9 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     risk_notes = attr(risk_table, "notes"),
     risk_explained = if (!is.null(risk_table)) sample_risk_explanations(risk_table$measure),
     masked_given = !is.null(masked),
-    class_sizes = if (!is.null(masked) && length(keys)) class_size_counts(as_plain_data(masked), keys),
+    class_sizes = if (!is.null(masked) && length(keys)) class_size_counts(as_plain_data(masked), keys, id),
+    id = id,
+    n_persons = if (!is.null(id)) length(unique(original[[id]])),
     profile = safe,
     table = table,
     recommendation = rec,
@@ -337,13 +357,14 @@ report_call <- function(call, withheld) {
 }
 
 # Counts of equivalence classes by size (never their key values).
-class_size_counts <- function(data, keys) {
-  kan <- tryCatch(risk_kanon(data, keys = keys), error = function(e) NULL)
+class_size_counts <- function(data, keys, id = NULL) {
+  kan <- tryCatch(risk_kanon(data, keys = keys, id = id), error = function(e) NULL)
   if (is.null(kan)) return(NULL)
-  size <- as.vector(table(kan$group))
+  # with a person column the sizes count persons
+  size <- class_sizes_of(kan, id)
   bins <- cut(size, c(0, 1, 2, 4, 10, 20, Inf), labels = c("1", "2", "3-4", "5-10", "11-20", "over 20"))
   out <- as.data.frame(table(bins), stringsAsFactors = FALSE)
-  names(out) <- c("class_size", "classes")
-  out$records <- as.integer(tapply(size, bins, sum, default = 0))
+  names(out) <- c(if (is.null(id)) "class_size" else "class_size_persons", "classes")
+  out[[if (is.null(id)) "records" else "persons"]] <- as.integer(tapply(size, bins, sum, default = 0))
   out
 }

@@ -75,20 +75,43 @@
 #'   cores (41 s and 68 s with other jobs on the machine, load averages 3.3
 #'   and 6.5).
 #'
-#'   The normaliser of `prob_true` and `prob_max` is certified to relative
-#'   error `prob_tol` by lower and upper bounds (never by sampling): from
-#'   the nodes' moments (the known factors are multilinear on a box on one
-#'   side of the target, the unknown factor is expanded to degree 5 with a
-#'   certified remainder), refined widest gap first; when that does not
-#'   converge quickly, every record is summed with the unknown factor read
-#'   from a cubic Hermite table with a certified error (about
-#'   \eqn{10^{-10}}), at about a quarter of the loop's cost per record.
-#'   So `prob_true` stays quadratic at `prob_tol = 1e-6`: 3.6
-#'   to 3.8 times cheaper than the loop at \eqn{n} = 20,000 to \eqn{10^6}
-#'   (about 0.18 ms per target at 20,000, 10 ms at \eqn{10^6}: about 3 hours
-#'   of CPU for all targets of a \eqn{10^6} release; take a sample of
-#'   targets). The refinement converges within a few dozen nodes only for
-#'   tolerances of 5 per cent and more; `prob_tol = 1` costs little more
+#'   The normaliser \eqn{S(t) = \sum_j p^A_j(t) p^U_j(t)} of `prob_true` and
+#'   `prob_max` is certified to relative error `prob_tol` by lower and upper
+#'   bounds (never by sampling), in one of two ways.
+#'
+#'   The sweep (with at most 2 known and at most 1 unknown variable, and
+#'   `prob_tol` below 0.05) computes it for all targets at once. On each side
+#'   of \eqn{t_v} the factor \eqn{1 - |z_v - t_v| / \Delta_v(t)} is linear in
+#'   \eqn{z_v}, so in each orthant of \eqn{t} the product of the known
+#'   factors is a multilinear polynomial of the coordinates. The released
+#'   values of the unknown are cut into bins of about 2 residual SDs that do
+#'   not depend on the target; in each bin the unknown factor is expanded to
+#'   degree 12 about the bin's centre, with a certified remainder. So
+#'   \eqn{S(t)} is a sum, over bins, orthants and monomials, of the
+#'   target's coefficients times moment sums over the records of the bin
+#'   that lie in the orthant of \eqn{t}: offline orthogonal range sums,
+#'   computed for all targets by a sweep over the first known coordinate
+#'   with a Fenwick tree over the rank of the second. Time
+#'   \eqn{O(B\,(n + m) \log n)} for \eqn{m} targets and \eqn{B} bins
+#'   (\eqn{B} = range of the unknown / (2 SDs), at most 128), memory
+#'   \eqn{O(n + m)}. Each target's interval (Taylor remainder, rounding of
+#'   the normal integral and of every sum) is checked against `prob_tol`;
+#'   a target whose interval is wider (a predicted mean far outside the
+#'   released values, a `prob_tol` below about \eqn{10^{-8}}) goes to the
+#'   per-target walk below, so every target is certified. The result of a
+#'   target does not depend on the threads nor on how targets are split.
+#'
+#'   The per-target walk (everything else: 3 or more known variables, 2
+#'   unknown, a residual SD of 0 or below 1/256 of the unknown's range,
+#'   `prob_tol` of 0.05 and more, or `options(epimask.match_sweep = FALSE)`)
+#'   refines the nodes' moment bounds widest gap first (the unknown factor
+#'   expanded to degree 5); when that does not converge quickly, every
+#'   record is summed with the unknown factor read from a cubic Hermite
+#'   table with a certified error (about \eqn{10^{-10}}), at about a quarter
+#'   of the loop's cost per record. So the walk is quadratic at
+#'   `prob_tol = 1e-6`: 10 to 19 ms of CPU per target at \eqn{n = 10^6},
+#'   3.6 to 5.3 hours for all targets (measured at different loads). It converges within a few dozen nodes
+#'   for tolerances of 5 per cent and more: `prob_tol = 1` costs little more
 #'   than the rates and is what `ru_profile()` uses; `prob_tol = 0` sums
 #'   every record with the loop's arithmetic (exact up to the order of the
 #'   sum).
@@ -117,36 +140,46 @@
 #'
 #' @section The default call at registry scale:
 #' The rates (`c`, `I`, hence `expected_match_risk`, `percent_correct`,
-#' `true_match_rate`, `false_match_rate`) are sub-quadratic; `prob_true`
-#' and `prob_max` are not (their normaliser visits every record for every
-#' target, above). So when `prob_tol` is not given and the search runs, a
-#' call with more than \eqn{10^9} target-record pairs (about 10 s of CPU
-#' for the probabilities; option `epimask.match_prob_pairs`) computes the
-#' rates only: `prob_true` and `prob_max` are `NA`, `prob_tol` of the
-#' result is `NA`, and a message (class `epimask_message_probs_skipped`)
-#' says so and how to ask for them: give `prob_tol` (even `1e-6`, its
-#' default value), best with a sample of targets. Below the limit, and
-#' whenever `prob_tol` is given or the loop runs, nothing changes.
+#' `true_match_rate`, `false_match_rate`) are sub-quadratic, and so are
+#' `prob_true` and `prob_max` where the sweep applies (at most 2 known and 1
+#' unknown variable, a residual SD of at least 1/256 of the unknown's range;
+#' section above): then the default call computes everything, for any
+#' number of targets. Where the sweep does not apply, the probabilities come
+#' from the per-target walk, which is quadratic; so when `prob_tol` is not
+#' given and the search runs, a call with more than \eqn{10^9} target-record
+#' pairs (about 10 s of CPU for the probabilities; option
+#' `epimask.match_prob_pairs`) computes the rates only: `prob_true` and
+#' `prob_max` are `NA`, `prob_tol` of the result is `NA`, and a message
+#' (class `epimask_message_probs_skipped`) says why the sweep did not apply
+#' and how to ask for them: give `prob_tol` (even `1e-6`, its default
+#' value), best with a sample of targets. Below the limit, and whenever
+#' `prob_tol` is given or the loop runs, the probabilities are computed.
 #'
 #' Cost of each option, measured on this package's test machine (AMD EPYC,
-#' 2 cores, R 4.2.2, 2 threads; `inst/bench/bench-risk-default.R`), on
-#' \eqn{10^6} records of the Zhou et al. example I, known x and s1,
-#' unknown y, CPU time for all \eqn{10^6} targets (user + system):
+#' 2 cores, R 4.2.2, 2 threads; `inst/bench/bench-risk-sweep.R`, load
+#' averages 5 to 8 from other jobs), on \eqn{10^6} records of the Zhou et al.
+#' example I, known x and s1, unknown y, CPU time for all \eqn{10^6} targets
+#' (user + system):
 #' \tabular{lrr}{
 #'   option \tab ring kernel \tab noise \cr
-#'   default call (rates only) \tab 28 s \tab 18 s \cr
-#'   `prob_tol = 1e-6` (the former default) \tab 3.6 h \tab 3.9 h \cr
-#'   `method = "exhaustive"` (the loop) \tab 10 h \tab 11 h
+#'   default call (= `prob_tol = 1e-6`: rates and probabilities, the sweep) \tab 59 s \tab 39 s \cr
+#'   former default call (rates only, probabilities `NA`) \tab 25 s \tab 19 s \cr
+#'   `prob_tol = 1e-6` by the walk (`options(epimask.match_sweep = FALSE)`) \tab 4.5 h \tab 5.3 h \cr
+#'   `method = "exhaustive"` (the loop) \tab 10.9 h \tab 10.8 h
 #' }
-#' (the last two rows measured on 436 and 40 targets and scaled; the
-#' ring kernel with about 100 neighbours within its cut-off, the noise
-#' correlated normal of covariance \eqn{0.1\,\Sigma}{0.1 Sigma}). The default call is
-#' about 460 (ring) and 770 (noise) times cheaper than the former default
-#' and gives the same `c` and `I` as the loop. Its elapsed time was 148 s
-#' and 63 s with load average 16 (other jobs on the 2 cores); on idle
-#' cores it is about half the CPU time. With `prob_tol` given, the time is
-#' linear in the number of targets: 2,000 targets of a \eqn{10^6} release
-#' cost about 26 s of CPU.
+#' (the last two rows measured on 238 and 40 targets and scaled; the ring
+#' kernel with about 100 neighbours within its cut-off, the noise correlated
+#' normal of covariance \eqn{0.1\,\Sigma}{0.1 Sigma}). The default call gives
+#' the same `c` and `I` as the loop and `prob_true` within \eqn{10^{-6}}
+#' (measured: 2.4e-10 and 1.7e-10 on the loop's 40 targets at \eqn{10^6}, 1.5e-10 on all targets at 20,000) of the loop's. With 3 known variables the default
+#' call at \eqn{10^6} computes the rates only (as the former default).
+#' The default call is 275 (ring) and 492 (noise) times cheaper than
+#' `prob_tol = 1e-6` by the walk, and costs 2.3 and 2.1 times the former
+#' default, which left the probabilities out. Its elapsed time was 174 s
+#' and 66 s at load average 8 and 5 (other jobs on the 2 cores). Slow
+#' inputs for the sweep (same script, section "worst"): the time grows with
+#' the number of bins (the unknown's range over 2 residual SDs, at most
+#' 128); targets far outside the released values go to the walk.
 #'
 #' @section Registry scale and clusters:
 #' Targets are independent. With `parallel = TRUE` they are split into
@@ -183,9 +216,10 @@
 #'   reference loop); see the section on methods.
 #' @param prob_tol Relative error allowed in `prob_true` and `prob_max` with
 #'   `method = "tree"` (certified bounds, never sampling); 0 sums every
-#'   record. `c`, `I` and the rates never depend on it. When not given, a
-#'   call of more than \eqn{10^9} target-record pairs leaves `prob_true`
-#'   and `prob_max` out (section "The default call at registry scale").
+#'   record. `c`, `I` and the rates never depend on it. When not given and
+#'   the sweep of all targets does not apply, a call of more than
+#'   \eqn{10^9} target-record pairs leaves `prob_true` and `prob_max` out
+#'   (section "The default call at registry scale").
 #' @param parallel Run chunks of targets on the current [future::plan()]
 #'   (needs \pkg{future.apply}).
 #' @param progress Show a progress bar over chunks of targets
@@ -282,8 +316,6 @@ risk_match <- function(original, masked, known, unknown = NULL,
   if (parallel && !requireNamespace("future.apply", quietly = TRUE))
     abort_value("parallel", "FALSE unless the future.apply package is installed")
   method <- match_method(method, n, length(known), length(unknown), prob_tol)
-  # a default call leaves out the quadratic part when it would be long
-  probs <- method != "tree" || prob_given || as.double(n) * length(targets) <= match_prob_pairs()
 
   masked_known <- numeric_columns(masked, known, "masked")
   masked_unknown <- if (length(unknown)) numeric_columns(masked, unknown, "masked") else
@@ -291,10 +323,16 @@ risk_match <- function(original, masked, known, unknown = NULL,
   target_known <- numeric_columns(original, known, "original")[targets, , drop = FALSE]
 
   intruder <- intruder_regression(masked_known, masked_unknown, target_known)
+  # a default call leaves out the quadratic part when it would be long: when
+  # the sweep does not apply and there are many pairs
+  sweep <- match_sweep_applies(length(known), intruder$sigma, intruder$range)
+  probs <- method != "tree" || prob_given || sweep ||
+    as.double(n) * length(targets) <= match_prob_pairs()
   spec <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
                unknown_sd = unname(intruder$sigma), unknown_range = intruder$range,
                threads = threads, method = if (method == "tree") 1L else 0L,
-               prob_tol = if (probs) prob_tol else -1, index = NULL)
+               prob_tol = if (probs) prob_tol else -1, index = NULL,
+               sweep = as.integer(match_sweep_enabled()))
   res <- match_targets(spec, targets, target_known, intruder$mean, parallel = parallel,
                        progress = progress,
                        worker_threads = if (threads_given) threads else 1L)
@@ -302,7 +340,8 @@ risk_match <- function(original, masked, known, unknown = NULL,
   out <- new_epimask_match(res, targets, n, known, unknown, intruder$sigma)
   out$method <- method
   out$prob_tol <- if (!probs) NA_real_ else if (method == "tree") prob_tol else 0
-  if (!probs) inform_probs_skipped(n, length(targets))
+  if (!probs) inform_probs_skipped(n, length(targets), length(known), length(unknown),
+                                   intruder$sigma, intruder$range)
   out
 }
 
@@ -318,16 +357,52 @@ match_prob_pairs <- function() {
   limit
 }
 
+# The normaliser of prob_true and prob_max for all targets at once by the
+# sweep (src/match_sweep.h): at most 2 known variables and at most one
+# unknown, whose released range spans at most 128 bins of two residual SDs
+# (or that carries no information: no spread). Elsewhere the per-target
+# walk, which is quadratic. Must agree with ms_applies() in C.
+match_sweep_max_known <- 2L
+match_sweep_max_bins <- 128
+match_sweep_applies <- function(n_known, sigma, range) {
+  if (!match_sweep_enabled() || n_known > match_sweep_max_known || length(sigma) > 1L)
+    return(FALSE)
+  if (length(sigma) == 0L || !(range > 0)) return(TRUE)
+  sigma > 0 && ceiling(range / (2 * sigma)) <= match_sweep_max_bins
+}
+
+# options(epimask.match_sweep = FALSE) computes the normaliser by the
+# per-target walk alone (the former method; for comparison).
+match_sweep_enabled <- function() {
+  opt <- getOption("epimask.match_sweep", TRUE)
+  if (!is.logical(opt) || length(opt) != 1L || is.na(opt))
+    abort_value("options(epimask.match_sweep)", "TRUE or FALSE")
+  opt
+}
+
 # Said when a default call left prob_true and prob_max out.
-inform_probs_skipped <- function(n, n_targets) {
+inform_probs_skipped <- function(n, n_targets, n_known, n_unknown, sigma, range) {
   pairs <- as.double(n) * n_targets
+  why <- if (!match_sweep_enabled()) {
+    "options(epimask.match_sweep = FALSE) is set"
+  } else if (n_known > match_sweep_max_known) {
+    sprintf("%d known variables (at most %d)", n_known, match_sweep_max_known)
+  } else if (n_unknown > 1L) {
+    sprintf("%d unknown variables (at most 1)", n_unknown)
+  } else if (!(sigma > 0)) {
+    "the residual SD of the intruder's regression is 0"
+  } else {
+    sprintf("the residual SD %s is below 1/%d of the unknown's range %s",
+            format(signif(sigma, 3)), 2 * match_sweep_max_bins, format(signif(range, 3)))
+  }
   msg <- sprintf(paste0(
-    "prob_true and prob_max were not computed (NA): certifying them sums every one of ",
+    "prob_true and prob_max were not computed (NA): the fast certified sum for all targets ",
+    "does not apply here (%s), and certifying them target by target sums every one of ",
     "the %s released records for each of the %s targets (%s pairs, about %s of CPU at ",
     "10 ns per pair). c, I and the four rates are computed exactly. To have them, give ",
     "`prob_tol` (e.g. prob_tol = 1e-6), best with a sample of targets ",
     "(targets = sample(%s, 2000)), or raise options(epimask.match_prob_pairs)."),
-    format(n, big.mark = ","), format(n_targets, big.mark = ","),
+    why, format(n, big.mark = ","), format(n_targets, big.mark = ","),
     format(signif(pairs, 2)), format_cpu_time(1e-8 * pairs), format(n, scientific = FALSE))
   message(structure(class = c("epimask_message_probs_skipped", "message", "condition"),
                     list(message = paste0(msg, "\n"), call = NULL)))

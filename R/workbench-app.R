@@ -14,12 +14,19 @@
 #'    labelled values as factors. Bad uploads (empty, not UTF-8, binary,
 #'    too large, unreadable, not a data frame) give a message, never an error;
 #'    the size limit is `getOption("epimask.workbench_max_mb", 50)` MB.
-#' 2. **Variables**: direct identifiers (dropped from the release),
-#'    quasi-identifiers (the keys of k-anonymity), sensitive variables, the
-#'    variables to mask, and the collaborator's model (formula and family, or
-#'    the linear ERR model of [fit_err()]).
+#' 2. **Variables**: direct identifiers (dropped from the release), the
+#'    person column when a person has several records (visits, stays; see
+#'    below), quasi-identifiers (the keys of k-anonymity), sensitive
+#'    variables, the variables to mask, and the collaborator's model (formula
+#'    and family, or the linear ERR model of [fit_err()]).
 #' 3. **Context**: public or not, Pr(attempt), Pr(acquaintance), Pr(breach),
-#'    the threshold and the reasons for it (the methods vignette, section 17).
+#'    the threshold and the reasons for it (the methods vignette, section 17);
+#'    and, if the release is a sample of a population, the sampling fraction
+#'    (or the population size) for the estimated population uniques
+#'    ([risk_population()], Dankar et al.'s rule) and the log-linear risk
+#'    ([risk_loglinear()]), and a cluster column for cluster risk
+#'    ([risk_individual()] with `cluster`): their rows join the risk tables
+#'    of steps 3 and 5 and the report, with notes on the model chosen.
 #' 4. **Masking**: sweeps of rounding (significant digits, decimal places) and
 #'    noise, the risk measure (by default record linkage, [risk_linkage()],
 #'    on the variables the intruder knows: it sees noise and is fast;
@@ -34,13 +41,27 @@
 #' 6. **De-identify**: [deidentify()] on the quasi-identifiers, sensitive
 #'    variables and identifiers of step 2 under the context of step 3 (numeric
 #'    keys generalised by [hierarchy_numeric()] with interval widths the app
-#'    proposes and the custodian may edit, the others by [hierarchy_flat()]);
+#'    proposes and the custodian may edit, dates by [hierarchy_date()], the
+#'    others by [hierarchy_flat()]);
 #'    its certificate (each attack's risk recounted on the release, against
 #'    the threshold) is the verdict, shown with the steps taken and the risk
 #'    before and after; download the release (CSV) and its report.
 #' 7. **Release**: download the masked data (CSV, identifiers dropped, noise
 #'    drawn from an unrecorded seed) and the de-identification report
 #'    ([release_report()]).
+#'
+#' **Several records per person.** With a person column chosen on step 2
+#' (the bundled `trial_visits` proposes `pid`), the person is the unit of
+#' every count (methods vignette, section 23): every risk measure is called
+#' with `id =` (the risk tables of steps 3 and 5 say "by persons", and the
+#' class sizes count persons), the profile is `ru_profile(..., id = )`,
+#' step 6 runs `deidentify(..., id = )` (persons suppressed with all their
+#' records; the steps give persons and records) and the reports count
+#' persons. The console calls recorded in the reports carry `id =`. The
+#' person column is measured but never released (it is dropped from every
+#' release); it cannot also be a key, sensitive, masked or in the model.
+#' Cluster risk is not offered with a person column (the person is then the
+#' cluster of their records).
 #'
 #' The app never shows original values of the data (only counts), and the
 #' release never carries masking parameters.
@@ -116,6 +137,7 @@ workbench_app <- function(data = NULL, data_name = "data passed in") {
 workbench_sources <- function(data, data_name) {
   choices <- c("Bundled: dose_cohort (synthetic cohort)" = "dose_cohort",
                "Bundled: zip_mortality (synthetic zip-code data)" = "zip_mortality",
+               "Bundled: trial_visits (synthetic trial, several visits per participant)" = "trial_visits",
                "Upload a CSV, RDS, SAS, Stata or SPSS file" = "upload")
   if (!is.null(data)) choices <- c(stats::setNames("passed", data_name), choices)
   choices

@@ -170,6 +170,13 @@ describe_columns <- function(data, roles = list()) {
 # replicate of every noise scheme can be measured.
 workbench_presets <- function() {
   list(
+    # several visits per participant: the participant is the unit of risk
+    # (person column pid), the visits are the records
+    trial_visits = list(
+      identifiers = character(), person = "pid", keys = c("site", "sex", "birth"),
+      sensitive = "event", vars = "sbp", formula = "sbp ~ arm + sex", family = "gaussian",
+      term = "arm", risk = "linkage", known = "sbp",
+      schemes = list(round_sig = c(2, 1), round_dec = integer(), noise = "5, 20")),
     dose_cohort = list(
       identifiers = "id", keys = c("city", "sex", "age_exp", "dose"), sensitive = "case",
       vars = "dose", formula = "case ~ dose", family = "binomial", term = "dose",
@@ -183,6 +190,14 @@ workbench_presets <- function() {
   )
 }
 
+# The choices of the person column: none (one record per person) or a column.
+workbench_person_choices <- function(cols) {
+  c("(none: one record per person)" = "", stats::setNames(cols, cols))
+}
+
+# The bundled data sets the workbench offers.
+workbench_bundled <- function() c("dose_cohort", "zip_mortality", "trial_visits")
+
 workbench_preset <- function(name, data) {
   preset <- workbench_presets()[[name]]
   if (!is.null(preset)) return(preset)
@@ -191,7 +206,7 @@ workbench_preset <- function(name, data) {
   numeric <- setdiff(numeric, ids)
   response <- if (length(numeric)) numeric[[1L]] else names(data)[[1L]]
   covariate <- if (length(numeric) > 1L) numeric[[2L]] else "1"
-  list(identifiers = ids, keys = character(), sensitive = character(),
+  list(identifiers = ids, person = character(), keys = character(), sensitive = character(),
        vars = if (length(numeric) > 1L) numeric[[2L]] else character(),
        formula = paste(response, "~", covariate), family = "gaussian",
        term = if (covariate != "1") covariate else "", risk = "linkage",

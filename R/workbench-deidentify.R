@@ -19,13 +19,14 @@ wb_deidentify_ui <- function(id) {
         "certificate is the verdict."),
       shiny::uiOutput(ns("hierarchies")),
       shiny::uiOutput(ns("metric_ui")),
-      shiny::numericInput(ns("max_suppress"), "Largest share of records suppressed", 0.05, 0, 1, 0.01),
+      shiny::numericInput(ns("max_suppress"), "Largest share suppressed (of persons with a person column, else of records)", 0.05, 0, 1, 0.01),
       shiny::actionButton(ns("run"), "De-identify", class = "btn-primary"),
       shiny::uiOutput(ns("status")))),
     shiny::column(7, wb_card("Certificate: each attack of the context on the release",
       shiny::uiOutput(ns("verdict")),
       shiny::tableOutput(ns("certificate")),
       shiny::tags$div(style = "overflow-x:auto", shiny::tableOutput(ns("steps"))),
+      shiny::uiOutput(ns("steps_units")),
       shiny::tableOutput(ns("model_steps")),
       shiny::plotOutput(ns("risk_plot"), height = "320px"),
       shiny::tags$div(class = "d-flex gap-2",
@@ -48,6 +49,7 @@ default_widths <- function(x) {
 # hierarchy_flat()).
 workbench_hierarchies <- function(data, keys, widths = list()) {
   stats::setNames(lapply(keys, function(k) {
+    if (inherits(data[[k]], "Date")) return(hierarchy_date())
     if (!is.numeric(data[[k]])) return(hierarchy_flat())
     w <- widths[[k]]
     if (is.null(w) || !nzchar(trimws(w))) w <- default_widths(data[[k]])
@@ -90,9 +92,11 @@ deidentify_metric_choices <- function(model) {
 # The console call that reproduces the step's release (for the report):
 # deidentify() with the hierarchies, context, roles and model as given, the
 # loaded data standing as `data`.
-workbench_deidentify_call <- function(data, keys, widths, ctx, sensitive, ids, model, max_suppress) {
+workbench_deidentify_call <- function(data, keys, widths, ctx, sensitive, ids, model, max_suppress,
+                                      person = NULL) {
   h <- workbench_hierarchies(data, keys, widths)
   hcall <- as.call(c(as.name("list"), stats::setNames(lapply(keys, function(k) {
+    if (inherits(data[[k]], "Date")) return(quote(hierarchy_date()))
     if (!is.numeric(data[[k]])) return(quote(hierarchy_flat()))
     w <- widths[[k]]
     if (is.null(w) || !nzchar(trimws(w))) w <- default_widths(data[[k]])
@@ -109,7 +113,7 @@ workbench_deidentify_call <- function(data, keys, widths, ctx, sensitive, ids, m
                  term = model$term))
   args <- list(as.name("data"), keys = keys, hierarchies = hcall, context = ccall,
                sensitive = if (length(sensitive)) sensitive, identifiers = if (length(ids)) ids,
-               model = mcall, max_suppress = max_suppress)
+               model = mcall, max_suppress = max_suppress, id = person)
   as.call(c(as.name("deidentify"), args[!vapply(args, is.null, logical(1))]))
 }
 
@@ -127,10 +131,13 @@ certificate_display <- function(cert) {
 certificate_verdict <- function(res) {
   failing <- res$certificate$attack[!res$certificate$pass]
   sprintf(paste("Verdict: the release %s. Overall risk %s (the largest attack's risk of",
-                "re-identification, recounted on the released data by risk_release()) against",
+                "re-identification, recounted on the released data by risk_release()%s) against",
                 "the threshold %s.%s"),
           if (isTRUE(res$pass)) "passes every attack of the context" else "FAILS the context",
-          format_num(res$overall_risk, 3), format_num(res$context$threshold, 3),
+          format_num(res$overall_risk, 3),
+          if (is.null(res$id)) "" else
+            sprintf(", with classes counted in persons (person column '%s')", res$id),
+          format_num(res$context$threshold, 3),
           if (length(failing)) paste0(" Failing: ", paste(failing, collapse = ", "), ".") else "")
 }
 
@@ -171,6 +178,8 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
         if (is.numeric(d[[k]]))
           shiny::textInput(ns(paste0("widths_", k)),
                            sprintf("%s: interval widths, finest first", k), default_widths(d[[k]]))
+        else if (inherits(d[[k]], "Date"))
+          shiny::tags$p(class = "small", sprintf("%s: a date, generalized to month, year, decade or suppressed.", k))
         else shiny::tags$p(class = "small", sprintf("%s: categorical, kept or suppressed as a whole.", k))
       })
     })
@@ -192,7 +201,14 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
         return()
       }
       sensitive <- setdiff(intersect(r$sensitive, names(d)), keys)
-      ids <- setdiff(intersect(r$identifiers, names(d)), c(keys, sensitive))
+      person <- attempt(check_workbench_person(list(person = r$person, keys = keys,
+                                                    sensitive = sensitive), d))
+      if (failed(person)) {
+        rv$msg <- list(text = conditionMessage(person), level = "error")
+        return()
+      }
+      # the person column is dropped by deidentify(id = ) itself
+      ids <- setdiff(intersect(r$identifiers, names(d)), c(keys, sensitive, person))
       widths <- stats::setNames(lapply(keys, function(k) input[[paste0("widths_", k)]]), keys)
       m <- model()
       by_model <- !failed(m) && !identical(input$metric, "entropy")
@@ -201,7 +217,7 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
         h <- workbench_hierarchies(d, keys, widths)
         deidentify(d, keys, h, ctx, sensitive = if (length(sensitive)) sensitive,
                    identifiers = if (length(ids)) ids, model = if (by_model) m,
-                   max_suppress = input$max_suppress %||% 0.05)
+                   max_suppress = input$max_suppress %||% 0.05, id = person)
       }, warning = function(w) {
         notes <<- c(notes, conditionMessage(w))
         invokeRestart("muffleWarning")
@@ -213,11 +229,17 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
       }
       rv$result <- res
       rv$call <- attempt(workbench_deidentify_call(d, keys, widths, ctx, sensitive, ids,
-                                         if (by_model) m, input$max_suppress %||% 0.05))
+                                                   if (by_model) m, input$max_suppress %||% 0.05,
+                                                   person))
       rv$notes <- unique(notes)
-      rv$msg <- list(text = sprintf("Done: %d of %d records released, %d columns (identifiers dropped: %s). Generalizations ranked by %s.",
-                                    nrow(res$data), nrow(d), ncol(res$data),
-                                    if (length(ids)) paste(ids, collapse = ", ") else "none",
+      dropped <- c(ids, person)
+      rv$msg <- list(text = sprintf("Done: %s released, %d columns (identifiers dropped: %s). Generalizations ranked by %s.",
+                                    if (is.null(person)) sprintf("%d of %d records", nrow(res$data), nrow(d))
+                                    else sprintf("%d of %d persons (%d of %d records; person column '%s', every count by persons)",
+                                                 res$n_persons_released, res$n_persons,
+                                                 nrow(res$data), nrow(d), person),
+                                    ncol(res$data),
+                                    if (length(dropped)) paste(dropped, collapse = ", ") else "none",
                                     deidentify_ranking(res)),
                      level = "info")
     })
@@ -236,17 +258,15 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
                        "on the released data; the verdict is this table, not the search's targets"))
     output$steps <- shiny::renderTable({
       shiny::req(rv$result)
-      st <- rv$result$steps
-      st <- st[intersect(c("step", "action", "records", "cells_blanked", "entropy", "precision",
-                           "overall_risk", "pass"), names(st))]
-      if (!is.null(st$pass)) st$pass <- ifelse(st$pass, "pass", "FAIL")
-      st <- format_table(st)
-      names(st) <- c(step = "Step", action = "Action", records = "Records",
-                     cells_blanked = "Cells blanked", entropy = "Entropy loss",
-                     precision = "Precision loss", overall_risk = "Overall risk",
-                     pass = "Verdict")[names(st)]
-      st
+      st <- deidentify_steps_table(rv$result$steps)
+      st$Verdict <- ifelse(rv$result$steps$pass, "pass", "FAIL")
+      format_table(st)
     }, caption = "The steps taken, with the information loss and the overall release risk after each")
+    output$steps_units <- shiny::renderUI({
+      shiny::req(rv$result)
+      shiny::tags$p(class = "small text-muted", id = ns("steps-units"),
+                    deidentify_steps_units(rv$result))
+    })
     output$model_steps <- shiny::renderTable({
       res <- rv$result
       shiny::req(res, res$model)

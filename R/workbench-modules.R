@@ -44,7 +44,7 @@ wb_data_server <- function(id, data, data_name, roles) {
         chk <- check_upload_data(data, data_name)
         if (!is.null(chk$data)) set_data(data, data_name, chk$message, chk$level)
         else rv$msg <- list(text = chk$message, level = "error")
-      } else if (src %in% c("dose_cohort", "zip_mortality")) {
+      } else if (src %in% workbench_bundled()) {
         d <- bundled_data(src)
         set_data(d, src, sprintf("Loaded the bundled data set '%s': %d records, %d columns.",
                                  src, nrow(d), ncol(d)))
@@ -90,6 +90,12 @@ wb_variables_ui <- function(id) {
   shiny::fluidRow(
     shiny::column(6, wb_card("Roles",
       shiny::selectizeInput(ns("identifiers"), "Direct identifiers (dropped from the release)", NULL, multiple = TRUE),
+      shiny::selectInput(ns("person"), "Person column, when a person has several records (visits, stays)",
+                         workbench_person_choices(character())),
+      shiny::tags$p(class = "small text-muted", id = ns("person-help"),
+        "With a person column every risk counts persons, not records (a person with 5 visits in a",
+        "class of 5 records is alone in it), deidentify() suppresses persons with all their",
+        "records, and the column is dropped from every release."),
       shiny::selectizeInput(ns("keys"), "Quasi-identifiers (keys an intruder may know)", NULL, multiple = TRUE),
       shiny::selectizeInput(ns("sensitive"), "Sensitive variables", NULL, multiple = TRUE),
       shiny::selectizeInput(ns("vars"), "Variables to mask (numeric)", NULL, multiple = TRUE))),
@@ -113,6 +119,8 @@ wb_variables_server <- function(id, loaded, spec) {
       keep <- function(x, pool) intersect(x, pool)
       pre <- p$preset
       shiny::updateSelectizeInput(session, "identifiers", choices = p$cols, selected = keep(pre$identifiers, p$cols))
+      shiny::updateSelectInput(session, "person", choices = workbench_person_choices(p$cols),
+                               selected = c(keep(pre$person, p$cols), "")[[1L]])
       shiny::updateSelectizeInput(session, "keys", choices = p$cols, selected = keep(pre$keys, p$cols))
       shiny::updateSelectizeInput(session, "sensitive", choices = p$cols, selected = keep(pre$sensitive, p$cols))
       shiny::updateSelectizeInput(session, "vars", choices = p$numeric, selected = keep(pre$vars, p$numeric))
@@ -125,11 +133,17 @@ wb_variables_server <- function(id, loaded, spec) {
       s <- spec()
       res <- attempt(workbench_profile_args(loaded$data(), s))
       if (failed(res)) message_box(conditionMessage(res), "warning")
-      else message_box(sprintf("The release drops %s and masks %s.",
-                               if (length(s$identifiers)) paste(s$identifiers, collapse = ", ") else "no column",
-                               paste(s$vars, collapse = ", ")), "info")
+      else message_box(sprintf("The release drops %s and masks %s.%s",
+                               if (length(c(s$identifiers, s$person)))
+                                 paste(c(s$identifiers, s$person), collapse = ", ") else "no column",
+                               paste(s$vars, collapse = ", "),
+                               if (is.null(s$person)) "" else sprintf(
+                                 " Every risk counts persons (person column '%s').", s$person)),
+                       "info")
     })
-    shiny::reactive(list(identifiers = input$identifiers, keys = input$keys,
+    shiny::reactive(list(identifiers = input$identifiers,
+                         person = if (nzchar(input$person %||% "")) input$person,
+                         keys = input$keys,
                          sensitive = input$sensitive, vars = input$vars,
                          formula = input$formula %||% "", family = input$family %||% "gaussian",
                          term = input$term %||% ""))
@@ -149,10 +163,26 @@ wb_context_ui <- function(id) {
       shiny::selectInput(ns("threshold"), "Threshold", c("1/3 (highly trusted recipient)" = 1/3,
                                                         "1/5" = 1/5, "1/11" = 1/11,
                                                         "1/20 (public release)" = 1/20), selected = 1/5),
-      shiny::textAreaInput(ns("reasons"), "Reasons for the threshold (one per line)", "", rows = 3))),
+      shiny::textAreaInput(ns("reasons"), "Reasons for the threshold (one per line)", "", rows = 3)),
+      wb_card("If the release is a sample of a population",
+        shiny::tags$p(class = "small text-muted",
+          "Population uniqueness and the log-linear risk estimate how many people of the",
+          "population are unique on the quasi-identifiers (methods vignette, sections 21-22); they",
+          "need the sampling fraction, or the population size. Cluster risk counts a cluster",
+          "(household, care home) as re-identified with any of its members."),
+        shiny::fluidRow(
+          shiny::column(6, shiny::numericInput(ns("sample_pi"), "Sampling fraction (0-1]", NA, 0, 1, 0.01)),
+          shiny::column(6, shiny::numericInput(ns("sample_population"), "or population size", NA, 1, NA, 1))),
+        shiny::checkboxGroupInput(ns("sample_measures"), "Estimate",
+                                  c("Population uniques (Dankar et al.'s rule)" = "population",
+                                    "Log-linear risk (tau1, tau2)" = "loglinear")),
+        shiny::selectInput(ns("cluster"), "Cluster column (cluster risk)",
+                           workbench_cluster_choices(character())),
+        shiny::uiOutput(ns("sample_status")))),
     shiny::column(7, wb_card("The context as recorded",
       shiny::uiOutput(ns("text")),
-      shiny::tableOutput(ns("risk")))))
+      shiny::tableOutput(ns("risk")),
+      shiny::uiOutput(ns("risk_notes")))))
 }
 
 # Returns the context's fields (reactive list) and the context itself (a
@@ -164,7 +194,21 @@ wb_context_server <- function(id, loaded, roles) {
       public = isTRUE(input$public), pr_attempt = num(input$pr_attempt),
       pr_acquaintance = num(input$pr_acquaintance), pr_breach = num(input$pr_breach),
       threshold = num(input$threshold),
-      reasons = strsplit(input$reasons %||% "", "\n", fixed = TRUE)[[1L]]))
+      reasons = strsplit(input$reasons %||% "", "\n", fixed = TRUE)[[1L]],
+      sample_pi = num(input$sample_pi), sample_population = num(input$sample_population),
+      sample_measures = as.character(input$sample_measures %||% character()),
+      cluster = if (length(input$cluster) == 1L && nzchar(input$cluster)) input$cluster))
+    shiny::observeEvent(loaded$data(), {
+      d <- loaded$data()
+      shiny::updateSelectInput(session, "cluster", choices = workbench_cluster_choices(names(d)),
+                               selected = "")
+    })
+    # the sample rows' risk specs (or the condition saying what is missing)
+    samples <- shiny::reactive({
+      d <- loaded$data()
+      shiny::req(d)
+      attempt(workbench_sample_specs(c(roles(), fields()), d))
+    })
     context <- shiny::reactive(attempt(workbench_context(fields())))
     output$text <- shiny::renderUI({
       ctx <- context()
@@ -172,16 +216,30 @@ wb_context_server <- function(id, loaded, roles) {
       shiny::tagList(shiny::tags$ul(lapply(context_lines(ctx), shiny::tags$li)),
                      lapply(attr(ctx, "notes"), message_box, level = "warning"))
     })
-    output$risk <- shiny::renderTable({
+    original_risk <- shiny::reactive({
       shiny::req(loaded$data())
       ctx <- context()
       r <- roles()
       if (failed(ctx) || !length(r$keys)) return(NULL)
       d <- loaded$data()
-      d <- d[, setdiff(names(d), r$identifiers), drop = FALSE]
-      tab <- risk_rows(d, r$keys, r$sensitive, ctx)
-      if (is.null(tab)) NULL else format_table(tab)
+      d <- d[, setdiff(names(d), setdiff(r$identifiers, r$person)), drop = FALSE]
+      specs <- samples()
+      attempt(risk_rows(d, r$keys, r$sensitive, ctx, if (!failed(specs)) specs, original = d,
+                        what = "the original data", id = r$person))
+    })
+    output$risk <- shiny::renderTable({
+      tab <- original_risk()
+      if (is.null(tab) || failed(tab)) NULL else format_table(tab)
     }, caption = "Risk of the original data (quasi-identifiers as they are)")
+    output$risk_notes <- shiny::renderUI({
+      tab <- original_risk()
+      if (failed(tab)) return(message_box(conditionMessage(tab), "error"))
+      risk_notes_ui(attr(tab, "notes"), roles()$person, session$ns("sample-notes"))
+    })
+    output$sample_status <- shiny::renderUI({
+      specs <- samples()
+      if (failed(specs)) message_box(conditionMessage(specs), "warning", session$ns("sample-message"))
+    })
     list(fields = fields, context = context)
   })
 }
@@ -325,6 +383,7 @@ wb_profile_ui <- function(id) {
         shiny::tableOutput(ns("estimate")),
         shiny::tags$h6("Risk of the masked data (original for comparison)"),
         shiny::tableOutput(ns("risk")),
+        shiny::uiOutput(ns("risk_notes")),
         shiny::tableOutput(ns("classes")),
         shiny::actionButton(ns("pick"), "Pick this scheme for the release", class = "btn-success"),
         shiny::tags$h6(class = "mt-3", "Recommendation within the threshold"),
@@ -365,12 +424,13 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
       shiny::req(ru(), run())
       s <- run()$spec
       lapply(run()$schemes, function(scheme)
-        attempt(release_data(loaded$data(), scheme, s$vars, s$identifiers)))
+        attempt(release_data(loaded$data(), scheme, s$vars, c(s$identifiers, s$person))))
     })
     verdicts <- shiny::reactive({
       rel <- releases()
       ok <- !vapply(rel, failed, logical(1))
-      scheme_verdicts(ru()[ru()$scheme %in% names(rel)[ok], ], rel[ok], run())
+      scheme_verdicts(ru()[ru()$scheme %in% names(rel)[ok], ], rel[ok], run(),
+                      original = loaded$data())
     })
     output$ru_plot <- shiny::renderPlot({
       shiny::req(ru())
@@ -390,8 +450,9 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
       m <- masked()
       if (failed(m)) return(NULL)
       s <- run()$spec
-      v <- release_verdict(m, s$keys, run()$context, ru()$risk[ru()$scheme == input$selected],
-                           ru_meta(ru())$risk, run()$threshold)
+      v <- release_verdict(person_counted(m, loaded$data(), s$person), s$keys, run()$context,
+                           ru()$risk[ru()$scheme == input$selected], ru_meta(ru())$risk,
+                           run()$threshold, id = s$person)
       message_box(verdict_text(v, input$selected), if (v$pass) "info" else "error",
                   "verdict-message")
     })
@@ -437,21 +498,32 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
       tab <- scheme_estimate_table(ru(), input$selected)
       if (is.null(tab)) NULL else format_table(tab, 4)
     }, spacing = "xs")
-    output$risk <- shiny::renderTable({
+    risk_table <- shiny::reactive({
       m <- masked()
-      if (failed(m)) return(data.frame(problem = conditionMessage(m)))
+      if (failed(m)) return(m)
       s <- run()$spec
       d <- loaded$data()
-      d <- d[, setdiff(names(d), s$identifiers), drop = FALSE]
-      tab <- scheme_risk_table(d, m, s$keys, s$sensitive, run()$context)
+      d <- d[, setdiff(names(d), setdiff(s$identifiers, s$person)), drop = FALSE]
+      specs <- attempt(workbench_sample_specs(s, d))
+      attempt(scheme_risk_table(d, m, s$keys, s$sensitive, run()$context,
+                                if (!failed(specs)) specs, id = s$person))
+    })
+    output$risk <- shiny::renderTable({
+      tab <- risk_table()
+      if (failed(tab)) return(data.frame(problem = conditionMessage(tab)))
       if (is.null(tab)) data.frame(note = "Declare quasi-identifiers to see k-anonymity risks.")
       else format_table(tab)
     }, spacing = "xs")
+    output$risk_notes <- shiny::renderUI({
+      tab <- risk_table()
+      risk_notes_ui(if (!failed(tab)) attr(tab, "notes"), run()$spec$person,
+                    session$ns("sample-notes"))
+    })
     output$classes <- shiny::renderTable({
       m <- masked()
-      keys <- run()$spec$keys
-      if (failed(m) || !length(keys)) return(NULL)
-      class_size_counts(m, keys)
+      s <- run()$spec
+      if (failed(m) || !length(s$keys)) return(NULL)
+      class_size_counts(person_counted(m, loaded$data(), s$person), s$keys, s$person)
     }, caption = "Equivalence classes of the masked data on the quasi-identifiers, by size",
     spacing = "xs")
     shiny::observeEvent(input$pick, {
@@ -473,8 +545,19 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
 # variables (NULL without quasi-identifiers).
 workbench_report_risk <- function(spec) {
   if (!length(spec$keys)) return(NULL)
-  if (length(spec$sensitive)) risk_spec("ldiversity", keys = spec$keys, sensitive = spec$sensitive)
-  else risk_spec("kanon", keys = spec$keys)
+  id <- if (!is.null(spec$person)) list(id = spec$person)
+  if (length(spec$sensitive))
+    do.call(risk_spec, c(list("ldiversity", keys = spec$keys, sensitive = spec$sensitive), id))
+  else do.call(risk_spec, c(list("kanon", keys = spec$keys), id))
+}
+
+# The report's risk specs: the keys' spec first, then the rows for a release
+# that is a sample (3 Context), when they can be computed.
+workbench_report_specs <- function(spec, data) {
+  first <- workbench_report_risk(spec)
+  if (is.null(first)) return(NULL)
+  samples <- attempt(workbench_sample_specs(spec, data))
+  c(list(first), if (!failed(samples)) samples)
 }
 
 wb_release_ui <- function(id) {
@@ -495,9 +578,15 @@ wb_release_server <- function(id, loaded, result, profile) {
       if (is.null(profile$picked()))
         return(message_box("No scheme picked yet: pick one on 5 Profile. The downloads give the scheme selected there.",
                            "warning", "release-message"))
-      message_box(sprintf("Release: %s, %d records, %d columns (identifiers dropped: %s).",
-                          profile$picked(), nrow(profile$picked_data()), ncol(profile$picked_data()),
-                          paste(c(result()$run$spec$identifiers, "none")[1L], collapse = ", ")),
+      s <- result()$run$spec
+      dropped <- c(s$identifiers, s$person)
+      message_box(sprintf("Release: %s, %d records%s, %d columns (identifiers dropped: %s).",
+                          profile$picked(), nrow(profile$picked_data()),
+                          if (is.null(s$person)) "" else
+                            sprintf(" of %d persons (person column '%s' dropped)",
+                                    length(unique(loaded$data()[[s$person]])), s$person),
+                          ncol(profile$picked_data()),
+                          if (length(dropped)) paste(dropped, collapse = ", ") else "none"),
                   "info", "release-message")
     })
     release <- shiny::reactive({
@@ -525,7 +614,7 @@ wb_release_server <- function(id, loaded, result, profile) {
         attr(ru, "meta")[c("call", "seed", "data_name")] <- list(res$run$call, s$seed, loaded$name())
         release_report(ru, file, data = loaded$data(),
                        release = list(scheme = rel$label, data = rel$data),
-                       risk = workbench_report_risk(s), context = res$run$context)
+                       risk = workbench_report_specs(s, loaded$data()), context = res$run$context)
       })
     invisible(NULL)
   })

@@ -110,7 +110,10 @@ context_lines <- function(context) {
 # The arguments of ru_profile() for the custodian's choices, data without the
 # direct identifiers (they are never released, so never measured either).
 workbench_profile_args <- function(data, spec, context = NULL) {
-  data <- data[, setdiff(names(data), spec$identifiers), drop = FALSE]
+  person <- check_workbench_person(spec, data)
+  # the person column is measured (every risk counts persons), never masked
+  # nor released
+  data <- data[, setdiff(names(data), setdiff(spec$identifiers, person)), drop = FALSE]
   vars <- spec$vars
   if (!length(vars)) stop(workbench_condition("Choose the variables to mask."))
   not_numeric <- vars[!vapply(data[vars], is.numeric, logical(1))]
@@ -133,7 +136,28 @@ workbench_profile_args <- function(data, spec, context = NULL) {
                seed = spec$seed, progress = FALSE)
   args <- c(args, workbench_risk_args(spec, data))
   if (inherits(context, "release_context")) args$context <- context
+  if (!is.null(person)) args$id <- person
   args
+}
+
+# The person column of 2 Variables (NULL for none): a column of the data that
+# plays no other role (neither masked, key, sensitive nor in the model).
+check_workbench_person <- function(spec, data) {
+  person <- spec$person
+  if (is.null(person)) return(NULL)
+  if (!person %in% names(data))
+    stop(workbench_condition(sprintf("The person column '%s' is not in the data.", person)))
+  formula_vars <- tryCatch(all.vars(stats::as.formula(spec$formula %||% "")),
+                           error = function(e) character())
+  taken <- intersect(person, c(spec$vars, spec$keys, spec$sensitive, formula_vars))
+  if (length(taken))
+    stop(workbench_condition(sprintf(
+      "The person column '%s' cannot also be masked, a quasi-identifier, sensitive or in the model.",
+      person)))
+  if (anyNA(data[[person]]))
+    stop(workbench_condition(sprintf("The person column '%s' has missing values: every record needs its person.",
+                                     person)))
+  person
 }
 
 workbench_risk_args <- function(spec, data) {
@@ -171,41 +195,52 @@ release_data <- function(data, scheme, vars, identifiers = character()) {
 }
 
 # Risk measures of one data set (the original or a masked release), one row
-# per measure; NULL entries are left out.
+# per measure; NULL entries are left out. With `id` (the person column, in
+# `data`) every class counts persons (methods vignette, section 23) and every
+# label says so.
 risk_rows <- function(data, keys, sensitive, context, specs = NULL, original = NULL,
-                      what = "the data") {
+                      what = "the data", id = NULL) {
   rows <- list()
+  by <- function(label) if (is.null(id)) label else paste0(label, ", by persons")
   if (length(keys)) {
-    kan <- tryCatch(risk_kanon(data, keys = keys), error = function(e) NULL)
+    kan <- tryCatch(risk_kanon(data, keys = keys, id = id), error = function(e) NULL)
     if (!is.null(kan)) {
-      size <- table(kan$group)
+      size <- class_sizes_of(kan, id)
       rows <- c(rows, list(
-        c("Prosecutor (maximum) risk, 1 / smallest class", kan$max_risk),
-        c("Average risk", kan$avg_risk),
-        c("Strict average risk (classes below k = 5 count fully)", kan$strict_avg_risk),
-        c("Equivalence classes", length(size)),
-        c("Records in classes smaller than 5", sum(size[size < 5]))))
+        c(by("Prosecutor (maximum) risk, 1 / smallest class"), kan$max_risk),
+        c(if (is.null(id)) "Average risk" else "Average risk (classes per person)", kan$avg_risk),
+        c(by("Strict average risk (classes below k = 5 count fully)"), kan$strict_avg_risk),
+        c(by("Equivalence classes"), length(size)),
+        c(if (is.null(id)) "Records in classes smaller than 5"
+          else "Persons in classes smaller than 5 persons", sum(size[size < 5]))))
     }
     if (inherits(context, "release_context")) {
-      rr <- tryCatch(risk_release(data, keys = keys, context = context), error = function(e) NULL)
+      rr <- tryCatch(risk_release(data, keys = keys, context = context, id = id),
+                     error = function(e) NULL)
       if (!is.null(rr)) {
         att <- rr$attacks
         for (i in seq_len(nrow(att)))
-          rows <- c(rows, list(c(sprintf("Pr(re-id, %s attack)", att$attack[[i]]), att$risk[[i]])))
-        rows <- c(rows, list(c("Overall release risk (largest attack)", rr$overall)))
+          rows <- c(rows, list(c(by(sprintf("Pr(re-id, %s attack)", att$attack[[i]])), att$risk[[i]])))
+        rows <- c(rows, list(c(by("Overall release risk (largest attack)"), rr$overall)))
       }
     }
     ldiv <- get0("risk_ldiversity", envir = asNamespace("epimask"), mode = "function")
     if (!is.null(ldiv) && length(sensitive)) {
-      ld <- tryCatch(ldiv(data, keys = keys, sensitive = sensitive), error = function(e) NULL)
+      ld <- tryCatch(ldiv(data, keys = keys, sensitive = sensitive, id = id),
+                     error = function(e) NULL)
       if (!is.null(ld))
         for (s in names(ld$distinct_l))
-          rows <- c(rows, list(c(sprintf("Distinct l-diversity of %s", s), ld$distinct_l[[s]]),
-                               c(sprintf("Entropy l-diversity of %s", s), ld$entropy_l[[s]])))
+          rows <- c(rows, list(c(by(sprintf("Distinct l-diversity of %s", s)), ld$distinct_l[[s]]),
+                               c(by(sprintf("Entropy l-diversity of %s", s)), ld$entropy_l[[s]])))
     }
   }
   # releases that are samples: population uniqueness, log-linear and cluster
-  # risk where a risk spec names them (report-sample-risk.R)
+  # risk where a risk spec names them (report-sample-risk.R), by persons with
+  # `id`
+  if (!is.null(id)) specs <- lapply(specs, function(sp) {
+    if (inherits(sp, "epimask_risk_spec") && is.null(sp$args$id)) sp$args$id <- id
+    sp
+  })
   sample <- if (length(specs)) sample_risk_rows(data, specs, context, original, what)
   if (!length(rows) && is.null(sample$table)) return(NULL)
   rows <- lapply(rows, unlist)
@@ -216,13 +251,99 @@ risk_rows <- function(data, keys, sensitive, context, specs = NULL, original = N
   out
 }
 
+# The line under a risk table: with a person column, the unit counted.
+risk_caption <- function(text, person = NULL) {
+  if (is.null(person)) text
+  else sprintf("%s; every class counts persons (person column '%s')", text, person)
+}
+
+# The notes under a workbench risk table: the unit counted (with a person
+# column) and the notes of the rows for a release that is a sample.
+risk_notes_ui <- function(notes, person, id) {
+  unit <- if (!is.null(person))
+    risk_caption("Classes of records grouped by person", person)
+  if (!length(notes) && is.null(unit)) return(NULL)
+  shiny::tags$ul(class = "small", id = id, lapply(c(unit, notes), shiny::tags$li))
+}
+
+# The choices of the cluster column: none, or a column.
+workbench_cluster_choices <- function(cols) {
+  c("(none)" = "", stats::setNames(cols, cols))
+}
+
+# The risk specs of the rows for releases that are samples (report-sample-
+# risk.R) from the custodian's settings on 3 Context: population uniqueness
+# and the log-linear risk at the sampling fraction (given, or the persons
+# (records) of the data over the population size), cluster risk with the
+# cluster column; each with the person column of 2 Variables. An empty list
+# when none is asked for; a workbench condition when a setting is missing.
+workbench_sample_specs <- function(spec, data) {
+  measures <- intersect(spec$sample_measures, c("population", "loglinear"))
+  cluster <- spec$cluster
+  if (!length(measures) && is.null(cluster)) return(list())
+  keys <- spec$keys
+  if (!length(keys))
+    stop(workbench_condition("Declare the quasi-identifiers on 2 Variables: the sample estimates are on them."))
+  person <- spec$person
+  specs <- list()
+  if (length(measures)) {
+    pi <- spec$sample_pi
+    units <- if (!is.null(person) && person %in% names(data)) length(unique(data[[person]]))
+             else nrow(data)
+    if (is.null(pi) && !is.null(spec$sample_population)) {
+      if (spec$sample_population < units)
+        stop(workbench_condition(sprintf(
+          "The population size (%s) is smaller than the %s in the data (%d).",
+          format(spec$sample_population), if (is.null(person)) "records" else "persons", units)))
+      pi <- units / spec$sample_population
+    }
+    if (is.null(pi))
+      stop(workbench_condition(paste("Population uniques and the log-linear risk need the sampling",
+                                     "fraction or the population size.")))
+    if (!is.finite(pi) || pi <= 0 || pi > 1)
+      stop(workbench_condition(sprintf("The sampling fraction must be in (0, 1] (got %s).",
+                                       format(pi))))
+    for (m in measures)
+      specs <- c(specs, list(do.call(risk_spec, c(list(m, keys = keys, pi = pi),
+                                                  if (!is.null(person)) list(id = person)))))
+  }
+  if (!is.null(cluster)) {
+    if (!is.null(person))
+      stop(workbench_condition(paste(
+        "Cluster risk is of records in clusters: with a person column the person is already the",
+        "unit (all their records fall together); leave the cluster column empty.")))
+    if (!cluster %in% names(data) || cluster %in% keys)
+      stop(workbench_condition(sprintf("The cluster column '%s' must be a column that is not a quasi-identifier.",
+                                       cluster)))
+    specs <- c(specs, list(risk_spec("individual", keys = keys, cluster = cluster)))
+  }
+  specs
+}
+
+# The sizes of the classes of a risk_kanon() result: records per class, or
+# with a person column persons per class.
+class_sizes_of <- function(kan, id = NULL) {
+  if (is.null(id) || is.null(kan$person)) return(as.vector(table(kan$group)))
+  as.vector(table(kan$group[!duplicated(kan$person)]))
+}
+
+# The released data with the person column of the original attached for
+# counting (same records in the same order; the column is never released).
+person_counted <- function(released, original, id) {
+  if (is.null(id) || is.null(released) || id %in% names(released) ||
+      !id %in% names(original) || nrow(released) != nrow(original)) return(released)
+  released[[id]] <- original[[id]]
+  released
+}
+
 # Original vs masked risk side by side.
 scheme_risk_table <- function(original, masked, keys, sensitive, context, specs = NULL,
-                              source = original) {
+                              source = original, id = NULL) {
+  masked <- person_counted(masked, original, id)
   a <- risk_rows(original, keys, sensitive, context, specs, original = source,
-                 what = "the original data")
+                 what = "the original data", id = id)
   b <- risk_rows(masked, keys, sensitive, context, specs, original = source,
-                 what = "the release")
+                 what = "the release", id = id)
   if (is.null(a) || is.null(b)) return(NULL)
   notes <- c(attr(a, "notes"), attr(b, "notes"))
   out <- merge(a, b, by = "measure", sort = FALSE, suffixes = c("_original", "_masked"))
@@ -316,15 +437,16 @@ workbench_ru_plot <- function(ru, threshold = NULL, selected = NULL, verdicts = 
 # The console call that reproduces the profile the app ran (for the report):
 # the custodian's choices written as R code.
 workbench_profile_call <- function(spec, data_name = "data") {
-  data_expr <- if (data_name %in% c("dose_cohort", "zip_mortality")) data_name else "data"
-  drop <- if (length(spec$identifiers))
-    sprintf("%s[, setdiff(names(%s), %s)]", data_expr, data_expr, deparse1(spec$identifiers))
+  data_expr <- if (data_name %in% workbench_bundled()) data_name else "data"
+  ids <- setdiff(spec$identifiers, spec$person)
+  drop <- if (length(ids))
+    sprintf("%s[, setdiff(names(%s), %s)]", data_expr, data_expr, deparse1(ids))
   else data_expr
   sig <- sort(as.integer(spec$round_sig), decreasing = TRUE)
   dec <- sort(as.integer(spec$round_dec), decreasing = TRUE)
   amounts <- tryCatch(sort(parse_amounts(spec$noise, "noise")), error = function(e) numeric())
   schemes <- c(sprintf("mask_round(%d)", sig), sprintf("mask_round(%d, type = \"decimal\")", dec),
-               sprintf("mask_noise(%s, dist = \"%s\")", format(amounts),
+               sprintf("mask_noise(%s, dist = \"%s\")", vapply(amounts, format, ""),
                        spec$noise_dist %||% "uniform"))
   risk <- switch(spec$risk %||% "none",
     linkage = sprintf("risk = risk_spec(\"linkage\", vars = %s)", deparse1(spec$known)),
@@ -336,10 +458,11 @@ workbench_profile_call <- function(spec, data_name = "data") {
   family <- if (spec$family == "err") "\"err\"" else sprintf("%s()", spec$family)
   term <- if (nzchar(spec$term %||% "")) sprintf(", term = \"%s\"", spec$term) else ""
   seed <- if (is.null(spec$seed)) "NULL" else format(spec$seed)
+  id <- if (!is.null(spec$person)) sprintf(", id = \"%s\"", spec$person) else ""
   sprintf(paste0("ru_profile(%s,\n  schemes = list(%s),\n  formula = %s, family = %s,\n",
-                 "  vars = %s%s, %s,\n  nrep = %d, seed = %s)"),
+                 "  vars = %s%s, %s,\n  nrep = %d, seed = %s%s)"),
           drop, paste(schemes, collapse = ", "), spec$formula, family, deparse1(spec$vars),
-          term, risk, as.integer(max(1, spec$nrep %||% 1)), seed)
+          term, risk, as.integer(max(1, spec$nrep %||% 1)), seed, id)
 }
 
 # ---- the verdict on a release ---------------------------------------------------
@@ -351,17 +474,19 @@ workbench_profile_call <- function(spec, data_name = "data") {
 # (risk_release() on every quasi-identifier, masked or not). The release is
 # within the threshold only when every risk is; a risk that could not be
 # computed (NA) does not pass.
-release_verdict <- function(released, keys, context, profile_risk, risk_label, threshold) {
+release_verdict <- function(released, keys, context, profile_risk, risk_label, threshold,
+                            id = NULL) {
   # no profile risk (NULL) for data that are no scheme of the profile
   rows <- data.frame(risk = character(), value = numeric(), stringsAsFactors = FALSE)
   if (!is.null(profile_risk))
     rows <- data.frame(risk = sprintf("Profile risk (%s)", risk_label %||% "risk measure"),
                        value = as.double(profile_risk), stringsAsFactors = FALSE)
   if (inherits(context, "release_context") && length(keys)) {
-    rr <- tryCatch(risk_release(released, keys = keys, context = context),
+    rr <- tryCatch(risk_release(released, keys = keys, context = context, id = id),
                    error = function(e) NULL)
     rows <- rbind(rows, data.frame(
-      risk = sprintf("Release risk (the context's attacks on %s)", paste(keys, collapse = ", ")),
+      risk = sprintf("Release risk (the context's attacks on %s%s)", paste(keys, collapse = ", "),
+                     if (is.null(id)) "" else ", by persons"),
       value = if (is.null(rr)) NA_real_ else rr$overall, stringsAsFactors = FALSE))
   }
   rows$within_threshold <- !is.na(rows$value) & rows$value <= threshold
@@ -371,11 +496,12 @@ release_verdict <- function(released, keys, context, profile_risk, risk_label, t
 # The verdicts of every scheme of a workbench run, on its released data sets
 # (`releases`, named by scheme): one row per scheme with the profile risk, the
 # release risk (NA without context or quasi-identifiers) and whether it passes.
-scheme_verdicts <- function(ru, releases, run) {
+scheme_verdicts <- function(ru, releases, run, original = NULL) {
   s <- run$spec
   rows <- lapply(ru$scheme, function(label) {
-    v <- release_verdict(releases[[label]], s$keys, run$context, ru$risk[ru$scheme == label],
-                         ru_meta(ru)$risk, run$threshold)
+    v <- release_verdict(person_counted(releases[[label]], original, s$person), s$keys,
+                         run$context, ru$risk[ru$scheme == label], ru_meta(ru)$risk,
+                         run$threshold, id = s$person)
     data.frame(scheme = label, release_risk = if (nrow(v$table) > 1L) v$table$value[2] else NA_real_,
                pass = v$pass, stringsAsFactors = FALSE)
   })

@@ -21,8 +21,8 @@ workbench_server <- function(data, data_name, start_plan = function() invisible(
     spec <- NULL
     loaded <- wb_data_server("data", data, data_name, roles = function() {
       r <- roles()
-      list(identifier = r$identifiers, `quasi-identifier` = r$keys, sensitive = r$sensitive,
-           masked = r$vars)
+      list(identifier = r$identifiers, `person (unit of risk)` = r$person,
+           `quasi-identifier` = r$keys, sensitive = r$sensitive, masked = r$vars)
     })
     roles <- wb_variables_server("variables", loaded, spec = function() spec())
     context <- wb_context_server("context", loaded, roles)
@@ -53,7 +53,10 @@ sanitize_name <- function(x) {
 # from the fields the steps return (or any list with those names).
 workbench_spec <- function(input) {
   num <- function(x) if (is.null(x) || length(x) != 1L || is.na(x)) NULL else as.numeric(x)
-  list(identifiers = input$identifiers, keys = input$keys, sensitive = input$sensitive,
+  person <- input$person
+  if (!is.null(person) && (length(person) != 1L || is.na(person) || !nzchar(person))) person <- NULL
+  list(identifiers = input$identifiers, person = person, keys = input$keys,
+       sensitive = input$sensitive,
        vars = input$vars, formula = input$formula %||% "", family = input$family %||% "gaussian",
        term = input$term %||% "", risk = input$risk %||% "none", known = input$known,
        round_sig = input$round_sig, round_dec = input$round_dec, noise = input$noise %||% "",
@@ -61,5 +64,8 @@ workbench_spec <- function(input) {
        seed = num(input$seed), public = isTRUE(input$public),
        pr_attempt = num(input$pr_attempt), pr_acquaintance = num(input$pr_acquaintance),
        pr_breach = num(input$pr_breach), threshold = num(input$threshold),
-       reasons = as.character(input$reasons %||% character()))
+       reasons = as.character(input$reasons %||% character()),
+       sample_pi = num(input$sample_pi), sample_population = num(input$sample_population),
+       sample_measures = as.character(input$sample_measures %||% character()),
+       cluster = if (length(input$cluster) == 1L && nzchar(input$cluster)) input$cluster)
 }

@@ -37,6 +37,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(risk_match, 1),
     CALLDEF(risk_match_index, 1),
     CALLDEF(risk_triangle_normal, 1),   /* TEST ONLY */
+    CALLDEF(risk_match_sweep, 1),       /* TEST ONLY */
     /* Cox proportional hazards core (r_cox.c) */
     CALLDEF(cox_fit, 1),
     /* irls (GLM fitting core, r_irls.c) */

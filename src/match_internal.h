@@ -91,6 +91,15 @@ double mt_normaliser(const mt_index *ix, const mt_target *c, mt_scratch *s,
  * -1 when memory is short; match_sum.c). */
 int mt_build_sum_table(mt_index *ix, const rm_released *rel);
 
+/* A target's constants as the search uses them (match_tree.c). */
+void mt_setup_target(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
+                     size_t i, mt_target *c);
+
+/* The triangle expectation g in standard units and its derivatives 0..p at
+ * x, and a certified bound of |g^(m)| over [a, b] for m >= 2 (match_sum.c). */
+void mt_triangle_derivatives(double x, double d, double shrink, int p, double *out);
+double mt_derivative_bound(double a, double b, double d, int m);
+
 /* The sum over every record, in the index's order. */
 double mt_normaliser_exact(const mt_index *ix, const mt_target *c, double *work);
 

@@ -17,7 +17,7 @@ static double gap_from_zero(double a, double b) { return a > 0 ? a : (b < 0 ? -b
  * and its derivatives 1..p at x: with H(a) = a Phi(a) + phi(a),
  * g = [H(x + d) - 2 H(x) + H(x - d)] / d, H' = Phi, H^(n) = phi^(n - 2) and
  * phi^(n)(u) = (-1)^n He_n(u) phi(u) (Hermite polynomials). */
-static void triangle_derivatives(double x, double d, double shrink, int p, double *out)
+void mt_triangle_derivatives(double x, double d, double shrink, int p, double *out)
 {
     out[0] = rm_triangle_std(fabs(x), d, shrink);
     if (p >= 1)
@@ -55,7 +55,7 @@ static double phi_deriv_bound(double r, int n)
 /* A bound of |g^(m)(x)| over x in [a, b] (m >= 2): the smaller of the second
  * difference of phi^(m-2) term by term, and d times the largest |phi^(m)|
  * within d of the interval (the second difference as an integral). */
-static double derivative_bound(double a, double b, double d, int m)
+double mt_derivative_bound(double a, double b, double d, int m)
 {
     double by_terms = (phi_deriv_bound(gap_from_zero(a + d, b + d), m - 2) +
                        2.0 * phi_deriv_bound(gap_from_zero(a, b), m - 2) +
@@ -88,9 +88,9 @@ static void taylor_of_node(const mt_index *ix, const mt_target *c, int node, nod
     double inv_sd = c->inv_sd[0], d = c->d[0];
     double xc = (ctr[K] - c->mean[0]) * inv_sd;
     double xa = (mn[K] - c->mean[0]) * inv_sd, xb = (mx[K] - c->mean[0]) * inv_sd;
-    triangle_derivatives(xc, d, c->shrink[0], p, tay->deriv);
+    mt_triangle_derivatives(xc, d, c->shrink[0], p, tay->deriv);
     double pad = 1e-9;
-    tay->remainder = derivative_bound(xa - pad * (1 + fabs(xa)), xb + pad * (1 + fabs(xb)),
+    tay->remainder = mt_derivative_bound(xa - pad * (1 + fabs(xa)), xb + pad * (1 + fabs(xb)),
                                       d, p + 1);
 }
 
@@ -241,7 +241,7 @@ int mt_build_sum_table(mt_index *ix, const rm_released *rel)
     double h = 1.0 / per;
     for (size_t k = 0; k < len; k++) {
         double x = (double) k * h, deriv[2];
-        triangle_derivatives(x, d, shrink, 1, deriv);
+        mt_triangle_derivatives(x, d, shrink, 1, deriv);
         ix->s_val[k] = deriv[0];
         ix->s_der[k] = deriv[1] * h; /* scaled to the unit interval */
     }
@@ -250,7 +250,7 @@ int mt_build_sum_table(mt_index *ix, const rm_released *rel)
         /* cubic Hermite remainder; rounding of the two tabulated values (the
          * closed form's margin, as in unknown_upper()), of the derivatives
          * (absolute, a few eps / d, times h) and of the interpolant */
-        double interp = pow(h, 4) / 384.0 * derivative_bound(a, b, d, 4);
+        double interp = pow(h, 4) / 384.0 * mt_derivative_bound(a, b, d, 4);
         double values = 2.0 * 1e-12 * (2.0 + b + d) / d;
         ix->s_err[k] = interp * (1.0 + 1e-9) + values + 1e-14 * h / d + 4e-16;
     }

@@ -334,7 +334,7 @@ static void column_distances(const double *col, size_t n, double t, double *near
     *near = best;
 }
 
-static void setup_target(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
+void mt_setup_target(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
                          size_t i, mt_target *c)
 {
     c->K = rel->n_known;
@@ -556,14 +556,14 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
     mt_target c;
     mt_scratch s = carve(ix, scratch);
     double work = 0.0, found = 0.0, x[MT_MAX_KNOWN + MT_MAX_UNKNOWN];
-    setup_target(ix, rel, tg, i, &c);
+    mt_setup_target(ix, rel, tg, i, &c);
     size_t truth = (size_t) tg->record[i];
     for (int k = 0; k < ix->dims; k++) x[k] = rel_value(rel, truth, k);
     double s_true = point_score(&c, x);
     double best = search(ix, &c, &s, s_true, &found, &work);
     if (!(best > 0)) {
         /* no candidate has positive probability: all tie (as the loop does) */
-        res->prob_true[i] = res->prob_max[i] = 1.0 / (double) rel->n;
+        res->prob_true[i] = res->prob_max[i] = prob_tol == MT_PROB_RAW ? -1.0 : 1.0 / (double) rel->n;
         res->n_tied[i] = (int) rel->n;
         res->correct[i] = 1;
         return work;
@@ -571,6 +571,12 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
     double cut = best * (1.0 - RM_TIE_TOL);
     res->n_tied[i] = (int) found;
     res->correct[i] = s_true >= cut;
+    if (prob_tol == MT_PROB_RAW) {
+        /* the normaliser comes from the sweep */
+        res->prob_true[i] = s_true;
+        res->prob_max[i] = best;
+        return work;
+    }
     if (prob_tol < 0) {
         /* the rates only: the normaliser is the quadratic part */
         res->prob_true[i] = res->prob_max[i] = NAN;
@@ -581,6 +587,18 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
     res->prob_true[i] = s_true / sum;
     res->prob_max[i] = best / sum;
     return work;
+}
+
+double mt_target_normaliser(const mt_index *ix, const rm_released *rel,
+                            const rm_targets *tg, size_t i, double prob_tol,
+                            void *scratch, double *work)
+{
+    mt_target c;
+    mt_scratch s = carve(ix, scratch);
+    mt_setup_target(ix, rel, tg, i, &c);
+    double sum = prob_tol > 0 ? mt_normaliser(ix, &c, &s, prob_tol, work) : -1.0;
+    if (sum < 0) sum = mt_normaliser_exact(ix, &c, work);
+    return sum;
 }
 
 /* ------------------------------------------------------------------------ */

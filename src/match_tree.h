@@ -89,6 +89,17 @@ double mt_match_target(const mt_index *ix, const rm_released *rel,
                        const rm_targets *tg, size_t i, double prob_tol,
                        void *scratch, rm_result *res);
 
+/* prob_tol of mt_match_target for the sweep (match_sweep.h): c and I, and
+ * the unnormalised scores of the true record and of the best in prob_true
+ * and prob_max (both -1 when every record scores 0: then all tie). */
+#define MT_PROB_RAW (-2.0)
+
+/* The normaliser of target i by the per-target walk (mt_normaliser within
+ * prob_tol > 0, else, or when that would cost more, every record summed). */
+double mt_target_normaliser(const mt_index *ix, const rm_released *rel,
+                            const rm_targets *tg, size_t i, double prob_tol,
+                            void *scratch, double *work);
+
 /* A run over targets by either method, on the thread policy of par_rows.h. */
 typedef struct {
     const rm_released *rel;

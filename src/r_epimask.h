@@ -32,6 +32,7 @@ SEXP r_rank_swap(SEXP spec);
 SEXP r_risk_match(SEXP spec);
 SEXP r_risk_match_index(SEXP spec);
 SEXP r_risk_triangle_normal(SEXP spec);
+SEXP r_risk_match_sweep(SEXP spec);
 
 /* r_irls.c (GLM fitting core; named-list specs) */
 SEXP r_glm_codes(void);

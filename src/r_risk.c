@@ -2,8 +2,11 @@
 #include <Rinternals.h>
 #include <R_ext/Utils.h>
 #include <stdlib.h>
+#include <string.h>
 #include "risk_match.h"
 #include "match_tree.h"
+#include "match_sweep.h"
+#include "par_rows.h"
 #include "r_epimask.h"
 #include <math.h>
 #include "r_util.h"
@@ -77,11 +80,100 @@ SEXP r_risk_match_index(SEXP spec)
     return build_index(&rel);
 }
 
+static void sweep_finalizer(SEXP ptr)
+{
+    ms_state *st = (ms_state *) R_ExternalPtrAddr(ptr);
+    if (!st) return;
+    ms_free(st);
+    R_ClearExternalPtr(ptr);
+}
+
+/* The sweep's normaliser for every target (match_sweep.h): the state is held
+ * by *holder (protected here: the caller unprotects it), so that an
+ * interrupt between groups of bins frees it. */
+static ms_state *run_sweep(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
+                           int threads, SEXP *holder)
+{
+    ms_state *st = ms_prepare(ix, rel, tg, threads);
+    if (!st) r_nomem_error("sum over", rel->n);
+    *holder = PROTECT(R_MakeExternalPtr(st, R_NilValue, R_NilValue));
+    R_RegisterCFinalizerEx(*holder, sweep_finalizer, TRUE);
+    int B = ms_bins(st);
+    for (int b = 0; b < B; b += threads) {
+        ms_run_bins(st, b, b + threads < B ? b + threads : B, threads);
+        R_CheckUserInterrupt();
+    }
+    return st;
+}
+
+/* The targets whose sweep bound is too wide: the per-target walk. */
+typedef struct {
+    const rm_released *rel;
+    const rm_targets *tg;
+    const mt_index *ix;
+    double prob_tol;
+    char *scratch;
+    size_t scratch_bytes;
+    const size_t *list;
+    double *sum;
+} walk_job;
+
+static double run_walk(void *ctx, size_t row, int thread)
+{
+    walk_job *job = (walk_job *) ctx;
+    double work = 0.0;
+    size_t i = job->list[row];
+    job->sum[i] = mt_target_normaliser(job->ix, job->rel, job->tg, i, job->prob_tol,
+                                       job->scratch + (size_t) thread * job->scratch_bytes,
+                                       &work);
+    return work;
+}
+
+/* prob_true and prob_max from the unnormalised scores (MT_PROB_RAW) and the
+ * sweep's certified normaliser, or the walk's where the sweep's bound is
+ * wider than prob_tol. Returns the number of targets left to the walk. */
+static size_t normalise_by_sweep(const mt_index *ix, const rm_released *rel,
+                                 const rm_targets *tg, double prob_tol, int threads,
+                                 char *scratch, size_t bytes, rm_result *res)
+{
+    size_t nt = tg->n_targets, m = 0;
+    SEXP holder;
+    ms_state *st = run_sweep(ix, rel, tg, threads, &holder);
+    const double *est = ms_estimate(st);
+    double *err = (double *) R_alloc(nt + 1, sizeof(double));
+    double *sum = (double *) R_alloc(nt + 1, sizeof(double));
+    size_t *list = (size_t *) R_alloc(nt + 1, sizeof(size_t));
+    ms_error(st, err);
+    for (size_t i = 0; i < nt; i++) {
+        if (res->prob_max[i] < 0) continue; /* every record scores 0 */
+        double lo = est[i] - err[i];
+        if (lo > 0 && err[i] <= prob_tol * lo) sum[i] = est[i];
+        else list[m++] = i;
+    }
+    walk_job job = { rel, tg, ix, prob_tol, scratch, bytes, list, sum };
+    for (size_t from = 0; from < m;) {
+        from = par_rows(from, m, 4, RM_REGION_WORK, threads, run_walk, &job);
+        R_CheckUserInterrupt();
+    }
+    for (size_t i = 0; i < nt; i++) {
+        if (res->prob_max[i] < 0) {
+            res->prob_true[i] = res->prob_max[i] = 1.0 / (double) rel->n;
+            continue;
+        }
+        res->prob_true[i] /= sum[i];
+        res->prob_max[i] /= sum[i];
+    }
+    UNPROTECT(1);
+    return m;
+}
+
 /* spec: masked_known (n x k), masked_unknown (n x u), unknown_sd, unknown_range
  * (length u), target_record (0-based), target_known (targets x k), pred_mean
  * (targets x u), threads, method (0 exhaustive, 1 tree), prob_tol (-1 with
  * the tree: c and I only), index (an
- * index from r_risk_match_index() of the same released data, or NULL). */
+ * index from r_risk_match_index() of the same released data, or NULL), sweep
+ * (1: the normaliser by the sweep where it applies, 0: by the per-target
+ * walk). */
 SEXP r_risk_match(SEXP spec)
 {
     rm_released rel = released_of(spec);
@@ -117,7 +209,10 @@ SEXP r_risk_match(SEXP spec)
     }
     PROTECT(own);
 
-    const char *names[] = { "prob_true", "prob_max", "c", "I", "" };
+    int sweep = method == 1 && prob_tol > 0 && prob_tol < MS_TOL_MAX && r_field_int1(spec, "sweep", 0, 1) &&
+                ms_applies(&rel);
+
+    const char *names[] = { "prob_true", "prob_max", "c", "I", "walked", "" };
     SEXP out = PROTECT(r_named_list(names));
     R_xlen_t nt = (R_xlen_t) n_targets;
     rm_result res = { REAL(r_list_set(out, "prob_true", allocVector(REALSXP, nt))),
@@ -127,14 +222,56 @@ SEXP r_risk_match(SEXP spec)
 
     size_t bytes = rm_job_scratch_bytes(&rel, ix);
     char *scratch = (char *) R_alloc((size_t) threads * bytes + 64, 1);
-    rm_job run = { &rel, &tg, ix, prob_tol, scratch, bytes, &res };
+    rm_job run = { &rel, &tg, ix, sweep ? MT_PROB_RAW : prob_tol, scratch, bytes, &res };
     /* one parallel region per RM_REGION_WORK of work; interrupts between */
     for (size_t from = 0; from < n_targets;) {
         from = rm_run(&run, from, n_targets, threads);
         R_CheckUserInterrupt();
     }
+    /* targets whose normaliser came from the per-target walk */
+    double walked = sweep ? (double) normalise_by_sweep(ix, &rel, &tg, prob_tol, threads,
+                                                        scratch, bytes, &res)
+                          : (method == 1 && prob_tol >= 0 ? (double) n_targets : 0.0);
+    r_list_set(out, "walked", ScalarReal(walked));
 
     UNPROTECT(2);
+    return out;
+}
+
+/* TEST ONLY (not called by the package; see src/init.c): the sweep's
+ * certified normaliser of every target without the walk. spec: as
+ * r_risk_match (threads; index optional). Returns list(estimate, error,
+ * bins), or estimate NULL when the sweep does not apply. */
+SEXP r_risk_match_sweep(SEXP spec)
+{
+    rm_released rel = released_of(spec);
+    size_t n_targets = (size_t) r_field_length(spec, "target_record");
+    rm_targets tg = {
+        n_targets, r_field_int(spec, "target_record", -1),
+        field_matrix(spec, "target_known", n_targets, rel.n_known, NULL),
+        field_matrix(spec, "pred_mean", n_targets, rel.n_unknown, NULL)
+    };
+    int threads = r_field_int1(spec, "threads", 1, 1 << 16);
+#ifndef _OPENMP
+    threads = 1;
+#endif
+    const char *names[] = { "estimate", "error", "bins", "" };
+    SEXP out = PROTECT(r_named_list(names));
+    if (!ms_applies(&rel)) {
+        UNPROTECT(1);
+        return out;
+    }
+    SEXP own = PROTECT(build_index(&rel));
+    const mt_index *ix = (const mt_index *) R_ExternalPtrAddr(own);
+    SEXP holder;
+    ms_state *st = run_sweep(ix, &rel, &tg, threads, &holder);
+    R_xlen_t nt = (R_xlen_t) n_targets;
+    double *est = REAL(r_list_set(out, "estimate", allocVector(REALSXP, nt)));
+    double *err = REAL(r_list_set(out, "error", allocVector(REALSXP, nt)));
+    memcpy(est, ms_estimate(st), n_targets * sizeof(double));
+    ms_error(st, err);
+    r_list_set(out, "bins", ScalarInteger(ms_bins(st)));
+    UNPROTECT(3);
     return out;
 }
 

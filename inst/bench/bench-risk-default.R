@@ -13,8 +13,11 @@
 #               (what risk_match(original, masked, known, unknown) did, and
 #               what prob_tol = 1e-6 given explicitly still does);
 #   default     risk_match() with its defaults now: c, I and the rates for
-#               every target; prob_true, prob_max too when n x targets is at
-#               most 1e9 (about 10 s of CPU), else NA with a message.
+#               every target, and prob_true, prob_max by the sweep of all
+#               targets (issue 28 item 1; bench-risk-sweep.R has the before /
+#               after table). Where the sweep does not apply (3 or more known
+#               variables, ...) prob_true, prob_max only when n x targets is
+#               at most 1e9 (about 10 s of CPU), else NA with a message.
 # At n = 2e4 every row runs on all targets. At 1e6 the loop and the 1e-6
 # rows run on an even sample of targets and are scaled to all n targets
 # (marked "~"); the default row runs on all 1e6 targets.

@@ -240,14 +240,6 @@ workbench_inputs <- list(
   noise_dist = "uniform", nrep = 2, seed = 1, public = FALSE, pr_attempt = 0.3,
   pr_acquaintance = 0.5, pr_breach = 0.27, threshold = "0.2", reasons = "contract")
 
-# The server in this R process (no background job), shiny and bslib present.
-local_sync_workbench <- function(env = parent.frame()) {
-  skip_if_not_installed("shiny")
-  skip_if_not_installed("bslib")
-  old <- options(epimask.workbench_async = FALSE)
-  do.call(on.exit, list(bquote(options(.(old))), add = TRUE), envir = env)
-}
-
 # The inputs of the steps, as the modules name them ("step-input").
 ns_inputs <- function(x) {
   step <- c(identifiers = "variables", keys = "variables", sensitive = "variables",
@@ -535,47 +527,6 @@ test_that("the whole server offers the de-identification step after steps 1-3", 
 
 # ---- in a real browser ------------------------------------------------------------
 
-browser_tests_required <- function() identical(Sys.getenv("EPIMASK_BROWSER_TESTS"), "true")
-
-# Chromium for chromote: CHROMOTE_CHROME, else Debian's chromium on the path.
-find_chromium <- function() {
-  env <- Sys.getenv("CHROMOTE_CHROME")
-  if (nzchar(env) && file.exists(env)) return(env)
-  hits <- Sys.which(c("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"))
-  hits <- hits[nzchar(hits)]
-  if (length(hits)) unname(hits[[1L]]) else ""
-}
-
-# Skips cleanly unless EPIMASK_BROWSER_TESTS=true, where anything missing is a
-# failure: CI must run these tests.
-local_browser <- function() {
-  missing <- c(if (!requireNamespace("shinytest2", quietly = TRUE)) "the shinytest2 package",
-               if (!requireNamespace("chromote", quietly = TRUE)) "the chromote package",
-               if (!requireNamespace("shiny", quietly = TRUE)) "the shiny package",
-               if (!requireNamespace("bslib", quietly = TRUE)) "the bslib package",
-               if (!nzchar(find_chromium())) "a Chromium browser")
-  if (length(missing)) {
-    msg <- paste("Browser tests need", paste(missing, collapse = ", "))
-    if (browser_tests_required()) stop(msg, " (EPIMASK_BROWSER_TESTS=true).", call. = FALSE)
-    testthat::skip(msg)
-  }
-  if (browser_tests_required()) {
-    # shinytest2 (>= 0.4) skips every AppDriver under R CMD check unless told
-    # not to; CI runs R CMD check and must run these tests.
-    Sys.setenv(SHINYTEST2_APP_DRIVER_TEST_ON_CRAN = "1")
-  } else {
-    testthat::skip_on_cran()
-  }
-  Sys.setenv(CHROMOTE_CHROME = find_chromium())
-  args <- c("--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--disable-dev-shm-usage")
-  if (.Platform$OS.type == "unix" && identical(unname(Sys.info()[["effective_user"]]), "root"))
-    args <- c(args, "--no-sandbox")
-  chromote::set_chrome_args(args)
-  invisible(TRUE)
-}
-
 new_workbench_driver <- function() {
   shinytest2::AppDriver$new(system.file("workbench", package = "epimask"),
                             name = "workbench", width = 1300, height = 950,
@@ -583,10 +534,6 @@ new_workbench_driver <- function() {
                             seed = 1)
 }
 
-text_of <- function(app, selector) {
-  app$get_js(sprintf("(function(){var e=document.querySelector('%s');return e?e.innerText:'';})()",
-                     selector))
-}
 
 workbench_input_ids <- c("data-source", "data-upload", "variables-identifiers", "variables-keys",
                          "variables-sensitive", "variables-vars", "variables-formula",
@@ -597,7 +544,9 @@ workbench_input_ids <- c("data-source", "data-upload", "variables-identifiers", 
                          "masking-nrep", "masking-seed", "masking-run", "masking-cancel",
                          "profile-selected", "profile-pick", "release-download_data",
                          "release-download_report", "deidentify-max_suppress", "deidentify-run",
-                         "deidentify-download_data", "deidentify-download_report")
+                         "deidentify-download_data", "deidentify-download_report",
+                         "variables-person", "context-sample_pi", "context-sample_population",
+                         "context-sample_measures", "context-cluster")
 
 test_that("the page carries every step's controls (no browser)", {
   skip_if_not_installed("shiny")

@@ -1,0 +1,191 @@
+# prob_true and prob_max of risk_match() for all targets by the sweep
+# (src/match_sweep.c, issue 28 item 1), before and after, in one run. Run with
+#   Rscript inst/bench/bench-risk-sweep.R
+# Not a test. Data: the Zhou et al. example I scaled up (simulate_zdl(1, n);
+# the intruder knows the exposure x and the coordinate s1 and wants the
+# outcome y), released under two masks, as in bench-risk-default.R:
+#   ring  - the ring kernel about the point source (about 100 neighbours
+#           within the cut-off);
+#   noise - correlated normal noise, amount 0.1 (noise covariance 0.1 Sigma).
+# Rows (cpu_s = user + system of both threads; elapsed on 2 threads):
+#   loop          the exhaustive loop (method = "exhaustive"), the reference;
+#   before_1e-6   prob_tol = 1e-6 by the per-target walk alone (the code of
+#                 main before this change: options(epimask.match_sweep = FALSE));
+#   before_dflt   the default call before this change (the walk; past 1e9
+#                 pairs the rates only, probabilities NA);
+#   after         the default call now (= prob_tol = 1e-6 given: identical
+#                 object, checked at 2e4): the sweep for all targets, the walk
+#                 for the targets whose sweep bound is wider than prob_tol.
+# At 2e4 every row runs on all targets. At 1e6 the loop and before_1e-6 run
+# on an even sample of targets and are scaled to all n targets (marked "~");
+# before_dflt and after run on all 1e6 targets.
+# same_cI: c and I identical to the loop's on the loop's targets; prob_err /
+# max_err: the largest relative difference of prob_true / prob_max from the
+# loop's.
+# Then the worst inputs found (section "worst"), at 2e4 against the loop and at
+# 2e5 for the time: a small residual SD (many bins), heavy ties, targets far
+# outside the data (their sums go to the walk), three known variables (the
+# sweep does not apply: the walk).
+# EPIMASK_BENCH_SWEEP_N (default "2e4,1e6") sets the sizes,
+# EPIMASK_BENCH_SWEEP_MASKS (default "ring,noise") the masks,
+# EPIMASK_BENCH_SWEEP_MAIN (default "true") runs the main table,
+# EPIMASK_BENCH_SWEEP_WORST (default "true") the worst inputs.
+library(epimask)
+
+threads <- as.integer(Sys.getenv("EPIMASK_BENCH_THREADS", "2"))
+load_now <- function() sub(".*load average: ", "", system("uptime", intern = TRUE))
+cpu <- tryCatch(sub(".*:\\s*", "", grep("model name", readLines("/proc/cpuinfo"),
+                                        value = TRUE)[[1]]), error = function(e) "unknown")
+cat(sprintf("Machine: %s, %d logical CPUs, %s; R %s; %d thread(s)\n", cpu,
+            parallel::detectCores(), Sys.info()[["sysname"]], getRversion(), threads))
+cat(sprintf("Load at start (1, 5, 15 min): %s\n", load_now()))
+
+released <- function(n, mask, seed = 1) {
+  sim <- as.data.frame(simulate_zdl(1, n = n, seed = seed))[, c("s1", "s2", "x", "y")]
+  scheme <- switch(mask,
+    ring = mask_kernel("ring", 100 * sqrt(2) / n / 72, as.matrix(sim[, c("s1", "s2")]),
+                       source = c(0, 0)),
+    noise = mask_noise(0.1, dist = "correlated"))
+  set.seed(seed + 1)
+  list(original = sim,
+       masked = suppressWarnings(apply_mask(sim, scheme, vars = c("s1", "x", "y"))))
+}
+
+timed <- function(expr) {
+  t <- system.time(res <- suppressMessages(expr))
+  list(res = res, elapsed = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]])
+}
+without_sweep <- function(expr) {
+  old <- options(epimask.match_sweep = FALSE)
+  on.exit(options(old))
+  expr
+}
+
+header <- function() {
+  cat(sprintf("\n%-12s %5s %-12s %8s %10s %9s %11s %11s %7s %9s %9s  %s\n", "input", "n",
+              "row", "targets", "elapsed_s", "cpu_s", "cpu_us/tg", "all_cpu_s", "same_cI",
+              "prob_err", "max_err", "load (1, 5, 15 min)"))
+}
+show <- function(input, n, label, r, targets, loop, tg_loop) {
+  pt <- r$res$per_target
+  on_loop <- match(tg_loop, targets)
+  same <- identical(pt$c[on_loop], loop$res$per_target$c) &&
+    identical(pt$I[on_loop], loop$res$per_target$I)
+  err <- max(abs(pt$prob_true[on_loop] / loop$res$per_target$prob_true - 1))
+  err_max <- max(abs(pt$prob_max[on_loop] / loop$res$per_target$prob_max - 1))
+  us <- 1e6 * r$cpu / length(targets)
+  scaled <- length(targets) < n
+  cat(sprintf("%-12s %5g %-12s %8d %10.2f %9.2f %11.1f %10.0f%s %7s %9.2g %9.2g  %s\n", input, n,
+              label, length(targets), r$elapsed, r$cpu, us, us * n / 1e6,
+              if (scaled) "~" else " ", same, err, err_max, load_now()))
+  us * n / 1e6
+}
+
+k <- c("x", "s1")
+if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_MAIN", "true")) == "true") {
+header()
+sizes <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_N", "2e4,1e6"), ",")[[1]])
+masks <- strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_MASKS", "ring,noise"), ",")[[1]]
+ratios <- list()
+for (mask in masks) for (n in sizes) {
+  d <- released(n, mask)
+  sample_loop <- if (n <= 2e4) n else 40
+  sample_tol <- if (n <= 2e4) n else 200
+  tg_loop <- round(seq(1, n, length.out = sample_loop))
+  tg_tol <- sort(unique(c(tg_loop, round(seq(1, n, length.out = sample_tol)))))
+  loop <- timed(risk_match(d$original, d$masked, k, "y", targets = tg_loop,
+                           method = "exhaustive", threads = threads, progress = FALSE))
+  walk <- timed(without_sweep(risk_match(d$original, d$masked, k, "y", targets = tg_tol,
+                                         prob_tol = 1e-6, threads = threads,
+                                         progress = FALSE)))
+  old_default <- timed(without_sweep(risk_match(d$original, d$masked, k, "y",
+                                                threads = threads, progress = FALSE)))
+  after <- timed(risk_match(d$original, d$masked, k, "y", threads = threads,
+                            progress = FALSE))
+  all_loop <- show(mask, n, "loop", loop, tg_loop, loop, tg_loop)
+  all_walk <- show(mask, n, "before_1e-6", walk, tg_tol, loop, tg_loop)
+  show(mask, n, if (is.na(old_default$res$prob_tol)) "before_dflt*" else "before_dflt",
+       old_default, seq_len(n), loop, tg_loop)
+  all_after <- show(mask, n, "after", after, seq_len(n), loop, tg_loop)
+  if (n <= 2e4) {
+    given <- suppressMessages(risk_match(d$original, d$masked, k, "y", prob_tol = 1e-6,
+                                         threads = threads, progress = FALSE))
+    cat(sprintf("%-12s %5g after = prob_tol 1e-6 given (identical object): %s\n", mask, n,
+                identical(given, after$res)))
+  }
+  ratios[[length(ratios) + 1L]] <- data.frame(
+    input = mask, n = n, after_cpu_s = after$cpu,
+    before_over_after = all_walk / after$cpu, loop_over_after = all_loop / after$cpu,
+    after_over_before_default = after$cpu / old_default$cpu)
+  rm(d, loop, walk, old_default, after)
+  invisible(gc())
+}
+cat("\n(before_dflt*: probabilities not computed, NA; prob_err NA)\n")
+cat("\nRatios, CPU for all targets (before_1e-6 and loop scaled from their samples):\n")
+print(do.call(rbind, ratios), row.names = FALSE, digits = 3)
+}
+
+if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_WORST", "true")) == "true") {
+  cat("\n## worst inputs\n")
+  # small residual SD: the unknown nearly a linear function of the knowns
+  # (range / sigma about 200: about 100 bins of two SDs; `sd` 0.001: about
+  # 900 bins, beyond the sweep's 128: the walk, or the rates only)
+  small_sd <- function(n, seed = 3, sd = 0.006) {
+    set.seed(seed)
+    o <- data.frame(x = runif(n), s1 = runif(n))
+    o$y <- 10 * o$x + 5 * o$s1 + rnorm(n, sd = 0.03)
+    m <- o
+    m$x <- m$x + rnorm(n, sd = sd)
+    m$s1 <- m$s1 + rnorm(n, sd = sd)
+    m$y <- m$y + rnorm(n, sd = sd)
+    list(original = o, masked = m)
+  }
+  tiny_sd <- function(n) small_sd(n, sd = 0.001)
+  # heavy ties: the noise-masked release rounded to one decimal
+  ties <- function(n) {
+    d <- released(n, "noise")
+    d$masked[, c("s1", "x", "y")] <- round(d$masked[, c("s1", "x", "y")], 1)
+    d
+  }
+  # 2% of the targets far outside the data (their predicted means too)
+  far <- function(n) {
+    d <- released(n, "noise")
+    out <- seq(1, n, by = 50)
+    d$original$x[out] <- d$original$x[out] + 20 * sd(d$original$x)
+    d
+  }
+  inputs <- list(small_sd = small_sd, tiny_sd = tiny_sd, ties = ties, far = far)
+  header()
+  for (nm in names(inputs)) for (n in c(2e4, 2e5)) {
+    d <- inputs[[nm]](n)
+    tg_loop <- if (n <= 2e4) seq_len(n) else round(seq(1, n, length.out = 40))
+    loop <- timed(risk_match(d$original, d$masked, k, "y", targets = tg_loop,
+                             method = "exhaustive", threads = threads, progress = FALSE))
+    tg_walk <- if (n <= 2e4) seq_len(n) else
+      sort(unique(c(tg_loop, round(seq(1, n, length.out = 400)))))
+    walk <- timed(without_sweep(risk_match(d$original, d$masked, k, "y", targets = tg_walk,
+                                           prob_tol = 1e-6, threads = threads,
+                                           progress = FALSE)))
+    after <- timed(risk_match(d$original, d$masked, k, "y", threads = threads,
+                              progress = FALSE))
+    show(nm, n, "loop", loop, tg_loop, loop, tg_loop)
+    show(nm, n, "before_1e-6", walk, tg_walk, loop, tg_loop)
+    show(nm, n, "after", after, seq_len(n), loop, tg_loop)
+    cat(sprintf("%-12s %5g residual SD %.3g, range %.3g: %d bins; sweep applies: %s%s\n", nm, n,
+                after$res$sigma, diff(range(d$masked$y)),
+                as.integer(ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma))),
+                ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma)) <= 128,
+                if (is.na(after$res$prob_tol)) " (default call: probabilities not computed)" else ""))
+    rm(d, loop, walk, after)
+    invisible(gc())
+  }
+  # three known variables: no sweep; the default call says so (rates only
+  # past 1e9 pairs)
+  d <- released(2e5, "noise")
+  k3 <- c("x", "s1", "s2")
+  three <- timed(risk_match(d$original, d$masked, k3, "y", threads = threads, progress = FALSE))
+  cat(sprintf("%-12s %5g default call, 3 known: %.2f s CPU, probabilities %s\n", "three_known",
+              2e5, three$cpu, if (is.na(three$res$prob_tol)) "not computed (message)" else
+                "computed"))
+}
+cat(sprintf("\nLoad at end (1, 5, 15 min): %s\n", load_now()))

@@ -1,0 +1,551 @@
+/* The normaliser of the record-matching risk for all targets by offline
+ * orthogonal range sums of Taylor moments: see match_sweep.h for the method
+ * and its certification. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "match_internal.h"
+#include "match_sweep.h"
+#include "par_rows.h"
+
+#define MS_VEC_MAX (4 * MS_ORDERS)
+#define MS_EPS DBL_EPSILON
+
+struct ms_state {
+    size_t n, nt;
+    int K, ord, subsets, V;     /* known variables, Taylor orders, 2^K, vector length */
+    int has_u;                  /* an active unknown */
+    double sd, d, shrink;
+    /* records */
+    double *u;                  /* n x K, record-major: centred, scaled known coordinates */
+    double *v;                  /* n: (y - c_b) / h_b in the record's bin (0 without unknown) */
+    int B;
+    double *bin_c, *bin_h, *bin_count;
+    size_t *bin_start;          /* B + 1 */
+    size_t max_bin;
+    int *ord1, *ord2;           /* records by bin, then by z_1 (resp. z_2), then index */
+    int *rank2;                 /* per record: 1-based rank of z_2 within its bin */
+    double *z2s;                /* z_2 in the order ord2 */
+    /* targets */
+    const double *z1raw;        /* z_1 of every record (the caller's) */
+    const double *tk;           /* n_targets x K (column-major, as tg->known) */
+    double *mean;               /* predicted mean per target */
+    double *side;               /* nt x K x 4: alpha_L, alpha_H, beta_L, beta_H */
+    double *cabs;               /* per target: sum of |part coefficients| */
+    double *pcoef;              /* nt x 4 x 4: the part coefficients (part_coefficients) */
+    int *tord1, *tord2;         /* targets by t_1 (resp. t_2), then index */
+    /* sums in bin order */
+    double *est, *rem, *fp;
+    /* per slot (bins of one group) and per thread */
+    int slots;
+    double *slot_est, *slot_rem, *slot_fp;     /* slots x nt */
+    double *fen;                /* threads x (max_bin + 1) x V */
+    double *gcache;             /* threads x nt x (ord + 2): G_0..G_D, remw, sup */
+    unsigned char *skip;        /* threads x nt */
+    int group_from;
+};
+
+int ms_applies(const rm_released *rel)
+{
+    if (rel->n_known < 1 || rel->n_known > MS_MAX_KNOWN || rel->n_unknown > 1) return 0;
+    if (rel->n_unknown == 0 || !(rel->unknown_range[0] > 0)) return 1;
+    double sd = rel->unknown_sd[0], range = rel->unknown_range[0];
+    if (!(sd > 0)) return 0;
+    double bins = ceil(range / (2.0 * MS_HALF_SD * sd));
+    return isfinite(bins) && bins <= MS_MAX_BINS;
+}
+
+/* ---- sorting (value, index) pairs ----------------------------------------- */
+
+typedef struct { double x; int i; } keyed;
+
+static int compare_keyed(const void *a, const void *b)
+{
+    const keyed *p = (const keyed *) a, *q = (const keyed *) b;
+    if (p->x < q->x) return -1;
+    if (p->x > q->x) return 1;
+    return (p->i > q->i) - (p->i < q->i);
+}
+
+/* order[0..m-1]: 0..m-1 by x[k * stride], ties by index. */
+static int sort_order(const double *x, size_t stride, size_t m, int *order)
+{
+    keyed *kv = malloc((m ? m : 1) * sizeof(keyed));
+    if (!kv) return -1;
+    for (size_t k = 0; k < m; k++) {
+        kv[k].x = x[k * stride];
+        kv[k].i = (int) k;
+    }
+    qsort(kv, m, sizeof(keyed), compare_keyed);
+    for (size_t k = 0; k < m; k++) order[k] = kv[k].i;
+    free(kv);
+    return 0;
+}
+
+static void part_coefficients(const ms_state *st, size_t i, double coef[4][4]);
+
+void ms_free(ms_state *st)
+{
+    if (!st) return;
+    free(st->u); free(st->v); free(st->bin_c); free(st->bin_h); free(st->bin_count);
+    free(st->bin_start); free(st->ord1); free(st->ord2); free(st->rank2); free(st->z2s);
+    free(st->mean); free(st->side); free(st->cabs); free(st->pcoef); free(st->tord1); free(st->tord2);
+    free(st->est); free(st->rem); free(st->fp);
+    free(st->slot_est); free(st->slot_rem); free(st->slot_fp);
+    free(st->fen); free(st->gcache); free(st->skip);
+    free(st);
+}
+
+int ms_bins(const ms_state *st) { return st->B; }
+const double *ms_estimate(const ms_state *st) { return st->est; }
+
+/* The records' bin of y (the bins cut [lo, hi] into B equal parts). */
+static int bin_of(double y, double lo, double width, int B)
+{
+    if (!(width > 0)) return 0;
+    double q = (y - lo) / width;
+    int b = q <= 0 ? 0 : (q >= B ? B - 1 : (int) q);
+    return b;
+}
+
+ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
+                     int threads)
+{
+    ms_state *st = calloc(1, sizeof(ms_state));
+    if (!st) return NULL;
+    size_t n = rel->n, nt = tg->n_targets;
+    int K = rel->n_known;
+    st->n = n;
+    st->nt = nt;
+    st->K = K;
+    st->subsets = 1 << K;
+    st->has_u = rel->n_unknown == 1 && rel->unknown_range[0] > 0;
+    st->ord = st->has_u ? MS_ORDERS : 1;
+    st->V = st->subsets * st->ord;
+    const double *y = st->has_u ? rel->masked_unknown : NULL;
+    if (st->has_u) {
+        st->sd = rel->unknown_sd[0];
+        st->d = rel->unknown_range[0] / st->sd;
+        st->shrink = exp(-0.5 * st->d * st->d);
+    }
+    if (threads < 1) threads = 1;
+    st->slots = threads;
+
+    /* bins */
+    double ylo = 0.0, yhi = 0.0;
+    if (st->has_u) {
+        ylo = INFINITY;
+        yhi = -INFINITY;
+        for (size_t j = 0; j < n; j++) {
+            if (y[j] < ylo) ylo = y[j];
+            if (y[j] > yhi) yhi = y[j];
+        }
+        double bins = ceil((yhi - ylo) / (2.0 * MS_HALF_SD * st->sd));
+        st->B = bins < 1 ? 1 : (int) bins;
+    } else {
+        st->B = 1;
+    }
+    int B = st->B;
+    double width = (yhi - ylo) / B;
+    st->bin_c = malloc(B * sizeof(double));
+    st->bin_h = malloc(B * sizeof(double));
+    st->bin_count = calloc(B, sizeof(double));
+    st->bin_start = calloc((size_t) B + 1, sizeof(size_t));
+    st->u = malloc((n * (size_t) K + 1) * sizeof(double));
+    st->v = malloc(n * sizeof(double));
+    st->ord1 = malloc(n * sizeof(int));
+    st->ord2 = malloc(n * sizeof(int));
+    st->rank2 = malloc(n * sizeof(int));
+    st->z2s = malloc(n * sizeof(double));
+    int *bin = malloc(n * sizeof(int)), *tmp = malloc(n * sizeof(int));
+    double *bmin = malloc(B * sizeof(double)), *bmax = malloc(B * sizeof(double));
+    if (!st->bin_c || !st->bin_h || !st->bin_count || !st->bin_start || !st->u || !st->v ||
+        !st->ord1 || !st->ord2 || !st->rank2 || !st->z2s || !bin || !tmp || !bmin || !bmax)
+        goto fail;
+    for (int b = 0; b < B; b++) {
+        bmin[b] = INFINITY;
+        bmax[b] = -INFINITY;
+    }
+    for (size_t j = 0; j < n; j++) {
+        int b = st->has_u ? bin_of(y[j], ylo, width, B) : 0;
+        bin[j] = b;
+        st->bin_count[b] += 1.0;
+        if (st->has_u) {
+            if (y[j] < bmin[b]) bmin[b] = y[j];
+            if (y[j] > bmax[b]) bmax[b] = y[j];
+        }
+    }
+    for (int b = 0; b < B; b++) {
+        st->bin_start[b + 1] = st->bin_start[b] + (size_t) st->bin_count[b];
+        if (st->has_u && st->bin_count[b] > 0) {
+            st->bin_c[b] = 0.5 * (bmin[b] + bmax[b]);
+            st->bin_h[b] = 0.5 * (bmax[b] - bmin[b]);
+        } else {
+            st->bin_c[b] = 0.0;
+            st->bin_h[b] = 0.0;
+        }
+        size_t cnt = (size_t) st->bin_count[b];
+        if (cnt > st->max_bin) st->max_bin = cnt;
+    }
+    for (size_t j = 0; j < n; j++) {
+        int b = bin[j];
+        st->v[j] = st->has_u && st->bin_h[b] > 0 ? (y[j] - st->bin_c[b]) / st->bin_h[b] : 0.0;
+    }
+    /* centred, scaled known coordinates */
+    for (int k = 0; k < K; k++) {
+        const double *z = rel->masked_known + (size_t) k * n;
+        double lo = ix->sorted[(size_t) k * n], hi = ix->sorted[(size_t) k * n + n - 1];
+        double a = 0.5 * (lo + hi), s = 0.5 * (hi - lo);
+        if (!(s > 0)) s = 1.0;
+        for (size_t j = 0; j < n; j++) st->u[j * K + k] = (z[j] - a) / s;
+    }
+    /* records by bin then coordinate: a stable counting pass over the sorted order */
+    for (int k = 0; k < K; k++) {
+        int *out = k == 0 ? st->ord1 : st->ord2;
+        if (sort_order(rel->masked_known + (size_t) k * n, 1, n, tmp) != 0) goto fail;
+        size_t *pos = malloc(((size_t) B + 1) * sizeof(size_t));
+        if (!pos) goto fail;
+        memcpy(pos, st->bin_start, ((size_t) B + 1) * sizeof(size_t));
+        for (size_t q = 0; q < n; q++) out[pos[bin[tmp[q]]]++] = tmp[q];
+        free(pos);
+    }
+    if (K == 2) {
+        const double *z2 = rel->masked_known + n;
+        for (int b = 0; b < B; b++)
+            for (size_t q = st->bin_start[b]; q < st->bin_start[b + 1]; q++) {
+                st->rank2[st->ord2[q]] = (int) (q - st->bin_start[b]) + 1;
+                st->z2s[q] = z2[st->ord2[q]];
+            }
+    }
+    free(bin); bin = NULL;
+    free(tmp); tmp = NULL;
+    free(bmin); bmin = NULL;
+    free(bmax); bmax = NULL;
+
+    /* targets */
+    st->tk = tg->known;
+    st->z1raw = rel->masked_known;
+    st->mean = malloc((nt + 1) * sizeof(double));
+    st->side = malloc((nt * (size_t) K * 4 + 1) * sizeof(double));
+    st->cabs = malloc((nt + 1) * sizeof(double));
+    st->pcoef = malloc((nt * 16 + 1) * sizeof(double));
+    st->tord1 = malloc((nt + 1) * sizeof(int));
+    st->tord2 = malloc((nt + 1) * sizeof(int));
+    st->est = calloc(nt + 1, sizeof(double));
+    st->rem = calloc(nt + 1, sizeof(double));
+    st->fp = calloc(nt + 1, sizeof(double));
+    st->slot_est = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
+    st->slot_rem = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
+    st->slot_fp = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
+    st->fen = malloc(((size_t) threads * (st->max_bin + 1) * st->V + 1) * sizeof(double));
+    st->gcache = malloc(((size_t) threads * nt * (st->ord + 2) + 1) * sizeof(double));
+    st->skip = malloc((size_t) threads * nt + 1);
+    if (!st->mean || !st->side || !st->cabs || !st->pcoef || !st->tord1 || !st->tord2 || !st->est ||
+        !st->rem || !st->fp || !st->slot_est || !st->slot_rem || !st->slot_fp || !st->fen ||
+        !st->gcache || !st->skip)
+        goto fail;
+    if (sort_order(tg->known, 1, nt, st->tord1) != 0) goto fail;
+    if (K == 2 && sort_order(tg->known + nt, 1, nt, st->tord2) != 0) goto fail;
+    for (size_t i = 0; i < nt; i++) {
+        mt_target c;
+        mt_setup_target(ix, rel, tg, i, &c);
+        st->mean[i] = st->has_u ? c.mean[0] : 0.0;
+        for (int k = 0; k < K; k++) {
+            double *sd4 = st->side + (i * K + k) * 4;
+            const double *srt = ix->sorted + (size_t) k * n;
+            double lo = srt[0], hi = srt[n - 1], a = 0.5 * (lo + hi), s = 0.5 * (hi - lo);
+            if (!(s > 0)) s = 1.0;
+            if (c.act[k]) {
+                double F = c.far[k], r = (a - c.t[k]) / F;
+                /* z <= t: 1 - (t - z) / F; z > t: 1 - (z - t) / F */
+                sd4[0] = 1.0 + r;
+                sd4[1] = 1.0 - r;
+                sd4[2] = s / F;
+                sd4[3] = -s / F;
+            } else {
+                sd4[0] = sd4[1] = 1.0;
+                sd4[2] = sd4[3] = 0.0;
+            }
+        }
+        /* |coefficients| of the parts, for the rounding bound */
+        double coef[4][4], total = 0.0;
+        part_coefficients(st, i, coef);
+        for (int X = 0; X < 4; X++)
+            for (int S = 0; S < st->subsets; S++) {
+                total += fabs(coef[X][S]);
+                st->pcoef[i * 16 + X * 4 + S] = coef[X][S];
+            }
+        st->cabs[i] = total;
+    }
+    return st;
+
+fail:
+    free(bin); free(tmp); free(bmin); free(bmax);
+    ms_free(st);
+    return NULL;
+}
+
+/* The Taylor coefficients G_0..G_D of g about bin b for target i, the weight
+ * that multiplies the bin's sum of p^A in the error bound (remainder and
+ * rounding of g and of its derivatives), and a bound of |g| over the bin.
+ * Returns 0 when g is exactly 0 on the whole bin. */
+static int bin_coefficients(const ms_state *st, int b, size_t i, double *G, double *remw,
+                            double *sup)
+{
+    int D = st->ord - 1;
+    if (!st->has_u) {
+        G[0] = 1.0;
+        *remw = 0.0;
+        *sup = 1.0;
+        return 1;
+    }
+    double sd = st->sd, d = st->d, m = st->mean[i], c = st->bin_c[b], h = st->bin_h[b];
+    double xc = (c - m) / sd, xa = (c - h - m) / sd, xb = (c + h - m) / sd;
+    double near = xa > 0 ? xa : (xb < 0 ? -xb : 0.0), far = fabs(xa) > fabs(xb) ? fabs(xa) : fabs(xb);
+    /* the computed factor is exactly 0 beyond d + RM_FAR (rm_triangle_std) */
+    if (near > d + RM_FAR + 1.0) return 0;
+    double deriv[MS_ORDERS];
+    mt_triangle_derivatives(xc, d, st->shrink, D, deriv);
+    double ratio = h / sd, scale = 1.0, fact = 1.0, sum_abs = 0.0, derr = 0.0;
+    /* rounding of the closed form (the search's margin) at the records and
+     * at the centre */
+    double margin = 1e-12 * (2.0 + far + d) / d;
+    /* |He_n(u)| phi(u) at the three kinks, by the recurrence on |u|, which
+     * bounds every intermediate term of the derivatives' recurrence */
+    double pts[3] = { xc + d, xc, xc - d }, w[3] = { 1.0, 2.0, 1.0 };
+    double phi[3], h_prev[3], h_cur[3];
+    for (int q = 0; q < 3; q++) {
+        phi[q] = w[q] * RM_INV_SQRT_2PI * exp(-0.5 * pts[q] * pts[q]);
+        h_prev[q] = 0.0;
+        h_cur[q] = 1.0;
+    }
+    for (int k = 0; k <= D; k++) {
+        if (k > 0) {
+            scale *= ratio;
+            fact *= k;
+        }
+        G[k] = deriv[k] * scale / fact;
+        sum_abs += fabs(G[k]);
+        /* rounding of the k-th derivative: k = 1 from three erfc; k >= 2 a
+         * sum of three Hermite functions, each by a recurrence of k - 2
+         * steps with relative rounding of a few eps per step */
+        double e;
+        if (k == 0) e = margin;
+        else if (k == 1) e = 16.0 * MS_EPS * 4.0 / d;
+        else {
+            /* h_cur = A_{k-2}(|u|): A_0 = 1, A_{m+1} = |u| A_m + m A_{m-1} */
+            e = 0.0;
+            for (int q = 0; q < 3; q++) {
+                if (k > 2) {
+                    double next = fabs(pts[q]) * h_cur[q] + (k - 3) * h_prev[q];
+                    h_prev[q] = h_cur[q];
+                    h_cur[q] = next;
+                }
+                e += h_cur[q] * phi[q];
+            }
+            e *= 16.0 * (k + 2) * MS_EPS / d;
+        }
+        derr += e * scale / fact;
+    }
+    double pad = 1e-9;
+    double bound = mt_derivative_bound(xa - pad * (1 + fabs(xa)), xb + pad * (1 + fabs(xb)), d,
+                                       D + 1);
+    double r = bound * scale * ratio / (fact * (D + 1));
+    *remw = (r + derr + margin) * (1.0 + 1e-12);
+    *sup = sum_abs + *remw;
+    return 1;
+}
+
+/* The moment vector of record j: u^S v^d at [S * ord + d]. */
+static void record_moments(const ms_state *st, size_t j, double *vec)
+{
+    int K = st->K, ord = st->ord;
+    double pw[MS_ORDERS];
+    pw[0] = 1.0;
+    for (int k = 1; k < ord; k++) pw[k] = pw[k - 1] * st->v[j];
+    const double *u = st->u + j * K;
+    for (int S = 0; S < st->subsets; S++) {
+        double f = 1.0;
+        for (int k = 0; k < K; k++)
+            if (S & (1 << k)) f *= u[k];
+        for (int k = 0; k < ord; k++) vec[S * ord + k] = f * pw[k];
+    }
+}
+
+/* The part coefficients of target i: X = 0 (A: z_1 <= t_1), 1 (B: z_2 <=
+ * t_2), 2 (C: both), 3 (T: all), per subset S. */
+static void part_coefficients(const ms_state *st, size_t i, double coef[4][4])
+{
+    if (st->K == 1) {
+        const double *s1 = st->side + i * 4;
+        coef[0][0] = s1[0] - s1[1];
+        coef[0][1] = s1[2] - s1[3];
+        coef[3][0] = s1[1];
+        coef[3][1] = s1[3];
+        coef[1][0] = coef[1][1] = coef[2][0] = coef[2][1] = 0.0;
+        return;
+    }
+    const double *s1 = st->side + i * 8, *s2 = s1 + 4;
+    for (int S = 0; S < 4; S++) {
+        double f1L = (S & 1) ? s1[2] : s1[0], f1H = (S & 1) ? s1[3] : s1[1];
+        double f2L = (S & 2) ? s2[2] : s2[0], f2H = (S & 2) ? s2[3] : s2[1];
+        double cLL = f1L * f2L, cLH = f1L * f2H, cHL = f1H * f2L, cHH = f1H * f2H;
+        coef[2][S] = cLL - cLH - cHL + cHH;
+        coef[0][S] = cLH - cHH;
+        coef[1][S] = cHL - cHH;
+        coef[3][S] = cHH;
+    }
+}
+
+/* est += sum_S coef[S] sum_d G_d X[S][d]; rem += remw sum_S coef[S] X[S][0]. */
+static void add_part(const ms_state *st, const double *coef, const double *G, double remw,
+                     const double *X, double *est, double *rem)
+{
+    int ord = st->ord;
+    double e = 0.0, r = 0.0;
+    for (int S = 0; S < st->subsets; S++) {
+        const double *x = X + S * ord;
+        double inner = 0.0;
+        for (int k = 0; k < ord; k++) inner += G[k] * x[k];
+        e += coef[S] * inner;
+        r += coef[S] * x[0];
+    }
+    *est += e;
+    *rem += remw * r;
+}
+
+typedef struct {
+    ms_state *st;
+} bin_job;
+
+static double run_bin(void *ctx, size_t row, int thread)
+{
+    ms_state *st = ((bin_job *) ctx)->st;
+    int b = (int) row, slot = b - st->group_from, K = st->K, V = st->V, ord = st->ord;
+    size_t nt = st->nt, nb = st->bin_start[b + 1] - st->bin_start[b], base = st->bin_start[b];
+    double *oest = st->slot_est + (size_t) slot * nt, *orem = st->slot_rem + (size_t) slot * nt,
+           *ofp = st->slot_fp + (size_t) slot * nt;
+    double *gc = st->gcache + (size_t) thread * nt * (ord + 2);
+    unsigned char *skip = st->skip + (size_t) thread * nt;
+    double *fen = st->fen + (size_t) thread * (st->max_bin + 1) * V;
+    double count = st->bin_count[b];
+    memset(oest, 0, nt * sizeof(double));
+    memset(orem, 0, nt * sizeof(double));
+    memset(ofp, 0, nt * sizeof(double));
+    if (nb == 0) return 1.0;
+    /* rounding of the sums: each moment passes through at most
+     * 2 log2(nb) + 2 additions in the tree or the running sums, the inner
+     * products add V terms, the four parts and the B bins are added: gamma
+     * of that many operations, doubled for the rounding of |u|, |v| <= 1
+     * and of the coefficients */
+    double ops = 2.0 * ceil(log2((double) nb + 2.0)) + 2.0 + V + 8.0 + st->B;
+    double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS);
+    for (size_t i = 0; i < nt; i++) {
+        double *G = gc + i * (ord + 2);
+        skip[i] = !bin_coefficients(st, b, i, G, G + ord, G + ord + 1);
+        if (skip[i]) {
+            /* g < 1e-300 on the bin */
+            ofp[i] = count * 1e-300;
+            continue;
+        }
+        /* the sums' rounding, and that of the computed known factors
+         * (a few eps each) times g */
+        ofp[i] = gamma * count * st->cabs[i] * G[ord + 1] + count * K * 8.0 * MS_EPS * G[ord + 1];
+    }
+    double T[MS_VEC_MAX], run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
+    memset(T, 0, sizeof(T));
+    for (size_t p = 0; p < nb; p++) {
+        record_moments(st, (size_t) st->ord1[base + p], vec);
+        for (int k = 0; k < V; k++) T[k] += vec[k];
+    }
+    /* B: records with z_2 <= t_2, in the order of z_2 */
+    if (K == 2) {
+        memset(run, 0, sizeof(run));
+        const double *t2 = st->tk + nt;
+        size_t p = 0;
+        for (size_t r = 0; r < nt; r++) {
+            size_t i = (size_t) st->tord2[r];
+            while (p < nb && st->z2s[base + p] <= t2[i]) {
+                record_moments(st, (size_t) st->ord2[base + p], vec);
+                for (int k = 0; k < V; k++) run[k] += vec[k];
+                p++;
+            }
+            if (skip[i]) continue;
+            const double *G = gc + i * (ord + 2);
+            add_part(st, st->pcoef + i * 16 + 4, G, G[ord], run, oest + i, orem + i);
+        }
+    }
+    /* A and C: records with z_1 <= t_1 in the order of z_1, a Fenwick tree
+     * over the rank of z_2 */
+    memset(run, 0, sizeof(run));
+    if (K == 2) memset(fen, 0, (nb + 1) * (size_t) V * sizeof(double));
+    const double *t1 = st->tk;
+    size_t p = 0;
+    for (size_t r = 0; r < nt; r++) {
+        size_t i = (size_t) st->tord1[r];
+        while (p < nb) {
+            int j = st->ord1[base + p];
+            /* z_1 of record j: u is a rescaling; compare the raw values */
+            if (!(st->z1raw[j] <= t1[i])) break;
+            record_moments(st, (size_t) j, vec);
+            for (int k = 0; k < V; k++) run[k] += vec[k];
+            if (K == 2)
+                for (size_t f = (size_t) st->rank2[j]; f <= nb; f += f & (~f + 1)) {
+                    double *node = fen + f * V;
+                    for (int k = 0; k < V; k++) node[k] += vec[k];
+                }
+            p++;
+        }
+        if (skip[i]) continue;
+        const double *G = gc + i * (ord + 2);
+        const double *coef = st->pcoef + i * 16;
+        add_part(st, coef, G, G[ord], run, oest + i, orem + i);
+        if (K == 2) {
+            /* records of the bin with z_2 <= t_2: ranks 1..upper */
+            double t2 = st->tk[nt + i];
+            size_t lo = 0, hi = nb;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (st->z2s[base + mid] <= t2) lo = mid + 1;
+                else hi = mid;
+            }
+            memset(q, 0, (size_t) V * sizeof(double));
+            for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
+                const double *node = fen + f * V;
+                for (int k = 0; k < V; k++) q[k] += node[k];
+            }
+            add_part(st, coef + 8, G, G[ord], q, oest + i, orem + i);
+        }
+        add_part(st, coef + 12, G, G[ord], T, oest + i, orem + i);
+    }
+    return (double) nt * (K == 2 ? 4.0 : 1.0) * V;
+}
+
+void ms_run_bins(ms_state *st, int from, int to, int threads)
+{
+    if (to - from > st->slots) to = from + st->slots;
+    st->group_from = from;
+    bin_job job = { st };
+    rm_init();
+    for (size_t next = (size_t) from; next < (size_t) to;)
+        next = par_rows(next, (size_t) to, 1, INFINITY, threads, run_bin, &job);
+    /* add the bins in their order: the same sums for any number of threads */
+    for (int b = from; b < to; b++) {
+        size_t off = (size_t) (b - from) * st->nt;
+        for (size_t i = 0; i < st->nt; i++) {
+            st->est[i] += st->slot_est[off + i];
+            st->rem[i] += st->slot_rem[off + i];
+            st->fp[i] += st->slot_fp[off + i];
+        }
+    }
+}
+
+void ms_error(const ms_state *st, double *err)
+{
+    for (size_t i = 0; i < st->nt; i++) {
+        double r = st->rem[i] > 0 ? st->rem[i] : 0.0;
+        /* the remainder's sum is itself rounded: its terms are in fp */
+        err[i] = (r + st->fp[i]) * (1.0 + 1e-12);
+    }
+}

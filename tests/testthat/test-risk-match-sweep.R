@@ -1,0 +1,247 @@
+# The normaliser S(t) = sum_j p^A_j(t) p^U_j(t) of prob_true and prob_max for
+# all targets at once (src/match_sweep.c): certified intervals against a plain
+# R double loop, and risk_match()'s results against the exhaustive loop.
+
+# The triangle expectation E[(1 - |y - Z| / D)_+], Z ~ N(m, s^2), in closed
+# form from pnorm/dnorm (H(a) = a Phi(a) + phi(a)); on the side x <= 0, where
+# the three terms do not cancel.
+sweep_ref_g <- function(y, m, s, D) {
+  x <- -abs((y - m) / s)
+  d <- D / s
+  H <- function(a) a * pnorm(a) + dnorm(a)
+  (H(x + d) - 2 * H(x) + H(x - d)) / d
+}
+
+# The unnormalised scores of every record for one target, as methods vignette
+# section 5 defines them (a plain R loop over the variables).
+sweep_ref_scores <- function(Z, Y, t, m, s, D) {
+  p <- rep(1, nrow(Z))
+  for (v in seq_len(ncol(Z))) {
+    dist <- abs(Z[, v] - t[v])
+    far <- max(dist)
+    if (far > min(dist)) p <- p * (1 - dist / far)
+  }
+  if (!is.null(Y) && D > 0) p <- p * sweep_ref_g(Y, m, s, D)
+  p
+}
+
+# The intruder's regression by lm() (an independent route) and the spec of
+# the C entries.
+sweep_spec <- function(mk, my, tk, rows, threads = 1L) {
+  n <- nrow(mk)
+  if (is.null(my)) {
+    return(list(masked_known = unname(mk), masked_unknown = matrix(0, n, 0L),
+                unknown_sd = double(0), unknown_range = double(0),
+                target_record = as.integer(rows - 1L), target_known = unname(tk),
+                pred_mean = matrix(0, nrow(tk), 0L), threads = as.integer(threads)))
+  }
+  fit <- lm(my ~ mk)
+  beta <- coef(fit)
+  beta[is.na(beta)] <- 0
+  list(masked_known = unname(mk), masked_unknown = unname(matrix(my)),
+       unknown_sd = summary(fit)$sigma, unknown_range = diff(range(my)),
+       target_record = as.integer(rows - 1L), target_known = unname(tk),
+       pred_mean = unname(matrix(cbind(1, tk) %*% beta)), threads = as.integer(threads))
+}
+
+sweep_ref_S <- function(spec) {
+  my <- if (ncol(spec$masked_unknown)) spec$masked_unknown[, 1] else NULL
+  vapply(seq_along(spec$target_record), function(i) {
+    m <- if (is.null(my)) 0 else spec$pred_mean[i, 1]
+    s <- if (is.null(my)) 0 else spec$unknown_sd
+    D <- if (is.null(my)) 0 else spec$unknown_range
+    # sum() accumulates in long double: the reference's own rounding is
+    # far below the intervals' widths
+    sum(sweep_ref_scores(spec$masked_known, my, spec$target_known[i, ], m, s, D))
+  }, double(1))
+}
+
+# Data of k known and u unknown variables of one kind.
+sweep_data <- function(n, k, u, kind, seed) {
+  set.seed(seed)
+  Z <- matrix(rnorm(n * k), n, k)
+  Y <- if (u) drop(Z %*% seq_len(k)) / k + rnorm(n) else NULL
+  mk <- Z + matrix(rnorm(n * k, sd = 0.3), n, k)
+  my <- if (u) Y + rnorm(n, sd = 0.3) else NULL
+  if (kind == "ties") {
+    mk <- round(mk, 1)
+    if (u) my <- round(my, 1)
+    Z <- round(Z, 1)
+  }
+  if (kind == "duplicates") {
+    dup <- sample(n, n %/% 2, replace = TRUE)
+    mk[seq_along(dup), ] <- mk[dup, ]
+    if (u) my[seq_along(dup)] <- my[dup]
+  }
+  if (kind == "constant") mk[, k] <- 2.5
+  list(Z = Z, mk = mk, my = my)
+}
+
+test_that("the sweep's certified interval holds the exact normaliser (k = 1, 2; u = 0, 1)", {
+  seed <- 0
+  for (kind in c("plain", "ties", "duplicates", "constant")) for (k in 1:2) for (u in 0:1) {
+    if (kind == "constant" && k == 1) next # a release with no varying known column
+    seed <- seed + 1
+    n <- 700
+    dat <- sweep_data(n, k, u, kind, seed)
+    rows <- sort(sample(n, 60))
+    tk <- dat$Z[rows, , drop = FALSE]
+    # targets on records' coordinates (ties with z) and outside the data
+    tk[1, ] <- dat$mk[rows[1], ]
+    tk[2, ] <- apply(dat$mk, 2, max) + 0.5
+    spec <- sweep_spec(dat$mk, dat$my, tk, rows)
+    sw <- .Call(epimask:::C_risk_match_sweep, spec)
+    exact <- sweep_ref_S(spec)
+    info <- sprintf("%s k = %d u = %d", kind, k, u)
+    expect_true(all(abs(sw$estimate - exact) <= sw$error), info = info)
+    expect_true(all(sw$error <= 1e-6 * (sw$estimate - sw$error)), info = info)
+    # without the unknown the sum is a polynomial: only rounding is left
+    if (u == 0) expect_true(all(sw$error <= 1e-11 * sw$estimate), info = info)
+  }
+})
+
+test_that("a target whose mean sits on a bin edge, records on edges", {
+  dat <- sweep_data(900, 2, 1, "ties", 41)
+  rows <- 1:40
+  spec <- sweep_spec(dat$mk, dat$my, dat$Z[rows, ], rows)
+  rng <- range(dat$my)
+  bins <- ceiling(diff(rng) / (2 * spec$unknown_sd))
+  width <- diff(rng) / bins
+  # means exactly on the edges (and beyond the ends of the range)
+  spec$pred_mean[seq_len(bins + 1), 1] <- rng[1] + (0:bins) * width
+  spec$pred_mean[bins + 2, 1] <- rng[2] + 7 * spec$unknown_sd
+  # records exactly on an inner edge
+  spec$masked_unknown[1:30, 1] <- rng[1] + width
+  sw <- .Call(epimask:::C_risk_match_sweep, spec)
+  expect_identical(sw$bins, as.integer(bins))
+  exact <- sweep_ref_S(spec)
+  expect_true(all(abs(sw$estimate - exact) <= sw$error))
+  # (the target 7 SDs beyond the range may be left to the walk)
+  inner <- -(bins + 2)
+  expect_true(all(sw$error[inner] <= 1e-6 * (sw$estimate[inner] - sw$error[inner])))
+})
+
+test_that("a small residual SD gives many bins and stays certified; a tiny one is not swept", {
+  dat <- sweep_data(800, 2, 1, "plain", 5)
+  rows <- seq(1, 800, by = 20)
+  spec <- sweep_spec(dat$mk, dat$my, dat$Z[rows, ], rows)
+  # 100 bins of two SDs over the range
+  spec$unknown_sd <- spec$unknown_range / 199
+  sw <- .Call(epimask:::C_risk_match_sweep, spec)
+  expect_identical(sw$bins, 100L)
+  exact <- sweep_ref_S(spec)
+  expect_true(all(abs(sw$estimate - exact) <= sw$error))
+  # beyond 128 bins (or sigma = 0) the sweep does not apply
+  spec$unknown_sd <- spec$unknown_range / 300
+  expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+  spec$unknown_sd <- 0
+  expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+})
+
+# risk_match()'s prob_true and prob_max from the R loop's scores.
+sweep_ref_probs <- function(spec) {
+  my <- if (ncol(spec$masked_unknown)) spec$masked_unknown[, 1] else NULL
+  t(vapply(seq_along(spec$target_record), function(i) {
+    sc <- sweep_ref_scores(spec$masked_known, my, spec$target_known[i, ],
+                           if (is.null(my)) 0 else spec$pred_mean[i, 1],
+                           if (is.null(my)) 0 else spec$unknown_sd,
+                           if (is.null(my)) 0 else spec$unknown_range)
+    c(sc[spec$target_record[i] + 1] / sum(sc), max(sc) / sum(sc))
+  }, double(2)))
+}
+
+test_that("risk_match() by the sweep: prob_true, prob_max within prob_tol of the R loop, c and I the loop's", {
+  seed <- 100
+  for (kind in c("plain", "ties", "duplicates", "constant")) for (k in 1:2) for (u in 0:1) {
+    if (kind == "constant" && k == 1) next
+    seed <- seed + 1
+    n <- 2500
+    dat <- sweep_data(n, k, u, kind, seed)
+    original <- as.data.frame(cbind(dat$Z, if (u) dat$my))
+    names(original) <- c(paste0("k", seq_len(k)), if (u) "y")
+    masked <- as.data.frame(cbind(dat$mk, if (u) dat$my))
+    names(masked) <- names(original)
+    known <- paste0("k", seq_len(k))
+    unknown <- if (u) "y" else NULL
+    rows <- seq(3, n, by = 41)
+    info <- sprintf("%s k = %d u = %d", kind, k, u)
+    tr <- risk_match(original, masked, known, unknown, targets = rows, method = "tree",
+                     threads = 2)
+    ex <- risk_match(original, masked, known, unknown, targets = rows,
+                     method = "exhaustive", threads = 1)
+    expect_identical(tr$per_target$c, ex$per_target$c, info = info)
+    expect_identical(tr$per_target$I, ex$per_target$I, info = info)
+    ref <- sweep_ref_probs(sweep_spec(dat$mk, dat$my, dat$Z[rows, , drop = FALSE], rows))
+    expect_true(all(abs(tr$per_target$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
+    expect_true(all(abs(tr$per_target$prob_max / ref[, 2] - 1) <= 1e-6), info = info)
+    # and against the exact sum of the C loop
+    expect_true(all(abs(tr$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
+                info = info)
+  }
+})
+
+test_that("targets the sweep cannot certify go to the per-target walk", {
+  dat <- sweep_data(3000, 2, 1, "plain", 7)
+  rows <- seq(1, 3000, by = 50)
+  spec <- sweep_spec(dat$mk, dat$my, dat$Z[rows, ], rows, threads = 2L)
+  spec$method <- 1L
+  spec["index"] <- list(NULL)
+  spec$sweep <- 1L
+  ref <- sweep_ref_probs(spec)
+  # prob_tol = 1e-6: all certified by the sweep
+  spec$prob_tol <- 1e-6
+  swept <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(swept$walked, 0)
+  expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6))
+  # a tolerance below the sweep's bounds (about 1e-8 here): every target walks
+  spec$prob_tol <- 1e-10
+  fine <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(fine$walked, as.double(length(rows)))
+  expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= 1e-10 + 1e-13))
+  expect_true(all(abs(fine$prob_max / ref[, 2] - 1) <= 1e-10 + 1e-13))
+  # a target whose mean is far from every record: its sum is tiny against the
+  # rounding margins, so it walks; the others stay with the sweep
+  spec$prob_tol <- 1e-6
+  spec$pred_mean[1, 1] <- max(spec$masked_unknown) + 40 * spec$unknown_sd
+  far <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(far$walked, 1)
+  expect_identical(far$c[-1], swept$c[-1])
+  expect_identical(far$I[-1], swept$I[-1])
+  ref_far <- sweep_ref_probs(spec)
+  ok <- ref_far[, 1] > 0
+  expect_true(all(abs(far$prob_true[ok] / ref_far[ok, 1] - 1) <= 1e-6))
+  # from 5 per cent on the walk is the cheaper route: no sweep
+  spec$prob_tol <- 0.05
+  expect_identical(.Call(epimask:::C_risk_match, spec)$walked, as.double(length(rows)))
+})
+
+test_that("the sweep gives the same object for any threads and any chunking of targets", {
+  rel <- local({
+    sim <- as.data.frame(simulate_zdl(1, n = 4000, seed = 3))[, c("s1", "s2", "x", "y")]
+    sch <- mask_kernel("ring", 0.001, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
+    list(sim = sim, masked = apply_mask(sim, sch, vars = c("s1", "x", "y")))
+  })
+  tg <- seq(2, 4000, by = 3)
+  one <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg, threads = 1)
+  two <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg, threads = 2)
+  expect_identical(one, two)
+  # chunks run one by one with a shared index (the progress route)
+  old <- options(progressr.enable = FALSE, epimask.match_sweep = TRUE)
+  on.exit(options(old), add = TRUE)
+  chunked <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg, threads = 2,
+                        progress = TRUE)
+  expect_identical(chunked, one)
+  # and targets split by hand
+  a <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg[1:100], threads = 1)
+  b <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg[-(1:100)], threads = 2)
+  expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
+  expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
+  # the walk alone (the former route) agrees within prob_tol
+  options(epimask.match_sweep = FALSE)
+  walk <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg)
+  expect_identical(walk$per_target$c, one$per_target$c)
+  expect_true(all(abs(walk$per_target$prob_true / one$per_target$prob_true - 1) <= 2e-6))
+  options(epimask.match_sweep = "yes")
+  expect_error(risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = 1:3),
+               "epimask.match_sweep", class = "epimask_error_value")
+})
