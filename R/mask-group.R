@@ -77,13 +77,14 @@ mask_group_values <- function(scheme, Z) {
       abort_value("data", sprintf("within the `breaks` of the grouping scheme [%s, %s]; %d value(s) are outside",
                                   format(breaks[1L]), format(breaks[nb]), sum(outside)))
     level <- mids
-    if (scheme$value == "mean") level <- group_means(scheme, z, colnames(Z)[j], breaks)
+    if (scheme$value == "mean") level <- group_means(scheme, z, colnames(Z)[j], breaks, bin)
     Z[, j] <- level[bin]
   }
   Z
 }
 
-group_means <- function(scheme, z, var, breaks) {
+# bin: findInterval() of z (all within the breaks), reused when z is its own reference.
+group_means <- function(scheme, z, var, breaks, bin) {
   nb <- length(breaks)
   ref <- scheme$reference
   if (is.list(ref)) {
@@ -92,9 +93,14 @@ group_means <- function(scheme, z, var, breaks) {
                  "the masked columns")
     ref <- ref[[var]]
   }
-  if (is.null(ref)) ref <- z
-  ref <- ref[!is.na(ref)]
-  rbin <- findInterval(ref, breaks, rightmost.closed = TRUE)
+  if (is.null(ref)) {
+    ok <- !is.na(z)
+    ref <- z[ok]
+    rbin <- bin[ok]
+  } else {
+    ref <- ref[!is.na(ref)]
+    rbin <- findInterval(ref, breaks, rightmost.closed = TRUE)
+  }
   keep <- rbin >= 1L & rbin < nb
   # one pass over the reference values, whatever the number of intervals
   counts <- tabulate(rbin[keep], nb - 1L)
@@ -104,7 +110,7 @@ group_means <- function(scheme, z, var, breaks) {
     sums[as.integer(rownames(by_bin))] <- by_bin[, 1L]
   }
   means <- sums / counts
-  used <- unique(findInterval(z[!is.na(z)], breaks, rightmost.closed = TRUE))
+  used <- which(tabulate(bin, nb - 1L) > 0L)
   empty <- intersect(used, which(counts == 0L))
   if (length(empty)) {
     epimask_warn(sprintf("%d interval(s) hold data but no reference values; their midpoints are used.",

@@ -27,22 +27,25 @@
 #'
 #' The search is exact (the same groups as a plain scan over all remaining
 #' records, see the tests) and runs in C. The plain algorithm costs
-#' \eqn{O(n^2 / k)} distance evaluations; here the farthest records are found
-#' by scanning a list sorted by distance from a recent centroid (the triangle
-#' inequality ends the scan early) and a k-d tree whose boxes shrink as
-#' records are grouped, the nearest records by the tree, and the centroid is
-#' kept in a tree of partial sums (\eqn{O(\log n)} per grouped record). The
-#' farthest record from the record just grouped lies across a cloud that is
-#' peeled from the outside, where many tree boxes reach nearly as far: such a
-#' query opens about \eqn{n^{1/3}} nodes, so the time grows faster than
-#' \eqn{n}. Measured on three standard normal variables, \eqn{k = 5} (one
-#' core, 2 cores shared by a dozen jobs; `inst/bench/bench-1e7.R` and
-#' `bench-suda-mdav.R`): about 0.3 s of CPU at \eqn{n = 10^5}, 6.5 s at
-#' \eqn{10^6}, 196 s at \eqn{10^7} (peak memory 2.6 GB; 17 minutes elapsed on
-#' the loaded machine). Data where thousands of records tie in distance cost
-#' more, up to the plain algorithm's order in the worst case. Records with a
-#' missing value in the
-#' masked variables are an error (impute or drop them first).
+#' \eqn{O(n^2 / k)} distance evaluations; here a k-d tree answers the
+#' farthest and the nearest queries by exact branch and bound. Its top levels
+#' cut the records into shells by their distance from the centroid, each
+#' shell a k-d tree stored together, so that the queries, which work at the
+#' surface of the cloud MDAV peels from the outside, stay in a few shells'
+#' memory; each node keeps the box of its remaining records, their largest
+#' distance from the centroid and a cone around the centroid holding their
+#' directions, a bound on the farthest record that does not reach out of the
+#' cloud as a box does. The tree is rebuilt around the centroid when that
+#' moves far (skewed data), and the centroid is kept in a tree of partial
+#' sums (\eqn{O(\log n)} per grouped record). Measured on three standard
+#' normal variables, \eqn{k = 5} (one core of 2, shared with other jobs,
+#' load average 5 to 7; `inst/bench/bench-mdav-1e7.R`): 3.7 s of CPU at
+#' \eqn{n = 10^6}, 7.8 s at \eqn{2 \times 10^6} and 52 s at \eqn{10^7} (14 times
+#' the CPU of \eqn{10^6}, where \eqn{n \log n} gives 11.7; peak memory 2.2
+#' GB; the former search took 4.5, 13 and 163 s in the same run, the same
+#' groups). Data where thousands of records tie in distance cost more, up
+#' to the plain algorithm's order in the worst case. Records with a missing
+#' value in the masked variables are an error (impute or drop them first).
 #'
 #' **Univariate** (`method = "univariate"`): each variable on its own is
 #' sorted (ties in row order) and cut into consecutive groups of `k`, the
@@ -116,8 +119,11 @@ mask_microagg_values <- function(scheme, Z) {
 }
 
 # The 1-based MDAV group of each row (methods vignette section 15), on standardised columns.
-mdav_groups <- function(Z, k) {
-  call_c(C_mdav_groups, list(z = standardise_columns(Z), k = as.integer(k)))
+# shell (tests only; 0 = the C default): k-d subtrees of more records split by
+# distance from the centroid.
+mdav_groups <- function(Z, k, shell = 0L) {
+  call_c(C_mdav_groups, list(z = standardise_columns(Z), k = as.integer(k),
+                             shell = as.integer(shell)))
 }
 
 # (x - mean) / sd column by column; a constant column (or a single row)

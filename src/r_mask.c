@@ -15,7 +15,9 @@ static void check_interrupt(void)
 }
 
 /* spec: list(z = n x p finite double matrix of standardised values,
- * k = group size, an integer >= 1). Returns the 1-based group of each row. */
+ * k = group size, an integer >= 1, shell = records above which the k-d
+ * tree splits by distance, 0 for MDAV_SHELL; others only in tests). Returns
+ * the 1-based group of each row. */
 SEXP r_mdav_groups(SEXP spec)
 {
     SEXP z = r_field(spec, "z");
@@ -26,12 +28,14 @@ SEXP r_mdav_groups(SEXP spec)
     if (p < 1) r_field_error("z", "a matrix of at least one column");
     const double *zv = r_field_double(spec, "z", -1, 1);
     int k = r_field_int1(spec, "k", 1, INT_MAX);
+    int shell = r_field_int1(spec, "shell", 0, INT_MAX);
+    if (shell == 0) shell = MDAV_SHELL;
     SEXP group = PROTECT(allocVector(INTSXP, n));
     if (n > 0) {
         mdav_sizes sz = mdav_scratch_sizes((size_t) n, p);
         double *ds = (double *) R_alloc(sz.n_double, sizeof(double));
         int *is = (int *) R_alloc(sz.n_int, sizeof(int));
-        mdav_groups(zv, (size_t) n, p, k, INTEGER(group), ds, is, check_interrupt);
+        mdav_groups(zv, (size_t) n, p, k, shell, INTEGER(group), ds, is, check_interrupt);
     }
     UNPROTECT(1);
     return group;

@@ -51,6 +51,34 @@ test_that("MDAV is exact where removals leave node boxes unchanged (duplicates, 
   expect_identical(epimask:::mdav_groups(X, 4), ref_mdav(X, 4))
 })
 
+test_that("MDAV is exact with the k-d tree cut into shells by distance (larger data, ties, drift)", {
+  # shell = 16 or 64 records: the tree's top levels split by distance from
+  # the centroid, the farthest queries prune by cones and radii, the nearest
+  # by radial gaps, and skewed data move the centroid far enough that the
+  # tree is rebuilt around it, all at sizes the plain R MDAV can check
+  set.seed(29)
+  cases <- list(
+    list(X = matrix(rnorm(3000 * 3), ncol = 3), k = 5),
+    list(X = matrix(round(rnorm(3000 * 3) * 2) / 2, ncol = 3), k = 3),     # ties
+    list(X = matrix(rexp(3000 * 2), ncol = 2), k = 4),                     # drift
+    list(X = matrix(round(rexp(2500 * 3) * 3) / 3, ncol = 3), k = 6),      # drift and ties
+    list(X = mdav_case(2500, 3, "dups"), k = 3),
+    list(X = matrix(sample(0:3, 2000 * 4, TRUE), ncol = 4), k = 2),        # grid
+    list(X = matrix(round(runif(2000), 2), ncol = 1), k = 7),
+    list(X = cbind(rnorm(2000), sample(0:1, 2000, TRUE)), k = 5)
+  )
+  for (i in seq_along(cases)) {
+    X <- cases[[i]]$X
+    k <- cases[[i]]$k
+    ref <- ref_mdav(X, k)
+    for (shell in c(16L, 64L)) {
+      expect_identical(epimask:::mdav_groups(X, k, shell = shell), ref,
+                       info = sprintf("case %d shell %d", i, shell))
+    }
+    expect_identical(epimask:::mdav_groups(X, k), ref, info = sprintf("case %d", i))
+  }
+})
+
 test_that("MDAV edge cases: all equal, fewer than 2k, k = 1, constant column", {
   X <- matrix(1, 10, 2)
   expect_identical(epimask:::mdav_groups(X, 3), ref_mdav(X, 3))

@@ -27,6 +27,15 @@ ref_group <- function(x, breaks, reference = x, midpoint = FALSE) {
   out
 }
 
+test_that("grouping means by hand: missing values, an interval without reference values", {
+  d <- data.frame(x = c(0.5, 1.5, NA, 2.5, 0.2))
+  br <- c(0, 1, 2, 3)
+  expect_equal(apply_mask(d, mask_group(br))$x, c(0.35, 1.5, NA, 2.5, 0.35))
+  expect_warning(got <- apply_mask(d, mask_group(br, reference = c(0.1, 0.3, NA, 2.9)))$x,
+                 class = "epimask_warning_reference")
+  expect_equal(got, c(0.2, 1.5, NA, 2.9, 0.2))
+})
+
 test_that("grouping equals interval means and midpoints computed in R", {
   set.seed(2)
   x <- c(runif(200, 0, 4), 0, 4, 1, NA)
