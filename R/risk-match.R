@@ -694,6 +694,12 @@ format.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
     header <- check_flag(header)
     if (header) cat("Record-matching disclosure risk: summary\n")
     fmt <- function(v) format(signif(v, digits))
+    # Counts of expected matches keep every integer digit (6451 printed as
+    # 6450 beside a column of 6451 true records would misread).
+    fmt_count <- function(v) vapply(v, function(e) {
+      if (!is.finite(e) || abs(e) < 10^digits) format(signif(e, digits))
+      else format(round(e, 1), scientific = FALSE)
+    }, "")
     cat(sprintf("  Known: %s\n", paste(x$known, collapse = ", ")))
     if (length(x$unknown)) {
       cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SD %s)\n",
@@ -710,24 +716,24 @@ format.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
       "Records at top probability (c)" = as.character(shown$c),
       "Targets" = shown$targets,
       "True record among them" = shown$correct,
-      "Expected correct" = fmt(shown$expected_correct),
+      "Expected correct" = fmt_count(shown$expected_correct),
       check.names = FALSE)
     if (nrow(ties) > 5L) {
       rest <- ties[-seq_len(5L), , drop = FALSE]
       tab <- rbind(tab, data.frame(
         "Records at top probability (c)" = sprintf("%d-%d", min(rest$c), max(rest$c)),
         "Targets" = sum(rest$targets), "True record among them" = sum(rest$correct),
-        "Expected correct" = fmt(sum(rest$expected_correct)), check.names = FALSE))
+        "Expected correct" = fmt_count(sum(rest$expected_correct)), check.names = FALSE))
     }
     print(tab, row.names = FALSE, right = TRUE)
     if (identical(x$unit, "persons")) {
       cat(sprintf("\n  Persons (person column '%s'): %d; a person is matched when any of their records is\n",
                   x$id, x$n_persons))
       cat(sprintf("  Expected match risk: %s persons correctly matched of %d (%s%%)\n",
-                  fmt(x$expected_match_risk), x$n_persons, fmt(x$percent_correct)))
+                  fmt_count(x$expected_match_risk), x$n_persons, fmt(x$percent_correct)))
     } else
     cat(sprintf("\n  Expected match risk: %s correct matches of %d (%s%%)\n",
-                fmt(x$expected_match_risk), x$n_targets, fmt(x$percent_correct)))
+                fmt_count(x$expected_match_risk), x$n_targets, fmt(x$percent_correct)))
     cat(sprintf("  True match rate: %s; false match rate: %s\n",
                 fmt(x$true_match_rate),
                 if (is.na(x$false_match_rate)) "NA (no unique match)" else

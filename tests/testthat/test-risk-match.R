@@ -396,7 +396,7 @@ test_that("parallel chunks over future give the serial result", {
   chunked <- epimask:::match_targets(
     list(masked_known = as.matrix(d$masked[d$known]), masked_unknown = as.matrix(d$masked[d$unknown]),
          unknown_sd = unname(serial$sigma), unknown_range = diff(range(d$masked[[d$unknown]])),
-         threads = 1L, method = 1L, prob_tol = 1e-6, index = NULL),
+         threads = 1L, method = 1L, prob_tol = 1e-6, sweep = 1L, index = NULL),
     seq_len(400), as.matrix(d$original[d$known]),
     epimask:::intruder_regression(as.matrix(d$masked[d$known]), as.matrix(d$masked[d$unknown]),
                                   as.matrix(d$original[d$known]))$mean,
@@ -411,7 +411,7 @@ test_that("a failing worker is a classed error, never a partial result", {
   on.exit(future::plan(old), add = TRUE)
   bad_job <- list(masked_known = matrix(1:4 + 0.5, 4), masked_unknown = matrix(0, 4, 0),
                   unknown_sd = double(0), unknown_range = double(0), threads = 1L,
-                  method = 1L, prob_tol = 2, index = NULL) # prob_tol refused in C
+                  method = 1L, prob_tol = 2, sweep = 0L, index = NULL) # prob_tol refused in C
   expect_error(epimask:::match_targets(bad_job, 1:4, matrix(1:4 + 0, 4), matrix(0, 4, 0),
                                        parallel = TRUE, progress = FALSE, worker_threads = 1L),
                "worker failed", class = "epimask_error_worker")
@@ -501,4 +501,18 @@ test_that("a default call past the pair limit gives the rates and says what it l
   options(epimask.match_prob_pairs = "many")
   expect_error(risk_match(sim, masked, k3, "y", targets = tg),
                class = "epimask_error_value")
+})
+
+test_that("print keeps every integer digit of the expected matches", {
+  # An unmasked release of 1234 distinct records: every target is matched
+  # alone and correctly, so the expected match risk is 1234 exactly (not
+  # 1230, as three significant digits would print it).
+  set.seed(11)
+  original <- data.frame(x = rnorm(1234), y = rnorm(1234))
+  res <- risk_match(original, original, known = c("x", "y"), unknown = NULL, threads = 1)
+  expect_equal(sum(res$per_target$I / res$per_target$c), 1234)
+  out <- format(summary(res))
+  expect_true(any(grepl("Expected match risk: 1234 correct matches of 1234", out, fixed = TRUE)))
+  table_row <- grep("^ +1 +1234 +1234 +1234$", out, value = TRUE)
+  expect_length(table_row, 1L)
 })
