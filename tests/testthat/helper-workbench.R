@@ -40,6 +40,11 @@ local_browser <- function() {
     testthat::skip_on_cran()
   }
   Sys.setenv(CHROMOTE_CHROME = find_chromium())
+  # With --disable-dev-shm-usage Chromium keeps its shared memory in files
+  # (org.chromium.Chromium.*) under TMPDIR, and a browser closed at the end of
+  # the R process can leave one behind (R CMD check's "detritus in the temp
+  # directory"). Under R's own session directory they go with it.
+  if (!identical(Sys.getenv("TMPDIR"), tempdir())) Sys.setenv(TMPDIR = tempdir())
   args <- c("--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--disable-dev-shm-usage")
