@@ -449,7 +449,7 @@ workbench_profile_call <- function(spec, data_name = "data") {
                sprintf("mask_noise(%s, dist = \"%s\")", vapply(amounts, format, ""),
                        spec$noise_dist %||% "uniform"))
   risk <- switch(spec$risk %||% "none",
-    linkage = sprintf("risk = risk_spec(\"linkage\", vars = %s)", deparse1(spec$known)),
+    linkage = sprintf("risk = risk_spec(\"linkage\", known = %s)", deparse1(spec$known)),
     identifiability = sprintf("risk = \"identifiability\", known = %s", deparse1(spec$known)),
     match = sprintf("risk = \"match\", known = %s", deparse1(spec$known)),
     kanon = sprintf("risk = risk_spec(\"kanon\", keys = %s, measure = \"strict_avg\")",
