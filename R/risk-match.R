@@ -363,7 +363,7 @@ match_prob_pairs <- function() {
 # (or that carries no information: no spread). Elsewhere the per-target
 # walk, which is quadratic. Must agree with ms_applies() in C.
 match_sweep_max_known <- 2L
-match_sweep_max_bins <- 128
+match_sweep_max_bins <- 1048576
 match_sweep_applies <- function(n_known, sigma, range) {
   if (!match_sweep_enabled() || n_known > match_sweep_max_known || length(sigma) > 1L)
     return(FALSE)

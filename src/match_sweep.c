@@ -19,14 +19,29 @@ struct ms_state {
     double sd, d, shrink;
     /* records */
     double *u;                  /* n x K, record-major: centred, scaled known coordinates */
-    double *v;                  /* n: (y - c_b) / h_b in the record's bin (0 without unknown) */
-    int B;
+    int B;                      /* fine bins */
     double *bin_c, *bin_h, *bin_count;
     size_t *bin_start;          /* B + 1 */
     size_t max_bin;
-    int *ord1, *ord2;           /* records by bin, then by z_1 (resp. z_2), then index */
-    int *rank2;                 /* per record: 1-based rank of z_2 within its bin */
+    /* blocks: the fine bins (level 0) and their dyadic unions (level L:
+     * fine bins [k 2^L, min((k + 1) 2^L, B))), numbered level by level */
+    const double *y;            /* the records' unknown (the caller's) */
+    double ylo, width;          /* the fine grid */
+    int levels, NB, ord_far, max_terms;
+    int *lev_off;               /* levels + 1 */
+    double *blk_c, *blk_h, *blk_count;
+    size_t *blk_start;          /* within its level's record order */
+    int *fbin;                  /* per record: its fine bin */
+    int *gsort1, *gsort2;       /* records by z_1 (resp. z_2), then index */
+    int *near;                  /* per target: 3 intervals [lo, hi) of fine bins near a kink */
+    int cur_level;              /* the level whose orders and lists are built */
+    int *ord1, *ord2;           /* records by block of the level, then by z_1 (resp. z_2) */
+    int *rank2;                 /* per record: 1-based rank of z_2 within its block */
     double *z2s;                /* z_2 in the order ord2 */
+    int *tl_start;              /* per block of the level: its targets [tl_start[k], tl_start[k + 1]) */
+    int *tl1, *tl2;             /* the targets of each block by t_1 (resp. t_2) */
+    unsigned char *to1, *to2;   /* the Taylor orders they use there */
+    size_t tl_cap;
     /* targets */
     const double *z1raw;        /* z_1 of every record (the caller's) */
     const double *tk;           /* n_targets x K (column-major, as tg->known) */
@@ -40,7 +55,8 @@ struct ms_state {
     /* per slot (bins of one group) and per thread */
     int slots;
     double *slot_est, *slot_rem, *slot_fp;     /* slots x nt */
-    double *fen;                /* threads x (max_bin + 1) x V */
+    double *fen;                /* threads x fen_len */
+    size_t fen_len;
     double *gcache;             /* threads x nt x (ord + 2): G_0..G_D, remw, sup */
     unsigned char *skip;        /* threads x nt */
     int group_from;
@@ -88,8 +104,11 @@ static void part_coefficients(const ms_state *st, size_t i, double coef[4][4]);
 void ms_free(ms_state *st)
 {
     if (!st) return;
-    free(st->u); free(st->v); free(st->bin_c); free(st->bin_h); free(st->bin_count);
+    free(st->u); free(st->bin_c); free(st->bin_h); free(st->bin_count);
     free(st->bin_start); free(st->ord1); free(st->ord2); free(st->rank2); free(st->z2s);
+    free(st->lev_off); free(st->blk_c); free(st->blk_h); free(st->blk_count); free(st->blk_start);
+    free(st->fbin); free(st->gsort1); free(st->gsort2); free(st->near);
+    free(st->tl_start); free(st->tl1); free(st->tl2); free(st->to1); free(st->to2);
     free(st->mean); free(st->side); free(st->cabs); free(st->pcoef); free(st->tord1); free(st->tord2);
     free(st->est); free(st->rem); free(st->fp);
     free(st->slot_est); free(st->slot_rem); free(st->slot_fp);
@@ -98,6 +117,7 @@ void ms_free(ms_state *st)
 }
 
 int ms_bins(const ms_state *st) { return st->B; }
+int ms_blocks(const ms_state *st) { return st->NB; }
 const double *ms_estimate(const ms_state *st) { return st->est; }
 
 /* The records' bin of y (the bins cut [lo, hi] into B equal parts). */
@@ -107,6 +127,56 @@ static int bin_of(double y, double lo, double width, int B)
     double q = (y - lo) / width;
     int b = q <= 0 ? 0 : (q >= B ? B - 1 : (int) q);
     return b;
+}
+
+/* The fine bins within MS_NEAR_SD SDs of y = kink: [*lo, *hi) (empty when
+ * none). */
+static void near_bins(const ms_state *st, double kink, int *lo, int *hi)
+{
+    double r = MS_NEAR_SD * st->sd, a = (kink - r - st->ylo) / st->width,
+           b = (kink + r - st->ylo) / st->width;
+    *lo = *hi = 0;
+    if (!(b >= 0) || !(a < st->B)) return;
+    *lo = a <= 0 ? 0 : (int) floor(a);
+    *hi = b >= st->B - 1 ? st->B : (int) floor(b) + 1;
+}
+
+/* The blocks target i uses at level L, with the Taylor order of each: the
+ * fine bins near its kinks at the full order; the rest of [0, B) cut into
+ * maximal dyadic blocks, at order ord_far. Writes at most `cap` pairs into
+ * blk (local index within the level) and o; returns their number. */
+static int target_blocks(const ms_state *st, size_t i, int L, int *blk, unsigned char *o)
+{
+    int m = 0;
+    const int *nr = st->near + i * 6;
+    if (L == 0)
+        for (int q = 0; q < 3; q++)
+            for (int b = nr[2 * q]; b < nr[2 * q + 1]; b++) {
+                blk[m] = b;
+                o[m++] = (unsigned char) st->ord;
+            }
+    /* the gaps between the near intervals (sorted, disjoint) */
+    int from = 0;
+    for (int q = 0; q <= 3; q++) {
+        int to = q < 3 ? nr[2 * q] : st->B;
+        if (q < 3 && nr[2 * q] == nr[2 * q + 1]) continue;
+        for (int pos = from; pos < to;) {
+            int l = 0;
+            while (l + 1 < st->levels && pos % (1 << (l + 1)) == 0) {
+                int end = pos + (1 << (l + 1));
+                if ((end < st->B ? end : st->B) > to) break;
+                l++;
+            }
+            if (l == L) {
+                blk[m] = pos >> L;
+                o[m++] = (unsigned char) st->ord_far;
+            }
+            int end = pos + (1 << l);
+            pos = end < st->B ? end : st->B;
+        }
+        if (q < 3) from = nr[2 * q + 1];
+    }
+    return m;
 }
 
 ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
@@ -122,8 +192,11 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->subsets = 1 << K;
     st->has_u = rel->n_unknown == 1 && rel->unknown_range[0] > 0;
     st->ord = st->has_u ? MS_ORDERS : 1;
+    st->ord_far = st->has_u ? MS_ORDERS_FAR : 1;
     st->V = st->subsets * st->ord;
+    st->cur_level = -1;
     const double *y = st->has_u ? rel->masked_unknown : NULL;
+    st->y = y;
     if (st->has_u) {
         st->sd = rel->unknown_sd[0];
         st->d = rel->unknown_range[0] / st->sd;
@@ -132,7 +205,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     if (threads < 1) threads = 1;
     st->slots = threads;
 
-    /* bins */
+    /* fine bins */
     double ylo = 0.0, yhi = 0.0;
     if (st->has_u) {
         ylo = INFINITY;
@@ -148,20 +221,27 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     }
     int B = st->B;
     double width = (yhi - ylo) / B;
+    st->ylo = ylo;
+    st->width = width;
+    st->levels = 1;
+    while ((1 << (st->levels - 1)) < B) st->levels++;
     st->bin_c = malloc(B * sizeof(double));
     st->bin_h = malloc(B * sizeof(double));
     st->bin_count = calloc(B, sizeof(double));
     st->bin_start = calloc((size_t) B + 1, sizeof(size_t));
     st->u = malloc((n * (size_t) K + 1) * sizeof(double));
-    st->v = malloc(n * sizeof(double));
     st->ord1 = malloc(n * sizeof(int));
     st->ord2 = malloc(n * sizeof(int));
     st->rank2 = malloc(n * sizeof(int));
     st->z2s = malloc(n * sizeof(double));
-    int *bin = malloc(n * sizeof(int)), *tmp = malloc(n * sizeof(int));
+    st->fbin = malloc(n * sizeof(int));
+    st->gsort1 = malloc(n * sizeof(int));
+    st->gsort2 = malloc(n * sizeof(int));
+    st->lev_off = malloc((st->levels + 1) * sizeof(int));
     double *bmin = malloc(B * sizeof(double)), *bmax = malloc(B * sizeof(double));
-    if (!st->bin_c || !st->bin_h || !st->bin_count || !st->bin_start || !st->u || !st->v ||
-        !st->ord1 || !st->ord2 || !st->rank2 || !st->z2s || !bin || !tmp || !bmin || !bmax)
+    if (!st->bin_c || !st->bin_h || !st->bin_count || !st->bin_start || !st->u ||
+        !st->ord1 || !st->ord2 || !st->rank2 || !st->z2s || !st->fbin || !st->gsort1 ||
+        !st->gsort2 || !st->lev_off || !bmin || !bmax)
         goto fail;
     for (int b = 0; b < B; b++) {
         bmin[b] = INFINITY;
@@ -169,7 +249,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     }
     for (size_t j = 0; j < n; j++) {
         int b = st->has_u ? bin_of(y[j], ylo, width, B) : 0;
-        bin[j] = b;
+        st->fbin[j] = b;
         st->bin_count[b] += 1.0;
         if (st->has_u) {
             if (y[j] < bmin[b]) bmin[b] = y[j];
@@ -188,10 +268,46 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
         size_t cnt = (size_t) st->bin_count[b];
         if (cnt > st->max_bin) st->max_bin = cnt;
     }
-    for (size_t j = 0; j < n; j++) {
-        int b = bin[j];
-        st->v[j] = st->has_u && st->bin_h[b] > 0 ? (y[j] - st->bin_c[b]) / st->bin_h[b] : 0.0;
+    /* the blocks of every level: centre and half-width from their records */
+    st->lev_off[0] = 0;
+    for (int L = 0; L < st->levels; L++)
+        st->lev_off[L + 1] = st->lev_off[L] + (B + (1 << L) - 1) / (1 << L);
+    st->NB = st->lev_off[st->levels];
+    st->blk_c = malloc(st->NB * sizeof(double));
+    st->blk_h = malloc(st->NB * sizeof(double));
+    st->blk_count = malloc(st->NB * sizeof(double));
+    st->blk_start = malloc(st->NB * sizeof(size_t));
+    if (!st->blk_c || !st->blk_h || !st->blk_count || !st->blk_start) goto fail;
+    size_t fen_len = 0;
+    for (int L = 0; L < st->levels; L++) {
+        size_t start = 0;
+        int VL = st->subsets * (L == 0 ? st->ord : st->ord_far);
+        for (int k = 0; k < st->lev_off[L + 1] - st->lev_off[L]; k++) {
+            int g = st->lev_off[L] + k, b0 = k << L, b1 = (k + 1) << L;
+            if (b1 > B) b1 = B;
+            double lo = INFINITY, hi = -INFINITY, cnt = 0.0;
+            for (int b = b0; b < b1; b++) {
+                cnt += st->bin_count[b];
+                if (st->bin_count[b] > 0) {
+                    if (bmin[b] < lo) lo = bmin[b];
+                    if (bmax[b] > hi) hi = bmax[b];
+                }
+            }
+            st->blk_count[g] = cnt;
+            st->blk_start[g] = start;
+            start += (size_t) cnt;
+            if (st->has_u && cnt > 0 && L > 0) {
+                st->blk_c[g] = 0.5 * (lo + hi);
+                st->blk_h[g] = 0.5 * (hi - lo);
+            } else {
+                st->blk_c[g] = st->bin_c[b0];
+                st->blk_h[g] = st->bin_h[b0];
+            }
+            size_t len = ((size_t) cnt + 1) * VL;
+            if (len > fen_len) fen_len = len;
+        }
     }
+    st->fen_len = fen_len;
     /* centred, scaled known coordinates */
     for (int k = 0; k < K; k++) {
         const double *z = rel->masked_known + (size_t) k * n;
@@ -200,26 +316,11 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
         if (!(s > 0)) s = 1.0;
         for (size_t j = 0; j < n; j++) st->u[j * K + k] = (z[j] - a) / s;
     }
-    /* records by bin then coordinate: a stable counting pass over the sorted order */
-    for (int k = 0; k < K; k++) {
-        int *out = k == 0 ? st->ord1 : st->ord2;
-        if (sort_order(rel->masked_known + (size_t) k * n, 1, n, tmp) != 0) goto fail;
-        size_t *pos = malloc(((size_t) B + 1) * sizeof(size_t));
-        if (!pos) goto fail;
-        memcpy(pos, st->bin_start, ((size_t) B + 1) * sizeof(size_t));
-        for (size_t q = 0; q < n; q++) out[pos[bin[tmp[q]]]++] = tmp[q];
-        free(pos);
-    }
-    if (K == 2) {
-        const double *z2 = rel->masked_known + n;
-        for (int b = 0; b < B; b++)
-            for (size_t q = st->bin_start[b]; q < st->bin_start[b + 1]; q++) {
-                st->rank2[st->ord2[q]] = (int) (q - st->bin_start[b]) + 1;
-                st->z2s[q] = z2[st->ord2[q]];
-            }
-    }
-    free(bin); bin = NULL;
-    free(tmp); tmp = NULL;
+    /* records by coordinate (grouped by block level by level, ms_run_bins) */
+    for (int k = 0; k < K; k++)
+        if (sort_order(rel->masked_known + (size_t) k * n, 1, n,
+                       k == 0 ? st->gsort1 : st->gsort2) != 0)
+            goto fail;
     free(bmin); bmin = NULL;
     free(bmax); bmax = NULL;
 
@@ -227,6 +328,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->tk = tg->known;
     st->z1raw = rel->masked_known;
     st->mean = malloc((nt + 1) * sizeof(double));
+    st->near = malloc((nt * 6 + 1) * sizeof(int));
     st->side = malloc((nt * (size_t) K * 4 + 1) * sizeof(double));
     st->cabs = malloc((nt + 1) * sizeof(double));
     st->pcoef = malloc((nt * 16 + 1) * sizeof(double));
@@ -238,12 +340,13 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->slot_est = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->slot_rem = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->slot_fp = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
-    st->fen = malloc(((size_t) threads * (st->max_bin + 1) * st->V + 1) * sizeof(double));
+    st->fen = malloc(((size_t) threads * st->fen_len + 1) * sizeof(double));
     st->gcache = malloc(((size_t) threads * nt * (st->ord + 2) + 1) * sizeof(double));
     st->skip = malloc((size_t) threads * nt + 1);
-    if (!st->mean || !st->side || !st->cabs || !st->pcoef || !st->tord1 || !st->tord2 || !st->est ||
-        !st->rem || !st->fp || !st->slot_est || !st->slot_rem || !st->slot_fp || !st->fen ||
-        !st->gcache || !st->skip)
+    st->tl_start = malloc(((size_t) B + 2) * sizeof(int));
+    if (!st->mean || !st->near || !st->side || !st->cabs || !st->pcoef || !st->tord1 ||
+        !st->tord2 || !st->est || !st->rem || !st->fp || !st->slot_est || !st->slot_rem ||
+        !st->slot_fp || !st->fen || !st->gcache || !st->skip || !st->tl_start)
         goto fail;
     if (sort_order(tg->known, 1, nt, st->tord1) != 0) goto fail;
     if (K == 2 && sort_order(tg->known + nt, 1, nt, st->tord2) != 0) goto fail;
@@ -251,6 +354,40 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
         mt_target c;
         mt_setup_target(ix, rel, tg, i, &c);
         st->mean[i] = st->has_u ? c.mean[0] : 0.0;
+        /* the fine bins near the kinks m - Delta, m, m + Delta of the unknown
+         * factor (all of them without an unknown), sorted and merged */
+        int *nr = st->near + i * 6;
+        if (st->has_u) {
+            double Dl = rel->unknown_range[0], kinks[3] = { st->mean[i] - Dl, st->mean[i],
+                                                            st->mean[i] + Dl };
+            int lo[3], hi[3], m = 0, w = 0;
+            for (int q = 0; q < 3; q++) {
+                near_bins(st, kinks[q], lo + m, hi + m);
+                if (lo[m] < hi[m]) m++;
+            }
+            for (int q = 1; q < m; q++) /* insertion sort by lo */
+                for (int r = q; r > 0 && lo[r] < lo[r - 1]; r--) {
+                    int t0 = lo[r], t1 = hi[r];
+                    lo[r] = lo[r - 1];
+                    hi[r] = hi[r - 1];
+                    lo[r - 1] = t0;
+                    hi[r - 1] = t1;
+                }
+            for (int q = 0; q < m; q++) {
+                if (w > 0 && lo[q] <= nr[2 * w - 1]) { /* overlaps the previous */
+                    if (hi[q] > nr[2 * w - 1]) nr[2 * w - 1] = hi[q];
+                    continue;
+                }
+                nr[2 * w] = lo[q];
+                nr[2 * w + 1] = hi[q];
+                w++;
+            }
+            for (; w < 3; w++) nr[2 * w] = nr[2 * w + 1] = B;
+        } else {
+            nr[0] = 0;
+            nr[1] = B;
+            nr[2] = nr[3] = nr[4] = nr[5] = B;
+        }
         for (int k = 0; k < K; k++) {
             double *sd4 = st->side + (i * K + k) * 4;
             const double *srt = ix->sorted + (size_t) k * n;
@@ -278,29 +415,123 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
             }
         st->cabs[i] = total;
     }
+    /* the most blocks one target's sum adds: near bins around three kinks,
+     * at most two blocks per level in each of four gaps */
+    double per_kink = st->has_u ? ceil(2.0 * MS_NEAR_SD * st->sd / width) + 2.0 : 1.0;
+    double terms = 3.0 * per_kink + 8.0 * st->levels;
+    st->max_terms = terms < st->NB ? (int) terms : st->NB;
     return st;
 
 fail:
-    free(bin); free(tmp); free(bmin); free(bmax);
+    free(bmin); free(bmax);
     ms_free(st);
     return NULL;
 }
 
-/* The Taylor coefficients G_0..G_D of g about bin b for target i, the weight
- * that multiplies the bin's sum of p^A in the error bound (remainder and
- * rounding of g and of its derivatives), and a bound of |g| over the bin.
- * Returns 0 when g is exactly 0 on the whole bin. */
-static int bin_coefficients(const ms_state *st, int b, size_t i, double *G, double *remw,
-                            double *sup)
+/* Build the record orders and the target lists of level L. */
+static int build_level(ms_state *st, int L)
 {
-    int D = st->ord - 1;
+    size_t n = st->n, nt = st->nt;
+    int K = st->K, nk = st->lev_off[L + 1] - st->lev_off[L], off = st->lev_off[L];
+    size_t *pos = malloc(((size_t) nk + 1) * sizeof(size_t));
+    int *blk = malloc(((size_t) st->max_terms + 16) * sizeof(int));
+    unsigned char *o = malloc((size_t) st->max_terms + 16);
+    if (!pos || !blk || !o) {
+        free(pos); free(blk); free(o);
+        return -1;
+    }
+    /* records by block, then by coordinate */
+    for (int k = 0; k < K; k++) {
+        const int *srt = k == 0 ? st->gsort1 : st->gsort2;
+        int *out = k == 0 ? st->ord1 : st->ord2;
+        for (int b = 0; b < nk; b++) pos[b] = st->blk_start[off + b];
+        for (size_t q = 0; q < n; q++) {
+            int j = srt[q];
+            out[pos[st->fbin[j] >> L]++] = j;
+        }
+    }
+    if (K == 2) {
+        const double *z2 = st->z1raw + n;
+        for (int b = 0; b < nk; b++) {
+            size_t s0 = st->blk_start[off + b], s1 = s0 + (size_t) st->blk_count[off + b];
+            for (size_t q = s0; q < s1; q++) {
+                st->rank2[st->ord2[q]] = (int) (q - s0) + 1;
+                st->z2s[q] = z2[st->ord2[q]];
+            }
+        }
+    }
+    /* targets by block, in the order of t_1 (resp. t_2) */
+    int *cnt = st->tl_start;
+    memset(cnt, 0, ((size_t) nk + 1) * sizeof(int));
+    size_t total = 0;
+    for (size_t i = 0; i < nt; i++) {
+        int m = target_blocks(st, i, L, blk, o);
+        for (int q = 0; q < m; q++) cnt[blk[q] + 1]++;
+        total += (size_t) m;
+    }
+    for (int b = 0; b < nk; b++) cnt[b + 1] += cnt[b];
+    if (total > st->tl_cap) {
+        free(st->tl1); free(st->tl2); free(st->to1); free(st->to2);
+        st->tl1 = malloc((total + 1) * sizeof(int));
+        st->tl2 = malloc((total + 1) * sizeof(int));
+        st->to1 = malloc(total + 1);
+        st->to2 = malloc(total + 1);
+        st->tl_cap = total;
+        if (!st->tl1 || !st->tl2 || !st->to1 || !st->to2) {
+            st->tl_cap = 0;
+            free(pos); free(blk); free(o);
+            return -1;
+        }
+    }
+    for (int pass = 0; pass < (K == 2 ? 2 : 1); pass++) {
+        const int *tord = pass == 0 ? st->tord1 : st->tord2;
+        int *tl = pass == 0 ? st->tl1 : st->tl2;
+        unsigned char *to = pass == 0 ? st->to1 : st->to2;
+        for (int b = 0; b < nk; b++) pos[b] = (size_t) cnt[b];
+        for (size_t r = 0; r < nt; r++) {
+            size_t i = (size_t) tord[r];
+            int m = target_blocks(st, i, L, blk, o);
+            for (int q = 0; q < m; q++) {
+                size_t at = pos[blk[q]]++;
+                tl[at] = (int) i;
+                to[at] = o[q];
+            }
+        }
+    }
+    free(pos); free(blk); free(o);
+    st->cur_level = L;
+    return 0;
+}
+
+/* A bound of |g''(x)| over x in [a, b] (standard units), exact up to
+ * rounding: g'' = [phi(x + d) - 2 phi(x) + phi(x - d)] / d and phi decreases
+ * in |x| (the Cramer bound of mt_derivative_bound is loose at order 0). */
+static double second_derivative_bound(double a, double b, double d)
+{
+    double r[3] = { a + d > 0 ? a + d : (b + d < 0 ? -(b + d) : 0.0),
+                    a > 0 ? a : (b < 0 ? -b : 0.0),
+                    a - d > 0 ? a - d : (b - d < 0 ? -(b - d) : 0.0) };
+    double w[3] = { 1.0, 2.0, 1.0 }, s = 0.0;
+    for (int q = 0; q < 3; q++) s += w[q] * RM_INV_SQRT_2PI * exp(-0.5 * r[q] * r[q]);
+    return s / d * (1.0 + 1e-12);
+}
+
+/* The Taylor coefficients G_0..G_{o-1} of g about block g for target i, the
+ * weight that multiplies the block's sum of p^A in the error bound
+ * (remainder of order o and rounding of g and of its derivatives), and a
+ * bound of |g| over the block. Returns 0 when g is exactly 0 on the whole
+ * block. */
+static int bin_coefficients(const ms_state *st, int blk, size_t i, int o, double *G,
+                            double *remw, double *sup)
+{
+    int D = o - 1;
     if (!st->has_u) {
         G[0] = 1.0;
         *remw = 0.0;
         *sup = 1.0;
         return 1;
     }
-    double sd = st->sd, d = st->d, m = st->mean[i], c = st->bin_c[b], h = st->bin_h[b];
+    double sd = st->sd, d = st->d, m = st->mean[i], c = st->blk_c[blk], h = st->blk_h[blk];
     double xc = (c - m) / sd, xa = (c - h - m) / sd, xb = (c + h - m) / sd;
     double near = xa > 0 ? xa : (xb < 0 ? -xb : 0.0), far = fabs(xa) > fabs(xb) ? fabs(xa) : fabs(xb);
     /* the computed factor is exactly 0 beyond d + RM_FAR (rm_triangle_std) */
@@ -348,22 +579,25 @@ static int bin_coefficients(const ms_state *st, int b, size_t i, double *G, doub
         }
         derr += e * scale / fact;
     }
-    double pad = 1e-9;
-    double bound = mt_derivative_bound(xa - pad * (1 + fabs(xa)), xb + pad * (1 + fabs(xb)), d,
-                                       D + 1);
+    double pad = 1e-9, pa = xa - pad * (1 + fabs(xa)), pb = xb + pad * (1 + fabs(xb));
+    double bound = D + 1 == 2 ? second_derivative_bound(pa, pb, d)
+                              : mt_derivative_bound(pa, pb, d, D + 1);
     double r = bound * scale * ratio / (fact * (D + 1));
     *remw = (r + derr + margin) * (1.0 + 1e-12);
     *sup = sum_abs + *remw;
     return 1;
 }
 
-/* The moment vector of record j: u^S v^d at [S * ord + d]. */
-static void record_moments(const ms_state *st, size_t j, double *vec)
+/* The moment vector of record j in a block of centre c and half-width h:
+ * u^S v^d at [S * ord + d], v = (y - c) / h. */
+static void record_moments(const ms_state *st, size_t j, double c, double h, int ord,
+                           double *vec)
 {
-    int K = st->K, ord = st->ord;
+    int K = st->K;
     double pw[MS_ORDERS];
+    double v = st->has_u && h > 0 ? (st->y[j] - c) / h : 0.0;
     pw[0] = 1.0;
-    for (int k = 1; k < ord; k++) pw[k] = pw[k - 1] * st->v[j];
+    for (int k = 1; k < ord; k++) pw[k] = pw[k - 1] * v;
     const double *u = st->u + j * K;
     for (int S = 0; S < st->subsets; S++) {
         double f = 1.0;
@@ -398,16 +632,16 @@ static void part_coefficients(const ms_state *st, size_t i, double coef[4][4])
     }
 }
 
-/* est += sum_S coef[S] sum_d G_d X[S][d]; rem += remw sum_S coef[S] X[S][0]. */
+/* est += sum_S coef[S] sum_{d < o} G_d X[S][d]; rem += remw sum_S coef[S]
+ * X[S][0] (X of stride ord per subset). */
 static void add_part(const ms_state *st, const double *coef, const double *G, double remw,
-                     const double *X, double *est, double *rem)
+                     const double *X, int ord, int o, double *est, double *rem)
 {
-    int ord = st->ord;
     double e = 0.0, r = 0.0;
     for (int S = 0; S < st->subsets; S++) {
         const double *x = X + S * ord;
         double inner = 0.0;
-        for (int k = 0; k < ord; k++) inner += G[k] * x[k];
+        for (int k = 0; k < o; k++) inner += G[k] * x[k];
         e += coef[S] * inner;
         r += coef[S] * x[0];
     }
@@ -422,30 +656,35 @@ typedef struct {
 static double run_bin(void *ctx, size_t row, int thread)
 {
     ms_state *st = ((bin_job *) ctx)->st;
-    int b = (int) row, slot = b - st->group_from, K = st->K, V = st->V, ord = st->ord;
-    size_t nt = st->nt, nb = st->bin_start[b + 1] - st->bin_start[b], base = st->bin_start[b];
+    int g = (int) row, slot = g - st->group_from, K = st->K, L = st->cur_level;
+    int k_loc = g - st->lev_off[L], ord = st->ord, lord = L == 0 ? st->ord : st->ord_far;
+    int V = st->subsets * lord;
+    size_t nt = st->nt, nb = (size_t) st->blk_count[g], base = st->blk_start[g];
     double *oest = st->slot_est + (size_t) slot * nt, *orem = st->slot_rem + (size_t) slot * nt,
            *ofp = st->slot_fp + (size_t) slot * nt;
     double *gc = st->gcache + (size_t) thread * nt * (ord + 2);
     unsigned char *skip = st->skip + (size_t) thread * nt;
-    double *fen = st->fen + (size_t) thread * (st->max_bin + 1) * V;
-    double count = st->bin_count[b];
-    memset(oest, 0, nt * sizeof(double));
-    memset(orem, 0, nt * sizeof(double));
-    memset(ofp, 0, nt * sizeof(double));
-    if (nb == 0) return 1.0;
+    double *fen = st->fen + (size_t) thread * st->fen_len;
+    double count = st->blk_count[g], bc = st->blk_c[g], bh = st->blk_h[g];
+    int t0 = st->tl_start[k_loc], t1n = st->tl_start[k_loc + 1];
+    for (int pos = t0; pos < t1n; pos++) {
+        size_t i = (size_t) st->tl1[pos];
+        oest[i] = orem[i] = ofp[i] = 0.0;
+    }
+    if (nb == 0 || t0 == t1n) return 1.0;
     /* rounding of the sums: each moment passes through at most
      * 2 log2(nb) + 2 additions in the tree or the running sums, the inner
-     * products add V terms, the four parts and the B bins are added: gamma
-     * of that many operations, doubled for the rounding of |u|, |v| <= 1
-     * and of the coefficients */
-    double ops = 2.0 * ceil(log2((double) nb + 2.0)) + 2.0 + V + 8.0 + st->B;
+     * products add V terms, the four parts and the blocks of the target are
+     * added: gamma of that many operations, doubled for the rounding of
+     * |u|, |v| <= 1 and of the coefficients */
+    double ops = 2.0 * ceil(log2((double) nb + 2.0)) + 2.0 + V + 8.0 + st->max_terms;
     double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS);
-    for (size_t i = 0; i < nt; i++) {
+    for (int pos = t0; pos < t1n; pos++) {
+        size_t i = (size_t) st->tl1[pos];
         double *G = gc + i * (ord + 2);
-        skip[i] = !bin_coefficients(st, b, i, G, G + ord, G + ord + 1);
+        skip[i] = !bin_coefficients(st, g, i, st->to1[pos], G, G + ord, G + ord + 1);
         if (skip[i]) {
-            /* g < 1e-300 on the bin */
+            /* g < 1e-300 on the block */
             ofp[i] = count * 1e-300;
             continue;
         }
@@ -456,7 +695,7 @@ static double run_bin(void *ctx, size_t row, int thread)
     double T[MS_VEC_MAX], run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
     memset(T, 0, sizeof(T));
     for (size_t p = 0; p < nb; p++) {
-        record_moments(st, (size_t) st->ord1[base + p], vec);
+        record_moments(st, (size_t) st->ord1[base + p], bc, bh, lord, vec);
         for (int k = 0; k < V; k++) T[k] += vec[k];
     }
     /* B: records with z_2 <= t_2, in the order of z_2 */
@@ -464,16 +703,17 @@ static double run_bin(void *ctx, size_t row, int thread)
         memset(run, 0, sizeof(run));
         const double *t2 = st->tk + nt;
         size_t p = 0;
-        for (size_t r = 0; r < nt; r++) {
-            size_t i = (size_t) st->tord2[r];
+        for (int r = t0; r < t1n; r++) {
+            size_t i = (size_t) st->tl2[r];
             while (p < nb && st->z2s[base + p] <= t2[i]) {
-                record_moments(st, (size_t) st->ord2[base + p], vec);
+                record_moments(st, (size_t) st->ord2[base + p], bc, bh, lord, vec);
                 for (int k = 0; k < V; k++) run[k] += vec[k];
                 p++;
             }
             if (skip[i]) continue;
             const double *G = gc + i * (ord + 2);
-            add_part(st, st->pcoef + i * 16 + 4, G, G[ord], run, oest + i, orem + i);
+            add_part(st, st->pcoef + i * 16 + 4, G, G[ord], run, lord, st->to2[r], oest + i,
+                     orem + i);
         }
     }
     /* A and C: records with z_1 <= t_1 in the order of z_1, a Fenwick tree
@@ -482,13 +722,14 @@ static double run_bin(void *ctx, size_t row, int thread)
     if (K == 2) memset(fen, 0, (nb + 1) * (size_t) V * sizeof(double));
     const double *t1 = st->tk;
     size_t p = 0;
-    for (size_t r = 0; r < nt; r++) {
-        size_t i = (size_t) st->tord1[r];
+    for (int r = t0; r < t1n; r++) {
+        size_t i = (size_t) st->tl1[r];
+        int o = st->to1[r];
         while (p < nb) {
             int j = st->ord1[base + p];
             /* z_1 of record j: u is a rescaling; compare the raw values */
             if (!(st->z1raw[j] <= t1[i])) break;
-            record_moments(st, (size_t) j, vec);
+            record_moments(st, (size_t) j, bc, bh, lord, vec);
             for (int k = 0; k < V; k++) run[k] += vec[k];
             if (K == 2)
                 for (size_t f = (size_t) st->rank2[j]; f <= nb; f += f & (~f + 1)) {
@@ -500,9 +741,9 @@ static double run_bin(void *ctx, size_t row, int thread)
         if (skip[i]) continue;
         const double *G = gc + i * (ord + 2);
         const double *coef = st->pcoef + i * 16;
-        add_part(st, coef, G, G[ord], run, oest + i, orem + i);
+        add_part(st, coef, G, G[ord], run, lord, o, oest + i, orem + i);
         if (K == 2) {
-            /* records of the bin with z_2 <= t_2: ranks 1..upper */
+            /* records of the block with z_2 <= t_2: ranks 1..upper */
             double t2 = st->tk[nt + i];
             size_t lo = 0, hi = nb;
             while (lo < hi) {
@@ -510,35 +751,48 @@ static double run_bin(void *ctx, size_t row, int thread)
                 if (st->z2s[base + mid] <= t2) lo = mid + 1;
                 else hi = mid;
             }
+            /* only the orders this target uses here */
             memset(q, 0, (size_t) V * sizeof(double));
             for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
                 const double *node = fen + f * V;
-                for (int k = 0; k < V; k++) q[k] += node[k];
+                if (o == lord)
+                    for (int k = 0; k < V; k++) q[k] += node[k];
+                else
+                    for (int S = 0; S < st->subsets; S++)
+                        for (int k = 0; k < o; k++) q[S * lord + k] += node[S * lord + k];
             }
-            add_part(st, coef + 8, G, G[ord], q, oest + i, orem + i);
+            add_part(st, coef + 8, G, G[ord], q, lord, o, oest + i, orem + i);
         }
-        add_part(st, coef + 12, G, G[ord], T, oest + i, orem + i);
+        add_part(st, coef + 12, G, G[ord], T, lord, o, oest + i, orem + i);
     }
-    return (double) nt * (K == 2 ? 4.0 : 1.0) * V;
+    return (double) (t1n - t0) * (K == 2 ? 4.0 : 1.0) * V + (double) nb * V;
 }
 
-void ms_run_bins(ms_state *st, int from, int to, int threads)
+int ms_run_bins(ms_state *st, int from, int to, int threads)
 {
     if (to - from > st->slots) to = from + st->slots;
+    int L = 0;
+    while (from >= st->lev_off[L + 1]) L++;
+    if (to > st->lev_off[L + 1]) to = st->lev_off[L + 1];
+    if (L != st->cur_level && build_level(st, L) != 0) return -1;
     st->group_from = from;
     bin_job job = { st };
     rm_init();
     for (size_t next = (size_t) from; next < (size_t) to;)
         next = par_rows(next, (size_t) to, 1, INFINITY, threads, run_bin, &job);
-    /* add the bins in their order: the same sums for any number of threads */
-    for (int b = from; b < to; b++) {
-        size_t off = (size_t) (b - from) * st->nt;
-        for (size_t i = 0; i < st->nt; i++) {
+    /* add the blocks in their order, each to its own targets: the same sums
+     * for any number of threads */
+    for (int g = from; g < to; g++) {
+        size_t off = (size_t) (g - from) * st->nt;
+        int k = g - st->lev_off[L];
+        for (int pos = st->tl_start[k]; pos < st->tl_start[k + 1]; pos++) {
+            size_t i = (size_t) st->tl1[pos];
             st->est[i] += st->slot_est[off + i];
             st->rem[i] += st->slot_rem[off + i];
             st->fp[i] += st->slot_fp[off + i];
         }
     }
+    return to;
 }
 
 void ms_error(const ms_state *st, double *err)

@@ -16,12 +16,20 @@
  * a record on the boundary may be counted on either side.
  *
  * Unknown factor g((y - m(t)) / sigma). The released y are cut into B
- * target-independent bins of half-width about MS_HALF_SD sigma; in bin b
- * with centre c_b and half-width h_b, g is expanded to degree MS_DEGREE
- * about c_b: g = sum_d G_d(t, b) v^d + r, v = (y - c_b) / h_b in [-1, 1],
- * G_d = g^(d)(x_b) / d! (h_b / sigma)^d, x_b = (c_b - m(t)) / sigma, and
- * |r| <= max |g^(D+1)| (h_b / sigma)^(D+1) / (D+1)! (Cramer's bound of the
- * Hermite functions, match_sum.c).
+ * target-independent fine bins of half-width about MS_HALF_SD sigma, and
+ * these into dyadic blocks (level L: fine bins [k 2^L, (k + 1) 2^L)). In a
+ * block b with centre c_b and half-width h_b (from its records), g is
+ * expanded to degree D about c_b: g = sum_d G_d(t, b) v^d + r,
+ * v = (y - c_b) / h_b in [-1, 1], G_d = g^(d)(x_b) / d! (h_b / sigma)^d,
+ * x_b = (c_b - m(t)) / sigma, and |r| <= max |g^(D+1)| (h_b / sigma)^(D+1) /
+ * (D+1)! (Cramer's bound of the Hermite functions, match_sum.c; for D = 1
+ * the exact bound of g'' from phi). g has three smoothed kinks, at m and
+ * m +- Delta; more than MS_NEAR_SD SDs from all of them its derivatives of
+ * order >= 2 are below phi(MS_NEAR_SD), so a target uses the fine bins
+ * within MS_NEAR_SD SDs of a kink at degree MS_DEGREE, and covers the rest
+ * of the range by maximal dyadic blocks at degree 1 (MS_ORDERS_FAR): about
+ * 3 (2 MS_NEAR_SD / 2 + 1) + 8 log2(B) blocks per target whatever B, each
+ * certified by the remainder of the order it uses.
  *
  * So S(t) = sum_b sum_{orthant, S, d} G_d coef_S M_{b, orthant, S, d}(t) with
  * the dominance moments M = sum over records of bin b in the orthant of t of
@@ -33,7 +41,8 @@
  * and T - A - B + C. Every such sum for a target is that of a fixed set of
  * records in a fixed order, whatever the other targets: the result of a
  * target does not depend on how targets are chunked, nor on the threads
- * (bins run in parallel into their own buffers, added in bin order).
+ * (blocks run in parallel into their own buffers, added in block order;
+ * the blocks of a target depend on the target alone).
  *
  * Certification, per target: the Taylor remainders times the bin's sum of
  * p^A; the rounding of the closed-form g (as the search's margins) and of
@@ -46,7 +55,11 @@
 #define MS_DEGREE 12
 #define MS_ORDERS (MS_DEGREE + 1)
 #define MS_HALF_SD 1.0
-#define MS_MAX_BINS 128
+/* degree 1 on blocks farther than MS_NEAR_SD SDs from every kink */
+#define MS_ORDERS_FAR 2
+#define MS_NEAR_SD 8.0
+/* fine bins at most (range / sigma up to 2^21); beyond, the walk */
+#define MS_MAX_BINS 1048576
 /* From this prob_tol on, the per-target walk converges within a few dozen
  * nodes (match_sum.c) and is cheaper than the sweep. */
 #define MS_TOL_MAX 0.05
@@ -54,18 +67,21 @@
 typedef struct ms_state ms_state;
 
 /* Does the sweep apply to this release (at most MS_MAX_KNOWN known, at most
- * one unknown, which has a positive SD and at most MS_MAX_BINS bins, or no
- * spread)? */
+ * one unknown, which has a positive SD and at most MS_MAX_BINS fine bins,
+ * or no spread)? */
 int ms_applies(const rm_released *rel);
 
 /* Prepare the sweep of the targets (NULL when memory is short). `threads`
  * bins run at a time. */
 ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
                      int threads);
+/* The fine bins, and the blocks (all levels) to run. */
 int ms_bins(const ms_state *st);
-/* Bins [from, to) (to - from <= threads), added to the targets' sums in bin
- * order. */
-void ms_run_bins(ms_state *st, int from, int to, int threads);
+int ms_blocks(const ms_state *st);
+/* Blocks [from, to) (at most `threads`, within one level: the run stops at
+ * the level's end), added to the targets' sums in block order. Returns the
+ * next block to run, or -1 when memory is short. */
+int ms_run_bins(ms_state *st, int from, int to, int threads);
 /* The certified estimate of S and its error bound per target. */
 const double *ms_estimate(const ms_state *st);
 void ms_error(const ms_state *st, double *err);

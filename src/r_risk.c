@@ -98,9 +98,10 @@ static ms_state *run_sweep(const mt_index *ix, const rm_released *rel, const rm_
     if (!st) r_nomem_error("sum over", rel->n);
     *holder = PROTECT(R_MakeExternalPtr(st, R_NilValue, R_NilValue));
     R_RegisterCFinalizerEx(*holder, sweep_finalizer, TRUE);
-    int B = ms_bins(st);
-    for (int b = 0; b < B; b += threads) {
-        ms_run_bins(st, b, b + threads < B ? b + threads : B, threads);
+    int B = ms_blocks(st);
+    for (int b = 0; b < B;) {
+        b = ms_run_bins(st, b, b + threads < B ? b + threads : B, threads);
+        if (b < 0) r_nomem_error("sum over", rel->n);
         R_CheckUserInterrupt();
     }
     return st;

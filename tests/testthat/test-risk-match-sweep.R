@@ -131,11 +131,42 @@ test_that("a small residual SD gives many bins and stays certified; a tiny one i
   expect_identical(sw$bins, 100L)
   exact <- sweep_ref_S(spec)
   expect_true(all(abs(sw$estimate - exact) <= sw$error))
-  # beyond 128 bins (or sigma = 0) the sweep does not apply
-  spec$unknown_sd <- spec$unknown_range / 300
+  # beyond 2^20 bins (or sigma = 0) the sweep does not apply
+  spec$unknown_sd <- spec$unknown_range / (2 * 2^20 + 1)
   expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
   spec$unknown_sd <- 0
   expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+})
+
+test_that("small residual SDs (300 to 3000 bins): low order far from the kinks, still certified", {
+  seed <- 300
+  for (bins in c(300, 1000, 3000)) for (kind in c("plain", "ties", "duplicates")) for (k in 1:2) {
+    seed <- seed + 1
+    n <- 900
+    dat <- sweep_data(n, k, 1, kind, seed)
+    rows <- sort(sample(n, 50))
+    tk <- dat$Z[rows, , drop = FALSE]
+    tk[1, ] <- dat$mk[rows[1], ]
+    tk[2, ] <- apply(dat$mk, 2, max) + 0.5
+    spec <- sweep_spec(dat$mk, dat$my, tk, rows)
+    # the residual SD that gives `bins` fine bins of two SDs
+    spec$unknown_sd <- spec$unknown_range / (2 * bins - 1)
+    rng <- range(spec$masked_unknown)
+    width <- diff(rng) / bins
+    # means on bin edges, on records, outside the data (near and far)
+    spec$pred_mean[3:8, 1] <- rng[1] + c(0, 1, 17, bins %/% 2, bins - 1, bins) * width
+    spec$pred_mean[9, 1] <- spec$masked_unknown[rows[9], 1]
+    spec$pred_mean[10, 1] <- rng[2] + 3 * spec$unknown_sd
+    spec$pred_mean[11, 1] <- rng[1] - 0.3 * diff(rng)
+    # records exactly on an inner edge
+    spec$masked_unknown[1:20, 1] <- rng[1] + 5 * width
+    sw <- .Call(epimask:::C_risk_match_sweep, spec)
+    info <- sprintf("%d bins, %s, k = %d", bins, kind, k)
+    expect_identical(sw$bins, as.integer(bins), info = info)
+    exact <- sweep_ref_S(spec)
+    expect_true(all(abs(sw$estimate - exact) <= sw$error), info = info)
+    expect_true(all(sw$error <= 1e-6 * (sw$estimate - sw$error)), info = info)
+  }
 })
 
 # risk_match()'s prob_true and prob_max from the R loop's scores.
