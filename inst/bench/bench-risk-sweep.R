@@ -29,7 +29,10 @@
 # EPIMASK_BENCH_SWEEP_N (default "2e4,1e6") sets the sizes,
 # EPIMASK_BENCH_SWEEP_MASKS (default "ring,noise") the masks,
 # EPIMASK_BENCH_SWEEP_MAIN (default "true") runs the main table,
-# EPIMASK_BENCH_SWEEP_WORST (default "true") the worst inputs.
+# EPIMASK_BENCH_SWEEP_WORST (default "true") the worst inputs,
+# EPIMASK_BENCH_SWEEP_BINS (default "true") the cost against the number of
+# fine bins (range / (2 residual SDs): 64 to 4096 at 2e5 against the walk,
+# 4096 and 65536 at 1e6, the default call; the sweep's far blocks at degree 1).
 library(epimask)
 
 threads <- as.integer(Sys.getenv("EPIMASK_BENCH_THREADS", "2"))
@@ -174,7 +177,7 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_WORST", "true")) == "true") {
     cat(sprintf("%-12s %5g residual SD %.3g, range %.3g: %d bins; sweep applies: %s%s\n", nm, n,
                 after$res$sigma, diff(range(d$masked$y)),
                 as.integer(ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma))),
-                ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma)) <= 128,
+                ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma)) <= 2^20,
                 if (is.na(after$res$prob_tol)) " (default call: probabilities not computed)" else ""))
     rm(d, loop, walk, after)
     invisible(gc())
@@ -187,5 +190,47 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_WORST", "true")) == "true") {
   cat(sprintf("%-12s %5g default call, 3 known: %.2f s CPU, probabilities %s\n", "three_known",
               2e5, three$cpu, if (is.na(three$res$prob_tol)) "not computed (message)" else
                 "computed"))
+}
+if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_BINS", "true")) == "true") {
+  cat("\n## small residual SDs: cost against the number of fine bins\n")
+  # the unknown a linear function of the knowns plus noise, the residual SD
+  # chosen to give about `bins` fine bins of two SDs over the range
+  bins_data <- function(n, bins, seed = 3) {
+    set.seed(seed)
+    s <- 15 / (2 * bins)
+    o <- data.frame(x = runif(n), s1 = runif(n))
+    o$y <- 10 * o$x + 5 * o$s1 + rnorm(n, sd = 0.8 * s)
+    m <- o
+    m$x <- m$x + rnorm(n, sd = s / 40)
+    m$s1 <- m$s1 + rnorm(n, sd = s / 40)
+    m$y <- m$y + rnorm(n, sd = s / 2)
+    list(original = o, masked = m)
+  }
+  header()
+  for (cfg in list(c(2e5, 64), c(2e5, 256), c(2e5, 1024), c(2e5, 4096), c(1e6, 4096),
+                   c(1e6, 65536))) {
+    n <- cfg[[1]]
+    d <- bins_data(n, cfg[[2]])
+    nm <- sprintf("bins_%g", cfg[[2]])
+    tg_loop <- round(seq(1, n, length.out = 40))
+    loop <- timed(risk_match(d$original, d$masked, k, "y", targets = tg_loop,
+                             method = "exhaustive", threads = threads, progress = FALSE))
+    show(nm, n, "loop", loop, tg_loop, loop, tg_loop)
+    if (n <= 2e5) {
+      tg_walk <- sort(unique(c(tg_loop, round(seq(1, n, length.out = 200)))))
+      walk <- timed(without_sweep(risk_match(d$original, d$masked, k, "y", targets = tg_walk,
+                                             prob_tol = 1e-6, threads = threads,
+                                             progress = FALSE)))
+      show(nm, n, "before_1e-6", walk, tg_walk, loop, tg_loop)
+    }
+    after <- timed(risk_match(d$original, d$masked, k, "y", threads = threads,
+                              progress = FALSE))
+    show(nm, n, "after", after, seq_len(n), loop, tg_loop)
+    cat(sprintf("%-12s %5g residual SD %.3g, range %.3g: %d fine bins\n", nm, n,
+                after$res$sigma, diff(range(d$masked$y)),
+                as.integer(ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma)))))
+    rm(d, loop, after)
+    invisible(gc())
+  }
 }
 cat(sprintf("\nLoad at end (1, 5, 15 min): %s\n", load_now()))

@@ -276,3 +276,83 @@ test_that("the sweep gives the same object for any threads and any chunking of t
   expect_error(risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = 1:3),
                "epimask.match_sweep", class = "epimask_error_value")
 })
+
+# A release whose unknown is nearly a linear function of the knowns: the
+# intruder's residual SD gives about `bins` fine bins of two SDs.
+sweep_small_sd <- function(n, k, bins, seed, ties = FALSE) {
+  set.seed(seed)
+  s <- 15 / (2 * bins)
+  Z <- matrix(runif(n * k), n, k)
+  y <- drop(Z %*% c(10, 5)[seq_len(k)]) + rnorm(n, sd = 0.8 * s)
+  mk <- Z + matrix(rnorm(n * k, sd = s / 40), n, k)
+  my <- y + rnorm(n, sd = s / 2)
+  if (ties) {
+    mk <- round(mk, 3)
+    my <- round(my, 2)
+  }
+  original <- as.data.frame(cbind(Z, y))
+  names(original) <- c(paste0("k", seq_len(k)), "y")
+  masked <- as.data.frame(cbind(mk, my))
+  names(masked) <- names(original)
+  list(original = original, masked = masked, Z = Z, mk = mk, my = my)
+}
+
+test_that("risk_match() with a small residual SD: the sweep within prob_tol of the R loop and the C loop", {
+  seed <- 500
+  for (bins in c(300, 3000)) for (k in 1:2) for (ties in c(FALSE, TRUE)) {
+    seed <- seed + 1
+    n <- 2000
+    d <- sweep_small_sd(n, k, bins, seed, ties)
+    known <- paste0("k", seq_len(k))
+    rows <- seq(2, n, by = 37)
+    info <- sprintf("%d bins, k = %d, ties %s", bins, k, ties)
+    tr <- risk_match(d$original, d$masked, known, "y", targets = rows, threads = 2)
+    # the default call computed the probabilities (the sweep applies)
+    expect_false(anyNA(tr$per_target$prob_true), info = info)
+    expect_gt(ceiling(diff(range(d$my)) / (2 * tr$sigma)), 128)
+    ex <- risk_match(d$original, d$masked, known, "y", targets = rows,
+                     method = "exhaustive", threads = 1)
+    expect_identical(tr$per_target$c, ex$per_target$c, info = info)
+    expect_identical(tr$per_target$I, ex$per_target$I, info = info)
+    ref <- sweep_ref_probs(sweep_spec(d$mk, d$my, d$Z[rows, , drop = FALSE], rows))
+    expect_true(all(abs(tr$per_target$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
+    expect_true(all(abs(tr$per_target$prob_max / ref[, 2] - 1) <= 1e-6), info = info)
+    expect_true(all(abs(tr$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
+                info = info)
+  }
+})
+
+test_that("a small residual SD: every target certified by the sweep; below its bounds, the walk", {
+  d <- sweep_small_sd(3000, 2, 2000, 77)
+  rows <- seq(1, 3000, by = 50)
+  spec <- sweep_spec(d$mk, d$my, d$Z[rows, ], rows, threads = 2L)
+  spec$method <- 1L
+  spec["index"] <- list(NULL)
+  spec$sweep <- 1L
+  spec$prob_tol <- 1e-6
+  ref <- sweep_ref_probs(spec)
+  swept <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(swept$walked, 0)
+  expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6))
+  spec$prob_tol <- 1e-13
+  fine <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(fine$walked, as.double(length(rows)))
+  expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= 1e-13 + 1e-13))
+})
+
+test_that("a small residual SD: the same object for any threads and chunking", {
+  d <- sweep_small_sd(4000, 2, 1500, 9)
+  tg <- seq(2, 4000, by = 3)
+  one <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg, threads = 1)
+  two <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg, threads = 2)
+  expect_identical(one, two)
+  old <- options(progressr.enable = FALSE)
+  on.exit(options(old), add = TRUE)
+  chunked <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg, threads = 2,
+                        progress = TRUE)
+  expect_identical(chunked, one)
+  a <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg[1:100], threads = 1)
+  b <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg[-(1:100)], threads = 2)
+  expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
+  expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
+})
