@@ -379,12 +379,23 @@ match_prob_pairs <- function() {
 # (or that carries no information: no spread). Elsewhere the per-target
 # walk, which is quadratic. Must agree with ms_applies() in C.
 match_sweep_max_known <- 2L
+match_sweep_max_unknown <- 2L
 match_sweep_max_bins <- 1048576
 match_sweep_applies <- function(n_known, sigma, range) {
-  if (!match_sweep_enabled() || n_known > match_sweep_max_known || length(sigma) > 1L)
+  if (!match_sweep_enabled() || n_known > match_sweep_max_known ||
+      length(sigma) > match_sweep_max_unknown)
     return(FALSE)
-  if (length(sigma) == 0L || !(range > 0)) return(TRUE)
-  sigma > 0 && ceiling(range / (2 * sigma)) <= match_sweep_max_bins
+  active <- range > 0
+  if (!all(sigma[active] > 0)) return(FALSE)
+  match_sweep_bins(sigma, range) <= match_sweep_max_bins
+}
+# The sweep's fine bins: the product over the unknowns (with spread) of their
+# range over two residual SDs.
+match_sweep_bins <- function(sigma, range) {
+  active <- range > 0
+  bins <- pmax(1, ceiling(range[active] / (2 * sigma[active])))
+  if (!all(is.finite(bins))) return(Inf)
+  prod(bins)
 }
 
 # options(epimask.match_sweep = FALSE) computes the normaliser by the
@@ -403,13 +414,16 @@ inform_probs_skipped <- function(n, n_targets, n_known, n_unknown, sigma, range)
     "options(epimask.match_sweep = FALSE) is set"
   } else if (n_known > match_sweep_max_known) {
     sprintf("%d known variables (at most %d)", n_known, match_sweep_max_known)
-  } else if (n_unknown > 1L) {
-    sprintf("%d unknown variables (at most 1)", n_unknown)
-  } else if (!(sigma > 0)) {
+  } else if (n_unknown > match_sweep_max_unknown) {
+    sprintf("%d unknown variables (at most %d)", n_unknown, match_sweep_max_unknown)
+  } else if (!all(sigma[range > 0] > 0)) {
     "the residual SD of the intruder's regression is 0"
-  } else {
+  } else if (n_unknown == 1L) {
     sprintf("the residual SD %s is below 1/%d of the unknown's range %s",
             format(signif(sigma, 3)), 2 * match_sweep_max_bins, format(signif(range, 3)))
+  } else {
+    sprintf("the unknowns' ranges over 2 residual SDs multiply to %s bins (at most %d)",
+            format(signif(match_sweep_bins(sigma, range), 3)), match_sweep_max_bins)
   }
   msg <- sprintf(paste0(
     "prob_true and prob_max were not computed (NA): the fast certified sum for all targets ",

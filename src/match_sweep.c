@@ -9,67 +9,89 @@
 #include "match_sweep.h"
 #include "par_rows.h"
 
-#define MS_VEC_MAX (4 * MS_ORDERS)
+#define MS_VEC_MAX (4 * MS_ORDERS * MS_ORDERS)
 #define MS_EPS DBL_EPSILON
+/* the order of an expansion is lowered while its certified remainder stays
+ * below this (absolute, |g| <= 1) or below the full order's */
+#define MS_REM_TARGET 1e-13
+
+/* One unknown variable's bins and blocks (a dimension without an active
+ * unknown has one bin, one level, order 1: the factor 1). */
+typedef struct {
+    int has;                    /* an active unknown (range > 0) */
+    double sd, d, shrink, range;
+    const double *y;            /* the records' values (the caller's) */
+    double ylo, width;          /* the fine grid */
+    int B, levels, ord, ord_far, max_terms;
+    int *lev_off;               /* levels + 1: 1-d blocks numbered level by level */
+    double *blk_c, *blk_h;      /* per 1-d block: centre and half-width of its records */
+    int *fbin;                  /* per record: its fine bin */
+    int *near;                  /* per target: 3 intervals [lo, hi) of fine bins near a kink */
+    double *mean;               /* per target: the predicted mean */
+} ms_unknown;
 
 struct ms_state {
     size_t n, nt;
     int K, ord, subsets, V;     /* known variables, Taylor orders, 2^K, vector length */
-    int has_u;                  /* an active unknown */
-    double sd, d, shrink;
+    ms_unknown un[2];
     /* records */
     double *u;                  /* n x K, record-major: centred, scaled known coordinates */
-    int B;                      /* fine bins */
-    double *bin_c, *bin_h, *bin_count;
-    size_t *bin_start;          /* B + 1 */
-    size_t max_bin;
-    /* blocks: the fine bins (level 0) and their dyadic unions (level L:
-     * fine bins [k 2^L, min((k + 1) 2^L, B))), numbered level by level */
-    const double *y;            /* the records' unknown (the caller's) */
-    double ylo, width;          /* the fine grid */
-    int levels, NB, ord_far, max_terms;
-    int *lev_off;               /* levels + 1 */
-    double *blk_c, *blk_h, *blk_count;
-    size_t *blk_start;          /* within its level's record order */
-    int *fbin;                  /* per record: its fine bin */
+    /* blocks: products of 1-d blocks, by pair of levels (L0, L1), numbered
+     * pair by pair; within a pair, block k0 * nk1 + k1 */
+    int pairs, NB, max_terms;
+    int *pair_off;              /* pairs + 1 */
     int *gsort1, *gsort2;       /* records by z_1 (resp. z_2), then index */
-    int *near;                  /* per target: 3 intervals [lo, hi) of fine bins near a kink */
-    int cur_level;              /* the level whose orders and lists are built */
-    int *ord1, *ord2;           /* records by block of the level, then by z_1 (resp. z_2) */
+    int cur_pair;               /* the pair whose orders and lists are built */
+    double *blk_count;          /* per block of the pair */
+    size_t *blk_start;          /* per block of the pair: within the pair's record order */
+    int *ord1, *ord2;           /* records by block of the pair, then by z_1 (resp. z_2) */
     int *rank2;                 /* per record: 1-based rank of z_2 within its block */
     double *z2s;                /* z_2 in the order ord2 */
-    int *tl_start;              /* per block of the level: its targets [tl_start[k], tl_start[k + 1]) */
+    int *tl_start;              /* per block of the pair: its targets [tl_start[k], tl_start[k + 1]) */
     int *tl1, *tl2;             /* the targets of each block by t_1 (resp. t_2) */
-    unsigned char *to1, *to2;   /* the Taylor orders they use there */
+    unsigned char *to1, *to2;   /* the largest Taylor orders they use there: 16 o0 + o1 */
     size_t tl_cap;
     /* targets */
     const double *z1raw;        /* z_1 of every record (the caller's) */
     const double *tk;           /* n_targets x K (column-major, as tg->known) */
-    double *mean;               /* predicted mean per target */
     double *side;               /* nt x K x 4: alpha_L, alpha_H, beta_L, beta_H */
     double *cabs;               /* per target: sum of |part coefficients| */
     double *pcoef;              /* nt x 4 x 4: the part coefficients (part_coefficients) */
     int *tord1, *tord2;         /* targets by t_1 (resp. t_2), then index */
-    /* sums in bin order */
+    /* sums in block order */
     double *est, *rem, *fp;
-    /* per slot (bins of one group) and per thread */
-    int slots;
+    /* per slot (blocks of one group) and per thread */
+    int slots, threads;
     double *slot_est, *slot_rem, *slot_fp;     /* slots x nt */
     double *fen;                /* threads x fen_len */
     size_t fen_len;
-    double *gcache;             /* threads x nt x (ord + 2): G_0..G_D, remw, sup */
+    double *gcache;             /* threads x nt x (ord + 4): G, remw, sup, o0, o1 */
     unsigned char *skip;        /* threads x nt */
     int group_from;
 };
 
+/* The fine bins of one unknown (0 when it is beyond MS_MAX_BINS or not
+ * finite). */
+static double unknown_bins(double sd, double range)
+{
+    double bins = ceil(range / (2.0 * MS_HALF_SD * sd));
+    return isfinite(bins) ? (bins < 1 ? 1 : bins) : 0.0;
+}
+
 int ms_applies(const rm_released *rel)
 {
-    if (rel->n_known < 1 || rel->n_known > MS_MAX_KNOWN || rel->n_unknown > 1) return 0;
-    if (rel->n_unknown == 0 || !(rel->unknown_range[0] > 0)) return 1;
-    double sd = rel->unknown_sd[0], range = rel->unknown_range[0];
-    if (!(sd > 0)) return 0;
-    double bins = ceil(range / (2.0 * MS_HALF_SD * sd));
-    return isfinite(bins) && bins <= MS_MAX_BINS;
+    if (rel->n_known < 1 || rel->n_known > MS_MAX_KNOWN || rel->n_unknown > MS_MAX_UNKNOWN)
+        return 0;
+    double product = 1.0;
+    for (int q = 0; q < rel->n_unknown; q++) {
+        double sd = rel->unknown_sd[q], range = rel->unknown_range[q];
+        if (!(range > 0)) continue;
+        if (!(sd > 0)) return 0;
+        double bins = unknown_bins(sd, range);
+        if (!(bins > 0)) return 0;
+        product *= bins;
+    }
+    return product <= MS_MAX_BINS;
 }
 
 /* ---- sorting (value, index) pairs ----------------------------------------- */
@@ -104,19 +126,23 @@ static void part_coefficients(const ms_state *st, size_t i, double coef[4][4]);
 void ms_free(ms_state *st)
 {
     if (!st) return;
-    free(st->u); free(st->bin_c); free(st->bin_h); free(st->bin_count);
-    free(st->bin_start); free(st->ord1); free(st->ord2); free(st->rank2); free(st->z2s);
-    free(st->lev_off); free(st->blk_c); free(st->blk_h); free(st->blk_count); free(st->blk_start);
-    free(st->fbin); free(st->gsort1); free(st->gsort2); free(st->near);
+    for (int q = 0; q < 2; q++) {
+        ms_unknown *un = st->un + q;
+        free(un->lev_off); free(un->blk_c); free(un->blk_h); free(un->fbin); free(un->near);
+        free(un->mean);
+    }
+    free(st->u); free(st->pair_off); free(st->gsort1); free(st->gsort2);
+    free(st->blk_count); free(st->blk_start);
+    free(st->ord1); free(st->ord2); free(st->rank2); free(st->z2s);
     free(st->tl_start); free(st->tl1); free(st->tl2); free(st->to1); free(st->to2);
-    free(st->mean); free(st->side); free(st->cabs); free(st->pcoef); free(st->tord1); free(st->tord2);
+    free(st->side); free(st->cabs); free(st->pcoef); free(st->tord1); free(st->tord2);
     free(st->est); free(st->rem); free(st->fp);
     free(st->slot_est); free(st->slot_rem); free(st->slot_fp);
     free(st->fen); free(st->gcache); free(st->skip);
     free(st);
 }
 
-int ms_bins(const ms_state *st) { return st->B; }
+int ms_bins(const ms_state *st) { return st->un[0].B * st->un[1].B; }
 int ms_blocks(const ms_state *st) { return st->NB; }
 const double *ms_estimate(const ms_state *st) { return st->est; }
 
@@ -131,52 +157,171 @@ static int bin_of(double y, double lo, double width, int B)
 
 /* The fine bins within MS_NEAR_SD SDs of y = kink: [*lo, *hi) (empty when
  * none). */
-static void near_bins(const ms_state *st, double kink, int *lo, int *hi)
+static void near_bins(const ms_unknown *un, double kink, int *lo, int *hi)
 {
-    double r = MS_NEAR_SD * st->sd, a = (kink - r - st->ylo) / st->width,
-           b = (kink + r - st->ylo) / st->width;
+    double r = MS_NEAR_SD * un->sd, a = (kink - r - un->ylo) / un->width,
+           b = (kink + r - un->ylo) / un->width;
     *lo = *hi = 0;
-    if (!(b >= 0) || !(a < st->B)) return;
+    if (!(b >= 0) || !(a < un->B)) return;
     *lo = a <= 0 ? 0 : (int) floor(a);
-    *hi = b >= st->B - 1 ? st->B : (int) floor(b) + 1;
+    *hi = b >= un->B - 1 ? un->B : (int) floor(b) + 1;
 }
 
-/* The blocks target i uses at level L, with the Taylor order of each: the
- * fine bins near its kinks at the full order; the rest of [0, B) cut into
- * maximal dyadic blocks, at order ord_far. Writes at most `cap` pairs into
- * blk (local index within the level) and o; returns their number. */
-static int target_blocks(const ms_state *st, size_t i, int L, int *blk, unsigned char *o)
+/* The 1-d blocks of one unknown that target i uses at level L, with the
+ * largest Taylor order of each: the fine bins near its kinks at the full
+ * order; the rest of [0, B) cut into maximal dyadic blocks, at order
+ * ord_far. Writes blk (local index within the level) and o; returns their
+ * number. */
+static int target_blocks(const ms_unknown *un, size_t i, int L, int *blk, int *o)
 {
     int m = 0;
-    const int *nr = st->near + i * 6;
+    const int *nr = un->near + i * 6;
     if (L == 0)
         for (int q = 0; q < 3; q++)
             for (int b = nr[2 * q]; b < nr[2 * q + 1]; b++) {
                 blk[m] = b;
-                o[m++] = (unsigned char) st->ord;
+                o[m++] = un->ord;
             }
     /* the gaps between the near intervals (sorted, disjoint) */
     int from = 0;
     for (int q = 0; q <= 3; q++) {
-        int to = q < 3 ? nr[2 * q] : st->B;
+        int to = q < 3 ? nr[2 * q] : un->B;
         if (q < 3 && nr[2 * q] == nr[2 * q + 1]) continue;
         for (int pos = from; pos < to;) {
             int l = 0;
-            while (l + 1 < st->levels && pos % (1 << (l + 1)) == 0) {
+            while (l + 1 < un->levels && pos % (1 << (l + 1)) == 0) {
                 int end = pos + (1 << (l + 1));
-                if ((end < st->B ? end : st->B) > to) break;
+                if ((end < un->B ? end : un->B) > to) break;
                 l++;
             }
             if (l == L) {
                 blk[m] = pos >> L;
-                o[m++] = (unsigned char) st->ord_far;
+                o[m++] = un->ord_far;
             }
             int end = pos + (1 << l);
-            pos = end < st->B ? end : st->B;
+            pos = end < un->B ? end : un->B;
         }
         if (q < 3) from = nr[2 * q + 1];
     }
     return m;
+}
+
+/* The bins and 1-d blocks of unknown q (or the trivial dimension). */
+static int prepare_unknown(ms_state *st, int q, const rm_released *rel, const rm_targets *tg)
+{
+    ms_unknown *un = st->un + q;
+    size_t n = st->n, nt = st->nt;
+    un->has = q < rel->n_unknown && rel->unknown_range[q] > 0;
+    un->ord = un->has ? MS_ORDERS : 1;
+    un->ord_far = un->has ? MS_ORDERS_FAR : 1;
+    un->B = 1;
+    if (un->has) {
+        un->y = rel->masked_unknown + (size_t) q * n;
+        un->sd = rel->unknown_sd[q];
+        un->range = rel->unknown_range[q];
+        un->d = un->range / un->sd;
+        un->shrink = exp(-0.5 * un->d * un->d);
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t j = 0; j < n; j++) {
+            if (un->y[j] < lo) lo = un->y[j];
+            if (un->y[j] > hi) hi = un->y[j];
+        }
+        un->ylo = lo;
+        un->B = (int) unknown_bins(un->sd, hi - lo);
+        un->width = (hi - lo) / un->B;
+    }
+    int B = un->B;
+    un->levels = 1;
+    while ((1 << (un->levels - 1)) < B) un->levels++;
+    un->fbin = malloc((n + 1) * sizeof(int));
+    un->near = malloc((nt * 6 + 1) * sizeof(int));
+    un->mean = malloc((nt + 1) * sizeof(double));
+    un->lev_off = malloc((un->levels + 1) * sizeof(int));
+    double *bmin = malloc(B * sizeof(double)), *bmax = malloc(B * sizeof(double));
+    if (!un->fbin || !un->near || !un->mean || !un->lev_off || !bmin || !bmax) {
+        free(bmin); free(bmax);
+        return -1;
+    }
+    for (int b = 0; b < B; b++) {
+        bmin[b] = INFINITY;
+        bmax[b] = -INFINITY;
+    }
+    for (size_t j = 0; j < n; j++) {
+        int b = un->has ? bin_of(un->y[j], un->ylo, un->width, B) : 0;
+        un->fbin[j] = b;
+        if (un->has) {
+            if (un->y[j] < bmin[b]) bmin[b] = un->y[j];
+            if (un->y[j] > bmax[b]) bmax[b] = un->y[j];
+        }
+    }
+    /* the blocks of every level: centre and half-width from their records */
+    un->lev_off[0] = 0;
+    for (int L = 0; L < un->levels; L++)
+        un->lev_off[L + 1] = un->lev_off[L] + (B + (1 << L) - 1) / (1 << L);
+    int nb = un->lev_off[un->levels];
+    un->blk_c = malloc(nb * sizeof(double));
+    un->blk_h = malloc(nb * sizeof(double));
+    if (!un->blk_c || !un->blk_h) {
+        free(bmin); free(bmax);
+        return -1;
+    }
+    for (int L = 0; L < un->levels; L++)
+        for (int k = 0; k < un->lev_off[L + 1] - un->lev_off[L]; k++) {
+            int g = un->lev_off[L] + k, b0 = k << L, b1 = (k + 1) << L;
+            if (b1 > B) b1 = B;
+            double lo = INFINITY, hi = -INFINITY;
+            for (int b = b0; b < b1; b++)
+                if (bmin[b] <= bmax[b]) {
+                    if (bmin[b] < lo) lo = bmin[b];
+                    if (bmax[b] > hi) hi = bmax[b];
+                }
+            un->blk_c[g] = un->has && lo <= hi ? 0.5 * (lo + hi) : 0.0;
+            un->blk_h[g] = un->has && lo <= hi ? 0.5 * (hi - lo) : 0.0;
+        }
+    free(bmin);
+    free(bmax);
+    /* per target: the fine bins near the kinks m - Delta, m, m + Delta of the
+     * factor (all of them without an unknown), sorted and merged */
+    for (size_t i = 0; i < nt; i++) {
+        int *nr = un->near + i * 6;
+        un->mean[i] = un->has ? tg->pred_mean[i + (size_t) q * nt] : 0.0;
+        if (!un->has) {
+            nr[0] = 0;
+            nr[1] = B;
+            nr[2] = nr[3] = nr[4] = nr[5] = B;
+            continue;
+        }
+        double m0 = un->mean[i], kinks[3] = { m0 - un->range, m0, m0 + un->range };
+        int lo[3], hi[3], m = 0, w = 0;
+        for (int k = 0; k < 3; k++) {
+            near_bins(un, kinks[k], lo + m, hi + m);
+            if (lo[m] < hi[m]) m++;
+        }
+        for (int k = 1; k < m; k++) /* insertion sort by lo */
+            for (int r = k; r > 0 && lo[r] < lo[r - 1]; r--) {
+                int t0 = lo[r], t1 = hi[r];
+                lo[r] = lo[r - 1];
+                hi[r] = hi[r - 1];
+                lo[r - 1] = t0;
+                hi[r - 1] = t1;
+            }
+        for (int k = 0; k < m; k++) {
+            if (w > 0 && lo[k] <= nr[2 * w - 1]) { /* overlaps the previous */
+                if (hi[k] > nr[2 * w - 1]) nr[2 * w - 1] = hi[k];
+                continue;
+            }
+            nr[2 * w] = lo[k];
+            nr[2 * w + 1] = hi[k];
+            w++;
+        }
+        for (; w < 3; w++) nr[2 * w] = nr[2 * w + 1] = B;
+    }
+    /* the most 1-d blocks one target uses: near bins around three kinks, at
+     * most two blocks per level in each of four gaps */
+    double per_kink = un->has ? ceil(2.0 * MS_NEAR_SD * un->sd / un->width) + 2.0 : 1.0;
+    double terms = 3.0 * per_kink + 8.0 * un->levels;
+    un->max_terms = terms < nb ? (int) terms : nb;
+    return 0;
 }
 
 ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
@@ -190,124 +335,41 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->nt = nt;
     st->K = K;
     st->subsets = 1 << K;
-    st->has_u = rel->n_unknown == 1 && rel->unknown_range[0] > 0;
-    st->ord = st->has_u ? MS_ORDERS : 1;
-    st->ord_far = st->has_u ? MS_ORDERS_FAR : 1;
-    st->V = st->subsets * st->ord;
-    st->cur_level = -1;
-    const double *y = st->has_u ? rel->masked_unknown : NULL;
-    st->y = y;
-    if (st->has_u) {
-        st->sd = rel->unknown_sd[0];
-        st->d = rel->unknown_range[0] / st->sd;
-        st->shrink = exp(-0.5 * st->d * st->d);
-    }
+    st->cur_pair = -1;
     if (threads < 1) threads = 1;
     st->slots = threads;
-
-    /* fine bins */
-    double ylo = 0.0, yhi = 0.0;
-    if (st->has_u) {
-        ylo = INFINITY;
-        yhi = -INFINITY;
-        for (size_t j = 0; j < n; j++) {
-            if (y[j] < ylo) ylo = y[j];
-            if (y[j] > yhi) yhi = y[j];
-        }
-        double bins = ceil((yhi - ylo) / (2.0 * MS_HALF_SD * st->sd));
-        st->B = bins < 1 ? 1 : (int) bins;
-    } else {
-        st->B = 1;
+    st->threads = threads;
+    for (int q = 0; q < 2; q++)
+        if (prepare_unknown(st, q, rel, tg) != 0) goto fail;
+    st->ord = st->un[0].ord * st->un[1].ord;
+    st->V = st->subsets * st->ord;
+    st->pairs = st->un[0].levels * st->un[1].levels;
+    st->pair_off = malloc((st->pairs + 1) * sizeof(int));
+    if (!st->pair_off) goto fail;
+    st->pair_off[0] = 0;
+    for (int p = 0; p < st->pairs; p++) {
+        int L0 = p / st->un[1].levels, L1 = p % st->un[1].levels;
+        int nk0 = st->un[0].lev_off[L0 + 1] - st->un[0].lev_off[L0];
+        int nk1 = st->un[1].lev_off[L1 + 1] - st->un[1].lev_off[L1];
+        st->pair_off[p + 1] = st->pair_off[p] + nk0 * nk1;
     }
-    int B = st->B;
-    double width = (yhi - ylo) / B;
-    st->ylo = ylo;
-    st->width = width;
-    st->levels = 1;
-    while ((1 << (st->levels - 1)) < B) st->levels++;
-    st->bin_c = malloc(B * sizeof(double));
-    st->bin_h = malloc(B * sizeof(double));
-    st->bin_count = calloc(B, sizeof(double));
-    st->bin_start = calloc((size_t) B + 1, sizeof(size_t));
+    st->NB = st->pair_off[st->pairs];
+    st->max_terms = st->un[0].max_terms * st->un[1].max_terms;
+    if (st->max_terms > st->NB) st->max_terms = st->NB;
+    size_t max_pair = (size_t) st->un[0].B * st->un[1].B;
+    st->blk_count = malloc((max_pair + 1) * sizeof(double));
+    st->blk_start = malloc((max_pair + 1) * sizeof(size_t));
+    st->tl_start = malloc((max_pair + 2) * sizeof(int));
     st->u = malloc((n * (size_t) K + 1) * sizeof(double));
     st->ord1 = malloc(n * sizeof(int));
     st->ord2 = malloc(n * sizeof(int));
     st->rank2 = malloc(n * sizeof(int));
     st->z2s = malloc(n * sizeof(double));
-    st->fbin = malloc(n * sizeof(int));
     st->gsort1 = malloc(n * sizeof(int));
     st->gsort2 = malloc(n * sizeof(int));
-    st->lev_off = malloc((st->levels + 1) * sizeof(int));
-    double *bmin = malloc(B * sizeof(double)), *bmax = malloc(B * sizeof(double));
-    if (!st->bin_c || !st->bin_h || !st->bin_count || !st->bin_start || !st->u ||
-        !st->ord1 || !st->ord2 || !st->rank2 || !st->z2s || !st->fbin || !st->gsort1 ||
-        !st->gsort2 || !st->lev_off || !bmin || !bmax)
+    if (!st->blk_count || !st->blk_start || !st->tl_start || !st->u || !st->ord1 || !st->ord2 ||
+        !st->rank2 || !st->z2s || !st->gsort1 || !st->gsort2)
         goto fail;
-    for (int b = 0; b < B; b++) {
-        bmin[b] = INFINITY;
-        bmax[b] = -INFINITY;
-    }
-    for (size_t j = 0; j < n; j++) {
-        int b = st->has_u ? bin_of(y[j], ylo, width, B) : 0;
-        st->fbin[j] = b;
-        st->bin_count[b] += 1.0;
-        if (st->has_u) {
-            if (y[j] < bmin[b]) bmin[b] = y[j];
-            if (y[j] > bmax[b]) bmax[b] = y[j];
-        }
-    }
-    for (int b = 0; b < B; b++) {
-        st->bin_start[b + 1] = st->bin_start[b] + (size_t) st->bin_count[b];
-        if (st->has_u && st->bin_count[b] > 0) {
-            st->bin_c[b] = 0.5 * (bmin[b] + bmax[b]);
-            st->bin_h[b] = 0.5 * (bmax[b] - bmin[b]);
-        } else {
-            st->bin_c[b] = 0.0;
-            st->bin_h[b] = 0.0;
-        }
-        size_t cnt = (size_t) st->bin_count[b];
-        if (cnt > st->max_bin) st->max_bin = cnt;
-    }
-    /* the blocks of every level: centre and half-width from their records */
-    st->lev_off[0] = 0;
-    for (int L = 0; L < st->levels; L++)
-        st->lev_off[L + 1] = st->lev_off[L] + (B + (1 << L) - 1) / (1 << L);
-    st->NB = st->lev_off[st->levels];
-    st->blk_c = malloc(st->NB * sizeof(double));
-    st->blk_h = malloc(st->NB * sizeof(double));
-    st->blk_count = malloc(st->NB * sizeof(double));
-    st->blk_start = malloc(st->NB * sizeof(size_t));
-    if (!st->blk_c || !st->blk_h || !st->blk_count || !st->blk_start) goto fail;
-    size_t fen_len = 0;
-    for (int L = 0; L < st->levels; L++) {
-        size_t start = 0;
-        int VL = st->subsets * (L == 0 ? st->ord : st->ord_far);
-        for (int k = 0; k < st->lev_off[L + 1] - st->lev_off[L]; k++) {
-            int g = st->lev_off[L] + k, b0 = k << L, b1 = (k + 1) << L;
-            if (b1 > B) b1 = B;
-            double lo = INFINITY, hi = -INFINITY, cnt = 0.0;
-            for (int b = b0; b < b1; b++) {
-                cnt += st->bin_count[b];
-                if (st->bin_count[b] > 0) {
-                    if (bmin[b] < lo) lo = bmin[b];
-                    if (bmax[b] > hi) hi = bmax[b];
-                }
-            }
-            st->blk_count[g] = cnt;
-            st->blk_start[g] = start;
-            start += (size_t) cnt;
-            if (st->has_u && cnt > 0 && L > 0) {
-                st->blk_c[g] = 0.5 * (lo + hi);
-                st->blk_h[g] = 0.5 * (hi - lo);
-            } else {
-                st->blk_c[g] = st->bin_c[b0];
-                st->blk_h[g] = st->bin_h[b0];
-            }
-            size_t len = ((size_t) cnt + 1) * VL;
-            if (len > fen_len) fen_len = len;
-        }
-    }
-    st->fen_len = fen_len;
     /* centred, scaled known coordinates */
     for (int k = 0; k < K; k++) {
         const double *z = rel->masked_known + (size_t) k * n;
@@ -316,19 +378,15 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
         if (!(s > 0)) s = 1.0;
         for (size_t j = 0; j < n; j++) st->u[j * K + k] = (z[j] - a) / s;
     }
-    /* records by coordinate (grouped by block level by level, ms_run_bins) */
+    /* records by coordinate (grouped by block pair by pair, build_pair) */
     for (int k = 0; k < K; k++)
         if (sort_order(rel->masked_known + (size_t) k * n, 1, n,
                        k == 0 ? st->gsort1 : st->gsort2) != 0)
             goto fail;
-    free(bmin); bmin = NULL;
-    free(bmax); bmax = NULL;
 
     /* targets */
     st->tk = tg->known;
     st->z1raw = rel->masked_known;
-    st->mean = malloc((nt + 1) * sizeof(double));
-    st->near = malloc((nt * 6 + 1) * sizeof(int));
     st->side = malloc((nt * (size_t) K * 4 + 1) * sizeof(double));
     st->cabs = malloc((nt + 1) * sizeof(double));
     st->pcoef = malloc((nt * 16 + 1) * sizeof(double));
@@ -340,54 +398,17 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->slot_est = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->slot_rem = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->slot_fp = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
-    st->fen = malloc(((size_t) threads * st->fen_len + 1) * sizeof(double));
-    st->gcache = malloc(((size_t) threads * nt * (st->ord + 2) + 1) * sizeof(double));
+    st->gcache = malloc(((size_t) threads * nt * (st->ord + 4) + 1) * sizeof(double));
     st->skip = malloc((size_t) threads * nt + 1);
-    st->tl_start = malloc(((size_t) B + 2) * sizeof(int));
-    if (!st->mean || !st->near || !st->side || !st->cabs || !st->pcoef || !st->tord1 ||
-        !st->tord2 || !st->est || !st->rem || !st->fp || !st->slot_est || !st->slot_rem ||
-        !st->slot_fp || !st->fen || !st->gcache || !st->skip || !st->tl_start)
+    if (!st->side || !st->cabs || !st->pcoef || !st->tord1 || !st->tord2 || !st->est ||
+        !st->rem || !st->fp || !st->slot_est || !st->slot_rem || !st->slot_fp || !st->gcache ||
+        !st->skip)
         goto fail;
     if (sort_order(tg->known, 1, nt, st->tord1) != 0) goto fail;
     if (K == 2 && sort_order(tg->known + nt, 1, nt, st->tord2) != 0) goto fail;
     for (size_t i = 0; i < nt; i++) {
         mt_target c;
         mt_setup_target(ix, rel, tg, i, &c);
-        st->mean[i] = st->has_u ? c.mean[0] : 0.0;
-        /* the fine bins near the kinks m - Delta, m, m + Delta of the unknown
-         * factor (all of them without an unknown), sorted and merged */
-        int *nr = st->near + i * 6;
-        if (st->has_u) {
-            double Dl = rel->unknown_range[0], kinks[3] = { st->mean[i] - Dl, st->mean[i],
-                                                            st->mean[i] + Dl };
-            int lo[3], hi[3], m = 0, w = 0;
-            for (int q = 0; q < 3; q++) {
-                near_bins(st, kinks[q], lo + m, hi + m);
-                if (lo[m] < hi[m]) m++;
-            }
-            for (int q = 1; q < m; q++) /* insertion sort by lo */
-                for (int r = q; r > 0 && lo[r] < lo[r - 1]; r--) {
-                    int t0 = lo[r], t1 = hi[r];
-                    lo[r] = lo[r - 1];
-                    hi[r] = hi[r - 1];
-                    lo[r - 1] = t0;
-                    hi[r - 1] = t1;
-                }
-            for (int q = 0; q < m; q++) {
-                if (w > 0 && lo[q] <= nr[2 * w - 1]) { /* overlaps the previous */
-                    if (hi[q] > nr[2 * w - 1]) nr[2 * w - 1] = hi[q];
-                    continue;
-                }
-                nr[2 * w] = lo[q];
-                nr[2 * w + 1] = hi[q];
-                w++;
-            }
-            for (; w < 3; w++) nr[2 * w] = nr[2 * w + 1] = B;
-        } else {
-            nr[0] = 0;
-            nr[1] = B;
-            nr[2] = nr[3] = nr[4] = nr[5] = B;
-        }
         for (int k = 0; k < K; k++) {
             double *sd4 = st->side + (i * K + k) * 4;
             const double *srt = ix->sorted + (size_t) k * n;
@@ -415,69 +436,90 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
             }
         st->cabs[i] = total;
     }
-    /* the most blocks one target's sum adds: near bins around three kinks,
-     * at most two blocks per level in each of four gaps */
-    double per_kink = st->has_u ? ceil(2.0 * MS_NEAR_SD * st->sd / width) + 2.0 : 1.0;
-    double terms = 3.0 * per_kink + 8.0 * st->levels;
-    st->max_terms = terms < st->NB ? (int) terms : st->NB;
     return st;
 
 fail:
-    free(bmin); free(bmax);
     ms_free(st);
     return NULL;
 }
 
-/* Build the record orders and the target lists of level L. */
-static int build_level(ms_state *st, int L)
+/* Build the record orders and the target lists of the pair of levels p. */
+static int build_pair(ms_state *st, int p)
 {
     size_t n = st->n, nt = st->nt;
-    int K = st->K, nk = st->lev_off[L + 1] - st->lev_off[L], off = st->lev_off[L];
+    const ms_unknown *u0 = st->un, *u1 = st->un + 1;
+    int K = st->K, L0 = p / u1->levels, L1 = p % u1->levels;
+    int nk1 = u1->lev_off[L1 + 1] - u1->lev_off[L1];
+    int nk = st->pair_off[p + 1] - st->pair_off[p];
+    int lord = (L0 == 0 ? u0->ord : u0->ord_far) * (L1 == 0 ? u1->ord : u1->ord_far);
     size_t *pos = malloc(((size_t) nk + 1) * sizeof(size_t));
-    int *blk = malloc(((size_t) st->max_terms + 16) * sizeof(int));
-    unsigned char *o = malloc((size_t) st->max_terms + 16);
+    int cap0 = u0->max_terms + 16, cap1 = u1->max_terms + 16;
+    int *blk = malloc(((size_t) cap0 + cap1) * sizeof(int)), *o = malloc(((size_t) cap0 + cap1) * sizeof(int));
     if (!pos || !blk || !o) {
         free(pos); free(blk); free(o);
         return -1;
     }
     /* records by block, then by coordinate */
+    for (int k = 0; k < nk; k++) st->blk_count[k] = 0.0;
+    for (size_t j = 0; j < n; j++)
+        st->blk_count[(u0->fbin[j] >> L0) * nk1 + (u1->fbin[j] >> L1)] += 1.0;
+    size_t start = 0, most = 0;
+    for (int k = 0; k < nk; k++) {
+        st->blk_start[k] = start;
+        start += (size_t) st->blk_count[k];
+        if ((size_t) st->blk_count[k] > most) most = (size_t) st->blk_count[k];
+    }
+    size_t need = (most + 1) * (size_t) st->subsets * lord;
+    if (need > st->fen_len) {
+        free(st->fen);
+        st->fen = malloc(((size_t) st->threads * need + 1) * sizeof(double));
+        st->fen_len = st->fen ? need : 0;
+        if (!st->fen) {
+            free(pos); free(blk); free(o);
+            return -1;
+        }
+    }
     for (int k = 0; k < K; k++) {
         const int *srt = k == 0 ? st->gsort1 : st->gsort2;
         int *out = k == 0 ? st->ord1 : st->ord2;
-        for (int b = 0; b < nk; b++) pos[b] = st->blk_start[off + b];
+        for (int b = 0; b < nk; b++) pos[b] = st->blk_start[b];
         for (size_t q = 0; q < n; q++) {
             int j = srt[q];
-            out[pos[st->fbin[j] >> L]++] = j;
+            out[pos[(u0->fbin[j] >> L0) * nk1 + (u1->fbin[j] >> L1)]++] = j;
         }
     }
     if (K == 2) {
         const double *z2 = st->z1raw + n;
         for (int b = 0; b < nk; b++) {
-            size_t s0 = st->blk_start[off + b], s1 = s0 + (size_t) st->blk_count[off + b];
+            size_t s0 = st->blk_start[b], s1 = s0 + (size_t) st->blk_count[b];
             for (size_t q = s0; q < s1; q++) {
                 st->rank2[st->ord2[q]] = (int) (q - s0) + 1;
                 st->z2s[q] = z2[st->ord2[q]];
             }
         }
     }
-    /* targets by block, in the order of t_1 (resp. t_2) */
+    /* targets by block, in the order of t_1 (resp. t_2): the products of
+     * their 1-d blocks at L0 and L1 */
     int *cnt = st->tl_start;
     memset(cnt, 0, ((size_t) nk + 1) * sizeof(int));
     size_t total = 0;
+    int *b0 = blk, *b1 = blk + cap0, *o0 = o, *o1 = o + cap0;
     for (size_t i = 0; i < nt; i++) {
-        int m = target_blocks(st, i, L, blk, o);
-        for (int q = 0; q < m; q++) cnt[blk[q] + 1]++;
-        total += (size_t) m;
+        int m0 = target_blocks(u0, i, L0, b0, o0);
+        int m1 = m0 ? target_blocks(u1, i, L1, b1, o1) : 0;
+        for (int a = 0; a < m0; a++)
+            for (int c = 0; c < m1; c++) cnt[b0[a] * nk1 + b1[c] + 1]++;
+        total += (size_t) m0 * m1;
     }
     for (int b = 0; b < nk; b++) cnt[b + 1] += cnt[b];
     if (total > st->tl_cap) {
         free(st->tl1); free(st->tl2); free(st->to1); free(st->to2);
         st->tl1 = malloc((total + 1) * sizeof(int));
-        st->tl2 = malloc((total + 1) * sizeof(int));
+        st->tl2 = K == 2 ? malloc((total + 1) * sizeof(int)) : NULL;
         st->to1 = malloc(total + 1);
-        st->to2 = malloc(total + 1);
+        st->to2 = K == 2 ? malloc(total + 1) : NULL;
         st->tl_cap = total;
-        if (!st->tl1 || !st->tl2 || !st->to1 || !st->to2) {
+        if (!st->tl1 || !st->to1 || (K == 2 && (!st->tl2 || !st->to2))) {
             st->tl_cap = 0;
             free(pos); free(blk); free(o);
             return -1;
@@ -490,55 +532,91 @@ static int build_level(ms_state *st, int L)
         for (int b = 0; b < nk; b++) pos[b] = (size_t) cnt[b];
         for (size_t r = 0; r < nt; r++) {
             size_t i = (size_t) tord[r];
-            int m = target_blocks(st, i, L, blk, o);
-            for (int q = 0; q < m; q++) {
-                size_t at = pos[blk[q]]++;
-                tl[at] = (int) i;
-                to[at] = o[q];
-            }
+            int m0 = target_blocks(u0, i, L0, b0, o0);
+            int m1 = m0 ? target_blocks(u1, i, L1, b1, o1) : 0;
+            for (int a = 0; a < m0; a++)
+                for (int c = 0; c < m1; c++) {
+                    size_t at = pos[b0[a] * nk1 + b1[c]]++;
+                    tl[at] = (int) i;
+                    to[at] = (unsigned char) (16 * o0[a] + o1[c]);
+                }
         }
     }
     free(pos); free(blk); free(o);
-    st->cur_level = L;
+    st->cur_pair = p;
     return 0;
 }
 
-/* A bound of |g''(x)| over x in [a, b] (standard units), exact up to
- * rounding: g'' = [phi(x + d) - 2 phi(x) + phi(x - d)] / d and phi decreases
- * in |x| (the Cramer bound of mt_derivative_bound is loose at order 0). */
-static double second_derivative_bound(double a, double b, double d)
+static double gap_of(double a, double b) { return a > 0 ? a : (b < 0 ? -b : 0.0); }
+
+/* Bounds of |g^(m)(x)| over x in [a, b] (standard units) for m = 2..mmax
+ * into out[m]: for m = 2 exact up to rounding, g'' = [phi(x + d) - 2 phi(x)
+ * + phi(x - d)] / d with phi decreasing in |x| (Cramer's bound is loose at
+ * order 0); for m >= 3 that of mt_derivative_bound (match_sum.c), the
+ * exponentials computed once. */
+static void derivative_bounds(double a, double b, double d, int mmax, double *out)
 {
-    double r[3] = { a + d > 0 ? a + d : (b + d < 0 ? -(b + d) : 0.0),
-                    a > 0 ? a : (b < 0 ? -b : 0.0),
-                    a - d > 0 ? a - d : (b - d < 0 ? -(b - d) : 0.0) };
-    double w[3] = { 1.0, 2.0, 1.0 }, s = 0.0;
-    for (int q = 0; q < 3; q++) s += w[q] * RM_INV_SQRT_2PI * exp(-0.5 * r[q] * r[q]);
-    return s / d * (1.0 + 1e-12);
+    double r[3] = { gap_of(a + d, b + d), gap_of(a, b), gap_of(a - d, b - d) };
+    double ri = gap_of(a - d, b + d);
+    double e2 = 0.0, e4 = 0.0;
+    for (int q = 0; q < 3; q++) {
+        double w = q == 1 ? 2.0 : 1.0;
+        e2 += w * exp(-0.5 * r[q] * r[q]);
+        e4 += w * exp(-0.25 * r[q] * r[q]);
+    }
+    double ei = exp(-0.25 * ri * ri), c = 1.086436 * RM_INV_SQRT_2PI;
+    out[2] = RM_INV_SQRT_2PI * e2 / d * (1.0 + 1e-12);
+    double f = 1.0; /* (m - 2)! */
+    for (int m = 3; m <= mmax; m++) {
+        f *= (m - 2);
+        double by_terms = c * sqrt(f) * e4 / d;
+        double by_integral = d * c * sqrt(f * (m - 1) * m) * ei;
+        out[m] = (by_terms < by_integral ? by_terms : by_integral) * (1.0 + 1e-10);
+    }
 }
 
-/* The Taylor coefficients G_0..G_{o-1} of g about block g for target i, the
- * weight that multiplies the block's sum of p^A in the error bound
- * (remainder of order o and rounding of g and of its derivatives), and a
- * bound of |g| over the block. Returns 0 when g is exactly 0 on the whole
- * block. */
-static int bin_coefficients(const ms_state *st, int blk, size_t i, int o, double *G,
+/* The Taylor coefficients G_0..G_{o-1} of unknown q's factor about its 1-d
+ * block g for target i, at the lowest order o <= omax whose certified
+ * remainder is below MS_REM_TARGET or that of omax; the weight that
+ * multiplies the block's sum of p^A in the error bound (remainder of order
+ * o and rounding of g and of its derivatives), and a bound of |g| over the
+ * block. Returns 0 when g is exactly 0 on the whole block, else o. */
+static int bin_coefficients(const ms_unknown *un, int g, size_t i, int omax, double *G,
                             double *remw, double *sup)
 {
-    int D = o - 1;
-    if (!st->has_u) {
+    if (!un->has) {
         G[0] = 1.0;
         *remw = 0.0;
         *sup = 1.0;
         return 1;
     }
-    double sd = st->sd, d = st->d, m = st->mean[i], c = st->blk_c[blk], h = st->blk_h[blk];
+    double sd = un->sd, d = un->d, m = un->mean[i], c = un->blk_c[g], h = un->blk_h[g];
     double xc = (c - m) / sd, xa = (c - h - m) / sd, xb = (c + h - m) / sd;
     double near = xa > 0 ? xa : (xb < 0 ? -xb : 0.0), far = fabs(xa) > fabs(xb) ? fabs(xa) : fabs(xb);
     /* the computed factor is exactly 0 beyond d + RM_FAR (rm_triangle_std) */
     if (near > d + RM_FAR + 1.0) return 0;
+    /* the order: remainders of every order from the bounds of g^(o) */
+    double ratio = h / sd, bounds[MS_ORDERS + 2], pad = 1e-9;
+    derivative_bounds(xa - pad * (1 + fabs(xa)), xb + pad * (1 + fabs(xb)), d, omax + 1, bounds);
+    double rems[MS_ORDERS + 2], scale = ratio, fact = 1.0;
+    for (int k = 1; k <= omax; k++) {
+        /* remainder of order k (degree k - 1): bound of g^(k) (h / sd)^k / k! */
+        fact *= k;
+        scale = k == 1 ? ratio : scale * ratio;
+        rems[k] = k >= 2 ? bounds[k] * scale / fact : INFINITY;
+    }
+    int o = omax;
+    for (int k = 2; k < omax; k++)
+        if (rems[k] <= MS_REM_TARGET || rems[k] <= rems[omax]) {
+            o = k;
+            break;
+        }
+    int D = o - 1;
     double deriv[MS_ORDERS];
-    mt_triangle_derivatives(xc, d, st->shrink, D, deriv);
-    double ratio = h / sd, scale = 1.0, fact = 1.0, sum_abs = 0.0, derr = 0.0;
+    mt_triangle_derivatives(xc, d, un->shrink, D, deriv);
+    double sum_abs = 0.0, derr = 0.0;
+    scale = 1.0;
+    fact = 1.0;
     /* rounding of the closed form (the search's margin) at the records and
      * at the centre */
     double margin = 1e-12 * (2.0 + far + d) / d;
@@ -579,31 +657,34 @@ static int bin_coefficients(const ms_state *st, int blk, size_t i, int o, double
         }
         derr += e * scale / fact;
     }
-    double pad = 1e-9, pa = xa - pad * (1 + fabs(xa)), pb = xb + pad * (1 + fabs(xb));
-    double bound = D + 1 == 2 ? second_derivative_bound(pa, pb, d)
-                              : mt_derivative_bound(pa, pb, d, D + 1);
-    double r = bound * scale * ratio / (fact * (D + 1));
+    double r = o == 1 ? INFINITY : rems[o];
     *remw = (r + derr + margin) * (1.0 + 1e-12);
     *sup = sum_abs + *remw;
-    return 1;
+    return o;
 }
 
-/* The moment vector of record j in a block of centre c and half-width h:
- * u^S v^d at [S * ord + d], v = (y - c) / h. */
-static void record_moments(const ms_state *st, size_t j, double c, double h, int ord,
-                           double *vec)
+/* The moment vector of record j in a block with centres c0, c1 and
+ * half-widths h0, h1 of the unknowns: u^S v0^a v1^b at
+ * [S * o0 * o1 + a * o1 + b], v = (y - c) / h. */
+static void record_moments(const ms_state *st, size_t j, const double *c, const double *h,
+                           const int *om, double *vec)
 {
-    int K = st->K;
-    double pw[MS_ORDERS];
-    double v = st->has_u && h > 0 ? (st->y[j] - c) / h : 0.0;
-    pw[0] = 1.0;
-    for (int k = 1; k < ord; k++) pw[k] = pw[k - 1] * v;
+    int K = st->K, ord = om[0] * om[1];
+    double pw[2][MS_ORDERS], m[MS_ORDERS * MS_ORDERS];
+    for (int q = 0; q < 2; q++) {
+        const ms_unknown *un = st->un + q;
+        double v = un->has && h[q] > 0 ? (un->y[j] - c[q]) / h[q] : 0.0;
+        pw[q][0] = 1.0;
+        for (int k = 1; k < om[q]; k++) pw[q][k] = pw[q][k - 1] * v;
+    }
+    for (int a = 0; a < om[0]; a++)
+        for (int b = 0; b < om[1]; b++) m[a * om[1] + b] = pw[0][a] * pw[1][b];
     const double *u = st->u + j * K;
     for (int S = 0; S < st->subsets; S++) {
         double f = 1.0;
         for (int k = 0; k < K; k++)
             if (S & (1 << k)) f *= u[k];
-        for (int k = 0; k < ord; k++) vec[S * ord + k] = f * pw[k];
+        for (int k = 0; k < ord; k++) vec[S * ord + k] = f * m[k];
     }
 }
 
@@ -632,16 +713,19 @@ static void part_coefficients(const ms_state *st, size_t i, double coef[4][4])
     }
 }
 
-/* est += sum_S coef[S] sum_{d < o} G_d X[S][d]; rem += remw sum_S coef[S]
- * X[S][0] (X of stride ord per subset). */
+/* est += sum_S coef[S] sum_{a < o0, b < o1} G_ab X[S][a, b]; rem += remw
+ * sum_S coef[S] X[S][0, 0] (X of stride lord = lo0 * lo1 per subset, G and X
+ * indexed a * lo1 + b). */
 static void add_part(const ms_state *st, const double *coef, const double *G, double remw,
-                     const double *X, int ord, int o, double *est, double *rem)
+                     const double *X, int lord, int lo1, int o0, int o1, double *est,
+                     double *rem)
 {
     double e = 0.0, r = 0.0;
     for (int S = 0; S < st->subsets; S++) {
-        const double *x = X + S * ord;
+        const double *x = X + S * lord;
         double inner = 0.0;
-        for (int k = 0; k < o; k++) inner += G[k] * x[k];
+        for (int a = 0; a < o0; a++)
+            for (int b = 0; b < o1; b++) inner += G[a * lo1 + b] * x[a * lo1 + b];
         e += coef[S] * inner;
         r += coef[S] * x[0];
     }
@@ -656,17 +740,22 @@ typedef struct {
 static double run_bin(void *ctx, size_t row, int thread)
 {
     ms_state *st = ((bin_job *) ctx)->st;
-    int g = (int) row, slot = g - st->group_from, K = st->K, L = st->cur_level;
-    int k_loc = g - st->lev_off[L], ord = st->ord, lord = L == 0 ? st->ord : st->ord_far;
-    int V = st->subsets * lord;
-    size_t nt = st->nt, nb = (size_t) st->blk_count[g], base = st->blk_start[g];
+    const ms_unknown *u0 = st->un, *u1 = st->un + 1;
+    int g = (int) row, slot = g - st->group_from, K = st->K, p = st->cur_pair;
+    int L0 = p / u1->levels, L1 = p % u1->levels, ord = st->ord;
+    int nk1 = u1->lev_off[L1 + 1] - u1->lev_off[L1], k = g - st->pair_off[p];
+    int g0 = u0->lev_off[L0] + k / nk1, g1 = u1->lev_off[L1] + k % nk1;
+    int om[2] = { L0 == 0 ? u0->ord : u0->ord_far, L1 == 0 ? u1->ord : u1->ord_far };
+    int lord = om[0] * om[1], lo1 = om[1], V = st->subsets * lord;
+    size_t nt = st->nt, nb = (size_t) st->blk_count[k], base = st->blk_start[k];
     double *oest = st->slot_est + (size_t) slot * nt, *orem = st->slot_rem + (size_t) slot * nt,
            *ofp = st->slot_fp + (size_t) slot * nt;
-    double *gc = st->gcache + (size_t) thread * nt * (ord + 2);
+    double *gc = st->gcache + (size_t) thread * nt * (ord + 4);
     unsigned char *skip = st->skip + (size_t) thread * nt;
     double *fen = st->fen + (size_t) thread * st->fen_len;
-    double count = st->blk_count[g], bc = st->blk_c[g], bh = st->blk_h[g];
-    int t0 = st->tl_start[k_loc], t1n = st->tl_start[k_loc + 1];
+    double count = st->blk_count[k];
+    double bc[2] = { u0->blk_c[g0], u1->blk_c[g1] }, bh[2] = { u0->blk_h[g0], u1->blk_h[g1] };
+    int t0 = st->tl_start[k], t1n = st->tl_start[k + 1];
     for (int pos = t0; pos < t1n; pos++) {
         size_t i = (size_t) st->tl1[pos];
         oest[i] = orem[i] = ofp[i] = 0.0;
@@ -676,72 +765,82 @@ static double run_bin(void *ctx, size_t row, int thread)
      * 2 log2(nb) + 2 additions in the tree or the running sums, the inner
      * products add V terms, the four parts and the blocks of the target are
      * added: gamma of that many operations, doubled for the rounding of
-     * |u|, |v| <= 1 and of the coefficients */
-    double ops = 2.0 * ceil(log2((double) nb + 2.0)) + 2.0 + V + 8.0 + st->max_terms;
+     * |u|, |v| <= 1, of the coefficients and of their products */
+    double ops = 2.0 * ceil(log2((double) nb + 2.0)) + 4.0 + V + 8.0 + st->max_terms;
     double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS);
     for (int pos = t0; pos < t1n; pos++) {
         size_t i = (size_t) st->tl1[pos];
-        double *G = gc + i * (ord + 2);
-        skip[i] = !bin_coefficients(st, g, i, st->to1[pos], G, G + ord, G + ord + 1);
+        double *G = gc + i * (ord + 4);
+        double G0[MS_ORDERS], G1[MS_ORDERS], r0, r1, s0, s1;
+        int o0 = bin_coefficients(u0, g0, i, st->to1[pos] >> 4, G0, &r0, &s0);
+        int o1 = o0 ? bin_coefficients(u1, g1, i, st->to1[pos] & 15, G1, &r1, &s1) : 0;
+        skip[i] = !o0 || !o1;
         if (skip[i]) {
             /* g < 1e-300 on the block */
             ofp[i] = count * 1e-300;
             continue;
         }
+        for (int a = 0; a < o0; a++)
+            for (int b = 0; b < o1; b++) G[a * lo1 + b] = G0[a] * G1[b];
+        /* the product's remainder: (P0 + e0)(P1 + e1) - P0 P1 */
+        G[ord] = r0 * s1 + r1 * s0 + r0 * r1;
+        G[ord + 1] = s0 * s1;
+        G[ord + 2] = o0;
+        G[ord + 3] = o1;
         /* the sums' rounding, and that of the computed known factors
          * (a few eps each) times g */
         ofp[i] = gamma * count * st->cabs[i] * G[ord + 1] + count * K * 8.0 * MS_EPS * G[ord + 1];
     }
     double T[MS_VEC_MAX], run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
-    memset(T, 0, sizeof(T));
-    for (size_t p = 0; p < nb; p++) {
-        record_moments(st, (size_t) st->ord1[base + p], bc, bh, lord, vec);
-        for (int k = 0; k < V; k++) T[k] += vec[k];
+    memset(T, 0, (size_t) V * sizeof(double));
+    for (size_t pp = 0; pp < nb; pp++) {
+        record_moments(st, (size_t) st->ord1[base + pp], bc, bh, om, vec);
+        for (int v = 0; v < V; v++) T[v] += vec[v];
     }
     /* B: records with z_2 <= t_2, in the order of z_2 */
     if (K == 2) {
-        memset(run, 0, sizeof(run));
+        memset(run, 0, (size_t) V * sizeof(double));
         const double *t2 = st->tk + nt;
-        size_t p = 0;
+        size_t pp = 0;
         for (int r = t0; r < t1n; r++) {
             size_t i = (size_t) st->tl2[r];
-            while (p < nb && st->z2s[base + p] <= t2[i]) {
-                record_moments(st, (size_t) st->ord2[base + p], bc, bh, lord, vec);
-                for (int k = 0; k < V; k++) run[k] += vec[k];
-                p++;
+            while (pp < nb && st->z2s[base + pp] <= t2[i]) {
+                record_moments(st, (size_t) st->ord2[base + pp], bc, bh, om, vec);
+                for (int v = 0; v < V; v++) run[v] += vec[v];
+                pp++;
             }
             if (skip[i]) continue;
-            const double *G = gc + i * (ord + 2);
-            add_part(st, st->pcoef + i * 16 + 4, G, G[ord], run, lord, st->to2[r], oest + i,
-                     orem + i);
+            const double *G = gc + i * (ord + 4);
+            add_part(st, st->pcoef + i * 16 + 4, G, G[ord], run, lord, lo1, (int) G[ord + 2],
+                     (int) G[ord + 3], oest + i, orem + i);
         }
     }
     /* A and C: records with z_1 <= t_1 in the order of z_1, a Fenwick tree
      * over the rank of z_2 */
-    memset(run, 0, sizeof(run));
+    memset(run, 0, (size_t) V * sizeof(double));
     if (K == 2) memset(fen, 0, (nb + 1) * (size_t) V * sizeof(double));
     const double *t1 = st->tk;
-    size_t p = 0;
+    size_t pp = 0;
     for (int r = t0; r < t1n; r++) {
         size_t i = (size_t) st->tl1[r];
-        int o = st->to1[r];
-        while (p < nb) {
-            int j = st->ord1[base + p];
+        while (pp < nb) {
+            int j = st->ord1[base + pp];
             /* z_1 of record j: u is a rescaling; compare the raw values */
             if (!(st->z1raw[j] <= t1[i])) break;
-            record_moments(st, (size_t) j, bc, bh, lord, vec);
-            for (int k = 0; k < V; k++) run[k] += vec[k];
+            record_moments(st, (size_t) j, bc, bh, om, vec);
+            for (int v = 0; v < V; v++) run[v] += vec[v];
             if (K == 2)
                 for (size_t f = (size_t) st->rank2[j]; f <= nb; f += f & (~f + 1)) {
                     double *node = fen + f * V;
-                    for (int k = 0; k < V; k++) node[k] += vec[k];
+                    for (int v = 0; v < V; v++) node[v] += vec[v];
                 }
-            p++;
+            pp++;
         }
         if (skip[i]) continue;
-        const double *G = gc + i * (ord + 2);
+        const double *G = gc + i * (ord + 4);
+        int o0 = (int) G[ord + 2], o1 = (int) G[ord + 3];
         const double *coef = st->pcoef + i * 16;
-        add_part(st, coef, G, G[ord], run, lord, o, oest + i, orem + i);
+        add_part(st, coef, G, G[ord], run, lord, lo1, o0, o1, oest + i, orem + i);
         if (K == 2) {
             /* records of the block with z_2 <= t_2: ranks 1..upper */
             double t2 = st->tk[nt + i];
@@ -755,15 +854,19 @@ static double run_bin(void *ctx, size_t row, int thread)
             memset(q, 0, (size_t) V * sizeof(double));
             for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
                 const double *node = fen + f * V;
-                if (o == lord)
-                    for (int k = 0; k < V; k++) q[k] += node[k];
+                if (o0 * o1 == lord)
+                    for (int v = 0; v < V; v++) q[v] += node[v];
                 else
                     for (int S = 0; S < st->subsets; S++)
-                        for (int k = 0; k < o; k++) q[S * lord + k] += node[S * lord + k];
+                        for (int a = 0; a < o0; a++)
+                            for (int b = 0; b < o1; b++) {
+                                int at = S * lord + a * lo1 + b;
+                                q[at] += node[at];
+                            }
             }
-            add_part(st, coef + 8, G, G[ord], q, lord, o, oest + i, orem + i);
+            add_part(st, coef + 8, G, G[ord], q, lord, lo1, o0, o1, oest + i, orem + i);
         }
-        add_part(st, coef + 12, G, G[ord], T, lord, o, oest + i, orem + i);
+        add_part(st, coef + 12, G, G[ord], T, lord, lo1, o0, o1, oest + i, orem + i);
     }
     return (double) (t1n - t0) * (K == 2 ? 4.0 : 1.0) * V + (double) nb * V;
 }
@@ -771,10 +874,10 @@ static double run_bin(void *ctx, size_t row, int thread)
 int ms_run_bins(ms_state *st, int from, int to, int threads)
 {
     if (to - from > st->slots) to = from + st->slots;
-    int L = 0;
-    while (from >= st->lev_off[L + 1]) L++;
-    if (to > st->lev_off[L + 1]) to = st->lev_off[L + 1];
-    if (L != st->cur_level && build_level(st, L) != 0) return -1;
+    int p = 0;
+    while (from >= st->pair_off[p + 1]) p++;
+    if (to > st->pair_off[p + 1]) to = st->pair_off[p + 1];
+    if (p != st->cur_pair && build_pair(st, p) != 0) return -1;
     st->group_from = from;
     bin_job job = { st };
     rm_init();
@@ -784,7 +887,7 @@ int ms_run_bins(ms_state *st, int from, int to, int threads)
      * for any number of threads */
     for (int g = from; g < to; g++) {
         size_t off = (size_t) (g - from) * st->nt;
-        int k = g - st->lev_off[L];
+        int k = g - st->pair_off[p];
         for (int pos = st->tl_start[k]; pos < st->tl_start[k + 1]; pos++) {
             size_t i = (size_t) st->tl1[pos];
             st->est[i] += st->slot_est[off + i];

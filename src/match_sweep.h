@@ -52,13 +52,15 @@
  * is left to the per-target walk of match_sum.c (the caller). */
 
 #define MS_MAX_KNOWN 2
+#define MS_MAX_UNKNOWN 2
 #define MS_DEGREE 12
 #define MS_ORDERS (MS_DEGREE + 1)
 #define MS_HALF_SD 1.0
 /* degree 1 on blocks farther than MS_NEAR_SD SDs from every kink */
 #define MS_ORDERS_FAR 2
 #define MS_NEAR_SD 8.0
-/* fine bins at most (range / sigma up to 2^21); beyond, the walk */
+/* fine bins at most (their product with two unknowns; range / sigma up to
+ * 2^21 with one); beyond, the walk */
 #define MS_MAX_BINS 1048576
 /* From this prob_tol on, the per-target walk converges within a few dozen
  * nodes (match_sum.c) and is cheaper than the sweep. */
