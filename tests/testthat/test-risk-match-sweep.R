@@ -356,3 +356,165 @@ test_that("a small residual SD: the same object for any threads and chunking", {
   expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
   expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
 })
+
+# Two unknown variables: the spec (one lm() per unknown) and the exact
+# normaliser of the R loop (the product of the two closed-form factors).
+sweep_spec2 <- function(mk, Y, tk, rows, threads = 1L) {
+  sds <- rngs <- double(ncol(Y))
+  pm <- matrix(0, nrow(tk), ncol(Y))
+  for (q in seq_len(ncol(Y))) {
+    fit <- lm(Y[, q] ~ mk)
+    beta <- coef(fit)
+    beta[is.na(beta)] <- 0
+    sds[q] <- summary(fit)$sigma
+    rngs[q] <- diff(range(Y[, q]))
+    pm[, q] <- cbind(1, tk) %*% beta
+  }
+  list(masked_known = unname(mk), masked_unknown = unname(Y), unknown_sd = sds,
+       unknown_range = rngs, target_record = as.integer(rows - 1L), target_known = unname(tk),
+       pred_mean = unname(pm), threads = as.integer(threads))
+}
+sweep_ref_scores2 <- function(spec, i) {
+  p <- sweep_ref_scores(spec$masked_known, NULL, spec$target_known[i, ], 0, 0, 0)
+  for (q in seq_len(ncol(spec$masked_unknown)))
+    if (spec$unknown_range[q] > 0)
+      p <- p * sweep_ref_g(spec$masked_unknown[, q], spec$pred_mean[i, q], spec$unknown_sd[q],
+                           spec$unknown_range[q])
+  p
+}
+sweep_ref_S2 <- function(spec)
+  vapply(seq_along(spec$target_record), function(i) sum(sweep_ref_scores2(spec, i)), double(1))
+sweep_ref_probs2 <- function(spec) {
+  t(vapply(seq_along(spec$target_record), function(i) {
+    sc <- sweep_ref_scores2(spec, i)
+    c(sc[spec$target_record[i] + 1] / sum(sc), max(sc) / sum(sc))
+  }, double(2)))
+}
+sweep_data2 <- function(n, k, kind, seed, noise = 1) {
+  set.seed(seed)
+  Z <- matrix(rnorm(n * k), n, k)
+  Y <- cbind(drop(Z %*% seq_len(k)) + rnorm(n, sd = noise),
+             exp(Z[, 1] / 2) + rnorm(n, sd = 2 * noise))
+  mk <- Z + matrix(rnorm(n * k, sd = 0.3 * noise), n, k)
+  my <- Y + matrix(rnorm(2 * n, sd = 0.3 * noise), n, 2)
+  if (kind == "ties") {
+    mk <- round(mk, 1)
+    my <- round(my, 1)
+    Z <- round(Z, 1)
+  }
+  if (kind == "duplicates") {
+    dup <- sample(n, n %/% 2, replace = TRUE)
+    mk[seq_along(dup), ] <- mk[dup, ]
+    my[seq_along(dup), ] <- my[dup, ]
+  }
+  list(Z = Z, mk = mk, my = my)
+}
+
+test_that("two unknowns: the certified interval holds the exact normaliser", {
+  seed <- 700
+  for (kind in c("plain", "ties", "duplicates")) for (k in 1:2) for (noise in c(1, 0.05)) {
+    seed <- seed + 1
+    n <- 900
+    dat <- sweep_data2(n, k, kind, seed, noise)
+    rows <- sort(sample(n, 50))
+    tk <- dat$Z[rows, , drop = FALSE]
+    tk[1, ] <- dat$mk[rows[1], ]
+    tk[2, ] <- apply(dat$mk, 2, max) + 0.5
+    spec <- sweep_spec2(dat$mk, dat$my, tk, rows)
+    # means on the first bin edges, on records and outside the data
+    for (q in 1:2) {
+      rng <- range(spec$masked_unknown[, q])
+      bins <- ceiling(diff(rng) / (2 * spec$unknown_sd[q]))
+      spec$pred_mean[3:5, q] <- rng[1] + c(0, 1, bins) * diff(rng) / bins
+      spec$pred_mean[6, q] <- spec$masked_unknown[rows[6], q]
+      spec$pred_mean[7, q] <- rng[2] + 3 * spec$unknown_sd[q]
+      spec$pred_mean[8, q] <- rng[1] - 0.4 * diff(rng)
+    }
+    sw <- .Call(epimask:::C_risk_match_sweep, spec)
+    info <- sprintf("%s k = %d noise %g (%d bins)", kind, k, noise, sw$bins)
+    expect_false(is.null(sw$estimate), info = info)
+    exact <- sweep_ref_S2(spec)
+    expect_true(all(abs(sw$estimate - exact) <= sw$error), info = info)
+    expect_true(all(sw$error <= 1e-6 * (sw$estimate - sw$error)), info = info)
+  }
+  # a small noise gives many bins (their product is the count)
+  expect_gt(sw$bins, 300)
+  # an unknown without spread in the data is the factor 1
+  spec$masked_unknown[, 2] <- 1.5
+  spec$unknown_range[2] <- 0
+  sw <- .Call(epimask:::C_risk_match_sweep, spec)
+  exact <- sweep_ref_S2(spec)
+  expect_true(all(abs(sw$estimate - exact) <= sw$error))
+  # beyond 2^20 bins in all (or a residual SD of 0) the sweep does not apply
+  spec <- sweep_spec2(dat$mk, dat$my, tk, rows)
+  spec$unknown_sd <- spec$unknown_range / 2049
+  expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+  spec$unknown_sd <- c(spec$unknown_range[1] / 20, 0)
+  expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+})
+
+test_that("two unknowns: risk_match() by the sweep within prob_tol of the R loop and the C loop", {
+  seed <- 800
+  for (kind in c("plain", "ties")) for (k in 1:2) {
+    seed <- seed + 1
+    n <- 2000
+    dat <- sweep_data2(n, k, kind, seed)
+    original <- as.data.frame(cbind(dat$Z, dat$my))
+    names(original) <- c(paste0("k", seq_len(k)), "y1", "y2")
+    masked <- as.data.frame(cbind(dat$mk, dat$my))
+    names(masked) <- names(original)
+    known <- paste0("k", seq_len(k))
+    rows <- seq(3, n, by = 41)
+    info <- sprintf("%s k = %d", kind, k)
+    tr <- risk_match(original, masked, known, c("y1", "y2"), targets = rows, threads = 2)
+    ex <- risk_match(original, masked, known, c("y1", "y2"), targets = rows,
+                     method = "exhaustive", threads = 1)
+    expect_identical(tr$per_target$c, ex$per_target$c, info = info)
+    expect_identical(tr$per_target$I, ex$per_target$I, info = info)
+    ref <- sweep_ref_probs2(sweep_spec2(dat$mk, dat$my, dat$Z[rows, , drop = FALSE], rows))
+    expect_true(all(abs(tr$per_target$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
+    expect_true(all(abs(tr$per_target$prob_max / ref[, 2] - 1) <= 1e-6), info = info)
+    expect_true(all(abs(tr$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
+                info = info)
+  }
+})
+
+test_that("two unknowns: the walk for what the sweep cannot certify; same object for threads and chunks", {
+  dat <- sweep_data2(3000, 2, "plain", 9)
+  rows <- seq(1, 3000, by = 50)
+  spec <- sweep_spec2(dat$mk, dat$my, dat$Z[rows, ], rows, threads = 2L)
+  spec$method <- 1L
+  spec["index"] <- list(NULL)
+  spec$sweep <- 1L
+  spec$prob_tol <- 1e-6
+  ref <- sweep_ref_probs2(spec)
+  swept <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(swept$walked, 0)
+  expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6))
+  spec$prob_tol <- 1e-10
+  fine <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(fine$walked, as.double(length(rows)))
+  expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= 1e-10 + 1e-13))
+
+  original <- as.data.frame(cbind(dat$Z, dat$my))
+  names(original) <- c("k1", "k2", "y1", "y2")
+  masked <- as.data.frame(cbind(dat$mk, dat$my))
+  names(masked) <- names(original)
+  tg <- seq(2, 3000, by = 4)
+  one <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg, threads = 1,
+                    prob_tol = 1e-6)
+  two <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg, threads = 2,
+                    prob_tol = 1e-6)
+  expect_identical(one, two)
+  old <- options(progressr.enable = FALSE)
+  on.exit(options(old), add = TRUE)
+  chunked <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg,
+                        threads = 2, progress = TRUE, prob_tol = 1e-6)
+  expect_identical(chunked, one)
+  a <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg[1:90],
+                  threads = 1, prob_tol = 1e-6)
+  b <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg[-(1:90)],
+                  threads = 2, prob_tol = 1e-6)
+  expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
+  expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
+})
