@@ -79,7 +79,7 @@
 #'   `prob_max` is certified to relative error `prob_tol` by lower and upper
 #'   bounds (never by sampling), in one of two ways.
 #'
-#'   The sweep (with at most 2 known and at most 1 unknown variable, and
+#'   The sweep (with at most 2 known and at most 2 unknown variables, and
 #'   `prob_tol` below 0.05) computes it for all targets at once. On each side
 #'   of \eqn{t_v} the factor \eqn{1 - |z_v - t_v| / \Delta_v(t)} is linear in
 #'   \eqn{z_v}, so in each orthant of \eqn{t} the product of the known
@@ -103,15 +103,26 @@
 #'   bins per kink in the data and at most 8 blocks per level, so the time,
 #'   \eqn{O((n + m) \log B \log n)} for \eqn{m} targets, hardly grows with
 #'   \eqn{B} (measured: the same 9 s of CPU at \eqn{n = 2 \times 10^5} for
-#'   67 to 4152 bins), memory \eqn{O(n + m)}. Each target's interval (Taylor remainder, rounding of
+#'   67 to 4152 bins), memory \eqn{O(n + m)}. With two unknown variables
+#'   the two factors multiply: the blocks are the products of the two
+#'   unknowns' blocks (a target uses the products of its two decompositions),
+#'   the expansion in a block is the product of the two expansions (each
+#'   lowered in degree where its certified remainder allows), and the
+#'   remainder of the product that of each factor times the bound of the
+#'   other plus the product of the remainders. The bins multiply too (at most
+#'   \eqn{2^{20}} in all), and the moments per record are up to 169 per
+#'   subset of the known variables instead of 13, so this costs about 10 to
+#'   20 times the sweep with one unknown (see the cost section). Each
+#'   target's interval (Taylor remainder, rounding of
 #'   the normal integral and of every sum) is checked against `prob_tol`;
 #'   a target whose interval is wider (a predicted mean far outside the
 #'   released values, a `prob_tol` below about \eqn{10^{-8}}) goes to the
 #'   per-target walk below, so every target is certified. The result of a
 #'   target does not depend on the threads nor on how targets are split.
 #'
-#'   The per-target walk (everything else: 3 or more known variables, 2
-#'   unknown, a residual SD of 0 or below \eqn{2^{-21}} of the unknown's range,
+#'   The per-target walk (everything else: 3 or more known variables, 3
+#'   or more unknown, a residual SD of 0, more than \eqn{2^{20}} bins of 2
+#'   SDs (the product over the unknowns of their range over 2 SDs),
 #'   `prob_tol` of 0.05 and more, or `options(epimask.match_sweep = FALSE)`)
 #'   refines the nodes' moment bounds widest gap first (the unknown factor
 #'   expanded to degree 5); when that does not converge quickly, every

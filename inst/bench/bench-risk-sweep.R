@@ -32,7 +32,15 @@
 # EPIMASK_BENCH_SWEEP_WORST (default "true") the worst inputs,
 # EPIMASK_BENCH_SWEEP_BINS (default "true") the cost against the number of
 # fine bins (range / (2 residual SDs): 64 to 4096 at 2e5 against the walk,
-# 4096 and 65536 at 1e6, the default call; the sweep's far blocks at degree 1).
+# 4096 and 65536 at 1e6, the default call; the sweep's far blocks at degree 1),
+# EPIMASK_BENCH_SWEEP_TWO (default "true") two unknown variables: simulated
+# (known k1, k2; unknown y1 linear, y2 quadratic in the knowns, noise-masked)
+# at 2e4 (loop on all targets), 2e5 and 1e6 (loop and walk on samples,
+# scaled), rows loop / before_1e-6 (the walk) / rates (prob_tol = 1, the
+# rates alone) / after_1e-6 (prob_tol = 1e-6: the sweep) / after_dflt (the
+# default call); and adult.csv (known age, education_num; unknown
+# hours_per_week, capital_gain; correlated noise 0.1) as a custodian runs it.
+# EPIMASK_BENCH_SWEEP_TWO_N (default "2e4,2e5,1e6") sets its sizes.
 library(epimask)
 
 threads <- as.integer(Sys.getenv("EPIMASK_BENCH_THREADS", "2"))
@@ -231,6 +239,72 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_BINS", "true")) == "true") {
                 as.integer(ceiling(diff(range(d$masked$y)) / (2 * after$res$sigma)))))
     rm(d, loop, after)
     invisible(gc())
+  }
+}
+if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_TWO", "true")) == "true") {
+  cat("\n## two unknown variables\n")
+  two_data <- function(n, seed = 2) {
+    set.seed(seed)
+    z <- matrix(rnorm(2 * n), n, 2, dimnames = list(NULL, c("k1", "k2")))
+    o <- data.frame(z, y1 = z[, 1] + 2 * z[, 2] + rnorm(n),
+                    y2 = z[, 1]^2 + rnorm(n, sd = 0.5))
+    m <- o
+    m[c("k1", "k2")] <- m[c("k1", "k2")] + rnorm(2 * n, sd = 0.3)
+    m$y1 <- m$y1 + rnorm(n, sd = 0.3)
+    m$y2 <- m$y2 + rnorm(n, sd = 0.3)
+    list(original = o, masked = m)
+  }
+  rm2 <- function(d, known, unknown, ...)
+    risk_match(d$original, d$masked, known, unknown, threads = threads, progress = FALSE, ...)
+  header()
+  sizes2 <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_TWO_N", "2e4,2e5,1e6"),
+                                ",")[[1]])
+  for (n in sizes2) {
+    d <- two_data(n)
+    kk <- c("k1", "k2")
+    uu <- c("y1", "y2")
+    tg_loop <- if (n <= 2e4) seq_len(n) else round(seq(1, n, length.out = 40))
+    tg_walk <- if (n <= 2e4) seq_len(n) else
+      sort(unique(c(tg_loop, round(seq(1, n, length.out = if (n <= 2e5) 200 else 100)))))
+    loop <- timed(rm2(d, kk, uu, targets = tg_loop, method = "exhaustive"))
+    walk <- timed(without_sweep(rm2(d, kk, uu, targets = tg_walk, prob_tol = 1e-6)))
+    rates <- timed(rm2(d, kk, uu, prob_tol = 1))
+    after <- timed(rm2(d, kk, uu, prob_tol = 1e-6))
+    dflt <- timed(rm2(d, kk, uu))
+    nm <- "two_unknown"
+    show(nm, n, "loop", loop, tg_loop, loop, tg_loop)
+    show(nm, n, "before_1e-6", walk, tg_walk, loop, tg_loop)
+    show(nm, n, "rates", rates, seq_len(n), loop, tg_loop)
+    show(nm, n, "after_1e-6", after, seq_len(n), loop, tg_loop)
+    show(nm, n, if (is.na(dflt$res$prob_tol)) "after_dflt*" else "after_dflt", dflt, seq_len(n),
+         loop, tg_loop)
+    cat(sprintf("%-12s %5g residual SDs %s, bins %s\n", nm, n,
+                paste(format(signif(after$res$sigma, 3)), collapse = ", "),
+                paste(ceiling(apply(d$masked[uu], 2, function(v) diff(range(v)))
+                              / (2 * after$res$sigma)), collapse = " x ")))
+    rm(d, loop, walk, rates, after, dflt)
+    invisible(gc())
+  }
+  # adult.csv as a custodian would run it
+  path <- Sys.getenv("EPIMASK_ADULT", "/work/shared/data/adult.csv")
+  if (file.exists(path)) {
+    adult <- read.csv(path, check.names = FALSE)
+    names(adult) <- gsub("-", "_", names(adult))
+    vars <- c("age", "education_num", "hours_per_week", "capital_gain")
+    adult <- adult[stats::complete.cases(adult[vars]), ]
+    set.seed(1)
+    d <- list(original = adult,
+              masked = apply_mask(adult, mask_noise(0.1, dist = "correlated"), vars = vars))
+    kk <- c("age", "education_num")
+    uu <- c("hours_per_week", "capital_gain")
+    n <- nrow(adult)
+    tg_loop <- round(seq(1, n, length.out = 300))
+    loop <- timed(rm2(d, kk, uu, targets = tg_loop, method = "exhaustive"))
+    walk <- timed(without_sweep(rm2(d, kk, uu, targets = tg_loop, prob_tol = 1e-6)))
+    dflt <- timed(rm2(d, kk, uu))
+    show("adult_two", n, "loop", loop, tg_loop, loop, tg_loop)
+    show("adult_two", n, "before_1e-6", walk, tg_loop, loop, tg_loop)
+    show("adult_two", n, "after_dflt", dflt, seq_len(n), loop, tg_loop)
   }
 }
 cat(sprintf("\nLoad at end (1, 5, 15 min): %s\n", load_now()))

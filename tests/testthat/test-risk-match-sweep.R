@@ -277,6 +277,50 @@ test_that("the sweep gives the same object for any threads and any chunking of t
                "epimask.match_sweep", class = "epimask_error_value")
 })
 
+# risk_match()'s result by the sweep `tr` against the C loop's `ex` (c, I
+# identical) and the R loop's probabilities `ref`, within 1e-6.
+sweep_check_match <- function(tr, ex, ref, info) {
+  expect_identical(tr$per_target$c, ex$per_target$c, info = info)
+  expect_identical(tr$per_target$I, ex$per_target$I, info = info)
+  expect_true(all(abs(tr$per_target$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
+  expect_true(all(abs(tr$per_target$prob_max / ref[, 2] - 1) <= 1e-6), info = info)
+  expect_true(all(abs(tr$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
+              info = info)
+}
+
+# The C entry at prob_tol = 1e-6 (no target walks) and at `fine_tol`, below
+# the sweep's bounds (every target walks), against the reference probabilities.
+sweep_check_walk <- function(spec, ref, fine_tol) {
+  spec$method <- 1L
+  spec["index"] <- list(NULL)
+  spec$sweep <- 1L
+  spec$prob_tol <- 1e-6
+  swept <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(swept$walked, 0)
+  expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6))
+  spec$prob_tol <- fine_tol
+  fine <- .Call(epimask:::C_risk_match, spec)
+  expect_identical(fine$walked, as.double(length(spec$target_record)))
+  expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= fine_tol + 1e-13))
+}
+
+# The same object for threads 1 and 2, progress chunks and targets split by
+# hand (the first `split` apart).
+sweep_check_same <- function(original, masked, known, unknown, tg, split, ...) {
+  call <- function(targets, threads, progress = FALSE)
+    risk_match(original, masked, known, unknown, targets = targets, threads = threads,
+               progress = progress, ...)
+  one <- call(tg, 1)
+  expect_identical(call(tg, 2), one)
+  old <- options(progressr.enable = FALSE)
+  on.exit(options(old), add = TRUE)
+  expect_identical(call(tg, 2, progress = TRUE), one)
+  a <- call(tg[seq_len(split)], 1)
+  b <- call(tg[-seq_len(split)], 2)
+  expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
+  expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
+}
+
 # A release whose unknown is nearly a linear function of the knowns: the
 # intruder's residual SD gives about `bins` fine bins of two SDs.
 sweep_small_sd <- function(n, k, bins, seed, ties = FALSE) {
@@ -312,13 +356,8 @@ test_that("risk_match() with a small residual SD: the sweep within prob_tol of t
     expect_gt(ceiling(diff(range(d$my)) / (2 * tr$sigma)), 128)
     ex <- risk_match(d$original, d$masked, known, "y", targets = rows,
                      method = "exhaustive", threads = 1)
-    expect_identical(tr$per_target$c, ex$per_target$c, info = info)
-    expect_identical(tr$per_target$I, ex$per_target$I, info = info)
     ref <- sweep_ref_probs(sweep_spec(d$mk, d$my, d$Z[rows, , drop = FALSE], rows))
-    expect_true(all(abs(tr$per_target$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
-    expect_true(all(abs(tr$per_target$prob_max / ref[, 2] - 1) <= 1e-6), info = info)
-    expect_true(all(abs(tr$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
-                info = info)
+    sweep_check_match(tr, ex, ref, info)
   }
 })
 
@@ -326,35 +365,12 @@ test_that("a small residual SD: every target certified by the sweep; below its b
   d <- sweep_small_sd(3000, 2, 2000, 77)
   rows <- seq(1, 3000, by = 50)
   spec <- sweep_spec(d$mk, d$my, d$Z[rows, ], rows, threads = 2L)
-  spec$method <- 1L
-  spec["index"] <- list(NULL)
-  spec$sweep <- 1L
-  spec$prob_tol <- 1e-6
-  ref <- sweep_ref_probs(spec)
-  swept <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(swept$walked, 0)
-  expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6))
-  spec$prob_tol <- 1e-13
-  fine <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(fine$walked, as.double(length(rows)))
-  expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= 1e-13 + 1e-13))
+  sweep_check_walk(spec, sweep_ref_probs(spec), 1e-13)
 })
 
 test_that("a small residual SD: the same object for any threads and chunking", {
   d <- sweep_small_sd(4000, 2, 1500, 9)
-  tg <- seq(2, 4000, by = 3)
-  one <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg, threads = 1)
-  two <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg, threads = 2)
-  expect_identical(one, two)
-  old <- options(progressr.enable = FALSE)
-  on.exit(options(old), add = TRUE)
-  chunked <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg, threads = 2,
-                        progress = TRUE)
-  expect_identical(chunked, one)
-  a <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg[1:100], threads = 1)
-  b <- risk_match(d$original, d$masked, c("k1", "k2"), "y", targets = tg[-(1:100)], threads = 2)
-  expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
-  expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
+  sweep_check_same(d$original, d$masked, c("k1", "k2"), "y", seq(2, 4000, by = 3), 100)
 })
 
 # Two unknown variables: the spec (one lm() per unknown) and the exact
@@ -469,13 +485,8 @@ test_that("two unknowns: risk_match() by the sweep within prob_tol of the R loop
     tr <- risk_match(original, masked, known, c("y1", "y2"), targets = rows, threads = 2)
     ex <- risk_match(original, masked, known, c("y1", "y2"), targets = rows,
                      method = "exhaustive", threads = 1)
-    expect_identical(tr$per_target$c, ex$per_target$c, info = info)
-    expect_identical(tr$per_target$I, ex$per_target$I, info = info)
     ref <- sweep_ref_probs2(sweep_spec2(dat$mk, dat$my, dat$Z[rows, , drop = FALSE], rows))
-    expect_true(all(abs(tr$per_target$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
-    expect_true(all(abs(tr$per_target$prob_max / ref[, 2] - 1) <= 1e-6), info = info)
-    expect_true(all(abs(tr$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
-                info = info)
+    sweep_check_match(tr, ex, ref, info)
   }
 })
 
@@ -483,38 +494,11 @@ test_that("two unknowns: the walk for what the sweep cannot certify; same object
   dat <- sweep_data2(3000, 2, "plain", 9)
   rows <- seq(1, 3000, by = 50)
   spec <- sweep_spec2(dat$mk, dat$my, dat$Z[rows, ], rows, threads = 2L)
-  spec$method <- 1L
-  spec["index"] <- list(NULL)
-  spec$sweep <- 1L
-  spec$prob_tol <- 1e-6
-  ref <- sweep_ref_probs2(spec)
-  swept <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(swept$walked, 0)
-  expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6))
-  spec$prob_tol <- 1e-10
-  fine <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(fine$walked, as.double(length(rows)))
-  expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= 1e-10 + 1e-13))
-
+  sweep_check_walk(spec, sweep_ref_probs2(spec), 1e-10)
   original <- as.data.frame(cbind(dat$Z, dat$my))
   names(original) <- c("k1", "k2", "y1", "y2")
   masked <- as.data.frame(cbind(dat$mk, dat$my))
   names(masked) <- names(original)
-  tg <- seq(2, 3000, by = 4)
-  one <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg, threads = 1,
-                    prob_tol = 1e-6)
-  two <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg, threads = 2,
-                    prob_tol = 1e-6)
-  expect_identical(one, two)
-  old <- options(progressr.enable = FALSE)
-  on.exit(options(old), add = TRUE)
-  chunked <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg,
-                        threads = 2, progress = TRUE, prob_tol = 1e-6)
-  expect_identical(chunked, one)
-  a <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg[1:90],
-                  threads = 1, prob_tol = 1e-6)
-  b <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"), targets = tg[-(1:90)],
-                  threads = 2, prob_tol = 1e-6)
-  expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
-  expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
+  sweep_check_same(original, masked, c("k1", "k2"), c("y1", "y2"), seq(2, 3000, by = 4), 90,
+                   prob_tol = 1e-6)
 })
