@@ -502,3 +502,31 @@ test_that("two unknowns: the walk for what the sweep cannot certify; same object
   sweep_check_same(original, masked, c("k1", "k2"), c("y1", "y2"), seq(2, 3000, by = 4), 90,
                    prob_tol = 1e-6)
 })
+
+test_that("two unknowns: a default call past the pair limit gives the rates and says what asking costs", {
+  dat <- sweep_data2(1500, 2, "plain", 13)
+  original <- as.data.frame(cbind(dat$Z, dat$my))
+  names(original) <- c("k1", "k2", "y1", "y2")
+  masked <- as.data.frame(cbind(dat$mk, dat$my))
+  names(masked) <- names(original)
+  tg <- seq(1, 1500, by = 7)
+  old <- options(epimask.match_prob_pairs = 1e4)
+  on.exit(options(old), add = TRUE)
+  expect_message(rates <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"),
+                                     targets = tg, method = "tree"),
+                 "two unknown variables", class = "epimask_message_probs_skipped")
+  expect_true(all(is.na(rates$per_target$prob_true)))
+  expect_identical(rates$prob_tol, NA_real_)
+  # prob_tol given: the sweep computes them, the same c and I
+  expect_silent(asked <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"),
+                                    targets = tg, prob_tol = 1e-6, method = "tree"))
+  expect_identical(asked$per_target$c, rates$per_target$c)
+  expect_identical(asked$per_target$I, rates$per_target$I)
+  ref <- sweep_ref_probs2(sweep_spec2(dat$mk, dat$my, dat$Z[tg, ], tg))
+  expect_true(all(abs(asked$per_target$prob_true / ref[, 1] - 1) <= 1e-6))
+  # under the limit the default call computes them
+  options(epimask.match_prob_pairs = 1e9)
+  expect_silent(under <- risk_match(original, masked, c("k1", "k2"), c("y1", "y2"),
+                                    targets = tg, method = "tree"))
+  expect_identical(under, asked)
+})
