@@ -168,9 +168,9 @@
 #' variables the sweep costs about 10 times more (measured on this machine
 #' at load averages 2 to 3, 2 threads, \eqn{10^6} records and targets of a
 #' simulated release with two known variables: 672 s of CPU against 80 s for
-#' the rates alone; at \eqn{2 \times 10^5}, 93 s against 10 s; the walk 16
-#' ms per target at \eqn{2 \times 10^5}, about 55 min for all, and more at
-#' \eqn{10^6}), so a default call past the pair limit below computes the
+#' the rates alone; at \eqn{2 \times 10^5}, 93 to 98 s against 10 to 13 s;
+#' the walk 16 to 20 ms per target at \eqn{2 \times 10^5}, 55 to 68 min for
+#' all, and more at \eqn{10^6}), so a default call past the pair limit below computes the
 #' rates only and its message gives the cost of asking; `prob_tol` given
 #' runs the sweep. Where the sweep does not apply, the probabilities come
 #' from the per-target walk, which is quadratic; so when `prob_tol` is not
