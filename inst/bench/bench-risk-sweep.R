@@ -304,7 +304,7 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_TWO", "true")) == "true") {
     dflt <- timed(rm2(d, kk, uu))
     show("adult_two", n, "loop", loop, tg_loop, loop, tg_loop)
     show("adult_two", n, "before_1e-6", walk, tg_loop, loop, tg_loop)
-    show("adult_two", n, "after_dflt", dflt, seq_len(n), loop, tg_loop)
+    invisible(show("adult_two", n, "after_dflt", dflt, seq_len(n), loop, tg_loop))
   }
 }
 cat(sprintf("\nLoad at end (1, 5, 15 min): %s\n", load_now()))
