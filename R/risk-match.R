@@ -362,7 +362,7 @@ match_prob_pairs <- function() {
 # unknown, whose released range spans at most 128 bins of two residual SDs
 # (or that carries no information: no spread). Elsewhere the per-target
 # walk, which is quadratic. Must agree with ms_applies() in C.
-match_sweep_max_known <- 2L
+match_sweep_max_known <- 3L
 match_sweep_max_bins <- 128
 match_sweep_applies <- function(n_known, sigma, range) {
   if (!match_sweep_enabled() || n_known > match_sweep_max_known || length(sigma) > 1L)

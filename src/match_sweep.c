@@ -5,11 +5,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "match_dominance.h"
 #include "match_internal.h"
 #include "match_sweep.h"
 #include "par_rows.h"
 
-#define MS_VEC_MAX (4 * MS_ORDERS)
+#define MS_VEC_MAX ((1 << MS_MAX_KNOWN) * MS_ORDERS)
 #define MS_EPS DBL_EPSILON
 
 struct ms_state {
@@ -24,17 +25,26 @@ struct ms_state {
     double *bin_c, *bin_h, *bin_count;
     size_t *bin_start;          /* B + 1 */
     size_t max_bin;
-    int *ord1, *ord2;           /* records by bin, then by z_1 (resp. z_2), then index */
-    int *rank2;                 /* per record: 1-based rank of z_2 within its bin */
-    double *z2s;                /* z_2 in the order ord2 */
+    /* per known variable k: records by bin, then by z_k, then index (ordk);
+     * z_k in that order (zsk); per record, the 1-based rank of z_k within
+     * its bin (rankk, k >= 1); targets by t_k, then index (tordk) */
+    int *ordk[MS_MAX_KNOWN], *rankk[MS_MAX_KNOWN], *tordk[MS_MAX_KNOWN];
+    double *zsk[MS_MAX_KNOWN];
+    const double *zraw;         /* n x K: the records' known coordinates (the caller's) */
+    int *pos1;                  /* K = 3, per record: its position in z_1 order within its bin */
     /* targets */
-    const double *z1raw;        /* z_1 of every record (the caller's) */
     const double *tk;           /* n_targets x K (column-major, as tg->known) */
     double *mean;               /* predicted mean per target */
     double *side;               /* nt x K x 4: alpha_L, alpha_H, beta_L, beta_H */
-    double *cabs;               /* per target: sum of |part coefficients| */
-    double *pcoef;              /* nt x 4 x 4: the part coefficients (part_coefficients) */
-    int *tord1, *tord2;         /* targets by t_1 (resp. t_2), then index */
+    double *cabs;               /* per target: the bound of the |terms| of the coefficients */
+    int pstride;                /* 2^K x 2^K */
+    double *pcoef;              /* nt x 2^K (parts W) x 2^K (S): part_coefficients */
+    /* K = 3, per thread: the 3-d dominance work, the targets' z_1 prefix
+     * counts, the bin's z_2, z_3 by z_1 position, positions in z_2, z_3 order */
+    md_work **dom;
+    int *pfx;
+    double *zloc;
+    int *byloc;
     /* sums in bin order */
     double *est, *rem, *fp;
     /* per slot (bins of one group) and per thread */
@@ -83,14 +93,21 @@ static int sort_order(const double *x, size_t stride, size_t m, int *order)
     return 0;
 }
 
-static void part_coefficients(const ms_state *st, size_t i, double coef[4][4]);
+static void part_coefficients(const ms_state *st, size_t i, double *coef, double *cabs);
 
 void ms_free(ms_state *st)
 {
     if (!st) return;
     free(st->u); free(st->v); free(st->bin_c); free(st->bin_h); free(st->bin_count);
-    free(st->bin_start); free(st->ord1); free(st->ord2); free(st->rank2); free(st->z2s);
-    free(st->mean); free(st->side); free(st->cabs); free(st->pcoef); free(st->tord1); free(st->tord2);
+    free(st->bin_start);
+    for (int k = 0; k < MS_MAX_KNOWN; k++) {
+        free(st->ordk[k]); free(st->rankk[k]); free(st->tordk[k]); free(st->zsk[k]);
+    }
+    free(st->pos1);
+    if (st->dom)
+        for (int t = 0; t < st->slots; t++) md_work_free(st->dom[t]);
+    free(st->dom); free(st->pfx); free(st->zloc); free(st->byloc);
+    free(st->mean); free(st->side); free(st->cabs); free(st->pcoef);
     free(st->est); free(st->rem); free(st->fp);
     free(st->slot_est); free(st->slot_rem); free(st->slot_fp);
     free(st->fen); free(st->gcache); free(st->skip);
@@ -154,14 +171,17 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->bin_start = calloc((size_t) B + 1, sizeof(size_t));
     st->u = malloc((n * (size_t) K + 1) * sizeof(double));
     st->v = malloc(n * sizeof(double));
-    st->ord1 = malloc(n * sizeof(int));
-    st->ord2 = malloc(n * sizeof(int));
-    st->rank2 = malloc(n * sizeof(int));
-    st->z2s = malloc(n * sizeof(double));
+    int okk = 1;
+    for (int k = 0; k < K; k++) {
+        st->ordk[k] = malloc(n * sizeof(int));
+        st->zsk[k] = malloc(n * sizeof(double));
+        st->rankk[k] = k > 0 ? malloc(n * sizeof(int)) : NULL;
+        okk = okk && st->ordk[k] && st->zsk[k] && (k == 0 || st->rankk[k]);
+    }
     int *bin = malloc(n * sizeof(int)), *tmp = malloc(n * sizeof(int));
     double *bmin = malloc(B * sizeof(double)), *bmax = malloc(B * sizeof(double));
     if (!st->bin_c || !st->bin_h || !st->bin_count || !st->bin_start || !st->u || !st->v ||
-        !st->ord1 || !st->ord2 || !st->rank2 || !st->z2s || !bin || !tmp || !bmin || !bmax)
+        !okk || !bin || !tmp || !bmin || !bmax)
         goto fail;
     for (int b = 0; b < B; b++) {
         bmin[b] = INFINITY;
@@ -202,7 +222,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     }
     /* records by bin then coordinate: a stable counting pass over the sorted order */
     for (int k = 0; k < K; k++) {
-        int *out = k == 0 ? st->ord1 : st->ord2;
+        int *out = st->ordk[k];
         if (sort_order(rel->masked_known + (size_t) k * n, 1, n, tmp) != 0) goto fail;
         size_t *pos = malloc(((size_t) B + 1) * sizeof(size_t));
         if (!pos) goto fail;
@@ -210,13 +230,20 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
         for (size_t q = 0; q < n; q++) out[pos[bin[tmp[q]]]++] = tmp[q];
         free(pos);
     }
-    if (K == 2) {
-        const double *z2 = rel->masked_known + n;
+    for (int k = 0; k < K; k++) {
+        const double *zk = rel->masked_known + (size_t) k * n;
         for (int b = 0; b < B; b++)
             for (size_t q = st->bin_start[b]; q < st->bin_start[b + 1]; q++) {
-                st->rank2[st->ord2[q]] = (int) (q - st->bin_start[b]) + 1;
-                st->z2s[q] = z2[st->ord2[q]];
+                if (k > 0) st->rankk[k][st->ordk[k][q]] = (int) (q - st->bin_start[b]) + 1;
+                st->zsk[k][q] = zk[st->ordk[k][q]];
             }
+    }
+    if (K == 3) {
+        st->pos1 = malloc(n * sizeof(int));
+        if (!st->pos1) goto fail;
+        for (int b = 0; b < B; b++)
+            for (size_t q = st->bin_start[b]; q < st->bin_start[b + 1]; q++)
+                st->pos1[st->ordk[0][q]] = (int) (q - st->bin_start[b]);
     }
     free(bin); bin = NULL;
     free(tmp); tmp = NULL;
@@ -225,13 +252,27 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
 
     /* targets */
     st->tk = tg->known;
-    st->z1raw = rel->masked_known;
+    st->zraw = rel->masked_known;
+    st->pstride = st->subsets * st->subsets;
     st->mean = malloc((nt + 1) * sizeof(double));
     st->side = malloc((nt * (size_t) K * 4 + 1) * sizeof(double));
     st->cabs = malloc((nt + 1) * sizeof(double));
-    st->pcoef = malloc((nt * 16 + 1) * sizeof(double));
-    st->tord1 = malloc((nt + 1) * sizeof(int));
-    st->tord2 = malloc((nt + 1) * sizeof(int));
+    st->pcoef = malloc((nt * (size_t) st->pstride + 1) * sizeof(double));
+    for (int k = 0; k < K; k++) {
+        st->tordk[k] = malloc((nt + 1) * sizeof(int));
+        if (!st->tordk[k]) goto fail;
+    }
+    if (K == 3) {
+        st->dom = calloc((size_t) threads, sizeof(md_work *));
+        st->pfx = malloc(((size_t) threads * nt + 1) * sizeof(int));
+        st->zloc = malloc(((size_t) threads * 2 * st->max_bin + 1) * sizeof(double));
+        st->byloc = malloc(((size_t) threads * 2 * st->max_bin + 1) * sizeof(int));
+        if (!st->dom || !st->pfx || !st->zloc || !st->byloc) goto fail;
+        for (int t = 0; t < threads; t++) {
+            st->dom[t] = md_work_alloc(st->max_bin, nt, st->V);
+            if (!st->dom[t]) goto fail;
+        }
+    }
     st->est = calloc(nt + 1, sizeof(double));
     st->rem = calloc(nt + 1, sizeof(double));
     st->fp = calloc(nt + 1, sizeof(double));
@@ -241,12 +282,12 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->fen = malloc(((size_t) threads * (st->max_bin + 1) * st->V + 1) * sizeof(double));
     st->gcache = malloc(((size_t) threads * nt * (st->ord + 2) + 1) * sizeof(double));
     st->skip = malloc((size_t) threads * nt + 1);
-    if (!st->mean || !st->side || !st->cabs || !st->pcoef || !st->tord1 || !st->tord2 || !st->est ||
+    if (!st->mean || !st->side || !st->cabs || !st->pcoef || !st->est ||
         !st->rem || !st->fp || !st->slot_est || !st->slot_rem || !st->slot_fp || !st->fen ||
         !st->gcache || !st->skip)
         goto fail;
-    if (sort_order(tg->known, 1, nt, st->tord1) != 0) goto fail;
-    if (K == 2 && sort_order(tg->known + nt, 1, nt, st->tord2) != 0) goto fail;
+    for (int k = 0; k < K; k++)
+        if (sort_order(tg->known + (size_t) k * nt, 1, nt, st->tordk[k]) != 0) goto fail;
     for (size_t i = 0; i < nt; i++) {
         mt_target c;
         mt_setup_target(ix, rel, tg, i, &c);
@@ -268,15 +309,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
                 sd4[2] = sd4[3] = 0.0;
             }
         }
-        /* |coefficients| of the parts, for the rounding bound */
-        double coef[4][4], total = 0.0;
-        part_coefficients(st, i, coef);
-        for (int X = 0; X < 4; X++)
-            for (int S = 0; S < st->subsets; S++) {
-                total += fabs(coef[X][S]);
-                st->pcoef[i * 16 + X * 4 + S] = coef[X][S];
-            }
-        st->cabs[i] = total;
+        part_coefficients(st, i, st->pcoef + i * (size_t) st->pstride, st->cabs + i);
     }
     return st;
 
@@ -373,29 +406,47 @@ static void record_moments(const ms_state *st, size_t j, double *vec)
     }
 }
 
-/* The part coefficients of target i: X = 0 (A: z_1 <= t_1), 1 (B: z_2 <=
- * t_2), 2 (C: both), 3 (T: all), per subset S. */
-static void part_coefficients(const ms_state *st, size_t i, double coef[4][4])
+/* The part coefficients of target i: coef[W * 2^K + S] for W a subset of
+ * the known variables (the part D_W: the bin's records with z_w <= t_w for
+ * every w in W; W = 0 is the bin's total) and S a monomial u^S. On the
+ * orthant L of t (the variables with z_v <= t_v) the known factors are
+ * sum_S c_L[S] u^S, c_L[S] = prod_{v in S} beta_v(L) prod_{v not in S}
+ * alpha_v(L); the orthant's sum is O_L = sum_{W containing L} (-1)^{|W - L|}
+ * D_W (inclusion-exclusion), so coef[W][S] = sum_{L in W} (-1)^{|W - L|}
+ * c_L[S] (Mobius inversion). *cabs bounds the sum of the |terms|: of the
+ * coefficients and of the products and sums that computed them (for the
+ * rounding bound). */
+static void part_coefficients(const ms_state *st, size_t i, double *coef, double *cabs)
 {
-    if (st->K == 1) {
-        const double *s1 = st->side + i * 4;
-        coef[0][0] = s1[0] - s1[1];
-        coef[0][1] = s1[2] - s1[3];
-        coef[3][0] = s1[1];
-        coef[3][1] = s1[3];
-        coef[1][0] = coef[1][1] = coef[2][0] = coef[2][1] = 0.0;
-        return;
-    }
-    const double *s1 = st->side + i * 8, *s2 = s1 + 4;
-    for (int S = 0; S < 4; S++) {
-        double f1L = (S & 1) ? s1[2] : s1[0], f1H = (S & 1) ? s1[3] : s1[1];
-        double f2L = (S & 2) ? s2[2] : s2[0], f2H = (S & 2) ? s2[3] : s2[1];
-        double cLL = f1L * f2L, cLH = f1L * f2H, cHL = f1H * f2L, cHH = f1H * f2H;
-        coef[2][S] = cLL - cLH - cHL + cHH;
-        coef[0][S] = cLH - cHH;
-        coef[1][S] = cHL - cHH;
-        coef[3][S] = cHH;
-    }
+    int K = st->K, NS = st->subsets;
+    const double *sd = st->side + i * (size_t) K * 4;
+    double c[1 << MS_MAX_KNOWN][1 << MS_MAX_KNOWN];
+    for (int L = 0; L < NS; L++)
+        for (int S = 0; S < NS; S++) {
+            double f = 1.0;
+            for (int v = 0; v < K; v++) {
+                const double *s4 = sd + v * 4;
+                int low = (L >> v) & 1;
+                f *= ((S >> v) & 1) ? (low ? s4[2] : s4[3]) : (low ? s4[0] : s4[1]);
+            }
+            c[L][S] = f;
+        }
+    double total = 0.0;
+    for (int W = 0; W < NS; W++)
+        for (int S = 0; S < NS; S++) {
+            double sum = 0.0, abs_sum = 0.0;
+            /* the subsets L of W, from W down to the empty set */
+            for (int L = W;; L = (L - 1) & W) {
+                int odd = 0;
+                for (int x = W ^ L; x; x &= x - 1) odd ^= 1;
+                sum += odd ? -c[L][S] : c[L][S];
+                abs_sum += fabs(c[L][S]);
+                if (L == 0) break;
+            }
+            coef[W * NS + S] = sum;
+            total += fabs(sum) + abs_sum;
+        }
+    *cabs = total;
 }
 
 /* est += sum_S coef[S] sum_d G_d X[S][d]; rem += remw sum_S coef[S] X[S][0]. */
@@ -419,6 +470,121 @@ typedef struct {
     ms_state *st;
 } bin_job;
 
+/* What one bin's sums need per target: the bin's records [base, base + nb),
+ * the thread's Taylor coefficients and skip flags, the slot's sums. */
+typedef struct {
+    ms_state *st;
+    size_t base, nb;
+    const double *gc;
+    const unsigned char *skip;
+    double *oest, *orem, *fen;
+} bin_ctx;
+
+/* The bin's records in the order of z_a: the running sum gives D_{a}
+ * (added when `single`), a Fenwick tree over the rank of z_c (c >= 0) gives
+ * D_{a, c}. Records with z_a <= t_a (raw values, ties in) are added in their
+ * fixed order, whatever the other targets. */
+static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
+{
+    const ms_state *st = bx->st;
+    int V = st->V, ord = st->ord, NS = st->subsets;
+    size_t nt = st->nt, nb = bx->nb, base = bx->base;
+    double run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
+    memset(run, 0, sizeof(run));
+    if (c >= 0) memset(bx->fen, 0, (nb + 1) * (size_t) V * sizeof(double));
+    const double *ta = st->tk + (size_t) a * nt, *za = st->zsk[a] + base;
+    const int *oa = st->ordk[a] + base;
+    size_t p = 0;
+    for (size_t r = 0; r < nt; r++) {
+        size_t i = (size_t) st->tordk[a][r];
+        while (p < nb && za[p] <= ta[i]) {
+            int j = oa[p];
+            record_moments(st, (size_t) j, vec);
+            for (int k = 0; k < V; k++) run[k] += vec[k];
+            if (c >= 0)
+                for (size_t f = (size_t) st->rankk[c][j]; f <= nb; f += f & (~f + 1)) {
+                    double *node = bx->fen + f * V;
+                    for (int k = 0; k < V; k++) node[k] += vec[k];
+                }
+            p++;
+        }
+        if (bx->skip[i]) continue;
+        const double *G = bx->gc + i * (ord + 2);
+        const double *coef = st->pcoef + i * (size_t) st->pstride;
+        if (single)
+            add_part(st, coef + (1 << a) * NS, G, G[ord], run, bx->oest + i, bx->orem + i);
+        if (c >= 0) {
+            /* records of the bin with z_c <= t_c: ranks 1..upper */
+            double tc = st->tk[(size_t) c * nt + i];
+            const double *zc = st->zsk[c] + base;
+            size_t lo = 0, hi = nb;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (zc[mid] <= tc) lo = mid + 1;
+                else hi = mid;
+            }
+            memset(q, 0, (size_t) V * sizeof(double));
+            for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
+                const double *node = bx->fen + f * V;
+                for (int k = 0; k < V; k++) q[k] += node[k];
+            }
+            add_part(st, coef + ((1 << a) | (1 << c)) * NS, G, G[ord], q, bx->oest + i,
+                     bx->orem + i);
+        }
+    }
+}
+
+static void dominance_moments(void *ctx, size_t local, double *vec)
+{
+    const bin_ctx *bx = (const bin_ctx *) ctx;
+    record_moments(bx->st, (size_t) bx->st->ordk[0][bx->base + local], vec);
+}
+
+static void dominance_emit(void *ctx, size_t i, const double *sum)
+{
+    const bin_ctx *bx = (const bin_ctx *) ctx;
+    const ms_state *st = bx->st;
+    const double *G = bx->gc + i * (st->ord + 2);
+    add_part(st, st->pcoef + i * (size_t) st->pstride + 7 * st->subsets, G, G[st->ord], sum,
+             bx->oest + i, bx->orem + i);
+}
+
+/* K = 3: the part D_{1,2,3} by the 3-d dominance sums of match_dominance.c
+ * over the bin's records. Returns the number of tree levels. */
+static int sweep_dominance(const bin_ctx *bx, int thread)
+{
+    const ms_state *st = bx->st;
+    size_t nt = st->nt, nb = bx->nb, base = bx->base;
+    int *pfx = st->pfx + (size_t) thread * nt;
+    double *z2 = st->zloc + (size_t) thread * 2 * st->max_bin, *z3 = z2 + nb;
+    int *by2 = st->byloc + (size_t) thread * 2 * st->max_bin, *by3 = by2 + nb;
+    const double *z1s = st->zsk[0] + base;
+    for (size_t p = 0; p < nb; p++) {
+        int j = st->ordk[0][base + p];
+        z2[p] = st->zraw[st->n + (size_t) j];
+        z3[p] = st->zraw[2 * st->n + (size_t) j];
+        by2[p] = st->pos1[st->ordk[1][base + p]];
+        by3[p] = st->pos1[st->ordk[2][base + p]];
+    }
+    for (size_t i = 0; i < nt; i++) {
+        if (bx->skip[i]) {
+            pfx[i] = 0;
+            continue;
+        }
+        double t1 = st->tk[i];
+        size_t lo = 0, hi = nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (z1s[mid] <= t1) lo = mid + 1;
+            else hi = mid;
+        }
+        pfx[i] = (int) lo;
+    }
+    md_problem pb = { nb, z2, z3, by2, by3, nt, st->tordk[1], pfx, st->tk + nt, st->tk + 2 * nt,
+                      st->V };
+    return md_dominance3(&pb, st->dom[thread], dominance_moments, dominance_emit, (void *) bx);
+}
+
 static double run_bin(void *ctx, size_t row, int thread)
 {
     ms_state *st = ((bin_job *) ctx)->st;
@@ -434,12 +600,18 @@ static double run_bin(void *ctx, size_t row, int thread)
     memset(orem, 0, nt * sizeof(double));
     memset(ofp, 0, nt * sizeof(double));
     if (nb == 0) return 1.0;
-    /* rounding of the sums: each moment passes through at most
-     * 2 log2(nb) + 2 additions in the tree or the running sums, the inner
-     * products add V terms, the four parts and the B bins are added: gamma
-     * of that many operations, doubled for the rounding of |u|, |v| <= 1
-     * and of the coefficients */
-    double ops = 2.0 * ceil(log2((double) nb + 2.0)) + 2.0 + V + 8.0 + st->B;
+    /* rounding of the sums (gamma of the longest chain of additions a term
+     * passes through, doubled for the rounding of |u|, |v| <= 1 and of the
+     * coefficients): a record's moment is added sequentially into a running
+     * sum or a Fenwick node (at most nb additions), then through the
+     * Fenwick query (log2 nb + 1) and, for K = 3, through one node per tree
+     * level (levels x that); the inner products add V terms; the 2^K parts
+     * (plus one per tree level) and the B bins are added; each coefficient
+     * is a sum of up to 2^K products of K factors */
+    double lg = ceil(log2((double) nb + 2.0)) + 1.0;
+    double levels = K == 3 ? (double) md_levels(nb) : 1.0;
+    double ops = (double) nb + levels * (lg + 1.0) + V + st->subsets + levels + st->B +
+                 K + st->subsets + 8.0;
     double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS);
     for (size_t i = 0; i < nt; i++) {
         double *G = gc + i * (ord + 2);
@@ -453,73 +625,29 @@ static double run_bin(void *ctx, size_t row, int thread)
          * (a few eps each) times g */
         ofp[i] = gamma * count * st->cabs[i] * G[ord + 1] + count * K * 8.0 * MS_EPS * G[ord + 1];
     }
-    double T[MS_VEC_MAX], run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
+    bin_ctx bx = { st, base, nb, gc, skip, oest, orem, fen };
+    /* the parts D_W, |W| = 1 and 2: one sweep per variable a with a
+     * Fenwick tree over each later variable c (the running sum gives D_{a}
+     * in the first of them) */
+    for (int a = 0; a < K; a++) {
+        if (a == K - 1) sweep_axis(&bx, a, -1, 1);
+        for (int c = a + 1; c < K; c++) sweep_axis(&bx, a, c, c == a + 1);
+    }
+    /* |W| = 3 */
+    if (K == 3) sweep_dominance(&bx, thread);
+    /* W = 0: the bin's total */
+    double T[MS_VEC_MAX], vec[MS_VEC_MAX];
     memset(T, 0, sizeof(T));
     for (size_t p = 0; p < nb; p++) {
-        record_moments(st, (size_t) st->ord1[base + p], vec);
+        record_moments(st, (size_t) st->ordk[0][base + p], vec);
         for (int k = 0; k < V; k++) T[k] += vec[k];
     }
-    /* B: records with z_2 <= t_2, in the order of z_2 */
-    if (K == 2) {
-        memset(run, 0, sizeof(run));
-        const double *t2 = st->tk + nt;
-        size_t p = 0;
-        for (size_t r = 0; r < nt; r++) {
-            size_t i = (size_t) st->tord2[r];
-            while (p < nb && st->z2s[base + p] <= t2[i]) {
-                record_moments(st, (size_t) st->ord2[base + p], vec);
-                for (int k = 0; k < V; k++) run[k] += vec[k];
-                p++;
-            }
-            if (skip[i]) continue;
-            const double *G = gc + i * (ord + 2);
-            add_part(st, st->pcoef + i * 16 + 4, G, G[ord], run, oest + i, orem + i);
-        }
-    }
-    /* A and C: records with z_1 <= t_1 in the order of z_1, a Fenwick tree
-     * over the rank of z_2 */
-    memset(run, 0, sizeof(run));
-    if (K == 2) memset(fen, 0, (nb + 1) * (size_t) V * sizeof(double));
-    const double *t1 = st->tk;
-    size_t p = 0;
-    for (size_t r = 0; r < nt; r++) {
-        size_t i = (size_t) st->tord1[r];
-        while (p < nb) {
-            int j = st->ord1[base + p];
-            /* z_1 of record j: u is a rescaling; compare the raw values */
-            if (!(st->z1raw[j] <= t1[i])) break;
-            record_moments(st, (size_t) j, vec);
-            for (int k = 0; k < V; k++) run[k] += vec[k];
-            if (K == 2)
-                for (size_t f = (size_t) st->rank2[j]; f <= nb; f += f & (~f + 1)) {
-                    double *node = fen + f * V;
-                    for (int k = 0; k < V; k++) node[k] += vec[k];
-                }
-            p++;
-        }
+    for (size_t i = 0; i < nt; i++) {
         if (skip[i]) continue;
         const double *G = gc + i * (ord + 2);
-        const double *coef = st->pcoef + i * 16;
-        add_part(st, coef, G, G[ord], run, oest + i, orem + i);
-        if (K == 2) {
-            /* records of the bin with z_2 <= t_2: ranks 1..upper */
-            double t2 = st->tk[nt + i];
-            size_t lo = 0, hi = nb;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (st->z2s[base + mid] <= t2) lo = mid + 1;
-                else hi = mid;
-            }
-            memset(q, 0, (size_t) V * sizeof(double));
-            for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
-                const double *node = fen + f * V;
-                for (int k = 0; k < V; k++) q[k] += node[k];
-            }
-            add_part(st, coef + 8, G, G[ord], q, oest + i, orem + i);
-        }
-        add_part(st, coef + 12, G, G[ord], T, oest + i, orem + i);
+        add_part(st, st->pcoef + i * (size_t) st->pstride, G, G[ord], T, oest + i, orem + i);
     }
-    return (double) nt * (K == 2 ? 4.0 : 1.0) * V;
+    return (double) nt * (K == 3 ? 4.0 * lg : K == 2 ? 4.0 : 1.0) * V;
 }
 
 void ms_run_bins(ms_state *st, int from, int to, int threads)

@@ -42,7 +42,7 @@
  * counts). A target whose bound exceeds prob_tol relative to its lower bound
  * is left to the per-target walk of match_sum.c (the caller). */
 
-#define MS_MAX_KNOWN 2
+#define MS_MAX_KNOWN 3
 #define MS_DEGREE 12
 #define MS_ORDERS (MS_DEGREE + 1)
 #define MS_HALF_SD 1.0
