@@ -2,6 +2,7 @@
 #define EPIMASK_MATCH_DOMINANCE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Three-dimensional dominance sums of moment vectors for many queries
  * (match_dominance.c; used by the sweep of match_sweep.c for three known
@@ -20,13 +21,18 @@
  * records in a fixed order, whatever the other queries: the same for any
  * chunking of the queries and any thread.
  *
+ * The moments are fixed-point integers (the caller's scale), so the sums are
+ * exact and independent of the order of the additions: the caller bounds
+ * only the quantisation of each record's moments and the overflow (at most
+ * n records of |moment| <= 2^62 / n each).
+ *
  * Cost O((n + queries) log^2 n V); memory O(n + queries) ints and one
- * Fenwick tree of (n + 1) V doubles. */
+ * Fenwick tree of (n + 1) V integers. */
 
-/* The moment vector of a record (by its position in z1 order). */
-typedef void (*md_moments)(void *ctx, size_t local, double *vec);
+/* The fixed-point moment vector of a record (by its position in z1 order). */
+typedef void (*md_moments)(void *ctx, size_t local, int64_t *vec);
 /* The sum of one canonical node for query i (called in top-down order). */
-typedef void (*md_emit)(void *ctx, size_t i, const double *sum);
+typedef void (*md_emit)(void *ctx, size_t i, const int64_t *sum);
 
 typedef struct {
     size_t n;                   /* records, known by their position in z1 order */

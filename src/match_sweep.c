@@ -3,6 +3,7 @@
  * and its certification. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "match_dominance.h"
@@ -50,7 +51,7 @@ struct ms_state {
     /* per slot (bins of one group) and per thread */
     int slots;
     double *slot_est, *slot_rem, *slot_fp;     /* slots x nt */
-    double *fen;                /* threads x (max_bin + 1) x V */
+    int64_t *fen;               /* threads x (max_bin + 1) x V: fixed-point moments */
     double *gcache;             /* threads x nt x (ord + 2): G_0..G_D, remw, sup */
     unsigned char *skip;        /* threads x nt */
     int group_from;
@@ -279,7 +280,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->slot_est = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->slot_rem = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->slot_fp = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
-    st->fen = malloc(((size_t) threads * (st->max_bin + 1) * st->V + 1) * sizeof(double));
+    st->fen = malloc(((size_t) threads * (st->max_bin + 1) * st->V + 1) * sizeof(int64_t));
     st->gcache = malloc(((size_t) threads * nt * (st->ord + 2) + 1) * sizeof(double));
     st->skip = malloc((size_t) threads * nt + 1);
     if (!st->mean || !st->side || !st->cabs || !st->pcoef || !st->est ||
@@ -477,8 +478,26 @@ typedef struct {
     size_t base, nb;
     const double *gc;
     const unsigned char *skip;
-    double *oest, *orem, *fen;
+    double *oest, *orem;
+    int64_t *fen;
+    double scale, inv;          /* 2^shift, 2^-shift: the fixed-point moments */
 } bin_ctx;
+
+/* Record j's moments in fixed point: round(u^S v^d 2^shift). Sums of at most
+ * nb of them are exact in int64_t (|moment| <= 1 + tiny, 2^shift <= 2^61 /
+ * nb), so every sum below is exact and independent of the order of its
+ * additions; each record's moment is off by at most 2^-(shift + 1). */
+static void record_fixed(const bin_ctx *bx, size_t j, int64_t *out)
+{
+    double vec[MS_VEC_MAX];
+    record_moments(bx->st, j, vec);
+    for (int k = 0; k < bx->st->V; k++) out[k] = (int64_t) llrint(vec[k] * bx->scale);
+}
+
+static void fixed_to_double(const bin_ctx *bx, const int64_t *x, double *out)
+{
+    for (int k = 0; k < bx->st->V; k++) out[k] = (double) x[k] * bx->inv;
+}
 
 /* The bin's records in the order of z_a: the running sum gives D_{a}
  * (added when `single`), a Fenwick tree over the rank of z_c (c >= 0) gives
@@ -489,9 +508,10 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
     const ms_state *st = bx->st;
     int V = st->V, ord = st->ord, NS = st->subsets;
     size_t nt = st->nt, nb = bx->nb, base = bx->base;
-    double run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
+    int64_t run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
+    double x[MS_VEC_MAX];
     memset(run, 0, sizeof(run));
-    if (c >= 0) memset(bx->fen, 0, (nb + 1) * (size_t) V * sizeof(double));
+    if (c >= 0) memset(bx->fen, 0, (nb + 1) * (size_t) V * sizeof(int64_t));
     const double *ta = st->tk + (size_t) a * nt, *za = st->zsk[a] + base;
     const int *oa = st->ordk[a] + base;
     size_t p = 0;
@@ -499,11 +519,11 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
         size_t i = (size_t) st->tordk[a][r];
         while (p < nb && za[p] <= ta[i]) {
             int j = oa[p];
-            record_moments(st, (size_t) j, vec);
+            record_fixed(bx, (size_t) j, vec);
             for (int k = 0; k < V; k++) run[k] += vec[k];
             if (c >= 0)
                 for (size_t f = (size_t) st->rankk[c][j]; f <= nb; f += f & (~f + 1)) {
-                    double *node = bx->fen + f * V;
+                    int64_t *node = bx->fen + f * V;
                     for (int k = 0; k < V; k++) node[k] += vec[k];
                 }
             p++;
@@ -511,8 +531,10 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
         if (bx->skip[i]) continue;
         const double *G = bx->gc + i * (ord + 2);
         const double *coef = st->pcoef + i * (size_t) st->pstride;
-        if (single)
-            add_part(st, coef + (1 << a) * NS, G, G[ord], run, bx->oest + i, bx->orem + i);
+        if (single) {
+            fixed_to_double(bx, run, x);
+            add_part(st, coef + (1 << a) * NS, G, G[ord], x, bx->oest + i, bx->orem + i);
+        }
         if (c >= 0) {
             /* records of the bin with z_c <= t_c: ranks 1..upper */
             double tc = st->tk[(size_t) c * nt + i];
@@ -523,29 +545,32 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
                 if (zc[mid] <= tc) lo = mid + 1;
                 else hi = mid;
             }
-            memset(q, 0, (size_t) V * sizeof(double));
+            memset(q, 0, (size_t) V * sizeof(int64_t));
             for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
-                const double *node = bx->fen + f * V;
+                const int64_t *node = bx->fen + f * V;
                 for (int k = 0; k < V; k++) q[k] += node[k];
             }
-            add_part(st, coef + ((1 << a) | (1 << c)) * NS, G, G[ord], q, bx->oest + i,
+            fixed_to_double(bx, q, x);
+            add_part(st, coef + ((1 << a) | (1 << c)) * NS, G, G[ord], x, bx->oest + i,
                      bx->orem + i);
         }
     }
 }
 
-static void dominance_moments(void *ctx, size_t local, double *vec)
+static void dominance_moments(void *ctx, size_t local, int64_t *vec)
 {
     const bin_ctx *bx = (const bin_ctx *) ctx;
-    record_moments(bx->st, (size_t) bx->st->ordk[0][bx->base + local], vec);
+    record_fixed(bx, (size_t) bx->st->ordk[0][bx->base + local], vec);
 }
 
-static void dominance_emit(void *ctx, size_t i, const double *sum)
+static void dominance_emit(void *ctx, size_t i, const int64_t *sum)
 {
     const bin_ctx *bx = (const bin_ctx *) ctx;
     const ms_state *st = bx->st;
     const double *G = bx->gc + i * (st->ord + 2);
-    add_part(st, st->pcoef + i * (size_t) st->pstride + 7 * st->subsets, G, G[st->ord], sum,
+    double x[MS_VEC_MAX];
+    fixed_to_double(bx, sum, x);
+    add_part(st, st->pcoef + i * (size_t) st->pstride + 7 * st->subsets, G, G[st->ord], x,
              bx->oest + i, bx->orem + i);
 }
 
@@ -594,25 +619,27 @@ static double run_bin(void *ctx, size_t row, int thread)
            *ofp = st->slot_fp + (size_t) slot * nt;
     double *gc = st->gcache + (size_t) thread * nt * (ord + 2);
     unsigned char *skip = st->skip + (size_t) thread * nt;
-    double *fen = st->fen + (size_t) thread * (st->max_bin + 1) * V;
+    int64_t *fen = st->fen + (size_t) thread * (st->max_bin + 1) * V;
     double count = st->bin_count[b];
     memset(oest, 0, nt * sizeof(double));
     memset(orem, 0, nt * sizeof(double));
     memset(ofp, 0, nt * sizeof(double));
     if (nb == 0) return 1.0;
-    /* rounding of the sums (gamma of the longest chain of additions a term
-     * passes through, doubled for the rounding of |u|, |v| <= 1 and of the
-     * coefficients): a record's moment is added sequentially into a running
-     * sum or a Fenwick node (at most nb additions), then through the
-     * Fenwick query (log2 nb + 1) and, for K = 3, through one node per tree
-     * level (levels x that); the inner products add V terms; the 2^K parts
-     * (plus one per tree level) and the B bins are added; each coefficient
-     * is a sum of up to 2^K products of K factors */
+    /* The moments are summed exactly in fixed point (record_fixed): each
+     * record's is off by at most 2^-(shift + 1), so a part's sum by count_b
+     * 2^-(shift + 1) at most. The rest is rounding in double, gamma of the
+     * longest chain of operations a term passes through, doubled for the
+     * rounding of |u|, |v| <= 1: the moment's product (K + ord factors), its
+     * conversion back from fixed point, the inner products (V terms), the
+     * 2^K parts (for K = 3 one more per level of the dominance tree), the B
+     * bins; each coefficient is a sum of up to 2^K products of K factors. */
+    int shift = 61;
+    for (size_t m = nb + 1; m > 1; m = (m + 1) / 2) shift--;
     double lg = ceil(log2((double) nb + 2.0)) + 1.0;
     double levels = K == 3 ? (double) md_levels(nb) : 1.0;
-    double ops = (double) nb + levels * (lg + 1.0) + V + st->subsets + levels + st->B +
-                 K + st->subsets + 8.0;
-    double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS);
+    double ops = (double) (K + ord) + 2.0 + V + st->subsets + levels + st->B + K + st->subsets +
+                 8.0;
+    double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS) + ldexp(1.0, -(shift + 1));
     for (size_t i = 0; i < nt; i++) {
         double *G = gc + i * (ord + 2);
         skip[i] = !bin_coefficients(st, b, i, G, G + ord, G + ord + 1);
@@ -625,7 +652,7 @@ static double run_bin(void *ctx, size_t row, int thread)
          * (a few eps each) times g */
         ofp[i] = gamma * count * st->cabs[i] * G[ord + 1] + count * K * 8.0 * MS_EPS * G[ord + 1];
     }
-    bin_ctx bx = { st, base, nb, gc, skip, oest, orem, fen };
+    bin_ctx bx = { st, base, nb, gc, skip, oest, orem, fen, ldexp(1.0, shift), ldexp(1.0, -shift) };
     /* the parts D_W, |W| = 1 and 2: one sweep per variable a with a
      * Fenwick tree over each later variable c (the running sum gives D_{a}
      * in the first of them) */
@@ -636,16 +663,18 @@ static double run_bin(void *ctx, size_t row, int thread)
     /* |W| = 3 */
     if (K == 3) sweep_dominance(&bx, thread);
     /* W = 0: the bin's total */
-    double T[MS_VEC_MAX], vec[MS_VEC_MAX];
+    int64_t T[MS_VEC_MAX], vec[MS_VEC_MAX];
+    double x[MS_VEC_MAX];
     memset(T, 0, sizeof(T));
     for (size_t p = 0; p < nb; p++) {
-        record_moments(st, (size_t) st->ordk[0][base + p], vec);
+        record_fixed(&bx, (size_t) st->ordk[0][base + p], vec);
         for (int k = 0; k < V; k++) T[k] += vec[k];
     }
+    fixed_to_double(&bx, T, x);
     for (size_t i = 0; i < nt; i++) {
         if (skip[i]) continue;
         const double *G = gc + i * (ord + 2);
-        add_part(st, st->pcoef + i * (size_t) st->pstride, G, G[ord], T, oest + i, orem + i);
+        add_part(st, st->pcoef + i * (size_t) st->pstride, G, G[ord], x, oest + i, orem + i);
     }
     return (double) nt * (K == 3 ? 4.0 * lg : K == 2 ? 4.0 : 1.0) * V;
 }
