@@ -24,23 +24,30 @@
  * Hermite functions, match_sum.c).
  *
  * So S(t) = sum_b sum_{orthant, S, d} G_d coef_S M_{b, orthant, S, d}(t) with
- * the dominance moments M = sum over records of bin b in the orthant of t of
- * u^S v^d. Per bin: the records' moments summed in the order of the first
- * known coordinate with a Fenwick tree over the rank of the second give, for
- * each target, the sum over z_1 <= t_1 and z_2 <= t_2 (C) and over
- * z_1 <= t_1 (A); a sweep in the order of the second gives the sum over
- * z_2 <= t_2 (B); with the bin total T the four orthants are C, A - C, B - C
- * and T - A - B + C. Every such sum for a target is that of a fixed set of
- * records in a fixed order, whatever the other targets: the result of a
+ * the moments M = sum over records of bin b in the orthant of t of u^S v^d.
+ * The orthants' sums come by inclusion-exclusion from the dominance sums
+ * D_W(t) = the moments over the records of the bin with z_w <= t_w for all w
+ * in W (W a subset of the K known variables; D_{} the bin's total): so
+ * S(t) = sum_b sum_{W, S, d} G_d coef_{W,S} D_{W,S,d} with the part
+ * coefficients coef_{W,S} = sum_{L in W} (-1)^{|W - L|} c_{L,S} (Mobius
+ * inversion; c_{L,S} the coefficient of u^S on the orthant L, the variables
+ * with z_v <= t_v). Per bin: |W| = 1 by a sweep in the order of z_w; |W| = 2
+ * ({a, c}) by a sweep in the order of z_a with a Fenwick tree over the rank
+ * of z_c; |W| = 3 by the 3-d dominance sums of match_dominance.c (a segment
+ * tree over z_1, in each node a sweep over z_2 with a Fenwick tree over the
+ * z_3 rank). The moments are summed in fixed point (int64_t), exactly. Every
+ * sum for a target is that of a fixed set of records (and its segment-tree
+ * nodes come in a fixed order), whatever the other targets: the result of a
  * target does not depend on how targets are chunked, nor on the threads
  * (bins run in parallel into their own buffers, added in bin order).
  *
  * Certification, per target: the Taylor remainders times the bin's sum of
  * p^A; the rounding of the closed-form g (as the search's margins) and of
- * its derivatives; a bound of the rounding of every sum (gamma times the sum
- * of the absolute values of the terms, bounded from |u|, |v| <= 1 and the
- * counts). A target whose bound exceeds prob_tol relative to its lower bound
- * is left to the per-target walk of match_sum.c (the caller). */
+ * its derivatives; a bound of the quantisation of the fixed-point moments and
+ * of the rounding of the rest (gamma times the sum of the absolute values of
+ * the terms, bounded from |u|, |v| <= 1, the counts and the part
+ * coefficients). A target whose bound exceeds prob_tol relative to its lower
+ * bound is left to the per-target walk of match_sum.c (the caller). */
 
 #define MS_MAX_KNOWN 3
 #define MS_DEGREE 12
