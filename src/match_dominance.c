@@ -18,7 +18,6 @@ struct md_work {
     int *q[2];                  /* per level: active queries grouped by node, in t2 order */
     int *canon;                 /* the queries of one canonical node */
     md_node *nodes[2];
-    int64_t *fen;               /* (n_max + 1) x V */
     int64_t *vec, *sum;
 };
 
@@ -33,7 +32,6 @@ void md_work_free(md_work *w)
     }
     free(w->rank);
     free(w->canon);
-    free(w->fen);
     free(w->vec);
     free(w->sum);
     free(w);
@@ -57,10 +55,9 @@ md_work *md_work_alloc(size_t n_max, size_t nq, int V)
     }
     w->rank = malloc((n_max + 1) * sizeof(int));
     w->canon = malloc((nq + 1) * sizeof(int));
-    w->fen = malloc((n_max + 1) * (size_t) V * sizeof(int64_t));
     w->vec = malloc((size_t) V * sizeof(int64_t));
     w->sum = malloc((size_t) V * sizeof(int64_t));
-    if (!ok || !w->rank || !w->canon || !w->fen || !w->vec || !w->sum) {
+    if (!ok || !w->rank || !w->canon || !w->vec || !w->sum) {
         md_work_free(w);
         return NULL;
     }
@@ -82,7 +79,7 @@ static void node_sums(const md_problem *p, md_work *w, const int *by2, const int
 {
     int V = p->V;
     for (size_t k = 0; k < m; k++) w->rank[by3[k]] = (int) k + 1;
-    memset(w->fen, 0, (m + 1) * (size_t) V * sizeof(int64_t));
+    memset(p->fen, 0, (m + 1) * (size_t) V * sizeof(int64_t));
     size_t at = 0;
     for (size_t c = 0; c < nc; c++) {
         size_t i = (size_t) qs[c];
@@ -91,7 +88,7 @@ static void node_sums(const md_problem *p, md_work *w, const int *by2, const int
         while (at < m && p->z2[by2[at]] <= t2) {
             moments(ctx, (size_t) by2[at], w->vec);
             for (size_t f = (size_t) w->rank[by2[at]]; f <= m; f += f & (~f + 1)) {
-                int64_t *node = w->fen + f * V;
+                int64_t *node = p->fen + f * V;
                 for (int k = 0; k < V; k++) node[k] += w->vec[k];
             }
             at++;
@@ -107,7 +104,7 @@ static void node_sums(const md_problem *p, md_work *w, const int *by2, const int
         if (lo == 0) continue;
         memset(w->sum, 0, (size_t) V * sizeof(int64_t));
         for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
-            const int64_t *node = w->fen + f * V;
+            const int64_t *node = p->fen + f * V;
             for (int k = 0; k < V; k++) w->sum[k] += node[k];
         }
         emit(ctx, i, w->sum);

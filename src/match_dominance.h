@@ -26,8 +26,8 @@
  * only the quantisation of each record's moments and the overflow (at most
  * n records of |moment| <= 2^62 / n each).
  *
- * Cost O((n + queries) log^2 n V); memory O(n + queries) ints and one
- * Fenwick tree of (n + 1) V integers. */
+ * Cost O((n + queries) log^2 n V); memory O(n + queries) ints and the
+ * caller's scratch of (n + 1) V integers (one node's Fenwick tree). */
 
 /* The fixed-point moment vector of a record (by its position in z1 order). */
 typedef void (*md_moments)(void *ctx, size_t local, int64_t *vec);
@@ -43,11 +43,12 @@ typedef struct {
     const int *prefix;          /* per query: the number P of records with z1 <= t1; 0 drops it */
     const double *t2, *t3;      /* per query */
     int V;
+    int64_t *fen;               /* scratch of (n + 1) x V */
 } md_problem;
 
 typedef struct md_work md_work;
 
-/* Work space for at most n_max records and nq queries, V moments (NULL when
+/* Work space for at most n_max records, nq queries and V moments (NULL when
  * memory is short). */
 md_work *md_work_alloc(size_t n_max, size_t nq, int V);
 void md_work_free(md_work *w);

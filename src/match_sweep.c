@@ -606,7 +606,7 @@ static int sweep_dominance(const bin_ctx *bx, int thread)
         pfx[i] = (int) lo;
     }
     md_problem pb = { nb, z2, z3, by2, by3, nt, st->tordk[1], pfx, st->tk + nt, st->tk + 2 * nt,
-                      st->V };
+                      st->V, bx->fen };
     return md_dominance3(&pb, st->dom[thread], dominance_moments, dominance_emit, (void *) bx);
 }
 
