@@ -79,7 +79,7 @@
 #'   `prob_max` is certified to relative error `prob_tol` by lower and upper
 #'   bounds (never by sampling), in one of two ways.
 #'
-#'   The sweep (with at most 2 known and at most 1 unknown variable, and
+#'   The sweep (with at most 3 known and at most 1 unknown variable, and
 #'   `prob_tol` below 0.05) computes it for all targets at once. On each side
 #'   of \eqn{t_v} the factor \eqn{1 - |z_v - t_v| / \Delta_v(t)} is linear in
 #'   \eqn{z_v}, so in each orthant of \eqn{t} the product of the known
@@ -89,19 +89,24 @@
 #'   degree 12 about the bin's centre, with a certified remainder. So
 #'   \eqn{S(t)} is a sum, over bins, orthants and monomials, of the
 #'   target's coefficients times moment sums over the records of the bin
-#'   that lie in the orthant of \eqn{t}: offline orthogonal range sums,
-#'   computed for all targets by a sweep over the first known coordinate
-#'   with a Fenwick tree over the rank of the second. Time
-#'   \eqn{O(B\,(n + m) \log n)} for \eqn{m} targets and \eqn{B} bins
-#'   (\eqn{B} = range of the unknown / (2 SDs), at most 128), memory
-#'   \eqn{O(n + m)}. Each target's interval (Taylor remainder, rounding of
+#'   that lie in the orthant of \eqn{t}: offline orthogonal range sums.
+#'   By inclusion-exclusion they follow from dominance sums (the records
+#'   with \eqn{z_w \le t_w} for every \eqn{w} of a subset of the known
+#'   variables), computed for all targets by sweeps over one known
+#'   coordinate with a Fenwick tree over the rank of another and, with 3
+#'   known variables, by a segment tree over the first coordinate with such
+#'   a sweep in each node. Time \eqn{O(B\,(n + m) \log n)} for \eqn{m}
+#'   targets and \eqn{B} bins (\eqn{B} = range of the unknown / (2 SDs), at
+#'   most 128) with 1 or 2 known variables, \eqn{O(B\,(n + m) \log^2 n)}
+#'   with 3 (8 monomials instead of 4, so about 3 to 4 times the cost of 2
+#'   at \eqn{10^6}), memory \eqn{O(n + m)}. Each target's interval (Taylor remainder, rounding of
 #'   the normal integral and of every sum) is checked against `prob_tol`;
 #'   a target whose interval is wider (a predicted mean far outside the
 #'   released values, a `prob_tol` below about \eqn{10^{-8}}) goes to the
 #'   per-target walk below, so every target is certified. The result of a
 #'   target does not depend on the threads nor on how targets are split.
 #'
-#'   The per-target walk (everything else: 3 or more known variables, 2
+#'   The per-target walk (everything else: 4 or more known variables, 2
 #'   unknown, a residual SD of 0 or below 1/256 of the unknown's range,
 #'   `prob_tol` of 0.05 and more, or `options(epimask.match_sweep = FALSE)`)
 #'   refines the nodes' moment bounds widest gap first (the unknown factor
@@ -141,7 +146,7 @@
 #' @section The default call at registry scale:
 #' The rates (`c`, `I`, hence `expected_match_risk`, `percent_correct`,
 #' `true_match_rate`, `false_match_rate`) are sub-quadratic, and so are
-#' `prob_true` and `prob_max` where the sweep applies (at most 2 known and 1
+#' `prob_true` and `prob_max` where the sweep applies (at most 3 known and 1
 #' unknown variable, a residual SD of at least 1/256 of the unknown's range;
 #' section above): then the default call computes everything, for any
 #' number of targets. Where the sweep does not apply, the probabilities come
@@ -165,14 +170,24 @@
 #'   default call (= `prob_tol = 1e-6`: rates and probabilities, the sweep) \tab 59 s \tab 39 s \cr
 #'   former default call (rates only, probabilities `NA`) \tab 25 s \tab 19 s \cr
 #'   `prob_tol = 1e-6` by the walk (`options(epimask.match_sweep = FALSE)`) \tab 4.5 h \tab 5.3 h \cr
-#'   `method = "exhaustive"` (the loop) \tab 10.9 h \tab 10.8 h
+#'   `method = "exhaustive"` (the loop) \tab 10.9 h \tab 10.8 h \cr
+#'   3 known (x, s1, s2), default call (the sweep) \tab 199 s \tab 189 s \cr
+#'   3 known, former default call (rates only) \tab 40 s \tab 49 s \cr
+#'   3 known, `prob_tol = 1e-6` by the walk \tab 6.0 h \tab 7.4 h \cr
+#'   3 known, the loop \tab 11.7 h \tab 13.6 h
 #' }
 #' (the last two rows measured on 238 and 40 targets and scaled; the ring
 #' kernel with about 100 neighbours within its cut-off, the noise correlated
 #' normal of covariance \eqn{0.1\,\Sigma}{0.1 Sigma}). The default call gives
 #' the same `c` and `I` as the loop and `prob_true` within \eqn{10^{-6}}
 #' (measured: 2.4e-10 and 1.7e-10 on the loop's 40 targets at \eqn{10^6}, 1.5e-10 on all targets at 20,000) of the loop's. With 3 known variables the default
-#' call at \eqn{10^6} computes the rates only (as the former default).
+#' call at \eqn{10^6} computes everything too: 211 s and 159 s elapsed
+#' (load average 2 to 3), 108 and 142 times less CPU than the walk,
+#' `prob_true` within 2.4e-10 of the loop's (the 3 known rows of the table,
+#' measured in one run of the same script, section "three known"); on
+#' adult.csv (30,162 records, known age, education-num and fnlwgt, unknown
+#' hours-per-week, noise-masked) 1.7 s for all targets against 10 s by the
+#' walk and 38 s by the loop.
 #' The default call is 275 (ring) and 492 (noise) times cheaper than
 #' `prob_tol = 1e-6` by the walk, and costs 2.3 and 2.1 times the former
 #' default, which left the probabilities out. Its elapsed time was 174 s
@@ -358,7 +373,7 @@ match_prob_pairs <- function() {
 }
 
 # The normaliser of prob_true and prob_max for all targets at once by the
-# sweep (src/match_sweep.h): at most 2 known variables and at most one
+# sweep (src/match_sweep.h): at most 3 known variables and at most one
 # unknown, whose released range spans at most 128 bins of two residual SDs
 # (or that carries no information: no spread). Elsewhere the per-target
 # walk, which is quadratic. Must agree with ms_applies() in C.
