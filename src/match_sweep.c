@@ -483,20 +483,40 @@ typedef struct {
     double scale, inv;          /* 2^shift, 2^-shift: the fixed-point moments */
 } bin_ctx;
 
-/* Record j's moments in fixed point: round(u^S v^d 2^shift). Sums of at most
- * nb of them are exact in int64_t (|moment| <= 1 + tiny, 2^shift <= 2^61 /
- * nb), so every sum below is exact and independent of the order of its
- * additions; each record's moment is off by at most 2^-(shift + 1). */
+/* Record j's moments in fixed point: u^S v^d 2^shift truncated to an integer
+ * (an inlined conversion; llrint is a library call). Sums of at most nb of
+ * them are exact in int64_t (|moment| <= 1 + tiny, 2^shift <= 2^61 / nb), so
+ * every sum below is exact and independent of the order of its additions;
+ * each record's moment is off by less than 2^-shift (the scaling by a power
+ * of two is exact). */
 static void record_fixed(const bin_ctx *bx, size_t j, int64_t *out)
 {
     double vec[MS_VEC_MAX];
     record_moments(bx->st, j, vec);
-    for (int k = 0; k < bx->st->V; k++) out[k] = (int64_t) llrint(vec[k] * bx->scale);
+    for (int k = 0; k < bx->st->V; k++) out[k] = (int64_t) (vec[k] * bx->scale);
 }
 
 static void fixed_to_double(const bin_ctx *bx, const int64_t *x, double *out)
 {
     for (int k = 0; k < bx->st->V; k++) out[k] = (double) x[k] * bx->inv;
+}
+
+/* add_part() of the fixed-point sums X for target i (the scaling by
+ * 2^-shift, a power of two, is exact). */
+static void add_fixed(const bin_ctx *bx, const double *coef, const double *G, const int64_t *X,
+                      size_t i)
+{
+    int ord = bx->st->ord;
+    double e = 0.0, r = 0.0;
+    for (int S = 0; S < bx->st->subsets; S++) {
+        const int64_t *x = X + S * ord;
+        double inner = 0.0;
+        for (int k = 0; k < ord; k++) inner += G[k] * (double) x[k];
+        e += coef[S] * inner;
+        r += coef[S] * (double) x[0];
+    }
+    bx->oest[i] += e * bx->inv;
+    bx->orem[i] += G[ord] * (r * bx->inv);
 }
 
 /* The bin's records in the order of z_a: the running sum gives D_{a}
@@ -509,7 +529,6 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
     int V = st->V, ord = st->ord, NS = st->subsets;
     size_t nt = st->nt, nb = bx->nb, base = bx->base;
     int64_t run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
-    double x[MS_VEC_MAX];
     memset(run, 0, sizeof(run));
     if (c >= 0) memset(bx->fen, 0, (nb + 1) * (size_t) V * sizeof(int64_t));
     const double *ta = st->tk + (size_t) a * nt, *za = st->zsk[a] + base;
@@ -532,8 +551,7 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
         const double *G = bx->gc + i * (ord + 2);
         const double *coef = st->pcoef + i * (size_t) st->pstride;
         if (single) {
-            fixed_to_double(bx, run, x);
-            add_part(st, coef + (1 << a) * NS, G, G[ord], x, bx->oest + i, bx->orem + i);
+            add_fixed(bx, coef + (1 << a) * NS, G, run, i);
         }
         if (c >= 0) {
             /* records of the bin with z_c <= t_c: ranks 1..upper */
@@ -550,9 +568,7 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
                 const int64_t *node = bx->fen + f * V;
                 for (int k = 0; k < V; k++) q[k] += node[k];
             }
-            fixed_to_double(bx, q, x);
-            add_part(st, coef + ((1 << a) | (1 << c)) * NS, G, G[ord], x, bx->oest + i,
-                     bx->orem + i);
+            add_fixed(bx, coef + ((1 << a) | (1 << c)) * NS, G, q, i);
         }
     }
 }
@@ -568,10 +584,7 @@ static void dominance_emit(void *ctx, size_t i, const int64_t *sum)
     const bin_ctx *bx = (const bin_ctx *) ctx;
     const ms_state *st = bx->st;
     const double *G = bx->gc + i * (st->ord + 2);
-    double x[MS_VEC_MAX];
-    fixed_to_double(bx, sum, x);
-    add_part(st, st->pcoef + i * (size_t) st->pstride + 7 * st->subsets, G, G[st->ord], x,
-             bx->oest + i, bx->orem + i);
+    add_fixed(bx, st->pcoef + i * (size_t) st->pstride + 7 * st->subsets, G, sum, i);
 }
 
 /* K = 3: the part D_{1,2,3} by the 3-d dominance sums of match_dominance.c
@@ -626,8 +639,8 @@ static double run_bin(void *ctx, size_t row, int thread)
     memset(ofp, 0, nt * sizeof(double));
     if (nb == 0) return 1.0;
     /* The moments are summed exactly in fixed point (record_fixed): each
-     * record's is off by at most 2^-(shift + 1), so a part's sum by count_b
-     * 2^-(shift + 1) at most. The rest is rounding in double, gamma of the
+     * record's is off by less than 2^-shift, so a part's sum by count_b
+     * 2^-shift at most. The rest is rounding in double, gamma of the
      * longest chain of operations a term passes through, doubled for the
      * rounding of |u|, |v| <= 1: the moment's product (K + ord factors), its
      * conversion back from fixed point, the inner products (V terms), the
@@ -639,7 +652,7 @@ static double run_bin(void *ctx, size_t row, int thread)
     double levels = K == 3 ? (double) md_levels(nb) : 1.0;
     double ops = (double) (K + ord) + 2.0 + V + st->subsets + levels + st->B + K + st->subsets +
                  8.0;
-    double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS) + ldexp(1.0, -(shift + 1));
+    double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS) + ldexp(1.0, -shift);
     for (size_t i = 0; i < nt; i++) {
         double *G = gc + i * (ord + 2);
         skip[i] = !bin_coefficients(st, b, i, G, G + ord, G + ord + 1);
