@@ -185,39 +185,53 @@ test_that("risk_match() by the sweep: prob_true, prob_max within prob_tol of the
   }
 })
 
-test_that("targets the sweep cannot certify go to the per-target walk", {
-  dat <- sweep_data(3000, 2, 1, "plain", 7)
+# The spec of C_risk_match (search, sweep, walk) for 3000 records with k
+# known variables and 1 unknown, 60 targets.
+sweep_walk_spec <- function(k, seed) {
+  dat <- sweep_data(3000, k, 1, "plain", seed)
   rows <- seq(1, 3000, by = 50)
   spec <- sweep_spec(dat$mk, dat$my, dat$Z[rows, ], rows, threads = 2L)
   spec$method <- 1L
   spec["index"] <- list(NULL)
   spec$sweep <- 1L
-  ref <- sweep_ref_probs(spec)
-  # prob_tol = 1e-6: all certified by the sweep
-  spec$prob_tol <- 1e-6
-  swept <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(swept$walked, 0)
-  expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6))
-  # a tolerance below the sweep's bounds (about 1e-8 here): every target walks
-  spec$prob_tol <- 1e-10
-  fine <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(fine$walked, as.double(length(rows)))
-  expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= 1e-10 + 1e-13))
-  expect_true(all(abs(fine$prob_max / ref[, 2] - 1) <= 1e-10 + 1e-13))
-  # a target whose mean is far from every record: its sum is tiny against the
-  # rounding margins, so it walks; the others stay with the sweep
-  spec$prob_tol <- 1e-6
-  spec$pred_mean[1, 1] <- max(spec$masked_unknown) + 40 * spec$unknown_sd
-  far <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(far$walked, 1)
-  expect_identical(far$c[-1], swept$c[-1])
-  expect_identical(far$I[-1], swept$I[-1])
-  ref_far <- sweep_ref_probs(spec)
-  ok <- ref_far[, 1] > 0
-  expect_true(all(abs(far$prob_true[ok] / ref_far[ok, 1] - 1) <= 1e-6))
-  # from 5 per cent on the walk is the cheaper route: no sweep
-  spec$prob_tol <- 0.05
-  expect_identical(.Call(epimask:::C_risk_match, spec)$walked, as.double(length(rows)))
+  spec
+}
+
+test_that("targets the sweep cannot certify go to the per-target walk (k = 2, 3)", {
+  for (k in 2:3) {
+    info <- sprintf("k = %d", k)
+    spec <- sweep_walk_spec(k, c(7, 17)[k - 1])
+    rows <- spec$target_record + 1L
+    ref <- sweep_ref_probs(spec)
+    # prob_tol = 1e-6: all certified by the sweep
+    spec$prob_tol <- 1e-6
+    swept <- .Call(epimask:::C_risk_match, spec)
+    expect_identical(swept$walked, 0, info = info)
+    expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
+    expect_true(all(abs(swept$prob_max / ref[, 2] - 1) <= 1e-6), info = info)
+    # a tolerance below the sweep's bounds (about 1e-8 here): every target walks
+    spec$prob_tol <- 1e-10
+    fine <- .Call(epimask:::C_risk_match, spec)
+    expect_identical(fine$walked, as.double(length(rows)), info = info)
+    expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= 1e-10 + 1e-13), info = info)
+    expect_true(all(abs(fine$prob_max / ref[, 2] - 1) <= 1e-10 + 1e-13), info = info)
+    # a target whose mean is far from every record: its sum is tiny against the
+    # rounding margins, so it walks; the others stay with the sweep
+    spec$prob_tol <- 1e-6
+    spec$pred_mean[1, 1] <- max(spec$masked_unknown) + 40 * spec$unknown_sd
+    far <- .Call(epimask:::C_risk_match, spec)
+    expect_identical(far$walked, 1, info = info)
+    expect_identical(far$c[-1], swept$c[-1], info = info)
+    expect_identical(far$I[-1], swept$I[-1], info = info)
+    expect_identical(far$prob_true[-1], swept$prob_true[-1], info = info)
+    ref_far <- sweep_ref_probs(spec)
+    ok <- ref_far[, 1] > 0
+    expect_true(all(abs(far$prob_true[ok] / ref_far[ok, 1] - 1) <= 1e-6), info = info)
+    # from 5 per cent on the walk is the cheaper route: no sweep
+    spec$prob_tol <- 0.05
+    expect_identical(.Call(epimask:::C_risk_match, spec)$walked, as.double(length(rows)),
+                     info = info)
+  }
 })
 
 test_that("the sweep gives the same object for any threads and any chunking of targets", {
@@ -227,86 +241,43 @@ test_that("the sweep gives the same object for any threads and any chunking of t
     list(sim = sim, masked = apply_mask(sim, sch, vars = c("s1", "x", "y")))
   })
   tg <- seq(2, 4000, by = 3)
-  one <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg, threads = 1)
-  two <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg, threads = 2)
-  expect_identical(one, two)
-  # chunks run one by one with a shared index (the progress route)
   old <- options(progressr.enable = FALSE, epimask.match_sweep = TRUE)
   on.exit(options(old), add = TRUE)
-  chunked <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg, threads = 2,
-                        progress = TRUE)
-  expect_identical(chunked, one)
-  # and targets split by hand
-  a <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg[1:100], threads = 1)
-  b <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg[-(1:100)], threads = 2)
-  expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
-  expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
-  # the walk alone (the former route) agrees within prob_tol
-  options(epimask.match_sweep = FALSE)
-  walk <- risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = tg)
-  expect_identical(walk$per_target$c, one$per_target$c)
-  expect_true(all(abs(walk$per_target$prob_true / one$per_target$prob_true - 1) <= 2e-6))
+  for (known in list(c("x", "s1"), c("x", "s1", "s2"))) {
+    info <- paste(known, collapse = ", ")
+    options(epimask.match_sweep = TRUE)
+    one <- risk_match(rel$sim, rel$masked, known, "y", targets = tg, threads = 1)
+    two <- risk_match(rel$sim, rel$masked, known, "y", targets = tg, threads = 2)
+    expect_identical(one, two, info = info)
+    # chunks run one by one with a shared index (the progress route)
+    chunked <- risk_match(rel$sim, rel$masked, known, "y", targets = tg, threads = 2,
+                          progress = TRUE)
+    expect_identical(chunked, one, info = info)
+    # and targets split by hand, and in another order
+    a <- risk_match(rel$sim, rel$masked, known, "y", targets = tg[1:100], threads = 1)
+    b <- risk_match(rel$sim, rel$masked, known, "y", targets = tg[-(1:100)], threads = 2)
+    expect_identical(c(a$per_target$prob_true, b$per_target$prob_true),
+                     one$per_target$prob_true, info = info)
+    expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max,
+                     info = info)
+    r <- risk_match(rel$sim, rel$masked, known, "y", targets = rev(tg), threads = 2)
+    expect_identical(rev(r$per_target$prob_true), one$per_target$prob_true, info = info)
+    # the exhaustive loop: c and I identical, probabilities within prob_tol
+    ex <- risk_match(rel$sim, rel$masked, known, "y", targets = tg, method = "exhaustive")
+    expect_identical(one$per_target$c, ex$per_target$c, info = info)
+    expect_identical(one$per_target$I, ex$per_target$I, info = info)
+    expect_true(all(abs(one$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
+                info = info)
+    expect_true(all(abs(one$per_target$prob_max / ex$per_target$prob_max - 1) <= 1e-6),
+                info = info)
+    # the walk alone (the former route) agrees within prob_tol
+    options(epimask.match_sweep = FALSE)
+    walk <- risk_match(rel$sim, rel$masked, known, "y", targets = tg)
+    expect_identical(walk$per_target$c, one$per_target$c, info = info)
+    expect_true(all(abs(walk$per_target$prob_true / one$per_target$prob_true - 1) <= 2e-6),
+                info = info)
+  }
   options(epimask.match_sweep = "yes")
   expect_error(risk_match(rel$sim, rel$masked, c("x", "s1"), "y", targets = 1:3),
                "epimask.match_sweep", class = "epimask_error_value")
-})
-
-test_that("three known variables: the walk fallback, any threads and any chunking", {
-  dat <- sweep_data(3000, 3, 1, "plain", 17)
-  rows <- seq(1, 3000, by = 50)
-  spec <- sweep_spec(dat$mk, dat$my, dat$Z[rows, ], rows, threads = 2L)
-  spec$method <- 1L
-  spec["index"] <- list(NULL)
-  spec$sweep <- 1L
-  ref <- sweep_ref_probs(spec)
-  spec$prob_tol <- 1e-6
-  swept <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(swept$walked, 0)
-  expect_true(all(abs(swept$prob_true / ref[, 1] - 1) <= 1e-6))
-  expect_true(all(abs(swept$prob_max / ref[, 2] - 1) <= 1e-6))
-  # below the sweep's bounds every target walks
-  spec$prob_tol <- 1e-10
-  fine <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(fine$walked, as.double(length(rows)))
-  expect_true(all(abs(fine$prob_true / ref[, 1] - 1) <= 1e-10 + 1e-13))
-  # a target whose mean is far from every record walks, the others not
-  spec$prob_tol <- 1e-6
-  spec$pred_mean[1, 1] <- max(spec$masked_unknown) + 40 * spec$unknown_sd
-  far <- .Call(epimask:::C_risk_match, spec)
-  expect_identical(far$walked, 1)
-  expect_identical(far$prob_true[-1], swept$prob_true[-1])
-
-  rel <- local({
-    sim <- as.data.frame(simulate_zdl(1, n = 4000, seed = 3))[, c("s1", "s2", "x", "y")]
-    sch <- mask_kernel("ring", 0.001, as.matrix(sim[, c("s1", "s2")]), source = c(0, 0))
-    list(sim = sim, masked = apply_mask(sim, sch, vars = c("s1", "x", "y")))
-  })
-  k3 <- c("x", "s1", "s2")
-  tg <- seq(2, 4000, by = 3)
-  one <- risk_match(rel$sim, rel$masked, k3, "y", targets = tg, threads = 1)
-  two <- risk_match(rel$sim, rel$masked, k3, "y", targets = tg, threads = 2)
-  expect_identical(one, two)
-  old <- options(progressr.enable = FALSE, epimask.match_sweep = TRUE)
-  on.exit(options(old), add = TRUE)
-  chunked <- risk_match(rel$sim, rel$masked, k3, "y", targets = tg, threads = 2,
-                        progress = TRUE)
-  expect_identical(chunked, one)
-  a <- risk_match(rel$sim, rel$masked, k3, "y", targets = tg[1:100], threads = 1)
-  b <- risk_match(rel$sim, rel$masked, k3, "y", targets = tg[-(1:100)], threads = 2)
-  expect_identical(c(a$per_target$prob_true, b$per_target$prob_true), one$per_target$prob_true)
-  expect_identical(c(a$per_target$prob_max, b$per_target$prob_max), one$per_target$prob_max)
-  # targets in another order: each target's result is its own
-  rev_tg <- rev(tg)
-  r <- risk_match(rel$sim, rel$masked, k3, "y", targets = rev_tg, threads = 2)
-  expect_identical(rev(r$per_target$prob_true), one$per_target$prob_true)
-  # the exhaustive loop and the walk agree within prob_tol; c and I the loop's
-  ex <- risk_match(rel$sim, rel$masked, k3, "y", targets = tg, method = "exhaustive")
-  expect_identical(one$per_target$c, ex$per_target$c)
-  expect_identical(one$per_target$I, ex$per_target$I)
-  expect_true(all(abs(one$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6))
-  expect_true(all(abs(one$per_target$prob_max / ex$per_target$prob_max - 1) <= 1e-6))
-  options(epimask.match_sweep = FALSE)
-  walk <- risk_match(rel$sim, rel$masked, k3, "y", targets = tg)
-  expect_identical(walk$per_target$c, one$per_target$c)
-  expect_true(all(abs(walk$per_target$prob_true / one$per_target$prob_true - 1) <= 2e-6))
 })
