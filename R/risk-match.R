@@ -98,8 +98,8 @@
 #'   a sweep in each node. Time \eqn{O(B\,(n + m) \log n)} for \eqn{m}
 #'   targets and \eqn{B} bins (\eqn{B} = range of the unknown / (2 SDs), at
 #'   most 128) with 1 or 2 known variables, \eqn{O(B\,(n + m) \log^2 n)}
-#'   with 3 (8 monomials instead of 4, so about 3 to 4 times the cost of 2
-#'   at \eqn{10^6}), memory \eqn{O(n + m)}. Each target's interval (Taylor remainder, rounding of
+#'   with 3 (8 monomials instead of 4: about 3 times the cost of 2 at
+#'   \eqn{10^6}), memory \eqn{O(n + m)}. Each target's interval (Taylor remainder, rounding of
 #'   the normal integral and of every sum) is checked against `prob_tol`;
 #'   a target whose interval is wider (a predicted mean far outside the
 #'   released values, a `prob_tol` below about \eqn{10^{-8}}) goes to the
@@ -171,23 +171,23 @@
 #'   former default call (rates only, probabilities `NA`) \tab 25 s \tab 19 s \cr
 #'   `prob_tol = 1e-6` by the walk (`options(epimask.match_sweep = FALSE)`) \tab 4.5 h \tab 5.3 h \cr
 #'   `method = "exhaustive"` (the loop) \tab 10.9 h \tab 10.8 h \cr
-#'   3 known (x, s1, s2), default call (the sweep) \tab 199 s \tab 189 s \cr
-#'   3 known, former default call (rates only) \tab 40 s \tab 49 s \cr
-#'   3 known, `prob_tol = 1e-6` by the walk \tab 6.0 h \tab 7.4 h \cr
-#'   3 known, the loop \tab 11.7 h \tab 13.6 h
+#'   3 known (x, s1, s2), default call (the sweep) \tab 181 s \tab 141 s \cr
+#'   3 known, former default call (rates only) \tab 36 s \tab 35 s \cr
+#'   3 known, `prob_tol = 1e-6` by the walk \tab 6.8 h \tab 6.7 h \cr
+#'   3 known, the loop \tab 12.3 h \tab 11.6 h
 #' }
 #' (the last two rows measured on 238 and 40 targets and scaled; the ring
 #' kernel with about 100 neighbours within its cut-off, the noise correlated
 #' normal of covariance \eqn{0.1\,\Sigma}{0.1 Sigma}). The default call gives
 #' the same `c` and `I` as the loop and `prob_true` within \eqn{10^{-6}}
 #' (measured: 2.4e-10 and 1.7e-10 on the loop's 40 targets at \eqn{10^6}, 1.5e-10 on all targets at 20,000) of the loop's. With 3 known variables the default
-#' call at \eqn{10^6} computes everything too: 211 s and 159 s elapsed
-#' (load average 2 to 3), 108 and 142 times less CPU than the walk,
-#' `prob_true` within 2.4e-10 of the loop's (the 3 known rows of the table,
-#' measured in one run of the same script, section "three known"); on
-#' adult.csv (30,162 records, known age, education-num and fnlwgt, unknown
-#' hours-per-week, noise-masked) 1.7 s for all targets against 10 s by the
-#' walk and 38 s by the loop.
+#' call at \eqn{10^6} computes everything too: 172 s and 124 s elapsed
+#' (load average 2 to 3), 135 and 170 times less CPU than the walk,
+#' `prob_true` within 2.4e-10 and 1.7e-10 of the loop's (the 3 known rows
+#' of the table, measured in one run of the same script, section "three
+#' known"); on adult.csv (30,162 records, known age, education-num and
+#' fnlwgt, unknown hours-per-week, noise-masked) 1.4 s of CPU for all
+#' targets against 9.5 s by the walk and 38 s by the loop.
 #' The default call is 275 (ring) and 492 (noise) times cheaper than
 #' `prob_tol = 1e-6` by the walk, and costs 2.3 and 2.1 times the former
 #' default, which left the probabilities out. Its elapsed time was 174 s
