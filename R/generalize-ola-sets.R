@@ -42,6 +42,29 @@ dense_rank2 <- function(a, b) {
   out
 }
 
+# Each owner's sequence of values (owner sorted, values in sequence order)
+# folded position by position: state <- step(state, value at position j),
+# starting from 0. Without `pad` only the owners whose sequence reaches j
+# step (an id of the sequence); with `pad` every owner steps and a sequence
+# that has ended takes `pad` (a rank in which a proper prefix comes first).
+fold_sequences <- function(owner, value, n_owner, step, pad = NULL) {
+  len <- tabulate(owner, n_owner)
+  pos <- sequence(len)
+  state <- integer(n_owner)
+  for (j in seq_len(max(len, 0L))) {
+    at <- pos == j
+    if (is.null(pad)) {
+      who <- owner[at]
+      state[who] <- step(state[who], value[at])
+    } else {
+      padded <- rep(pad, n_owner)
+      padded[owner[at]] <- value[at]
+      state <- step(state, padded)
+    }
+  }
+  state
+}
+
 # The groups of a set table merged by equal (key set, sensitive codes). Within
 # a group the rows of equal tuples merge (weights summed); a group's set is
 # the sorted sequence of its tuple ids, identified position by position: the
@@ -60,13 +83,7 @@ set_table_group <- function(codes, group, weight, count, extra, of_bottom) {
   t <- t[new]
   rows <- o[new]
   len <- tabulate(g, G)
-  pos <- sequence(len)
-  sid <- integer(G)
-  for (j in seq_len(max(len, 0L))) {
-    at <- pos == j
-    gj <- g[at]
-    sid[gj] <- group_code_rows(cbind(sid[gj], t[at]))
-  }
+  sid <- fold_sequences(g, t, G, function(id, tuple) group_code_rows(cbind(id, tuple)))
   setid <- group_code_rows(cbind(len, sid))
   parent <- group_code_rows(cbind(len, sid, extra))
   G2 <- max(parent, 0L)
@@ -183,16 +200,7 @@ set_tie_rank <- function(table, class_of, n_cls) {
   o2 <- order(cl, trank, method = "radix")
   cl2 <- cl[o2]
   t2 <- trank[o2]
-  len <- tabulate(cl2, n_cls)
-  pos <- sequence(len)
-  key <- integer(n_cls)
-  for (j in seq_len(max(len, 0L))) {
-    e <- integer(n_cls)
-    at <- pos == j
-    e[cl2[at]] <- t2[at]
-    key <- dense_rank2(key, e)
-  }
-  key
+  fold_sequences(cl2, t2, n_cls, dense_rank2, pad = 0L)
 }
 
 # One node of the set lattice in lattice_evaluate()'s terms: class sizes in

@@ -717,9 +717,15 @@ format.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
     }, "")
     cat(sprintf("  Known: %s\n", paste(x$known, collapse = ", ")))
     if (length(x$unknown)) {
-      cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SD %s)\n",
-                  paste(x$unknown, collapse = ", "),
-                  paste(fmt(x$sigma), collapse = ", ")))
+      # each SD formatted alone (format() of a vector pads to a common width)
+      sds <- vapply(x$sigma, fmt, "")
+      if (length(sds) == 1L) {
+        cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SD %s)\n",
+                    x$unknown, sds))
+      } else {
+        cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SDs %s)\n",
+                    paste(x$unknown, collapse = ", "), paste(sds, collapse = ", ")))
+      }
     } else {
       cat("  Unknown: none\n")
     }

@@ -77,6 +77,9 @@ risk_spec <- function(name, ...) {
   args <- list(...)
   if (length(args) && (is.null(names(args)) || any(!nzchar(names(args)))))
     abort_type("...", "named arguments of the risk measure")
+  # an argument given as NULL takes the measure's default, as in the call of
+  # the measure itself (risk_match(unknown = NULL))
+  args <- args[!vapply(args, is.null, logical(1))]
   entry <- risk_registry[[name]]
   # the linkage risk's columns were `vars` up to version 0.2.0
   if (name == "linkage" && !is.null(args$vars)) {

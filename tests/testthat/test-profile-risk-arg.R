@@ -25,6 +25,10 @@ test_that("risk = risk_spec(...) and the known / unknown shorthand give identica
   same_profile(run(risk = risk_spec("match", known = c("x", "z"), unknown = "y")),
                run(known = c("x", "z"), unknown = "y"))
   same_profile(run(risk = risk_spec("match", known = "x")), run(risk = "match", known = "x"))
+  # an argument given as NULL is the measure's default, as in risk_match(unknown = NULL)
+  expect_identical(risk_spec("match", known = "x", unknown = NULL), risk_spec("match", known = "x"))
+  same_profile(run(risk = risk_spec("match", known = "x", unknown = NULL)),
+               run(risk = "match", known = "x"))
   # (rounding only: exact-match identifiability cannot see noise)
   rounding <- list(mask_round(0, type = "decimal"), mask_round(-1, type = "decimal"))
   same_profile(run(risk = risk_spec("identifiability", known = c("x", "z")), schemes_ = rounding),

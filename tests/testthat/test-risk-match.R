@@ -527,3 +527,23 @@ test_that("print keeps every integer digit of the expected matches", {
   table_row <- grep("^ +1 +1234 +1234 +1234$", out, value = TRUE)
   expect_length(table_row, 1L)
 })
+
+test_that("print gives each unknown's residual SD at its own width", {
+  # Two unknowns on scales 1e5 apart: format() of the pair would pad the
+  # small SD to the width of the large one ("    1.23, 123000").
+  set.seed(12)
+  original <- data.frame(x = rnorm(200), y = rnorm(200), w = rnorm(200, sd = 1e5))
+  masked <- original
+  masked$x <- masked$x + rnorm(200, sd = 0.1)
+  res <- risk_match(original, masked, known = "x", unknown = c("y", "w"), threads = 1)
+  # the intruder's residual SDs, by lm() on the released data
+  sd_y <- summary(stats::lm(y ~ x, data = masked))$sigma
+  sd_w <- summary(stats::lm(w ~ x, data = masked))$sigma
+  line <- grep("Unknown:", format(summary(res)), value = TRUE)
+  expect_identical(line, sprintf(
+    "  Unknown: y, w (intruder's regression on the known, residual SDs %s, %s)",
+    format(signif(sd_y, 3)), format(signif(sd_w, 3))))
+  one <- risk_match(original, masked, known = "x", unknown = "y", threads = 1)
+  expect_match(format(summary(one)), sprintf("residual SD %s)", format(signif(sd_y, 3))),
+               fixed = TRUE, all = FALSE)
+})
