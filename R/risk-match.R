@@ -176,18 +176,12 @@
 #'   3 known, `prob_tol = 1e-6` by the walk \tab 6.8 h \tab 6.7 h \cr
 #'   3 known, the loop \tab 12.3 h \tab 11.6 h
 #' }
-#' (the last two rows measured on 238 and 40 targets and scaled; the ring
+#' (the rows of the walk and the loop measured on 238 and 40 targets and
+#' scaled; the 3 known rows in another run at load averages 2 to 3; the ring
 #' kernel with about 100 neighbours within its cut-off, the noise correlated
 #' normal of covariance \eqn{0.1\,\Sigma}{0.1 Sigma}). The default call gives
 #' the same `c` and `I` as the loop and `prob_true` within \eqn{10^{-6}}
-#' (measured: 2.4e-10 and 1.7e-10 on the loop's 40 targets at \eqn{10^6}, 1.5e-10 on all targets at 20,000) of the loop's. With 3 known variables the default
-#' call at \eqn{10^6} computes everything too: 172 s and 124 s elapsed
-#' (load average 2 to 3), 135 and 170 times less CPU than the walk,
-#' `prob_true` within 2.4e-10 and 1.7e-10 of the loop's (the 3 known rows
-#' of the table, measured in one run of the same script, section "three
-#' known"); on adult.csv (30,162 records, known age, education-num and
-#' fnlwgt, unknown hours-per-week, noise-masked) 1.4 s of CPU for all
-#' targets against 9.5 s by the walk and 38 s by the loop.
+#' (measured: 2.4e-10 and 1.7e-10 on the loop's 40 targets at \eqn{10^6}, 1.5e-10 on all targets at 20,000) of the loop's.
 #' The default call is 275 (ring) and 492 (noise) times cheaper than
 #' `prob_tol = 1e-6` by the walk, and costs 2.3 and 2.1 times the former
 #' default, which left the probabilities out. Its elapsed time was 174 s
@@ -195,6 +189,14 @@
 #' inputs for the sweep (same script, section "worst"): the time grows with
 #' the number of bins (the unknown's range over 2 residual SDs, at most
 #' 128); targets far outside the released values go to the walk.
+#'
+#' With 3 known variables the default call at \eqn{10^6} computes
+#' everything too: 172 s and 124 s elapsed (load average 2 to 3), 135 and
+#' 170 times less CPU than the walk, `prob_true` within 2.4e-10 and 1.7e-10
+#' of the loop's (the 3 known rows of the table, section "three known" of
+#' the same script); on adult.csv (30,162 records, known age, education-num
+#' and fnlwgt, unknown hours-per-week, noise-masked) 1.4 s of CPU for all
+#' targets against 9.5 s by the walk and 38 s by the loop.
 #'
 #' @section Registry scale and clusters:
 #' Targets are independent. With `parallel = TRUE` they are split into
