@@ -79,7 +79,8 @@
 #'   `prob_max` is certified to relative error `prob_tol` by lower and upper
 #'   bounds (never by sampling), in one of two ways.
 #'
-#'   The sweep (with at most 2 known and at most 2 unknown variables, and
+#'   The sweep (with at most 3 known variables and at most 2 unknown, at
+#'   most 1 unknown with 3 known, and
 #'   `prob_tol` below 0.05) computes it for all targets at once. On each side
 #'   of \eqn{t_v} the factor \eqn{1 - |z_v - t_v| / \Delta_v(t)} is linear in
 #'   \eqn{z_v}, so in each orthant of \eqn{t} the product of the known
@@ -97,32 +98,39 @@
 #'   factor expanded to degree 1; every expansion carries its certified
 #'   remainder. So \eqn{S(t)} is a sum, over blocks, orthants and monomials,
 #'   of the target's coefficients times moment sums over the records of the
-#'   block that lie in the orthant of \eqn{t}: offline orthogonal range sums,
-#'   computed for all targets by a sweep over the first known coordinate
-#'   with a Fenwick tree over the rank of the second. A target uses about 9
-#'   bins per kink in the data and at most 8 blocks per level, so the time,
-#'   \eqn{O((n + m) \log B \log n)} for \eqn{m} targets, hardly grows with
-#'   \eqn{B} (measured: the same 9 s of CPU at \eqn{n = 2 \times 10^5} for
-#'   67 to 4152 bins), memory \eqn{O(n + m)}. With two unknown variables
-#'   the two factors multiply: the blocks are the products of the two
-#'   unknowns' blocks (a target uses the products of its two decompositions),
-#'   the expansion in a block is the product of the two expansions (each
-#'   lowered in degree where its certified remainder allows), and the
-#'   remainder of the product that of each factor times the bound of the
-#'   other plus the product of the remainders. The bins multiply too (at most
-#'   \eqn{2^{20}} in all), and the moments per record are up to 169 per
-#'   subset of the known variables instead of 13, so this costs about 10 to
-#'   20 times the sweep with one unknown (see the cost section). Each
-#'   target's interval (Taylor remainder, rounding of
+#'   block that lie in the orthant of \eqn{t}: offline orthogonal range sums.
+#'   By inclusion-exclusion they follow from dominance sums (the records
+#'   with \eqn{z_w \le t_w} for every \eqn{w} of a subset of the known
+#'   variables), computed for all targets by sweeps over one known
+#'   coordinate with a Fenwick tree over the rank of another and, with 3
+#'   known variables, by a segment tree over the first coordinate with such
+#'   a sweep in each node; the moments are summed exactly in fixed point. A
+#'   target uses about 9 bins per kink in the data and at most 8 blocks per
+#'   level, so the time, \eqn{O((n + m) \log B \log n)} for \eqn{m} targets
+#'   with 1 or 2 known variables and \eqn{O((n + m) \log B \log^2 n)} with 3
+#'   (8 monomials instead of 4: about 3 times the cost of 2 at \eqn{10^6}),
+#'   hardly grows with \eqn{B} (measured: the same 9 s of CPU at
+#'   \eqn{n = 2 \times 10^5} for 67 to 4152 bins), memory \eqn{O(n + m)}.
+#'   With two unknown variables the two factors multiply: the blocks are the
+#'   products of the two unknowns' blocks (a target uses the products of its
+#'   two decompositions), the expansion in a block is the product of the two
+#'   expansions (each lowered in degree where its certified remainder
+#'   allows), and the remainder of the product that of each factor times the
+#'   bound of the other plus the product of the remainders. The bins
+#'   multiply too (at most \eqn{2^{20}} in all), and the moments per record
+#'   are up to 169 per subset of the known variables instead of 13, so this
+#'   costs about 10 to 20 times the sweep with one unknown (see the cost
+#'   section). Each target's interval (Taylor remainder, rounding of
 #'   the normal integral and of every sum) is checked against `prob_tol`;
 #'   a target whose interval is wider (a predicted mean far outside the
 #'   released values, a `prob_tol` below about \eqn{10^{-8}}) goes to the
 #'   per-target walk below, so every target is certified. The result of a
 #'   target does not depend on the threads nor on how targets are split.
 #'
-#'   The per-target walk (everything else: 3 or more known variables, 3
-#'   or more unknown, a residual SD of 0, more than \eqn{2^{20}} bins of 2
-#'   SDs (the product over the unknowns of their range over 2 SDs),
+#'   The per-target walk (everything else: 4 or more known variables, 3
+#'   or more unknown, 3 known with 2 unknown, a residual SD of 0, more than
+#'   \eqn{2^{20}} bins of 2 SDs (the product over the unknowns of their
+#'   range over 2 SDs),
 #'   `prob_tol` of 0.05 and more, or `options(epimask.match_sweep = FALSE)`)
 #'   refines the nodes' moment bounds widest gap first (the unknown factor
 #'   expanded to degree 5); when that does not converge quickly, every
@@ -161,10 +169,11 @@
 #' @section The default call at registry scale:
 #' The rates (`c`, `I`, hence `expected_match_risk`, `percent_correct`,
 #' `true_match_rate`, `false_match_rate`) are sub-quadratic, and so are
-#' `prob_true` and `prob_max` where the sweep applies (at most 2 known and 2
-#' unknown variables, residual SDs above 0, at most \eqn{2^{20}} bins of 2
-#' SDs; section above). With one unknown variable (or none) the default call
-#' then computes everything, for any number of targets. With two unknown
+#' `prob_true` and `prob_max` where the sweep applies (at most 3 known and 2
+#' unknown variables, 1 unknown with 3 known, residual SDs above 0, at most
+#' \eqn{2^{20}} bins of 2 SDs; section above). With one unknown variable (or
+#' none) the default call then computes everything, for any number of
+#' targets. With two unknown
 #' variables the sweep costs about 10 times more (measured on this machine
 #' at load averages 2 to 3, 2 threads, \eqn{10^6} records and targets of a
 #' simulated release with two known variables: 672 s of CPU against 80 s for
@@ -193,14 +202,18 @@
 #'   default call (= `prob_tol = 1e-6`: rates and probabilities, the sweep) \tab 59 s \tab 39 s \cr
 #'   former default call (rates only, probabilities `NA`) \tab 25 s \tab 19 s \cr
 #'   `prob_tol = 1e-6` by the walk (`options(epimask.match_sweep = FALSE)`) \tab 4.5 h \tab 5.3 h \cr
-#'   `method = "exhaustive"` (the loop) \tab 10.9 h \tab 10.8 h
+#'   `method = "exhaustive"` (the loop) \tab 10.9 h \tab 10.8 h \cr
+#'   3 known (x, s1, s2), default call (the sweep) \tab 181 s \tab 141 s \cr
+#'   3 known, former default call (rates only) \tab 36 s \tab 35 s \cr
+#'   3 known, `prob_tol = 1e-6` by the walk \tab 6.8 h \tab 6.7 h \cr
+#'   3 known, the loop \tab 12.3 h \tab 11.6 h
 #' }
-#' (the last two rows measured on 238 and 40 targets and scaled; the ring
+#' (the rows of the walk and the loop measured on 238 and 40 targets and
+#' scaled; the 3 known rows in another run at load averages 2 to 3; the ring
 #' kernel with about 100 neighbours within its cut-off, the noise correlated
 #' normal of covariance \eqn{0.1\,\Sigma}{0.1 Sigma}). The default call gives
 #' the same `c` and `I` as the loop and `prob_true` within \eqn{10^{-6}}
-#' (measured: 2.4e-10 and 1.7e-10 on the loop's 40 targets at \eqn{10^6}, 1.5e-10 on all targets at 20,000) of the loop's. With 3 known variables the default
-#' call at \eqn{10^6} computes the rates only (as the former default).
+#' (measured: 2.4e-10 and 1.7e-10 on the loop's 40 targets at \eqn{10^6}, 1.5e-10 on all targets at 20,000) of the loop's.
 #' The default call is 275 (ring) and 492 (noise) times cheaper than
 #' `prob_tol = 1e-6` by the walk, and costs 2.3 and 2.1 times the former
 #' default, which left the probabilities out. Its elapsed time was 174 s
@@ -214,6 +227,14 @@
 #' about 600 s; at \eqn{10^6} records with 4163 bins, 61 s. Beyond
 #' \eqn{2^{20}} bins (and for a residual SD of 0) the walk, and a default
 #' call past \eqn{10^9} pairs gives the rates only.
+#'
+#' With 3 known variables the default call at \eqn{10^6} computes
+#' everything too: 172 s and 124 s elapsed (load average 2 to 3), 135 and
+#' 170 times less CPU than the walk, `prob_true` within 2.4e-10 and 1.7e-10
+#' of the loop's (the 3 known rows of the table, section "three known" of
+#' the same script); on adult.csv (30,162 records, known age, education-num
+#' and fnlwgt, unknown hours-per-week, noise-masked) 1.4 s of CPU for all
+#' targets against 9.5 s by the walk and 38 s by the loop.
 #'
 #' @section Registry scale and clusters:
 #' Targets are independent. With `parallel = TRUE` they are split into
@@ -395,16 +416,17 @@ match_prob_pairs <- function() {
 }
 
 # The normaliser of prob_true and prob_max for all targets at once by the
-# sweep (src/match_sweep.h): at most 2 known variables and at most one
-# unknown, whose released range spans at most 2^20 bins of two residual SDs
-# (or that carries no information: no spread). Elsewhere the per-target
-# walk, which is quadratic. Must agree with ms_applies() in C.
-match_sweep_max_known <- 2L
+# sweep (src/match_sweep.h): at most 3 known variables and at most 2
+# unknown (at most 1 with 3 known), whose released ranges span at most 2^20
+# bins of two residual SDs in all (or that carry no information: no spread).
+# Elsewhere the per-target walk, which is quadratic. Must agree with
+# ms_applies() in C.
+match_sweep_max_known <- 3L
 match_sweep_max_unknown <- 2L
 match_sweep_max_bins <- 1048576
 match_sweep_applies <- function(n_known, sigma, range) {
   if (!match_sweep_enabled() || n_known > match_sweep_max_known ||
-      length(sigma) > match_sweep_max_unknown)
+      length(sigma) > match_sweep_max_unknown || (n_known == 3L && length(sigma) > 1L))
     return(FALSE)
   active <- range > 0
   if (!all(sigma[active] > 0)) return(FALSE)
@@ -439,6 +461,8 @@ inform_probs_skipped <- function(n, n_targets, n_known, n_unknown, sigma, range,
     sprintf("%d known variables (at most %d)", n_known, match_sweep_max_known)
   } else if (n_unknown > match_sweep_max_unknown) {
     sprintf("%d unknown variables (at most %d)", n_unknown, match_sweep_max_unknown)
+  } else if (n_known == 3L && n_unknown > 1L) {
+    "3 known variables with 2 unknown (with 3 known, at most 1 unknown)"
   } else if (!all(sigma[range > 0] > 0)) {
     "the residual SD of the intruder's regression is 0"
   } else if (n_unknown == 1L) {

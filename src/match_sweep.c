@@ -3,12 +3,16 @@
  * and its certification. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "match_dominance.h"
 #include "match_internal.h"
 #include "match_sweep.h"
 #include "par_rows.h"
 
+/* the longest moment vector: 2 known x 2 unknowns, or 3 known x 1 unknown
+ * (ms_applies) */
 #define MS_VEC_MAX (4 * MS_ORDERS * MS_ORDERS)
 #define MS_EPS DBL_EPSILON
 /* the order of an expansion is lowered while its certified remainder stays
@@ -40,30 +44,41 @@ struct ms_state {
      * pair by pair; within a pair, block k0 * nk1 + k1 */
     int pairs, NB, max_terms;
     int *pair_off;              /* pairs + 1 */
-    int *gsort1, *gsort2;       /* records by z_1 (resp. z_2), then index */
+    int *gsort[MS_MAX_KNOWN];   /* records by z_k, then index */
     int cur_pair;               /* the pair whose orders and lists are built */
     double *blk_count;          /* per block of the pair */
     size_t *blk_start;          /* per block of the pair: within the pair's record order */
-    int *ord1, *ord2;           /* records by block of the pair, then by z_1 (resp. z_2) */
-    int *rank2;                 /* per record: 1-based rank of z_2 within its block */
-    double *z2s;                /* z_2 in the order ord2 */
+    /* per known variable k: records by block of the pair, then by z_k, then
+     * index (ordk); z_k in that order (zsk); per record, the 1-based rank of
+     * z_k within its block (rankk, k >= 1) */
+    int *ordk[MS_MAX_KNOWN], *rankk[MS_MAX_KNOWN];
+    double *zsk[MS_MAX_KNOWN];
+    int *pos1;                  /* K = 3, per record: its position in z_1 order within its block */
     int *tl_start;              /* per block of the pair: its targets [tl_start[k], tl_start[k + 1]) */
-    int *tl1, *tl2;             /* the targets of each block by t_1 (resp. t_2) */
-    unsigned char *to1, *to2;   /* the largest Taylor orders they use there: 16 o0 + o1 */
+    int *tlk[MS_MAX_KNOWN];     /* the targets of each block by t_k */
+    unsigned char *tok[MS_MAX_KNOWN];  /* the largest Taylor orders they use there: 16 o0 + o1 */
     size_t tl_cap;
     /* targets */
-    const double *z1raw;        /* z_1 of every record (the caller's) */
+    const double *zraw;         /* n x K: the records' known coordinates (the caller's) */
     const double *tk;           /* n_targets x K (column-major, as tg->known) */
     double *side;               /* nt x K x 4: alpha_L, alpha_H, beta_L, beta_H */
-    double *cabs;               /* per target: sum of |part coefficients| */
-    double *pcoef;              /* nt x 4 x 4: the part coefficients (part_coefficients) */
-    int *tord1, *tord2;         /* targets by t_1 (resp. t_2), then index */
+    double *cabs;               /* per target: the bound of the |terms| of the coefficients */
+    int pstride;                /* 2^K x 2^K */
+    double *pcoef;              /* nt x 2^K (parts W) x 2^K (S): part_coefficients */
+    int *tordk[MS_MAX_KNOWN];   /* targets by t_k, then index */
+    /* K = 3, per thread: the 3-d dominance work, the block's targets' z_1
+     * prefix counts and query ids (2 nt), t_2 and t_3 (2 nt), the block's
+     * z_2, z_3 by z_1 position and positions in z_2, z_3 order (2 n each) */
+    md_work **dom;
+    int *pfx;
+    double *tloc, *zloc;
+    int *byloc;
     /* sums in block order */
     double *est, *rem, *fp;
     /* per slot (blocks of one group) and per thread */
     int slots, threads;
     double *slot_est, *slot_rem, *slot_fp;     /* slots x nt */
-    double *fen;                /* threads x fen_len */
+    int64_t *fen;               /* threads x fen_len: fixed-point moments */
     size_t fen_len;
     double *gcache;             /* threads x nt x (ord + 4): G, remw, sup, o0, o1 */
     unsigned char *skip;        /* threads x nt */
@@ -82,6 +97,9 @@ int ms_applies(const rm_released *rel)
 {
     if (rel->n_known < 1 || rel->n_known > MS_MAX_KNOWN || rel->n_unknown > MS_MAX_UNKNOWN)
         return 0;
+    /* three known variables with two unknowns: 8 x 169 moments per record,
+     * not built (MS_VEC_MAX) */
+    if (rel->n_known == 3 && rel->n_unknown > 1) return 0;
     double product = 1.0;
     for (int q = 0; q < rel->n_unknown; q++) {
         double sd = rel->unknown_sd[q], range = rel->unknown_range[q];
@@ -121,7 +139,7 @@ static int sort_order(const double *x, size_t stride, size_t m, int *order)
     return 0;
 }
 
-static void part_coefficients(const ms_state *st, size_t i, double coef[4][4]);
+static void part_coefficients(const ms_state *st, size_t i, double *coef, double *cabs);
 
 void ms_free(ms_state *st)
 {
@@ -131,11 +149,18 @@ void ms_free(ms_state *st)
         free(un->lev_off); free(un->blk_c); free(un->blk_h); free(un->fbin); free(un->near);
         free(un->mean);
     }
-    free(st->u); free(st->pair_off); free(st->gsort1); free(st->gsort2);
+    free(st->u); free(st->pair_off);
     free(st->blk_count); free(st->blk_start);
-    free(st->ord1); free(st->ord2); free(st->rank2); free(st->z2s);
-    free(st->tl_start); free(st->tl1); free(st->tl2); free(st->to1); free(st->to2);
-    free(st->side); free(st->cabs); free(st->pcoef); free(st->tord1); free(st->tord2);
+    for (int k = 0; k < MS_MAX_KNOWN; k++) {
+        free(st->gsort[k]); free(st->ordk[k]); free(st->rankk[k]); free(st->zsk[k]);
+        free(st->tlk[k]); free(st->tok[k]); free(st->tordk[k]);
+    }
+    free(st->pos1);
+    if (st->dom)
+        for (int t = 0; t < st->threads; t++) md_work_free(st->dom[t]);
+    free(st->dom); free(st->pfx); free(st->tloc); free(st->zloc); free(st->byloc);
+    free(st->tl_start);
+    free(st->side); free(st->cabs); free(st->pcoef);
     free(st->est); free(st->rem); free(st->fp);
     free(st->slot_est); free(st->slot_rem); free(st->slot_fp);
     free(st->fen); free(st->gcache); free(st->skip);
@@ -361,14 +386,19 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->blk_start = malloc((max_pair + 1) * sizeof(size_t));
     st->tl_start = malloc((max_pair + 2) * sizeof(int));
     st->u = malloc((n * (size_t) K + 1) * sizeof(double));
-    st->ord1 = malloc(n * sizeof(int));
-    st->ord2 = malloc(n * sizeof(int));
-    st->rank2 = malloc(n * sizeof(int));
-    st->z2s = malloc(n * sizeof(double));
-    st->gsort1 = malloc(n * sizeof(int));
-    st->gsort2 = malloc(n * sizeof(int));
-    if (!st->blk_count || !st->blk_start || !st->tl_start || !st->u || !st->ord1 || !st->ord2 ||
-        !st->rank2 || !st->z2s || !st->gsort1 || !st->gsort2)
+    int okk = 1;
+    for (int k = 0; k < K; k++) {
+        st->gsort[k] = malloc((n + 1) * sizeof(int));
+        st->ordk[k] = malloc((n + 1) * sizeof(int));
+        st->zsk[k] = malloc((n + 1) * sizeof(double));
+        st->rankk[k] = k > 0 ? malloc((n + 1) * sizeof(int)) : NULL;
+        okk = okk && st->gsort[k] && st->ordk[k] && st->zsk[k] && (k == 0 || st->rankk[k]);
+    }
+    if (K == 3) {
+        st->pos1 = malloc((n + 1) * sizeof(int));
+        okk = okk && st->pos1;
+    }
+    if (!st->blk_count || !st->blk_start || !st->tl_start || !st->u || !okk)
         goto fail;
     /* centred, scaled known coordinates */
     for (int k = 0; k < K; k++) {
@@ -380,18 +410,19 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     }
     /* records by coordinate (grouped by block pair by pair, build_pair) */
     for (int k = 0; k < K; k++)
-        if (sort_order(rel->masked_known + (size_t) k * n, 1, n,
-                       k == 0 ? st->gsort1 : st->gsort2) != 0)
-            goto fail;
+        if (sort_order(rel->masked_known + (size_t) k * n, 1, n, st->gsort[k]) != 0) goto fail;
 
     /* targets */
     st->tk = tg->known;
-    st->z1raw = rel->masked_known;
+    st->zraw = rel->masked_known;
+    st->pstride = st->subsets * st->subsets;
     st->side = malloc((nt * (size_t) K * 4 + 1) * sizeof(double));
     st->cabs = malloc((nt + 1) * sizeof(double));
-    st->pcoef = malloc((nt * 16 + 1) * sizeof(double));
-    st->tord1 = malloc((nt + 1) * sizeof(int));
-    st->tord2 = malloc((nt + 1) * sizeof(int));
+    st->pcoef = malloc((nt * (size_t) st->pstride + 1) * sizeof(double));
+    for (int k = 0; k < K; k++) {
+        st->tordk[k] = malloc((nt + 1) * sizeof(int));
+        if (!st->tordk[k]) goto fail;
+    }
     st->est = calloc(nt + 1, sizeof(double));
     st->rem = calloc(nt + 1, sizeof(double));
     st->fp = calloc(nt + 1, sizeof(double));
@@ -400,12 +431,25 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->slot_fp = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->gcache = malloc(((size_t) threads * nt * (st->ord + 4) + 1) * sizeof(double));
     st->skip = malloc((size_t) threads * nt + 1);
-    if (!st->side || !st->cabs || !st->pcoef || !st->tord1 || !st->tord2 || !st->est ||
-        !st->rem || !st->fp || !st->slot_est || !st->slot_rem || !st->slot_fp || !st->gcache ||
-        !st->skip)
+    if (!st->side || !st->cabs || !st->pcoef || !st->est || !st->rem || !st->fp ||
+        !st->slot_est || !st->slot_rem || !st->slot_fp || !st->gcache || !st->skip)
         goto fail;
-    if (sort_order(tg->known, 1, nt, st->tord1) != 0) goto fail;
-    if (K == 2 && sort_order(tg->known + nt, 1, nt, st->tord2) != 0) goto fail;
+    for (int k = 0; k < K; k++)
+        if (sort_order(tg->known + (size_t) k * nt, 1, nt, st->tordk[k]) != 0) goto fail;
+    if (K == 3) {
+        /* the largest block of any pair is at most n records */
+        size_t most = n;
+        st->dom = calloc((size_t) threads, sizeof(md_work *));
+        st->pfx = malloc(((size_t) threads * 2 * nt + 1) * sizeof(int));
+        st->tloc = malloc(((size_t) threads * 2 * nt + 1) * sizeof(double));
+        st->zloc = malloc(((size_t) threads * 2 * most + 1) * sizeof(double));
+        st->byloc = malloc(((size_t) threads * 2 * most + 1) * sizeof(int));
+        if (!st->dom || !st->pfx || !st->tloc || !st->zloc || !st->byloc) goto fail;
+        for (int t = 0; t < threads; t++) {
+            st->dom[t] = md_work_alloc(most, nt, st->V);
+            if (!st->dom[t]) goto fail;
+        }
+    }
     for (size_t i = 0; i < nt; i++) {
         mt_target c;
         mt_setup_target(ix, rel, tg, i, &c);
@@ -426,15 +470,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
                 sd4[2] = sd4[3] = 0.0;
             }
         }
-        /* |coefficients| of the parts, for the rounding bound */
-        double coef[4][4], total = 0.0;
-        part_coefficients(st, i, coef);
-        for (int X = 0; X < 4; X++)
-            for (int S = 0; S < st->subsets; S++) {
-                total += fabs(coef[X][S]);
-                st->pcoef[i * 16 + X * 4 + S] = coef[X][S];
-            }
-        st->cabs[i] = total;
+        part_coefficients(st, i, st->pcoef + i * (size_t) st->pstride, st->cabs + i);
     }
     return st;
 
@@ -472,7 +508,7 @@ static int build_pair(ms_state *st, int p)
     size_t need = (most + 1) * (size_t) st->subsets * lord;
     if (need > st->fen_len) {
         free(st->fen);
-        st->fen = malloc(((size_t) st->threads * need + 1) * sizeof(double));
+        st->fen = malloc(((size_t) st->threads * need + 1) * sizeof(int64_t));
         st->fen_len = st->fen ? need : 0;
         if (!st->fen) {
             free(pos); free(blk); free(o);
@@ -480,21 +516,22 @@ static int build_pair(ms_state *st, int p)
         }
     }
     for (int k = 0; k < K; k++) {
-        const int *srt = k == 0 ? st->gsort1 : st->gsort2;
-        int *out = k == 0 ? st->ord1 : st->ord2;
+        const int *srt = st->gsort[k];
+        int *out = st->ordk[k];
         for (int b = 0; b < nk; b++) pos[b] = st->blk_start[b];
         for (size_t q = 0; q < n; q++) {
             int j = srt[q];
             out[pos[(u0->fbin[j] >> L0) * nk1 + (u1->fbin[j] >> L1)]++] = j;
         }
     }
-    if (K == 2) {
-        const double *z2 = st->z1raw + n;
+    for (int k = 0; k < K; k++) {
+        const double *zk = st->zraw + (size_t) k * n;
         for (int b = 0; b < nk; b++) {
             size_t s0 = st->blk_start[b], s1 = s0 + (size_t) st->blk_count[b];
             for (size_t q = s0; q < s1; q++) {
-                st->rank2[st->ord2[q]] = (int) (q - s0) + 1;
-                st->z2s[q] = z2[st->ord2[q]];
+                if (k > 0) st->rankk[k][st->ordk[k][q]] = (int) (q - s0) + 1;
+                if (k == 0 && K == 3) st->pos1[st->ordk[0][q]] = (int) (q - s0);
+                st->zsk[k][q] = zk[st->ordk[k][q]];
             }
         }
     }
@@ -513,22 +550,25 @@ static int build_pair(ms_state *st, int p)
     }
     for (int b = 0; b < nk; b++) cnt[b + 1] += cnt[b];
     if (total > st->tl_cap) {
-        free(st->tl1); free(st->tl2); free(st->to1); free(st->to2);
-        st->tl1 = malloc((total + 1) * sizeof(int));
-        st->tl2 = K == 2 ? malloc((total + 1) * sizeof(int)) : NULL;
-        st->to1 = malloc(total + 1);
-        st->to2 = K == 2 ? malloc(total + 1) : NULL;
+        int ok = 1;
         st->tl_cap = total;
-        if (!st->tl1 || !st->to1 || (K == 2 && (!st->tl2 || !st->to2))) {
+        for (int k = 0; k < K; k++) {
+            free(st->tlk[k]);
+            free(st->tok[k]);
+            st->tlk[k] = malloc((total + 1) * sizeof(int));
+            st->tok[k] = malloc(total + 1);
+            ok = ok && st->tlk[k] && st->tok[k];
+        }
+        if (!ok) {
             st->tl_cap = 0;
             free(pos); free(blk); free(o);
             return -1;
         }
     }
-    for (int pass = 0; pass < (K == 2 ? 2 : 1); pass++) {
-        const int *tord = pass == 0 ? st->tord1 : st->tord2;
-        int *tl = pass == 0 ? st->tl1 : st->tl2;
-        unsigned char *to = pass == 0 ? st->to1 : st->to2;
+    for (int pass = 0; pass < K; pass++) {
+        const int *tord = st->tordk[pass];
+        int *tl = st->tlk[pass];
+        unsigned char *to = st->tok[pass];
         for (int b = 0; b < nk; b++) pos[b] = (size_t) cnt[b];
         for (size_t r = 0; r < nt; r++) {
             size_t i = (size_t) tord[r];
@@ -688,92 +728,275 @@ static void record_moments(const ms_state *st, size_t j, const double *c, const 
     }
 }
 
-/* The part coefficients of target i: X = 0 (A: z_1 <= t_1), 1 (B: z_2 <=
- * t_2), 2 (C: both), 3 (T: all), per subset S. */
-static void part_coefficients(const ms_state *st, size_t i, double coef[4][4])
+/* The part coefficients of target i: coef[W * 2^K + S] for W a subset of
+ * the known variables (the part D_W: the block's records with z_w <= t_w for
+ * every w in W; W = 0 is the block's total) and S a monomial u^S. On the
+ * orthant L of t (the variables with z_v <= t_v) the known factors are
+ * sum_S c_L[S] u^S, c_L[S] = prod_{v in S} beta_v(L) prod_{v not in S}
+ * alpha_v(L); the orthant's sum is O_L = sum_{W containing L} (-1)^{|W - L|}
+ * D_W (inclusion-exclusion), so coef[W][S] = sum_{L in W} (-1)^{|W - L|}
+ * c_L[S] (Mobius inversion). *cabs bounds the sum of the |terms|: of the
+ * coefficients and of the products and sums that computed them (for the
+ * rounding bound). */
+static void part_coefficients(const ms_state *st, size_t i, double *coef, double *cabs)
 {
-    if (st->K == 1) {
-        const double *s1 = st->side + i * 4;
-        coef[0][0] = s1[0] - s1[1];
-        coef[0][1] = s1[2] - s1[3];
-        coef[3][0] = s1[1];
-        coef[3][1] = s1[3];
-        coef[1][0] = coef[1][1] = coef[2][0] = coef[2][1] = 0.0;
-        return;
-    }
-    const double *s1 = st->side + i * 8, *s2 = s1 + 4;
-    for (int S = 0; S < 4; S++) {
-        double f1L = (S & 1) ? s1[2] : s1[0], f1H = (S & 1) ? s1[3] : s1[1];
-        double f2L = (S & 2) ? s2[2] : s2[0], f2H = (S & 2) ? s2[3] : s2[1];
-        double cLL = f1L * f2L, cLH = f1L * f2H, cHL = f1H * f2L, cHH = f1H * f2H;
-        coef[2][S] = cLL - cLH - cHL + cHH;
-        coef[0][S] = cLH - cHH;
-        coef[1][S] = cHL - cHH;
-        coef[3][S] = cHH;
-    }
-}
-
-/* est += sum_S coef[S] sum_{a < o0, b < o1} G_ab X[S][a, b]; rem += remw
- * sum_S coef[S] X[S][0, 0] (X of stride lord = lo0 * lo1 per subset, G and X
- * indexed a * lo1 + b). */
-static void add_part(const ms_state *st, const double *coef, const double *G, double remw,
-                     const double *X, int lord, int lo1, int o0, int o1, double *est,
-                     double *rem)
-{
-    double e = 0.0, r = 0.0;
-    for (int S = 0; S < st->subsets; S++) {
-        const double *x = X + S * lord;
-        double inner = 0.0;
-        for (int a = 0; a < o0; a++)
-            for (int b = 0; b < o1; b++) inner += G[a * lo1 + b] * x[a * lo1 + b];
-        e += coef[S] * inner;
-        r += coef[S] * x[0];
-    }
-    *est += e;
-    *rem += remw * r;
+    int K = st->K, NS = st->subsets;
+    const double *sd = st->side + i * (size_t) K * 4;
+    double c[1 << MS_MAX_KNOWN][1 << MS_MAX_KNOWN];
+    for (int L = 0; L < NS; L++)
+        for (int S = 0; S < NS; S++) {
+            double f = 1.0;
+            for (int v = 0; v < K; v++) {
+                const double *s4 = sd + v * 4;
+                int low = (L >> v) & 1;
+                f *= ((S >> v) & 1) ? (low ? s4[2] : s4[3]) : (low ? s4[0] : s4[1]);
+            }
+            c[L][S] = f;
+        }
+    double total = 0.0;
+    for (int W = 0; W < NS; W++)
+        for (int S = 0; S < NS; S++) {
+            double sum = 0.0, abs_sum = 0.0;
+            /* the subsets L of W, from W down to the empty set */
+            for (int L = W;; L = (L - 1) & W) {
+                int odd = 0;
+                for (int x = W ^ L; x; x &= x - 1) odd ^= 1;
+                sum += odd ? -c[L][S] : c[L][S];
+                abs_sum += fabs(c[L][S]);
+                if (L == 0) break;
+            }
+            coef[W * NS + S] = sum;
+            total += fabs(sum) + abs_sum;
+        }
+    *cabs = total;
 }
 
 typedef struct {
     ms_state *st;
 } bin_job;
 
+/* What one block's sums need: its records [base, base + nb) of the orders
+ * ordk, its targets [t0, t1n) of the lists tlk, its centres, half-widths
+ * and orders per unknown (moment vectors of V = 2^K lord, lord = om[0]
+ * om[1], stride lo1 = om[1]), the thread's Taylor coefficients and skip
+ * flags, the slot's sums, the thread's Fenwick scratch, the fixed-point
+ * scale. */
+typedef struct {
+    ms_state *st;
+    size_t base, nb;
+    int t0, t1n;
+    const double *bc, *bh;
+    const int *om;
+    int lord, lo1, V;
+    const double *gc;
+    const unsigned char *skip;
+    double *oest, *orem;
+    int64_t *fen;
+    double scale, inv;          /* 2^shift, 2^-shift */
+} bin_ctx;
+
+/* Record j's moments in fixed point: u^S v0^a v1^b 2^shift truncated to an
+ * integer (an inlined conversion; llrint is a library call). Sums of at most
+ * nb of them are exact in int64_t (|moment| <= 1 + tiny, 2^shift <= 2^61 /
+ * nb), so every sum below is exact and independent of the order of its
+ * additions; each record's moment is off by less than 2^-shift (the scaling
+ * by a power of two is exact). */
+static void record_fixed(const bin_ctx *bx, size_t j, int64_t *out)
+{
+    double vec[MS_VEC_MAX];
+    record_moments(bx->st, j, bx->bc, bx->bh, bx->om, vec);
+    for (int k = 0; k < bx->V; k++) out[k] = (int64_t) (vec[k] * bx->scale);
+}
+
+/* For target i: est += sum_S coef[S] sum_{a < o0, b < o1} G_ab X[S][a, b]
+ * and rem += remw sum_S coef[S] X[S][0, 0], X the fixed-point sums (the
+ * scaling by 2^-shift, a power of two, is exact; G and X indexed
+ * a * lo1 + b). */
+static void add_fixed(const bin_ctx *bx, const double *coef, const double *G, const int64_t *X,
+                      int o0, int o1, size_t i)
+{
+    int ord = bx->st->ord, lord = bx->lord, lo1 = bx->lo1;
+    double e = 0.0, r = 0.0;
+    for (int S = 0; S < bx->st->subsets; S++) {
+        const int64_t *x = X + S * lord;
+        double inner = 0.0;
+        for (int a = 0; a < o0; a++)
+            for (int b = 0; b < o1; b++) inner += G[a * lo1 + b] * (double) x[a * lo1 + b];
+        e += coef[S] * inner;
+        r += coef[S] * (double) x[0];
+    }
+    bx->oest[i] += e * bx->inv;
+    bx->orem[i] += G[ord] * (r * bx->inv);
+}
+
+/* The block's records in the order of z_a: the running sum gives D_{a}
+ * (added when `single`), a Fenwick tree over the rank of z_c (c >= 0) gives
+ * D_{a, c}, reading only the orders the target uses. Records with
+ * z_a <= t_a (raw values, ties in) are added in their fixed order, whatever
+ * the other targets. */
+static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
+{
+    const ms_state *st = bx->st;
+    int V = bx->V, ord = st->ord, NS = st->subsets, lord = bx->lord, lo1 = bx->lo1;
+    size_t nt = st->nt, nb = bx->nb, base = bx->base;
+    int64_t run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
+    memset(run, 0, (size_t) V * sizeof(int64_t));
+    if (c >= 0) memset(bx->fen, 0, (nb + 1) * (size_t) V * sizeof(int64_t));
+    const double *ta = st->tk + (size_t) a * nt, *za = st->zsk[a] + base;
+    const int *oa = st->ordk[a] + base;
+    size_t p = 0;
+    for (int r = bx->t0; r < bx->t1n; r++) {
+        size_t i = (size_t) st->tlk[a][r];
+        while (p < nb && za[p] <= ta[i]) {
+            int j = oa[p];
+            record_fixed(bx, (size_t) j, vec);
+            for (int k = 0; k < V; k++) run[k] += vec[k];
+            if (c >= 0)
+                for (size_t f = (size_t) st->rankk[c][j]; f <= nb; f += f & (~f + 1)) {
+                    int64_t *node = bx->fen + f * V;
+                    for (int k = 0; k < V; k++) node[k] += vec[k];
+                }
+            p++;
+        }
+        if (bx->skip[i]) continue;
+        const double *G = bx->gc + i * (ord + 4);
+        int o0 = (int) G[ord + 2], o1 = (int) G[ord + 3];
+        const double *coef = st->pcoef + i * (size_t) st->pstride;
+        if (single) add_fixed(bx, coef + (1 << a) * NS, G, run, o0, o1, i);
+        if (c >= 0) {
+            /* records of the block with z_c <= t_c: ranks 1..upper */
+            double tc = st->tk[(size_t) c * nt + i];
+            const double *zc = st->zsk[c] + base;
+            size_t lo = 0, hi = nb;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (zc[mid] <= tc) lo = mid + 1;
+                else hi = mid;
+            }
+            memset(q, 0, (size_t) V * sizeof(int64_t));
+            for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
+                const int64_t *node = bx->fen + f * V;
+                if (o0 * o1 == lord)
+                    for (int k = 0; k < V; k++) q[k] += node[k];
+                else
+                    for (int S = 0; S < NS; S++)
+                        for (int x = 0; x < o0; x++)
+                            for (int y = 0; y < o1; y++) {
+                                int at = S * lord + x * lo1 + y;
+                                q[at] += node[at];
+                            }
+            }
+            add_fixed(bx, coef + ((1 << a) | (1 << c)) * NS, G, q, o0, o1, i);
+        }
+    }
+}
+
+static void dominance_moments(void *ctx, size_t local, int64_t *vec)
+{
+    const bin_ctx *bx = (const bin_ctx *) ctx;
+    record_fixed(bx, (size_t) bx->st->ordk[0][bx->base + local], vec);
+}
+
+/* Query q of the block is its q-th target in t_2 order. */
+static void dominance_emit(void *ctx, size_t q, const int64_t *sum)
+{
+    const bin_ctx *bx = (const bin_ctx *) ctx;
+    const ms_state *st = bx->st;
+    size_t i = (size_t) st->tlk[1][bx->t0 + (int) q];
+    const double *G = bx->gc + i * (st->ord + 4);
+    add_fixed(bx, st->pcoef + i * (size_t) st->pstride + 7 * st->subsets, G, sum,
+              (int) G[st->ord + 2], (int) G[st->ord + 3], i);
+}
+
+/* K = 3: the part D_{1,2,3} by the 3-d dominance sums of match_dominance.c
+ * over the block's records, its targets as the queries (in t_2 order).
+ * Returns the number of tree levels. */
+static int sweep_dominance(const bin_ctx *bx, int thread)
+{
+    const ms_state *st = bx->st;
+    size_t n = st->n, nt = st->nt, nb = bx->nb, base = bx->base;
+    size_t m = (size_t) (bx->t1n - bx->t0);
+    int *pfx = st->pfx + (size_t) thread * 2 * nt, *qid = pfx + nt;
+    double *t2 = st->tloc + (size_t) thread * 2 * nt, *t3 = t2 + m;
+    double *z2 = st->zloc + (size_t) thread * 2 * n, *z3 = z2 + nb;
+    int *by2 = st->byloc + (size_t) thread * 2 * n, *by3 = by2 + nb;
+    const double *z1s = st->zsk[0] + base;
+    for (size_t p = 0; p < nb; p++) {
+        int j = st->ordk[0][base + p];
+        z2[p] = st->zraw[n + (size_t) j];
+        z3[p] = st->zraw[2 * n + (size_t) j];
+        by2[p] = st->pos1[st->ordk[1][base + p]];
+        by3[p] = st->pos1[st->ordk[2][base + p]];
+    }
+    const int *list = st->tlk[1] + bx->t0;
+    for (size_t q = 0; q < m; q++) {
+        size_t i = (size_t) list[q];
+        qid[q] = (int) q;
+        t2[q] = st->tk[nt + i];
+        t3[q] = st->tk[2 * nt + i];
+        if (bx->skip[i]) {
+            pfx[q] = 0;
+            continue;
+        }
+        double t1 = st->tk[i];
+        size_t lo = 0, hi = nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (z1s[mid] <= t1) lo = mid + 1;
+            else hi = mid;
+        }
+        pfx[q] = (int) lo;
+    }
+    md_problem pb = { nb, z2, z3, by2, by3, m, qid, pfx, t2, t3, bx->V, bx->fen };
+    return md_dominance3(&pb, st->dom[thread], dominance_moments, dominance_emit, (void *) bx);
+}
+
 static double run_bin(void *ctx, size_t row, int thread)
 {
     ms_state *st = ((bin_job *) ctx)->st;
     const ms_unknown *u0 = st->un, *u1 = st->un + 1;
     int g = (int) row, slot = g - st->group_from, K = st->K, p = st->cur_pair;
-    int L0 = p / u1->levels, L1 = p % u1->levels, ord = st->ord;
+    int L0 = p / u1->levels, L1 = p % u1->levels, ord = st->ord, NS = st->subsets;
     int nk1 = u1->lev_off[L1 + 1] - u1->lev_off[L1], k = g - st->pair_off[p];
     int g0 = u0->lev_off[L0] + k / nk1, g1 = u1->lev_off[L1] + k % nk1;
     int om[2] = { L0 == 0 ? u0->ord : u0->ord_far, L1 == 0 ? u1->ord : u1->ord_far };
-    int lord = om[0] * om[1], lo1 = om[1], V = st->subsets * lord;
+    int lord = om[0] * om[1], lo1 = om[1], V = NS * lord;
     size_t nt = st->nt, nb = (size_t) st->blk_count[k], base = st->blk_start[k];
     double *oest = st->slot_est + (size_t) slot * nt, *orem = st->slot_rem + (size_t) slot * nt,
            *ofp = st->slot_fp + (size_t) slot * nt;
     double *gc = st->gcache + (size_t) thread * nt * (ord + 4);
     unsigned char *skip = st->skip + (size_t) thread * nt;
-    double *fen = st->fen + (size_t) thread * st->fen_len;
+    int64_t *fen = st->fen + (size_t) thread * st->fen_len;
     double count = st->blk_count[k];
     double bc[2] = { u0->blk_c[g0], u1->blk_c[g1] }, bh[2] = { u0->blk_h[g0], u1->blk_h[g1] };
     int t0 = st->tl_start[k], t1n = st->tl_start[k + 1];
     for (int pos = t0; pos < t1n; pos++) {
-        size_t i = (size_t) st->tl1[pos];
+        size_t i = (size_t) st->tlk[0][pos];
         oest[i] = orem[i] = ofp[i] = 0.0;
     }
     if (nb == 0 || t0 == t1n) return 1.0;
-    /* rounding of the sums: each moment passes through at most
-     * 2 log2(nb) + 2 additions in the tree or the running sums, the inner
-     * products add V terms, the four parts and the blocks of the target are
-     * added: gamma of that many operations, doubled for the rounding of
-     * |u|, |v| <= 1, of the coefficients and of their products */
-    double ops = 2.0 * ceil(log2((double) nb + 2.0)) + 4.0 + V + 8.0 + st->max_terms;
-    double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS);
+    /* The moments are summed exactly in fixed point (record_fixed): each
+     * record's is off by less than 2^-shift, so a part's sum by count_b
+     * 2^-shift at most. The rest is rounding in double, gamma of the
+     * longest chain of operations a term passes through, doubled for the
+     * rounding of |u|, |v| <= 1: the moment's product (K + om[0] + om[1]
+     * factors), its conversion back from fixed point, the inner products
+     * (V terms), the 2^K parts (for K = 3 one more per level of the
+     * dominance tree), the blocks of the target; each coefficient is a sum
+     * of up to 2^K products of K factors. */
+    int shift = 61;
+    for (size_t m = nb + 1; m > 1; m = (m + 1) / 2) shift--;
+    double lg = ceil(log2((double) nb + 2.0)) + 1.0;
+    double levels = K == 3 ? (double) md_levels(nb) : 1.0;
+    double ops = (double) (K + om[0] + om[1]) + 2.0 + V + NS + levels + st->max_terms + K + NS +
+                 8.0;
+    double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS) + ldexp(1.0, -shift);
     for (int pos = t0; pos < t1n; pos++) {
-        size_t i = (size_t) st->tl1[pos];
+        size_t i = (size_t) st->tlk[0][pos];
         double *G = gc + i * (ord + 4);
         double G0[MS_ORDERS], G1[MS_ORDERS], r0, r1, s0, s1;
-        int o0 = bin_coefficients(u0, g0, i, st->to1[pos] >> 4, G0, &r0, &s0);
-        int o1 = o0 ? bin_coefficients(u1, g1, i, st->to1[pos] & 15, G1, &r1, &s1) : 0;
+        int o0 = bin_coefficients(u0, g0, i, st->tok[0][pos] >> 4, G0, &r0, &s0);
+        int o1 = o0 ? bin_coefficients(u1, g1, i, st->tok[0][pos] & 15, G1, &r1, &s1) : 0;
         skip[i] = !o0 || !o1;
         if (skip[i]) {
             /* g < 1e-300 on the block */
@@ -791,84 +1014,32 @@ static double run_bin(void *ctx, size_t row, int thread)
          * (a few eps each) times g */
         ofp[i] = gamma * count * st->cabs[i] * G[ord + 1] + count * K * 8.0 * MS_EPS * G[ord + 1];
     }
-    double T[MS_VEC_MAX], run[MS_VEC_MAX], vec[MS_VEC_MAX], q[MS_VEC_MAX];
-    memset(T, 0, (size_t) V * sizeof(double));
+    bin_ctx bx = { st, base, nb, t0, t1n, bc, bh, om, lord, lo1, V, gc, skip, oest, orem, fen,
+                   ldexp(1.0, shift), ldexp(1.0, -shift) };
+    /* the parts D_W, |W| = 1 and 2: one sweep per variable a with a
+     * Fenwick tree over each later variable c (the running sum gives D_{a}
+     * in the first of them) */
+    for (int a = 0; a < K; a++) {
+        if (a == K - 1) sweep_axis(&bx, a, -1, 1);
+        for (int c = a + 1; c < K; c++) sweep_axis(&bx, a, c, c == a + 1);
+    }
+    /* |W| = 3 */
+    if (K == 3) sweep_dominance(&bx, thread);
+    /* W = 0: the block's total */
+    int64_t T[MS_VEC_MAX], vec[MS_VEC_MAX];
+    memset(T, 0, (size_t) V * sizeof(int64_t));
     for (size_t pp = 0; pp < nb; pp++) {
-        record_moments(st, (size_t) st->ord1[base + pp], bc, bh, om, vec);
+        record_fixed(&bx, (size_t) st->ordk[0][base + pp], vec);
         for (int v = 0; v < V; v++) T[v] += vec[v];
     }
-    /* B: records with z_2 <= t_2, in the order of z_2 */
-    if (K == 2) {
-        memset(run, 0, (size_t) V * sizeof(double));
-        const double *t2 = st->tk + nt;
-        size_t pp = 0;
-        for (int r = t0; r < t1n; r++) {
-            size_t i = (size_t) st->tl2[r];
-            while (pp < nb && st->z2s[base + pp] <= t2[i]) {
-                record_moments(st, (size_t) st->ord2[base + pp], bc, bh, om, vec);
-                for (int v = 0; v < V; v++) run[v] += vec[v];
-                pp++;
-            }
-            if (skip[i]) continue;
-            const double *G = gc + i * (ord + 4);
-            add_part(st, st->pcoef + i * 16 + 4, G, G[ord], run, lord, lo1, (int) G[ord + 2],
-                     (int) G[ord + 3], oest + i, orem + i);
-        }
-    }
-    /* A and C: records with z_1 <= t_1 in the order of z_1, a Fenwick tree
-     * over the rank of z_2 */
-    memset(run, 0, (size_t) V * sizeof(double));
-    if (K == 2) memset(fen, 0, (nb + 1) * (size_t) V * sizeof(double));
-    const double *t1 = st->tk;
-    size_t pp = 0;
-    for (int r = t0; r < t1n; r++) {
-        size_t i = (size_t) st->tl1[r];
-        while (pp < nb) {
-            int j = st->ord1[base + pp];
-            /* z_1 of record j: u is a rescaling; compare the raw values */
-            if (!(st->z1raw[j] <= t1[i])) break;
-            record_moments(st, (size_t) j, bc, bh, om, vec);
-            for (int v = 0; v < V; v++) run[v] += vec[v];
-            if (K == 2)
-                for (size_t f = (size_t) st->rank2[j]; f <= nb; f += f & (~f + 1)) {
-                    double *node = fen + f * V;
-                    for (int v = 0; v < V; v++) node[v] += vec[v];
-                }
-            pp++;
-        }
+    for (int pos = t0; pos < t1n; pos++) {
+        size_t i = (size_t) st->tlk[0][pos];
         if (skip[i]) continue;
         const double *G = gc + i * (ord + 4);
-        int o0 = (int) G[ord + 2], o1 = (int) G[ord + 3];
-        const double *coef = st->pcoef + i * 16;
-        add_part(st, coef, G, G[ord], run, lord, lo1, o0, o1, oest + i, orem + i);
-        if (K == 2) {
-            /* records of the block with z_2 <= t_2: ranks 1..upper */
-            double t2 = st->tk[nt + i];
-            size_t lo = 0, hi = nb;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (st->z2s[base + mid] <= t2) lo = mid + 1;
-                else hi = mid;
-            }
-            /* only the orders this target uses here */
-            memset(q, 0, (size_t) V * sizeof(double));
-            for (size_t f = lo; f > 0; f -= f & (~f + 1)) {
-                const double *node = fen + f * V;
-                if (o0 * o1 == lord)
-                    for (int v = 0; v < V; v++) q[v] += node[v];
-                else
-                    for (int S = 0; S < st->subsets; S++)
-                        for (int a = 0; a < o0; a++)
-                            for (int b = 0; b < o1; b++) {
-                                int at = S * lord + a * lo1 + b;
-                                q[at] += node[at];
-                            }
-            }
-            add_part(st, coef + 8, G, G[ord], q, lord, lo1, o0, o1, oest + i, orem + i);
-        }
-        add_part(st, coef + 12, G, G[ord], T, lord, lo1, o0, o1, oest + i, orem + i);
+        add_fixed(&bx, st->pcoef + i * (size_t) st->pstride, G, T, (int) G[ord + 2],
+                  (int) G[ord + 3], i);
     }
-    return (double) (t1n - t0) * (K == 2 ? 4.0 : 1.0) * V + (double) nb * V;
+    return (double) (t1n - t0) * (K == 3 ? 4.0 * lg : K == 2 ? 4.0 : 1.0) * V + (double) nb * V;
 }
 
 int ms_run_bins(ms_state *st, int from, int to, int threads)
@@ -889,7 +1060,7 @@ int ms_run_bins(ms_state *st, int from, int to, int threads)
         size_t off = (size_t) (g - from) * st->nt;
         int k = g - st->pair_off[p];
         for (int pos = st->tl_start[k]; pos < st->tl_start[k + 1]; pos++) {
-            size_t i = (size_t) st->tl1[pos];
+            size_t i = (size_t) st->tlk[0][pos];
             st->est[i] += st->slot_est[off + i];
             st->rem[i] += st->slot_rem[off + i];
             st->fp[i] += st->slot_fp[off + i];

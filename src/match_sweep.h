@@ -29,29 +29,41 @@
  * within MS_NEAR_SD SDs of a kink at degree MS_DEGREE, and covers the rest
  * of the range by maximal dyadic blocks at degree 1 (MS_ORDERS_FAR): about
  * 3 (2 MS_NEAR_SD / 2 + 1) + 8 log2(B) blocks per target whatever B, each
- * certified by the remainder of the order it uses.
+ * certified by the remainder of the order it uses. With two unknown
+ * variables the blocks are products of the two unknowns' 1-d blocks (a
+ * target uses the product of its two 1-d decompositions), the moments
+ * u^S v0^a v1^b, the coefficients G0_a G1_b and the remainder
+ * r0 s1 + r1 s0 + r0 r1 (s bounds |the factor| over the block).
  *
  * So S(t) = sum_b sum_{orthant, S, d} G_d coef_S M_{b, orthant, S, d}(t) with
- * the dominance moments M = sum over records of bin b in the orthant of t of
- * u^S v^d. Per bin: the records' moments summed in the order of the first
- * known coordinate with a Fenwick tree over the rank of the second give, for
- * each target, the sum over z_1 <= t_1 and z_2 <= t_2 (C) and over
- * z_1 <= t_1 (A); a sweep in the order of the second gives the sum over
- * z_2 <= t_2 (B); with the bin total T the four orthants are C, A - C, B - C
- * and T - A - B + C. Every such sum for a target is that of a fixed set of
- * records in a fixed order, whatever the other targets: the result of a
+ * the moments M = sum over records of bin b in the orthant of t of u^S v^d.
+ * The orthants' sums come by inclusion-exclusion from the dominance sums
+ * D_W(t) = the moments over the records of the bin with z_w <= t_w for all w
+ * in W (W a subset of the K known variables; D_{} the bin's total): so
+ * S(t) = sum_b sum_{W, S, d} G_d coef_{W,S} D_{W,S,d} with the part
+ * coefficients coef_{W,S} = sum_{L in W} (-1)^{|W - L|} c_{L,S} (Mobius
+ * inversion; c_{L,S} the coefficient of u^S on the orthant L, the variables
+ * with z_v <= t_v). Per bin: |W| = 1 by a sweep in the order of z_w; |W| = 2
+ * ({a, c}) by a sweep in the order of z_a with a Fenwick tree over the rank
+ * of z_c; |W| = 3 by the 3-d dominance sums of match_dominance.c (a segment
+ * tree over z_1, in each node a sweep over z_2 with a Fenwick tree over the
+ * z_3 rank). The moments are summed in fixed point (int64_t), exactly. Every
+ * sum for a target is that of a fixed set of records (and its segment-tree
+ * nodes come in a fixed order), whatever the other targets: the result of a
  * target does not depend on how targets are chunked, nor on the threads
  * (blocks run in parallel into their own buffers, added in block order;
  * the blocks of a target depend on the target alone).
  *
  * Certification, per target: the Taylor remainders times the bin's sum of
  * p^A; the rounding of the closed-form g (as the search's margins) and of
- * its derivatives; a bound of the rounding of every sum (gamma times the sum
- * of the absolute values of the terms, bounded from |u|, |v| <= 1 and the
- * counts). A target whose bound exceeds prob_tol relative to its lower bound
- * is left to the per-target walk of match_sum.c (the caller). */
+ * its derivatives; a bound of the quantisation of the fixed-point moments and
+ * of the rounding of the rest (gamma times the sum of the absolute values of
+ * the terms, bounded from |u|, |v| <= 1, the counts and the part
+ * coefficients). A target whose bound exceeds prob_tol relative to its lower
+ * bound is left to the per-target walk of match_sum.c (the caller). */
 
-#define MS_MAX_KNOWN 2
+/* at most 3 known variables; with 3, at most one unknown (ms_applies) */
+#define MS_MAX_KNOWN 3
 #define MS_MAX_UNKNOWN 2
 #define MS_DEGREE 12
 #define MS_ORDERS (MS_DEGREE + 1)
@@ -69,8 +81,8 @@
 typedef struct ms_state ms_state;
 
 /* Does the sweep apply to this release (at most MS_MAX_KNOWN known, at most
- * one unknown, which has a positive SD and at most MS_MAX_BINS fine bins,
- * or no spread)? */
+ * MS_MAX_UNKNOWN unknowns (one with three known), each with a positive SD or
+ * no spread, at most MS_MAX_BINS fine bins in all)? */
 int ms_applies(const rm_released *rel);
 
 /* Prepare the sweep of the targets (NULL when memory is short). `threads`

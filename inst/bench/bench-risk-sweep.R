@@ -24,12 +24,18 @@
 # loop's.
 # Then the worst inputs found (section "worst"), at 2e4 against the loop and at
 # 2e5 for the time: a small residual SD (many bins), heavy ties, targets far
-# outside the data (their sums go to the walk), three known variables (the
-# sweep does not apply: the walk).
+# outside the data (their sums go to the walk).
+# Then three known variables (section "three known", x, s1 and the unmasked
+# s2; the sweep with the 3-d dominance sums of src/match_dominance.c): at 2e4
+# every row on all targets; at 1e5 and 1e6 the loop and the walk on samples of
+# targets, scaled; and adult.csv with age, education-num and fnlwgt known,
+# hours-per-week unknown (noise-masked), every row on all targets.
 # EPIMASK_BENCH_SWEEP_N (default "2e4,1e6") sets the sizes,
 # EPIMASK_BENCH_SWEEP_MASKS (default "ring,noise") the masks,
 # EPIMASK_BENCH_SWEEP_MAIN (default "true") runs the main table,
 # EPIMASK_BENCH_SWEEP_WORST (default "true") the worst inputs,
+# EPIMASK_BENCH_SWEEP_THREE (default "true") the three known variables,
+# EPIMASK_BENCH_SWEEP_THREE_N (default "2e4,1e5,1e6") their sizes.
 # EPIMASK_BENCH_SWEEP_BINS (default "true") the cost against the number of
 # fine bins (range / (2 residual SDs): 64 to 4096 at 2e5 against the walk,
 # 4096 and 65536 at 1e6, the default call; the sweep's far blocks at degree 1),
@@ -190,14 +196,63 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_WORST", "true")) == "true") {
     rm(d, loop, walk, after)
     invisible(gc())
   }
-  # three known variables: no sweep; the default call says so (rates only
-  # past 1e9 pairs)
-  d <- released(2e5, "noise")
+}
+
+if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_THREE", "true")) == "true") {
+  cat("\n## three known variables\n")
+  header()
   k3 <- c("x", "s1", "s2")
-  three <- timed(risk_match(d$original, d$masked, k3, "y", threads = threads, progress = FALSE))
-  cat(sprintf("%-12s %5g default call, 3 known: %.2f s CPU, probabilities %s\n", "three_known",
-              2e5, three$cpu, if (is.na(three$res$prob_tol)) "not computed (message)" else
-                "computed"))
+  sizes3 <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_THREE_N", "2e4,1e5,1e6"),
+                                ",")[[1]])
+  masks3 <- strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_MASKS", "ring,noise"), ",")[[1]]
+  three_rows <- function(input, d, known, unknown, n, sampled) {
+    tg_loop <- if (!sampled) seq_len(n) else round(seq(1, n, length.out = 40))
+    tg_tol <- if (!sampled) seq_len(n) else
+      sort(unique(c(tg_loop, round(seq(1, n, length.out = 200)))))
+    loop <- timed(risk_match(d$original, d$masked, known, unknown, targets = tg_loop,
+                             method = "exhaustive", threads = threads, progress = FALSE))
+    walk <- timed(without_sweep(risk_match(d$original, d$masked, known, unknown,
+                                           targets = tg_tol, prob_tol = 1e-6,
+                                           threads = threads, progress = FALSE)))
+    old_default <- timed(without_sweep(risk_match(d$original, d$masked, known, unknown,
+                                                  threads = threads, progress = FALSE)))
+    after <- timed(risk_match(d$original, d$masked, known, unknown, threads = threads,
+                              progress = FALSE))
+    all_loop <- show(input, n, "loop", loop, tg_loop, loop, tg_loop)
+    all_walk <- show(input, n, "before_1e-6", walk, tg_tol, loop, tg_loop)
+    show(input, n, if (is.na(old_default$res$prob_tol)) "before_dflt*" else "before_dflt",
+         old_default, seq_len(n), loop, tg_loop)
+    all_after <- show(input, n, "after", after, seq_len(n), loop, tg_loop)
+    if (!sampled) {
+      cat(sprintf("%-12s %5g walk agrees with the sweep within 1e-6: %s\n", input, n,
+                  max(abs(walk$res$per_target$prob_true / after$res$per_target$prob_true - 1)) <=
+                    1e-6))
+    }
+    data.frame(input = input, n = n, after_cpu_s = after$cpu, after_elapsed_s = after$elapsed,
+               before_over_after = all_walk / after$cpu, loop_over_after = all_loop / after$cpu)
+  }
+  ratios3 <- list()
+  for (mask in masks3) for (n in sizes3) {
+    d <- released(n, mask)
+    ratios3[[length(ratios3) + 1L]] <- three_rows(paste0(mask, "_k3"), d, k3, "y", n, n > 2e4)
+    rm(d)
+    invisible(gc())
+  }
+  adult_file <- "/work/shared/data/adult.csv"
+  if (file.exists(adult_file)) {
+    ad <- utils::read.csv(adult_file, check.names = FALSE, stringsAsFactors = FALSE)
+    ad <- ad[, c("age", "education-num", "fnlwgt", "hours-per-week")]
+    names(ad) <- c("age", "education_num", "fnlwgt", "hours")
+    ad[] <- lapply(ad, as.double)
+    set.seed(11)
+    masked <- suppressWarnings(apply_mask(ad, mask_noise(0.1, dist = "correlated"),
+                                          vars = names(ad)))
+    ratios3[[length(ratios3) + 1L]] <- three_rows(
+      "adult_k3", list(original = ad, masked = masked), c("age", "education_num", "fnlwgt"),
+      "hours", nrow(ad), FALSE)
+  }
+  cat("\nRatios, three known, CPU for all targets (scaled where sampled):\n")
+  print(do.call(rbind, ratios3), row.names = FALSE, digits = 3)
 }
 if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_BINS", "true")) == "true") {
   cat("\n## small residual SDs: cost against the number of fine bins\n")

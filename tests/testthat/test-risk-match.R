@@ -442,21 +442,25 @@ test_that("a default call past the pair limit gives the rates and says what it l
   rel <- zdl_ring_release(3000, 9)
   sim <- rel$sim
   masked <- rel$masked
+  # a fourth known variable (a released copy with noise)
+  set.seed(91)
+  sim$w <- sim$x + rnorm(nrow(sim))
+  masked$w <- sim$w + rnorm(nrow(sim), sd = 0.2)
   tg <- seq(1, 3000, by = 5)
-  # three known variables: the sweep of all targets does not apply
-  k3 <- c("x", "s1", "s2")
-  ex <- risk_match(sim, masked, k3, "y", method = "exhaustive", targets = tg)
+  # four known variables: the sweep of all targets does not apply
+  k4 <- c("x", "s1", "s2", "w")
+  ex <- risk_match(sim, masked, k4, "y", method = "exhaustive", targets = tg)
   # 3000 x 600 = 1.8e6 pairs: below the default limit the default call
   # certifies the probabilities as before
-  full <- risk_match(sim, masked, k3, "y", targets = tg)
+  full <- risk_match(sim, masked, k4, "y", targets = tg)
   expect_identical(full$prob_tol, 1e-6)
   expect_same_match(full, ex, 1e-6, "default below the limit")
 
   old <- options(epimask.match_prob_pairs = 1e6)
   on.exit(options(old), add = TRUE)
-  expect_message(rates <- risk_match(sim, masked, k3, "y", targets = tg),
+  expect_message(rates <- risk_match(sim, masked, k4, "y", targets = tg),
                  class = "epimask_message_probs_skipped")
-  expect_message(risk_match(sim, masked, k3, "y", targets = tg),
+  expect_message(risk_match(sim, masked, k4, "y", targets = tg),
                  "prob_tol = 1e-6")
   # the rates are the loop's, exactly; the probabilities are NA, not guessed
   expect_identical(rates$per_target$c, ex$per_target$c)
@@ -473,18 +477,25 @@ test_that("a default call past the pair limit gives the rates and says what it l
   expect_identical(glance(rates)$percent_correct, ex$percent_correct)
 
   # prob_tol given, even at its default value, computes them
-  expect_silent(asked <- risk_match(sim, masked, k3, "y", targets = tg,
+  expect_silent(asked <- risk_match(sim, masked, k4, "y", targets = tg,
                                     prob_tol = 1e-6))
   expect_identical(asked, full)
   # so do the loop (it sums every record anyway) and a call under the limit
-  loop <- risk_match(sim, masked, k3, "y", targets = tg, method = "exhaustive")
+  loop <- risk_match(sim, masked, k4, "y", targets = tg, method = "exhaustive")
   expect_identical(loop, ex)
-  expect_silent(few <- risk_match(sim, masked, k3, "y", targets = tg[1:300]))
-  expect_same_match(few, risk_match(sim, masked, k3, "y", method = "exhaustive",
+  expect_silent(few <- risk_match(sim, masked, k4, "y", targets = tg[1:300]))
+  expect_same_match(few, risk_match(sim, masked, k4, "y", method = "exhaustive",
                                     targets = tg[1:300]), 1e-6, "under the limit")
 
   # the message says why the sweep did not apply
-  expect_message(risk_match(sim, masked, k3, "y", targets = tg), "3 known variables")
+  expect_message(risk_match(sim, masked, k4, "y", targets = tg), "4 known variables")
+  # with three known variables and one unknown the sweep applies: the
+  # default call past the limit computes the probabilities, silently
+  k3 <- c("x", "s1", "s2")
+  expect_silent(swept3 <- risk_match(sim, masked, k3, "y", targets = tg))
+  expect_identical(swept3, risk_match(sim, masked, k3, "y", targets = tg, prob_tol = 1e-6))
+  expect_same_match(swept3, risk_match(sim, masked, k3, "y", targets = tg,
+                                       method = "exhaustive"), 1e-6, "sweep, 3 known")
   # with two known variables and one unknown the sweep applies: the default
   # call past the limit computes the probabilities, silently, as prob_tol
   # = 1e-6 given does
@@ -499,7 +510,7 @@ test_that("a default call past the pair limit gives the rates and says what it l
                  "epimask.match_sweep = FALSE", class = "epimask_message_probs_skipped")
   options(old_sweep)
   options(epimask.match_prob_pairs = "many")
-  expect_error(risk_match(sim, masked, k3, "y", targets = tg),
+  expect_error(risk_match(sim, masked, k4, "y", targets = tg),
                class = "epimask_error_value")
 })
 
