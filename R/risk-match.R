@@ -421,12 +421,12 @@ match_prob_pairs <- function() {
 # bins of two residual SDs in all (or that carry no information: no spread).
 # Elsewhere the per-target walk, which is quadratic. Must agree with
 # ms_applies() in C.
-match_sweep_max_known <- 3L
+match_sweep_max_known <- 4L
 match_sweep_max_unknown <- 2L
 match_sweep_max_bins <- 1048576
 match_sweep_applies <- function(n_known, sigma, range) {
   if (!match_sweep_enabled() || n_known > match_sweep_max_known ||
-      length(sigma) > match_sweep_max_unknown || (n_known == 3L && length(sigma) > 1L))
+      length(sigma) > match_sweep_max_unknown || (n_known >= 3L && length(sigma) > 1L))
     return(FALSE)
   active <- range > 0
   if (!all(sigma[active] > 0)) return(FALSE)

@@ -170,3 +170,186 @@ int md_dominance3(const md_problem *p, md_work *w, md_moments moments, md_emit e
     }
     return levels;
 }
+
+/* ---- four dimensions ----------------------------------------------------- */
+
+struct md_work4 {
+    size_t n_max, nq;
+    int *r2[2], *r3[2], *r4[2];  /* per level: positions in z2, z3, z4 order within each node */
+    int *q[2];
+    int *canon;
+    md_node *nodes[2];
+    int *loc;                   /* per position: its index in the node's z2 order */
+    double *lz3, *lz4;          /* the node's records in z2 order: z3, z4 */
+    int *lby3, *lby4;           /* the node's local indices in z3 (z4) order */
+    int *pfx;                   /* per query: the node's records with z2 <= t2 */
+    md_work *inner;
+};
+
+void md_work4_free(md_work4 *w)
+{
+    if (!w) return;
+    for (int k = 0; k < 2; k++) {
+        free(w->r2[k]);
+        free(w->r3[k]);
+        free(w->r4[k]);
+        free(w->q[k]);
+        free(w->nodes[k]);
+    }
+    free(w->canon);
+    free(w->loc);
+    free(w->lz3);
+    free(w->lz4);
+    free(w->lby3);
+    free(w->lby4);
+    free(w->pfx);
+    md_work_free(w->inner);
+    free(w);
+}
+
+md_work4 *md_work4_alloc(size_t n_max, size_t nq, int V)
+{
+    md_work4 *w = calloc(1, sizeof(md_work4));
+    if (!w) return NULL;
+    w->n_max = n_max;
+    w->nq = nq;
+    int ok = 1;
+    for (int k = 0; k < 2; k++) {
+        w->r2[k] = malloc((n_max + 1) * sizeof(int));
+        w->r3[k] = malloc((n_max + 1) * sizeof(int));
+        w->r4[k] = malloc((n_max + 1) * sizeof(int));
+        w->q[k] = malloc((nq + 1) * sizeof(int));
+        w->nodes[k] = malloc((n_max / 2 + 2) * sizeof(md_node));
+        ok = ok && w->r2[k] && w->r3[k] && w->r4[k] && w->q[k] && w->nodes[k];
+    }
+    w->canon = malloc((nq + 1) * sizeof(int));
+    w->loc = malloc((n_max + 1) * sizeof(int));
+    w->lz3 = malloc((n_max + 1) * sizeof(double));
+    w->lz4 = malloc((n_max + 1) * sizeof(double));
+    w->lby3 = malloc((n_max + 1) * sizeof(int));
+    w->lby4 = malloc((n_max + 1) * sizeof(int));
+    w->pfx = malloc((nq + 1) * sizeof(int));
+    w->inner = md_work_alloc(n_max, nq, V);
+    if (!ok || !w->canon || !w->loc || !w->lz3 || !w->lz4 || !w->lby3 || !w->lby4 ||
+        !w->pfx || !w->inner) {
+        md_work4_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+typedef struct {
+    const int *by2;             /* the node's positions in z2 order */
+    md_moments moments;
+    md_emit emit;
+    void *ctx;
+} md_inner_ctx;
+
+static void inner_emit(void *ctx, size_t i, const int64_t *sum)
+{
+    const md_inner_ctx *c = (const md_inner_ctx *) ctx;
+    c->emit(c->ctx, i, sum);
+}
+
+static void inner_moments(void *ctx, size_t local, int64_t *vec)
+{
+    const md_inner_ctx *c = (const md_inner_ctx *) ctx;
+    c->moments(c->ctx, (size_t) c->by2[local], vec);
+}
+
+/* Canonical node with m records: by2, by3, by4 its positions in z2, z3, z4
+ * order; the queries qs[0..nc-1] in t3 order. Returns the inner levels. */
+static int node4_sums(const md_problem4 *p, md_work4 *w, const int *by2, const int *by3,
+                      const int *by4, size_t m, const int *qs, size_t nc, md_moments moments,
+                      md_emit emit, void *ctx)
+{
+    if (nc == 0 || m == 0) return 0;
+    for (size_t k = 0; k < m; k++) {
+        w->loc[by2[k]] = (int) k;
+        w->lz3[k] = p->z3[by2[k]];
+        w->lz4[k] = p->z4[by2[k]];
+    }
+    for (size_t k = 0; k < m; k++) {
+        w->lby3[k] = w->loc[by3[k]];
+        w->lby4[k] = w->loc[by4[k]];
+    }
+    for (size_t c = 0; c < nc; c++) {
+        int i = qs[c];
+        double t2 = p->t2[i];
+        size_t lo = 0, hi = m;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p->z2[by2[mid]] <= t2) lo = mid + 1;
+            else hi = mid;
+        }
+        w->pfx[i] = (int) lo;
+    }
+    md_problem pb = { m, w->lz3, w->lz4, w->lby3, w->lby4, nc, qs, w->pfx, p->t3, p->t4, p->V,
+                      p->fen };
+    md_inner_ctx ic = { by2, moments, emit, ctx };
+    return md_dominance3(&pb, w->inner, inner_moments, inner_emit, &ic);
+}
+
+int md_dominance4(const md_problem4 *p, md_work4 *w, md_moments moments, md_emit emit,
+                  void *ctx)
+{
+    size_t n = p->n;
+    if (n == 0) return 0;
+    int cur = 0, levels = 1, inner = 0, got;
+    memcpy(w->r2[0], p->by2, n * sizeof(int));
+    memcpy(w->r3[0], p->by3, n * sizeof(int));
+    memcpy(w->r4[0], p->by4, n * sizeof(int));
+    size_t nc = 0, na = 0;
+    for (size_t r = 0; r < p->nq; r++) {
+        int i = p->qorder[r];
+        size_t P = (size_t) p->prefix[i];
+        if (P >= n) w->canon[nc++] = i;
+        else if (P > 0) w->q[0][na++] = i;
+    }
+    /* the canonical queries are copied: the inner structure uses canon */
+    got = node4_sums(p, w, w->r2[0], w->r3[0], w->r4[0], n, w->canon, nc, moments, emit, ctx);
+    if (got > inner) inner = got;
+    size_t nn = 0;
+    if (na > 0) {
+        w->nodes[0][0] = (md_node) { 0, n, 0, na };
+        nn = 1;
+    }
+    while (nn > 0) {
+        int nxt = 1 - cur;
+        const int *r2 = w->r2[cur], *r3 = w->r3[cur], *r4 = w->r4[cur], *q = w->q[cur];
+        int *s2 = w->r2[nxt], *s3 = w->r3[nxt], *s4 = w->r4[nxt], *sq = w->q[nxt];
+        md_node *next = w->nodes[nxt];
+        size_t nnext = 0, qn = 0;
+        levels++;
+        for (size_t a = 0; a < nn; a++) {
+            md_node nd = w->nodes[cur][a];
+            size_t lo = nd.lo, hi = nd.hi, mid = lo + (hi - lo) / 2;
+            size_t l2 = lo, h2 = mid, l3 = lo, h3 = mid, l4 = lo, h4 = mid;
+            for (size_t k = lo; k < hi; k++) {
+                if ((size_t) r2[k] < mid) s2[l2++] = r2[k];
+                else s2[h2++] = r2[k];
+                if ((size_t) r3[k] < mid) s3[l3++] = r3[k];
+                else s3[h3++] = r3[k];
+                if ((size_t) r4[k] < mid) s4[l4++] = r4[k];
+                else s4[h4++] = r4[k];
+            }
+            nc = 0;
+            for (size_t k = nd.qs; k < nd.qe; k++)
+                if ((size_t) p->prefix[q[k]] >= mid) w->canon[nc++] = q[k];
+            got = node4_sums(p, w, s2 + lo, s3 + lo, s4 + lo, mid - lo, w->canon, nc, moments,
+                             emit, ctx);
+            if (got > inner) inner = got;
+            size_t start = qn;
+            for (size_t k = nd.qs; k < nd.qe; k++)
+                if ((size_t) p->prefix[q[k]] < mid) sq[qn++] = q[k];
+            if (qn > start) next[nnext++] = (md_node) { lo, mid, start, qn };
+            start = qn;
+            for (size_t k = nd.qs; k < nd.qe; k++)
+                if ((size_t) p->prefix[q[k]] > mid) sq[qn++] = q[k];
+            if (qn > start) next[nnext++] = (md_node) { mid, hi, start, qn };
+        }
+        nn = nnext;
+        cur = nxt;
+    }
+    return levels * (inner > 0 ? inner : 1);
+}

@@ -59,6 +59,37 @@ void md_work_free(md_work *w);
 int md_dominance3(const md_problem *p, md_work *w, md_moments moments, md_emit emit,
                   void *ctx);
 
+/* Four-dimensional dominance sums (four known variables): for every query
+ * i, the sum over the records with z1 <= t1, z2 <= t2, z3 <= t3 and
+ * z4 <= t4. A segment tree over the records in z1 order, defined by the
+ * records only (as md_dominance3's), visited level by level; in each
+ * canonical node the 3-d structure of md_dominance3 runs over the node's
+ * records (in z2 order) for the queries canonical there. A query's result
+ * is reported per (outer node, inner node), in a fixed order, each the sum
+ * of a fixed set of records, whatever the other queries. */
+typedef struct {
+    size_t n;                   /* records, by their position in z1 order */
+    const double *z2, *z3, *z4; /* per record (by position) */
+    const int *by2, *by3, *by4; /* positions in z2, z3, z4 order, ties by index */
+    size_t nq;
+    const int *qorder;          /* queries by t3, ties by index */
+    const int *prefix;          /* per query: the number of records with z1 <= t1; 0 drops it */
+    const double *t2, *t3, *t4; /* per query */
+    int V;
+    int64_t *fen;               /* scratch of (n + 1) x V */
+} md_problem4;
+
+typedef struct md_work4 md_work4;
+
+md_work4 *md_work4_alloc(size_t n_max, size_t nq, int V);
+void md_work4_free(md_work4 *w);
+
+/* The dominance sums of problem `p` through `emit`. Returns the number of
+ * outer levels visited times the largest number of inner levels (a bound
+ * of the nodes a query is reported for). */
+int md_dominance4(const md_problem4 *p, md_work4 *w, md_moments moments, md_emit emit,
+                  void *ctx);
+
 /* The largest number of levels of the tree over n records (the root is level
  * 0): a bound of the number of nodes a query is reported for. */
 int md_levels(size_t n);

@@ -53,7 +53,8 @@ struct ms_state {
      * z_k within its block (rankk, k >= 1) */
     int *ordk[MS_MAX_KNOWN], *rankk[MS_MAX_KNOWN];
     double *zsk[MS_MAX_KNOWN];
-    int *pos1;                  /* K = 3, per record: its position in z_1 order within its block */
+    int *pos1;                  /* K >= 3, per record: its position in z_1 order within its block */
+    int *pos2;                  /* K = 4, per record: its position in z_2 order within its block */
     int *tl_start;              /* per block of the pair: its targets [tl_start[k], tl_start[k + 1]) */
     int *tlk[MS_MAX_KNOWN];     /* the targets of each block by t_k */
     unsigned char *tok[MS_MAX_KNOWN];  /* the largest Taylor orders they use there: 16 o0 + o1 */
@@ -70,6 +71,7 @@ struct ms_state {
      * prefix counts and query ids (2 nt), t_2 and t_3 (2 nt), the block's
      * z_2, z_3 by z_1 position and positions in z_2, z_3 order (2 n each) */
     md_work **dom;
+    md_work4 **dom4;            /* K = 4, per thread */
     int *pfx;
     double *tloc, *zloc;
     int *byloc;
@@ -99,7 +101,7 @@ int ms_applies(const rm_released *rel)
         return 0;
     /* three known variables with two unknowns: 8 x 169 moments per record,
      * not built (MS_VEC_MAX) */
-    if (rel->n_known == 3 && rel->n_unknown > 1) return 0;
+    if (rel->n_known >= 3 && rel->n_unknown > 1) return 0;
     double product = 1.0;
     for (int q = 0; q < rel->n_unknown; q++) {
         double sd = rel->unknown_sd[q], range = rel->unknown_range[q];
@@ -155,10 +157,12 @@ void ms_free(ms_state *st)
         free(st->gsort[k]); free(st->ordk[k]); free(st->rankk[k]); free(st->zsk[k]);
         free(st->tlk[k]); free(st->tok[k]); free(st->tordk[k]);
     }
-    free(st->pos1);
+    free(st->pos1); free(st->pos2);
     if (st->dom)
         for (int t = 0; t < st->threads; t++) md_work_free(st->dom[t]);
-    free(st->dom); free(st->pfx); free(st->tloc); free(st->zloc); free(st->byloc);
+    if (st->dom4)
+        for (int t = 0; t < st->threads; t++) md_work4_free(st->dom4[t]);
+    free(st->dom); free(st->dom4); free(st->pfx); free(st->tloc); free(st->zloc); free(st->byloc);
     free(st->tl_start);
     free(st->side); free(st->cabs); free(st->pcoef);
     free(st->est); free(st->rem); free(st->fp);
@@ -394,9 +398,13 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
         st->rankk[k] = k > 0 ? malloc((n + 1) * sizeof(int)) : NULL;
         okk = okk && st->gsort[k] && st->ordk[k] && st->zsk[k] && (k == 0 || st->rankk[k]);
     }
-    if (K == 3) {
+    if (K >= 3) {
         st->pos1 = malloc((n + 1) * sizeof(int));
         okk = okk && st->pos1;
+    }
+    if (K == 4) {
+        st->pos2 = malloc((n + 1) * sizeof(int));
+        okk = okk && st->pos2;
     }
     if (!st->blk_count || !st->blk_start || !st->tl_start || !st->u || !okk)
         goto fail;
@@ -418,7 +426,8 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->pstride = st->subsets * st->subsets;
     st->side = malloc((nt * (size_t) K * 4 + 1) * sizeof(double));
     st->cabs = malloc((nt + 1) * sizeof(double));
-    st->pcoef = malloc((nt * (size_t) st->pstride + 1) * sizeof(double));
+    /* K = 4: computed when needed (part_row) */
+    st->pcoef = K <= 3 ? malloc((nt * (size_t) st->pstride + 1) * sizeof(double)) : NULL;
     for (int k = 0; k < K; k++) {
         st->tordk[k] = malloc((nt + 1) * sizeof(int));
         if (!st->tordk[k]) goto fail;
@@ -431,23 +440,32 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->slot_fp = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->gcache = malloc(((size_t) threads * nt * (st->ord + 4) + 1) * sizeof(double));
     st->skip = malloc((size_t) threads * nt + 1);
-    if (!st->side || !st->cabs || !st->pcoef || !st->est || !st->rem || !st->fp ||
+    if (!st->side || !st->cabs || (K <= 3 && !st->pcoef) || !st->est || !st->rem || !st->fp ||
         !st->slot_est || !st->slot_rem || !st->slot_fp || !st->gcache || !st->skip)
         goto fail;
     for (int k = 0; k < K; k++)
         if (sort_order(tg->known + (size_t) k * nt, 1, nt, st->tordk[k]) != 0) goto fail;
-    if (K == 3) {
-        /* the largest block of any pair is at most n records */
-        size_t most = n;
+    if (K >= 3) {
+        /* the largest block of any pair is at most n records; per thread
+         * K - 1 coordinates of the records and of the targets */
+        size_t most = n, w = (size_t) K - 1;
         st->dom = calloc((size_t) threads, sizeof(md_work *));
         st->pfx = malloc(((size_t) threads * 2 * nt + 1) * sizeof(int));
-        st->tloc = malloc(((size_t) threads * 2 * nt + 1) * sizeof(double));
-        st->zloc = malloc(((size_t) threads * 2 * most + 1) * sizeof(double));
-        st->byloc = malloc(((size_t) threads * 2 * most + 1) * sizeof(int));
+        st->tloc = malloc(((size_t) threads * w * nt + 1) * sizeof(double));
+        st->zloc = malloc(((size_t) threads * w * most + 1) * sizeof(double));
+        st->byloc = malloc(((size_t) threads * w * most + 1) * sizeof(int));
         if (!st->dom || !st->pfx || !st->tloc || !st->zloc || !st->byloc) goto fail;
         for (int t = 0; t < threads; t++) {
             st->dom[t] = md_work_alloc(most, nt, st->V);
             if (!st->dom[t]) goto fail;
+        }
+        if (K == 4) {
+            st->dom4 = calloc((size_t) threads, sizeof(md_work4 *));
+            if (!st->dom4) goto fail;
+            for (int t = 0; t < threads; t++) {
+                st->dom4[t] = md_work4_alloc(most, nt, st->V);
+                if (!st->dom4[t]) goto fail;
+            }
         }
     }
     for (size_t i = 0; i < nt; i++) {
@@ -470,7 +488,11 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
                 sd4[2] = sd4[3] = 0.0;
             }
         }
-        part_coefficients(st, i, st->pcoef + i * (size_t) st->pstride, st->cabs + i);
+        if (st->pcoef) part_coefficients(st, i, st->pcoef + i * (size_t) st->pstride, st->cabs + i);
+        else {
+            double scratch[(1 << MS_MAX_KNOWN) * (1 << MS_MAX_KNOWN)];
+            part_coefficients(st, i, scratch, st->cabs + i);
+        }
     }
     return st;
 
@@ -530,7 +552,8 @@ static int build_pair(ms_state *st, int p)
             size_t s0 = st->blk_start[b], s1 = s0 + (size_t) st->blk_count[b];
             for (size_t q = s0; q < s1; q++) {
                 if (k > 0) st->rankk[k][st->ordk[k][q]] = (int) (q - s0) + 1;
-                if (k == 0 && K == 3) st->pos1[st->ordk[0][q]] = (int) (q - s0);
+                if (k == 0 && K >= 3) st->pos1[st->ordk[0][q]] = (int) (q - s0);
+                if (k == 1 && K == 4) st->pos2[st->ordk[1][q]] = (int) (q - s0);
                 st->zsk[k][q] = zk[st->ordk[k][q]];
             }
         }
@@ -771,6 +794,31 @@ static void part_coefficients(const ms_state *st, size_t i, double *coef, double
     *cabs = total;
 }
 
+/* The coefficients coef[W * 2^K + S] (S = 0..2^K - 1) of part W for target
+ * i: stored for K <= 3; for K = 4 computed into buf by the product form of
+ * the Mobius sum (each |term| at most sum_L |c_L[S]|, which cabs counts):
+ * prod_{v in W} (x_v(low) - x_v(high)) prod_{v not in W} x_v(high). */
+static const double *part_row(const ms_state *st, size_t i, int W, double *buf)
+{
+    int K = st->K, NS = st->subsets;
+    if (st->pcoef) return st->pcoef + i * (size_t) st->pstride + W * NS;
+    const double *sd = st->side + i * (size_t) K * 4;
+    double x[MS_MAX_KNOWN][2];
+    for (int v = 0; v < K; v++) {
+        const double *s4 = sd + v * 4;
+        int in = (W >> v) & 1;
+        /* [0]: v not in S (alpha), [1]: v in S (beta) */
+        x[v][0] = in ? s4[0] - s4[1] : s4[1];
+        x[v][1] = in ? s4[2] - s4[3] : s4[3];
+    }
+    for (int S = 0; S < NS; S++) {
+        double f = 1.0;
+        for (int v = 0; v < K; v++) f *= x[v][(S >> v) & 1];
+        buf[S] = f;
+    }
+    return buf;
+}
+
 typedef struct {
     ms_state *st;
 } bin_job;
@@ -861,8 +909,8 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
         if (bx->skip[i]) continue;
         const double *G = bx->gc + i * (ord + 4);
         int o0 = (int) G[ord + 2], o1 = (int) G[ord + 3];
-        const double *coef = st->pcoef + i * (size_t) st->pstride;
-        if (single) add_fixed(bx, coef + (1 << a) * NS, G, run, o0, o1, i);
+        double cbuf[1 << MS_MAX_KNOWN];
+        if (single) add_fixed(bx, part_row(st, i, 1 << a, cbuf), G, run, o0, o1, i);
         if (c >= 0) {
             /* records of the block with z_c <= t_c: ranks 1..upper */
             double tc = st->tk[(size_t) c * nt + i];
@@ -886,69 +934,130 @@ static void sweep_axis(const bin_ctx *bx, int a, int c, int single)
                                 q[at] += node[at];
                             }
             }
-            add_fixed(bx, coef + ((1 << a) | (1 << c)) * NS, G, q, o0, o1, i);
+            add_fixed(bx, part_row(st, i, (1 << a) | (1 << c), cbuf), G, q, o0, o1, i);
         }
     }
 }
 
+/* A dominance problem of a block: the records by their position in z_a
+ * order, the queries its targets in the order of the list `list` (t_list),
+ * the part W. */
+typedef struct {
+    const bin_ctx *bx;
+    int a, list, W;
+} dom_ctx;
+
 static void dominance_moments(void *ctx, size_t local, int64_t *vec)
 {
-    const bin_ctx *bx = (const bin_ctx *) ctx;
-    record_fixed(bx, (size_t) bx->st->ordk[0][bx->base + local], vec);
+    const dom_ctx *dc = (const dom_ctx *) ctx;
+    const bin_ctx *bx = dc->bx;
+    record_fixed(bx, (size_t) bx->st->ordk[dc->a][bx->base + local], vec);
 }
 
-/* Query q of the block is its q-th target in t_2 order. */
+/* Query q of the block is its q-th target in the list's order. */
 static void dominance_emit(void *ctx, size_t q, const int64_t *sum)
 {
-    const bin_ctx *bx = (const bin_ctx *) ctx;
+    const dom_ctx *dc = (const dom_ctx *) ctx;
+    const bin_ctx *bx = dc->bx;
     const ms_state *st = bx->st;
-    size_t i = (size_t) st->tlk[1][bx->t0 + (int) q];
+    size_t i = (size_t) st->tlk[dc->list][bx->t0 + (int) q];
     const double *G = bx->gc + i * (st->ord + 4);
-    add_fixed(bx, st->pcoef + i * (size_t) st->pstride + 7 * st->subsets, G, sum,
-              (int) G[st->ord + 2], (int) G[st->ord + 3], i);
+    double cbuf[1 << MS_MAX_KNOWN];
+    add_fixed(bx, part_row(st, i, dc->W, cbuf), G, sum, (int) G[st->ord + 2],
+              (int) G[st->ord + 3], i);
 }
 
-/* K = 3: the part D_{1,2,3} by the 3-d dominance sums of match_dominance.c
- * over the block's records, its targets as the queries (in t_2 order).
- * Returns the number of tree levels. */
-static int sweep_dominance(const bin_ctx *bx, int thread)
+/* The block's targets' prefix counts {z_a <= t_a} (0 for skipped targets)
+ * and their query ids, in the order of the list tlk[list]. */
+static void dominance_queries(const bin_ctx *bx, int a, int list, int *pfx, int *qid)
+{
+    const ms_state *st = bx->st;
+    size_t nt = st->nt, nb = bx->nb, m = (size_t) (bx->t1n - bx->t0);
+    const double *zas = st->zsk[a] + bx->base;
+    const int *lst = st->tlk[list] + bx->t0;
+    for (size_t q = 0; q < m; q++) {
+        size_t i = (size_t) lst[q];
+        qid[q] = (int) q;
+        if (bx->skip[i]) {
+            pfx[q] = 0;
+            continue;
+        }
+        double ta = st->tk[(size_t) a * nt + i];
+        size_t lo = 0, hi = nb;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (zas[mid] <= ta) lo = mid + 1;
+            else hi = mid;
+        }
+        pfx[q] = (int) lo;
+    }
+}
+
+/* K >= 3: the part D_{a,b,c} (a < b < c; a = 0 or 1) by the 3-d dominance
+ * sums of match_dominance.c over the block's records (by position in z_a
+ * order), its targets as the queries (in t_b order). Returns the number of
+ * tree levels. */
+static int sweep_dominance(const bin_ctx *bx, int thread, int a, int b, int c)
+{
+    const ms_state *st = bx->st;
+    size_t n = st->n, nt = st->nt, nb = bx->nb, base = bx->base;
+    size_t m = (size_t) (bx->t1n - bx->t0), w = (size_t) st->K - 1;
+    int *pfx = st->pfx + (size_t) thread * 2 * nt, *qid = pfx + nt;
+    double *t2 = st->tloc + (size_t) thread * w * nt, *t3 = t2 + m;
+    double *z2 = st->zloc + (size_t) thread * w * n, *z3 = z2 + nb;
+    int *by2 = st->byloc + (size_t) thread * w * n, *by3 = by2 + nb;
+    const int *pa = a == 0 ? st->pos1 : st->pos2;
+    for (size_t p = 0; p < nb; p++) {
+        int j = st->ordk[a][base + p];
+        z2[p] = st->zraw[(size_t) b * n + (size_t) j];
+        z3[p] = st->zraw[(size_t) c * n + (size_t) j];
+        by2[p] = pa[st->ordk[b][base + p]];
+        by3[p] = pa[st->ordk[c][base + p]];
+    }
+    const int *list = st->tlk[b] + bx->t0;
+    for (size_t q = 0; q < m; q++) {
+        size_t i = (size_t) list[q];
+        t2[q] = st->tk[(size_t) b * nt + i];
+        t3[q] = st->tk[(size_t) c * nt + i];
+    }
+    dominance_queries(bx, a, b, pfx, qid);
+    md_problem pb = { nb, z2, z3, by2, by3, m, qid, pfx, t2, t3, bx->V, bx->fen };
+    dom_ctx dc = { bx, a, b, (1 << a) | (1 << b) | (1 << c) };
+    return md_dominance3(&pb, st->dom[thread], dominance_moments, dominance_emit, &dc);
+}
+
+/* K = 4: the part D_{0,1,2,3} by the 4-d dominance sums (records by
+ * position in z_0 order, queries in t_2 order). Returns the bound of the
+ * nodes per query. */
+static int sweep_dominance4(const bin_ctx *bx, int thread)
 {
     const ms_state *st = bx->st;
     size_t n = st->n, nt = st->nt, nb = bx->nb, base = bx->base;
     size_t m = (size_t) (bx->t1n - bx->t0);
     int *pfx = st->pfx + (size_t) thread * 2 * nt, *qid = pfx + nt;
-    double *t2 = st->tloc + (size_t) thread * 2 * nt, *t3 = t2 + m;
-    double *z2 = st->zloc + (size_t) thread * 2 * n, *z3 = z2 + nb;
-    int *by2 = st->byloc + (size_t) thread * 2 * n, *by3 = by2 + nb;
-    const double *z1s = st->zsk[0] + base;
+    double *t2 = st->tloc + (size_t) thread * 3 * nt, *t3 = t2 + m, *t4 = t3 + m;
+    double *z2 = st->zloc + (size_t) thread * 3 * n, *z3 = z2 + nb, *z4 = z3 + nb;
+    int *by2 = st->byloc + (size_t) thread * 3 * n, *by3 = by2 + nb, *by4 = by3 + nb;
     for (size_t p = 0; p < nb; p++) {
         int j = st->ordk[0][base + p];
         z2[p] = st->zraw[n + (size_t) j];
         z3[p] = st->zraw[2 * n + (size_t) j];
+        z4[p] = st->zraw[3 * n + (size_t) j];
         by2[p] = st->pos1[st->ordk[1][base + p]];
         by3[p] = st->pos1[st->ordk[2][base + p]];
+        by4[p] = st->pos1[st->ordk[3][base + p]];
     }
-    const int *list = st->tlk[1] + bx->t0;
+    const int *list = st->tlk[2] + bx->t0;
     for (size_t q = 0; q < m; q++) {
         size_t i = (size_t) list[q];
-        qid[q] = (int) q;
         t2[q] = st->tk[nt + i];
         t3[q] = st->tk[2 * nt + i];
-        if (bx->skip[i]) {
-            pfx[q] = 0;
-            continue;
-        }
-        double t1 = st->tk[i];
-        size_t lo = 0, hi = nb;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (z1s[mid] <= t1) lo = mid + 1;
-            else hi = mid;
-        }
-        pfx[q] = (int) lo;
+        t4[q] = st->tk[3 * nt + i];
     }
-    md_problem pb = { nb, z2, z3, by2, by3, m, qid, pfx, t2, t3, bx->V, bx->fen };
-    return md_dominance3(&pb, st->dom[thread], dominance_moments, dominance_emit, (void *) bx);
+    dominance_queries(bx, 0, 2, pfx, qid);
+    md_problem4 pb = { nb, z2, z3, z4, by2, by3, by4, m, qid, pfx, t2, t3, t4, bx->V, bx->fen };
+    dom_ctx dc = { bx, 0, 2, 15 };
+    return md_dominance4(&pb, st->dom4[thread], dominance_moments, dominance_emit, &dc);
 }
 
 static double run_bin(void *ctx, size_t row, int thread)
@@ -987,7 +1096,10 @@ static double run_bin(void *ctx, size_t row, int thread)
     int shift = 61;
     for (size_t m = nb + 1; m > 1; m = (m + 1) / 2) shift--;
     double lg = ceil(log2((double) nb + 2.0)) + 1.0;
-    double levels = K == 3 ? (double) md_levels(nb) : 1.0;
+    /* K = 4: four 3-d parts and the 4-d part (a node per outer and inner
+     * level) */
+    double lv = (double) md_levels(nb);
+    double levels = K == 3 ? lv : K == 4 ? 4.0 * lv + lv * lv : 1.0;
     double ops = (double) (K + om[0] + om[1]) + 2.0 + V + NS + levels + st->max_terms + K + NS +
                  8.0;
     double gamma = 2.0 * ops * MS_EPS / (1.0 - ops * MS_EPS) + ldexp(1.0, -shift);
@@ -1024,7 +1136,14 @@ static double run_bin(void *ctx, size_t row, int thread)
         for (int c = a + 1; c < K; c++) sweep_axis(&bx, a, c, c == a + 1);
     }
     /* |W| = 3 */
-    if (K == 3) sweep_dominance(&bx, thread);
+    if (K == 3) sweep_dominance(&bx, thread, 0, 1, 2);
+    if (K == 4) {
+        sweep_dominance(&bx, thread, 0, 1, 2);
+        sweep_dominance(&bx, thread, 0, 1, 3);
+        sweep_dominance(&bx, thread, 0, 2, 3);
+        sweep_dominance(&bx, thread, 1, 2, 3);
+        sweep_dominance4(&bx, thread);
+    }
     /* W = 0: the block's total */
     int64_t T[MS_VEC_MAX], vec[MS_VEC_MAX];
     memset(T, 0, (size_t) V * sizeof(int64_t));
@@ -1036,10 +1155,11 @@ static double run_bin(void *ctx, size_t row, int thread)
         size_t i = (size_t) st->tlk[0][pos];
         if (skip[i]) continue;
         const double *G = gc + i * (ord + 4);
-        add_fixed(&bx, st->pcoef + i * (size_t) st->pstride, G, T, (int) G[ord + 2],
-                  (int) G[ord + 3], i);
+        double cbuf[1 << MS_MAX_KNOWN];
+        add_fixed(&bx, part_row(st, i, 0, cbuf), G, T, (int) G[ord + 2], (int) G[ord + 3], i);
     }
-    return (double) (t1n - t0) * (K == 3 ? 4.0 * lg : K == 2 ? 4.0 : 1.0) * V + (double) nb * V;
+    return (double) (t1n - t0) * (K == 4 ? 8.0 * lg * lg : K == 3 ? 4.0 * lg : K == 2 ? 4.0 : 1.0) *
+               V + (double) nb * V;
 }
 
 int ms_run_bins(ms_state *st, int from, int to, int threads)

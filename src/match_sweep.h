@@ -47,7 +47,12 @@
  * ({a, c}) by a sweep in the order of z_a with a Fenwick tree over the rank
  * of z_c; |W| = 3 by the 3-d dominance sums of match_dominance.c (a segment
  * tree over z_1, in each node a sweep over z_2 with a Fenwick tree over the
- * z_3 rank). The moments are summed in fixed point (int64_t), exactly. Every
+ * z_3 rank); |W| = 4 by the 4-d dominance sums of match_dominance.c (a
+ * segment tree over z_1 whose canonical nodes run the 3-d structure). For
+ * four known variables the part coefficients are not stored (2^4 x 2^4 per
+ * target): coef_{W,S} = prod_{v in W} (x_v(low) - x_v(high)) prod_{v not in
+ * W} x_v(high) (x_v = alpha_v or beta_v as v is in S or not) is computed
+ * when a part is added. The moments are summed in fixed point (int64_t), exactly. Every
  * sum for a target is that of a fixed set of records (and its segment-tree
  * nodes come in a fixed order), whatever the other targets: the result of a
  * target does not depend on how targets are chunked, nor on the threads
@@ -62,8 +67,8 @@
  * coefficients). A target whose bound exceeds prob_tol relative to its lower
  * bound is left to the per-target walk of match_sum.c (the caller). */
 
-/* at most 3 known variables; with 3, at most one unknown (ms_applies) */
-#define MS_MAX_KNOWN 3
+/* at most 4 known variables; with 3 or 4, at most one unknown (ms_applies) */
+#define MS_MAX_KNOWN 4
 #define MS_MAX_UNKNOWN 2
 #define MS_DEGREE 12
 #define MS_ORDERS (MS_DEGREE + 1)

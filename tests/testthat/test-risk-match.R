@@ -442,13 +442,15 @@ test_that("a default call past the pair limit gives the rates and says what it l
   rel <- zdl_ring_release(3000, 9)
   sim <- rel$sim
   masked <- rel$masked
-  # a fourth known variable (a released copy with noise)
+  # a fourth and a fifth known variable (released copies with noise)
   set.seed(91)
   sim$w <- sim$x + rnorm(nrow(sim))
   masked$w <- sim$w + rnorm(nrow(sim), sd = 0.2)
+  sim$v <- sim$s2 + rnorm(nrow(sim))
+  masked$v <- sim$v + rnorm(nrow(sim), sd = 0.2)
   tg <- seq(1, 3000, by = 5)
-  # four known variables: the sweep of all targets does not apply
-  k4 <- c("x", "s1", "s2", "w")
+  # five known variables: the sweep of all targets does not apply
+  k4 <- c("x", "s1", "s2", "w", "v")
   ex <- risk_match(sim, masked, k4, "y", method = "exhaustive", targets = tg)
   # 3000 x 600 = 1.8e6 pairs: below the default limit the default call
   # certifies the probabilities as before
@@ -488,7 +490,7 @@ test_that("a default call past the pair limit gives the rates and says what it l
                                     targets = tg[1:300]), 1e-6, "under the limit")
 
   # the message says why the sweep did not apply
-  expect_message(risk_match(sim, masked, k4, "y", targets = tg), "4 known variables")
+  expect_message(risk_match(sim, masked, k4, "y", targets = tg), "5 known variables")
   # with three known variables and one unknown the sweep applies: the
   # default call past the limit computes the probabilities, silently
   k3 <- c("x", "s1", "s2")
