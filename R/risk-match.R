@@ -416,8 +416,8 @@ match_prob_pairs <- function() {
 }
 
 # The normaliser of prob_true and prob_max for all targets at once by the
-# sweep (src/match_sweep.h): at most 3 known variables and at most 2
-# unknown (at most 1 with 3 known), whose released ranges span at most 2^20
+# sweep (src/match_sweep.h): at most 4 known variables and at most 2
+# unknown (at most 1 with 3 or 4 known), whose released ranges span at most 2^20
 # bins of two residual SDs in all (or that carry no information: no spread).
 # Elsewhere the per-target walk, which is quadratic. Must agree with
 # ms_applies() in C.
@@ -461,8 +461,8 @@ inform_probs_skipped <- function(n, n_targets, n_known, n_unknown, sigma, range,
     sprintf("%d known variables (at most %d)", n_known, match_sweep_max_known)
   } else if (n_unknown > match_sweep_max_unknown) {
     sprintf("%d unknown variables (at most %d)", n_unknown, match_sweep_max_unknown)
-  } else if (n_known == 3L && n_unknown > 1L) {
-    "3 known variables with 2 unknown (with 3 known, at most 1 unknown)"
+  } else if (n_known >= 3L && n_unknown > 1L) {
+    sprintf("%d known variables with 2 unknown (with 3 or 4 known, at most 1 unknown)", n_known)
   } else if (!all(sigma[range > 0] > 0)) {
     "the residual SD of the intruder's regression is 0"
   } else if (n_unknown == 1L) {
