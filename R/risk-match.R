@@ -79,8 +79,8 @@
 #'   `prob_max` is certified to relative error `prob_tol` by lower and upper
 #'   bounds (never by sampling), in one of two ways.
 #'
-#'   The sweep (with at most 3 known variables and at most 2 unknown, at
-#'   most 1 unknown with 3 known, and
+#'   The sweep (with at most 4 known variables and at most 2 unknown, at
+#'   most 1 unknown with 3 or 4 known, and
 #'   `prob_tol` below 0.05) computes it for all targets at once. On each side
 #'   of \eqn{t_v} the factor \eqn{1 - |z_v - t_v| / \Delta_v(t)} is linear in
 #'   \eqn{z_v}, so in each orthant of \eqn{t} the product of the known
@@ -104,11 +104,16 @@
 #'   variables), computed for all targets by sweeps over one known
 #'   coordinate with a Fenwick tree over the rank of another and, with 3
 #'   known variables, by a segment tree over the first coordinate with such
-#'   a sweep in each node; the moments are summed exactly in fixed point. A
+#'   a sweep in each node (with 4, the 4 triples so, and all four by a
+#'   segment tree over the first coordinate whose nodes each run the
+#'   three-dimensional structure); the moments are summed exactly in fixed
+#'   point. A
 #'   target uses about 9 bins per kink in the data and at most 8 blocks per
 #'   level, so the time, \eqn{O((n + m) \log B \log n)} for \eqn{m} targets
 #'   with 1 or 2 known variables and \eqn{O((n + m) \log B \log^2 n)} with 3
-#'   (8 monomials instead of 4: about 3 times the cost of 2 at \eqn{10^6}),
+#'   (8 monomials instead of 4: about 3 times the cost of 2 at \eqn{10^6})
+#'   and \eqn{O((n + m) \log B \log^3 n)} with 4 (16 parts of 16 monomials:
+#'   about 5 times the cost of 3 at \eqn{10^5}),
 #'   hardly grows with \eqn{B} (measured: the same 9 s of CPU at
 #'   \eqn{n = 2 \times 10^5} for 67 to 4152 bins), memory \eqn{O(n + m)}.
 #'   With two unknown variables the two factors multiply: the blocks are the
@@ -127,8 +132,8 @@
 #'   per-target walk below, so every target is certified. The result of a
 #'   target does not depend on the threads nor on how targets are split.
 #'
-#'   The per-target walk (everything else: 4 or more known variables, 3
-#'   or more unknown, 3 known with 2 unknown, a residual SD of 0, more than
+#'   The per-target walk (everything else: 5 or more known variables, 3
+#'   or more unknown, 3 or 4 known with 2 unknown, a residual SD of 0, more than
 #'   \eqn{2^{20}} bins of 2 SDs (the product over the unknowns of their
 #'   range over 2 SDs),
 #'   `prob_tol` of 0.05 and more, or `options(epimask.match_sweep = FALSE)`)
@@ -169,11 +174,11 @@
 #' @section The default call at registry scale:
 #' The rates (`c`, `I`, hence `expected_match_risk`, `percent_correct`,
 #' `true_match_rate`, `false_match_rate`) are sub-quadratic, and so are
-#' `prob_true` and `prob_max` where the sweep applies (at most 3 known and 2
-#' unknown variables, 1 unknown with 3 known, residual SDs above 0, at most
+#' `prob_true` and `prob_max` where the sweep applies (at most 4 known and 2
+#' unknown variables, 1 unknown with 3 or 4 known, residual SDs above 0, at most
 #' \eqn{2^{20}} bins of 2 SDs; section above). With one unknown variable (or
-#' none) the default call then computes everything, for any number of
-#' targets. With two unknown
+#' none) and at most 3 known the default call then computes everything, for
+#' any number of targets (with 4 known see below). With two unknown
 #' variables the sweep costs about 10 times more (measured on this machine
 #' at load averages 2 to 3, 2 threads, \eqn{10^6} records and targets of a
 #' simulated release with two known variables: 672 s of CPU against 80 s for
@@ -381,9 +386,10 @@ risk_match <- function(original, masked, known, unknown = NULL,
   # a default call leaves out the quadratic part when it would be long: when
   # the sweep does not apply and there are many pairs
   sweep <- match_sweep_applies(length(known), intruder$sigma, intruder$range)
-  # with two unknowns the sweep serves a prob_tol given, but a default call
-  # past the pair limit leaves it out: it costs minutes per 1e5 targets
-  sweep_default <- sweep && length(unknown) < 2L
+  # with two unknowns (or four known) the sweep serves a prob_tol given, but
+  # a default call past the pair limit leaves it out: it costs minutes per
+  # 1e5 targets
+  sweep_default <- sweep && length(unknown) < 2L && length(known) < 4L
   probs <- method != "tree" || prob_given || sweep_default ||
     as.double(n) * length(targets) <= match_prob_pairs()
   spec <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
@@ -454,6 +460,7 @@ match_sweep_enabled <- function() {
 inform_probs_skipped <- function(n, n_targets, n_known, n_unknown, sigma, range,
                                  sweep = FALSE) {
   pairs <- as.double(n) * n_targets
+  if (sweep && n_known >= 4L) return(inform_probs_skipped_four(n, n_targets))
   if (sweep) return(inform_probs_skipped_two(n, n_targets))
   why <- if (!match_sweep_enabled()) {
     "options(epimask.match_sweep = FALSE) is set"
@@ -502,6 +509,22 @@ inform_probs_skipped_two <- function(n, n_targets) {
     "sample of targets (targets = sample(%s, 2000)), or raise ",
     "options(epimask.match_prob_pairs)."),
     format_cpu_time(match_sweep_two_cpu_per_target * n_targets),
+    format(n_targets, big.mark = ","), format(n, scientific = FALSE))
+  message_probs_skipped(msg)
+}
+
+# With four known variables likewise: the sweep's cost per target, measured
+# (inst/bench/bench-risk-sweep.R, section "four known", 2 threads).
+match_sweep_four_cpu_per_target <- 1e-3
+inform_probs_skipped_four <- function(n, n_targets) {
+  msg <- sprintf(paste0(
+    "prob_true and prob_max were not computed (NA): with four known variables their ",
+    "certified sum for all targets (the sweep) costs about %s of CPU for the %s targets ",
+    "(measured: about 17 min for 1e6 targets at 1e6 records). c, I and the four rates are ",
+    "computed exactly. To have them, give `prob_tol` (e.g. prob_tol = 1e-6), best with a ",
+    "sample of targets (targets = sample(%s, 2000)), or raise ",
+    "options(epimask.match_prob_pairs)."),
+    format_cpu_time(match_sweep_four_cpu_per_target * n_targets),
     format(n_targets, big.mark = ","), format(n, scientific = FALSE))
   message_probs_skipped(msg)
 }

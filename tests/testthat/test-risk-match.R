@@ -498,6 +498,17 @@ test_that("a default call past the pair limit gives the rates and says what it l
   expect_identical(swept3, risk_match(sim, masked, k3, "y", targets = tg, prob_tol = 1e-6))
   expect_same_match(swept3, risk_match(sim, masked, k3, "y", targets = tg,
                                        method = "exhaustive"), 1e-6, "sweep, 3 known")
+  # with four known variables and one unknown the sweep applies to a
+  # prob_tol given, but a default call past the limit gives the rates and
+  # says what asking costs
+  k4w <- c("x", "s1", "s2", "w")
+  expect_message(rates4 <- risk_match(sim, masked, k4w, "y", targets = tg),
+                 "with four known variables", class = "epimask_message_probs_skipped")
+  expect_true(all(is.na(rates4$per_target$prob_true)))
+  ex4 <- risk_match(sim, masked, k4w, "y", targets = tg, method = "exhaustive")
+  expect_identical(rates4$per_target$c, ex4$per_target$c)
+  expect_silent(asked4 <- risk_match(sim, masked, k4w, "y", targets = tg, prob_tol = 1e-6))
+  expect_same_match(asked4, ex4, 1e-6, "sweep, 4 known")
   # with two known variables and one unknown the sweep applies: the default
   # call past the limit computes the probabilities, silently, as prob_tol
   # = 1e-6 given does
