@@ -211,7 +211,10 @@
 #'   3 known (x, s1, s2), default call (the sweep) \tab 181 s \tab 141 s \cr
 #'   3 known, former default call (rates only) \tab 36 s \tab 35 s \cr
 #'   3 known, `prob_tol = 1e-6` by the walk \tab 6.8 h \tab 6.7 h \cr
-#'   3 known, the loop \tab 12.3 h \tab 11.6 h
+#'   3 known, the loop \tab 12.3 h \tab 11.6 h \cr
+#'   4 known (x, s1, s2, w), default call (rates only, past the limit) \tab 30 s at \eqn{10^5} \tab 31 s at \eqn{10^5} \cr
+#'   4 known, `prob_tol = 1e-6` (the sweep) \tab 891 s \tab 41 s at \eqn{10^5} \cr
+#'   4 known, `prob_tol = 1e-6` by the walk \tab 191 s at \eqn{10^5} \tab 208 s at \eqn{10^5}
 #' }
 #' (the rows of the walk and the loop measured on 238 and 40 targets and
 #' scaled; the 3 known rows in another run at load averages 2 to 3; the ring
@@ -240,6 +243,20 @@
 #' the same script); on adult.csv (30,162 records, known age, education-num
 #' and fnlwgt, unknown hours-per-week, noise-masked) 1.4 s of CPU for all
 #' targets against 9.5 s by the walk and 38 s by the loop.
+#'
+#' With 4 known variables (x, s1, s2 and w, a noisy function of x released
+#' with noise; one unknown) the sweep costs about 5 times that of 3 (the 4-d
+#' sums nest two trees): 47 s and 41 s of CPU for all targets at
+#' \eqn{10^5} (ring and noise; the walk about 191 s and 208 s, the loop
+#' 420 s and 537 s, scaled from samples) and 891 s (15 min) at \eqn{10^6}
+#' ring (1033 s elapsed at load average 3, peak memory 3.2 GB; the walk
+#' there would take hours). So a default call past \eqn{10^9} pairs with 4
+#' known variables computes the rates only and its message gives the cost
+#' of asking; `prob_tol` given runs the sweep. At 20,000 records the sweep
+#' is no faster than the walk (5.3 s against 5.0 s, ring); on adult.csv
+#' (known age, education-num, fnlwgt and capital-gain, unknown
+#' hours-per-week, noise-masked) 8.4 s against 10.6 s by the walk and 40 s
+#' by the loop (section "four known" of the same script, load 2 to 4).
 #'
 #' @section Registry scale and clusters:
 #' Targets are independent. With `parallel = TRUE` they are split into
@@ -514,13 +531,15 @@ inform_probs_skipped_two <- function(n, n_targets) {
 }
 
 # With four known variables likewise: the sweep's cost per target, measured
-# (inst/bench/bench-risk-sweep.R, section "four known", 2 threads).
-match_sweep_four_cpu_per_target <- 1e-3
+# (2 threads, load 3): 47 s for 1e5 targets at 1e5 records
+# (inst/bench/bench-risk-sweep.R, section "four known"), 891 s for 1e6 at
+# 1e6 (the same data, prob_tol = 1e-6; the rates alone about 30 s).
+match_sweep_four_cpu_per_target <- 8.9e-4
 inform_probs_skipped_four <- function(n, n_targets) {
   msg <- sprintf(paste0(
     "prob_true and prob_max were not computed (NA): with four known variables their ",
     "certified sum for all targets (the sweep) costs about %s of CPU for the %s targets ",
-    "(measured: about 17 min for 1e6 targets at 1e6 records). c, I and the four rates are ",
+    "(measured: 15 min for 1e6 targets at 1e6 records). c, I and the four rates are ",
     "computed exactly. To have them, give `prob_tol` (e.g. prob_tol = 1e-6), best with a ",
     "sample of targets (targets = sample(%s, 2000)), or raise ",
     "options(epimask.match_prob_pairs)."),
