@@ -1,6 +1,7 @@
 /* Three-dimensional dominance sums by a segment tree over z1 with, per node,
- * a sweep in z2 order over a Fenwick tree of z3 ranks: see
- * match_dominance.h. */
+ * a sweep in z2 order over a Fenwick tree of z3 ranks; four-dimensional ones
+ * by a segment tree over z1 whose nodes run the three-dimensional structure
+ * (both trees walked by tree_walk()): see match_dominance.h. */
 #include <stdlib.h>
 #include <string.h>
 #include "match_dominance.h"
@@ -10,28 +11,130 @@ typedef struct {
     size_t qs, qe;              /* its active queries in the current list */
 } md_node;
 
+/* The level-by-level traversal both structures share: per level (two
+ * buffers) the records' positions in up to three orders within each node,
+ * the active queries grouped by node, the nodes; the queries of one
+ * canonical node. */
+typedef struct {
+    int nord;
+    int *r[3][2];
+    int *q[2];
+    int *canon;
+    md_node *nodes[2];
+} md_tree;
+
+static void tree_free(md_tree *t)
+{
+    for (int k = 0; k < 2; k++) {
+        for (int o = 0; o < t->nord; o++) free(t->r[o][k]);
+        free(t->q[k]);
+        free(t->nodes[k]);
+    }
+    free(t->canon);
+}
+
+static int tree_alloc(md_tree *t, int nord, size_t n_max, size_t nq)
+{
+    int ok = 1;
+    t->nord = nord;
+    for (int k = 0; k < 2; k++) {
+        for (int o = 0; o < nord; o++) {
+            t->r[o][k] = malloc((n_max + 1) * sizeof(int));
+            ok = ok && t->r[o][k];
+        }
+        t->q[k] = malloc((nq + 1) * sizeof(int));
+        /* the active nodes of a level are disjoint, of at least 2 records */
+        t->nodes[k] = malloc((n_max / 2 + 2) * sizeof(md_node));
+        ok = ok && t->q[k] && t->nodes[k];
+    }
+    t->canon = malloc((nq + 1) * sizeof(int));
+    return ok && t->canon ? 0 : -1;
+}
+
+/* Called for each canonical node: its m records in each order (ords[o]) and
+ * its queries qs[0..nc-1] (in the order of qorder). */
+typedef void (*md_node_fn)(void *nctx, int *const *ords, size_t m, const int *qs, size_t nc);
+
+/* The segment tree over n records (by position), visited level by level,
+ * top-down: a query's prefix, the first P records, is the root if P = n,
+ * else the left children [lo, mid) of the nodes of its path with
+ * mid <= P < hi. Returns the number of levels visited. */
+static int tree_walk(md_tree *t, size_t n, const int *const *by, size_t nq, const int *qorder,
+                     const int *prefix, md_node_fn node, void *nctx)
+{
+    int cur = 0, levels = 1, nord = t->nord;
+    int *ords[3];
+    for (int o = 0; o < nord; o++) memcpy(t->r[o][0], by[o], n * sizeof(int));
+    /* the root: queries with P = n; active below it: 0 < P < n */
+    size_t nc = 0, na = 0;
+    for (size_t r = 0; r < nq; r++) {
+        int i = qorder[r];
+        size_t P = (size_t) prefix[i];
+        if (P >= n) t->canon[nc++] = i;
+        else if (P > 0) t->q[0][na++] = i;
+    }
+    for (int o = 0; o < nord; o++) ords[o] = t->r[o][0];
+    node(nctx, ords, n, t->canon, nc);
+    size_t nn = 0;
+    if (na > 0) {
+        t->nodes[0][0] = (md_node) { 0, n, 0, na };
+        nn = 1;
+    }
+    while (nn > 0) {
+        int nxt = 1 - cur;
+        const int *q = t->q[cur];
+        int *sq = t->q[nxt];
+        md_node *next = t->nodes[nxt];
+        size_t nnext = 0, qn = 0;
+        levels++;
+        for (size_t a = 0; a < nn; a++) {
+            md_node nd = t->nodes[cur][a];
+            size_t lo = nd.lo, hi = nd.hi, mid = lo + (hi - lo) / 2;
+            /* the node's records split stably into its children */
+            for (int o = 0; o < nord; o++) {
+                const int *r = t->r[o][cur];
+                int *s = t->r[o][nxt];
+                size_t l = lo, h = mid;
+                for (size_t k = lo; k < hi; k++) {
+                    if ((size_t) r[k] < mid) s[l++] = r[k];
+                    else s[h++] = r[k];
+                }
+                ords[o] = s + lo;
+            }
+            /* the left child is canonical for mid <= P (< hi) */
+            nc = 0;
+            for (size_t k = nd.qs; k < nd.qe; k++)
+                if ((size_t) prefix[q[k]] >= mid) t->canon[nc++] = q[k];
+            node(nctx, ords, mid - lo, t->canon, nc);
+            /* active in the left child: lo < P < mid; in the right: mid < P < hi */
+            size_t start = qn;
+            for (size_t k = nd.qs; k < nd.qe; k++)
+                if ((size_t) prefix[q[k]] < mid) sq[qn++] = q[k];
+            if (qn > start) next[nnext++] = (md_node) { lo, mid, start, qn };
+            start = qn;
+            for (size_t k = nd.qs; k < nd.qe; k++)
+                if ((size_t) prefix[q[k]] > mid) sq[qn++] = q[k];
+            if (qn > start) next[nnext++] = (md_node) { mid, hi, start, qn };
+        }
+        nn = nnext;
+        cur = nxt;
+    }
+    return levels;
+}
+
 struct md_work {
     size_t n_max, nq;
     int V;
-    int *r2[2], *r3[2];         /* per level: positions in z2 (z3) order within each node */
+    md_tree tree;               /* orders: z2, z3; queries in t2 order */
     int *rank;                  /* per position: 1-based z3 rank within the node */
-    int *q[2];                  /* per level: active queries grouped by node, in t2 order */
-    int *canon;                 /* the queries of one canonical node */
-    md_node *nodes[2];
     int64_t *vec, *sum;
 };
 
 void md_work_free(md_work *w)
 {
     if (!w) return;
-    for (int k = 0; k < 2; k++) {
-        free(w->r2[k]);
-        free(w->r3[k]);
-        free(w->q[k]);
-        free(w->nodes[k]);
-    }
+    tree_free(&w->tree);
     free(w->rank);
-    free(w->canon);
     free(w->vec);
     free(w->sum);
     free(w);
@@ -44,20 +147,11 @@ md_work *md_work_alloc(size_t n_max, size_t nq, int V)
     w->n_max = n_max;
     w->nq = nq;
     w->V = V;
-    int ok = 1;
-    for (int k = 0; k < 2; k++) {
-        w->r2[k] = malloc((n_max + 1) * sizeof(int));
-        w->r3[k] = malloc((n_max + 1) * sizeof(int));
-        w->q[k] = malloc((nq + 1) * sizeof(int));
-        /* the active nodes of a level are disjoint, of at least 2 records */
-        w->nodes[k] = malloc((n_max / 2 + 2) * sizeof(md_node));
-        ok = ok && w->r2[k] && w->r3[k] && w->q[k] && w->nodes[k];
-    }
+    int ok = tree_alloc(&w->tree, 2, n_max, nq) == 0;
     w->rank = malloc((n_max + 1) * sizeof(int));
-    w->canon = malloc((nq + 1) * sizeof(int));
     w->vec = malloc((size_t) V * sizeof(int64_t));
     w->sum = malloc((size_t) V * sizeof(int64_t));
-    if (!ok || !w->rank || !w->canon || !w->vec || !w->sum) {
+    if (!ok || !w->rank || !w->vec || !w->sum) {
         md_work_free(w);
         return NULL;
     }
@@ -111,74 +205,33 @@ static void node_sums(const md_problem *p, md_work *w, const int *by2, const int
     }
 }
 
+typedef struct {
+    const md_problem *p;
+    md_work *w;
+    md_moments moments;
+    md_emit emit;
+    void *ctx;
+} md_ctx3;
+
+static void node3(void *nctx, int *const *ords, size_t m, const int *qs, size_t nc)
+{
+    md_ctx3 *c = (md_ctx3 *) nctx;
+    node_sums(c->p, c->w, ords[0], ords[1], m, qs, nc, c->moments, c->emit, c->ctx);
+}
+
 int md_dominance3(const md_problem *p, md_work *w, md_moments moments, md_emit emit, void *ctx)
 {
-    size_t n = p->n;
-    if (n == 0) return 0;
-    int cur = 0, levels = 1;
-    memcpy(w->r2[0], p->by2, n * sizeof(int));
-    memcpy(w->r3[0], p->by3, n * sizeof(int));
-    /* the root: queries with P = n; active below it: 0 < P < n */
-    size_t nc = 0, na = 0;
-    for (size_t r = 0; r < p->nq; r++) {
-        int i = p->qorder[r];
-        size_t P = (size_t) p->prefix[i];
-        if (P >= n) w->canon[nc++] = i;
-        else if (P > 0) w->q[0][na++] = i;
-    }
-    node_sums(p, w, w->r2[0], w->r3[0], n, w->canon, nc, moments, emit, ctx);
-    size_t nn = 0;
-    if (na > 0) {
-        w->nodes[0][0] = (md_node) { 0, n, 0, na };
-        nn = 1;
-    }
-    while (nn > 0) {
-        int nxt = 1 - cur;
-        const int *r2 = w->r2[cur], *r3 = w->r3[cur], *q = w->q[cur];
-        int *s2 = w->r2[nxt], *s3 = w->r3[nxt], *sq = w->q[nxt];
-        md_node *next = w->nodes[nxt];
-        size_t nnext = 0, qn = 0;
-        levels++;
-        for (size_t a = 0; a < nn; a++) {
-            md_node nd = w->nodes[cur][a];
-            size_t lo = nd.lo, hi = nd.hi, mid = lo + (hi - lo) / 2;
-            /* the node's records split stably into its children */
-            size_t l2 = lo, h2 = mid, l3 = lo, h3 = mid;
-            for (size_t k = lo; k < hi; k++) {
-                if ((size_t) r2[k] < mid) s2[l2++] = r2[k];
-                else s2[h2++] = r2[k];
-                if ((size_t) r3[k] < mid) s3[l3++] = r3[k];
-                else s3[h3++] = r3[k];
-            }
-            /* the left child is canonical for mid <= P (< hi) */
-            nc = 0;
-            for (size_t k = nd.qs; k < nd.qe; k++)
-                if ((size_t) p->prefix[q[k]] >= mid) w->canon[nc++] = q[k];
-            node_sums(p, w, s2 + lo, s3 + lo, mid - lo, w->canon, nc, moments, emit, ctx);
-            /* active in the left child: lo < P < mid; in the right: mid < P < hi */
-            size_t start = qn;
-            for (size_t k = nd.qs; k < nd.qe; k++)
-                if ((size_t) p->prefix[q[k]] < mid) sq[qn++] = q[k];
-            if (qn > start) next[nnext++] = (md_node) { lo, mid, start, qn };
-            start = qn;
-            for (size_t k = nd.qs; k < nd.qe; k++)
-                if ((size_t) p->prefix[q[k]] > mid) sq[qn++] = q[k];
-            if (qn > start) next[nnext++] = (md_node) { mid, hi, start, qn };
-        }
-        nn = nnext;
-        cur = nxt;
-    }
-    return levels;
+    if (p->n == 0) return 0;
+    const int *by[2] = { p->by2, p->by3 };
+    md_ctx3 c = { p, w, moments, emit, ctx };
+    return tree_walk(&w->tree, p->n, by, p->nq, p->qorder, p->prefix, node3, &c);
 }
 
 /* ---- four dimensions ----------------------------------------------------- */
 
 struct md_work4 {
     size_t n_max, nq;
-    int *r2[2], *r3[2], *r4[2];  /* per level: positions in z2, z3, z4 order within each node */
-    int *q[2];
-    int *canon;
-    md_node *nodes[2];
+    md_tree tree;               /* orders: z2, z3, z4; queries in t3 order */
     int *loc;                   /* per position: its index in the node's z2 order */
     double *lz3, *lz4;          /* the node's records in z2 order: z3, z4 */
     int *lby3, *lby4;           /* the node's local indices in z3 (z4) order */
@@ -189,14 +242,7 @@ struct md_work4 {
 void md_work4_free(md_work4 *w)
 {
     if (!w) return;
-    for (int k = 0; k < 2; k++) {
-        free(w->r2[k]);
-        free(w->r3[k]);
-        free(w->r4[k]);
-        free(w->q[k]);
-        free(w->nodes[k]);
-    }
-    free(w->canon);
+    tree_free(&w->tree);
     free(w->loc);
     free(w->lz3);
     free(w->lz4);
@@ -213,16 +259,7 @@ md_work4 *md_work4_alloc(size_t n_max, size_t nq, int V)
     if (!w) return NULL;
     w->n_max = n_max;
     w->nq = nq;
-    int ok = 1;
-    for (int k = 0; k < 2; k++) {
-        w->r2[k] = malloc((n_max + 1) * sizeof(int));
-        w->r3[k] = malloc((n_max + 1) * sizeof(int));
-        w->r4[k] = malloc((n_max + 1) * sizeof(int));
-        w->q[k] = malloc((nq + 1) * sizeof(int));
-        w->nodes[k] = malloc((n_max / 2 + 2) * sizeof(md_node));
-        ok = ok && w->r2[k] && w->r3[k] && w->r4[k] && w->q[k] && w->nodes[k];
-    }
-    w->canon = malloc((nq + 1) * sizeof(int));
+    int ok = tree_alloc(&w->tree, 3, n_max, nq) == 0;
     w->loc = malloc((n_max + 1) * sizeof(int));
     w->lz3 = malloc((n_max + 1) * sizeof(double));
     w->lz4 = malloc((n_max + 1) * sizeof(double));
@@ -230,8 +267,7 @@ md_work4 *md_work4_alloc(size_t n_max, size_t nq, int V)
     w->lby4 = malloc((n_max + 1) * sizeof(int));
     w->pfx = malloc((nq + 1) * sizeof(int));
     w->inner = md_work_alloc(n_max, nq, V);
-    if (!ok || !w->canon || !w->loc || !w->lz3 || !w->lz4 || !w->lby3 || !w->lby4 ||
-        !w->pfx || !w->inner) {
+    if (!ok || !w->loc || !w->lz3 || !w->lz4 || !w->lby3 || !w->lby4 || !w->pfx || !w->inner) {
         md_work4_free(w);
         return NULL;
     }
@@ -290,66 +326,29 @@ static int node4_sums(const md_problem4 *p, md_work4 *w, const int *by2, const i
     return md_dominance3(&pb, w->inner, inner_moments, inner_emit, &ic);
 }
 
+typedef struct {
+    const md_problem4 *p;
+    md_work4 *w;
+    md_moments moments;
+    md_emit emit;
+    void *ctx;
+    int inner;                  /* the most inner levels of a node */
+} md_ctx4;
+
+static void node4(void *nctx, int *const *ords, size_t m, const int *qs, size_t nc)
+{
+    md_ctx4 *c = (md_ctx4 *) nctx;
+    int got = node4_sums(c->p, c->w, ords[0], ords[1], ords[2], m, qs, nc, c->moments, c->emit,
+                         c->ctx);
+    if (got > c->inner) c->inner = got;
+}
+
 int md_dominance4(const md_problem4 *p, md_work4 *w, md_moments moments, md_emit emit,
                   void *ctx)
 {
-    size_t n = p->n;
-    if (n == 0) return 0;
-    int cur = 0, levels = 1, inner = 0, got;
-    memcpy(w->r2[0], p->by2, n * sizeof(int));
-    memcpy(w->r3[0], p->by3, n * sizeof(int));
-    memcpy(w->r4[0], p->by4, n * sizeof(int));
-    size_t nc = 0, na = 0;
-    for (size_t r = 0; r < p->nq; r++) {
-        int i = p->qorder[r];
-        size_t P = (size_t) p->prefix[i];
-        if (P >= n) w->canon[nc++] = i;
-        else if (P > 0) w->q[0][na++] = i;
-    }
-    /* the canonical queries are copied: the inner structure uses canon */
-    got = node4_sums(p, w, w->r2[0], w->r3[0], w->r4[0], n, w->canon, nc, moments, emit, ctx);
-    if (got > inner) inner = got;
-    size_t nn = 0;
-    if (na > 0) {
-        w->nodes[0][0] = (md_node) { 0, n, 0, na };
-        nn = 1;
-    }
-    while (nn > 0) {
-        int nxt = 1 - cur;
-        const int *r2 = w->r2[cur], *r3 = w->r3[cur], *r4 = w->r4[cur], *q = w->q[cur];
-        int *s2 = w->r2[nxt], *s3 = w->r3[nxt], *s4 = w->r4[nxt], *sq = w->q[nxt];
-        md_node *next = w->nodes[nxt];
-        size_t nnext = 0, qn = 0;
-        levels++;
-        for (size_t a = 0; a < nn; a++) {
-            md_node nd = w->nodes[cur][a];
-            size_t lo = nd.lo, hi = nd.hi, mid = lo + (hi - lo) / 2;
-            size_t l2 = lo, h2 = mid, l3 = lo, h3 = mid, l4 = lo, h4 = mid;
-            for (size_t k = lo; k < hi; k++) {
-                if ((size_t) r2[k] < mid) s2[l2++] = r2[k];
-                else s2[h2++] = r2[k];
-                if ((size_t) r3[k] < mid) s3[l3++] = r3[k];
-                else s3[h3++] = r3[k];
-                if ((size_t) r4[k] < mid) s4[l4++] = r4[k];
-                else s4[h4++] = r4[k];
-            }
-            nc = 0;
-            for (size_t k = nd.qs; k < nd.qe; k++)
-                if ((size_t) p->prefix[q[k]] >= mid) w->canon[nc++] = q[k];
-            got = node4_sums(p, w, s2 + lo, s3 + lo, s4 + lo, mid - lo, w->canon, nc, moments,
-                             emit, ctx);
-            if (got > inner) inner = got;
-            size_t start = qn;
-            for (size_t k = nd.qs; k < nd.qe; k++)
-                if ((size_t) p->prefix[q[k]] < mid) sq[qn++] = q[k];
-            if (qn > start) next[nnext++] = (md_node) { lo, mid, start, qn };
-            start = qn;
-            for (size_t k = nd.qs; k < nd.qe; k++)
-                if ((size_t) p->prefix[q[k]] > mid) sq[qn++] = q[k];
-            if (qn > start) next[nnext++] = (md_node) { mid, hi, start, qn };
-        }
-        nn = nnext;
-        cur = nxt;
-    }
-    return levels * (inner > 0 ? inner : 1);
+    if (p->n == 0) return 0;
+    const int *by[3] = { p->by2, p->by3, p->by4 };
+    md_ctx4 c = { p, w, moments, emit, ctx, 0 };
+    int levels = tree_walk(&w->tree, p->n, by, p->nq, p->qorder, p->prefix, node4, &c);
+    return levels * (c.inner > 0 ? c.inner : 1);
 }
