@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 /* Three-dimensional dominance sums of moment vectors for many queries
- * (match_dominance.c; used by the sweep of match_sweep.c for three known
+ * (match_dominance.c; used by the sweep of match_sweep.c for three and four known
  * variables): for every query i, the sum over the records r with
  * z1_r <= t1_i, z2_r <= t2_i and z3_r <= t3_i of a vector of V moments.
  *
