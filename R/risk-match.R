@@ -213,7 +213,7 @@
 #'   3 known, `prob_tol = 1e-6` by the walk \tab 6.8 h \tab 6.7 h \cr
 #'   3 known, the loop \tab 12.3 h \tab 11.6 h \cr
 #'   4 known (x, s1, s2, w), default call (rates only, past the limit) \tab 30 s at \eqn{10^5} \tab 31 s at \eqn{10^5} \cr
-#'   4 known, `prob_tol = 1e-6` (the sweep) \tab 891 s \tab 41 s at \eqn{10^5} \cr
+#'   4 known, `prob_tol = 1e-6` (the sweep) \tab 891 s \tab 808 s \cr
 #'   4 known, `prob_tol = 1e-6` by the walk \tab 191 s at \eqn{10^5} \tab 208 s at \eqn{10^5}
 #' }
 #' (the rows of the walk and the loop measured on 238 and 40 targets and
@@ -248,9 +248,9 @@
 #' with noise; one unknown) the sweep costs about 5 times that of 3 (the 4-d
 #' sums nest two trees): 47 s and 41 s of CPU for all targets at
 #' \eqn{10^5} (ring and noise; the walk about 191 s and 208 s, the loop
-#' 420 s and 537 s, scaled from samples) and 891 s (15 min) at \eqn{10^6}
-#' ring (1033 s elapsed at load average 3, peak memory 3.2 GB; the walk
-#' there would take hours). So a default call past \eqn{10^9} pairs with 4
+#' 420 s and 537 s, scaled from samples) and 891 s and 808 s (15 and 13
+#' min) at \eqn{10^6} (1033 s and 529 s elapsed at load averages 3 and 1.3,
+#' peak memory 3.2 GB; the walk there would take hours). So a default call past \eqn{10^9} pairs with 4
 #' known variables computes the rates only and its message gives the cost
 #' of asking; `prob_tol` given runs the sweep. At 20,000 records the sweep
 #' is no faster than the walk (5.3 s against 5.0 s, ring); on adult.csv
