@@ -138,11 +138,22 @@ test_that("a small residual SD gives many bins and stays certified; a tiny one i
   expect_identical(sw$bins, 100L)
   exact <- sweep_ref_S(spec)
   expect_true(all(abs(sw$estimate - exact) <= sw$error))
-  # beyond 2^20 bins (or sigma = 0) the sweep does not apply
+  # beyond 2^20 bins (or sigma = 0) the unknown is swept as the exact
+  # triangle, its difference from the smoothed factor in the bound
+  # (test-risk-match-sharp.R)
   spec$unknown_sd <- spec$unknown_range / (2 * 2^20 + 1)
-  expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+  sw <- .Call(epimask:::C_risk_match_sweep, spec)
+  expect_equal(sw$sharp, 1)
+  expect_true(all(abs(sw$estimate - sweep_ref_S(spec)) <= sw$error))
   spec$unknown_sd <- 0
-  expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+  sw <- .Call(epimask:::C_risk_match_sweep, spec)
+  expect_equal(sw$sharp, 1)
+  triangle <- vapply(seq_along(rows), function(i) {
+    p <- sweep_ref_scores(spec$masked_known, NULL, spec$target_known[i, ], 0, 0, 0)
+    sum(p * pmax(0, 1 - abs(spec$masked_unknown[, 1] - spec$pred_mean[i, 1]) /
+                   spec$unknown_range))
+  }, double(1))
+  expect_true(all(abs(sw$estimate - triangle) <= sw$error))
 })
 
 test_that("small residual SDs (300 to 3000 bins): low order far from the kinks, still certified", {
@@ -511,12 +522,22 @@ test_that("two unknowns: the certified interval holds the exact normaliser", {
   sw <- .Call(epimask:::C_risk_match_sweep, spec)
   exact <- sweep_ref_S2(spec)
   expect_true(all(abs(sw$estimate - exact) <= sw$error))
-  # beyond 2^20 bins in all (or a residual SD of 0) the sweep does not apply
+  # beyond 2^20 bins in all the sweep does not apply
   spec <- sweep_spec2(dat$mk, dat$my, tk, rows)
   spec$unknown_sd <- spec$unknown_range / 2049
   expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+  # a residual SD of 0: that unknown is swept as the exact triangle
+  # (test-risk-match-sharp.R)
   spec$unknown_sd <- c(spec$unknown_range[1] / 20, 0)
-  expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
+  sw <- .Call(epimask:::C_risk_match_sweep, spec)
+  expect_equal(sw$sharp, 1)
+  triangle <- vapply(seq_along(rows), function(i) {
+    p <- sweep_ref_scores(spec$masked_known, spec$masked_unknown[, 1], spec$target_known[i, ],
+                          spec$pred_mean[i, 1], spec$unknown_sd[1], spec$unknown_range[1])
+    sum(p * pmax(0, 1 - abs(spec$masked_unknown[, 2] - spec$pred_mean[i, 2]) /
+                   spec$unknown_range[2]))
+  }, double(1))
+  expect_true(all(abs(sw$estimate - triangle) <= sw$error))
   # three known variables with two unknowns: not swept (8 x 169 moments per
   # record); risk_match() takes the walk and stays within prob_tol of the loop
   dat <- sweep_data2(600, 3, "plain", 790)
