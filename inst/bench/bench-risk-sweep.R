@@ -50,6 +50,14 @@
 # default call); and adult.csv (known age, education_num; unknown
 # hours_per_week, capital_gain; correlated noise 0.1) as a custodian runs it.
 # EPIMASK_BENCH_SWEEP_TWO_N (default "2e4,2e5,1e6") sets its sizes.
+# EPIMASK_BENCH_SWEEP_SHARP (default "true") an exact unknown (issue 28): the
+# ring-masked release with y an exact linear function of the released known
+# values (x and s1, or x alone), so the intruder's residual SD is at rounding
+# level and the sweep takes the unknown as the plain triangle; rows loop /
+# before_1e-6 (the walk) / before_dflt (the walk's default: past 1e9 pairs
+# the rates only) / after (the default call), at 2e4 on all targets (max_err:
+# prob_true against the loop) and at EPIMASK_BENCH_SWEEP_SHARP_N (default
+# "1e6"; the loop and the walk on samples of targets, scaled).
 library(epimask)
 
 threads <- as.integer(Sys.getenv("EPIMASK_BENCH_THREADS", "2"))
@@ -410,5 +418,63 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_TWO", "true")) == "true") {
     show("adult_two", n, "before_1e-6", walk, tg_loop, loop, tg_loop)
     invisible(show("adult_two", n, "after_dflt", dflt, seq_len(n), loop, tg_loop))
   }
+}
+if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_SHARP", "true")) == "true") {
+  cat("\n## exact unknowns (the intruder's regression fits exactly: sharp)\n")
+  # The ring-masked release of the main table with y replaced by an exact
+  # linear function of the released known values (2 x - 3 s1 + 1 with x and
+  # s1 known; 2 x + 1 with x alone), in the original and the release alike:
+  # the intruder's residual SD is at rounding level (range / sigma about
+  # 1e15), so the unknown factor is the plain triangle, swept as one more
+  # known-like coordinate (K' = 3, or 2 with x alone).
+  sharp_release <- function(n, known) {
+    d <- released(n, "ring")
+    lin <- function(v) if (length(known) == 2L) 2 * v$x - 3 * v$s1 + 1 else 2 * v$x + 1
+    d$original$y <- lin(d$original)
+    d$masked$y <- lin(d$masked)
+    d
+  }
+  sharp_rows <- function(n, known) {
+    input <- paste0("sharp_k", length(known))
+    d <- sharp_release(n, known)
+    sampled <- n > 2e4
+    tg_loop <- if (!sampled) seq_len(n) else round(seq(1, n, length.out = 40))
+    tg_walk <- if (!sampled) seq_len(n) else
+      sort(unique(c(tg_loop, round(seq(1, n, length.out = 200)))))
+    loop <- timed(risk_match(d$original, d$masked, known, "y", targets = tg_loop,
+                             method = "exhaustive", threads = threads, progress = FALSE))
+    walk <- timed(without_sweep(risk_match(d$original, d$masked, known, "y", targets = tg_walk,
+                                           prob_tol = 1e-6, threads = threads,
+                                           progress = FALSE)))
+    old_default <- timed(without_sweep(risk_match(d$original, d$masked, known, "y",
+                                                  threads = threads, progress = FALSE)))
+    after <- timed(risk_match(d$original, d$masked, known, "y", threads = threads,
+                              progress = FALSE))
+    all_loop <- show(input, n, "loop", loop, tg_loop, loop, tg_loop)
+    all_walk <- show(input, n, "before_1e-6", walk, tg_walk, loop, tg_loop)
+    show(input, n, if (is.na(old_default$res$prob_tol)) "before_dflt*" else "before_dflt",
+         old_default, seq_len(n), loop, tg_loop)
+    show(input, n, "after", after, seq_len(n), loop, tg_loop)
+    cat(sprintf("%-12s %5g residual SD %.3g, range %.3g (range / (2 SD) = %.3g); probabilities %s\n",
+                input, n, after$res$sigma, diff(range(d$masked$y)),
+                diff(range(d$masked$y)) / (2 * after$res$sigma),
+                if (anyNA(after$res$per_target$prob_true)) "NOT computed" else "computed"))
+    data.frame(input = input, n = n, after_cpu_s = after$cpu, after_elapsed_s = after$elapsed,
+               before_over_after = all_walk / after$cpu, loop_over_after = all_loop / after$cpu,
+               after_over_before_default = after$cpu / old_default$cpu,
+               max_err_2e4 = if (!sampled) max(abs(after$res$per_target$prob_true /
+                                                     loop$res$per_target$prob_true - 1)) else NA)
+  }
+  header()
+  # the agreement with the loop on all targets at 2e4, then the sizes asked
+  sizes_sharp <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_SHARP_N", "1e6"),
+                                     ",")[[1]])
+  ratios_sharp <- list()
+  for (n in unique(c(2e4, sizes_sharp))) for (known in list(c("x", "s1"), "x")) {
+    ratios_sharp[[length(ratios_sharp) + 1L]] <- sharp_rows(n, known)
+    invisible(gc())
+  }
+  cat("\nRatios, exact unknown, CPU for all targets (scaled where sampled):\n")
+  print(do.call(rbind, ratios_sharp), row.names = FALSE, digits = 3)
 }
 cat(sprintf("\nLoad at end (1, 5, 15 min): %s\n", load_now()))
