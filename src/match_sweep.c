@@ -64,8 +64,6 @@ struct ms_state {
     const double *tk;           /* n_targets x K (column-major, as tg->known) */
     double *side;               /* nt x K x 4: alpha_L, alpha_H, beta_L, beta_H */
     double *cabs;               /* per target: the bound of the |terms| of the coefficients */
-    int pstride;                /* 2^K x 2^K */
-    double *pcoef;              /* nt x 2^K (parts W) x 2^K (S): part_coefficients */
     int *tordk[MS_MAX_KNOWN];   /* targets by t_k, then index */
     /* K = 3, per thread: the 3-d dominance work, the block's targets' z_1
      * prefix counts and query ids (2 nt), t_2 and t_3 (2 nt), the block's
@@ -141,8 +139,6 @@ static int sort_order(const double *x, size_t stride, size_t m, int *order)
     return 0;
 }
 
-static void part_coefficients(const ms_state *st, size_t i, double *coef, double *cabs);
-
 void ms_free(ms_state *st)
 {
     if (!st) return;
@@ -164,7 +160,7 @@ void ms_free(ms_state *st)
         for (int t = 0; t < st->threads; t++) md_work4_free(st->dom4[t]);
     free(st->dom); free(st->dom4); free(st->pfx); free(st->tloc); free(st->zloc); free(st->byloc);
     free(st->tl_start);
-    free(st->side); free(st->cabs); free(st->pcoef);
+    free(st->side); free(st->cabs);
     free(st->est); free(st->rem); free(st->fp);
     free(st->slot_est); free(st->slot_rem); free(st->slot_fp);
     free(st->fen); free(st->gcache); free(st->skip);
@@ -353,6 +349,8 @@ static int prepare_unknown(ms_state *st, int q, const rm_released *rel, const rm
     return 0;
 }
 
+static double part_abs_bound(const ms_state *st, size_t i);
+
 ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
                      int threads)
 {
@@ -423,11 +421,8 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     /* targets */
     st->tk = tg->known;
     st->zraw = rel->masked_known;
-    st->pstride = st->subsets * st->subsets;
     st->side = malloc((nt * (size_t) K * 4 + 1) * sizeof(double));
     st->cabs = malloc((nt + 1) * sizeof(double));
-    /* K = 4: computed when needed (part_row) */
-    st->pcoef = K <= 3 ? malloc((nt * (size_t) st->pstride + 1) * sizeof(double)) : NULL;
     for (int k = 0; k < K; k++) {
         st->tordk[k] = malloc((nt + 1) * sizeof(int));
         if (!st->tordk[k]) goto fail;
@@ -440,7 +435,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->slot_fp = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->gcache = malloc(((size_t) threads * nt * (st->ord + 4) + 1) * sizeof(double));
     st->skip = malloc((size_t) threads * nt + 1);
-    if (!st->side || !st->cabs || (K <= 3 && !st->pcoef) || !st->est || !st->rem || !st->fp ||
+    if (!st->side || !st->cabs || !st->est || !st->rem || !st->fp ||
         !st->slot_est || !st->slot_rem || !st->slot_fp || !st->gcache || !st->skip)
         goto fail;
     for (int k = 0; k < K; k++)
@@ -488,11 +483,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
                 sd4[2] = sd4[3] = 0.0;
             }
         }
-        if (st->pcoef) part_coefficients(st, i, st->pcoef + i * (size_t) st->pstride, st->cabs + i);
-        else {
-            double scratch[(1 << MS_MAX_KNOWN) * (1 << MS_MAX_KNOWN)];
-            part_coefficients(st, i, scratch, st->cabs + i);
-        }
+        st->cabs[i] = part_abs_bound(st, i);
     }
     return st;
 
@@ -751,57 +742,20 @@ static void record_moments(const ms_state *st, size_t j, const double *c, const 
     }
 }
 
-/* The part coefficients of target i: coef[W * 2^K + S] for W a subset of
- * the known variables (the part D_W: the block's records with z_w <= t_w for
- * every w in W; W = 0 is the block's total) and S a monomial u^S. On the
- * orthant L of t (the variables with z_v <= t_v) the known factors are
- * sum_S c_L[S] u^S, c_L[S] = prod_{v in S} beta_v(L) prod_{v not in S}
- * alpha_v(L); the orthant's sum is O_L = sum_{W containing L} (-1)^{|W - L|}
- * D_W (inclusion-exclusion), so coef[W][S] = sum_{L in W} (-1)^{|W - L|}
- * c_L[S] (Mobius inversion). *cabs bounds the sum of the |terms|: of the
- * coefficients and of the products and sums that computed them (for the
- * rounding bound). */
-static void part_coefficients(const ms_state *st, size_t i, double *coef, double *cabs)
-{
-    int K = st->K, NS = st->subsets;
-    const double *sd = st->side + i * (size_t) K * 4;
-    double c[1 << MS_MAX_KNOWN][1 << MS_MAX_KNOWN];
-    for (int L = 0; L < NS; L++)
-        for (int S = 0; S < NS; S++) {
-            double f = 1.0;
-            for (int v = 0; v < K; v++) {
-                const double *s4 = sd + v * 4;
-                int low = (L >> v) & 1;
-                f *= ((S >> v) & 1) ? (low ? s4[2] : s4[3]) : (low ? s4[0] : s4[1]);
-            }
-            c[L][S] = f;
-        }
-    double total = 0.0;
-    for (int W = 0; W < NS; W++)
-        for (int S = 0; S < NS; S++) {
-            double sum = 0.0, abs_sum = 0.0;
-            /* the subsets L of W, from W down to the empty set */
-            for (int L = W;; L = (L - 1) & W) {
-                int odd = 0;
-                for (int x = W ^ L; x; x &= x - 1) odd ^= 1;
-                sum += odd ? -c[L][S] : c[L][S];
-                abs_sum += fabs(c[L][S]);
-                if (L == 0) break;
-            }
-            coef[W * NS + S] = sum;
-            total += fabs(sum) + abs_sum;
-        }
-    *cabs = total;
-}
-
-/* The coefficients coef[W * 2^K + S] (S = 0..2^K - 1) of part W for target
- * i: stored for K <= 3; for K = 4 computed into buf by the product form of
- * the Mobius sum (each |term| at most sum_L |c_L[S]|, which cabs counts):
- * prod_{v in W} (x_v(low) - x_v(high)) prod_{v not in W} x_v(high). */
+/* The part coefficients of target i, part W: coef[S] (S = 0..2^K - 1) for
+ * the part D_W (the block's records with z_w <= t_w for every w in W; W = 0
+ * is the block's total) and the monomial u^S. On the orthant L of t (the
+ * variables with z_v <= t_v) the known factors are sum_S c_L[S] u^S,
+ * c_L[S] = prod_v x_v(L, S), x_v = beta_v or alpha_v on v's side of L as v is
+ * in S or not; the orthant's sum is O_L = sum_{W containing L} (-1)^{|W - L|}
+ * D_W (inclusion-exclusion), so coef_W[S] = sum_{L in W} (-1)^{|W - L|}
+ * c_L[S] (Mobius inversion), which factors over the variables:
+ * prod_{v in W} (x_v(low) - x_v(high)) prod_{v not in W} x_v(high). Computed
+ * when a part is added (2^K K multiplies; a table would take 2^K x 2^K
+ * doubles per target). */
 static const double *part_row(const ms_state *st, size_t i, int W, double *buf)
 {
     int K = st->K, NS = st->subsets;
-    if (st->pcoef) return st->pcoef + i * (size_t) st->pstride + W * NS;
     const double *sd = st->side + i * (size_t) K * 4;
     double x[MS_MAX_KNOWN][2];
     for (int v = 0; v < K; v++) {
@@ -817,6 +771,24 @@ static const double *part_row(const ms_state *st, size_t i, int W, double *buf)
         buf[S] = f;
     }
     return buf;
+}
+
+/* A bound of the sum over all parts W and monomials S of |coef_W[S]| and of
+ * the |terms| of the products that compute it (for the rounding bound):
+ * expanding the product form, each coef_W[S] is a signed sum of the c_L[S],
+ * L in W, so the |terms| sum to sum_W sum_{L in W} |c_L[S]| = sum_L 2^(K -
+ * |L|) prod_v (|alpha_v(L)| + |beta_v(L)|) = prod_v (f_v(low) + 2 f_v(high)),
+ * f_v(side) = |alpha_v| + |beta_v| on that side; |coef_W[S]| is at most its
+ * terms' sum: twice that bounds both. */
+static double part_abs_bound(const ms_state *st, size_t i)
+{
+    const double *sd = st->side + i * (size_t) st->K * 4;
+    double prod = 1.0;
+    for (int v = 0; v < st->K; v++) {
+        const double *s4 = sd + v * 4;
+        prod *= fabs(s4[0]) + fabs(s4[2]) + 2.0 * (fabs(s4[1]) + fabs(s4[3]));
+    }
+    return 2.0 * prod * (1.0 + 1e-12);
 }
 
 typedef struct {
@@ -1091,8 +1063,9 @@ static double run_bin(void *ctx, size_t row, int thread)
      * rounding of |u|, |v| <= 1: the moment's product (K + om[0] + om[1]
      * factors), its conversion back from fixed point, the inner products
      * (V terms), the 2^K parts (for K = 3 one more per level of the
-     * dominance tree), the blocks of the target; each coefficient is a sum
-     * of up to 2^K products of K factors. */
+     * dominance tree), the blocks of the target; each coefficient is a
+     * product of K factors, each a difference of two sides (2 K roundings,
+     * within the K + 2^K counted for it). */
     int shift = 61;
     for (size_t m = nb + 1; m > 1; m = (m + 1) / 2) shift--;
     double lg = ceil(log2((double) nb + 2.0)) + 1.0;

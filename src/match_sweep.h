@@ -48,10 +48,11 @@
  * of z_c; |W| = 3 by the 3-d dominance sums of match_dominance.c (a segment
  * tree over z_1, in each node a sweep over z_2 with a Fenwick tree over the
  * z_3 rank); |W| = 4 by the 4-d dominance sums of match_dominance.c (a
- * segment tree over z_1 whose canonical nodes run the 3-d structure). For
- * four known variables the part coefficients are not stored (2^4 x 2^4 per
- * target): coef_{W,S} = prod_{v in W} (x_v(low) - x_v(high)) prod_{v not in
- * W} x_v(high) (x_v = alpha_v or beta_v as v is in S or not) is computed
+ * segment tree over z_1 whose canonical nodes run the 3-d structure). The
+ * Mobius sum factors over the variables: coef_{W,S} = prod_{v in W}
+ * (x_v(low) - x_v(high)) prod_{v not in W} x_v(high) (x_v = alpha_v or
+ * beta_v as v is in S or not), computed when a part is added (a table would
+ * take 2^K x 2^K doubles per target: 2 GB at 1e6 targets for K = 4)
  * when a part is added. The moments are summed in fixed point (int64_t), exactly. Every
  * sum for a target is that of a fixed set of records (and its segment-tree
  * nodes come in a fixed order), whatever the other targets: the result of a
