@@ -406,7 +406,8 @@ risk_match <- function(original, masked, known, unknown = NULL,
   # with two unknowns (or four known) the sweep serves a prob_tol given, but
   # a default call past the pair limit leaves it out: it costs minutes per
   # 1e5 targets
-  sweep_default <- sweep && length(unknown) < 2L && length(known) < 4L
+  shape <- match_sweep_shape(length(known), intruder$sigma, intruder$range)
+  sweep_default <- sweep && shape[["smooth"]] < 2L && shape[["coordinates"]] < 4L
   probs <- method != "tree" || prob_given || sweep_default ||
     as.double(n) * length(targets) <= match_prob_pairs()
   spec <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
@@ -439,8 +440,10 @@ match_prob_pairs <- function() {
 }
 
 # The normaliser of prob_true and prob_max for all targets at once by the
-# sweep (src/match_sweep.h): at most 4 known variables and at most 2
-# unknown (at most 1 with 3 or 4 known), whose released ranges span at most 2^20
+# sweep (src/match_sweep.h): at most 2 unknowns; the known variables and the
+# sharp unknowns (residual SD 0 or below 1/2^21 of the range: swept as the
+# triangle itself, one more coordinate each) at most 4, with 3 or 4 of them
+# at most 1 other (smooth) unknown, whose released ranges span at most 2^20
 # bins of two residual SDs in all (or that carry no information: no spread).
 # Elsewhere the per-target walk, which is quadratic. Must agree with
 # ms_applies() in C.
@@ -448,12 +451,24 @@ match_sweep_max_known <- 4L
 match_sweep_max_unknown <- 2L
 match_sweep_max_bins <- 1048576
 match_sweep_applies <- function(n_known, sigma, range) {
-  if (!match_sweep_enabled() || n_known > match_sweep_max_known ||
-      length(sigma) > match_sweep_max_unknown || (n_known >= 3L && length(sigma) > 1L))
+  if (!match_sweep_enabled() || length(sigma) > match_sweep_max_unknown) return(FALSE)
+  shape <- match_sweep_shape(n_known, sigma, range)
+  if (shape[["coordinates"]] > match_sweep_max_known ||
+      (shape[["coordinates"]] >= 3L && shape[["smooth"]] > 1L))
     return(FALSE)
-  active <- range > 0
-  if (!all(sigma[active] > 0)) return(FALSE)
-  match_sweep_bins(sigma, range) <= match_sweep_max_bins
+  sharp <- match_sweep_sharp(sigma, range)
+  match_sweep_bins(sigma[!sharp], range[!sharp]) <= match_sweep_max_bins
+}
+# Sharp unknowns: active, with a residual SD of 0 or so small against the
+# range that its fine bins would be more than 2^20.
+match_sweep_sharp <- function(sigma, range) {
+  range > 0 & (!(sigma > 0) | range / (2 * sigma) > match_sweep_max_bins)
+}
+# The sweep's coordinates (known variables and sharp unknowns) and its other
+# (smooth) unknowns.
+match_sweep_shape <- function(n_known, sigma, range) {
+  sharp <- sum(match_sweep_sharp(sigma, range))
+  c(coordinates = n_known + sharp, smooth = length(sigma) - sharp)
 }
 # The sweep's fine bins: the product over the unknowns (with spread) of their
 # range over two residual SDs.
@@ -477,24 +492,28 @@ match_sweep_enabled <- function() {
 inform_probs_skipped <- function(n, n_targets, n_known, n_unknown, sigma, range,
                                  sweep = FALSE) {
   pairs <- as.double(n) * n_targets
-  if (sweep && n_known >= 4L) return(inform_probs_skipped_four(n, n_targets))
+  shape <- match_sweep_shape(n_known, sigma, range)
+  coords <- shape[["coordinates"]]
+  exact <- coords - n_known
+  if (sweep && coords >= 4L) return(inform_probs_skipped_four(n, n_targets, n_known))
   if (sweep) return(inform_probs_skipped_two(n, n_targets))
+  sharp <- match_sweep_sharp(sigma, range)
   why <- if (!match_sweep_enabled()) {
     "options(epimask.match_sweep = FALSE) is set"
-  } else if (n_known > match_sweep_max_known) {
-    sprintf("%d known variables (at most %d)", n_known, match_sweep_max_known)
   } else if (n_unknown > match_sweep_max_unknown) {
     sprintf("%d unknown variables (at most %d)", n_unknown, match_sweep_max_unknown)
-  } else if (n_known >= 3L && n_unknown > 1L) {
+  } else if (coords > match_sweep_max_known && exact > 0L) {
+    sprintf(paste0("%d known variables and %d unknown predicted exactly by the intruder's ",
+                   "regression, each one more coordinate of the sum (at most %d in all)"),
+            n_known, exact, match_sweep_max_known)
+  } else if (coords > match_sweep_max_known) {
+    sprintf("%d known variables (at most %d)", n_known, match_sweep_max_known)
+  } else if (coords >= 3L && shape[["smooth"]] > 1L) {
     sprintf("%d known variables with 2 unknown (with 3 or 4 known, at most 1 unknown)", n_known)
-  } else if (!all(sigma[range > 0] > 0)) {
-    "the residual SD of the intruder's regression is 0"
-  } else if (n_unknown == 1L) {
-    sprintf("the residual SD %s is below 1/%d of the unknown's range %s",
-            format(signif(sigma, 3)), 2 * match_sweep_max_bins, format(signif(range, 3)))
   } else {
     sprintf("the unknowns' ranges over 2 residual SDs multiply to %s bins (at most %d)",
-            format(signif(match_sweep_bins(sigma, range), 3)), match_sweep_max_bins)
+            format(signif(match_sweep_bins(sigma[!sharp], range[!sharp]), 3)),
+            match_sweep_max_bins)
   }
   msg <- sprintf(paste0(
     "prob_true and prob_max were not computed (NA): the fast certified sum for all targets ",
@@ -535,15 +554,18 @@ inform_probs_skipped_two <- function(n, n_targets) {
 # (inst/bench/bench-risk-sweep.R, section "four known"), 891 s for 1e6 at
 # 1e6 (the same data, prob_tol = 1e-6; the rates alone about 30 s).
 match_sweep_four_cpu_per_target <- 8.9e-4
-inform_probs_skipped_four <- function(n, n_targets) {
+inform_probs_skipped_four <- function(n, n_targets, n_known = 4L) {
+  what <- if (n_known >= 4L) "four known variables" else
+    sprintf(paste0("%d known variables and %d unknown predicted exactly by the intruder's ",
+                   "regression (four coordinates)"), n_known, 4L - n_known)
   msg <- sprintf(paste0(
-    "prob_true and prob_max were not computed (NA): with four known variables their ",
+    "prob_true and prob_max were not computed (NA): with %s their ",
     "certified sum for all targets (the sweep) costs about %s of CPU for the %s targets ",
     "(measured: 15 min for 1e6 targets at 1e6 records). c, I and the four rates are ",
     "computed exactly. To have them, give `prob_tol` (e.g. prob_tol = 1e-6), best with a ",
     "sample of targets (targets = sample(%s, 2000)), or raise ",
     "options(epimask.match_prob_pairs)."),
-    format_cpu_time(match_sweep_four_cpu_per_target * n_targets),
+    what, format_cpu_time(match_sweep_four_cpu_per_target * n_targets),
     format(n_targets, big.mark = ","), format(n, scientific = FALSE))
   message_probs_skipped(msg)
 }

@@ -36,8 +36,16 @@ typedef struct {
 
 struct ms_state {
     size_t n, nt;
-    int K, ord, subsets, V;     /* known variables, Taylor orders, 2^K, vector length */
-    ms_unknown un[2];
+    int K, ord, subsets, V;     /* coordinates, Taylor orders, 2^K, vector length */
+    ms_unknown un[2];           /* the smooth unknowns (or the trivial dimension) */
+    /* The coordinates of the known layer: the known variables, then the
+     * sharp unknowns (their factor the triangle itself: sharp_unknown).
+     * With sharp unknowns zraw and tk are copies (own_coords), and
+     * sharp_err holds per target the bound of g_sigma - triangle. */
+    int n_known, n_sharp, own_coords;
+    int sharp_q[MS_MAX_UNKNOWN];    /* the sharp unknowns' indices in the release */
+    double *sharp_err;
+    double mid[MS_MAX_KNOWN], half[MS_MAX_KNOWN];   /* u = (z - mid) / half */
     /* records */
     double *u;                  /* n x K, record-major: centred, scaled known coordinates */
     /* blocks: products of 1-d blocks, by pair of levels (L0, L1), numbered
@@ -60,12 +68,10 @@ struct ms_state {
     unsigned char *tok[MS_MAX_KNOWN];  /* the largest Taylor orders they use there: 16 o0 + o1 */
     size_t tl_cap;
     /* targets */
-    const double *zraw;         /* n x K: the records' known coordinates (the caller's) */
+    const double *zraw;         /* n x K: the records' coordinates (column-major) */
     const double *tk;           /* n_targets x K (column-major, as tg->known) */
     double *side;               /* nt x K x 4: alpha_L, alpha_H, beta_L, beta_H */
     double *cabs;               /* per target: the bound of the |terms| of the coefficients */
-    int pstride;                /* 2^K x 2^K */
-    double *pcoef;              /* nt x 2^K (parts W) x 2^K (S): part_coefficients */
     int *tordk[MS_MAX_KNOWN];   /* targets by t_k, then index */
     /* K = 3, per thread: the 3-d dominance work, the block's targets' z_1
      * prefix counts and query ids (2 nt), t_2 and t_3 (2 nt), the block's
@@ -95,22 +101,52 @@ static double unknown_bins(double sd, double range)
     return isfinite(bins) ? (bins < 1 ? 1 : bins) : 0.0;
 }
 
+/* Is active unknown q sharp: its residual SD 0 or below range / 2^21, too
+ * small for the fine bins? Its factor is then swept as the triangle
+ * (1 - |y - m| / range)_+ itself, a known-like coordinate (the released
+ * range has length `range`, so at most one of the kinks m - range, m,
+ * m + range lies inside the data), and the difference to the smoothed
+ * factor is bounded (sharp_error). */
+static int sharp_unknown(double sd, double range)
+{
+    return range > 0 && (!(sd > 0) || range / (2.0 * MS_HALF_SD * sd) > MS_MAX_BINS);
+}
+
+/* The spread of the released values of unknown q. */
+static double released_spread(const rm_released *rel, int q)
+{
+    const double *y = rel->masked_unknown + (size_t) q * rel->n;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < rel->n; j++) {
+        if (y[j] < lo) lo = y[j];
+        if (y[j] > hi) hi = y[j];
+    }
+    return hi - lo;
+}
+
 int ms_applies(const rm_released *rel)
 {
-    if (rel->n_known < 1 || rel->n_known > MS_MAX_KNOWN || rel->n_unknown > MS_MAX_UNKNOWN)
-        return 0;
-    /* three known variables with two unknowns: 8 x 169 moments per record,
-     * not built (MS_VEC_MAX) */
-    if (rel->n_known >= 3 && rel->n_unknown > 1) return 0;
+    if (rel->n_known < 1 || rel->n_unknown > MS_MAX_UNKNOWN) return 0;
+    int sharp = 0;
     double product = 1.0;
     for (int q = 0; q < rel->n_unknown; q++) {
         double sd = rel->unknown_sd[q], range = rel->unknown_range[q];
         if (!(range > 0)) continue;
-        if (!(sd > 0)) return 0;
+        if (sharp_unknown(sd, range)) {
+            /* one kink inside the data at most: the range spans the values */
+            if (!(range >= released_spread(rel, q))) return 0;
+            sharp++;
+            continue;
+        }
         double bins = unknown_bins(sd, range);
         if (!(bins > 0)) return 0;
         product *= bins;
     }
+    /* coordinates of the known layer and smooth unknowns: three or four
+     * coordinates with two unknowns would take 8 x 169 moments per record,
+     * not built (MS_VEC_MAX) */
+    int K = rel->n_known + sharp, U = rel->n_unknown - sharp;
+    if (K > MS_MAX_KNOWN || (K >= 3 && U > 1)) return 0;
     return product <= MS_MAX_BINS;
 }
 
@@ -141,8 +177,6 @@ static int sort_order(const double *x, size_t stride, size_t m, int *order)
     return 0;
 }
 
-static void part_coefficients(const ms_state *st, size_t i, double *coef, double *cabs);
-
 void ms_free(ms_state *st)
 {
     if (!st) return;
@@ -151,7 +185,11 @@ void ms_free(ms_state *st)
         free(un->lev_off); free(un->blk_c); free(un->blk_h); free(un->fbin); free(un->near);
         free(un->mean);
     }
-    free(st->u); free(st->pair_off);
+    free(st->u); free(st->pair_off); free(st->sharp_err);
+    if (st->own_coords) {
+        free((double *) st->zraw);
+        free((double *) st->tk);
+    }
     free(st->blk_count); free(st->blk_start);
     for (int k = 0; k < MS_MAX_KNOWN; k++) {
         free(st->gsort[k]); free(st->ordk[k]); free(st->rankk[k]); free(st->zsk[k]);
@@ -164,7 +202,7 @@ void ms_free(ms_state *st)
         for (int t = 0; t < st->threads; t++) md_work4_free(st->dom4[t]);
     free(st->dom); free(st->dom4); free(st->pfx); free(st->tloc); free(st->zloc); free(st->byloc);
     free(st->tl_start);
-    free(st->side); free(st->cabs); free(st->pcoef);
+    free(st->side); free(st->cabs);
     free(st->est); free(st->rem); free(st->fp);
     free(st->slot_est); free(st->slot_rem); free(st->slot_fp);
     free(st->fen); free(st->gcache); free(st->skip);
@@ -172,6 +210,7 @@ void ms_free(ms_state *st)
 }
 
 int ms_bins(const ms_state *st) { return st->un[0].B * st->un[1].B; }
+int ms_sharp(const ms_state *st) { return st->n_sharp; }
 int ms_blocks(const ms_state *st) { return st->NB; }
 const double *ms_estimate(const ms_state *st) { return st->est; }
 
@@ -235,12 +274,14 @@ static int target_blocks(const ms_unknown *un, size_t i, int L, int *blk, int *o
     return m;
 }
 
-/* The bins and 1-d blocks of unknown q (or the trivial dimension). */
-static int prepare_unknown(ms_state *st, int q, const rm_released *rel, const rm_targets *tg)
+/* The bins and 1-d blocks of the smooth unknown q of the release in
+ * dimension `slot` (q < 0: the trivial dimension). */
+static int prepare_unknown(ms_state *st, int slot, int q, const rm_released *rel,
+                           const rm_targets *tg)
 {
-    ms_unknown *un = st->un + q;
+    ms_unknown *un = st->un + slot;
     size_t n = st->n, nt = st->nt;
-    un->has = q < rel->n_unknown && rel->unknown_range[q] > 0;
+    un->has = q >= 0 && rel->unknown_range[q] > 0;
     un->ord = un->has ? MS_ORDERS : 1;
     un->ord_far = un->has ? MS_ORDERS_FAR : 1;
     un->B = 1;
@@ -353,6 +394,139 @@ static int prepare_unknown(ms_state *st, int q, const rm_released *rel, const rm
     return 0;
 }
 
+static double part_abs_bound(const ms_state *st, size_t i);
+static void sharp_sides(const ms_state *st, int k, double m, double D, double *t,
+                        double *side);
+/* The coordinates of the known layer (zraw, tk): the known variables, then
+ * the sharp unknowns, whose target value is the kink of sharp_sides; and
+ * the centre and half-width of each over the records. */
+static int coordinates(ms_state *st, const mt_index *ix, const rm_released *rel,
+                       const rm_targets *tg)
+{
+    size_t n = st->n, nt = st->nt;
+    int K = st->K, known = st->n_known;
+    for (int k = 0; k < known; k++) {
+        const double *srt = ix->sorted + (size_t) k * n;
+        st->mid[k] = 0.5 * (srt[0] + srt[n - 1]);
+        st->half[k] = 0.5 * (srt[n - 1] - srt[0]);
+    }
+    if (!st->n_sharp) {
+        st->zraw = rel->masked_known;
+        st->tk = tg->known;
+    } else {
+        double *z = malloc((n * (size_t) K + 1) * sizeof(double));
+        double *t = malloc((nt * (size_t) K + 1) * sizeof(double));
+        if (!z || !t) {
+            free(z); free(t);
+            return -1;
+        }
+        st->zraw = z;
+        st->tk = t;
+        st->own_coords = 1;
+        memcpy(z, rel->masked_known, n * (size_t) known * sizeof(double));
+        memcpy(t, tg->known, nt * (size_t) known * sizeof(double));
+        for (int k = known; k < K; k++) {
+            int q = st->sharp_q[k - known];
+            const double *y = rel->masked_unknown + (size_t) q * n;
+            double lo = INFINITY, hi = -INFINITY;
+            for (size_t j = 0; j < n; j++) {
+                z[(size_t) k * n + j] = y[j];
+                if (y[j] < lo) lo = y[j];
+                if (y[j] > hi) hi = y[j];
+            }
+            st->mid[k] = 0.5 * (lo + hi);
+            st->half[k] = 0.5 * (hi - lo);
+            for (size_t i = 0; i < nt; i++)
+                sharp_sides(st, k, tg->pred_mean[i + (size_t) q * nt], rel->unknown_range[q],
+                            t + (size_t) k * nt + i, NULL);
+        }
+    }
+    for (int k = 0; k < K; k++)
+        if (!(st->half[k] > 0)) st->half[k] = 1.0;
+    return 0;
+}
+
+/* The triangle (1 - |y - m| / D)_+ of a sharp unknown (coordinate k) on the
+ * records' values [lo, hi] = mid -+ half (hi - lo <= D, ms_applies): at most
+ * one of its kinks m - D, m, m + D lies inside, the kink *t (if any; else m).
+ * On either side of it a line alpha + beta u (u = (y - mid) / half) or 0:
+ * side[0..3] = alpha below, alpha above, beta below, beta above, as for the
+ * known variables. Both sides agree at the kink. */
+static void sharp_sides(const ms_state *st, int k, double m, double D, double *t,
+                        double *side)
+{
+    double lo = st->mid[k] - st->half[k], hi = st->mid[k] + st->half[k];
+    double r = (st->mid[k] - m) / D, b = st->half[k] / D, kink = m;
+    /* below: 1 - (m - y) / D = 1 - r' + b u; above: 1 - (y - m) / D */
+    double s4[4] = { 1.0 + r, 1.0 - r, b, -b };
+    if (m - D >= hi || m + D <= lo) {
+        /* 0 on the whole range */
+        s4[0] = s4[1] = s4[2] = s4[3] = 0.0;
+    } else if (m + D < hi) {
+        /* m < lo: the line 1 - (y - m) / D up to m + D, then 0 */
+        kink = m + D;
+        s4[0] = 1.0 - r;
+        s4[2] = -b;
+        s4[1] = s4[3] = 0.0;
+    } else if (m - D > lo) {
+        /* m > hi: 0 up to m - D, then 1 - (m - y) / D */
+        kink = m - D;
+        s4[1] = 1.0 + r;
+        s4[3] = b;
+        s4[0] = s4[2] = 0.0;
+    }
+    if (t) *t = kink;
+    if (side) memcpy(side, s4, sizeof s4);
+}
+
+/* The number of records with z <= x (inclusive) or z < x, z[ord[.]]
+ * ascending. */
+static size_t count_below(const double *z, const int *ord, size_t n, double x, int inclusive)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double v = z[ord[mid]];
+        if (inclusive ? v <= x : v < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Per target, a bound of sum_j |g_sigma(y_j) - tri(y_j)| over the sharp
+ * unknowns (every other factor is in [0, 1]). The triangle is a sum of three
+ * hinges, tri(y) = [(y - m + D)_+ - 2 (y - m)_+ + (y - m - D)_+] / D, and
+ * smoothing a hinge by N(0, sigma^2) adds sigma psi(x), x the distance to its
+ * kink in SDs, psi(x) = E[(x + Z)_+] - x_+ = phi(x) - |x| Q(|x|), in [0,
+ * phi(x)]. So |g_sigma - tri| <= (sigma / D) [psi(x + d) + 2 psi(x) +
+ * psi(x - d)], and summed over the records <= (sigma / D) [phi(0) (N_1 +
+ * 2 N_2 + N_3) + 4 phi(MS_NEAR_SD) n], N_k the records within MS_NEAR_SD
+ * SDs of kink k (by bisection in the sorted values). 0 when sigma = 0. */
+static int sharp_error(ms_state *st, const rm_released *rel, const rm_targets *tg)
+{
+    size_t n = st->n, nt = st->nt;
+    st->sharp_err = calloc(nt + 1, sizeof(double));
+    if (!st->sharp_err) return -1;
+    double phi0 = RM_INV_SQRT_2PI, phi_far = RM_INV_SQRT_2PI * exp(-0.5 * MS_NEAR_SD * MS_NEAR_SD);
+    for (int s = 0; s < st->n_sharp; s++) {
+        int q = st->sharp_q[s], k = st->n_known + s;
+        double sd = rel->unknown_sd[q], D = rel->unknown_range[q];
+        if (!(sd > 0)) continue;
+        const double *z = st->zraw + (size_t) k * n;
+        const int *ord = st->gsort[k];
+        for (size_t i = 0; i < nt; i++) {
+            double m = tg->pred_mean[i + (size_t) q * nt], w[3] = { 1.0, 2.0, 1.0 }, near = 0.0;
+            double kinks[3] = { m - D, m, m + D };
+            for (int e = 0; e < 3; e++) {
+                double a = kinks[e] - MS_NEAR_SD * sd, b = kinks[e] + MS_NEAR_SD * sd;
+                near += w[e] * (double) (count_below(z, ord, n, b, 1) - count_below(z, ord, n, a, 0));
+            }
+            st->sharp_err[i] += sd / D * (phi0 * near + 4.0 * phi_far * (double) n) * (1.0 + 1e-10);
+        }
+    }
+    return 0;
+}
+
 ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_targets *tg,
                      int threads)
 {
@@ -362,14 +536,25 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     int K = rel->n_known;
     st->n = n;
     st->nt = nt;
-    st->K = K;
-    st->subsets = 1 << K;
     st->cur_pair = -1;
     if (threads < 1) threads = 1;
     st->slots = threads;
     st->threads = threads;
+    /* the smooth unknowns in the dimensions of the blocks, the sharp ones
+     * as coordinates after the known variables */
+    int smooth[MS_MAX_UNKNOWN] = { -1, -1 }, n_smooth = 0;
+    for (int q = 0; q < rel->n_unknown; q++) {
+        if (sharp_unknown(rel->unknown_sd[q], rel->unknown_range[q]))
+            st->sharp_q[st->n_sharp++] = q;
+        else if (rel->unknown_range[q] > 0) smooth[n_smooth++] = q;
+    }
+    st->n_known = K;
+    K += st->n_sharp;
+    st->K = K;
+    st->subsets = 1 << K;
     for (int q = 0; q < 2; q++)
-        if (prepare_unknown(st, q, rel, tg) != 0) goto fail;
+        if (prepare_unknown(st, q, smooth[q], rel, tg) != 0) goto fail;
+    if (coordinates(st, ix, rel, tg) != 0) goto fail;
     st->ord = st->un[0].ord * st->un[1].ord;
     st->V = st->subsets * st->ord;
     st->pairs = st->un[0].levels * st->un[1].levels;
@@ -408,26 +593,19 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     }
     if (!st->blk_count || !st->blk_start || !st->tl_start || !st->u || !okk)
         goto fail;
-    /* centred, scaled known coordinates */
+    /* centred, scaled coordinates */
     for (int k = 0; k < K; k++) {
-        const double *z = rel->masked_known + (size_t) k * n;
-        double lo = ix->sorted[(size_t) k * n], hi = ix->sorted[(size_t) k * n + n - 1];
-        double a = 0.5 * (lo + hi), s = 0.5 * (hi - lo);
-        if (!(s > 0)) s = 1.0;
-        for (size_t j = 0; j < n; j++) st->u[j * K + k] = (z[j] - a) / s;
+        const double *z = st->zraw + (size_t) k * n;
+        for (size_t j = 0; j < n; j++) st->u[j * K + k] = (z[j] - st->mid[k]) / st->half[k];
     }
     /* records by coordinate (grouped by block pair by pair, build_pair) */
     for (int k = 0; k < K; k++)
-        if (sort_order(rel->masked_known + (size_t) k * n, 1, n, st->gsort[k]) != 0) goto fail;
+        if (sort_order(st->zraw + (size_t) k * n, 1, n, st->gsort[k]) != 0) goto fail;
+    if (st->n_sharp && sharp_error(st, rel, tg) != 0) goto fail;
 
     /* targets */
-    st->tk = tg->known;
-    st->zraw = rel->masked_known;
-    st->pstride = st->subsets * st->subsets;
     st->side = malloc((nt * (size_t) K * 4 + 1) * sizeof(double));
     st->cabs = malloc((nt + 1) * sizeof(double));
-    /* K = 4: computed when needed (part_row) */
-    st->pcoef = K <= 3 ? malloc((nt * (size_t) st->pstride + 1) * sizeof(double)) : NULL;
     for (int k = 0; k < K; k++) {
         st->tordk[k] = malloc((nt + 1) * sizeof(int));
         if (!st->tordk[k]) goto fail;
@@ -440,11 +618,11 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
     st->slot_fp = malloc(((size_t) st->slots * nt + 1) * sizeof(double));
     st->gcache = malloc(((size_t) threads * nt * (st->ord + 4) + 1) * sizeof(double));
     st->skip = malloc((size_t) threads * nt + 1);
-    if (!st->side || !st->cabs || (K <= 3 && !st->pcoef) || !st->est || !st->rem || !st->fp ||
+    if (!st->side || !st->cabs || !st->est || !st->rem || !st->fp ||
         !st->slot_est || !st->slot_rem || !st->slot_fp || !st->gcache || !st->skip)
         goto fail;
     for (int k = 0; k < K; k++)
-        if (sort_order(tg->known + (size_t) k * nt, 1, nt, st->tordk[k]) != 0) goto fail;
+        if (sort_order(st->tk + (size_t) k * nt, 1, nt, st->tordk[k]) != 0) goto fail;
     if (K >= 3) {
         /* the largest block of any pair is at most n records; per thread
          * K - 1 coordinates of the records and of the targets */
@@ -473,11 +651,12 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
         mt_setup_target(ix, rel, tg, i, &c);
         for (int k = 0; k < K; k++) {
             double *sd4 = st->side + (i * K + k) * 4;
-            const double *srt = ix->sorted + (size_t) k * n;
-            double lo = srt[0], hi = srt[n - 1], a = 0.5 * (lo + hi), s = 0.5 * (hi - lo);
-            if (!(s > 0)) s = 1.0;
-            if (c.act[k]) {
-                double F = c.far[k], r = (a - c.t[k]) / F;
+            if (k >= st->n_known) {
+                int q = st->sharp_q[k - st->n_known];
+                sharp_sides(st, k, tg->pred_mean[i + (size_t) q * nt], rel->unknown_range[q],
+                            NULL, sd4);
+            } else if (c.act[k]) {
+                double F = c.far[k], r = (st->mid[k] - c.t[k]) / F, s = st->half[k];
                 /* z <= t: 1 - (t - z) / F; z > t: 1 - (z - t) / F */
                 sd4[0] = 1.0 + r;
                 sd4[1] = 1.0 - r;
@@ -488,11 +667,7 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
                 sd4[2] = sd4[3] = 0.0;
             }
         }
-        if (st->pcoef) part_coefficients(st, i, st->pcoef + i * (size_t) st->pstride, st->cabs + i);
-        else {
-            double scratch[(1 << MS_MAX_KNOWN) * (1 << MS_MAX_KNOWN)];
-            part_coefficients(st, i, scratch, st->cabs + i);
-        }
+        st->cabs[i] = part_abs_bound(st, i);
     }
     return st;
 
@@ -751,57 +926,20 @@ static void record_moments(const ms_state *st, size_t j, const double *c, const 
     }
 }
 
-/* The part coefficients of target i: coef[W * 2^K + S] for W a subset of
- * the known variables (the part D_W: the block's records with z_w <= t_w for
- * every w in W; W = 0 is the block's total) and S a monomial u^S. On the
- * orthant L of t (the variables with z_v <= t_v) the known factors are
- * sum_S c_L[S] u^S, c_L[S] = prod_{v in S} beta_v(L) prod_{v not in S}
- * alpha_v(L); the orthant's sum is O_L = sum_{W containing L} (-1)^{|W - L|}
- * D_W (inclusion-exclusion), so coef[W][S] = sum_{L in W} (-1)^{|W - L|}
- * c_L[S] (Mobius inversion). *cabs bounds the sum of the |terms|: of the
- * coefficients and of the products and sums that computed them (for the
- * rounding bound). */
-static void part_coefficients(const ms_state *st, size_t i, double *coef, double *cabs)
-{
-    int K = st->K, NS = st->subsets;
-    const double *sd = st->side + i * (size_t) K * 4;
-    double c[1 << MS_MAX_KNOWN][1 << MS_MAX_KNOWN];
-    for (int L = 0; L < NS; L++)
-        for (int S = 0; S < NS; S++) {
-            double f = 1.0;
-            for (int v = 0; v < K; v++) {
-                const double *s4 = sd + v * 4;
-                int low = (L >> v) & 1;
-                f *= ((S >> v) & 1) ? (low ? s4[2] : s4[3]) : (low ? s4[0] : s4[1]);
-            }
-            c[L][S] = f;
-        }
-    double total = 0.0;
-    for (int W = 0; W < NS; W++)
-        for (int S = 0; S < NS; S++) {
-            double sum = 0.0, abs_sum = 0.0;
-            /* the subsets L of W, from W down to the empty set */
-            for (int L = W;; L = (L - 1) & W) {
-                int odd = 0;
-                for (int x = W ^ L; x; x &= x - 1) odd ^= 1;
-                sum += odd ? -c[L][S] : c[L][S];
-                abs_sum += fabs(c[L][S]);
-                if (L == 0) break;
-            }
-            coef[W * NS + S] = sum;
-            total += fabs(sum) + abs_sum;
-        }
-    *cabs = total;
-}
-
-/* The coefficients coef[W * 2^K + S] (S = 0..2^K - 1) of part W for target
- * i: stored for K <= 3; for K = 4 computed into buf by the product form of
- * the Mobius sum (each |term| at most sum_L |c_L[S]|, which cabs counts):
- * prod_{v in W} (x_v(low) - x_v(high)) prod_{v not in W} x_v(high). */
+/* The part coefficients of target i, part W: coef[S] (S = 0..2^K - 1) for
+ * the part D_W (the block's records with z_w <= t_w for every w in W; W = 0
+ * is the block's total) and the monomial u^S. On the orthant L of t (the
+ * variables with z_v <= t_v) the known factors are sum_S c_L[S] u^S,
+ * c_L[S] = prod_v x_v(L, S), x_v = beta_v or alpha_v on v's side of L as v is
+ * in S or not; the orthant's sum is O_L = sum_{W containing L} (-1)^{|W - L|}
+ * D_W (inclusion-exclusion), so coef_W[S] = sum_{L in W} (-1)^{|W - L|}
+ * c_L[S] (Mobius inversion), which factors over the variables:
+ * prod_{v in W} (x_v(low) - x_v(high)) prod_{v not in W} x_v(high). Computed
+ * when a part is added (2^K K multiplies; a table would take 2^K x 2^K
+ * doubles per target). */
 static const double *part_row(const ms_state *st, size_t i, int W, double *buf)
 {
     int K = st->K, NS = st->subsets;
-    if (st->pcoef) return st->pcoef + i * (size_t) st->pstride + W * NS;
     const double *sd = st->side + i * (size_t) K * 4;
     double x[MS_MAX_KNOWN][2];
     for (int v = 0; v < K; v++) {
@@ -817,6 +955,24 @@ static const double *part_row(const ms_state *st, size_t i, int W, double *buf)
         buf[S] = f;
     }
     return buf;
+}
+
+/* A bound of the sum over all parts W and monomials S of |coef_W[S]| and of
+ * the |terms| of the products that compute it (for the rounding bound):
+ * expanding the product form, each coef_W[S] is a signed sum of the c_L[S],
+ * L in W, so the |terms| sum to sum_W sum_{L in W} |c_L[S]| = sum_L 2^(K -
+ * |L|) prod_v (|alpha_v(L)| + |beta_v(L)|) = prod_v (f_v(low) + 2 f_v(high)),
+ * f_v(side) = |alpha_v| + |beta_v| on that side; |coef_W[S]| is at most its
+ * terms' sum: twice that bounds both. */
+static double part_abs_bound(const ms_state *st, size_t i)
+{
+    const double *sd = st->side + i * (size_t) st->K * 4;
+    double prod = 1.0;
+    for (int v = 0; v < st->K; v++) {
+        const double *s4 = sd + v * 4;
+        prod *= fabs(s4[0]) + fabs(s4[2]) + 2.0 * (fabs(s4[1]) + fabs(s4[3]));
+    }
+    return 2.0 * prod * (1.0 + 1e-12);
 }
 
 typedef struct {
@@ -1091,8 +1247,9 @@ static double run_bin(void *ctx, size_t row, int thread)
      * rounding of |u|, |v| <= 1: the moment's product (K + om[0] + om[1]
      * factors), its conversion back from fixed point, the inner products
      * (V terms), the 2^K parts (for K = 3 one more per level of the
-     * dominance tree), the blocks of the target; each coefficient is a sum
-     * of up to 2^K products of K factors. */
+     * dominance tree), the blocks of the target; each coefficient is a
+     * product of K factors, each a difference of two sides (2 K roundings,
+     * within the K + 2^K counted for it). */
     int shift = 61;
     for (size_t m = nb + 1; m > 1; m = (m + 1) / 2) shift--;
     double lg = ceil(log2((double) nb + 2.0)) + 1.0;
@@ -1194,6 +1351,6 @@ void ms_error(const ms_state *st, double *err)
     for (size_t i = 0; i < st->nt; i++) {
         double r = st->rem[i] > 0 ? st->rem[i] : 0.0;
         /* the remainder's sum is itself rounded: its terms are in fp */
-        err[i] = (r + st->fp[i]) * (1.0 + 1e-12);
+        err[i] = (r + st->fp[i] + (st->sharp_err ? st->sharp_err[i] : 0.0)) * (1.0 + 1e-12);
     }
 }

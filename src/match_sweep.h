@@ -35,6 +35,13 @@
  * u^S v0^a v1^b, the coefficients G0_a G1_b and the remainder
  * r0 s1 + r1 s0 + r0 r1 (s bounds |the factor| over the block).
  *
+ * A sharp unknown (residual SD 0, or below range / 2^21: too many bins)
+ * is swept as the triangle (1 - |y - m| / Delta)_+ itself: the released
+ * range has length Delta, so at most one of its kinks lies inside the data
+ * and it is one more coordinate of the known layer (target value that kink,
+ * a line or 0 on either side); the smoothing by N(0, sigma^2) is bounded
+ * apart (sharp_error in match_sweep.c).
+ *
  * So S(t) = sum_b sum_{orthant, S, d} G_d coef_S M_{b, orthant, S, d}(t) with
  * the moments M = sum over records of bin b in the orthant of t of u^S v^d.
  * The orthants' sums come by inclusion-exclusion from the dominance sums
@@ -48,10 +55,11 @@
  * of z_c; |W| = 3 by the 3-d dominance sums of match_dominance.c (a segment
  * tree over z_1, in each node a sweep over z_2 with a Fenwick tree over the
  * z_3 rank); |W| = 4 by the 4-d dominance sums of match_dominance.c (a
- * segment tree over z_1 whose canonical nodes run the 3-d structure). For
- * four known variables the part coefficients are not stored (2^4 x 2^4 per
- * target): coef_{W,S} = prod_{v in W} (x_v(low) - x_v(high)) prod_{v not in
- * W} x_v(high) (x_v = alpha_v or beta_v as v is in S or not) is computed
+ * segment tree over z_1 whose canonical nodes run the 3-d structure). The
+ * Mobius sum factors over the variables: coef_{W,S} = prod_{v in W}
+ * (x_v(low) - x_v(high)) prod_{v not in W} x_v(high) (x_v = alpha_v or
+ * beta_v as v is in S or not), computed when a part is added (a table would
+ * take 2^K x 2^K doubles per target: 2 GB at 1e6 targets for K = 4)
  * when a part is added. The moments are summed in fixed point (int64_t), exactly. Every
  * sum for a target is that of a fixed set of records (and its segment-tree
  * nodes come in a fixed order), whatever the other targets: the result of a
@@ -67,7 +75,8 @@
  * coefficients). A target whose bound exceeds prob_tol relative to its lower
  * bound is left to the per-target walk of match_sum.c (the caller). */
 
-/* at most 4 known variables; with 3 or 4, at most one unknown (ms_applies) */
+/* at most 4 coordinates of the known layer (known variables and sharp
+ * unknowns); with 3 or 4, at most one smooth unknown (ms_applies) */
 #define MS_MAX_KNOWN 4
 #define MS_MAX_UNKNOWN 2
 #define MS_DEGREE 12
@@ -85,9 +94,11 @@
 
 typedef struct ms_state ms_state;
 
-/* Does the sweep apply to this release (at most MS_MAX_KNOWN known, at most
- * MS_MAX_UNKNOWN unknowns (one with three known), each with a positive SD or
- * no spread, at most MS_MAX_BINS fine bins in all)? */
+/* Does the sweep apply to this release: at most MS_MAX_UNKNOWN unknowns;
+ * the known variables and the sharp unknowns (residual SD 0 or below range /
+ * 2^21, whose range spans their values) at most MS_MAX_KNOWN, with three or
+ * four of them at most one other (smooth) unknown; the smooth unknowns' fine
+ * bins at most MS_MAX_BINS in all. */
 int ms_applies(const rm_released *rel);
 
 /* Prepare the sweep of the targets (NULL when memory is short). `threads`
@@ -96,6 +107,9 @@ ms_state *ms_prepare(const mt_index *ix, const rm_released *rel, const rm_target
                      int threads);
 /* The fine bins, and the blocks (all levels) to run. */
 int ms_bins(const ms_state *st);
+/* The unknowns swept as the triangle itself (sharp: residual SD 0 or below
+ * range / 2^21; one more coordinate of the known layer each). */
+int ms_sharp(const ms_state *st);
 int ms_blocks(const ms_state *st);
 /* Blocks [from, to) (at most `threads`, within one level: the run stops at
  * the level's end), added to the targets' sums in block order. Returns the

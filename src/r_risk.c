@@ -256,7 +256,7 @@ SEXP r_risk_match_sweep(SEXP spec)
 #ifndef _OPENMP
     threads = 1;
 #endif
-    const char *names[] = { "estimate", "error", "bins", "" };
+    const char *names[] = { "estimate", "error", "bins", "sharp", "" };
     SEXP out = PROTECT(r_named_list(names));
     if (!ms_applies(&rel)) {
         UNPROTECT(1);
@@ -272,6 +272,7 @@ SEXP r_risk_match_sweep(SEXP spec)
     memcpy(est, ms_estimate(st), n_targets * sizeof(double));
     ms_error(st, err);
     r_list_set(out, "bins", ScalarInteger(ms_bins(st)));
+    r_list_set(out, "sharp", ScalarInteger(ms_sharp(st)));
     UNPROTECT(3);
     return out;
 }

@@ -128,7 +128,7 @@ test_that("a target whose mean sits on a bin edge, records on edges", {
   }
 })
 
-test_that("a small residual SD gives many bins and stays certified; a tiny one is not swept", {
+test_that("a small residual SD gives many bins and stays certified; a tiny one is swept as the triangle", {
   dat <- sweep_data(800, 2, 1, "plain", 5)
   rows <- seq(1, 800, by = 20)
   spec <- sweep_spec(dat$mk, dat$my, dat$Z[rows, ], rows)
@@ -526,18 +526,20 @@ test_that("two unknowns: the certified interval holds the exact normaliser", {
   spec <- sweep_spec2(dat$mk, dat$my, tk, rows)
   spec$unknown_sd <- spec$unknown_range / 2049
   expect_null(.Call(epimask:::C_risk_match_sweep, spec)$estimate)
-  # a residual SD of 0: that unknown is swept as the exact triangle
-  # (test-risk-match-sharp.R)
+  # a residual SD of 0: that unknown is swept as the triangle itself (one more
+  # coordinate), the other by its bins
   spec$unknown_sd <- c(spec$unknown_range[1] / 20, 0)
   sw <- .Call(epimask:::C_risk_match_sweep, spec)
-  expect_equal(sw$sharp, 1)
-  triangle <- vapply(seq_along(rows), function(i) {
-    p <- sweep_ref_scores(spec$masked_known, spec$masked_unknown[, 1], spec$target_known[i, ],
-                          spec$pred_mean[i, 1], spec$unknown_sd[1], spec$unknown_range[1])
-    sum(p * pmax(0, 1 - abs(spec$masked_unknown[, 2] - spec$pred_mean[i, 2]) /
-                   spec$unknown_range[2]))
+  expect_identical(sw$sharp, 1L)
+  expect_identical(sw$bins, as.integer(ceiling(spec$unknown_range[1] / (2 * spec$unknown_sd[1]))))
+  exact <- vapply(seq_along(rows), function(i) {
+    p <- sweep_ref_scores(spec$masked_known, NULL, spec$target_known[i, ], 0, 0, 0)
+    y <- spec$masked_unknown
+    sum(p * sweep_ref_g(y[, 1], spec$pred_mean[i, 1], spec$unknown_sd[1], spec$unknown_range[1]) *
+          pmax(0, 1 - abs(y[, 2] - spec$pred_mean[i, 2]) / spec$unknown_range[2]))
   }, double(1))
-  expect_true(all(abs(sw$estimate - triangle) <= sw$error))
+  expect_true(all(abs(sw$estimate - exact) <= sw$error))
+  expect_true(all(sw$error <= 1e-6 * (sw$estimate - sw$error)))
   # three known variables with two unknowns: not swept (8 x 169 moments per
   # record); risk_match() takes the walk and stays within prob_tol of the loop
   dat <- sweep_data2(600, 3, "plain", 790)
