@@ -446,9 +446,28 @@ test_that("exact unknowns: a default call past the pair limit computes the proba
                      method = "exhaustive")
     expect_identical(rates$per_target$c, ex$per_target$c, info = info)
     expect_identical(rates$per_target$I, ex$per_target$I, info = info)
+    expect_message(risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
+                              method = "tree"), "predicted exactly")
     expect_silent(asked <- risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
                                       prob_tol = 1e-6, method = "tree"))
     expect_true(all(abs(asked$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
                 info = info)
   }
+  # known + exact = 5: the sweep does not apply; the message says why, and
+  # prob_tol given takes the walk, within 1e-6 of the loop
+  set.seed(3400)
+  d <- sharp_release(1500, 3, "s", TRUE, 3403)
+  d$original$k4 <- d$original$k1 + rnorm(1500)
+  d$masked$k4 <- d$original$k4 + rnorm(1500, sd = 0.3)
+  known <- c(d$known, "k4")
+  expect_message(rates <- risk_match(d$original, d$masked, known, d$unknown, targets = tg,
+                                     method = "tree"),
+                 "4 known variables and 1 unknown predicted exactly",
+                 class = "epimask_message_probs_skipped")
+  expect_true(all(is.na(rates$per_target$prob_true)))
+  ex <- risk_match(d$original, d$masked, known, d$unknown, targets = tg, method = "exhaustive")
+  expect_identical(rates$per_target$c, ex$per_target$c)
+  asked <- risk_match(d$original, d$masked, known, d$unknown, targets = tg, prob_tol = 1e-6,
+                      method = "tree")
+  expect_true(all(abs(asked$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6))
 })
