@@ -80,7 +80,8 @@
 #'   bounds (never by sampling), in one of two ways.
 #'
 #'   The sweep (with at most 4 known variables and at most 2 unknown, at
-#'   most 1 unknown with 3 or 4 known, and
+#'   most 1 unknown with 3 or 4 known, an unknown predicted exactly counting
+#'   as a known variable (below), and
 #'   `prob_tol` below 0.05) computes it for all targets at once. On each side
 #'   of \eqn{t_v} the factor \eqn{1 - |z_v - t_v| / \Delta_v(t)} is linear in
 #'   \eqn{z_v}, so in each orthant of \eqn{t} the product of the known
@@ -132,9 +133,32 @@
 #'   per-target walk below, so every target is certified. The result of a
 #'   target does not depend on the threads nor on how targets are split.
 #'
+#'   An unknown that the intruder's regression predicts exactly (an exact
+#'   linear function of the known variables in the released data: residual
+#'   SD 0, or so small that its range spans more than \eqn{2^{20}} bins of 2
+#'   SDs, as the \eqn{10^{-15}} of the scale that rounding leaves) is
+#'   *sharp*: its factor is taken as the triangle
+#'   \eqn{(1 - |y - \hat m(t)| / \Delta)_+} itself. The released values span
+#'   exactly \eqn{\Delta}, so at most one of the triangle's kinks
+#'   \eqn{\hat m(t) - \Delta}, \eqn{\hat m(t)}, \eqn{\hat m(t) + \Delta} lies
+#'   inside them, and on either side of it the factor is linear in
+#'   \eqn{y} (or 0): the unknown is one more coordinate of the sweep, like a
+#'   known variable, with the kink as the target's value. The difference
+#'   from the intruder's factor (the triangle averaged over the normal law
+#'   of SD \eqn{\sigma}), at most \eqn{(\sigma / \Delta)} times
+#'   \eqn{\phi(0) = 0.4} per record within \eqn{8\sigma} of a kink (twice
+#'   for the middle one) and \eqn{4\phi(8)} per other record (methods
+#'   vignette, section 11), is added to the certified bound: 0 for a
+#'   residual SD of 0, and a target it makes wider than `prob_tol` goes to
+#'   the walk. So the sweep counts known variables plus sharp unknowns as
+#'   its coordinates (at most 4; with 3 or 4, at most 1 other unknown; the
+#'   other unknowns' bins at most \eqn{2^{20}}), and a sharp unknown costs
+#'   what one more known variable costs.
+#'
 #'   The per-target walk (everything else: 5 or more known variables, 3
-#'   or more unknown, 3 or 4 known with 2 unknown, a residual SD of 0, more than
-#'   \eqn{2^{20}} bins of 2 SDs (the product over the unknowns of their
+#'   or more unknown, 3 or 4 known with 2 unknown, known variables and
+#'   sharp unknowns 5 or more, more than
+#'   \eqn{2^{20}} bins of 2 SDs (the product over the other unknowns of their
 #'   range over 2 SDs),
 #'   `prob_tol` of 0.05 and more, or `options(epimask.match_sweep = FALSE)`)
 #'   refines the nodes' moment bounds widest gap first (the unknown factor
@@ -175,10 +199,14 @@
 #' The rates (`c`, `I`, hence `expected_match_risk`, `percent_correct`,
 #' `true_match_rate`, `false_match_rate`) are sub-quadratic, and so are
 #' `prob_true` and `prob_max` where the sweep applies (at most 4 known and 2
-#' unknown variables, 1 unknown with 3 or 4 known, residual SDs above 0, at most
+#' unknown variables, 1 unknown with 3 or 4 known, an unknown predicted
+#' exactly counting as a known variable, at most
 #' \eqn{2^{20}} bins of 2 SDs; section above). With one unknown variable (or
 #' none) and at most 3 known the default call then computes everything, for
-#' any number of targets (with 4 known see below). With two unknown
+#' any number of targets (with 4 known see below); so it does with
+#' sharp unknowns when the known variables and the sharp unknowns are at
+#' most 3 and at most one other unknown remains (with 4 of them, as with 4
+#' known, a default call past the limit below gives the rates only). With two unknown
 #' variables the sweep costs about 10 times more (measured on this machine
 #' at load averages 2 to 3, 2 threads, \eqn{10^6} records and targets of a
 #' simulated release with two known variables: 672 s of CPU against 80 s for
