@@ -384,6 +384,9 @@
 #'     \item{`n_records`, `n_targets`, `known`, `unknown`, `sigma`}{the numbers
 #'       of released records and targets, the variables, and the residual SD
 #'       of the intruder's regression for each unknown variable.}
+#'     \item{`unknown_exact`}{for each unknown variable, `TRUE` when the
+#'       released known variables predict it exactly (residual SD 0 or below
+#'       \eqn{2^{-21}} of its released range): the intruder has it for free.}
 #'     \item{`method`, `prob_tol`}{the method used and the relative error
 #'       certified for `prob_true` and `prob_max` (0 when exact, `NA` when
 #'       they were not computed).}
@@ -478,6 +481,9 @@ risk_match <- function(original, masked, known, unknown = NULL,
   out <- new_epimask_match(res, targets, n, known, unknown, intruder$sigma)
   out$method <- method
   out$prob_tol <- if (!probs) NA_real_ else if (method == "tree") prob_tol else 0
+  # unknowns the released known variables predict exactly (residual SD 0 or
+  # below 1/2^21 of the range): worth saying, the intruder has them for free
+  out$unknown_exact <- unname(match_sweep_sharp(intruder$sigma, intruder$range))
   if (!probs) inform_probs_skipped(n, length(targets), length(known), length(unknown),
                                    intruder$sigma, intruder$range, sweep)
   out
@@ -894,6 +900,7 @@ summary.epimask_match <- function(object, ...) {
   structure(list(
     ties = ties, n_records = object$n_records, n_targets = object$n_targets,
     known = object$known, unknown = object$unknown, sigma = object$sigma,
+    unknown_exact = object$unknown_exact,
     expected_match_risk = object$expected_match_risk,
     percent_correct = object$percent_correct,
     true_match_rate = object$true_match_rate,
@@ -922,12 +929,15 @@ format.summary.epimask_match <- function(x, digits = 3, header = TRUE, ...) {
     if (length(x$unknown)) {
       # each SD formatted alone (format() of a vector pads to a common width)
       sds <- vapply(x$sigma, fmt, "")
+      exact <- if (is.null(x$unknown_exact)) rep(FALSE, length(sds)) else x$unknown_exact
       if (length(sds) == 1L) {
-        cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SD %s)\n",
-                    x$unknown, sds))
+        cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SD %s%s)\n",
+                    x$unknown, sds, if (exact) ": predicted exactly" else ""))
       } else {
-        cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SDs %s)\n",
-                    paste(x$unknown, collapse = ", "), paste(sds, collapse = ", ")))
+        cat(sprintf("  Unknown: %s (intruder's regression on the known, residual SDs %s%s)\n",
+                    paste(x$unknown, collapse = ", "), paste(sds, collapse = ", "),
+                    if (any(exact)) sprintf("; %s predicted exactly",
+                                            paste(x$unknown[exact], collapse = ", ")) else ""))
       }
     } else {
       cat("  Unknown: none\n")

@@ -560,3 +560,25 @@ test_that("print gives each unknown's residual SD at its own width", {
   expect_match(format(summary(one)), sprintf("residual SD %s)", format(signif(sd_y, 3))),
                fixed = TRUE, all = FALSE)
 })
+
+test_that("an unknown the known variables predict exactly is said so", {
+  set.seed(13)
+  original <- data.frame(x = rnorm(300), z = rnorm(300))
+  original$y <- 3 * original$x - 2 * original$z + 1
+  original$w <- original$x + rnorm(300)
+  masked <- original
+  masked$x <- masked$x + rnorm(300, sd = 0.1)
+  masked$z <- masked$z + rnorm(300, sd = 0.1)
+  masked$y <- 3 * masked$x - 2 * masked$z + 1
+  res <- risk_match(original, masked, known = c("x", "z"), unknown = c("y", "w"), threads = 1)
+  # by lm() on the released data: y is exact (residual SD ~ 1e-15 against a
+  # range of ~ 20), w is not
+  fit_y <- stats::lm(y ~ x + z, data = masked)
+  expect_lt(sqrt(sum(residuals(fit_y)^2) / fit_y$df.residual), diff(range(masked$y)) * 2^-21)
+  expect_identical(res$unknown_exact, c(TRUE, FALSE))
+  line <- grep("Unknown:", format(summary(res)), value = TRUE)
+  expect_match(line, "; y predicted exactly)", fixed = TRUE)
+  one <- risk_match(original, masked, known = c("x", "z"), unknown = "w", threads = 1)
+  expect_identical(one$unknown_exact, FALSE)
+  expect_false(any(grepl("predicted exactly", format(summary(one)))))
+})
