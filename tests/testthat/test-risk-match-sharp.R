@@ -300,10 +300,12 @@ test_that("risk_match() with exact unknowns: c and I the loop's, probabilities w
     rows <- seq(2, n, by = 37)
     info <- sprintf("k = %d unknowns %s integer %s", cs$k, paste(cs$u, collapse = ""), integer)
     tr <- risk_match(d$original, d$masked, d$known, d$unknown, targets = rows, threads = 2)
-    # the intruder's regression of each exact unknown: sharp
+    # the intruder's regression of each exact unknown: sharp (and the result
+    # says which unknowns the known variables predict exactly)
     for (q in which(cs$u == "s"))
       expect_true(tr$sigma[q] == 0 || diff(range(d$Y[, q])) / (2 * tr$sigma[q]) > 2^20,
                   info = info)
+    expect_identical(tr$unknown_exact, cs$u == "s", info = info)
     expect_false(anyNA(tr$per_target$prob_true), info = info)
     ex <- risk_match(d$original, d$masked, d$known, d$unknown, targets = rows,
                      method = "exhaustive", threads = 1)
