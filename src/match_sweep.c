@@ -46,6 +46,7 @@ struct ms_state {
     int sharp_q[MS_MAX_UNKNOWN];    /* the sharp unknowns' indices in the release */
     double *sharp_err;
     double mid[MS_MAX_KNOWN], half[MS_MAX_KNOWN];   /* u = (z - mid) / half */
+    double lo[MS_MAX_KNOWN], hi[MS_MAX_KNOWN];      /* the records' ends, exactly */
     /* records */
     double *u;                  /* n x K, record-major: centred, scaled known coordinates */
     /* blocks: products of 1-d blocks, by pair of levels (L0, L1), numbered
@@ -407,8 +408,8 @@ static int coordinates(ms_state *st, const mt_index *ix, const rm_released *rel,
     int K = st->K, known = st->n_known;
     for (int k = 0; k < known; k++) {
         const double *srt = ix->sorted + (size_t) k * n;
-        st->mid[k] = 0.5 * (srt[0] + srt[n - 1]);
-        st->half[k] = 0.5 * (srt[n - 1] - srt[0]);
+        st->lo[k] = srt[0];
+        st->hi[k] = srt[n - 1];
     }
     if (!st->n_sharp) {
         st->zraw = rel->masked_known;
@@ -434,6 +435,8 @@ static int coordinates(ms_state *st, const mt_index *ix, const rm_released *rel,
                 if (y[j] < lo) lo = y[j];
                 if (y[j] > hi) hi = y[j];
             }
+            st->lo[k] = lo;
+            st->hi[k] = hi;
             st->mid[k] = 0.5 * (lo + hi);
             st->half[k] = 0.5 * (hi - lo);
             for (size_t i = 0; i < nt; i++)
@@ -441,21 +444,28 @@ static int coordinates(ms_state *st, const mt_index *ix, const rm_released *rel,
                             t + (size_t) k * nt + i, NULL);
         }
     }
+    for (int k = 0; k < known; k++) {
+        st->mid[k] = 0.5 * (st->lo[k] + st->hi[k]);
+        st->half[k] = 0.5 * (st->hi[k] - st->lo[k]);
+    }
     for (int k = 0; k < K; k++)
         if (!(st->half[k] > 0)) st->half[k] = 1.0;
     return 0;
 }
 
 /* The triangle (1 - |y - m| / D)_+ of a sharp unknown (coordinate k) on the
- * records' values [lo, hi] = mid -+ half (hi - lo <= D, ms_applies): at most
- * one of its kinks m - D, m, m + D lies inside, the kink *t (if any; else m).
- * On either side of it a line alpha + beta u (u = (y - mid) / half) or 0:
- * side[0..3] = alpha below, alpha above, beta below, beta above, as for the
- * known variables. Both sides agree at the kink. */
+ * records' values [lo, hi] (exactly their ends; hi - lo <= D, ms_applies):
+ * at most one of its kinks m - D, m, m + D lies inside, the kink *t (if any;
+ * else m). On either side of it a line alpha + beta u (u = (y - mid) /
+ * half) or 0: side[0..3] = alpha below, alpha above, beta below, beta above,
+ * as for the known variables. Both sides agree at the kink. The kinks
+ * m -+ D are rounded: a record between the computed and the exact kink may
+ * take the wrong side (or the wrong case), off by at most the rounding
+ * error over D (sharp_error counts it). */
 static void sharp_sides(const ms_state *st, int k, double m, double D, double *t,
                         double *side)
 {
-    double lo = st->mid[k] - st->half[k], hi = st->mid[k] + st->half[k];
+    double lo = st->lo[k], hi = st->hi[k];
     double r = (st->mid[k] - m) / D, b = st->half[k] / D, kink = m;
     /* below: 1 - (m - y) / D = 1 - r' + b u; above: 1 - (y - m) / D */
     double s4[4] = { 1.0 + r, 1.0 - r, b, -b };
@@ -477,6 +487,14 @@ static void sharp_sides(const ms_state *st, int k, double m, double D, double *t
     }
     if (t) *t = kink;
     if (side) memcpy(side, s4, sizeof s4);
+}
+
+/* The exact rounding error of fl(a + b) (Knuth's TwoSum: fl(a + b) + err =
+ * a + b). */
+static double sum_error(double a, double b)
+{
+    double s = a + b, bb = s - a;
+    return (a - (s - bb)) + (b - bb);
 }
 
 /* The number of records with z <= x (inclusive) or z < x, z[ord[.]]
@@ -501,7 +519,9 @@ static size_t count_below(const double *z, const int *ord, size_t n, double x, i
  * phi(x)]. So |g_sigma - tri| <= (sigma / D) [psi(x + d) + 2 psi(x) +
  * psi(x - d)], and summed over the records <= (sigma / D) [phi(0) (N_1 +
  * 2 N_2 + N_3) + 4 phi(MS_NEAR_SD) n], N_k the records within MS_NEAR_SD
- * SDs of kink k (by bisection in the sorted values). 0 when sigma = 0. */
+ * SDs of kink k (by bisection in the sorted values); 0 when sigma = 0.
+ * Plus, for sigma = 0 too, the rounding of the kinks m -+ D (sharp_sides):
+ * the records within its exact error e of the computed kink, |e| / D each. */
 static int sharp_error(ms_state *st, const rm_released *rel, const rm_targets *tg)
 {
     size_t n = st->n, nt = st->nt;
@@ -511,17 +531,26 @@ static int sharp_error(ms_state *st, const rm_released *rel, const rm_targets *t
     for (int s = 0; s < st->n_sharp; s++) {
         int q = st->sharp_q[s], k = st->n_known + s;
         double sd = rel->unknown_sd[q], D = rel->unknown_range[q];
-        if (!(sd > 0)) continue;
         const double *z = st->zraw + (size_t) k * n;
         const int *ord = st->gsort[k];
         for (size_t i = 0; i < nt; i++) {
-            double m = tg->pred_mean[i + (size_t) q * nt], w[3] = { 1.0, 2.0, 1.0 }, near = 0.0;
-            double kinks[3] = { m - D, m, m + D };
-            for (int e = 0; e < 3; e++) {
-                double a = kinks[e] - MS_NEAR_SD * sd, b = kinks[e] + MS_NEAR_SD * sd;
-                near += w[e] * (double) (count_below(z, ord, n, b, 1) - count_below(z, ord, n, a, 0));
+            double m = tg->pred_mean[i + (size_t) q * nt], bound = 0.0;
+            for (int side = -1; side <= 1; side += 2) {
+                double kink = m + side * D, e = fabs(sum_error(m, side * D));
+                if (e > 0)
+                    bound += e / D * (double) (count_below(z, ord, n, kink + 2.0 * e, 1) -
+                                               count_below(z, ord, n, kink - 2.0 * e, 0));
             }
-            st->sharp_err[i] += sd / D * (phi0 * near + 4.0 * phi_far * (double) n) * (1.0 + 1e-10);
+            if (sd > 0) {
+                double w[3] = { 1.0, 2.0, 1.0 }, kinks[3] = { m - D, m, m + D }, near = 0.0;
+                for (int e = 0; e < 3; e++) {
+                    double a = kinks[e] - MS_NEAR_SD * sd, b = kinks[e] + MS_NEAR_SD * sd;
+                    near += w[e] * (double) (count_below(z, ord, n, b, 1) -
+                                             count_below(z, ord, n, a, 0));
+                }
+                bound += sd / D * (phi0 * near + 4.0 * phi_far * (double) n);
+            }
+            st->sharp_err[i] += bound * (1.0 + 1e-10);
         }
     }
     return 0;

@@ -473,3 +473,28 @@ test_that("exact unknowns: a default call past the pair limit computes the proba
                       method = "tree")
   expect_true(all(abs(asked$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6))
 })
+
+test_that("a kink one ulp inside the data: the records at the end are counted", {
+  set.seed(3500)
+  z <- runif(60)
+  cases <- 0
+  for (trial in 1:300) {
+    y <- 67940 + runif(50) * 3.76
+    y <- c(y, rep(max(y), 10))
+    lo <- min(y)
+    hi <- max(y)
+    D <- hi - lo
+    u <- 2^(floor(log2(hi)) - 52)
+    for (m in c((hi - u) + D, (lo + u) - D)) {
+      # the kink m - D one ulp below hi (or m + D one ulp above lo), exactly: the ten
+      # records at hi (or the one at lo) have tri = u / D > 0
+      spec <- list(masked_known = matrix(z), masked_unknown = matrix(y), unknown_sd = 0,
+                   unknown_range = D, target_record = 0L, target_known = matrix(z[1]),
+                   pred_mean = matrix(m), threads = 1L)
+      sw <- .Call(epimask:::C_risk_match_sweep, spec)
+      expect_true(abs(sw$estimate - sharp_ref_S(spec)) <= sw$error)
+      cases <- cases + 1
+    }
+    if (cases >= 40) break
+  }
+})
