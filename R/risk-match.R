@@ -466,7 +466,9 @@ risk_match <- function(original, masked, known, unknown = NULL,
   # a default call past the pair limit leaves it out: it costs minutes per
   # 1e5 targets
   shape <- match_sweep_shape(length(known), intruder$sigma, intruder$range)
-  sweep_default <- sweep && shape[["smooth"]] < 2L && shape[["coordinates"]] < 4L
+  # (without another unknown, four coordinates cost minutes: computed)
+  sweep_default <- sweep && shape[["smooth"]] < 2L &&
+    (shape[["coordinates"]] < 4L || shape[["smooth"]] == 0L)
   probs <- method != "tree" || prob_given || sweep_default ||
     as.double(n) * length(targets) <= match_prob_pairs()
   spec <- list(masked_known = unname(masked_known), masked_unknown = unname(masked_unknown),
@@ -617,9 +619,9 @@ inform_probs_skipped_two <- function(n, n_targets) {
 # 1e6 (the same data, prob_tol = 1e-6; the rates alone about 30 s).
 match_sweep_four_cpu_per_target <- 8.9e-4
 inform_probs_skipped_four <- function(n, n_targets, n_known = 4L) {
-  what <- if (n_known >= 4L) "four known variables" else
-    sprintf(paste0("%d known variables and %d unknown predicted exactly by the intruder's ",
-                   "regression (four coordinates)"), n_known, 4L - n_known)
+  what <- if (n_known >= 4L) "four known variables and an unknown" else
+    sprintf(paste0("%d known variables, %d unknown predicted exactly by the intruder's ",
+                   "regression (four coordinates) and another unknown"), n_known, 4L - n_known)
   msg <- sprintf(paste0(
     "prob_true and prob_max were not computed (NA): with %s their ",
     "certified sum for all targets (the sweep) costs about %s of CPU for the %s targets ",

@@ -57,7 +57,12 @@
 # before_1e-6 (the walk) / before_dflt (the walk's default: past 1e9 pairs
 # the rates only) / after (the default call), at 2e4 on all targets (max_err:
 # prob_true against the loop) and at EPIMASK_BENCH_SWEEP_SHARP_N (default
-# "1e6"; the loop and the walk on samples of targets, scaled).
+# "1e6"; the loop and the walk on samples of targets, scaled);
+# EPIMASK_BENCH_SWEEP_SHARP_KNOWN (default "x+s1,x,x+s1+s2") the known sets
+# (with x, s1, s2: four coordinates). EPIMASK_BENCH_SWEEP_FOUR0 (default
+# "true") four known variables (x, s1, s2, w) and no unknown: rows loop /
+# before_1e-6 / rates (prob_tol = 1) / after_dflt, at
+# EPIMASK_BENCH_SWEEP_FOUR0_N (default "2e4,1e6").
 library(epimask)
 
 threads <- as.integer(Sys.getenv("EPIMASK_BENCH_THREADS", "2"))
@@ -429,7 +434,8 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_SHARP", "true")) == "true") {
   # known-like coordinate (K' = 3, or 2 with x alone).
   sharp_release <- function(n, known) {
     d <- released(n, "ring")
-    lin <- function(v) if (length(known) == 2L) 2 * v$x - 3 * v$s1 + 1 else 2 * v$x + 1
+    lin <- function(v) switch(length(known), 2 * v$x + 1, 2 * v$x - 3 * v$s1 + 1,
+                              2 * v$x - 3 * v$s1 + v$s2 + 1)
     d$original$y <- lin(d$original)
     d$masked$y <- lin(d$masked)
     d
@@ -470,11 +476,47 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_SHARP", "true")) == "true") {
   sizes_sharp <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_SHARP_N", "1e6"),
                                      ",")[[1]])
   ratios_sharp <- list()
-  for (n in unique(c(2e4, sizes_sharp))) for (known in list(c("x", "s1"), "x")) {
+  known_sharp <- lapply(strsplit(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_SHARP_KNOWN",
+                                                    "x+s1,x,x+s1+s2"), ",")[[1]], "[+]"),
+                        as.character)
+  for (n in unique(c(2e4, sizes_sharp))) for (known in known_sharp) {
     ratios_sharp[[length(ratios_sharp) + 1L]] <- sharp_rows(n, known)
     invisible(gc())
   }
   cat("\nRatios, exact unknown, CPU for all targets (scaled where sampled):\n")
   print(do.call(rbind, ratios_sharp), row.names = FALSE, digits = 3)
+}
+if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_FOUR0", "true")) == "true") {
+  cat("\n## four known variables, no unknown\n")
+  # The ring-masked release with a fourth known column w (a noisy function of
+  # x released with noise, as in the four known section) and no unknown: one
+  # block, no bins; the default call computes the probabilities.
+  header()
+  k4 <- c("x", "s1", "s2", "w")
+  sizes40 <- as.numeric(strsplit(Sys.getenv("EPIMASK_BENCH_SWEEP_FOUR0_N", "2e4,1e6"),
+                                 ",")[[1]])
+  for (n in sizes40) {
+    d <- released(n, "ring")
+    set.seed(3)
+    d$original$w <- 0.5 * d$original$x + rnorm(n)
+    d$masked$w <- d$original$w + rnorm(n, sd = 0.3 * sd(d$original$w))
+    sampled <- n > 2e4
+    tg_loop <- if (!sampled) seq_len(n) else round(seq(1, n, length.out = 40))
+    tg_walk <- if (!sampled) seq_len(n) else
+      sort(unique(c(tg_loop, round(seq(1, n, length.out = 200)))))
+    rm0 <- function(...) risk_match(d$original, d$masked, k4, NULL, threads = threads,
+                                    progress = FALSE, ...)
+    loop <- timed(rm0(targets = tg_loop, method = "exhaustive"))
+    walk <- timed(without_sweep(rm0(targets = tg_walk, prob_tol = 1e-6)))
+    rates <- timed(rm0(prob_tol = 1))
+    after <- timed(rm0())
+    show("k4_none", n, "loop", loop, tg_loop, loop, tg_loop)
+    show("k4_none", n, "before_1e-6", walk, tg_walk, loop, tg_loop)
+    show("k4_none", n, "rates", rates, seq_len(n), loop, tg_loop)
+    show("k4_none", n, if (is.na(after$res$prob_tol)) "after_dflt*" else "after_dflt", after,
+         seq_len(n), loop, tg_loop)
+    rm(d, loop, walk, rates, after)
+    invisible(gc())
+  }
 }
 cat(sprintf("\nLoad at end (1, 5, 15 min): %s\n", load_now()))

@@ -415,7 +415,7 @@ test_that("exact unknowns: the same object for any threads, chunking and order o
   }
 })
 
-test_that("exact unknowns: a default call past the pair limit computes the probabilities up to 3 known + exact", {
+test_that("exact unknowns: a default call past the pair limit computes the probabilities (4 coordinates: without another unknown)", {
   old <- options(epimask.match_prob_pairs = 1e4)
   on.exit(options(old), add = TRUE)
   tg <- seq(1, 1500, by = 7)
@@ -434,27 +434,39 @@ test_that("exact unknowns: a default call past the pair limit computes the proba
     ref <- sharp_ref_probs(sharp_spec(d$mk, d$Y, d$Z[tg, , drop = FALSE], tg))
     expect_true(all(abs(dflt$per_target$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
   }
-  # known + exact = 4 (as four known): the rates, NA probabilities and the
-  # classed message; prob_tol given runs the sweep
+  # known + exact = 4 without another unknown: one block, no bins (minutes
+  # at 1e6): the default call computes the probabilities, silently
   for (cs in list(list(k = 3, u = "s"), list(k = 2, u = c("s", "s")))) {
     info <- sprintf("k = %d unknowns %s", cs$k, paste(cs$u, collapse = ""))
     d <- sharp_release(1500, cs$k, cs$u, TRUE, 3300 + cs$k)
-    expect_message(rates <- risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
-                                       method = "tree"),
-                   class = "epimask_message_probs_skipped")
-    expect_true(all(is.na(rates$per_target$prob_true)), info = info)
-    expect_identical(rates$prob_tol, NA_real_, info = info)
+    expect_silent(dflt <- risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
+                                     method = "tree"))
+    expect_identical(dflt$prob_tol, 1e-6, info = info)
+    expect_identical(dflt, risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
+                                      prob_tol = 1e-6, method = "tree"), info = info)
     ex <- risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
                      method = "exhaustive")
-    expect_identical(rates$per_target$c, ex$per_target$c, info = info)
-    expect_identical(rates$per_target$I, ex$per_target$I, info = info)
-    expect_message(risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
-                              method = "tree"), "predicted exactly")
-    expect_silent(asked <- risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
-                                      prob_tol = 1e-6, method = "tree"))
-    expect_true(all(abs(asked$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
+    expect_identical(dflt$per_target$c, ex$per_target$c, info = info)
+    expect_identical(dflt$per_target$I, ex$per_target$I, info = info)
+    expect_true(all(abs(dflt$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6),
                 info = info)
   }
+  # known + exact = 4 with another unknown (as four known with one): the
+  # rates, NA probabilities and the classed message; prob_tol given runs the
+  # sweep
+  d <- sharp_release(1500, 3, c("s", "g"), TRUE, 3310)
+  expect_message(rates <- risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
+                                     method = "tree"),
+                 "predicted exactly by the intruder's regression (four coordinates) and another",
+                 fixed = TRUE, class = "epimask_message_probs_skipped")
+  expect_true(all(is.na(rates$per_target$prob_true)))
+  expect_identical(rates$prob_tol, NA_real_)
+  ex <- risk_match(d$original, d$masked, d$known, d$unknown, targets = tg, method = "exhaustive")
+  expect_identical(rates$per_target$c, ex$per_target$c)
+  expect_identical(rates$per_target$I, ex$per_target$I)
+  expect_silent(asked <- risk_match(d$original, d$masked, d$known, d$unknown, targets = tg,
+                                    prob_tol = 1e-6, method = "tree"))
+  expect_true(all(abs(asked$per_target$prob_true / ex$per_target$prob_true - 1) <= 1e-6))
   # known + exact = 5: the sweep does not apply; the message says why, and
   # prob_tol given takes the walk, within 1e-6 of the loop
   set.seed(3400)

@@ -509,6 +509,12 @@ test_that("a default call past the pair limit gives the rates and says what it l
   expect_identical(rates4$per_target$c, ex4$per_target$c)
   expect_silent(asked4 <- risk_match(sim, masked, k4w, "y", targets = tg, prob_tol = 1e-6))
   expect_same_match(asked4, ex4, 1e-6, "sweep, 4 known")
+  # four known variables and no unknown: one block, no bins (minutes at 1e6):
+  # the default call past the limit computes the probabilities, silently
+  expect_silent(swept40 <- risk_match(sim, masked, k4w, targets = tg))
+  expect_identical(swept40, risk_match(sim, masked, k4w, targets = tg, prob_tol = 1e-6))
+  expect_same_match(swept40, risk_match(sim, masked, k4w, targets = tg, method = "exhaustive"),
+                    1e-6, "sweep, 4 known, no unknown")
   # with two known variables and one unknown the sweep applies: the default
   # call past the limit computes the probabilities, silently, as prob_tol
   # = 1e-6 given does
