@@ -206,8 +206,10 @@
 #' none) and at most 3 known the default call then computes everything, for
 #' any number of targets (with 4 known see below); so it does with
 #' sharp unknowns when the known variables and the sharp unknowns are at
-#' most 3 and at most one other unknown remains (with 4 of them, as with 4
-#' known, a default call past the limit below gives the rates only). With two unknown
+#' most 3 and at most one other unknown remains, and with 4 of them (or 4
+#' known variables) and no other unknown (one block without bins: minutes at
+#' \eqn{10^6}, below); with 4 and another unknown a default call past the
+#' limit below gives the rates only. With two unknown
 #' variables the sweep costs about 10 times more (measured on this machine
 #' at load averages 2 to 3, 2 threads, \eqn{10^6} records and targets of a
 #' simulated release with two known variables: 672 s of CPU against 80 s for
@@ -243,10 +245,13 @@
 #'   3 known, the loop \tab 12.3 h \tab 11.6 h \cr
 #'   4 known (x, s1, s2, w), default call (rates only, past the limit) \tab 30 s at \eqn{10^5} \tab 31 s at \eqn{10^5} \cr
 #'   4 known, `prob_tol = 1e-6` (the sweep) \tab 891 s \tab 808 s \cr
-#'   4 known, `prob_tol = 1e-6` by the walk \tab 191 s at \eqn{10^5} \tab 208 s at \eqn{10^5}
+#'   4 known, `prob_tol = 1e-6` by the walk \tab 191 s at \eqn{10^5} \tab 208 s at \eqn{10^5} \cr
+#'   4 known and no unknown, default call (the sweep) \tab 155 s \tab \cr
+#'   4 known and no unknown, `prob_tol = 1e-6` by the walk \tab 6.5 h \tab
 #' }
 #' (the rows of the walk and the loop measured on 238 and 40 targets and
-#' scaled; the 3 known rows in another run at load averages 2 to 3; the ring
+#' scaled; the 3 known rows in another run at load averages 2 to 3, the 4
+#' known and no unknown rows in another at 1 to 1.4; the ring
 #' kernel with about 100 neighbours within its cut-off, the noise correlated
 #' normal of covariance \eqn{0.1\,\Sigma}{0.1 Sigma}). The default call gives
 #' the same `c` and `I` as the loop and `prob_true` within \eqn{10^{-6}}
@@ -283,9 +288,14 @@
 #' records near a kink of its triangle and a small sum may go to the walk.
 #' A default call computes the probabilities by the sweep when the known
 #' variables and the sharp unknowns are at most 3 (and at most one other
-#' unknown remains); with 4 of them it gives the rates past \eqn{10^9}
-#' pairs and its message gives the cost of asking (as for 4 known); with 5
-#' or more the walk (the rates only past \eqn{10^9} pairs). On adult.csv (30,162 records, age, education-num and
+#' unknown remains), or 4 without another unknown: with x, s1 and s2 known
+#' and y = \eqn{2x - 3 s_1 + s_2 + 1} at \eqn{10^6} (same script, load 1 to
+#' 1.6) 423 s elapsed, 695 s of CPU, of which the rates alone take 254 s
+#' and 428 s here (the walk about 12 hours, the loop 5.8 hours; `prob_true`
+#' within \eqn{10^{-12}} of the loop's); with 4 and another unknown it
+#' gives the rates past \eqn{10^9} pairs and its message gives the cost of
+#' asking (as for 4 known with an unknown); with 5 or more the walk (the
+#' rates only past \eqn{10^9} pairs). On adult.csv (30,162 records, age, education-num and
 #' hours-per-week noise-masked; the unknown derived after masking): age in
 #' months with age and education-num known, 0.51 s against 20.9 s with
 #' `options(epimask.match_sweep = FALSE)`; hours-per-week + education-num
@@ -307,8 +317,14 @@
 #' 420 s and 537 s, scaled from samples) and 891 s and 808 s (15 and 13
 #' min) at \eqn{10^6} (1033 s and 529 s elapsed at load averages 3 and 1.3,
 #' peak memory 3.2 GB; the walk there would take hours). So a default call past \eqn{10^9} pairs with 4
-#' known variables computes the rates only and its message gives the cost
-#' of asking; `prob_tol` given runs the sweep. At 20,000 records the sweep
+#' known variables and an unknown computes the rates only and its message
+#' gives the cost of asking; `prob_tol` given runs the sweep. Without an
+#' unknown the sweep is one block without bins and the default call computes
+#' everything: 153 s elapsed, 155 s of CPU at \eqn{10^6} (the rates alone 9 s,
+#' the walk about 6.5 hours, the loop 4.4 hours; `prob_true` within
+#' \eqn{1.1 \times 10^{-12}} of the loop's; section "four known, no
+#' unknown", load 1 to 1.4). The block runs on one thread: its parts could
+#' run in parallel, not done yet. At 20,000 records the sweep
 #' is no faster than the walk (5.3 s against 5.0 s, ring); on adult.csv
 #' (known age, education-num, fnlwgt and capital-gain, unknown
 #' hours-per-week, noise-masked) 8.4 s against 10.6 s by the walk and 40 s
