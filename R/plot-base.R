@@ -362,6 +362,15 @@ base_point_labels <- function(x, y, labels, cex, col = "grey15") {
   usr <- graphics::par("usr")
   bounds <- c(sort(graphics::grconvertX(usr[1:2], "user", "inches")),
               sort(graphics::grconvertY(usr[3:4], "user", "inches")))
+  # a point outside the region (a zoom by xlim, ylim) is clipped: so is its label
+  inside <- px >= bounds[1] & px <= bounds[2] & py >= bounds[3] & py <= bounds[4]
+  if (!any(inside)) return(invisible())
+  ok[ok] <- inside
+  col <- col[inside]
+  px <- px[inside]
+  py <- py[inside]
+  w <- w[inside]
+  h <- h[inside]
   # clear of the symbols and of the ring that marks the frontier
   radius <- 0.5 * graphics::par("cin")[2] * graphics::par("cex")
   place <- simple_label_positions(px, py, w, h, bounds, gap = 1.4 * radius, radius = radius)

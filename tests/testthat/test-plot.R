@@ -386,3 +386,21 @@ test_that("ggplot2 plots match their snapshots", {
                               ggplot2::autoplot(strip_decision_columns(zhou_like_profile()),
                                                 "mse"))
 })
+
+test_that("a zoom labels only the points inside the plot region", {
+  # the label of a point clipped by xlim / ylim used to be drawn in the margin
+  # (xpd = NA): the getting-started vignette's zoom showed "none" under the axis
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  graphics::plot.new()
+  graphics::plot.window(xlim = c(0, 1), ylim = c(0, 1))
+  usr <- graphics::par("usr")
+  place <- epimask:::base_point_labels(c(0.5, 0.2, 1.5, 0.5), c(0.5, 0.8, 0.5, -3),
+                                       c("in", "in too", "right of it", "below it"), 0.8)
+  expect_length(place$x, 2L)
+  # each placed label beside its own (inside) point: within a few label widths
+  px <- graphics::grconvertX(place$x, "inches", "user")
+  py <- graphics::grconvertY(place$y, "inches", "user")
+  expect_true(all(px > usr[1] & px < usr[2] & py > usr[3] & py < usr[4]))
+  expect_null(epimask:::base_point_labels(2, 2, "out", 0.8))
+})
