@@ -125,6 +125,14 @@ static double released_spread(const rm_released *rel, int q)
     return hi - lo;
 }
 
+int ms_sharp_unknowns(const rm_released *rel)
+{
+    int sharp = 0;
+    for (int q = 0; q < rel->n_unknown; q++)
+        sharp += sharp_unknown(rel->unknown_sd[q], rel->unknown_range[q]);
+    return sharp;
+}
+
 int ms_applies(const rm_released *rel)
 {
     if (rel->n_known < 1 || rel->n_unknown > MS_MAX_UNKNOWN) return 0;

@@ -210,8 +210,9 @@ SEXP r_risk_match(SEXP spec)
     }
     PROTECT(own);
 
-    int sweep = method == 1 && prob_tol > 0 && prob_tol < MS_TOL_MAX && r_field_int1(spec, "sweep", 0, 1) &&
-                ms_applies(&rel);
+    int sweep = method == 1 && prob_tol > 0 &&
+                (prob_tol < MS_TOL_MAX || ms_sharp_unknowns(&rel) > 0) &&
+                r_field_int1(spec, "sweep", 0, 1) && ms_applies(&rel);
 
     const char *names[] = { "prob_true", "prob_max", "c", "I", "walked", "" };
     SEXP out = PROTECT(r_named_list(names));

@@ -55,7 +55,9 @@
 # values (x and s1, or x alone), so the intruder's residual SD is at rounding
 # level and the sweep takes the unknown as the plain triangle; rows loop /
 # before_1e-6 (the walk) / before_dflt (the walk's default: past 1e9 pairs
-# the rates only) / after (the default call), at 2e4 on all targets (max_err:
+# the rates only) / after (the default call) / before_tol1 and after_tol1
+# (prob_tol = 1, as ru_profile() asks: the walk before, the sweep now), at 2e4
+# on all targets (max_err:
 # prob_true against the loop) and at EPIMASK_BENCH_SWEEP_SHARP_N (default
 # "1e6"; the loop and the walk on samples of targets, scaled);
 # EPIMASK_BENCH_SWEEP_SHARP_KNOWN (default "x+s1,x,x+s1+s2") the known sets
@@ -456,11 +458,20 @@ if (tolower(Sys.getenv("EPIMASK_BENCH_SWEEP_SHARP", "true")) == "true") {
                                                   threads = threads, progress = FALSE)))
     after <- timed(risk_match(d$original, d$masked, known, "y", threads = threads,
                               progress = FALSE))
+    # prob_tol = 1 (as ru_profile() asks): before, the walk (cheap for a
+    # smooth unknown, not for a sharp one); now the sweep
+    coarse_walk <- timed(without_sweep(risk_match(d$original, d$masked, known, "y",
+                                                  targets = tg_walk, prob_tol = 1,
+                                                  threads = threads, progress = FALSE)))
+    coarse <- timed(risk_match(d$original, d$masked, known, "y", prob_tol = 1,
+                               threads = threads, progress = FALSE))
     all_loop <- show(input, n, "loop", loop, tg_loop, loop, tg_loop)
     all_walk <- show(input, n, "before_1e-6", walk, tg_walk, loop, tg_loop)
     show(input, n, if (is.na(old_default$res$prob_tol)) "before_dflt*" else "before_dflt",
          old_default, seq_len(n), loop, tg_loop)
     show(input, n, "after", after, seq_len(n), loop, tg_loop)
+    show(input, n, "before_tol1", coarse_walk, tg_walk, loop, tg_loop)
+    show(input, n, "after_tol1", coarse, seq_len(n), loop, tg_loop)
     cat(sprintf("%-12s %5g residual SD %.3g, range %.3g (range / (2 SD) = %.3g); probabilities %s\n",
                 input, n, after$res$sigma, diff(range(d$masked$y)),
                 diff(range(d$masked$y)) / (2 * after$res$sigma),

@@ -352,6 +352,13 @@ test_that("exact unknowns: targets the sweep cannot certify go to the per-target
     expect_true(all(abs(fine$prob_max / ref[, 2] - 1) <= fine_tol + 1e-13), info = info)
     expect_identical(fine$c, swept$c, info = info)
     expect_identical(fine$I, swept$I, info = info)
+    # from 5 per cent on the walk is cheap for a smooth unknown, not for a
+    # sharp one (its triangle bounds the walk's nodes loosely): the sweep
+    # serves a coarse prob_tol too, well within it
+    coarse <- .Call(epimask:::C_risk_match, sharp_walk_spec(spec, 0.5))
+    expect_identical(coarse$walked, 0, info = info)
+    expect_true(all(abs(coarse$prob_true / ref[, 1] - 1) <= 1e-6), info = info)
+    expect_identical(coarse$c, swept$c, info = info)
   }
   # sigma just past the limit (range / (2 sigma) = 2^20 + 1): a target whose
   # kink m holds 300 records that its known values make improbable (far in
