@@ -550,11 +550,14 @@ static int sharp_error(ms_state *st, const rm_released *rel, const rm_targets *t
                                                count_below(z, ord, n, kink - 2.0 * e, 0));
             }
             if (sd > 0) {
+                /* within MS_NEAR_SD SDs of the exact kink: of the computed one
+                 * widened by twice its rounding error (0 for m) */
                 double w[3] = { 1.0, 2.0, 1.0 }, kinks[3] = { m - D, m, m + D }, near = 0.0;
+                double err[3] = { fabs(sum_error(m, -D)), 0.0, fabs(sum_error(m, D)) };
                 for (int e = 0; e < 3; e++) {
-                    double a = kinks[e] - MS_NEAR_SD * sd, b = kinks[e] + MS_NEAR_SD * sd;
-                    near += w[e] * (double) (count_below(z, ord, n, b, 1) -
-                                             count_below(z, ord, n, a, 0));
+                    double reach = MS_NEAR_SD * sd + 2.0 * err[e];
+                    near += w[e] * (double) (count_below(z, ord, n, kinks[e] + reach, 1) -
+                                             count_below(z, ord, n, kinks[e] - reach, 0));
                 }
                 bound += sd / D * (phi0 * near + 4.0 * phi_far * (double) n);
             }
