@@ -76,7 +76,9 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
     fallback = isTRUE(x$fallback),
     sample_risk = sample$table,
     sample_notes = sample$notes,
-    sample_explained = if (!is.null(sample$table)) sample_risk_explanations(sample$table$Measure),
+    sample_explained = if (!is.null(sample$table))
+      sample_risk_explanations(sample$criteria, x$context),
+    criteria = deidentify_criteria_table(x),
     release = x,
     notes = release_notes(x),
     call = if (is.null(call)) x$call else if (is.call(call)) paste(deparse(call), collapse = "\n")
@@ -133,49 +135,41 @@ model_phrase <- function(model) {
           paste(deparse(model$formula, width.cutoff = 500L), collapse = " "), model$label)
 }
 
-# The rows of the sample-release criteria the search used (ola()'s
-# `uniqueness`, `loglinear`, `cluster_risk`, as deidentify() passes them):
+# The rows of the criteria with rows of their own (population uniqueness,
+# log-linear and cluster risk) among those of the search and of the context:
 # each measure on the original (when `data` is given) and on the release,
 # with the criterion's limit in the notes.
 deidentify_sample_rows <- function(x, data = NULL) {
-  crit <- x$generalization$criteria
-  keys <- x$keys
-  specs <- list()
-  limits <- character()
-  u <- crit$uniqueness
-  if (!is.null(u)) {
-    model <- if (is.null(u$model)) "dankar" else u$model
-    specs <- c(specs, list(risk_spec("population", keys = keys,
-                                     pi = population_model(u$pi, model = model))))
-    limits <- c(limits, sprintf(
-      "The search required the estimated share of population uniques to be at most %s (sampling fraction %s, %s).",
-      format(u$max), format(u$pi), population_model_name(model)))
-  }
-  l <- crit$loglinear
-  if (!is.null(l)) {
-    args <- l[intersect(names(l), c("pi", "weights", "formula"))]
-    specs <- c(specs, list(do.call(risk_spec, c(list("loglinear", keys = keys), args))))
-    limits <- c(limits, sprintf(
-      "The search required the log-linear %s divided by the released records to be at most %s.",
-      if (is.null(l$measure)) "tau1" else l$measure, format(l$max)))
-  }
-  cr <- crit$cluster_risk
-  if (!is.null(cr)) {
-    specs <- c(specs, list(risk_spec("individual", keys = keys, cluster = cr$cluster,
-                                     weights = cr$weights)))
-    limits <- c(limits, sprintf(
-      "The search required the expected share of records re-identified, counting clusters ('%s'), to be at most %s.",
-      cr$cluster, format(cr$max)))
-  }
-  if (!length(specs)) return(list(table = NULL, notes = character()))
-  after <- sample_risk_rows(as_plain_data(x$data), specs, x$context, what = "the release")
+  criteria <- sample_risk_criteria(c(x$generalization$risk_criteria, x$context$criteria))
+  criteria <- lapply(criteria, function(cr) {
+    cr$keys <- cr$keys %||% x$keys
+    cr
+  })
+  with_rows <- Filter(function(cr) !is.null(criterion_detail_explanations(cr)), criteria)
+  if (!length(with_rows)) return(list(table = NULL, notes = character(), criteria = list()))
+  searched <- x$generalization$risk_criteria
+  limits <- vapply(Filter(function(cr) any(vapply(searched, function(s)
+    identical(unclass(s)[setdiff(names(s), "keys")], unclass(cr)[setdiff(names(cr), "keys")]),
+    logical(1))), with_rows), criterion_limit_note, "")
+  after <- sample_risk_rows(as_plain_data(x$data), with_rows, x$context, what = "the release")
   before <- if (!is.null(data))
-    sample_risk_rows(as_plain_data(data), specs, x$context, what = "the original data")
+    sample_risk_rows(as_plain_data(data), with_rows, x$context, what = "the original data")
   notes <- c(limits, before$notes, after$notes)
-  if (is.null(after$table)) return(list(table = NULL, notes = notes))
+  if (is.null(after$table)) return(list(table = NULL, notes = notes, criteria = with_rows))
   tab <- data.frame(Measure = after$table$measure, stringsAsFactors = FALSE)
   if (!is.null(before$table))
     tab$Original <- before$table$value[match(tab$Measure, before$table$measure)]
   tab$Release <- after$table$value
-  list(table = tab, notes = notes)
+  list(table = tab, notes = notes, criteria = with_rows)
+}
+
+# The certificate's row of each criterion the custodian or the context
+# stated, recounted on the release (criterion_report_row()).
+deidentify_criteria_table <- function(x) {
+  rows <- x$criteria
+  if (is.null(rows) || !nrow(rows)) return(NULL)
+  data.frame(Criterion = rows$criterion, Value = rows$value, Bound = rows$bound,
+             Verdict = ifelse(is.na(rows$pass), "reported", ifelse(rows$pass, "pass", "FAIL")),
+             Counted = rows$unit, Note = ifelse(is.na(rows$note), "", rows$note),
+             stringsAsFactors = FALSE)
 }

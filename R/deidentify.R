@@ -1,8 +1,13 @@
 # One call from the data and a release context to a release that passes
-# every attack of the context (issue 29, item 3): generalize with ola() at the
-# targets the context implies, blank single cells with suppress_local() where
-# classes are still too small, drop or pseudonymise the identifiers, and
-# recount every attack with risk_release() on the result.
+# every attack of the context (issue 29, item 3; issue 37): generalize with
+# ola() at the targets the context implies and the custodian's criteria, and
+# take its release and class structure; blank single cells with
+# suppress_local() where classes are still too small; drop or pseudonymise
+# the identifiers; and count the certificate once, in one place: every
+# attack of the context and every criterion recounted on the release. The
+# steps are small functions (setup, generalize, suppress, identifiers,
+# certificate, result); persons (`id`) are the unit counted, fixed in the
+# setup.
 
 #' De-identify data to a release context
 #'
@@ -10,9 +15,11 @@
 #' attack of the context, in four steps, each recorded with what it did, the
 #' information loss and (with `model`) the collaborator's coefficient:
 #'
-#' 1. **Generalize**: [ola()] with the targets the context implies, ARX's
-#'    outlier semantics (`outliers = "failing"`) and, when `model` is given,
-#'    the collaborator's model as the metric ([analysis_loss()]). For a
+#' 1. **Generalize**: [ola()] with the targets the context implies and the
+#'    custodian's `criteria`, ARX's outlier semantics (`outliers =
+#'    "failing"`) and, when `model` is given, the collaborator's model as the
+#'    metric ([analysis_loss()]); its release and class structure are what
+#'    the next steps take. For a
 #'    public release (maximum risk at most the threshold) the target is
 #'    k-anonymity with \eqn{k = \lceil 1 / threshold \rceil}; otherwise the
 #'    strict average risk times the largest attack probability must stay
@@ -26,8 +33,9 @@
 #'    key values until every class has k records (blanks read as a value of
 #'    their own, as [risk_kanon()] and [risk_release()] count them). Records
 #'    suppressed for another reason (l-diversity, t-closeness, the average
-#'    risk) are dropped, and so is every suppressed record when `l` or `t` is
-#'    given (blanks do not make a class diverse). If the recount of step 4
+#'    risk) are dropped, and so is every suppressed record when a criterion
+#'    of the search is not one of class sizes or the average risk (blanks do
+#'    not make a class diverse). If the recount of step 4
 #'    fails after local
 #'    suppression (blanked records can form new classes), the records with a
 #'    blank are dropped instead and the recount repeated: the step says so.
@@ -35,35 +43,44 @@
 #'    with `secret`, as [datafly()] does for `id`).
 #' 4. **Verify**: [risk_release()] on every key of the released data: the
 #'    `certificate` is that recount, attack by attack, never the search's
-#'    targets. A release that still fails is returned with a warning of class
-#'    `epimask_warning_release_fails` and `pass = FALSE`.
+#'    targets, and `criteria` the recount of every criterion of `criteria`
+#'    and of the context ([release_context()]`(criteria = )`), one row each
+#'    ([criterion_report_row()]). The release passes when every attack and
+#'    every bounded criterion does. A release that still fails is returned
+#'    with a warning of class `epimask_warning_release_fails` and `pass =
+#'    FALSE`. Each release is counted once: the identifiers do not change the
+#'    keys, so the certificate is the recount of step 2's release.
 #'
 #' @param data A data frame (not modified).
 #' @param keys The quasi-identifier columns.
 #' @param hierarchies A named list of hierarchies, one per key, as for [ola()].
-#' @param context A [release_context()] (it states the threshold).
+#' @param context A [release_context()] (it states the threshold, and may
+#'   state criteria the certificate recounts).
+#' @param criteria `NULL`, or [risk criteria][new_risk_criterion()] the
+#'   release must meet besides the context's attacks: the search meets them
+#'   (with the targets of the context) and the certificate recounts them,
+#'   e.g. `list(l_diversity(2, "dx"), uniqueness(0.05,
+#'   population_model(0.1)))`.
 #' @param sensitive `NULL` or sensitive columns (neither keys nor
-#'   identifiers): released as they are; with `l` or `t` in `...` the search
-#'   makes every class l-diverse / t-close on them.
+#'   identifiers): released as they are (named in the report); the
+#'   deprecated `l` and `t` apply to them.
 #' @param identifiers `NULL`, or the direct identifiers: a character vector
 #'   of columns to drop, or a named character vector whose values are
 #'   `"drop"` or `"pseudonymise"`, e.g. `c(patient = "pseudonymise", name =
 #'   "drop")`.
 #' @param model `NULL`, or the collaborator's model as an [analysis_loss()]:
 #'   the search keeps its coefficient best, and every step reports it.
-#' @param importance `NULL` or the keys' importance for [suppress_local()]
-#'   (higher is blanked later).
-#' @param ... Passed to [ola()]: `max_suppress` (default 0.05), `k` (a larger
-#'   k than the context needs), `metric` (without `model`), `l`, `t`,
-#'   `diversity`, `ordered`, `outliers`, `local`, `search`,
-#'   `suppressed_loss`, `drop_proxies` (`TRUE` drops from the release the
-#'   columns that determine a generalized key one-to-one, such as a numeric
-#'   code of a generalized category), and the sample-release criteria
-#'   `uniqueness` (population uniqueness), `loglinear` (log-linear risk) and
-#'   `cluster_risk` (cluster risk), as for [ola()]; and `secret` for the
-#'   pseudonyms. With `l`, `t` or a sample-release criterion every record
-#'   the search suppresses is dropped (no local suppression: blanked records
-#'   would form classes the criterion did not check).
+#' @param control A [deidentify_control()]: `max_suppress` (default 0.05),
+#'   `metric` (without `model`), `importance` (for [suppress_local()]),
+#'   `secret` (for the pseudonyms), `drop_proxies`, and the search options of
+#'   [ola_control()].
+#' @param k Deprecated: `criteria = list(k_anonymity(k))` (a larger k than
+#'   the context needs).
+#' @param ... The options of [deidentify_control()] and [ola_control()] by
+#'   name (`max_suppress = 0.1`, `secret = "..."`, `outliers = "small"`,
+#'   ...); and, deprecated, the flat criteria of epimask 0.3 (`l`, `t`,
+#'   `diversity`, `ordered`, `uniqueness`, `loglinear`, `cluster_risk`, as
+#'   for [ola()]), mapped to `criteria` with a warning.
 #' @param id `NULL`, or the person column when persons have several records
 #'   (visits, stays): the person is then the unit of every count (see
 #'   "Several records per person"). Dropped from the release unless
@@ -84,7 +101,9 @@
 #'   `identifiers`, `context`, `proxies` (released columns that determine a
 #'   generalized key one-to-one and were kept: the certificate counts the
 #'   keys only, so the print and the report warn of them), `dropped` (the
-#'   proxies dropped with `drop_proxies = TRUE`) and `call` (the call as
+#'   proxies dropped with `drop_proxies = TRUE`), `criteria` (the rows of the
+#'   criteria recounted on the release, [criterion_report_row()]) and `call`
+#'   (the call as
 #'   text, for the report; `NULL` when too long to be read), `persons`
 #'   (when an identifier repeats, as a person column does with several
 #'   records per person: the release recounted by that column, `column`,
@@ -145,12 +164,72 @@
 #' hv <- list(site = hierarchy_flat(), sex = hierarchy_flat(),
 #'            birth_year = hierarchy_numeric(c(5, 10, 20)))
 #' relp <- deidentify(tv, c("site", "sex", "birth_year"), hv, ctx, id = "pid",
-#'                    identifiers = c(pid = "pseudonymise"), secret = "custodian key")
+#'                    identifiers = c(pid = "pseudonymise"),
+#'                    control = deidentify_control(secret = "custodian key"))
 #' relp
+#'
+#' # a criterion besides the context's attacks: 2 distinct incomes per class
+#' deidentify(d, keys, h, ctx, criteria = l_diversity(2, "income"))
 #' @export
-deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
-                       identifiers = NULL, model = NULL, importance = NULL, ...,
-                       id = NULL) {
+deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensitive = NULL,
+                       identifiers = NULL, model = NULL, id = NULL,
+                       control = deidentify_control(), k = NULL, ...) {
+  setup <- deidentify_setup(data, keys, hierarchies, context, criteria, sensitive, identifiers,
+                            model, id, control, k, list(...))
+  risk_before <- recount(setup$frame, setup$keys, setup$context, setup$id)
+  gen <- deidentify_generalize(setup)
+  rel <- deidentify_suppress(setup, gen)
+  rel <- deidentify_identifiers(setup, gen, rel)
+  cert <- deidentify_certificate(setup, rel)
+  deidentify_result(setup, gen, rel, cert, risk_before, deidentify_call(sys.call()))
+}
+
+#' Options of deidentify()
+#'
+#' The options of [deidentify()] that travel together; each may also be
+#' given by name in its `...` (as [glm()] takes those of [glm.control()]).
+#'
+#' @param max_suppress Largest share of the records (persons) the search may
+#'   suppress.
+#' @param metric `NULL` (the entropy) or the information loss ranking
+#'   generalizations when no `model` is given (see [ola()]).
+#' @param importance `NULL` or the keys' importance for [suppress_local()]
+#'   (higher is blanked later).
+#' @param secret `NULL`, or the custodian's secret for the keyed pseudonyms
+#'   of identifiers listed as `"pseudonymise"`.
+#' @param drop_proxies `TRUE` drops from the release the columns that
+#'   determine a generalized key one-to-one (such as a numeric code of a
+#'   generalized category).
+#' @param outliers,local,search,suppressed_loss,tagging The search options
+#'   of [ola_control()]; `outliers` is `"failing"` (ARX's semantics) here.
+#' @return An object of class `deidentify_control`.
+#' @family de-identification
+#' @examples
+#' deidentify_control(max_suppress = 0.1, secret = "custodian key")
+#' @export
+deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = NULL,
+                               secret = NULL, drop_proxies = FALSE, outliers = "failing",
+                               local = FALSE, search = "exact", suppressed_loss = "top",
+                               tagging = "auto") {
+  structure(list(max_suppress = check_number(max_suppress, lower = 0, upper = 1),
+                 metric = metric, importance = importance, secret = secret,
+                 drop_proxies = check_flag(drop_proxies),
+                 search = ola_control(outliers = outliers, local = local, search = search,
+                                      suppressed_loss = suppressed_loss, tagging = tagging)),
+            class = "deidentify_control")
+}
+
+# The criteria of epimask 0.3's `...` of deidentify() (passed on to ola()).
+deidentify_flat_arguments <- c("l", "t", "diversity", "ordered", "uniqueness", "loglinear",
+                               "cluster_risk")
+
+# Everything the steps share, checked once: the data as a plain frame, the
+# keys, sensitive columns, identifiers and the person column (the unit of
+# every count: `person`, NULL without `id`), the targets the context implies,
+# the criteria of the search (the targets' and the custodian's) and those the
+# certificate recounts (the custodian's and the context's).
+deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensitive, identifiers,
+                             model, id, control, k, dots) {
   if (!inherits(context, "release_context"))
     abort_type("context", "a release_context() object (it states the threshold)")
   if (!is.numeric(context$threshold) || length(context$threshold) != 1L ||
@@ -168,114 +247,95 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   if (!is.null(id) && !id %in% names(ids)) ids <- c(ids, stats::setNames("drop", id))
   if (!is.null(model) && !inherits(model, "epimask_analysis_loss"))
     abort_type("model", "NULL or an analysis_loss() object")
-  dots <- list(...)
-  allowed <- c("max_suppress", "k", "metric", "l", "t", "diversity", "ordered", "outliers",
-               "local", "search", "suppressed_loss", "secret", "drop_proxies",
-               "uniqueness", "loglinear", "cluster_risk")
-  unknown <- setdiff(names(dots), allowed)
-  if (length(unknown) || (length(dots) && is.null(names(dots))))
-    abort_name("...", if (length(unknown)) unknown else "(unnamed)",
-               paste(allowed, collapse = ", "))
-  if (!is.null(model) && !is.null(dots$metric))
+  flat_search <- c("outliers", "local", "search", "suppressed_loss", "tagging")
+  search_dots <- dots[intersect(names(dots), flat_search)]
+  control <- control_with_dots(control, dots[setdiff(names(dots), flat_search)],
+                               deidentify_control, "deidentify_control",
+                               c(deidentify_flat_arguments, flat_search))
+  if (length(search_dots))
+    control$search <- control_with_dots(control$search, search_dots, ola_control, "epimask_ola_control")
+  if (!is.null(model) && !is.null(control$metric))
     abort_value("metric", "left out when `model` is given (the model is the metric)")
-
+  flat <- c(if (!is.null(k)) list(k = k), dots[intersect(names(dots), deidentify_flat_arguments)])
+  user <- as_criteria(criteria)
+  if (length(flat))
+    user <- c(user, flat_criteria(flat, frame, "deidentify", sensitive = sensitive,
+                                  default_k = NULL))
   targets <- context_targets(context)
   # with a person column the classes and the average risk count persons
   if (!is.null(id)) targets$rule <- gsub("records", "persons", targets$rule, fixed = TRUE)
-  k <- max(targets$k, if (is.null(dots$k)) 1L else check_count(dots$k, "k"))
-  n <- nrow(frame)
+  target_criteria <- c(list(k_anonymity(targets$k)),
+                       if (!is.null(targets$avg_risk)) list(avg_risk(targets$avg_risk)))
   # the search needs the person column (ola() counts persons with it)
   work <- frame[setdiff(names(frame), setdiff(names(ids), id))]
-  person <- if (!is.null(id)) key_groups(frame, id)$group
-  risk_before <- risk_release(frame, keys, context, id = id)
+  certified <- prepare_criteria(c(user, context$criteria), work, keys, id)
+  list(data = data, frame = frame, work = work, keys = keys, hierarchies = hierarchies,
+       context = context, sensitive = sensitive, ids = ids, id = id,
+       person = if (!is.null(id)) key_groups(frame, id)$group, model = model,
+       control = control, targets = targets, search = c(target_criteria, user),
+       certified = certified, n = nrow(frame))
+}
 
-  # 1. generalize
-  ola_args <- c(list(work, keys, hierarchies, k = k,
-                     max_suppress = if (is.null(dots$max_suppress)) 0.05 else dots$max_suppress,
-                     metric = if (!is.null(model)) model else if (is.null(dots$metric)) "entropy"
-                              else dots$metric,
-                     outliers = if (is.null(dots$outliers)) "failing" else dots$outliers,
-                     avg_risk = targets$avg_risk, id = id, secret = dots$secret),
-                dots[intersect(names(dots), c("l", "t", "diversity", "ordered", "local",
-                                              "search", "suppressed_loss", "drop_proxies",
-                                              "uniqueness", "loglinear", "cluster_risk"))])
-  if (!is.null(dots[["l"]]) || !is.null(dots[["t"]])) ola_args$sensitive <- sensitive
-  gen <- do.call(ola, ola_args)
-  hier <- check_hierarchies(hierarchies, keys, work)
-  lat <- lattice_build(work, keys, hier)
-  levels <- gen$levels
-  rec_levels <- matrix(as.integer(levels), n, length(keys), byrow = TRUE)
-  current <- stats::setNames(lapply(keys, function(key)
-    apply_level(hier[[key]], work[[key]], levels[[key]])), keys)
-  if (!is.null(gen$record_levels)) {
-    # local recoding: records carry their round's levels
-    rec_levels <- gen$record_levels
-    # with persons ola() gives one row of levels per person
-    if (!is.null(person) && nrow(rec_levels) != n) rec_levels <- rec_levels[person, , drop = FALSE]
-    current <- stats::setNames(lapply(seq_along(keys), function(v) {
-      x <- work[[keys[[v]]]]
-      lv <- rec_levels[, v]
-      out <- as.character(apply_level(hier[[keys[[v]]]], x, lv[[1L]]))
-      for (l in setdiff(unique(lv), lv[[1L]])) {
-        at <- lv == l
-        out[at] <- as.character(apply_level(hier[[keys[[v]]]], x[at], l))
-      }
-      out
-    }), keys)
-  }
-  if (is.null(person)) {
-    ec <- key_groups(current, keys)
-    small <- ec$size[ec$group] < k
-  } else {
-    # classes of persons: a person in a class of fewer than k persons
-    ec <- person_groups(current, keys, person)
-    small <- (ec$size[ec$group] < k)[person]
-  }
+# 1. Generalize: ola() with the targets and the custodian's criteria; its
+# release and class structure are what the other steps take.
+deidentify_generalize <- function(setup) {
+  ctl <- setup$control
+  ola(setup$work, setup$keys, setup$hierarchies, criteria = setup$search,
+      metric = setup$model %||% ctl$metric %||% "entropy", max_suppress = ctl$max_suppress,
+      id = setup$id, secret = ctl$secret, drop_proxies = ctl$drop_proxies, control = ctl$search)
+}
+
+# 2. Suppress locally the records left in classes smaller than the search's
+# smallest class size (blanks read as a value of their own); records the
+# search suppressed for another reason are dropped, and so is every
+# suppressed record when a criterion of the search is not one of class
+# sizes (blanks form classes it did not check). When the recount fails
+# after local suppression, the records with a blank are dropped instead.
+deidentify_suppress <- function(setup, gen) {
+  st <- gen$structure
+  keys <- setup$keys
+  n <- setup$n
+  person <- setup$person
+  id <- setup$id
+  k <- st$min_size
+  current <- st$current
+  rec_levels <- st$record_levels
+  # local recoding: each record at its round's levels, released as text
+  if (!is.null(gen$record_levels)) current <- lapply(current, as.character)
+  unit_small <- (st$class_size < k)[st$unit_class]
+  small <- if (is.null(st$person)) unit_small else unit_small[st$person]
   supp_gen <- seq_len(n) %in% gen$suppressed
-  evaluator <- if (!is.null(model)) analysis_evaluator(model, work, keys, hier, lat)
-  steps <- list(step_row("original", "the data as given", n, 0L, c(entropy = 0, precision = 0),
-                         evaluator, matrix(0L, n, length(keys)), rep(FALSE, n), NULL,
-                         risk_before))
-  gen_risk <- recount(gen$data, keys, context, id)
-  steps[[2L]] <- step_row(
-    "generalize", sprintf("ola(): levels %s; %s suppressed",
-                          paste(sprintf("%s %d", keys, levels), collapse = ", "),
-                          unit_text(supp_gen, person)),
-    n - gen$n_suppressed, 0L, cell_losses(lat, rec_levels, NULL, supp_gen),
-    evaluator, rec_levels, supp_gen, NULL, gen_risk)
-
-  # 2. suppress locally the records left in classes smaller than k
-  # blanking cells does not make a class l-diverse or t-close: with l or t
-  # every suppressed record is dropped
-  diverse <- !is.null(dots[["l"]]) || !is.null(dots[["t"]]) || !is.null(dots$uniqueness) ||
-    !is.null(dots$loglinear) || !is.null(dots$cluster_risk)
-  dropped <- supp_gen & (!small | diverse)
-  released <- frame
+  lat <- st$lattice %||% lattice_build(setup$work, keys, st$hierarchies)
+  evaluator <- if (!is.null(setup$model))
+    analysis_evaluator(setup$model, setup$work, keys, st$hierarchies, lat)
+  blanks_ok <- all(vapply(setup$search, criterion_blanks_ok, logical(1)))
+  dropped <- supp_gen & (!small | !blanks_ok)
+  released <- setup$frame
   for (key in keys) released[[key]] <- current[[key]]
   released <- released[!dropped, , drop = FALSE]
   supp <- NULL
   blank <- matrix(FALSE, n, length(keys))
   n_units <- if (is.null(person)) nrow(released) else length(unique(person[!dropped]))
   too_few <- n_units < k
-  if (any(supp_gen & small) && !too_few && !diverse) {
+  if (any(supp_gen & small) && !too_few && blanks_ok) {
     supp <- withCallingHandlers(
-      suppress_local(released, keys, k = k, importance = importance, na = "category",
-                     id = id),
+      suppress_local(released, keys, k = k, importance = setup$control$importance,
+                     na = "category", id = id),
       epimask_warning_stratum = function(w) invokeRestart("muffleWarning"))
     released <- supp$data
     blank[!dropped, ] <- supp$suppressed
   }
-  local_risk <- recount(released, keys, context, id)
+  risk <- recount(counted_release(released, setup, dropped), keys, setup$context, counted_id(setup))
   action <- if (too_few) sprintf("fewer %s (%d) than k = %d: no suppression can help",
                                   if (is.null(person)) "records" else "persons", n_units, k) else
     if (is.null(supp)) sprintf("%s; %s dropped",
-                               if (diverse && any(supp_gen)) "no local suppression with l, t or a sample-release criterion (blanks make classes the criteria did not check)"
+                               if (!blanks_ok && any(supp_gen)) "no local suppression with l, t or a sample-release criterion (blanks make classes the criteria did not check)"
                                else "nothing left to suppress", unit_text(dropped, person)) else
     sprintf("suppress_local(): %d cell(s) blanked in %s; %s dropped (failing l, t or the average risk)",
             supp$n_cells, unit_text(!dropped, person, rowSums(supp$suppressed) > 0L),
             unit_text(dropped, person))
   fallback <- FALSE
-  if (!local_risk$pass && !is.null(supp) && supp$n_cells > 0L) {
+  if (!risk$pass && !is.null(supp) && supp$n_cells > 0L) {
     # blanked records formed classes that break the context: drop them
     fallback <- TRUE
     keep_rows <- rowSums(supp$suppressed) == 0L
@@ -284,58 +344,118 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
     released <- released[keep_rows, , drop = FALSE]
     dropped[!dropped] <- !keep_rows
     blank[] <- FALSE
-    local_risk <- recount(released, keys, context, id)
+    risk <- recount(counted_release(released, setup, dropped), keys, setup$context,
+                    counted_id(setup))
     action <- paste0(action, sprintf("; the recount failed, so the %s with a blank were dropped instead",
                                      if (is.null(id)) "records" else "persons"))
   }
-  steps[[3L]] <- step_row("suppress locally", action, nrow(released), sum(blank),
-                          cell_losses(lat, rec_levels, blank, dropped), evaluator,
-                          rec_levels, dropped, blank, local_risk)
+  list(data = released, dropped = dropped, blank = blank, supp = supp, supp_gen = supp_gen,
+       fallback = fallback, risk = risk, action = action, rec_levels = rec_levels, lat = lat,
+       evaluator = evaluator,
+       # a population table or the original, at the release's generalization
+       generalize = function(df) generalize_frame(df, keys, st$hierarchies, gen$levels))
+}
 
-  # 3. identifiers
-  secret <- NULL
+# The released keys counted as the certificate counts them: with a person
+# column, by the persons' original ids on the released rows (not released).
+counted_release <- function(released, setup, dropped) {
+  if (is.null(setup$id)) return(released[setup$keys])
+  counted <- released[setup$keys]
+  counted[[".epimask_person"]] <- setup$frame[[setup$id]][!dropped]
+  counted
+}
+
+counted_id <- function(setup) if (!is.null(setup$id)) ".epimask_person"
+
+# 3. Identifiers: dropped, or replaced by keyed pseudonyms; proxies of
+# generalized keys dropped when asked.
+deidentify_identifiers <- function(setup, gen, rel) {
+  ids <- setup$ids
+  released <- rel$data
   if (length(ids)) {
     pseudo <- names(ids)[ids == "pseudonymise"]
-    if (length(pseudo)) secret <- check_secret(dots$secret, pseudo)
-    kept_ids <- frame[!dropped, , drop = FALSE]
+    secret <- if (length(pseudo)) check_secret(setup$control$secret, pseudo)
+    kept_ids <- setup$frame[!rel$dropped, , drop = FALSE]
     for (col in pseudo) released[[col]] <- pseudonymize(kept_ids[[col]], secret)
     released <- released[setdiff(names(released), names(ids)[ids == "drop"])]
   }
-  # proxies of generalized keys: dropped when asked (ola() dropped them from
-  # its own release, which deidentify() rebuilds from the data)
   released <- released[setdiff(names(released), gen$dropped)]
-  proxies <- gen$proxies[!gen$proxies$column %in% gen$dropped, , drop = FALSE]
-  rownames(proxies) <- NULL
   rownames(released) <- NULL
-  # with `id` the certificate counts persons: no second recount by identifier
-  persons <- if (is.null(id)) persons_recount(frame, ids, dropped, released, keys, context)
-  # 4. verify every attack of the context on every key of the release (by
-  # persons: their original column on the released rows, which is not kept)
-  after <- if (is.null(id)) recount(released, keys, context) else {
-    counted <- released[keys]
-    counted[[".epimask_person"]] <- frame[[id]][!dropped]
-    recount(counted, keys, context, ".epimask_person")
-  }
+  rel$data <- released
+  rel
+}
+
+# 4. The certificate, counted in one place on the release as delivered:
+# every attack of the context (the recount of step 2: the identifiers do not
+# change the keys, so the release's classes are those counted there) and
+# every criterion of the custodian and the context, on the released records
+# (and their originals, for the criteria that compare with them).
+deidentify_certificate <- function(setup, rel) {
+  after <- rel$risk
+  kept_rows <- which(!rel$dropped)
+  counted <- counted_release(rel$data, setup, rel$dropped)
+  full <- rel$data
+  if (!is.null(setup$id)) full[[".epimask_person"]] <- counted[[".epimask_person"]]
+  results <- release_criteria(setup$certified, full, setup$frame, setup$keys, counted_id(setup),
+                              generalize = rel$generalize, rows = kept_rows)
+  after$criteria <- results
+  attacks_pass <- after$pass
+  after$pass <- attacks_pass && criteria_pass(results)
+  certificate <- data.frame(after$attacks[c("attack", "pr_attack", "pr_reid_given", "risk")],
+                            threshold = setup$context$threshold,
+                            pass = !is.na(after$attacks$risk) &
+                              after$attacks$risk <= setup$context$threshold,
+                            stringsAsFactors = FALSE)
+  persons <- if (is.null(setup$id))
+    persons_recount(setup$frame, setup$ids, rel$dropped, rel$data, setup$keys, setup$context)
+  if (!after$pass)
+    epimask_warn(if (!nrow(rel$data)) "Every record was suppressed: the release is empty." else
+      if (!attacks_pass) sprintf(paste0(
+        "The release fails the context: overall risk %s > threshold %s (recounted on the ",
+        "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
+        format(signif(after$overall, 3)), format(signif(setup$context$threshold, 3)))
+      else sprintf("The release fails the criteria %s (recounted on the release).",
+                   paste0("'", vapply(Filter(function(r) isFALSE(r$pass), results),
+                                      `[[`, "", "label"), "'", collapse = ", ")),
+      "epimask_warning_release_fails")
+  if (!is.null(persons))
+    epimask_warn(persons_note(persons), "epimask_warning_persons")
+  list(after = after, certificate = certificate, criteria = criterion_rows(results),
+       persons = persons)
+}
+
+# The release object: the steps (each with its losses, the collaborator's
+# coefficient and the recount), the certificate, the steps' objects.
+deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
+  n <- setup$n
+  keys <- setup$keys
+  person <- setup$person
+  lat <- rel$lat
+  evaluator <- rel$evaluator
+  rec_levels <- rel$rec_levels
+  supp_gen <- rel$supp_gen
+  dropped <- rel$dropped
+  blank <- rel$blank
+  levels <- gen$levels
+  steps <- list(
+    step_row("original", "the data as given", n, 0L, c(entropy = 0, precision = 0),
+             evaluator, matrix(0L, n, length(keys)), rep(FALSE, n), NULL, risk_before),
+    step_row("generalize", sprintf("ola(): levels %s; %s suppressed",
+                                   paste(sprintf("%s %d", keys, levels), collapse = ", "),
+                                   unit_text(supp_gen, person)),
+             n - gen$n_suppressed, 0L, cell_losses(lat, rec_levels, NULL, supp_gen),
+             evaluator, rec_levels, supp_gen, NULL,
+             recount(gen$data, keys, setup$context, setup$id)),
+    step_row("suppress locally", rel$action, nrow(rel$data), sum(blank),
+             cell_losses(lat, rec_levels, blank, dropped), evaluator, rec_levels, dropped,
+             blank, rel$risk))
+  ids <- setup$ids
   steps[[4L]] <- step_row(
     "identifiers", if (!length(ids)) "none given" else
       paste(sprintf("%s %s", names(ids), ifelse(ids == "drop", "dropped", "pseudonymised")),
             collapse = ", "),
-    nrow(released), sum(blank), cell_losses(lat, rec_levels, blank, dropped), evaluator,
-    rec_levels, dropped, blank, after)
-  certificate <- data.frame(after$attacks[c("attack", "pr_attack", "pr_reid_given", "risk")],
-                            threshold = context$threshold,
-                            pass = !is.na(after$attacks$risk) &
-                              after$attacks$risk <= context$threshold,
-                            stringsAsFactors = FALSE)
-  if (!after$pass)
-    epimask_warn(if (!nrow(released)) "Every record was suppressed: the release is empty." else
-      sprintf(paste0(
-        "The release fails the context: overall risk %s > threshold %s (recounted on the ",
-        "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
-        format(signif(after$overall, 3)), format(signif(context$threshold, 3))),
-      "epimask_warning_release_fails")
-  if (!is.null(persons))
-    epimask_warn(persons_note(persons), "epimask_warning_persons")
+    nrow(rel$data), sum(blank), cell_losses(lat, rec_levels, blank, dropped), evaluator,
+    rec_levels, dropped, blank, cert$after)
   steps <- do.call(rbind, steps)
   rownames(steps) <- NULL
   # withheld so far: the records (and persons) of the data not in the release
@@ -351,20 +471,24 @@ deidentify <- function(data, keys, hierarchies, context, sensitive = NULL,
   first <- intersect(c("step", "action", "records", "records_dropped", "persons",
                        "persons_dropped", "cells_blanked"), names(steps))
   steps <- steps[c(first, setdiff(names(steps), first))]
-  out <- list(data = restore_frame_class(released, data), certificate = certificate,
-              pass = after$pass, overall_risk = after$overall, steps = steps,
-              risk_before = risk_before, risk_after = after, generalization = gen,
-              suppression = supp, fallback = fallback,
-              targets = c(targets, list(k_used = k)), keys = keys, sensitive = sensitive,
-              identifiers = ids, context = context, n = n,
-              proxies = proxies, dropped = gen$dropped, persons = persons,
-              id = id, n_persons = if (!is.null(person)) max(person),
+  proxies <- gen$proxies[!gen$proxies$column %in% gen$dropped, , drop = FALSE]
+  rownames(proxies) <- NULL
+  model <- setup$model
+  out <- list(data = restore_frame_class(rel$data, setup$data), certificate = cert$certificate,
+              pass = cert$after$pass, overall_risk = cert$after$overall, steps = steps,
+              risk_before = risk_before, risk_after = cert$after, generalization = gen,
+              suppression = rel$supp, fallback = rel$fallback,
+              targets = c(setup$targets, list(k_used = gen$structure$min_size)), keys = keys,
+              sensitive = setup$sensitive, identifiers = ids, context = setup$context, n = n,
+              proxies = proxies, dropped = gen$dropped, persons = cert$persons,
+              id = setup$id, n_persons = if (!is.null(person)) max(person),
               n_persons_released = if (!is.null(person)) length(unique(person[!dropped])),
               units = step_units(!is.null(person)),
-              call = deidentify_call(sys.call()),
+              call = call,
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
-                                                original = attr(evaluator, "estimate")))
+                                                original = attr(evaluator, "estimate")),
+              criteria = cert$criteria)
   structure(out, class = "epimask_release")
 }
 
@@ -423,7 +547,7 @@ release_notes <- function(x) {
 # risk_release() on a release; an empty release has no risk to recount: NA,
 # and it does not pass.
 recount <- function(data, keys, context, id = NULL) {
-  if (nrow(data)) return(risk_release(data, keys, context, id = id))
+  if (nrow(data)) return(risk_release(data, keys, context, criteria = list(), id = id))
   attacks <- if (isTRUE(context$public)) "public" else c("deliberate", "inadvertent", "breach")
   pr <- if (isTRUE(context$public)) 1 else
     c(context$pr_attempt, context$pr_acquaintance, context$pr_breach)

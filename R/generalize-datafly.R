@@ -108,11 +108,11 @@
 #' @export
 datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                     id = NULL, secret = NULL, drop_proxies = FALSE) {
-  args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
+  args <- check_generalize_args(data, keys, hierarchies, max_suppress, id,
                                 secret, drop_proxies)
   data <- args$data
   hierarchies <- args$hierarchies
-  k <- args$k
+  k <- check_count(k)
   max_suppress <- args$max_suppress
   warn_possible_identifiers(data, c(keys, id))
   proxies <- find_proxies(data, keys, id)
@@ -147,8 +147,8 @@ datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
                                      level[[chosen]])
   }
 
-  out <- finish_release(data, keys, hierarchies, level, k, id, args$secret,
-                        proxies, drop_proxies, person = person)
+  out <- datafly_release(data, keys, hierarchies, level, k, id, args$secret,
+                         proxies, drop_proxies, person = person)
   out$max_suppress <- max_suppress
   out$method <- "Datafly"
   out$steps <- if (length(steps)) do.call(rbind, steps) else
@@ -157,39 +157,17 @@ datafly <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
   structure(out, class = "epimask_datafly")
 }
 
-# Arguments shared by datafly() and ola(), checked and normalized.
-check_generalize_args <- function(data, keys, hierarchies, k, max_suppress, id,
-                                  secret, drop_proxies) {
-  data <- check_key_data(data, "data")
-  keys <- check_columns(keys, data)
-  if (anyDuplicated(keys)) abort_value("keys", "distinct column names")
-  # key values reach regular expressions and hashing as text
-  check_utf8_data(as.data.frame(data)[keys], "data")
-  k <- check_count(k)
-  max_suppress <- check_number(max_suppress, lower = 0, upper = 1)
-  id <- check_columns(id, data, allow_null = TRUE)
-  if (length(intersect(id, keys)))
-    abort_value("id", "identifier columns that are not also `keys`")
-  check_flag(drop_proxies)
-  list(data = data, k = k, max_suppress = max_suppress,
-       hierarchies = check_hierarchies(hierarchies, keys, data),
-       secret = check_secret(secret, id))
-}
-
-# The release at the chosen levels, shared by datafly() and ola(): keys
-# generalized, records in classes smaller than k dropped, identifiers keyed
-# pseudonyms, proxies of generalized keys flagged or dropped, and the four
-# information losses (computed here because the release alone no longer
-# holds the original values they need).
-finish_release <- function(data, keys, hierarchies, level, k, id, secret,
-                           proxies, drop_proxies, lat = NULL, model = NULL,
-                           supp_records = NULL, current = NULL, person = NULL) {
+# Datafly's release at the chosen levels: keys generalized, records in
+# classes smaller than k dropped, identifiers keyed pseudonyms, proxies of
+# generalized keys flagged or dropped, and the four information losses
+# (computed here because the release alone no longer holds the original
+# values they need; over the persons' key sets with a person column, as
+# ola() counts them, generalize-ola-sets.R).
+datafly_release <- function(data, keys, hierarchies, level, k, id, secret,
+                            proxies, drop_proxies, person = NULL) {
   n <- nrow(data)
-  # `current` (the released key values) and `supp_records` (the records the
-  # search suppressed) come from ola() under the criteria of methods vignette section 20
-  if (is.null(current))
-    current <- stats::setNames(lapply(keys, function(key)
-      apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)
+  current <- stats::setNames(lapply(keys, function(key)
+    apply_level(hierarchies[[key]], data[[key]], level[[key]])), keys)
   if (is.null(person)) {
     ec <- key_groups(current, keys)
     record_size <- ec$size[ec$group]
@@ -198,48 +176,26 @@ finish_release <- function(data, keys, hierarchies, level, k, id, secret,
     ec <- person_groups(current, keys, person)
     record_size <- ec$size[ec$group][person]
   }
-  if (is.null(supp_records)) {
-    suppressed <- which(record_size < k)
-    kept <- record_size >= k
-  } else {
-    suppressed <- which(supp_records)
-    kept <- !supp_records
-  }
+  suppressed <- which(record_size < k)
+  kept <- record_size >= k
   if (!any(kept))
     epimask_warn(sprintf("Every one of the %d records was suppressed (k = %d).", n, k),
                  "epimask_warning_suppressed")
   undone <- proxies[level[proxies$key] > 0L, , drop = FALSE]
   dropped <- if (drop_proxies) unique(undone$column) else character()
-  if (nrow(undone) && !drop_proxies)
-    epimask_warn(sprintf(paste0(
-      "Released column(s) determine generalized key(s) one-to-one and undo ",
-      "their generalization: %s. Drop them (`drop_proxies = TRUE`) or ",
-      "generalize them too."),
-      paste0("'", undone$column, "' -> '", undone$key, "'", collapse = ", ")),
-      "epimask_warning_proxy")
+  warn_proxies(undone, drop_proxies)
   release <- build_release(data, current, keys, id, kept, secret)
   release <- release[setdiff(names(release), dropped)]
-  if (is.null(lat)) {
-    # losses of the unit counted: persons when their keys allow one row each,
-    # else the persons' key sets (ola()'s definition, generalize-ola-sets.R)
-    rows <- if (!is.null(person)) person_rows(data, keys, person)
-    lat <- if (!is.null(person) && is.null(rows)) set_lattice_build(data, keys, hierarchies, person)
-           else lattice_build(if (is.null(rows)) data else rows, keys, hierarchies)
-  }
-  if (is.null(model)) model <- list(k = k, max_suppress = 1)
+  rows <- if (!is.null(person)) person_rows(data, keys, person)
+  lat <- if (!is.null(person) && is.null(rows)) set_lattice_build(data, keys, hierarchies, person)
+         else lattice_build(if (is.null(rows)) data else rows, keys, hierarchies)
   h <- unname(level)
   tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(keys)))), h)
-  losses <- lattice_evaluate(lat, tab, h, model, loss_metrics)$loss
-  # with a person column, ec counts persons: the suppressed persons are those
-  # whose records are suppressed (ola() suppresses persons whole)
-  kept_unit <- if (is.null(person)) kept else kept[match(seq_len(max(person)), person)]
-  kept_sizes <- if (is.null(supp_records)) ec$size[ec$size >= k] else {
-    sizes <- tabulate(ec$group[kept_unit], length(ec$size))
-    sizes[sizes > 0L]
-  }
+  losses <- lattice_evaluate(lat, tab, h, search_model(list(k_anonymity(k)), 1),
+                             loss_metrics)$loss
+  kept_sizes <- ec$size[ec$size >= k]
   unit_n <- if (is.null(person)) n else max(person)
-  n_small <- if (is.null(person)) length(suppressed)
-             else if (is.null(supp_records)) sum(ec$size[ec$size < k]) else sum(!kept_unit)
+  n_small <- if (is.null(person)) length(suppressed) else sum(ec$size[ec$size < k])
   out <- list(
     data = release,
     levels = level,
@@ -282,116 +238,6 @@ choose_key <- function(open, current, keys, hierarchies, level, data, k, n,
   tied[[length(tied)]]
 }
 
-check_hierarchies <- function(hierarchies, keys, data) {
-  if (!is.list(hierarchies) || inherits(hierarchies, "epimask_hierarchy") ||
-      is.data.frame(hierarchies) || is.null(names(hierarchies)))
-    abort_type("hierarchies", "a named list with one hierarchy per key")
-  missing <- setdiff(keys, names(hierarchies))
-  if (length(missing))
-    epimask_abort(sprintf("`hierarchies` has no hierarchy for the key(s) %s.",
-                          paste0("'", missing, "'", collapse = ", ")),
-                  "epimask_error_name", arg = "hierarchies")
-  extra <- setdiff(names(hierarchies), keys)
-  if (length(extra))
-    abort_name("hierarchies", extra, "`keys`")
-  out <- lapply(keys, function(key) {
-    h <- as_hierarchy(hierarchies[[key]])
-    top <- length(h$levels) - 1L
-    if (n_distinct(apply_level(h, data[[key]], top)) > 1L) {
-      h$levels <- c(h$levels, list(suppress_all))
-      h$labels <- c(h$labels, "*")
-    }
-    h
-  })
-  names(out) <- keys
-  out
-}
-
-warn_possible_identifiers <- function(data, known) {
-  others <- setdiff(names(data), known)
-  if (nrow(data) < 2L) return(invisible())
-  looks_like_id <- vapply(others, function(col) {
-    x <- data[[col]]
-    (is.character(x) || is.factor(x)) && !anyDuplicated(x)
-  }, logical(1))
-  if (any(looks_like_id))
-    epimask_warn(sprintf(paste0(
-      "Column(s) %s have a distinct value on every record and may identify ",
-      "people; name them in `id` to replace them by pseudonyms."),
-      paste0("'", others[looks_like_id], "'", collapse = ", ")),
-      "epimask_warning_identifier")
-  invisible()
-}
-
-build_release <- function(data, current, keys, id, kept, secret) {
-  out <- as.data.frame(data, stringsAsFactors = FALSE)
-  for (key in keys) out[[key]] <- current[[key]]
-  for (col in id) out[[col]] <- pseudonymize(out[[col]], secret)
-  out <- out[kept, , drop = FALSE]
-  rownames(out) <- NULL
-  restore_frame_class(out, data)
-}
-
-restore_frame_class <- function(out, like) {
-  if (inherits(like, "data.table") && requireNamespace("data.table", quietly = TRUE))
-    return(data.table::as.data.table(out))
-  if (inherits(like, "tbl_df") && requireNamespace("tibble", quietly = TRUE))
-    return(tibble::as_tibble(out))
-  out
-}
-
-# The custodian's secret for the keyed pseudonyms: a string or raw vector, or
-# (NULL) 32 bytes from the operating system's random source, never R's RNG,
-# so that set.seed() cannot regenerate the pseudonyms.
-check_secret <- function(secret, id) {
-  if (is.null(secret)) {
-    if (!length(id)) return(NULL)
-    return(openssl::rand_bytes(32L))
-  }
-  if (is.raw(secret) && length(secret) > 0L) return(secret)
-  if (is.character(secret) && length(secret) == 1L && !is.na(secret) &&
-      nzchar(secret)) return(check_utf8(secret, "secret"))
-  abort_type("secret", "NULL, a non-empty string or a raw vector")
-}
-
-# Keyed pseudonyms: HMAC-SHA-256 of each identifier value under the secret,
-# the first 16 hexadecimal digits (64 bits; the full 64 digits if two values
-# would share a pseudonym). The same value always gets the same pseudonym
-# under one secret; NA stays NA.
-pseudonymize <- function(x, secret) {
-  values <- unique(x[!is.na(x)])
-  hashes <- as.character(openssl::sha256(as.character(values), key = secret))
-  short <- substr(hashes, 1L, 16L)
-  codes <- if (anyDuplicated(short)) hashes else short
-  out <- codes[match(x, values)]
-  out[is.na(x)] <- NA_character_
-  out
-}
-
-# Released columns (neither keys nor identifiers) whose values map one-to-one
-# onto a key's values (Adult's education-num and education): releasing them
-# undoes the key's generalization. One row per column-key pair.
-find_proxies <- function(data, keys, id) {
-  others <- setdiff(names(data), c(keys, id))
-  found <- data.frame(column = character(), key = character(),
-                      stringsAsFactors = FALSE)
-  if (!length(others) || nrow(data) < 2L) return(found)
-  distinct <- function(cols) length(key_groups(data, cols)$size)
-  n_key <- vapply(keys, distinct, integer(1))
-  n_other <- vapply(others, distinct, integer(1))
-  # a column with a distinct value on every record maps one-to-one onto any
-  # key that has one too: an identifier (warn_possible_identifiers()), not
-  # a proxy
-  n <- nrow(data)
-  for (key in keys[n_key > 1L & n_key < n]) {
-    for (col in others[n_other == n_key[[key]]]) {
-      if (distinct(c(col, key)) == n_key[[key]])
-        found[nrow(found) + 1L, ] <- list(col, key)
-    }
-  }
-  found
-}
-
 #' @rdname datafly
 #' @param x,object An `epimask_datafly` object.
 #' @param ... Passed on to [graphics::barplot()] by `plot()`; unused otherwise.
@@ -404,6 +250,15 @@ print.epimask_datafly <- function(x, ...) print_formatted(x, ...)
 #' @rdname datafly
 #' @export
 format.epimask_datafly <- function(x, ...) {
+  out <- generalization_lines(x)
+  if (length(x$dropped))
+    out <- c(out, paste0("  proxies dropped: ", paste(x$dropped, collapse = ", ")))
+  out
+}
+
+# The lines a Datafly and an OLA release share: records kept and suppressed
+# (persons with a person column), the levels, the classes, the losses.
+generalization_lines <- function(x) {
   method <- if (is.null(x$method)) "Datafly" else x$method
   out <- sprintf("%s release (k = %d, at most %s%% suppressed): %d of %d records kept, %d suppressed",
                  method, x$k, format(100 * x$max_suppress), x$n - x$n_suppressed,
@@ -424,52 +279,6 @@ format.epimask_datafly <- function(x, ...) {
                           format(signif(x$info_loss[["precision"]], 4)),
                           format(signif(x$info_loss[["avg_class_size"]], 4)),
                           if (!is.null(x$metric)) sprintf(" (%s minimized)", x$metric) else ""))
-  crit <- x$criteria
-  if (!is.null(crit)) {
-    parts <- c(if (identical(crit$outliers, "failing")) "failing classes suppressed",
-               if (!is.null(crit$avg_risk)) sprintf("average risk <= %s", format(crit$avg_risk)),
-               if (!is.null(crit$k_map)) sprintf("k-map %d", crit$k_map),
-               if (!is.null(crit$uniqueness))
-                 sprintf("population uniqueness <= %s (%s, pi %s)", format(crit$uniqueness$max),
-                         crit$uniqueness$model, format(crit$uniqueness$pi)),
-               if (!is.null(crit$loglinear))
-                 with(crit$loglinear, sprintf(
-                   "log-linear risk %s share <= %s (%s; release %s)", measure, format(max),
-                   if (!is.null(weights_column)) sprintf("weights '%s'", weights_column)
-                   else if (!is.null(pi)) sprintf("pi %s", format(pi)) else "census",
-                   format(signif(release, 4)))),
-               if (!is.null(crit$cluster_risk))
-                 with(crit$cluster_risk, sprintf(
-                   "cluster risk share <= %s (clusters '%s'%s; release %s)", format(max), column,
-                   if (!is.null(weights_column)) sprintf(", weights '%s'", weights_column) else "",
-                   format(signif(release, 4)))),
-               if (!is.null(crit$k_map_model))
-                 with(crit$k_map_model, sprintf(
-                   "k-map %d at sampling fraction %s (ARX's derived k = %d, %s, alpha %s)",
-                   k_map, format(pi), derived_k,
-                   if (estimator == "poisson") "Poisson" else "zero-truncated Poisson",
-                   format(alpha))),
-               if (identical(crit$suppressed_loss, "node")) "suppressed records charged at the node")
-    if (length(parts)) out <- c(out, paste0("  criteria: ", paste(parts, collapse = "; ")))
-  }
-  if (!is.null(x$analysis))
-    out <- c(out, sprintf("  analysis loss %s (%s: 1 - U of '%s', estimate %s on the original, %s on the release)",
-                          format(signif(x$info_loss[["analysis"]], 4)),
-                          x$analysis$metric$label, x$analysis$term,
-                          format(signif(x$analysis$original$estimate, 5)),
-                          format(signif(x$analysis$release$estimate, 5))))
-  if (!is.null(x$local) && nrow(x$local))
-    out <- c(out, if (is.null(x$local$persons))
-      sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
-              nrow(x$local), sum(x$local$records))
-    else sprintf("  local recoding: %d round(s) recoded %d suppressed person(s) (%d records)",
-                 nrow(x$local), sum(x$local$persons), sum(x$local$records)))
-  if (!is.null(x$nodes_total))
-    out <- c(out, sprintf("  lattice: %s of %s nodes evaluated",
-                          format(x$nodes_evaluated, big.mark = ","),
-                          format(x$nodes_total, big.mark = ",")))
-  if (length(x$dropped))
-    out <- c(out, paste0("  proxies dropped: ", paste(x$dropped, collapse = ", ")))
   out
 }
 
@@ -502,13 +311,8 @@ format.summary.epimask_datafly <- function(x, ...) {
     print(x$datafly)
     cat("\nLevels chosen:\n")
     print(x$levels, row.names = FALSE)
-    if (identical(x$datafly$method, "OLA")) {
-      cat("\nInformation loss of the release:\n")
-      print(x$datafly$info_loss)
-    } else {
-      cat("\nGeneralization steps:\n")
-      if (nrow(x$steps)) print(x$steps, row.names = FALSE) else cat("  none\n")
-    }
+    cat("\nGeneralization steps:\n")
+    if (nrow(x$steps)) print(x$steps, row.names = FALSE) else cat("  none\n")
     cat("\nEquivalence class sizes (number of classes):\n")
     print(x$class_sizes)
   })

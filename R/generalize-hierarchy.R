@@ -418,3 +418,28 @@ print.epimask_hierarchy <- function(x, ...) {
   cat(format(x), "\n", sep = "")
   invisible(x)
 }
+
+check_hierarchies <- function(hierarchies, keys, data) {
+  if (!is.list(hierarchies) || inherits(hierarchies, "epimask_hierarchy") ||
+      is.data.frame(hierarchies) || is.null(names(hierarchies)))
+    abort_type("hierarchies", "a named list with one hierarchy per key")
+  missing <- setdiff(keys, names(hierarchies))
+  if (length(missing))
+    epimask_abort(sprintf("`hierarchies` has no hierarchy for the key(s) %s.",
+                          paste0("'", missing, "'", collapse = ", ")),
+                  "epimask_error_name", arg = "hierarchies")
+  extra <- setdiff(names(hierarchies), keys)
+  if (length(extra))
+    abort_name("hierarchies", extra, "`keys`")
+  out <- lapply(keys, function(key) {
+    h <- as_hierarchy(hierarchies[[key]])
+    top <- length(h$levels) - 1L
+    if (n_distinct(apply_level(h, data[[key]], top)) > 1L) {
+      h$levels <- c(h$levels, list(suppress_all))
+      h$labels <- c(h$labels, "*")
+    }
+    h
+  })
+  names(out) <- keys
+  out
+}

@@ -46,7 +46,7 @@
 #' info_loss(datafly(d, c("age", "sex"), h, k = 2, max_suppress = 0), "all")
 #' @export
 info_loss <- function(x, metric = c(loss_metrics, "analysis", "all")) {
-  if (!inherits(x, "epimask_datafly") || is.null(x$info_loss))
+  if (!inherits(x, c("epimask_datafly", "epimask_ola")) || is.null(x$info_loss))
     abort_type("x", "a datafly() or ola() result")
   metric <- check_choice(metric, c(loss_metrics, "analysis", "all"))
   if (metric == "all") return(x$info_loss[loss_metrics])

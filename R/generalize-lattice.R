@@ -67,7 +67,20 @@ lattice_build <- function(data, keys, hierarchies, sensitive = NULL,
        nested = all(vapply(key_parts, function(p) all(p$nested[upper.tri(p$nested, TRUE)]),
                            logical(1))),
        bottom = list(codes = codes[g$first, , drop = FALSE], count = g$size),
-       entropy_base = lapply(key_parts, entropy_by_level))
+       entropy_base = lapply(key_parts, entropy_by_level),
+       # the units' key values (their distinct values code the lattice) and the
+       # hierarchies: for the labels of generalized codes and k-map's population
+       units = as.data.frame(data, stringsAsFactors = FALSE, optional = TRUE)[keys],
+       hierarchies = hierarchies[keys], uid = new.env(parent = emptyenv()))
+}
+
+# The generalized labels of key v's codes at level lv (the codes of
+# lattice_key(): distinct values in order of first appearance).
+key_level_labels <- function(lat, v, lv) {
+  part <- lat$key[[v]]
+  values <- unique(lat$units[[lat$keys[[v]]]])
+  g <- apply_level(lat$hierarchies[[v]], values, lv)
+  g[match(seq_len(max(part$level_codes[[lv + 1L]])), part$level_codes[[lv + 1L]])]
 }
 
 # Non-uniform entropy of one key at each level with nothing suppressed:
@@ -92,61 +105,25 @@ lattice_rollup <- function(lat, source, levels) {
          arg = "hierarchies")
 }
 
-# Evaluate one node from a rolled-up table: class sizes, suppression, the
-# privacy models and the information loss under `metrics`.
+# Evaluate one node from a rolled-up table: its classes, what the criteria
+# suppress and whether the node is acceptable (generalize-criteria.R), and the
+# information loss under `metrics`.
 lattice_evaluate <- function(lat, table, levels, model, metrics) {
-  A <- length(lat$keys)
-  if (isTRUE(lat$sets)) {
-    # persons with key sets (generalize-ola-sets.R)
-    nc <- set_node_classes(lat, table, levels, model)
-    size <- nc$size
-    class_codes <- nc$class_codes
-    cls <- nc$cls
-    table <- nc$table
-  } else if (length(lat$sensitive)) {
-    cls <- call_c(C_lattice_group, list(codes = table$codes, ncol = A, count = table$count),
-                  arg = "keys")
-    size <- cls$size
-    class_codes <- table$codes[cls$first, seq_len(A), drop = FALSE]
-  } else {
-    cls <- NULL
-    size <- table$count
-    class_codes <- table$codes
-  }
-  small <- size < model$k
-  suppressed <- sum(size[small])
-  k_ok <- suppressed <= model$max_suppress * lat$n
-  # the criteria of methods vignette section 20 (outliers = "failing", average risk, k-map,
-  # the ARX charging of suppressed records) in generalize-criteria.R
-  if (model_extended(model))
-    return(lattice_evaluate_targets(lat, table, levels, model, metrics, cls, size,
-                                    class_codes, small, k_ok))
-  diverse <- k_ok && lattice_diverse(lat, table, cls, small, model)
-  list(levels = levels, k_ok = k_ok, ok = k_ok && diverse,
-       suppressed = suppressed, n_classes = length(size),
-       sum_sq = sum(size^2), supp = small, class_codes = class_codes,
-       loss = vapply(metrics, function(m)
-         node_loss(lat, levels, size, small, class_codes, m, model$k), numeric(1)))
-}
-
-# Every class kept (size >= k) is l-diverse and t-close on every sensitive
-# variable (methods vignette section 12); 1e-9 absorbs the rounding of exp(entropy) and EMD.
-lattice_diverse <- function(lat, table, cls, small, model) {
-  if (!length(lat$sensitive) || all(small)) return(TRUE)
-  A <- length(lat$keys)
-  for (j in seq_along(lat$sensitive)) {
-    s <- lat$sens[[j]]
-    d <- class_diversity(cls$group, table$codes[, A + j], length(cls$size), length(s$q),
-                         count = table$count, q = if (!is.null(model$t)) s$q,
-                         ordered = s$ordered)
-    kept <- !small
-    if (!is.null(model$l)) {
-      l_value <- if (model$diversity == "distinct") d$distinct else d$entropy_l
-      if (any(l_value[kept] < model$l - 1e-9)) return(FALSE)
-    }
-    if (!is.null(model$t) && any(d$emd[kept] > model$t + 1e-9)) return(FALSE)
-  }
-  TRUE
+  model <- as_search_model(model, lat)
+  node <- lattice_node(lat, table, levels)
+  verdict <- node_verdict(node, model)
+  size <- node$size
+  supp <- verdict$supp
+  class_codes <- node$class_codes
+  # ARX's monotone metrics: a suppressed unit costs what it would at the node
+  charged <- if (identical(model$charge, "node")) rep(FALSE, length(size)) else supp
+  list(levels = levels, k_ok = verdict$k_ok, ok = verdict$ok, suppressed = sum(size[supp]),
+       n_classes = length(size), sum_sq = sum(size^2), supp = supp, class_codes = class_codes,
+       loss = vapply(metrics, function(m) {
+         if (identical(model$charge, "block") && m %in% c("entropy", "avg_class_size"))
+           block_loss(lat, levels, size, supp, class_codes, m, model$k)
+         else node_loss(lat, levels, size, charged, class_codes, m, model$k)
+       }, numeric(1)))
 }
 
 # Information loss of a node's release (methods vignette section 16); suppressed records count
@@ -193,4 +170,28 @@ static_bound <- function(lat, nodes, metric) {
     discernibility = rep(lat$n, nrow(nodes)),
     avg_class_size = rep(0, nrow(nodes)),
     analysis = rep(-Inf, nrow(nodes)))
+}
+
+# The released units (records, or persons) of a node as a data frame of
+# their classes' key codes (risk_loglinear() and risk_individual() take
+# numbers as categories, so the codes stand for the generalized values).
+class_frame <- function(class_codes, unit_class, rows, keys) {
+  frame <- as.data.frame(class_codes[unit_class[rows], , drop = FALSE])
+  names(frame) <- keys
+  frame
+}
+
+# The class (row of class_codes) of every record at node `levels`.
+record_class <- function(lat, levels, class_codes) {
+  if (!is.null(attr(class_codes, "sets"))) return(set_unit_class(lat, attr(class_codes, "sets")))
+  A <- length(levels)
+  rec <- vapply(seq_len(A), function(v) {
+    part <- lat$key[[v]]
+    part$level_codes[[levels[[v]] + 1L]][part$code0]
+  }, integer(lat$n))
+  dim(rec) <- c(lat$n, A)
+  nc <- nrow(class_codes)
+  g <- call_c(C_lattice_group, arg = "spec", list(codes = rbind(class_codes, rec), ncol = A,
+                                  count = rep(1, nc + lat$n)))
+  match(g$group[nc + seq_len(lat$n)], g$group[seq_len(nc)])
 }

@@ -109,10 +109,9 @@ set_table_rollup <- function(tab, maps) {
 # record), built once: the person-tuples coded key by key (lattice_key(), so
 # the losses count them), each person's sensitive values (constant within
 # the person, else the person's set of values, as risk_ldiversity(id =)
-# takes them), and the bottom set table. With `population` (k-map), the
-# population's persons (`pop_person`, NULL: one row each) as a set table.
+# takes them), and the bottom set table.
 set_lattice_build <- function(data, keys, hierarchies, person, sensitive = NULL,
-                              ordered = character(), population = NULL, pop_person = NULL) {
+                              ordered = character()) {
   data <- as.data.frame(data)
   P <- max(person)
   pt <- group_code_rows(cbind(person, key_codes(data, keys)[[1L]]))
@@ -139,29 +138,8 @@ set_lattice_build <- function(data, keys, hierarchies, person, sensitive = NULL,
                 all(p$nested[upper.tri(p$nested, TRUE)]), logical(1))),
               bottom = bottom, entropy_base = lapply(key_parts, entropy_by_level),
               sets = TRUE, unit_group = unit_group, loss_unit = unit_person, units = units,
-              hierarchies = hierarchies[keys])
-  if (!is.null(population))
-    lat$pop <- set_population_lattice(units, population, keys, hierarchies, pop_person)
+              hierarchies = hierarchies[keys], uid = new.env(parent = emptyenv()))
   lat
-}
-
-# The population's persons as a set table of its value codes (k-map with key
-# sets): population_lattice()'s maps and translations, and each population
-# person's set of tuples (one row per person when pop_person is NULL).
-set_population_lattice <- function(units, population, keys, hierarchies, pop_person) {
-  pp <- population_lattice(units, population, keys, hierarchies)
-  m <- nrow(population)
-  codes <- vapply(keys, function(key) {
-    x <- population[[key]]
-    match(x, unique(x))
-  }, integer(m))
-  dim(codes) <- c(m, length(keys))
-  if (is.null(pop_person)) pop_person <- seq_len(m)
-  Q <- max(pop_person)
-  pp$sets <- set_table_group(codes, pop_person, rep(1, m), rep(1, Q), matrix(0L, Q, 0L),
-                             seq_len(Q))
-  pp$n <- Q
-  pp
 }
 
 # The classes of a node's set table: the class of each group (groups differ
@@ -207,8 +185,8 @@ set_tie_rank <- function(table, class_of, n_cls) {
 # persons, the class "codes" of set_classes() (tie ranks when a criterion
 # orders classes), the class of each group, and the sensitive codes per group
 # in the layout of a class table (key columns, then sensitive ones).
-set_node_classes <- function(lat, table, levels, model) {
-  sc <- set_classes(lat, table, levels, !is.null(model$avg_risk) || risk_scanned(model))
+set_node_classes <- function(lat, table, levels) {
+  sc <- set_classes(lat, table, levels)
   list(size = sc$size, class_codes = sc$codes, cls = list(group = sc$class, size = sc$size),
        table = list(codes = cbind(matrix(0L, length(table$count), length(lat$keys)),
                                   table$extra), count = table$count))
@@ -246,46 +224,6 @@ set_node_loss <- function(lat, levels, charged, sets, metric, block = FALSE) {
 # The class of every person at a node of the set lattice.
 set_unit_class <- function(lat, sets) sets$class[sets$table$of_bottom[lat$unit_group]]
 
-# k-map with key sets: the population persons whose generalized key set equals
-# each class's set (a class whose set holds a value no one in the population
-# has matches none).
-set_pop_count <- function(lat, levels, sets) {
-  pp <- lat$pop
-  A <- length(levels)
-  pnode <- set_table_rollup(pp$sets, lapply(seq_len(A), function(v)
-    pp$map[[v]][[levels[[v]] + 1L]]))
-  tab <- sets$table
-  n_cls <- sets$n_cls
-  rows <- which(tab$group %in% match(seq_len(n_cls), sets$class))
-  cl <- sets$class[tab$group[rows]]
-  tr <- vapply(seq_len(A), function(v)
-    pp$translate[[v]][[levels[[v]] + 1L]][tab$codes[rows, v]], integer(length(rows)))
-  dim(tr) <- c(length(rows), A)
-  known <- rep(TRUE, n_cls)
-  known[cl[rowSums(is.na(tr)) > 0L]] <- FALSE
-  out <- numeric(n_cls)
-  K <- sum(known)
-  if (!K || !length(pnode$count)) return(out)
-  keep <- known[cl]
-  renum <- cumsum(known)
-  Gp <- length(pnode$count)
-  both <- set_table_group(
-    rbind(tr[keep, , drop = FALSE], pnode$codes),
-    c(renum[cl[keep]], K + pnode$group), rep(1, sum(keep) + length(pnode$group)),
-    c(rep(0, K), pnode$count), matrix(0L, K + Gp, 0L), seq_len(K + Gp))
-  out[known] <- both$count[both$of_bottom[seq_len(K)]]
-  out
-}
-
-# The generalized labels of a key's codes at a level (for the log-linear
-# criterion, which is fitted on the released values).
-set_labels <- function(lat, v, lv) {
-  part <- lat$key[[v]]
-  values <- unique(lat$units[[lat$keys[[v]]]])
-  g <- apply_level(lat$hierarchies[[v]], values, lv)
-  g[match(seq_len(max(part$level_codes[[lv + 1L]])), part$level_codes[[lv + 1L]])]
-}
-
 # The log-linear criterion with key sets: risk_loglinear(id =) on the released
 # persons' generalized tuples (one row per person and tuple of their set), so
 # the persons' key table is the one risk_loglinear() builds from a release.
@@ -299,21 +237,10 @@ set_loglinear_share <- function(unit_class, kept, sets, spec) {
   rows <- unlist(by_group[g], use.names = FALSE)
   who <- rep(released, lengths(by_group[g]))
   frame <- lapply(seq_along(lat$keys), function(v)
-    set_labels(lat, v, sets$levels[[v]])[tab$codes[rows, v]])
+    key_level_labels(lat, v, sets$levels[[v]])[tab$codes[rows, v]])
   frame <- as.data.frame(stats::setNames(frame, lat$keys), stringsAsFactors = FALSE,
                          optional = TRUE)
   frame[[".epimask_unit"]] <- who
   loglinear_fit_share(frame, lat$keys, if (!is.null(spec$weights)) spec$weights[who], spec,
                       id = ".epimask_unit")
-}
-
-# Records with persons: can ola()'s one-row-per-person lattice take them, or
-# do some persons (of the data, or of a population table with the person
-# column) hold several key tuples?
-population_persons <- function(population, id) {
-  if (!is.data.frame(population) || !length(id) || !all(id %in% names(population)))
-    return(NULL)
-  for (col in id) check_person_id(col, population, arg = "id", data_arg = "population")
-  pop_person <- key_groups(population, id)$group
-  if (max(pop_person) == nrow(population)) NULL else pop_person
 }

@@ -7,196 +7,98 @@
 # so that l-diversity, t-closeness and a loss that suppression makes
 # non-monotone are handled exactly.
 
-#' Optimal lattice generalization to k-anonymity (OLA / Flash)
+#' Optimal lattice generalization under risk criteria (OLA / Flash)
 #'
-#' Finds the generalization of least information loss that makes the data
-#' k-anonymous (and l-diverse / t-close when asked), searching the lattice of
-#' all combinations of hierarchy levels without evaluating most of them.
+#' Finds the generalization of least information loss whose release meets
+#' every [risk criterion][new_risk_criterion()] (k-anonymity, l-diversity,
+#' t-closeness, average risk, k-map, population uniqueness, log-linear and
+#' cluster risk, or one of the custodian's own), searching the lattice of all
+#' combinations of hierarchy levels without evaluating most of them.
 #'
 #' **The lattice.** One node per vector of levels, one level per key, from 0
 #' (original values) to the top of its hierarchy. A node is *acceptable* when,
-#' after suppressing the records in equivalence classes smaller than `k`, at
-#' most `max_suppress` of the records are suppressed and every remaining class
-#' has at least `l` distinct values (`diversity = "distinct"`) or an entropy l
-#' \eqn{\exp(-\sum_s p_s \log p_s)} of at least `l` (`"entropy"`) and an earth
-#' mover's distance of at most `t` to the overall distribution (methods vignette, section 12) on
-#' every `sensitive` variable. The result is the acceptable node of least
-#' information loss under `metric` ([info_loss()]); ties go to the lower sum of
-#' levels, then to the lexicographically smaller level vector. Losses within a
-#' relative \eqn{10^{-9}} count as ties.
+#' after the suppression its criteria ask for (methods vignette, sections 16,
+#' 20 and 27, and [criterion_classes()]), at most `max_suppress` of the
+#' records are suppressed and every criterion holds on the release: the
+#' classes failing a monotone class-local criterion (k-anonymity's classes
+#' smaller than k) are suppressed; every other class must meet the other
+#' class-local criteria (l-diversity, t-closeness, k-map against a table),
+#' or with `outliers = "failing"` (ARX) their failing classes are suppressed
+#' too; then the smallest released classes are suppressed until the
+#' release-wide criteria hold (average risk, population uniqueness, cluster
+#' risk), and the criteria that only check (log-linear risk, an outside
+#' criterion evaluated on the release) are checked. The result is the
+#' acceptable node of least information loss under `metric` ([info_loss()]);
+#' ties go to the lower sum of levels, then to the lexicographically smaller
+#' level vector. Losses within a relative \eqn{10^{-9}} count as ties.
 #'
 #' **The search.** With nested hierarchies (each level a function of the one
-#' below, which [datafly()]'s ready hierarchies are), the k-anonymity part is
-#' monotone: every generalization of a k-anonymous node is k-anonymous. As in
-#' Flash (Kohlmayer et al. 2012), untagged nodes are taken bottom-up; from each
-#' a path climbs through untagged nodes to the top, and a binary search on the
-#' path evaluates few of its nodes; each evaluation tags every generalization
-#' (k-anonymous) or every specialization (not). Every node has a lower bound on
-#' its loss (the loss with nothing suppressed for precision and entropy; for
-#' discernibility and average class size, bounds from evaluated finer nodes);
-#' no path starts from a node whose bound exceeds the best loss found so far.
-#' Then the nodes k-anonymous or not yet known are taken in order of their
-#' bound until it exceeds the best loss, so the answer is exact although the
-#' loss and the l-diversity check are not monotone under suppression. A node's class counts are rolled
-#' up in C from the smallest evaluated finer node's counts, never recomputed
-#' from the records. Without nested hierarchies no tagging is valid and nodes
-#' are evaluated in order of the bound (all of them, for the bound-less
-#' metrics).
+#' below, which [datafly()]'s ready hierarchies are), the part of the verdict
+#' made of monotone class-local criteria is monotone: every generalization of
+#' a node that meets it meets it. As in Flash (Kohlmayer et al. 2012),
+#' untagged nodes are taken bottom-up; from each a path climbs through
+#' untagged nodes to the top, and a binary search on the path evaluates few
+#' of its nodes; each evaluation tags every generalization or every
+#' specialization (`ola_control(tagging = )` asks for another tagging). Every
+#' node has a lower bound on its loss (the loss with nothing suppressed for
+#' precision and entropy; for discernibility and average class size, bounds
+#' from evaluated finer nodes); no path starts from a node whose bound
+#' exceeds the best loss found so far. Then the nodes not excluded are taken
+#' in order of their bound until it exceeds the best loss, so the answer is
+#' exact although the loss and the other criteria are not monotone under
+#' suppression. A node's class counts are rolled up in C from the smallest
+#' evaluated finer node's counts, never recomputed from the records. Without
+#' nested hierarchies no tagging is valid and nodes are evaluated in order of
+#' the bound (all of them, for the bound-less metrics). A criterion defined
+#' outside the package joins the search through its generics (see
+#' [criterion_classes()]): with none of them it is evaluated on each
+#' candidate node's release.
 #'
 #' **The release** is built as in [datafly()]: keys generalized to the chosen
-#' levels, records in classes smaller than `k` dropped, `id` columns replaced
-#' by keyed pseudonyms, proxies of generalized keys flagged or dropped.
+#' levels, suppressed records dropped, `id` columns replaced by keyed
+#' pseudonyms, proxies of generalized keys flagged or dropped. The result
+#' also carries its class structure (`$structure`), which [deidentify()]
+#' takes instead of rebuilding it.
+#'
+#' **Deprecated arguments.** The criteria were flat arguments up to epimask
+#' 0.3 (`k`, `l`, `sensitive`, `t`, `diversity`, `ordered`, `avg_risk`,
+#' `k_map`, `population`, `k_map_alpha`, `k_map_estimator`, `uniqueness`,
+#' `loglinear`, `cluster_risk`): they still work for one release, mapped to
+#' the criteria that state the same, with a warning of class
+#' `epimask_warning_deprecated` showing the call to use.
 #'
 #' @inheritParams datafly
+#' @param criteria A [risk criterion][new_risk_criterion()] or a list of them:
+#'   [k_anonymity()], [l_diversity()], [t_closeness()], [avg_risk()],
+#'   [k_map()], [uniqueness()], [loglinear_risk()], [cluster_risk()],
+#'   [individual_risk()], [suda_risk()], or the custodian's own. Each counts
+#'   over `keys` (a criterion's own `keys` must be the same). Record-matching
+#'   criteria ([match_risk()], [linkage_risk()], [identifiability()]) cannot
+#'   guide a generalization search (a classed error).
 #' @param metric Information loss to minimize: `"entropy"` (non-uniform
 #'   entropy, the default), `"precision"`, `"discernibility"` or
-#'   `"avg_class_size"` (see [info_loss()]), or [analysis_loss()] (the
-#'   collaborator's model: 1 - analysis potential of its coefficient on the
-#'   node's release).
-#' @param l `NULL`, or the l of l-diversity required of every released class
-#'   on every `sensitive` variable.
-#' @param sensitive `NULL`, or the sensitive columns (not keys) for `l` and `t`.
-#' @param t `NULL`, or the largest earth mover's distance allowed between a
-#'   released class's distribution of a sensitive variable and the overall one.
-#' @param diversity `"distinct"` or `"entropy"` l-diversity.
-#' @param ordered Sensitive variables whose values are ordered for
-#'   t-closeness; numeric ones are ordered by default.
-#' @param search `"exact"` (the default) finds the optimum defined above;
-#'   `"minimal"` takes the best of the k-minimal nodes (k-anonymous nodes
-#'   whose one-step specializations are not), as the OLA and Flash papers do:
-#'   the same node when the loss cannot fall with generalization (no
-#'   suppression, or the k-minimal node is also least under suppression),
-#'   fewer nodes evaluated, but with suppression a coarser node that
-#'   suppresses fewer records can lose less, which only `"exact"` finds. It
-#'   falls back to the exact search when no k-minimal node is l-diverse /
-#'   t-close.
-#' @param outliers Which classes are suppressed: `"small"` (the default, as
-#'   above: the classes smaller than `k`; every other class must then meet
-#'   `l`, `t` and `k_map`) or `"failing"` (ARX's semantics: every class that
-#'   fails any criterion; the node is acceptable when the suppressed records
-#'   number at most `max_suppress` of the records).
-#' @param local `TRUE` for ARX's local recoding (`ARXResult.optimize`): the
-#'   records the chosen node suppresses are searched again as a data set of
-#'   their own, under the same criteria and metric (with
-#'   [analysis_loss()], the loss of the whole release), and the records the
-#'   new node releases are recoded at its levels; repeated while a round
-#'   recodes records. The rounds are in `$local`; the losses are then
-#'   computed record by record (each at its own levels). With persons (`id`)
-#'   the rounds count `records` and `persons` (columns `persons`,
-#'   `persons_still_suppressed` added).
-#' @param population With `k_map`: a data frame of the population's key
-#'   values (one row per person of the population the data are a sample
-#'   of; the key columns, of the data's types, within the hierarchies'
-#'   domains), or a [population_model()] giving the sampling fraction (ARX's
-#'   derived k, see `k_map`).
-#' @param avg_risk `NULL`, or ARX's average re-identification risk: released
-#'   classes per released record must be at most `avg_risk`; met by
-#'   suppressing the smallest released classes first (ties: the order of first
-#'   appearance in the data of the classes' generalized values), within
-#'   `max_suppress`.
-#' @param k_map `NULL`, or the k of k-map (El Emam & Dankar 2008): every
-#'   released class must match at least `k_map` persons of `population`.
-#'   With `population = population_model(pi)` (no population table), ARX's
-#'   derived k (criteria/KMap.java, arx-deidentifier/arx commit 8b7bc54):
-#'   with \eqn{\lambda = \pi k_{map}} and \eqn{c} the smallest count such
-#'   that \eqn{P(X \le c) \ge 1 - \alpha} for \eqn{X \sim
-#'   Poisson(\lambda)} (`k_map_estimator = "poisson"`, \eqn{c \ge 0}) or for
-#'   its zero-truncated form (\eqn{c \ge 1}), the derived k is ARX's
-#'   \eqn{c + 2} (Poisson) or \eqn{c + 1} (zero-truncated), capped at
-#'   `k_map` and at the number of records; the release is then made
-#'   k-anonymous for the larger of `k` and the derived k (a monotone
-#'   criterion, searched with tagging). The derivation is in
-#'   `$criteria$k_map_model`.
-#' @param uniqueness `NULL`, or population uniqueness as a criterion (ARX's
-#'   PopulationUniqueness): `list(pi = , model = "dankar", max = )`, the
-#'   sampling fraction of the data, the model of [population_model()]
-#'   (`"dankar"`, `"pitman"`, `"zayatz"` or `"snb"`) and the largest share of
-#'   the population that may be unique on the released keys. The share is
-#'   estimated ([risk_population()]'s estimators, methods vignette, section 21) from the
-#'   histogram of the released classes' sizes, the population size fixed at
-#'   `round(n / pi)`; an estimate that does not converge fails the node. Met
-#'   by suppressing the smallest released classes first (ties by their
-#'   generalized values) after the other criteria's suppression, the least
-#'   number that meets `max`, within `max_suppress`; every count is tried
-#'   (the share is not monotone in it, where ARX searches it by bisection).
-#'   Not monotone under suppression, so it is checked on every node the
-#'   k-part does not exclude (no predictive tagging); not with `local = TRUE`.
-#'   Population uniques are sample uniques: with `k >= 2` and
-#'   `outliers = "small"` the released classes have none, so the criterion
-#'   bites with `k = 1`.
-#' @param loglinear `NULL`, or Skinner & Shlomo's log-linear risk as a
-#'   criterion (methods vignette, section 22): `list(max = , pi = , weights =
-#'   , measure = "tau1", formula = NULL)`. The released classes' key table is
-#'   fitted by [risk_loglinear()] (main effects, or `formula` of the keys)
-#'   with the sampling fraction `pi` or the sampling `weights` (a column of
-#'   `data`, each at least 1; neither: the data are the population), and
-#'   \eqn{\tau_1 / n} (`measure = "tau1"`: the expected share of released
-#'   units that are sample uniques unique in the population) or
-#'   \eqn{\tau_2 / n} (`"tau2"`: the expected share correctly matched) must
-#'   be at most `max`, n the released records (persons). It is checked on
-#'   the release the other criteria leave and suppresses nothing of its own
-#'   (each count suppressed would refit the whole key table: on Adult's five
-#'   usual keys, 81,760 cells, and hundreds of counts per node): a node
-#'   meets it by its generalization. A table too large to fit or a model that does not
-#'   converge fails the node. Like `uniqueness`, it concerns sample uniques:
-#'   with `k >= 2` and `outliers = "small"` the released classes have none
-#'   (\eqn{\tau = 0}), so it bites with `k = 1`.
-#' @param cluster_risk `NULL`, or cluster (household) risk as a criterion
-#'   (methods vignette, section 22; [risk_individual()] with `cluster`):
-#'   `list(cluster = , max = , weights = NULL)`, `cluster` the column naming
-#'   each record's cluster (family, household, care home; no `NA`). Each
-#'   released unit's individual risk is [risk_individual()]'s at the node
-#'   (\eqn{1/f}, or Benedetti-Franconi with the sampling `weights`, a column
-#'   each at least 1); a cluster's risk is \eqn{1 - \prod (1 - r_i)} over its
-#'   released members, given to each; the expected share of released units
-#'   re-identified, \eqn{\sum_i r_{h(i)} / n}, must be at most `max`.
-#'
-#'   `uniqueness`, `loglinear` and `cluster_risk` are not monotone under
-#'   suppression. `uniqueness` and `cluster_risk` are met together by one
-#'   scan that suppresses the smallest released classes first (ties by their
-#'   generalized values), after the other criteria's suppression, taking the
-#'   least number of classes after which both hold, within `max_suppress`
-#'   (each count tried costs an estimator fit or a pass over the clusters);
-#'   `loglinear` is then checked on that release. They change only the
-#'   acceptability, never the tagged k-part, so every node the k-part and
-#'   the bound leave is checked. Not with `local = TRUE` (the risk is of the
-#'   whole release). The print names each criterion and its value on the
-#'   release (`$criteria$loglinear$release`, `$criteria$cluster_risk$release`).
-#' @param k_map_alpha,k_map_estimator With `k_map` and a [population_model()]:
-#'   the significance level (ARX's default 0.01) and the distribution of a
-#'   population class's count in the sample (`"poisson"`, ARX's default, or
-#'   `"zero_truncated"`).
-#' @param suppressed_loss How suppressed records count in the information
-#'   loss, so that ARX's losses can be reproduced: `"top"` (the default:
-#'   fully generalized, methods vignette section 16), `"node"` (ARX's monotone metrics: at the
-#'   node's generalization, as if released; for discernibility every class
-#'   counts its size squared, for the average class size every class counts)
-#'   or `"block"` (ARX's non-monotone metrics: the suppressed records form one
-#'   block; entropy adds, per key, the entropy of their generalized values
-#'   within the block, \eqn{\sum_g c_g \log_2(S / c_g)}; the average class
-#'   size counts the block as one class; precision and discernibility as
-#'   `"top"`).
-#' @section Targets of the custodian (methods vignette, section 20):
-#' `outliers`, `avg_risk`, `k_map`, `uniqueness`, `local`, `suppressed_loss` and
-#' `metric = analysis_loss()` leave the search exact: the records of the
-#' classes smaller than `k` are suppressed under every semantics, so the
-#' monotone k-part still tags the lattice, and the other criteria (not all
-#' monotone under generalization with suppression) are checked on every node
-#' that the bound does not exclude. With the analysis loss no bound exists:
-#' every node with the k-part is evaluated (one IRLS fit per distinct release).
-#' With the defaults the search and the release are those of methods vignette section 16.
+#'   `"avg_class_size"` (see [info_loss()]; the average class size is divided
+#'   by the largest smallest-class size of the criteria,
+#'   [criterion_min_size()]), or [analysis_loss()] (the collaborator's model:
+#'   1 - analysis potential of its coefficient on the node's release).
+#' @param control An [ola_control()]: the outlier semantics, local
+#'   recoding, the exact or minimal search, how suppressed records count in
+#'   the losses, the tagging.
+#' @param k Deprecated: `criteria = list(k_anonymity(k))`.
+#' @param ... The options of [ola_control()] by name (`outliers = "failing"`,
+#'   `local = TRUE`, ...), and the deprecated flat criteria (see Details).
 #' @section Several records per person:
 #' With `id` naming a person column whose values repeat (methods vignette,
 #' section 23), the lattice runs on the persons and every criterion
-#' counts persons: `k`, `max_suppress` (a share of the persons), `l` / `t`
-#' (over the persons of a class), `outliers = "failing"`, `avg_risk`
-#' (released classes per released person), `k_map` (the `population` table
-#' then has one row per person of the population, or the person column, see
-#' below; the derived k of a
-#' [population_model()] is capped at the number of persons), `uniqueness`
-#' (`pi` the sampling fraction of persons), `loglinear` (the key table of
-#' persons) and `cluster_risk` (a person belongs to one cluster: the column
-#' must be equal on a person's records, as must `weights`). A person is
+#' counts persons: [k_anonymity()], `max_suppress` (a share of the persons),
+#' [l_diversity()] and [t_closeness()] (over the persons of a class),
+#' `outliers = "failing"`, [avg_risk()] (released classes per released
+#' person), [k_map()] (the population table then has one row per person of
+#' the population, or the person column, see below; the derived k of a
+#' [population_model()] is capped at the number of persons), [uniqueness()]
+#' (the sampling fraction of persons), [loglinear_risk()] (the key table of
+#' persons) and [cluster_risk()] (a person belongs to one cluster: the column
+#' must be equal on a person's records, as must the weights). A person is
 #' suppressed with all their records; `suppressed_loss` and the information
 #' losses are of the persons. `local = TRUE` searches the suppressed persons
 #' again, and a recoded person's records all take the round's levels. With
@@ -228,15 +130,22 @@
 #' through \pkg{progressr} when it is installed: wrap the call in
 #' `progressr::with_progress()` (or set `progressr::handlers(global = TRUE)`)
 #' to see it. It can be interrupted between nodes.
-#' @return An object of class `c("epimask_ola", "epimask_datafly")`: the
-#'   fields of [datafly()] (without generalization `steps`) plus `metric`,
-#'   `info_loss` (the four losses of the release, named, and `analysis` with
-#'   [analysis_loss()]), `nodes_evaluated` (nodes whose class counts were
-#'   computed), `nodes_total`, `criteria` (the targets asked for), `local` (the
-#'   rounds of local recoding: records recoded, still suppressed, levels) and,
-#'   with [analysis_loss()], `analysis` (the metric, the term, its original
-#'   estimate and SE, and `release`: its estimate, SE and analysis potential on
-#'   the release).
+#' @return An object of class `epimask_ola`: the fields of [datafly()]
+#'   (without generalization `steps`) plus `metric`, `info_loss` (the four
+#'   losses of the release, named, and `analysis` with [analysis_loss()]),
+#'   `nodes_evaluated` (nodes whose class counts were computed),
+#'   `nodes_total`, `risk_criteria` (the criteria, prepared on the data),
+#'   `criteria_results` (each criterion recounted on the release, a
+#'   `criterion_result`), `control`, `structure` (the class structure of the
+#'   release: `hierarchies`, `current` (every record's generalized keys,
+#'   suppressed ones included), `record_levels`, `person`, `unit_class`,
+#'   `class_size`, `suppressed_units`, `lattice`, `min_size`), `local` (the
+#'   rounds of local recoding: records recoded, still suppressed, levels)
+#'   and, with [analysis_loss()], `analysis` (the metric, the term, its
+#'   original estimate and SE, and `release`: its estimate, SE and analysis
+#'   potential on the release). `criteria` is the summary of the targets of
+#'   epimask 0.3 (outliers, average risk, k-map, the release values of the
+#'   log-linear and cluster risks), kept for one release.
 #' @references El Emam K, Dankar FK, Issa R, et al. (2009). A globally optimal
 #'   k-anonymity method for the de-identification of health data. JAMIA 16,
 #'   670-682. Kohlmayer F, Prasser F, Eckert C, Kemper A, Kuhn KA (2012).
@@ -251,235 +160,399 @@
 #'   dx = sample(c("flu", "asthma", "diabetes"), 300, TRUE))
 #' h <- list(birth = hierarchy_date(), sex = hierarchy_flat(),
 #'           zip = hierarchy_zip())
-#' best <- ola(people, c("birth", "sex", "zip"), h, k = 5)
+#' best <- ola(people, c("birth", "sex", "zip"), h, criteria = list(k_anonymity(5)))
 #' best
 #' greedy <- datafly(people, c("birth", "sex", "zip"), h, k = 5)
 #' rbind(ola = info_loss(best, "all"), datafly = info_loss(greedy, "all"))
-#' ola(people, c("birth", "sex", "zip"), h, k = 5, l = 2, sensitive = "dx")
+#' ola(people, c("birth", "sex", "zip"), h,
+#'     criteria = list(k_anonymity(5), l_diversity(2, "dx")))
 #' # ARX's semantics: suppress every class that fails l-diversity too
-#' ola(people, c("birth", "sex", "zip"), h, k = 5, l = 2, sensitive = "dx",
-#'     outliers = "failing")
+#' ola(people, c("birth", "sex", "zip"), h,
+#'     criteria = list(k_anonymity(5), l_diversity(2, "dx")),
+#'     control = ola_control(outliers = "failing"))
 #' # average re-identification risk at most 1/20, then local recoding
-#' ola(people, c("birth", "sex", "zip"), h, k = 1, avg_risk = 0.05, local = TRUE)
+#' ola(people, c("birth", "sex", "zip"), h, criteria = list(avg_risk(0.05)),
+#'     control = ola_control(local = TRUE))
 #' # k-map: every released class matches at least 10 persons of the population
 #' population <- people[sample(300, 3000, TRUE), c("birth", "sex", "zip")]
-#' ola(people, c("birth", "sex", "zip"), h, k = 2, k_map = 10, population = population)
-#' # k-map from a sampling fraction alone (ARX's derived k)
-#' ola(people, c("birth", "sex", "zip"), h, k = 2, k_map = 50,
-#'     population = population_model(0.1))
+#' ola(people, c("birth", "sex", "zip"), h,
+#'     criteria = list(k_anonymity(2), k_map(10, population)))
 #' # log-linear risk of a 5% sample: expected population uniques at most 1%
-#' ola(people, c("birth", "sex", "zip"), h, k = 1, max_suppress = 0.1,
-#'     loglinear = list(pi = 0.05, max = 0.01))
+#' ola(people, c("birth", "sex", "zip"), h, max_suppress = 0.1,
+#'     criteria = list(loglinear_risk(0.01, pi = 0.05)))
 #' # families of three: the cluster risk share at most 0.2
 #' people$family <- rep(1:100, each = 3)
-#' ola(people, c("birth", "sex", "zip"), h, k = 2,
-#'     cluster_risk = list(cluster = "family", max = 0.2))
+#' ola(people, c("birth", "sex", "zip"), h,
+#'     criteria = list(k_anonymity(2), cluster_risk(0.2, "family")))
 #' # several visits per person: persons are counted and suppressed whole
 #' tv <- trial_visits
 #' tv$yob <- as.integer(format(tv$birth, "%Y"))
 #' ola(tv, c("yob", "sex", "site"),
 #'     list(yob = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
 #'          site = hierarchy_flat()),
-#'     k = 3, id = "pid", secret = "custodian key", outliers = "failing", avg_risk = 0.2)
-#' # a key that varies between a person's visits (age at the visit): key sets
-#' tv$age <- as.integer((tv$visit_date - tv$birth) / 365.25)
-#' ola(tv, c("age", "sex", "site"),
-#'     list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
-#'          site = hierarchy_flat()),
-#'     k = 3, id = "pid", secret = "custodian key")
+#'     criteria = list(k_anonymity(3), avg_risk(0.2)), id = "pid",
+#'     secret = "custodian key", control = ola_control(outliers = "failing"))
 #' @export
-ola <- function(data, keys, hierarchies, k = 5, max_suppress = 0.05,
+ola <- function(data, keys, hierarchies, criteria = list(k_anonymity(5)),
                 metric = c("entropy", "precision", "discernibility", "avg_class_size"),
-                l = NULL, sensitive = NULL, t = NULL, id = NULL,
-                diversity = c("distinct", "entropy"), ordered = NULL,
-                secret = NULL, drop_proxies = FALSE,
-                search = c("exact", "minimal"),
-                outliers = c("small", "failing"), local = FALSE, population = NULL,
-                avg_risk = NULL, k_map = NULL, suppressed_loss = c("top", "node", "block"),
-                k_map_alpha = 0.01, k_map_estimator = c("poisson", "zero_truncated"),
-                uniqueness = NULL, loglinear = NULL, cluster_risk = NULL) {
-  args <- check_generalize_args(data, keys, hierarchies, k, max_suppress, id,
-                                secret, drop_proxies)
+                max_suppress = 0.05, id = NULL, secret = NULL, drop_proxies = FALSE,
+                control = ola_control(), k = NULL, ...) {
+  dots <- list(...)
+  control <- control_with_dots(control, dots, ola_control, "ola_control", ola_flat_arguments)
+  flat <- c(if (!is.null(k)) list(k = k), dots[intersect(names(dots), ola_flat_arguments)])
+  if (length(flat)) {
+    if (!missing(criteria))
+      abort_value("criteria", paste0("given alone: the flat criteria (",
+                                     paste0("`", names(flat), "`", collapse = ", "),
+                                     ") are the deprecated form of the same"))
+    criteria <- flat_criteria(flat, data, "ola")
+  }
+  args <- check_generalize_args(data, keys, hierarchies, max_suppress, id, secret, drop_proxies)
   data <- args$data
-  analysis <- NULL
+  search <- ola_prepare(data, keys, args$hierarchies, criteria, metric, args$max_suppress, id,
+                        control)
+  warn_possible_identifiers(data, c(keys, id))
+  proxies <- find_proxies(data, keys, id)
+  found <- lattice_search(search$lat, search$model, search$metric,
+                          minimal_only = control$search == "minimal",
+                          analysis = search$analysis)
+  levels <- stats::setNames(found$levels, keys)
+  supp <- node_suppressed_records(search$lat, levels, search$model)
+  recoding <- if (control$local && found$found) ola_local(search, levels, supp)
+  out <- ola_release(search, levels, recoding$supp %||% supp, recoding, args$secret, proxies,
+                     drop_proxies)
+  out <- ola_outcome(out, search, found, levels, recoding)
+  if (!found$found)
+    epimask_warn(sprintf(paste0(
+      "No lattice node meets the criteria (%s); the top node is returned and every ",
+      "record that breaks them is suppressed."),
+      paste(vapply(search$model$criteria, format, ""), collapse = "; ")),
+      "epimask_warning_suppressed")
+  structure(out, class = "epimask_ola")
+}
+
+#' Options of the lattice search of ola() and deidentify()
+#'
+#' The options of [ola()]'s search that travel together, as
+#' [survival::coxph.control()] holds those of [survival::coxph()]. Each may
+#' also be given by name in the `...` of [ola()] and [deidentify()].
+#'
+#' @param outliers Which classes are suppressed: `"small"` (the classes
+#'   failing a monotone class-local criterion, k-anonymity's classes smaller
+#'   than k; every other class must then meet the other class-local criteria)
+#'   or `"failing"` (ARX's semantics: every class that fails any class-local
+#'   criterion; the node is acceptable when the suppressed units number at
+#'   most `max_suppress` of them).
+#' @param local `TRUE` for ARX's local recoding (`ARXResult.optimize`): the
+#'   records the chosen node suppresses are searched again as a data set of
+#'   their own, under the same criteria and metric (with [analysis_loss()],
+#'   the loss of the whole release), and the records the new node releases
+#'   are recoded at its levels; repeated while a round recodes records. Not
+#'   with criteria of the whole release (population uniqueness, log-linear
+#'   and cluster risk).
+#' @param search `"exact"` (the default) finds the optimum; `"minimal"` takes
+#'   the best of the k-minimal nodes (acceptable by the monotone part, whose
+#'   one-step specializations are not), as the OLA and Flash papers do: the
+#'   same node when the loss cannot fall with generalization, fewer nodes
+#'   evaluated, but with suppression a coarser node that suppresses fewer
+#'   records can lose less, which only `"exact"` finds. It falls back to the
+#'   exact search when no k-minimal node meets the other criteria.
+#' @param suppressed_loss How suppressed records count in the information
+#'   loss, so that ARX's losses can be reproduced: `"top"` (fully
+#'   generalized, methods vignette section 16), `"node"` (ARX's monotone
+#'   metrics: at the node's generalization, as if released; for
+#'   discernibility every class counts its size squared, for the average
+#'   class size every class counts) or `"block"` (ARX's non-monotone metrics:
+#'   the suppressed records form one block; entropy adds, per key, the
+#'   entropy of their generalized values within the block, \eqn{\sum_g c_g
+#'   \log_2(S / c_g)}; the average class size counts the block as one class;
+#'   precision and discernibility as `"top"`).
+#' @param tagging Predictive tagging of the lattice (with nested
+#'   hierarchies): `"auto"` tags by the monotone class-local criteria (the
+#'   k-anonymity part; the others are checked on every node it leaves),
+#'   `"all"` tags by the whole verdict of the node (valid only when every
+#'   criterion is monotone: a criterion that is not is a classed error),
+#'   `"none"` evaluates nodes in order of their loss bound without tagging
+#'   (the reference; slower).
+#' @return An object of class `epimask_ola_control`.
+#' @family generalization
+#' @examples
+#' ola_control(outliers = "failing", local = TRUE)
+#' @export
+ola_control <- function(outliers = c("small", "failing"), local = FALSE,
+                        search = c("exact", "minimal"),
+                        suppressed_loss = c("top", "node", "block"),
+                        tagging = c("auto", "all", "none")) {
+  structure(list(outliers = check_choice(outliers, c("small", "failing")),
+                 local = check_flag(local),
+                 search = check_choice(search, c("exact", "minimal")),
+                 suppressed_loss = check_choice(suppressed_loss, c("top", "node", "block")),
+                 tagging = check_choice(tagging, c("auto", "all", "none"))),
+            class = "epimask_ola_control")
+}
+
+#' @export
+print.epimask_ola_control <- function(x, ...) {
+  cat("<ola search options>\n")
+  cat(sprintf("  %s: %s\n", names(x), vapply(x, format, "")), sep = "")
+  invisible(x)
+}
+
+# The arguments of ola() that stated criteria one by one up to epimask 0.3
+# (k is a formal argument, so that `k = ` never matches `keys` partially).
+ola_flat_arguments <- c("l", "sensitive", "t", "diversity", "ordered", "population",
+                        "avg_risk", "k_map", "k_map_alpha", "k_map_estimator", "uniqueness",
+                        "loglinear", "cluster_risk")
+
+# A control object completed by the options given by name in `...` (as
+# glm() and coxph() take theirs); other names of `...` are an error unless
+# `also` lists them.
+control_with_dots <- function(control, dots, make, class, also = character()) {
+  if (!inherits(control, class))
+    abort_type("control", sprintf("a %s() object", class))
+  if (length(dots) && (is.null(names(dots)) || any(!nzchar(names(dots)))))
+    abort_name("...", "(unnamed)", paste(c(names(formals(make)), also), collapse = ", "))
+  unknown <- setdiff(names(dots), c(names(formals(make)), also))
+  if (length(unknown)) abort_name("...", unknown, paste(c(names(formals(make)), also),
+                                                        collapse = ", "))
+  given <- dots[intersect(names(dots), names(formals(make)))]
+  if (!length(given)) return(control)
+  base <- unclass(control)
+  base[names(given)] <- given
+  do.call(make, base[names(formals(make))])
+}
+
+# The search: criteria prepared on the data, the lattice (records, persons
+# or their key sets) with the sensitive columns the criteria need, the
+# search model and the analysis metric.
+ola_prepare <- function(data, keys, hierarchies, criteria, metric, max_suppress, id, control) {
+  analysis_metric <- NULL
   if (inherits(metric, "epimask_analysis_loss")) {
     analysis_metric <- metric
     metric <- "analysis"
   } else {
     metric <- check_choice(metric, loss_metrics)
   }
-  outliers <- check_choice(outliers, c("small", "failing"))
-  suppressed_loss <- check_choice(suppressed_loss, c("top", "node", "block"))
-  check_flag(local)
-  avg_risk <- check_number(avg_risk, lower = 0, upper = 1, allow_null = TRUE)
-  if (!is.null(avg_risk) && avg_risk <= 0)
-    abort_value("avg_risk", "a share above 0 (classes per released record)")
-  if (!is.null(k_map)) k_map <- check_count(k_map)
-  k_map_requested <- k_map
-  if (is.null(k_map) != is.null(population))
-    abort_value(if (is.null(k_map)) "k_map" else "population",
-                "given together with `population` / `k_map` (k-map counts the population)")
-  # a population table with the person column: its persons' key sets
-  pop_person <- if (!is.null(k_map)) population_persons(population, id)
-  population <- check_population(population, keys, data)
-  k_map_estimator <- check_choice(k_map_estimator, c("poisson", "zero_truncated"))
-  k_map_alpha <- check_number(k_map_alpha, lower = 0, upper = 1, lower_open = TRUE,
-                              upper_open = TRUE)
-  uniqueness <- check_uniqueness(uniqueness)
-  if (!is.null(uniqueness) && local)
-    abort_value("local", paste0("FALSE with `uniqueness` (population uniqueness is ",
-                                "estimated on the whole release, not on a subset's)"))
-  # k-map from a sampling fraction (ARX's derived k): k-anonymity with the
-  # derived k, a monotone criterion searched with tagging like k itself
-  k_map_derived <- NULL
+  criteria <- prepare_criteria(criteria, data, keys, id, search = TRUE)
+  check_search_criteria(criteria, control)
   person <- generalize_persons(data, id)
-  if (inherits(population, "epimask_population_model")) {
-    # capped at the number of units counted (persons with a person column)
-    k_map_derived <- kmap_derived_k(k_map, population$pi, k_map_alpha, k_map_estimator,
-                                    if (is.null(person)) nrow(data) else max(person))
-    k_map_pi <- population$pi
-    args$k <- as.integer(max(args$k, k_map_derived))
-    k_map <- NULL
-    population <- NULL
-  }
-  diversity <- check_choice(diversity, c("distinct", "entropy"))
-  search <- check_choice(search, c("exact", "minimal"))
-  sensitive <- check_columns(sensitive, data, allow_null = TRUE)
-  if (length(intersect(sensitive, c(keys, id))))
-    abort_value("sensitive", "columns that are neither `keys` nor `id`")
-  l <- check_number(l, lower = 1, allow_null = TRUE)
-  t <- check_number(t, lower = 0, upper = 1, allow_null = TRUE)
-  if (is.null(sensitive) != (is.null(l) && is.null(t)))
-    abort_value("sensitive", "given exactly when `l` or `t` is")
-  ordered <- check_columns(ordered, data, allow_null = TRUE)
-  ordered <- union(intersect(ordered, sensitive),
-                   Filter(function(s) is.numeric(data[[s]]), sensitive))
-  warn_possible_identifiers(data, c(keys, id))
-  proxies <- find_proxies(data, keys, id)
-
+  sens <- criteria_sensitive(criteria)
+  sensitive <- sens$sensitive
+  ordered <- sens$ordered
   searched <- data
-  loglinear <- check_loglinear_criterion(loglinear, data, person)
-  cluster_risk <- check_cluster_criterion(cluster_risk, data, person)
-  if (local && (!is.null(loglinear) || !is.null(cluster_risk)))
-    abort_value("local", paste0("FALSE with `loglinear` or `cluster_risk` (the risk is ",
-                                "of the whole release, not of a subset's)"))
   key_sets <- FALSE
   if (!is.null(person)) {
     # the lattice runs on the persons: one row each when every person has
     # one combination of key values, else on their key sets
-    # (generalize-ola-sets.R), as with a population table of key sets
+    # (generalize-ola-sets.R), as with a population of key sets
     searched <- person_rows(data, keys, person, sensitive)
-    key_sets <- is.null(searched) || !is.null(pop_person)
+    key_sets <- is.null(searched) || any(vapply(criteria, criterion_key_sets, logical(1)))
     if (is.null(searched))
       searched <- lapply(stats::setNames(sensitive, sensitive), function(s)
         person_columns(data, s, person, max(person))$columns[[1L]])
+    # a sensitive variable that varies within a person is the person's set
+    # of values: unordered
     ordered <- intersect(ordered, Filter(function(s) !is.character(searched[[s]]) ||
                                            is.character(data[[s]]), sensitive))
   }
-  lat <- if (key_sets)
-    set_lattice_build(data, keys, args$hierarchies, person, sensitive, ordered,
-                      population, pop_person)
-  else lattice_build(searched, keys, args$hierarchies, sensitive, ordered)
-  k <- args$k
-  model <- list(k = k, max_suppress = args$max_suppress, l = l, t = t,
-                diversity = diversity, outliers = outliers, avg_risk = avg_risk,
-                k_map = k_map, uniqueness = uniqueness, charge = suppressed_loss,
-                loglinear = loglinear, cluster_risk = cluster_risk)
-  if (!is.null(k_map) && !key_sets)
-    lat$pop <- population_lattice(searched, population, keys, args$hierarchies)
+  lat <- if (key_sets) set_lattice_build(data, keys, hierarchies, person, sensitive, ordered)
+         else lattice_build(searched, keys, hierarchies, sensitive, ordered)
+  # what a node's release(kept) returns: the records of the data
+  lat$context <- list(data = data, person = person, id = id)
+  model <- search_model(criteria, max_suppress, outliers = control$outliers,
+                        charge = control$suppressed_loss, tagging = control$tagging)
+  model <- as_search_model(model, lat)
+  records_lat <- if (is.null(person)) lat
+  analysis <- NULL
   if (metric == "analysis") {
     if (is.null(person)) {
-      analysis <- analysis_evaluator(analysis_metric, data, keys, args$hierarchies, lat)
+      analysis <- analysis_evaluator(analysis_metric, data, keys, hierarchies, lat)
     } else {
       # the collaborator's model is fitted on the records; the search
       # suppresses persons: a suppressed person's records all leave the fit
+      records_lat <- lattice_build(data, keys, hierarchies)
       analysis <- person_analysis(
-        analysis_evaluator(analysis_metric, data, keys, args$hierarchies,
-                           lattice_build(data, keys, args$hierarchies)), person)
+        analysis_evaluator(analysis_metric, data, keys, hierarchies, records_lat), person)
     }
   }
-  found <- lattice_search(lat, model, metric, minimal_only = search == "minimal",
-                          analysis = analysis)
-  levels <- stats::setNames(found$levels, keys)
+  list(data = data, keys = keys, hierarchies = hierarchies, criteria = criteria, id = id,
+       person = person, key_sets = key_sets, sensitive = sensitive, ordered = ordered,
+       lat = lat, records_lat = records_lat, model = model, metric = metric,
+       analysis_metric = analysis_metric, analysis = analysis, control = control)
+}
 
-  targeted <- model_extended(model) || local
-  # suppressed units of the lattice: records, or persons with a person column
-  supp_records <- if (targeted) node_suppressed_records(lat, levels, model)
-  recoding <- NULL
-  if (local && found$found) {
-    recoding <- local_recoding(searched, keys, args$hierarchies, model, metric, lat,
-                               levels, supp_records, sensitive, ordered, population,
-                               analysis, unit_records = if (!is.null(person)) tabulate(person),
-                               sets = if (key_sets) list(data = data, person = person,
-                                                         pop_person = pop_person))
-    supp_records <- recoding$supp
-    if (!is.null(person) && !key_sets)
-      recoding$current <- lapply(recoding$current, `[`, person)
+# Bad searches said before any node is evaluated: a criterion without a
+# bound (reported only) cannot guide the search; tagging by the whole
+# verdict needs monotone criteria; local recoding cannot serve criteria of
+# the whole release.
+check_search_criteria <- function(criteria, control) {
+  if (!length(criteria))
+    abort_value("criteria", "at least one risk criterion (k_anonymity(5), ...)")
+  for (cr in criteria) {
+    if (is.na(cr$bound %||% NA_real_))
+      epimask_abort(sprintf(paste0("The criterion '%s' has no bound (it is reported only); a ",
+                                   "search needs the largest accepted value (e.g. its `max`)."),
+                            format(cr)), c("epimask_error_criterion", "epimask_error_value"),
+                    arg = "criteria")
   }
-  out <- finish_release(data, keys, args$hierarchies, levels, k, id,
-                        args$secret, proxies, drop_proxies, lat, model,
-                        supp_records = if (!is.null(person) && !is.null(supp_records))
-                          supp_records[person] else supp_records,
-                        current = recoding$current, person = person)
+  if (identical(control$tagging, "all")) {
+    bad <- Filter(Negate(criterion_monotone), criteria)
+    if (length(bad))
+      epimask_abort(sprintf(paste0("Tagging by the whole verdict (`tagging = \"all\"`) is valid only ",
+                                   "for monotone criteria; %s %s not monotone. Use tagging = \"auto\"."),
+                            paste0("'", vapply(bad, format, ""), "'", collapse = ", "),
+                            if (length(bad) == 1L) "is" else "are"),
+                    c("epimask_error_criterion", "epimask_error_value"), arg = "control")
+  }
+  if (isTRUE(control$local)) {
+    whole <- Filter(criterion_whole_release, criteria)
+    if (length(whole))
+      abort_value("local", sprintf(paste0("FALSE with %s (the risk is of the whole release, not ",
+                                          "of a subset's)"),
+                                   paste0("'", vapply(whole, format, ""), "'", collapse = ", ")))
+  }
+  invisible(criteria)
+}
+
+# The sensitive columns every criterion needs coded in the lattice, and the
+# ordered ones among them.
+criteria_sensitive <- function(criteria) {
+  parts <- lapply(criteria, criterion_sensitive)
+  list(sensitive = unique(unlist(lapply(parts, `[[`, "sensitive"))),
+       ordered = unique(unlist(lapply(parts, `[[`, "ordered"))))
+}
+
+# Local recoding of the records (persons) the chosen node suppresses.
+ola_local <- function(search, levels, supp) {
+  person <- search$person
+  data <- search$data
+  searched <- if (!is.null(person) && !search$key_sets)
+    person_rows(data, search$keys, person, search$sensitive) else data
+  out <- local_recoding(searched, search$keys, search$hierarchies, search$model, search$metric,
+                        search$lat, levels, supp, search$sensitive, search$ordered,
+                        search$analysis,
+                        unit_records = if (!is.null(person)) tabulate(person),
+                        sets = if (search$key_sets) list(data = data, person = person))
+  if (!is.null(person) && !search$key_sets)
+    out$current <- lapply(out$current, `[`, person)
+  out
+}
+
+# The release at the chosen levels and its class structure (what
+# deidentify() consumes): keys generalized (each record at its own levels
+# after local recoding), the suppressed units withheld (a person with all
+# their records), identifiers keyed pseudonyms, proxies of generalized keys
+# flagged or dropped, and the four information losses (computed here:
+# the release alone no longer holds the original values they need).
+ola_release <- function(search, levels, supp_units, recoding, secret, proxies, drop_proxies) {
+  data <- search$data
+  keys <- search$keys
+  hier <- search$hierarchies
+  person <- search$person
+  id <- search$id
+  n <- nrow(data)
+  current <- recoding$current %||% stats::setNames(lapply(keys, function(key)
+    apply_level(hier[[key]], data[[key]], levels[[key]])), keys)
+  # classes of the release (of persons with a person column)
+  ec <- if (is.null(person)) key_groups(current, keys) else person_groups(current, keys, person)
+  supp_records <- if (is.null(person)) supp_units else supp_units[person]
+  kept <- !supp_records
+  if (!any(kept))
+    epimask_warn(sprintf("Every one of the %d records was suppressed (k = %d).", n,
+                         search$model$k), "epimask_warning_suppressed")
+  undone <- proxies[levels[proxies$key] > 0L, , drop = FALSE]
+  dropped <- if (drop_proxies) unique(undone$column) else character()
+  warn_proxies(undone, drop_proxies)
+  release <- build_release(data, current, keys, id, kept, secret)
+  release <- release[setdiff(names(release), dropped)]
+  h <- unname(levels)
+  lat <- search$lat
+  tab <- lattice_rollup(lat, c(lat$bottom, list(levels = integer(length(keys)))), h)
+  losses <- lattice_evaluate(lat, tab, h, search$model, loss_metrics)$loss
+  P <- if (!is.null(person)) max(person)
+  kept_unit <- if (is.null(person)) kept else kept[match(seq_len(P), person)]
+  sizes <- tabulate(ec$group[kept_unit], length(ec$size))
+  kept_sizes <- sizes[sizes > 0L]
+  unit_n <- if (is.null(person)) n else P
+  n_small <- if (is.null(person)) sum(supp_records) else sum(!kept_unit)
+  out <- list(
+    data = release, levels = levels,
+    level_labels = vapply(keys, function(key) hier[[key]]$labels[[levels[[key]] + 1L]], ""),
+    suppressed = which(supp_records), n_suppressed = sum(supp_records),
+    class_sizes = kept_sizes,
+    discernibility = sum(as.double(kept_sizes)^2) + as.double(unit_n) * n_small,
+    info_loss = losses, proxies = undone, dropped = dropped, n = n, keys = keys,
+    k = search$model$k)
+  if (!is.null(person)) {
+    out$unit <- "persons"
+    out$n_persons <- unit_n
+    out$n_records <- n
+    out$n_persons_suppressed <- n_small
+    out$id <- id
+  }
+  # the class structure of the release, for deidentify(): the hierarchies,
+  # each record's generalized keys and levels, the class of each unit and
+  # the class sizes (suppressed classes included), the units the search
+  # suppressed, and the lattice of the records (the losses of its steps)
+  out$structure <- list(
+    hierarchies = hier, current = current,
+    record_levels = if (!is.null(recoding)) {
+      if (!is.null(person) && nrow(recoding$levels) != n) recoding$levels[person, , drop = FALSE]
+      else recoding$levels
+    } else matrix(as.integer(levels), n, length(keys), byrow = TRUE),
+    person = person, unit_class = ec$group, class_size = ec$size,
+    suppressed_units = supp_units, lattice = search$records_lat, min_size = search$model$k)
+  out
+}
+
+# What ola() adds to its release: the losses with local recoding and the
+# analysis metric, the criteria on the release, the search's counts.
+ola_outcome <- function(out, search, found, levels, recoding) {
+  supp_units <- out$structure$suppressed_units
   if (!is.null(recoding)) {
-    out$info_loss <- record_level_losses(lat, recoding$levels, supp_records, model,
+    out$info_loss <- record_level_losses(search$lat, recoding$levels, supp_units, search$model,
                                          out$class_sizes)
     out$local <- recoding$rounds
     out$record_levels <- recoding$levels
   }
-  if (metric == "analysis") {
+  if (search$metric == "analysis") {
     at <- if (is.null(recoding)) unname(levels) else recoding$levels
-    supp_at <- supp_records %||% node_suppressed_records(lat, levels, model)
-    out$info_loss[["analysis"]] <- analysis(at, supp_at)
-    out$analysis <- list(metric = analysis_metric, term = attr(analysis, "term"),
-                         original = attr(analysis, "estimate"),
-                         release = analysis(at, supp_at, detail = TRUE))
+    out$info_loss[["analysis"]] <- search$analysis(at, supp_units)
+    out$analysis <- list(metric = search$analysis_metric, term = attr(search$analysis, "term"),
+                         original = attr(search$analysis, "estimate"),
+                         release = search$analysis(at, supp_units, detail = TRUE))
   }
-  out$criteria <- list(outliers = outliers, avg_risk = avg_risk, k_map = k_map,
-                       local = local, suppressed_loss = suppressed_loss)
-  out$criteria$uniqueness <- uniqueness
-  if (!is.null(loglinear) || !is.null(cluster_risk)) {
-    # the release's own values of the scanned risks, for the print
-    final <- node_risk_values(lat, unname(levels), model,
-                              if (is.null(supp_records)) rep(FALSE, lat$n) else supp_records)
-    if (!is.null(loglinear))
-      out$criteria$loglinear <- c(loglinear[c("max", "pi", "measure", "formula",
-                                              "weights_column")],
-                                  list(release = final$loglinear))
-    if (!is.null(cluster_risk))
-      out$criteria$cluster_risk <- c(cluster_risk[c("max", "column", "weights_column")],
-                                     list(release = final$cluster_risk))
-  }
-  if (!is.null(k_map_derived))
-    out$criteria$k_map_model <- list(k_map = k_map_requested, pi = k_map_pi,
-                                     alpha = k_map_alpha, estimator = k_map_estimator,
-                                     derived_k = k_map_derived)
-  out$max_suppress <- args$max_suppress
+  control <- search$control
+  out$risk_criteria <- search$model$criteria
+  results <- release_criteria(search$model$criteria, out$data, search$data, search$keys,
+                              search$id, generalize = function(df)
+                                generalize_frame(df, search$keys, search$hierarchies, levels))
+  out$criteria_results <- results
+  out$criteria <- legacy_criteria(search$model$criteria, results, control)
+  out$control <- control
+  out$max_suppress <- search$model$max_suppress
   out$method <- "OLA"
-  out$metric <- metric
-  out$privacy <- list(l = l, t = t, sensitive = sensitive, diversity = diversity)
-  out$search <- search
+  out$metric <- search$metric
+  out$search <- control$search
   out$acceptable <- found$found
   out$nodes_evaluated <- found$nodes_evaluated
   out$nodes_total <- found$nodes_total
-  out$steps <- data.frame(key = character(), level = integer(),
-                          distinct = integer(), in_small_classes = integer())
-  if (!found$found)
-    epimask_warn(sprintf(paste0(
-      "No lattice node meets the privacy model (k = %d%s); the top node is ",
-      "returned and every record that breaks it is suppressed."), k,
-      paste0(if (!is.null(sensitive)) ", with l-diversity / t-closeness" else "",
-             if (!is.null(avg_risk)) sprintf(", average risk <= %s", format(avg_risk)) else "",
-             if (!is.null(k_map)) sprintf(", k-map %d", k_map) else "",
-             if (!is.null(uniqueness))
-               sprintf(", population uniqueness <= %s", format(uniqueness$max)) else "",
-             if (!is.null(loglinear))
-               sprintf(", log-linear %s share <= %s", loglinear$measure, format(loglinear$max))
-             else "",
-             if (!is.null(cluster_risk))
-               sprintf(", cluster risk <= %s", format(cluster_risk$max)) else "")),
-      "epimask_warning_suppressed")
-  structure(out, class = c("epimask_ola", "epimask_datafly"))
+  out
+}
+
+# The `criteria` field of epimask 0.3 (the targets asked for, and the release
+# values of the scanned risks), kept for one release; each criterion gives
+# its part (criterion_legacy_field()).
+legacy_criteria <- function(criteria, results, control) {
+  parts <- list()
+  for (i in seq_along(criteria)) parts <- c(parts, criterion_legacy_field(criteria[[i]], results[[i]]))
+  out <- list(outliers = control$outliers, avg_risk = parts$avg_risk, k_map = parts$k_map,
+              local = control$local, suppressed_loss = control$suppressed_loss)
+  out$uniqueness <- parts$uniqueness
+  out$loglinear <- parts$loglinear
+  out$cluster_risk <- parts$cluster_risk
+  out$k_map_model <- parts$k_map_model
+  out
 }
 
 loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
@@ -488,6 +561,7 @@ loss_metrics <- c("entropy", "precision", "discernibility", "avg_class_size")
 # whether an acceptable node exists, and the numbers of nodes evaluated and in
 # the lattice.
 lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = NULL) {
+  model <- as_search_model(model, lat)
   top <- lat$top
   A <- length(top)
   check_lattice_size(top)
@@ -502,6 +576,11 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = 
   bound <- static_bound(lat, nodes, metric)
   tag <- function(h, up) call_c(C_lattice_tag, list(nodes = nodes, levels = h, up = up),
                                 arg = "hierarchies")
+  # predictive tagging (nested hierarchies): by the monotone part of the
+  # criteria (`k_ok`), by the whole verdict when every criterion is monotone
+  # and the custodian asks for it, or not at all (the reference)
+  tagging <- lat$nested && !identical(model$tagging, "none")
+  tag_ok <- function(ev) if (identical(model$tagging, "all")) ev$ok else ev$k_ok
 
   status <- rep(NA, n_nodes)        # k-anonymity part of acceptability
   result <- vector("list", n_nodes)
@@ -570,25 +649,25 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = 
     n_evaluated <<- n_evaluated + 1L
     result[[i]] <<- ev
     remember(tab)
-    if (lat$nested) {
+    if (tagging) {
       # predictive tagging; phase 2 knows every node's k-status already
       if (is.na(status[[i]])) {
-        if (ev$k_ok) status[tag(h, 1L)] <<- TRUE else status[tag(h, 0L)] <<- FALSE
-      }
-      if (metric == "discernibility" || metric == "avg_class_size") {
-        up <- tag(h, 1L)
-        sum_sq_bound[up] <<- pmax(sum_sq_bound[up], ev$sum_sq)
-        classes_bound[up] <<- pmin(classes_bound[up], ev$n_classes)
+        if (tag_ok(ev)) status[tag(h, 1L)] <<- TRUE else status[tag(h, 0L)] <<- FALSE
       }
     } else {
-      status[i] <<- ev$k_ok
+      status[i] <<- tag_ok(ev)
+    }
+    if (lat$nested && (metric == "discernibility" || metric == "avg_class_size")) {
+      up <- tag(h, 1L)
+      sum_sq_bound[up] <<- pmax(sum_sq_bound[up], ev$sum_sq)
+      classes_bound[up] <<- pmin(classes_bound[up], ev$n_classes)
     }
     if (prune) consider(i, ev)
     ev
   }
 
   # Flash's paths: climb through untagged nodes, cheapest step first
-  if (lat$nested) {
+  if (tagging) {
     climb <- if (metric %in% c("entropy", "precision")) bound
              else static_bound(lat, nodes, "precision")
     for (i in order(height, lex_rank)) {
@@ -606,15 +685,15 @@ lattice_search <- function(lat, model, metric, minimal_only = FALSE, analysis = 
       while (lo <= hi) {
         mid <- (lo + hi) %/% 2L
         ok <- status[[path[[mid]]]]
-        if (is.na(ok)) ok <- evaluate(path[[mid]])$k_ok
+        if (is.na(ok)) ok <- tag_ok(evaluate(path[[mid]]))
         if (ok) hi <- mid - 1L else lo <- mid + 1L
       }
     }
   }
 
   # branch and bound over the nodes k-anonymous or not yet known
-  candidates <- if (lat$nested) which(is.na(status) | status) else seq_len(n_nodes)
-  if (minimal_only && lat$nested) {
+  candidates <- if (tagging) which(is.na(status) | status) else seq_len(n_nodes)
+  if (minimal_only && tagging) {
     # the k-minimal nodes: k-anonymous, every one-step specialization not
     # (all evaluated in the paths: nothing below them could tag them)
     below_fails <- vapply(candidates, function(i) {
@@ -666,6 +745,7 @@ check_lattice_size <- function(top) {
 # bottom table and evaluated, the optimum by the same rule. Kept as the
 # reference of the benchmarks (inst/bench/bench-ola.R).
 lattice_exhaustive <- function(lat, model, metric, analysis = NULL) {
+  model <- as_search_model(model, lat)
   top <- lat$top
   nodes <- as.matrix(expand.grid(lapply(top, function(h) 0:h), KEEP.OUT.ATTRS = FALSE))
   dimnames(nodes) <- NULL
@@ -698,3 +778,104 @@ node_evaluate <- function(lat, tab, h, model, metric, analysis = NULL) {
   ev$class_codes <- NULL
   ev
 }
+
+# ---- methods of the ola() result --------------------------------------------------
+
+#' @rdname ola
+#' @param x,object An `epimask_ola` object.
+#' @export
+print.epimask_ola <- function(x, ...) print_formatted(x, ...)
+
+#' @rdname ola
+#' @export
+format.epimask_ola <- function(x, ...) {
+  out <- generalization_lines(x)
+  crit <- x$risk_criteria
+  if (length(crit)) {
+    res <- x$criteria_results %||% vector("list", length(crit))
+    ctl <- x$control
+    parts <- c(if (identical(ctl$outliers, "failing")) "failing classes suppressed",
+               vapply(seq_along(crit), function(i) criterion_search_text(crit[[i]], res[[i]]), ""),
+               if (identical(ctl$suppressed_loss, "node")) "suppressed records charged at the node")
+    out <- c(out, paste0("  criteria: ", paste(parts, collapse = "; ")))
+  }
+  if (!is.null(x$analysis))
+    out <- c(out, sprintf("  analysis loss %s (%s: 1 - U of '%s', estimate %s on the original, %s on the release)",
+                          format(signif(x$info_loss[["analysis"]], 4)),
+                          x$analysis$metric$label, x$analysis$term,
+                          format(signif(x$analysis$original$estimate, 5)),
+                          format(signif(x$analysis$release$estimate, 5))))
+  if (!is.null(x$local) && nrow(x$local))
+    out <- c(out, if (is.null(x$local$persons))
+      sprintf("  local recoding: %d round(s) recoded %d suppressed record(s)",
+              nrow(x$local), sum(x$local$records))
+    else sprintf("  local recoding: %d round(s) recoded %d suppressed person(s) (%d records)",
+                 nrow(x$local), sum(x$local$persons), sum(x$local$records)))
+  if (!is.null(x$nodes_total))
+    out <- c(out, sprintf("  lattice: %s of %s nodes evaluated",
+                          format(x$nodes_evaluated, big.mark = ","),
+                          format(x$nodes_total, big.mark = ",")))
+  if (length(x$dropped))
+    out <- c(out, paste0("  proxies dropped: ", paste(x$dropped, collapse = ", ")))
+  out
+}
+
+#' @rdname ola
+#' @param row.names,optional Unused (for the generic).
+#' @export
+as.data.frame.epimask_ola <- function(x, row.names = NULL, optional = FALSE, ...) {
+  as.data.frame(x$data, stringsAsFactors = FALSE)
+}
+
+#' @rdname ola
+#' @export
+summary.epimask_ola <- function(object, ...) {
+  structure(list(
+    ola = object,
+    levels = data.frame(key = object$keys, level = unname(object$levels),
+                        label = unname(object$level_labels), stringsAsFactors = FALSE),
+    criteria = criterion_rows(object$criteria_results),
+    class_sizes = table(size = object$class_sizes)),
+    class = "summary.epimask_ola")
+}
+
+#' @rdname ola
+#' @export
+format.summary.epimask_ola <- function(x, ...) {
+  utils::capture.output({
+    print(x$ola)
+    cat("\nLevels chosen:\n")
+    print(x$levels, row.names = FALSE)
+    cat("\nInformation loss of the release:\n")
+    print(x$ola$info_loss)
+    if (nrow(x$criteria)) {
+      cat("\nCriteria recounted on the release:\n")
+      print(x$criteria[c("criterion", "value", "bound", "pass", "unit")], row.names = FALSE)
+    }
+    cat("\nEquivalence class sizes (number of classes):\n")
+    print(x$class_sizes)
+  })
+}
+
+#' @export
+print.summary.epimask_ola <- function(x, ...) print_formatted(x, ...)
+
+#' @rdname ola
+#' @param y Unused.
+#' @param what Bar heights: number of `"classes"` or of `"records"` per EC size.
+#' @param main Plot title (default names the method).
+#' @export
+plot.epimask_ola <- function(x, y = NULL, what = c("classes", "records"), main = NULL, ...) {
+  what <- check_choice(what, c("classes", "records"))
+  main <- check_string(main, allow_null = TRUE)
+  if (!length(x$class_sizes))
+    epimask_abort("Nothing to plot: every record was suppressed.",
+                  "epimask_error_empty", arg = "x")
+  if (is.null(main)) main <- "Equivalence class sizes after OLA"
+  class_size_barplot(x$class_sizes, x$k, what, main = main, unit = unit_name(x), ...)
+}
+
+#' @export
+`$.epimask_ola` <- function(x, name) get_field(x, name, exact = FALSE)
+#' @export
+`[[.epimask_ola` <- function(x, i, exact = TRUE) get_field(x, i, exact = exact)

@@ -37,22 +37,26 @@
 #' et al.); `truth` is then the true value. The per-replicate estimates,
 #' naive SEs and risks are kept ([replicates()]).
 #'
-#' **Risk.** Exact-match identifiability cannot see masks that change values
-#' without creating ties (noise, kernels, matrix masks): a profile resting on
-#' it with such schemes raises a warning of class
-#' `epimask_warning_blind_risk`. The measure is a [risk_spec()] (`risk`), or a
-#' name with its columns beside it (`known`, `unknown`: the shorthand).
-#' `"match"`: the matching risk of [risk_match()] of the masked data
-#' against the original with the `known` and `unknown` variables; risk =
-#' expected proportion of correct matches (`percent_correct / 100`).
-#' `"identifiability"`: [risk_identifiability()] of the masked `known`
-#' columns (the keys) against the original data as the source, with record
-#' ids, so the true person is known; risk = its score. In both cases
-#' anonymity = 1 - risk. The risk is computed once per distinct masked data
-#' set: once for a deterministic scheme, once per replicate for a randomized
-#' one, and on the first simulated data set in a simulation study (the
-#' matching risk depends on the masking far more than on the outcome draw,
-#' and this keeps a 500-replicate study affordable).
+#' **Risk.** The measure is a [risk criterion][new_risk_criterion()] that
+#' carries its columns (`risk`): [match_risk()] (the matching risk of
+#' [risk_match()] of the masked data against the original: the expected
+#' proportion of correct matches), [linkage_risk()], [identifiability()]
+#' (exact matching: blind to masks that change values without creating ties
+#' (noise, kernels, matrix masks); a profile resting on it with such schemes
+#' raises a warning of class `epimask_warning_blind_risk`), or a criterion of
+#' the keys with its `keys` (`k_anonymity(5, keys = c("city", "sex"))`,
+#' `avg_risk(NA, strict = TRUE, keys = )`, [l_diversity()], ...); or a list
+#' of them (the first is the profile's `risk`, the others add columns
+#' `risk_<name>`); or a function `function(original, masked)` returning a
+#' number in \[0, 1\]; or `NULL` (no risk). Anonymity = 1 - risk. The
+#' shorthand of epimask 0.3, a name with its columns beside it (`risk =
+#' "match", known = , unknown = `), and [risk_spec()] still work for one
+#' release, with a warning of class `epimask_warning_deprecated`. The risk is
+#' computed once per distinct masked data set: once for a deterministic
+#' scheme, once per replicate for a randomized one, and on the first
+#' simulated data set in a simulation study (the matching risk depends on the
+#' masking far more than on the outcome draw, and this keeps a 500-replicate
+#' study affordable).
 #'
 #' **Bootstrap.** `bootstrap = B` resamples the original records (the first
 #' simulated data set in a simulation study) B times, re-masks the resample
@@ -104,41 +108,13 @@
 #'   first coefficient after the intercept), for `"err"` the dose column, or a
 #'   function `function(fit, data)` of a [fit_glm()] fit and the masked data
 #'   returning the estimate and its naive SE, such as [population_or()].
-#' @param risk The disclosure-risk measure, as a [risk_spec()] that carries
-#'   its columns and arguments (the primary form), e.g.
-#'   `risk_spec("match", known = "dose", unknown = "case")`,
-#'   `risk_spec("linkage", known = "dose")` or `risk_spec("kanon", keys =
-#'   c("city", "sex"))`; or `"none"`; or a function `function(original,
-#'   masked)` returning a number in \[0, 1\]. A name of [risk_spec()]
-#'   (`"match"`, the default, `"identifiability"`, ...) with `known`,
-#'   `unknown` and `...` beside it is the shorthand for that spec and gives
-#'   the identical profile.
-#' @param known Shorthand, with `risk` given by name: the columns the
-#'   intruder knows (the keys for `"identifiability"`; required by `"match"`
-#'   and `"identifiability"`). `risk = "match", known = k, unknown = u` is
-#'   `risk = risk_spec("match", known = k, unknown = u)`, and `risk =
-#'   "identifiability", known = k` is `risk = risk_spec("identifiability",
-#'   known = k)`. With a [risk_spec()] or a function as `risk`, the columns
-#'   go inside it: `known`, `unknown` or a risk argument in `...` given
-#'   beside it is an error of class `epimask_error_value` naming that
-#'   argument (there is no precedence: the two could disagree).
-#' @param unknown Shorthand, with `risk = "match"`: the columns the intruder
-#'   wants to learn (`risk_spec("match", unknown = )`).
+#' @param risk The disclosure-risk measure: a [risk criterion][new_risk_criterion()]
+#'   carrying its columns (e.g. `match_risk("dose", unknown = "case")`,
+#'   `linkage_risk("dose")`, `k_anonymity(5, keys = c("city", "sex"))`), a list
+#'   of criteria, a function `function(original, masked)` returning a number in
+#'   \[0, 1\], or `NULL` / `"none"` (no risk). See Details.
 #' @param nrep Number of replicates of randomized schemes or of simulated data
 #'   sets, from 1 to 100,000.
-#' @param simulate `NULL` or a function `function(data)` returning a new data
-#'   set (e.g. from [zdl_simulator()]).
-#' @param truth The true value of the quantity, when known.
-#' @param seed `NULL` (use, and advance by one draw, the caller's random
-#'   number stream, so `set.seed()` beforehand reproduces the result) or a
-#'   number; with a number the caller's stream is left untouched.
-#' @param parallel Run the schemes in parallel with \pkg{future.apply}.
-#' @param progress Show a progress bar (\pkg{progressr}, when installed).
-#' @param bootstrap Number of bootstrap resamples (0 for none, at most
-#'   100,000).
-#' @param aggregate Optional aggregated-data reference estimate (e.g.
-#'   `zdl_aggregate(sim)$estimate`), kept with the profile and drawn as a
-#'   reference line in the estimate plot.
 #' @param context `NULL` or a [release_context()]: its threshold becomes the
 #'   profile's risk budget (metadata `budget`), used by [recommend()] and
 #'   drawn by the plots.
@@ -154,25 +130,15 @@
 #'   columns NA, `vars` by default every numeric column, `pareto` the
 #'   frontier of low risk and low measure; its plot puts the measure on the x
 #'   axis, labelled with the direction that is better.
-#' @param risk_nrep `NULL` (the risk of a randomized scheme is evaluated on
-#'   every replicate) or a number: evaluate it on the first `risk_nrep`
-#'   replicates only, 1 to 100,000 (the profile's risk is their mean, `risk_se` its Monte
-#'   Carlo SE). An exhaustive matching risk on 16,000 records takes seconds
-#'   per evaluation, so this bounds the cost of many noise replicates.
-#' @param id `NULL` or the name of the person column when a person has
-#'   several records: passed to the risk measure (a [risk_spec()] or a name),
-#'   which then counts persons (see [risk_kanon()]); not to a custom risk
-#'   function, nor to `"identifiability"`.
-#' @param derive `NULL` or a function `function(data)` returning the data
-#'   frame the model is fitted to: the collaborator's derivation step (an age
-#'   at diagnosis or a follow-up time from dates, one row per person, ...),
-#'   applied to the original data and to every masked data set before the
-#'   fit, so that the bias is that of the analysis on the derived quantities.
-#'   The risk is measured on the masked data as released (not derived). With
-#'   `derive`, give `vars` (the columns masked, e.g. the dates).
-#' @param ... Further arguments for a risk measure given by name
-#'   ([risk_match()], e.g. `targets` or `threads`, or
-#'   [risk_identifiability()]).
+#' @param control A [profile_control()]: the simulation study (`simulate`,
+#'   `truth`, `aggregate`), resampling (`bootstrap`, `risk_nrep`), the
+#'   model-free utility (`utility`), the person column (`id`), the
+#'   collaborator's derivation (`derive`) and how the profile runs
+#'   (`parallel`, `progress`).
+#' @param ... The options of [profile_control()] given by name (as [glm()]
+#'   takes those of [glm.control()]), e.g. `progress = FALSE`, `simulate =
+#'   f`; and, deprecated, the columns of a risk given by name (`known`,
+#'   `unknown`, the measure's arguments).
 #' @return An `ru_profile`: a data frame with one row per scheme and columns
 #'   `scheme`, `degree`, `estimate` (mean over replicates), `se` (mean naive
 #'   SE), `sd` (empirical SD), `bias`, `rel_bias`, `mse`,
@@ -252,15 +218,25 @@
 #' ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)), vars = "age",
 #'            utility = "ks", known = "age", nrep = 5, seed = 1, progress = FALSE)
 ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
-                       term = NULL, risk = c("match", "identifiability", "none"),
-                       known = NULL, unknown = NULL, nrep = 1, simulate = NULL,
-                       truth = NULL, seed = NULL, parallel = FALSE,
-                       progress = interactive(), bootstrap = 0, aggregate = NULL,
-                       context = NULL, risk_nrep = NULL, utility = NULL, id = NULL,
-                       derive = NULL, ...) {
+                       term = NULL, risk = NULL, nrep = 1, seed = NULL, context = NULL,
+                       control = profile_control(), ...) {
   # recorded with the profile, for release_report()
   recorded <- list(call = profile_call_text(match.call()),
                    data_name = if (is.symbol(substitute(data))) deparse(substitute(data)))
+  dots <- list(...)
+  control <- control_with_dots(control, dots[intersect(names(dots), names(formals(profile_control)))],
+                               profile_control, "profile_control")
+  risk_dots <- dots[setdiff(names(dots), names(formals(profile_control)))]
+  simulate <- control$simulate
+  truth <- control$truth
+  parallel <- control$parallel
+  progress <- control$progress
+  bootstrap <- control$bootstrap
+  aggregate <- control$aggregate
+  risk_nrep <- control$risk_nrep
+  utility <- control$utility
+  id <- control$id
+  derive <- control$derive
   data <- as_plain_data(check_data(data))
   schemes <- check_scheme_list(schemes)
   utility <- check_profile_utility(utility)
@@ -274,9 +250,9 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
     check_formula(formula)
     model <- resolve_model(family, term, formula)
   }
-  risk <- profile_risk_spec(risk, known, unknown, data, ...)
   id <- check_person_id(id, data)
-  risk <- with_person_id(risk, id)
+  risk <- profile_risk(if (missing(risk)) NULL else risk, risk_dots, data, id,
+                       missing = missing(risk))
   check_function(derive, allow_null = TRUE)
   # bounded before anything is allocated (one stored estimate per replicate
   # and scheme)
@@ -304,7 +280,7 @@ ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
   job <- list(model = model, vars = vars, risk = risk, nrep = nrep,
               bootstrap = bootstrap, simulated = !is.null(simulate),
               risk_nrep = if (is.null(risk_nrep)) nrep else min(risk_nrep, nrep),
-              derive = derive)
+              derive = derive, id = id)
   job$term <- profile_term(model, derive_data(derive, data, "data"))
   job[c("seed", "call", "data_name")] <- list(seed, recorded$call, recorded$data_name)
   job$utility <- utility
@@ -371,45 +347,96 @@ profile_vars <- function(vars, data, model) {
   used
 }
 
-# The profile's risk as a risk_spec (or a user function). The legacy form,
-# a name with `known` / `unknown` / `...`, becomes risk_spec(name, ...); the
-# columns a spec names are checked against the data now, not per scheme.
-profile_risk_spec <- function(risk, known, unknown, data, ...) {
-  if (missing(risk) || (is.character(risk) && length(risk) > 1L)) risk <- risk[[1L]]
-  if (is.character(risk)) {
-    risk <- check_choice(risk, names(risk_registry), arg = "risk")
-    args <- list(...)
-    if (risk == "match") args <- c(list(known = known, unknown = unknown), args)
-    if (risk == "identifiability") args <- c(list(known = known), args)
-    if (risk %in% c("match", "identifiability") && is.null(known))
-      epimask_abort(sprintf("`known` must name the columns the intruder knows when risk = \"%s\" (or use risk = \"none\").", risk),
-                    "epimask_error_value", arg = "known")
-    risk <- do.call(as_risk_spec, c(list(risk), args))
-  } else {
-    # a spec (or function) carries its own columns and arguments: the
-    # shorthand beside it would be silently ignored
-    given <- c(if (!is.null(known)) "known", if (!is.null(unknown)) "unknown", names(list(...)))
-    if (length(given))
-      epimask_abort(sprintf(
-        "`%s` goes inside the risk measure when `risk` is a risk_spec() or a function, e.g. risk_spec(\"match\", %s = ...).",
-        given[[1L]], given[[1L]]), "epimask_error_value", arg = given[[1L]])
-    risk <- as_risk_spec(risk)
-  }
-  if (inherits(risk, "epimask_risk_spec")) {
-    for (col_arg in intersect(c("known", "unknown", "keys"), names(risk$args)))
-      check_columns(risk$args[[col_arg]], data, arg = col_arg)
-  }
-  risk
+#' Options of ru_profile()
+#'
+#' The options of [ru_profile()] beyond the data, the schemes, the model and
+#' the risk: the simulation study, resampling, the model-free utility, the
+#' person column, the collaborator's derivation and how the profile runs.
+#' Each may also be given by name in the `...` of [ru_profile()].
+#'
+#' @param simulate `NULL` or a function `function(data)` returning a new data
+#'   set (e.g. from [zdl_simulator()]).
+#' @param truth The true value of the quantity, when known.
+#' @param parallel Run the schemes in parallel with \pkg{future.apply}.
+#' @param progress Show a progress bar (\pkg{progressr}, when installed).
+#' @param bootstrap Number of bootstrap resamples (0 for none, at most
+#'   100,000).
+#' @param aggregate Optional aggregated-data reference estimate (e.g.
+#'   `zdl_aggregate(sim)$estimate`), kept with the profile and drawn as a
+#'   reference line in the estimate plot.
+#' @param risk_nrep `NULL` (the risk of a randomized scheme is evaluated on
+#'   every replicate) or a number: evaluate it on the first `risk_nrep`
+#'   replicates only, 1 to 100,000 (the profile's risk is their mean,
+#'   `risk_se` its Monte Carlo SE). An exhaustive matching risk on 16,000
+#'   records takes seconds per evaluation, so this bounds the cost of many
+#'   noise replicates.
+#' @param utility `NULL` or a model-free utility measure of
+#'   [utility_general()], computed on the masked columns `vars` of every
+#'   replicate against its unmasked data: `"pmse_ratio"` (pMSE over its null
+#'   expectation), `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
+#'   `"il1s"` or `"cor"` (the largest change of a correlation); lower is
+#'   better for all. Beside a model it adds the columns `utility` (mean over
+#'   the replicates) and `utility_se` (its Monte Carlo SE). Without
+#'   `formula` (a custodian who does not know the collaborator's model) the
+#'   profile rests on the measure alone: class `ru_utility_profile`, the model
+#'   columns NA, `vars` by default every numeric column, `pareto` the
+#'   frontier of low risk and low measure; its plot puts the measure on the x
+#'   axis, labelled with the direction that is better.
+#' @param id `NULL` or the name of the person column when a person has
+#'   several records: passed to the risk criterion, which then counts
+#'   persons (see [risk_kanon()]); exact-match [identifiability()] and a
+#'   custom risk function ignore it.
+#' @param derive `NULL` or a function `function(data)` returning the data
+#'   frame the model is fitted to: the collaborator's derivation step (an age
+#'   at diagnosis or a follow-up time from dates, one row per person, ...),
+#'   applied to the original data and to every masked data set before the
+#'   fit, so that the bias is that of the analysis on the derived quantities.
+#'   The risk is measured on the masked data as released (not derived). With
+#'   `derive`, give `vars` (the columns masked, e.g. the dates).
+#' @return An object of class `profile_control`.
+#' @family profiles
+#' @examples
+#' profile_control(progress = FALSE, bootstrap = 200)
+#' @export
+profile_control <- function(simulate = NULL, truth = NULL, parallel = FALSE,
+                            progress = interactive(), bootstrap = 0, aggregate = NULL,
+                            risk_nrep = NULL, utility = NULL, id = NULL, derive = NULL) {
+  structure(list(simulate = simulate, truth = truth, parallel = parallel, progress = progress,
+                 bootstrap = bootstrap, aggregate = aggregate, risk_nrep = risk_nrep,
+                 utility = utility, id = id, derive = derive),
+            class = "profile_control")
 }
 
-# The person column goes to a risk measure that counts persons (not to a
-# custom function, nor to exact-match identifiability, whose `id` names the
-# released records).
-with_person_id <- function(risk, id) {
-  if (is.null(id) || !inherits(risk, "epimask_risk_spec")) return(risk)
-  if (risk$name %in% c("none", "identifiability") || !is.null(risk$args$id)) return(risk)
-  risk$args$id <- id
-  risk
+# The profile's risk as a list of criteria (empty: no risk). The shorthand of
+# epimask 0.3, a name with `known` / `unknown` / the measure's arguments in
+# `...`, becomes the criterion of risk_spec() (deprecated, with its warning);
+# a user function becomes a criterion; the columns a criterion names are
+# checked against the data now, not per scheme.
+profile_risk <- function(risk, dots, data, id, missing = FALSE) {
+  if (missing && !is.null(dots$known)) risk <- "match"
+  if (is.character(risk)) {
+    name <- risk[[1L]]
+    if (identical(name, "none")) {
+      risk <- NULL
+    } else {
+      name <- check_choice(name, c(risk_spec_names(), "none"), arg = "risk")
+      if (name %in% c("match", "identifiability") && is.null(dots$known))
+        epimask_abort(sprintf("`known` must name the columns the intruder knows when risk = \"%s\" (or use risk = \"none\").", name),
+                      "epimask_error_value", arg = "known")
+      if (name == "identifiability") dots <- dots["known"]
+      risk <- do.call(risk_spec, c(list(name), dots))
+    }
+  } else if (length(dots)) {
+    # a criterion (or function) carries its own columns and arguments: the
+    # shorthand beside it would be silently ignored
+    given <- names(dots)[[1L]]
+    epimask_abort(sprintf(
+      "`%s` goes inside the risk measure when `risk` is a criterion or a function, e.g. match_risk(%s = ...).",
+      given, given), "epimask_error_value", arg = given)
+  }
+  criteria <- if (is.list(risk) && !is_risk_criterion(risk)) risk else list(risk)
+  criteria <- Filter(Negate(is.null), lapply(criteria, as_profile_criterion))
+  prepare_criteria(criteria, data, id = id, arg = "risk")
 }
 
 # The collaborator's derivation step (intervals from dates, one row per
@@ -511,16 +538,25 @@ mask_replicates <- function(scheme, job, R) {
 # deterministic scheme (and on the first simulated data set in a simulation
 # study), on the first `risk_nrep` replicates of a randomized scheme (all by
 # default), so the profile's risk is their mean with a Monte Carlo SE.
+# With several criteria the first is the profile's risk; the others are
+# returned as attribute "extra" (a replicates x criteria matrix), and the
+# unit the first counted (records, persons) as attribute "unit".
 scheme_risk <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
   out <- rep(NA_real_, R)
   if (is_no_risk(job$risk)) return(out)
+  extra <- matrix(NA_real_, R, length(job$risk) - 1L)
   evals <- if (job$simulated || !is_random_scheme(scheme)) 1L else min(R, job$risk_nrep)
+  unit <- NULL
   for (r in seq_len(evals)) {
-    out[[r]] <- risk_value(job$risk, job$sims[[1L]], masked[[r]])
+    res <- lapply(job$risk, run_criterion, release = masked[[r]], original = job$sims[[1L]],
+                  id = job$id)
+    out[[r]] <- res[[1L]]$value
+    unit <- res[[1L]]$unit
+    if (ncol(extra)) extra[r, ] <- vapply(res[-1L], `[[`, 0, "value")
     if (!is.null(tick)) tick()
   }
-  out
+  structure(out, extra = if (ncol(extra)) extra, unit = unit)
 }
 
 risk_evaluations <- function(scheme, job) {
@@ -560,24 +596,29 @@ profile_mask <- function(data, scheme, vars) {
 # A risk measure that cannot see a masking form (exact-match identifiability
 # of noise, kernels, matrix masks) would call those schemes safe: warn.
 warn_blind_risk <- function(risk, schemes, labels, where) {
-  label <- if (is.function(risk)) "custom" else risk$name
-  blind <- labels[vapply(schemes, function(s) is_blind_to(label, s), logical(1))]
+  blind <- blind_schemes_of(risk, schemes, labels)
   if (!length(blind)) return(invisible(character()))
-  epimask_warn(blind_risk_message(blind, where), "epimask_warning_blind_risk")
+  epimask_warn(blind_risk_message(blind, where, format(risk[[1L]])), "epimask_warning_blind_risk")
   invisible(blind)
 }
 
-blind_risk_message <- function(blind, where) {
-  sprintf(paste0(
-    "The %s rests on exact-match identifiability, which cannot see %s: noise, kernels ",
-    "and matrix masks change values without creating ties, so their risk is near 0 by ",
-    "construction, not because they are safe. Use a risk that sees them: ",
-    "risk = \"match\" (risk_match()), risk_spec(\"linkage\", known = ) (risk_linkage()) ",
-    "or another risk_spec()."),
-    where, paste0("'", blind, "'", collapse = ", "))
+# The schemes the profile's risk (its first criterion) cannot see.
+blind_schemes_of <- function(risk, schemes, labels) {
+  if (is_no_risk(risk)) return(character())
+  labels[vapply(schemes, function(s) isTRUE(criterion_blind_to(risk[[1L]], s)), logical(1))]
 }
 
-is_no_risk <- function(spec) inherits(spec, "epimask_risk_spec") && spec$name == "none"
+blind_risk_message <- function(blind, where, measure = "exact-match identifiability") {
+  sprintf(paste0(
+    "The %s rests on %s (exact matching), which cannot see %s: noise, kernels ",
+    "and matrix masks change values without creating ties, so their risk is near 0 by ",
+    "construction, not because they are safe. Use a risk that sees them: ",
+    "match_risk() (risk_match()), linkage_risk() (risk_linkage()) or another criterion."),
+    where, measure, paste0("'", blind, "'", collapse = ", "))
+}
+
+# No criterion: the profile has no risk.
+is_no_risk <- function(risk) !length(risk)
 
 # ---- bootstrap ------------------------------------------------------------------------
 
@@ -620,7 +661,11 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
       est <- estimate_by_sufficient_statistics(scheme, job)
       if (!is.null(est)) {
         if (!is.null(tick)) tick(amount = R)
-        risk <- c(scheme_risk(scheme, job, list(est$first), tick), rep(NA_real_, R - 1L))
+        first_risk <- scheme_risk(scheme, job, list(est$first), tick)
+        risk <- structure(c(first_risk, rep(NA_real_, R - 1L)), unit = attr(first_risk, "unit"),
+                          extra = if (!is.null(attr(first_risk, "extra")))
+                            rbind(attr(first_risk, "extra"),
+                                  matrix(NA_real_, R - 1L, ncol(attr(first_risk, "extra")))))
         util <- scheme_utility(job, list(est$first), R)
         unmasked <- count_unmasked(scheme, job, est$first)
       }
@@ -646,7 +691,12 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
                        unmasked = c(unmasked, rep(NA_real_, R - 1L)),
                        stringsAsFactors = FALSE)
     if (!is.null(util)) reps$utility <- util
-    list(replicates = reps, bootstrap = boot, failure = failure)
+    extra <- attr(risk, "extra")
+    if (!is.null(extra)) {
+      names_extra <- extra_risk_columns(job$risk)
+      for (j in seq_along(names_extra)) reps[[names_extra[[j]]]] <- extra[, j]
+    }
+    list(replicates = reps, bootstrap = boot, failure = failure, risk_unit = attr(risk, "unit"))
   })
 }
 
@@ -734,18 +784,19 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
                     type = if (is.null(truth)) "original" else "truth",
                     scheme = none, paired = job$simulated)
   table <- summarise_replicates(reps, reference)
+  table <- add_extra_risks(table, reps, job)
   if (job$bootstrap > 0L) table <- add_bootstrap_columns(table, results, labels, reps)
-  blind <- labels[vapply(schemes, function(s) is_blind_to(risk_spec_label(job$risk), s),
-                         logical(1))]
+  blind <- blind_schemes_of(job$risk, schemes, labels)
   meta <- list(term = if (is.function(model$term)) "custom" else job$term,
                family = if (model$type == "glm") model$family else model$label,
-               risk = risk_spec_label(job$risk), aggregate = aggregate,
+               risk = profile_risk_label(job$risk), aggregate = aggregate,
                budget = if (!is.null(context)) context$threshold, context = context,
                blind = blind, vars = job$vars,
                risk_nrep = if (job$risk_nrep < job$nrep) job$risk_nrep,
                seed = job$seed, call = job$call, data_name = job$data_name,
-               risk_id = if (inherits(job$risk, "epimask_risk_spec")) job$risk$args$id,
-               risk_spec = if (inherits(job$risk, "epimask_risk_spec")) job$risk)
+               risk_id = profile_risk_id(results, job),
+               risk_spec = if (!is_no_risk(job$risk)) job$risk[[1L]],
+               risk_criteria = job$risk)
   new_ru_profile(table, reps, reference, meta)
 }
 
@@ -777,4 +828,40 @@ add_bootstrap_columns <- function(table, results, labels, reps) {
   boot <- do.call(rbind, rows)
   boot <- boot[match(table$scheme, labels), , drop = FALSE]
   cbind(table, as.data.frame(boot))
+}
+
+# ---- the profile's criteria ----------------------------------------------------
+
+# The columns of the criteria after the first (the profile's `risk`).
+extra_risk_columns <- function(risk) {
+  if (length(risk) < 2L) return(character())
+  make.unique(paste0("risk_", vapply(risk[-1L], `[[`, "", "name")), sep = "_")
+}
+
+# The profile's risk in the print and the plots: the name it was asked by
+# (a risk_spec() name of epimask 0.3), else its label; NA without a risk.
+profile_risk_label <- function(risk) {
+  if (is_no_risk(risk)) return(NA_character_)
+  if (!is.null(risk[[1L]]$spec)) return(risk[[1L]]$spec)
+  if (inherits(risk[[1L]], "risk_custom")) return("custom")
+  format(risk[[1L]])
+}
+
+# The person column the profile's risk counted by (NULL when it counted
+# records: no person column, or a measure of records such as exact matching).
+profile_risk_id <- function(results, job) {
+  units <- unlist(lapply(results, `[[`, "risk_unit"))
+  if (is_no_risk(job$risk) || !length(units) || units[[1L]] != "persons") return(NULL)
+  job$risk[[1L]]$id %||% job$id
+}
+
+# The mean of each further criterion over the replicates where it was
+# evaluated, one column per criterion.
+add_extra_risks <- function(table, reps, job) {
+  for (col in extra_risk_columns(job$risk)) {
+    v <- tapply(reps[[col]], reps$scheme, function(x) if (all(is.na(x))) NA_real_
+                else mean(x, na.rm = TRUE))
+    table[[col]] <- unname(v[table$scheme])
+  }
+  table
 }

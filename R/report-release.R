@@ -161,12 +161,12 @@ report_settings <- function(x, data, release, risk, old = list()) {
                          if (length(old) == 1L) "is" else "are"),
                  "epimask_warning_deprecated")
   if (!is.null(old$max_risk)) old$max_risk <- check_number(old$max_risk, "max_risk", lower = 0, upper = 1)
-  # several specs: the first names the keys of the tables, every one adds
-  # its rows (population, loglinear, individual with a cluster)
-  risks <- if (is.list(risk) && !inherits(risk, "epimask_risk_spec")) risk else list(risk)
-  if (!length(risks) || !all(vapply(risks, function(r) is.null(r) ||
-                                      inherits(r, "epimask_risk_spec"), logical(1))))
-    abort_type("risk", "a risk_spec() naming `keys` (and `sensitive`), a list of them, or NULL")
+  # several criteria: the first names the keys of the tables, every one adds
+  # its rows (population uniqueness, log-linear and cluster risk)
+  risks <- if (is.list(risk) && !is_risk_criterion(risk)) risk else list(risk)
+  if (!length(risks) || !all(vapply(risks, function(r) is.null(r) || is_risk_criterion(r),
+                                    logical(1))))
+    abort_type("risk", "a risk criterion with its `keys` (and `sensitive`), a list of them, or NULL")
   risks <- Filter(Negate(is.null), risks)
   risk <- if (length(risks)) risks[[1L]]
   choice <- masked <- NULL
@@ -189,17 +189,17 @@ report_settings <- function(x, data, release, risk, old = list()) {
   identifiers <- if (!is.null(data) && !is.null(masked)) setdiff(names(data), names(masked))
   pick <- function(name, new) if (!is.null(old[[name]])) old[[name]] else new
   list(vars = pick("vars", if (!is.null(data)) meta$vars),
-       keys = pick("keys", risk$args$keys),
-       sensitive = pick("sensitive", risk$args$sensitive),
+       keys = pick("keys", risk$keys),
+       sensitive = pick("sensitive", if (!is.null(risk)) criterion_sensitive(risk)$sensitive),
        identifiers = pick("identifiers", if (length(identifiers)) identifiers),
        choice = pick("choice", choice), masked = pick("masked", masked),
        seed = pick("seed", meta$seed), call = pick("call", meta$call),
        data_name = pick("data_name", meta$data_name),
        max_risk = pick("max_risk", meta$budget %||% 0.2),
        deidentified = deidentified,
-       specs = c(risks, list(meta$risk_spec)),
-       # the person column: the report's spec's, else the profile's
-       id = risk$args$id %||% meta$risk_id)
+       specs = c(risks, meta$risk_criteria %||% list(meta$risk_spec)),
+       # the person column: the report's criterion's, else the profile's
+       id = risk$id %||% meta$risk_id)
 }
 
 # What the report reads besides the profile, checked before anything renders.
@@ -279,8 +279,11 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
                     threshold, id = id)
   meta <- ru_meta(ru)
   # population uniqueness, log-linear and cluster risk where the report's or
-  # the profile's risk spec names them
-  specs <- sample_risk_specs(specs)
+  # the profile's criteria name them, counting by the report's person column
+  specs <- lapply(sample_risk_criteria(specs), function(cr) {
+    cr$id <- cr$id %||% id
+    cr
+  })
   risk_table <- if (!is.null(released) && (length(keys) || length(specs)))
     if (!is.null(masked)) scheme_risk_table(released, as_plain_data(masked), keys, sensitive,
                                             context, specs, source = original, id = id)
@@ -303,7 +306,7 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     threshold = threshold,
     risk_table = risk_table,
     risk_notes = attr(risk_table, "notes"),
-    risk_explained = if (!is.null(risk_table)) sample_risk_explanations(risk_table$measure),
+    risk_explained = if (!is.null(risk_table)) sample_risk_explanations(specs, context),
     masked_given = !is.null(masked),
     class_sizes = if (!is.null(masked) && length(keys)) class_size_counts(as_plain_data(masked), keys, id),
     id = id,

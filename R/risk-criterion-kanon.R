@@ -50,3 +50,30 @@ criterion_evaluate.risk_k_anonymity <- function(criterion, release, original = N
 
 #' @export
 criterion_classes.risk_k_anonymity <- function(criterion, node, ...) node$size < criterion$k
+
+#' @export
+criterion_min_size.risk_k_anonymity <- function(criterion) criterion$k
+
+criterion_blanks_ok.risk_k_anonymity <- function(criterion) TRUE
+
+criterion_search_text.risk_k_anonymity <- function(criterion, result = NULL) format(criterion)
+
+# risk_spec("kanon", keys, measure, ...) of epimask 0.3: the criterion whose
+# value is the measure asked for (the maximum risk is k-anonymity's, the
+# average and strict average avg_risk()'s, the journalist and marketer risks
+# k_map()'s over the population the spec names).
+risk_spec_as_kanon <- function(args) {
+  measure <- check_choice(args$measure %||% "strict_avg",
+                          c("strict_avg", "avg", "max", "journalist", "marketer"),
+                          arg = "measure")
+  k <- args$k %||% 5L
+  switch(measure,
+    max = call("k_anonymity", k, keys = args$keys),
+    avg = call("avg_risk", NA, keys = args$keys),
+    strict_avg = call("avg_risk", NA, strict = TRUE, keys = args$keys),
+    as.call(c(list(as.name("k_map"), k,
+                   population = args$population %||% call("population_model", args$pi %||% 1)),
+              compact(list(measure = measure, keys = args$keys, weights = args$weights,
+                           pop_count = args$pop_count)))))
+}
+attr(risk_spec_as_kanon, "required") <- "keys"

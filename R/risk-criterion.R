@@ -72,6 +72,8 @@
 #'   counts over.
 #' @param explanation One or two sentences for the report: what the measure
 #'   is and what its value means.
+#' @param id `NULL` (the person column of the call, if any) or the person
+#'   column the criterion counts by.
 #' @return An object of class `c("risk_<name>", "risk_criterion")`.
 #' @family risk criteria
 #' @seealso [criterion_evaluate()], [k_anonymity()].
@@ -95,7 +97,8 @@
 #' criterion_evaluate(crit, dose_cohort, keys = c("city", "sex", "age_exp"))
 #' @export
 new_risk_criterion <- function(name, ..., label, bound = NA_real_, monotone = FALSE,
-                               columns = character(), keys = NULL, explanation = NULL) {
+                               columns = character(), keys = NULL, explanation = NULL,
+                               id = NULL) {
   if (!is.character(name) || length(name) != 1L || is.na(name) ||
       !grepl("^[a-z][a-z0-9_]*$", name))
     abort_type("name", "one name of lower case letters, digits and '_' (e.g. \"k_anonymity\")")
@@ -108,15 +111,17 @@ new_risk_criterion <- function(name, ..., label, bound = NA_real_, monotone = FA
   if (!is.null(keys) && (!is.character(keys) || !length(keys) || anyNA(keys)))
     abort_type("keys", "NULL or a character vector of key columns")
   explanation <- check_string(explanation, allow_null = TRUE)
+  if (!is.null(id) && (!is.character(id) || length(id) != 1L || is.na(id)))
+    abort_type("id", "NULL or the name of the person column")
   fields <- list(...)
   if (length(fields) && (is.null(names(fields)) || any(!nzchar(names(fields)))))
     abort_type("...", "named fields of the criterion")
-  reserved <- c("name", "label", "bound", "monotone", "columns", "keys", "explanation")
+  reserved <- c("name", "label", "bound", "monotone", "columns", "keys", "explanation", "id")
   clash <- intersect(names(fields), reserved)
   if (length(clash))
     abort_value("...", sprintf("fields other than %s", paste(reserved, collapse = ", ")))
   structure(c(list(name = name, label = label, bound = as.double(bound), monotone = monotone,
-                   columns = columns, keys = keys, explanation = explanation), fields),
+                   columns = columns, keys = keys, explanation = explanation, id = id), fields),
             class = c(paste0("risk_", name), "risk_criterion"))
 }
 
@@ -273,31 +278,101 @@ criterion_prepare.default <- function(criterion, data, keys = NULL, id = NULL, .
 
 #' What the lattice search asks of a criterion
 #'
-#' For [ola()]'s search over generalizations. `criterion_classes()` gives,
-#' for a class-local criterion (one whose verdict on a class depends on that
-#' class alone, as k-anonymity's), one logical per class of the node: `TRUE`
-#' where the class fails (the search then suppresses it, within the
-#' suppression limit). `criterion_release()` says whether the release made of
-#' the kept classes meets a release-wide criterion (average risk, population
-#' uniqueness); its default builds the node's release and calls
-#' [criterion_evaluate()] on it. `criterion_monotone()` says whether
-#' predictive tagging may prune by the criterion.
+#' For the search of [ola()] (and [deidentify()]) over generalizations. A
+#' criterion is either *class-local* (its verdict on a class depends on that
+#' class alone, as k-anonymity's: `criterion_classes()` gives one logical per
+#' class) or *release-wide* (its verdict is on the release made of the kept
+#' classes: `criterion_release()`). A criterion with neither method is
+#' release-wide through the default `criterion_release()`, which builds the
+#' node's release and calls [criterion_evaluate()] on it.
+#'
+#' **How the search uses them** at each node it evaluates (methods vignette,
+#' sections 16, 20 and 27):
+#' 1. The classes failing a *monotone* class-local criterion
+#'    (`criterion_monotone()` `TRUE`: k-anonymity) are suppressed; the node
+#'    is acceptable only if their units fit within `max_suppress`. This part
+#'    is monotone along generalization, so predictive tagging prunes the
+#'    lattice by it.
+#' 2. The other class-local criteria (l-diversity, t-closeness, k-map
+#'    against a population table): with `outliers = "small"` every released
+#'    class must meet them; with `"failing"` (ARX) their failing classes are
+#'    suppressed too, within the limit.
+#' 3. Release-wide criteria: the smallest released classes are suppressed
+#'    one at a time (ties by the classes' generalized values) until every
+#'    release-wide criterion that takes part in the scan holds, within the
+#'    limit; `criterion_suppress()` says how a criterion takes part: `NULL`
+#'    (the default) means it suppresses nothing of its own and is checked
+#'    once on the release the others leave (so an outside criterion costs
+#'    one evaluation per node); `"scan"` means it is tried count by count
+#'    with `criterion_release()` (population uniqueness, cluster risk: not
+#'    monotone in the count); a number is the least count of the smallest
+#'    classes whose suppression meets it, valid when every larger count meets
+#'    it too (average risk: a closed form).
+#'
+#' `criterion_min_size()` is the smallest class size a criterion enforces
+#' (k for k-anonymity, 1 for most others): the average-class-size loss is
+#' divided by the largest of them, and [deidentify()] suppresses locally the
+#' records in classes below it.
+#'
+#' **The node** passed to `criterion_classes()`, `criterion_release()` and
+#' `criterion_suppress()` is an environment with
+#' \describe{
+#'   \item{`levels`}{the node's level of each key (named integer);}
+#'   \item{`size`}{units (records, or persons with a person column) per class;}
+#'   \item{`classes()`}{a data frame of the classes' generalized key values,
+#'     one row per class (with key sets of persons, a key's values over the
+#'     class's tuples joined by `"|"`);}
+#'   \item{`unit_class()`}{the class of each unit of the data;}
+#'   \item{`release(kept)`}{the released records of the kept classes (a
+#'     logical per class): the data with the keys generalized to the node's
+#'     levels;}
+#'   \item{`generalize(df)`}{any data frame with the key columns (a
+#'     population table, say) generalized to the node's levels;}
+#'   \item{`n`, `unit`}{the number of units of the data and what they are
+#'     (`"records"` or `"persons"`);}
+#'   \item{`keys`, `id`, `original`}{the keys, the person column (or
+#'     `NULL`) and the data searched (records, original values).}
+#' }
+#' The package's own criteria also read internal parts of the node (its
+#' class codes and the lattice), which an extension should not rely on.
 #'
 #' @param criterion A risk criterion.
-#' @param node The lattice node: a list with `levels` (the node's level of
-#'   each key), `size` (units per class), `classes()` (a data frame of the
-#'   classes' generalized key values), `unit_class()` (the class of each unit),
-#'   `release(kept)` (the released data of the kept classes, a data frame),
-#'   `n` (units of the data) and `unit` (`"records"` or `"persons"`); the
-#'   package's own criteria also read its internal parts.
+#' @param node The lattice node (see Details).
 #' @param kept Logical, one per class: the classes released.
+#' @param order The kept classes (indices into `node$size`), smallest first
+#'   (ties by their generalized values): the order in which the search
+#'   suppresses them.
 #' @param ... Further arguments for methods.
 #' @return `criterion_classes()`: `NULL` (not class-local) or a logical
-#'   vector, one per class; `criterion_release()`: `TRUE` or `FALSE`;
-#'   `criterion_monotone()`: `TRUE` or `FALSE`.
+#'   vector, one per class, `TRUE` where the class fails;
+#'   `criterion_release()`: `TRUE` or `FALSE`; `criterion_suppress()`:
+#'   `NULL`, `"scan"`, or a count (`NA` when no count of `order` meets the
+#'   criterion); `criterion_monotone()`: `TRUE` or `FALSE`;
+#'   `criterion_min_size()`: a count.
 #' @family risk criteria
 #' @examples
 #' criterion_monotone(k_anonymity(5))
+#' criterion_min_size(k_anonymity(5))
+#' # a class-local criterion of one's own, used by the search without a release:
+#' # every class holds at least `n` records whose `sex` is "f"
+#' min_women <- function(n) {
+#'   new_risk_criterion("min_women", n = n, label = sprintf("at least %d women per class", n),
+#'                      bound = 0, columns = "sex")
+#' }
+#' registerS3method("criterion_classes", "risk_min_women", function(criterion, node, ...) {
+#'   women <- tabulate(node$unit_class()[node$original$sex == "f"], length(node$size))
+#'   women < criterion$n
+#' })
+#' registerS3method("criterion_evaluate", "risk_min_women",
+#'                  function(criterion, release, original = NULL, keys = NULL, id = NULL, ...) {
+#'   key <- do.call(paste, c(unclass(release[keys]), sep = "\r"))
+#'   women <- tapply(release$sex == "f", key, sum)
+#'   new_criterion_result(criterion, as.numeric(any(women < criterion$n)))
+#' })
+#' h <- list(age = hierarchy_numeric(c(5, 10, 20)), race = hierarchy_flat())
+#' d <- adult_extract[1:800, ]
+#' res <- ola(d, c("age", "race"), h, criteria = list(k_anonymity(5), min_women(2)))
+#' res$levels
 #' @export
 criterion_classes <- function(criterion, node, ...) UseMethod("criterion_classes")
 
@@ -310,10 +385,17 @@ criterion_release <- function(criterion, node, kept, ...) UseMethod("criterion_r
 
 #' @export
 criterion_release.default <- function(criterion, node, kept, ...) {
-  res <- criterion_evaluate(criterion, node$release(kept), original = node$original,
-                            keys = node$keys, id = node$id)
+  res <- run_criterion(criterion, node$release(kept), original = node$original,
+                       keys = node$keys, id = node$id, generalize = node$generalize)
   isTRUE(res$pass)
 }
+
+#' @rdname criterion_classes
+#' @export
+criterion_suppress <- function(criterion, node, kept, order, ...) UseMethod("criterion_suppress")
+
+#' @export
+criterion_suppress.default <- function(criterion, node, kept, order, ...) NULL
 
 #' @rdname criterion_classes
 #' @export
@@ -321,6 +403,13 @@ criterion_monotone <- function(criterion) UseMethod("criterion_monotone")
 
 #' @export
 criterion_monotone.default <- function(criterion) isTRUE(criterion$monotone)
+
+#' @rdname criterion_classes
+#' @export
+criterion_min_size <- function(criterion) UseMethod("criterion_min_size")
+
+#' @export
+criterion_min_size.default <- function(criterion) 1L
 
 #' A criterion's row in a certificate or report
 #'
@@ -427,4 +516,125 @@ as_criteria <- function(criteria, arg = "criteria") {
   if (!is.list(criteria) || !all(vapply(criteria, is_risk_criterion, logical(1))))
     abort_type(arg, "a risk criterion or a list of them (k_anonymity(), l_diversity(), ...)")
   unname(criteria)
+}
+
+# A criterion evaluated by a verb: the keys and person column it carries
+# (else the call's), its result checked. `...` reaches the method (e.g.
+# `generalize`, the release's generalization of a data frame with the keys,
+# for criteria that count a population or match the original).
+run_criterion <- function(criterion, release, original = NULL, keys = NULL, id = NULL, ...) {
+  keys <- criterion$keys %||% keys
+  id <- criterion$id %||% id
+  res <- criterion_evaluate(criterion, release, original = original, keys = keys, id = id, ...)
+  if (!inherits(res, "criterion_result"))
+    epimask_abort(sprintf(paste0("criterion_evaluate() of the criterion '%s' (class '%s') ",
+                                 "returned %s, not a criterion_result (see ",
+                                 "?new_criterion_result)."),
+                          format(criterion), class(criterion)[[1L]], class(res)[[1L]]),
+                  c("epimask_error_criterion", "epimask_error_type"), arg = "criteria")
+  res
+}
+
+# Criteria checked against the data of a verb: each prepared (columns,
+# keys), and all of them counting over the call's keys.
+prepare_criteria <- function(criteria, data, keys = NULL, id = NULL, arg = "criteria", ...) {
+  criteria <- as_criteria(criteria, arg)
+  lapply(criteria, function(cr) {
+    if (!is_risk_criterion(cr)) abort_type(arg, "risk criteria")
+    out <- criterion_prepare(cr, data, keys = keys, id = id, ...)
+    if (!is_risk_criterion(out))
+      epimask_abort(sprintf("criterion_prepare() of the criterion '%s' did not return a criterion.",
+                            format(cr)), c("epimask_error_criterion", "epimask_error_type"),
+                    arg = arg)
+    out
+  })
+}
+
+# The rows of a list of criterion results, one per criterion.
+criterion_rows <- function(results) {
+  if (!length(results))
+    return(data.frame(criterion = character(), value = numeric(), low = numeric(),
+                      high = numeric(), bound = numeric(), pass = logical(), unit = character(),
+                      note = character(), explanation = character(), stringsAsFactors = FALSE))
+  rows <- lapply(results, criterion_report_row)
+  out <- do.call(rbind, rows)
+  rownames(out) <- NULL
+  out
+}
+
+# Every bounded criterion passes (a criterion without a bound is reported
+# only; one that does not apply does not count).
+criteria_pass <- function(results) {
+  all(vapply(results, function(r) !r$applies || is.na(r$bound) || isTRUE(r$pass), logical(1)))
+}
+
+# ---- internal generics: what the verbs ask of the package's own criteria ------
+# (an outside criterion gets the defaults; each method lives in its
+# criterion's file)
+
+# Sensitive columns the lattice must code for the criterion (l-diversity,
+# t-closeness): list(sensitive = , ordered = ).
+criterion_sensitive <- function(criterion) UseMethod("criterion_sensitive")
+criterion_sensitive.default <- function(criterion) list(sensitive = character(),
+                                                        ordered = character())
+
+# The criterion bound to one lattice (a search or a local recoding round):
+# parts that depend on the lattice's codes (k-map's population table).
+criterion_bind <- function(criterion, lat) UseMethod("criterion_bind")
+criterion_bind.default <- function(criterion, lat) criterion
+
+# Does the criterion need the search on persons' key sets (a population of
+# persons with several key tuples)?
+criterion_key_sets <- function(criterion) UseMethod("criterion_key_sets")
+criterion_key_sets.default <- function(criterion) FALSE
+
+# Does blanking key cells (deidentify()'s local suppression, which makes
+# every class reach the search's smallest class size) keep the criterion
+# met? Only for criteria of class sizes; others drop the records instead.
+criterion_blanks_ok <- function(criterion) UseMethod("criterion_blanks_ok")
+criterion_blanks_ok.default <- function(criterion) FALSE
+
+# Is the criterion blind to a masking scheme (exact matching cannot see
+# values changed without ties: noise, kernels)?
+criterion_blind_to <- function(criterion, scheme) UseMethod("criterion_blind_to")
+criterion_blind_to.default <- function(criterion, scheme) FALSE
+
+# The short name a profile records for its risk (the name the criterion was
+# asked by: a deprecated risk_spec() name, else the criterion's name).
+criterion_short_name <- function(criterion) criterion$spec %||% criterion$name
+
+# ola()'s print: the criterion's part of the "criteria:" line, with its value
+# on the release (`result`, a criterion_result or NULL).
+criterion_search_text <- function(criterion, result = NULL) UseMethod("criterion_search_text")
+criterion_search_text.default <- function(criterion, result = NULL) {
+  if (is.null(result) || is.na(result$value)) return(format(criterion))
+  sprintf("%s (release %s)", format(criterion), format(signif(result$value, 4)))
+}
+
+# The field of ola()'s `criteria` list of epimask 0.3 (kept for one release):
+# NULL, or list(<name> = <value>) for the criterion.
+criterion_legacy_field <- function(criterion, result = NULL) UseMethod("criterion_legacy_field")
+criterion_legacy_field.default <- function(criterion, result = NULL) NULL
+
+# Rows for the reports' risk tables (list(table = data.frame(measure, value),
+# notes = , explanations = )), for measures of sample releases with several
+# numbers (population uniques, log-linear, clusters); NULL when none.
+criterion_detail_rows <- function(criterion, data, context = NULL, original = NULL,
+                                  what = "the data", keys = NULL, id = NULL) {
+  UseMethod("criterion_detail_rows")
+}
+criterion_detail_rows.default <- function(criterion, data, context = NULL, original = NULL,
+                                          what = "the data", keys = NULL, id = NULL) NULL
+
+# The paragraphs of the reports explaining those rows, for an ethics board.
+criterion_detail_explanations <- function(criterion, context = NULL) {
+  UseMethod("criterion_detail_explanations")
+}
+criterion_detail_explanations.default <- function(criterion, context = NULL) NULL
+
+# The sentence of a deidentify() report on what the search required of the
+# criterion.
+criterion_limit_note <- function(criterion) UseMethod("criterion_limit_note")
+criterion_limit_note.default <- function(criterion) {
+  sprintf("The search required %s.", format(criterion))
 }

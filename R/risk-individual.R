@@ -117,7 +117,7 @@ risk_individual <- function(data, keys, weights = NULL, cluster = NULL, id = NUL
     weighted = !is.null(w), record_ids = record_ids(data)
   )
   if (!is.null(cl)) {
-    out$cluster_risk <- cluster_risk(per_record, cl)
+    out$cluster_risk <- cluster_member_risk(per_record, cl)
     out$cluster_expected <- sum(out$cluster_risk)
     out$cluster_global <- out$cluster_expected / nrow(data)
     out$n_clusters <- length(unique(cl))
@@ -143,7 +143,7 @@ check_cluster <- function(cluster, data) {
 
 # r_h = 1 - prod(1 - r_i) over the members of each cluster, per record
 # (summed on the log scale: no underflow for large clusters).
-cluster_risk <- function(r, cluster) {
+cluster_member_risk <- function(r, cluster) {
   id <- match(cluster, unique(cluster))
   logsurv <- group_sums(log1p(-pmin(r, 1)), id, max(id))
   -expm1(logsurv)[id]

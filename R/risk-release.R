@@ -63,10 +63,15 @@ release_threshold_bins <- c(3, 5, 11, 20)
 #' @param breach_risk Risk given a breach: `"strict_average"` (methods vignette, section 17) or
 #'   `"maximum"` (the breached data reach an adversary who targets the rarest
 #'   record).
+#' @param criteria `NULL`, or [risk criteria][new_risk_criterion()] the
+#'   release must meet besides the attacks (a risk criterion or a list of
+#'   them, e.g. an upper bound of an attack's success): [risk_release()]
+#'   recounts them, the certificate of [deidentify()] states each one, and
+#'   the release passes only when the attacks and every criterion do.
 #' @return An object of class `release_context`: a list with `public`,
 #'   `pr_attempt`, `pr_acquaintance`, `pr_breach`, `threshold`,
 #'   `threshold_bin` (the matching minimum cell size 3, 5, 11 or 20, or NA),
-#'   `reasons`, `breach_risk`.
+#'   `reasons`, `breach_risk`, `criteria` (a list, possibly empty).
 #' @references El Emam K, Malin B (2014). Appendix B: Concepts and methods for
 #'   de-identifying clinical trial data. In: Sharing Clinical Trial Data.
 #'   National Academies Press. Section "Taking context into account".
@@ -79,11 +84,15 @@ release_threshold_bins <- c(3, 5, 11, 20)
 #'                                    "moderately sensitive diagnoses"))
 #' ctx
 #' release_context(public = TRUE)
+#' # a context that also bounds the l-diversity of a sensitive column
+#' release_context(pr_attempt = 0.3, pr_acquaintance = 0.5,
+#'                 criteria = l_diversity(2, "case"))
 #' try(release_context(pr_acquaintance = 0.5))  # pr_attempt must be stated
 #' @export
 release_context <- function(public = FALSE, pr_attempt = NULL, pr_acquaintance = NULL,
                             pr_breach = 0.27, threshold = 1/5, reasons = character(),
-                            breach_risk = c("strict_average", "maximum")) {
+                            breach_risk = c("strict_average", "maximum"), criteria = NULL) {
+  criteria <- as_criteria(criteria)
   public <- check_flag(public)
   if (public && missing(threshold)) threshold <- 1/20
   threshold <- check_number(threshold, lower = 0, upper = 1, lower_open = TRUE)
@@ -116,7 +125,8 @@ release_context <- function(public = FALSE, pr_attempt = NULL, pr_acquaintance =
                  threshold = threshold,
                  threshold_bin = threshold_bin(threshold),
                  reasons = reasons,
-                 breach_risk = if (public) NULL else breach_risk),
+                 breach_risk = if (public) NULL else breach_risk,
+                 criteria = criteria),
             class = "release_context")
 }
 
@@ -161,6 +171,8 @@ format.release_context <- function(x, ...) {
               if (identical(x$breach_risk, "maximum")) " (breach: maximum)" else ""),
       sprintf("threshold %s%s", format_threshold(x$threshold), bin_note))
   }
+  if (length(x$criteria))
+    lines <- c(lines, paste("criterion:", vapply(x$criteria, format, "")))
   if (length(x$reasons)) lines <- c(lines, paste("reason:", x$reasons))
   lines
 }
@@ -192,6 +204,14 @@ print.release_context <- function(x, ...) {
 #' @param data The data set to be released (a data frame or matrix).
 #' @param keys Character vector: its quasi-identifiers.
 #' @param context A [release_context()].
+#' @param criteria `NULL` (the criteria the context states, if any), or
+#'   [risk criteria][new_risk_criterion()] to recount besides the attacks
+#'   (a criterion or a list; `list()` for none). Each is evaluated on `data`
+#'   with `keys` (and `id`); the release passes when the overall risk is
+#'   within the threshold and every bounded criterion is met.
+#' @param original `NULL`, or the original data, for criteria that compare the
+#'   release with it (record matching, linkage, the attacks of a synthetic
+#'   release).
 #' @param ... Passed to [risk_kanon()] (e.g. `population`, `pi`, `weights`,
 #'   and `id`, the person column, when a person has several records: the
 #'   risks are then of persons).
@@ -205,7 +225,9 @@ print.release_context <- function(x, ...) {
 #'   the whole population.
 #' @return An object of class `risk_release`: `$attacks` (data frame with
 #'   `attack`, `pr_attack`, `pr_reid_given`, `risk`), `$overall`,
-#'   `$threshold`, `$pass`, `$context`, `$kanon` (the [risk_kanon()] result).
+#'   `$threshold`, `$pass`, `$context`, `$kanon` (the [risk_kanon()] result),
+#'   `$criteria` (one `criterion_result` per criterion; [tidy()] gives their
+#'   rows).
 #' @family release decision
 #' @seealso [release_context()], [risk_kanon()].
 #' @examples
@@ -219,10 +241,14 @@ print.release_context <- function(x, ...) {
 #' # age at exposure in single years leaves unique records: the release fails
 #' risk_release(d, c("city", "sex", "age_exp", "dose_band"), ctx)
 #' risk_release(d, c("city", "sex"), release_context(public = TRUE))
+#' # a criterion besides the attacks
+#' risk_release(d, c("city", "sex", "dose_band"), ctx, criteria = l_diversity(2, "case"))
 #' @export
-risk_release <- function(data, keys, context, ..., uniqueness = NULL) {
+risk_release <- function(data, keys, context, criteria = NULL, original = NULL, ...,
+                         uniqueness = NULL) {
   if (!inherits(context, "release_context"))
     abort_type("context", "a release_context() object")
+  criteria <- if (is.null(criteria)) context$criteria else as_criteria(criteria)
   kanon <- risk_kanon(data, keys, ...)
   if (!is.null(uniqueness)) {
     if (inherits(uniqueness, "epimask_population_model")) {
@@ -253,9 +279,14 @@ risk_release <- function(data, keys, context, ..., uniqueness = NULL) {
   }
   attacks$risk <- attacks$pr_attack * attacks$pr_reid_given
   overall <- max(attacks$risk)
+  id <- list(...)$id
+  results <- if (length(criteria))
+    release_criteria(prepare_criteria(criteria, data, keys, id), data, original, keys, id)
+  else list()
   structure(list(attacks = attacks, overall = overall, threshold = context$threshold,
-                 pass = overall <= context$threshold, context = context, kanon = kanon,
-                 keys = keys, uniqueness = uniqueness),
+                 pass = overall <= context$threshold && criteria_pass(results),
+                 context = context, kanon = kanon, keys = keys, uniqueness = uniqueness,
+                 criteria = results),
             class = "risk_release")
 }
 
@@ -275,9 +306,13 @@ format.risk_release <- function(x, digits = 3, ...) {
             unit_count(x$kanon), paste(x$keys, collapse = ", "),
             if (x$context$public) "public release" else "non-public release"),
     rows,
-    sprintf("overall risk %s (%s) %s threshold %s: %s",
-            fmt(x$overall), worst, if (x$pass) "<=" else ">",
-            format_threshold(x$threshold), if (x$pass) "PASS" else "FAIL"))
+    if (length(x$criteria)) paste0("  ", unlist(lapply(x$criteria, format))),
+    sprintf("overall risk %s (%s) %s threshold %s%s: %s",
+            fmt(x$overall), worst, if (x$overall <= x$threshold) "<=" else ">",
+            format_threshold(x$threshold),
+            if (length(x$criteria)) sprintf(", criteria %s",
+                                            if (criteria_pass(x$criteria)) "met" else "NOT met")
+            else "", if (x$pass) "PASS" else "FAIL"))
 }
 
 #' @rdname risk_release

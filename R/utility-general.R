@@ -483,8 +483,9 @@ assemble_utility_profile <- function(results, labels, schemes, job, context = NU
   table$utility <- util$utility
   table$utility_se <- util$utility_se
   table$pareto <- utility_pareto(table$risk, table$utility)
+  table <- add_extra_risks(table, reps, job)
   rownames(table) <- NULL
-  meta <- list(term = NA_character_, family = NA_character_, risk = risk_spec_label(job$risk),
+  meta <- list(term = NA_character_, family = NA_character_, risk = profile_risk_label(job$risk),
                budget = if (!is.null(context)) context$threshold, context = context,
                vars = job$vars, utility = job$utility,
                utility_label = profile_utility_labels[[job$utility]])

@@ -35,3 +35,17 @@ user_interrupt <- function() {
                             list(message = "", call = NULL)))
   invokeRestart("abort")
 }
+
+# A list without its NULL elements (the arguments of a call that were not given).
+compact <- function(x) x[!vapply(x, is.null, logical(1))]
+
+# A call as one line of text for a message; an argument too long to read (a
+# data frame, a long vector) is shown as `<...>`.
+call_text <- function(call) {
+  parts <- as.list(call)
+  shown <- lapply(parts[-1L], function(a) {
+    text <- paste(deparse(a, width.cutoff = 500L), collapse = " ")
+    if (nchar(text) > 60L) as.name("<...>") else a
+  })
+  paste(deparse(as.call(c(parts[1L], shown)), width.cutoff = 500L), collapse = " ")
+}

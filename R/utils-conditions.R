@@ -149,6 +149,7 @@ warn_deprecated <- function(old, new, what = "argument") {
 # that had a renamed field.
 renamed_fields <- list(epimask_kanon = c(discernability = "discernibility"),
                        epimask_datafly = c(discernability = "discernibility"),
+                       epimask_ola = c(discernability = "discernibility"),
                        epimask_linkage = c(vars = "known"))
 
 get_field <- function(x, name, exact = TRUE) {

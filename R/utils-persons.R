@@ -199,3 +199,26 @@ person_rows <- function(data, keys, person, also = character()) {
   names(frame) <- names(cols)
   frame
 }
+
+# Sampling weights of a criterion: a column of `data` (or a vector of
+# nrow(data)), finite and at least 1 (inverse inclusion probabilities), one
+# per unit: with persons, equal on a person's records.
+unit_weights <- function(weights, data, person, arg) {
+  if (is.null(weights)) return(NULL)
+  if (is.character(weights) && length(weights) == 1L) {
+    if (!weights %in% names(data))
+      epimask_abort(sprintf("`%s$weights` names no column of `data` ('%s').", arg, weights),
+                    "epimask_error_name", arg = arg)
+    weights <- data[[weights]]
+  }
+  if (!is.numeric(weights) || length(weights) != nrow(data) || anyNA(weights) ||
+      any(!is.finite(weights)) || any(weights < 1))
+    epimask_abort(sprintf(paste0("`%s$weights` must be a column or vector of %d finite weights ",
+                                 ">= 1 (inverse inclusion probabilities)."), arg, nrow(data)),
+                  c("epimask_error_weights", "epimask_error_value"), arg = arg)
+  if (is.null(person)) return(as.double(weights))
+  first <- match(seq_len(max(person)), person)
+  if (any(weights != weights[first][person]))
+    abort_value(arg, "`weights` equal on all the records of a person (one weight per person)")
+  as.double(weights[first])
+}
