@@ -211,12 +211,22 @@ deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = 
                                secret = NULL, drop_proxies = FALSE, outliers = "failing",
                                local = FALSE, search = "exact", suppressed_loss = "top",
                                tagging = "auto") {
-  structure(list(max_suppress = check_number(max_suppress, lower = 0, upper = 1),
-                 metric = metric, importance = importance, secret = secret,
-                 drop_proxies = check_flag(drop_proxies),
-                 search = ola_control(outliers = outliers, local = local, search = search,
-                                      suppressed_loss = suppressed_loss, tagging = tagging)),
+  ola <- ola_control(outliers = outliers, local = local, search = search,
+                     suppressed_loss = suppressed_loss, tagging = tagging)
+  structure(c(list(max_suppress = check_number(max_suppress, lower = 0, upper = 1),
+                   metric = metric, importance = importance, secret = secret,
+                   drop_proxies = check_flag(drop_proxies)),
+              unclass(ola), list(ola = ola)),
             class = "deidentify_control")
+}
+
+#' @export
+print.deidentify_control <- function(x, ...) {
+  cat("<deidentify options>\n")
+  shown <- x[setdiff(names(x), "ola")]
+  cat(sprintf("  %s: %s\n", names(shown),
+              vapply(shown, function(v) if (is.null(v)) "NULL" else format(v)[[1L]], "")), sep = "")
+  invisible(x)
 }
 
 # The criteria of epimask 0.3's `...` of deidentify() (passed on to ola()).
@@ -247,13 +257,8 @@ deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensiti
   if (!is.null(id) && !id %in% names(ids)) ids <- c(ids, stats::setNames("drop", id))
   if (!is.null(model) && !inherits(model, "epimask_analysis_loss"))
     abort_type("model", "NULL or an analysis_loss() object")
-  flat_search <- c("outliers", "local", "search", "suppressed_loss", "tagging")
-  search_dots <- dots[intersect(names(dots), flat_search)]
-  control <- control_with_dots(control, dots[setdiff(names(dots), flat_search)],
-                               deidentify_control, "deidentify_control",
-                               c(deidentify_flat_arguments, flat_search))
-  if (length(search_dots))
-    control$search <- control_with_dots(control$search, search_dots, ola_control, "epimask_ola_control")
+  control <- control_with_dots(control, dots, deidentify_control, "deidentify_control",
+                               deidentify_flat_arguments)
   if (!is.null(model) && !is.null(control$metric))
     abort_value("metric", "left out when `model` is given (the model is the metric)")
   flat <- c(if (!is.null(k)) list(k = k), dots[intersect(names(dots), deidentify_flat_arguments)])
@@ -282,7 +287,7 @@ deidentify_generalize <- function(setup) {
   ctl <- setup$control
   ola(setup$work, setup$keys, setup$hierarchies, criteria = setup$search,
       metric = setup$model %||% ctl$metric %||% "entropy", max_suppress = ctl$max_suppress,
-      id = setup$id, secret = ctl$secret, drop_proxies = ctl$drop_proxies, control = ctl$search)
+      id = setup$id, secret = ctl$secret, drop_proxies = ctl$drop_proxies, control = ctl$ola)
 }
 
 # 2. Suppress locally the records left in classes smaller than the search's

@@ -274,7 +274,7 @@ ola <- function(data, keys, hierarchies, criteria = list(k_anonymity(5)),
 #'   criterion is monotone: a criterion that is not is a classed error),
 #'   `"none"` evaluates nodes in order of their loss bound without tagging
 #'   (the reference; slower).
-#' @return An object of class `epimask_ola_control`.
+#' @return An object of class `ola_control`.
 #' @family generalization
 #' @examples
 #' ola_control(outliers = "failing", local = TRUE)
@@ -288,11 +288,11 @@ ola_control <- function(outliers = c("small", "failing"), local = FALSE,
                  search = check_choice(search, c("exact", "minimal")),
                  suppressed_loss = check_choice(suppressed_loss, c("top", "node", "block")),
                  tagging = check_choice(tagging, c("auto", "all", "none"))),
-            class = "epimask_ola_control")
+            class = "ola_control")
 }
 
 #' @export
-print.epimask_ola_control <- function(x, ...) {
+print.ola_control <- function(x, ...) {
   cat("<ola search options>\n")
   cat(sprintf("  %s: %s\n", names(x), vapply(x, format, "")), sep = "")
   invisible(x)
@@ -405,7 +405,7 @@ check_search_criteria <- function(criteria, control) {
                     c("epimask_error_criterion", "epimask_error_value"), arg = "control")
   }
   if (isTRUE(control$local)) {
-    whole <- Filter(criterion_whole_release, criteria)
+    whole <- Filter(function(cr) criterion_whole_release(cr), criteria)
     if (length(whole))
       abort_value("local", sprintf(paste0("FALSE with %s (the risk is of the whole release, not ",
                                           "of a subset's)"),

@@ -106,10 +106,13 @@ criterion_release.risk_avg_risk <- function(criterion, node, kept, ...) {
   identical(criterion_suppress(criterion, node, kept, order[order(node$size[order])]), 0L)
 }
 
+#' @exportS3Method criterion_blanks_ok risk_avg_risk
 criterion_blanks_ok.risk_avg_risk <- function(criterion) TRUE
 
+#' @exportS3Method criterion_search_text risk_avg_risk
 criterion_search_text.risk_avg_risk <- function(criterion, result = NULL) format(criterion)
 
+#' @exportS3Method criterion_legacy_field risk_avg_risk
 criterion_legacy_field.risk_avg_risk <- function(criterion, result = NULL) {
   if (criterion$strict) NULL else list(avg_risk = criterion$bound)
 }

@@ -116,6 +116,7 @@ criterion_suppress.risk_cluster_risk <- function(criterion, node, kept, order, .
   if (criterion$measure == "global") "scan" else NULL
 }
 
+#' @exportS3Method criterion_search_text risk_cluster_risk
 criterion_search_text.risk_cluster_risk <- function(criterion, result = NULL) {
   sprintf("cluster risk share <= %s (clusters '%s'%s; release %s)", format(criterion$bound),
           criterion$column %||% "given",
@@ -123,12 +124,14 @@ criterion_search_text.risk_cluster_risk <- function(criterion, result = NULL) {
           else "", if (is.null(result)) "NA" else format(signif(result$value, 4)))
 }
 
+#' @exportS3Method criterion_legacy_field risk_cluster_risk
 criterion_legacy_field.risk_cluster_risk <- function(criterion, result = NULL) {
   list(cluster_risk = list(max = criterion$bound, column = criterion$column,
                            weights_column = criterion$weights_column,
                            release = if (!is.null(result)) result$value))
 }
 
+#' @exportS3Method criterion_detail_rows risk_cluster_risk
 criterion_detail_rows.risk_cluster_risk <- function(criterion, data, context = NULL,
                                                     original = NULL, what = "the data",
                                                     keys = NULL, id = NULL) {
@@ -224,6 +227,7 @@ cluster_detail_rows <- function(data, keys, cl, weights, original, what, id) {
   out
 }
 
+#' @exportS3Method criterion_detail_explanations risk_cluster_risk
 criterion_detail_explanations.risk_cluster_risk <- function(criterion, context = NULL) {
   paste(
     "Cluster risk: when members of a household, family or care home are in the file",
@@ -233,7 +237,11 @@ criterion_detail_explanations.risk_cluster_risk <- function(criterion, context =
     "cluster so exposed.")
 }
 
+#' @exportS3Method criterion_limit_note risk_cluster_risk
 criterion_limit_note.risk_cluster_risk <- function(criterion) {
   sprintf("The search required the expected share of records re-identified, counting clusters ('%s'), to be at most %s.",
           criterion$column %||% "given", format(criterion$bound))
 }
+
+#' @exportS3Method criterion_whole_release risk_cluster_risk
+criterion_whole_release.risk_cluster_risk <- function(criterion) TRUE

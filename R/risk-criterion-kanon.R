@@ -54,8 +54,10 @@ criterion_classes.risk_k_anonymity <- function(criterion, node, ...) node$size <
 #' @export
 criterion_min_size.risk_k_anonymity <- function(criterion) criterion$k
 
+#' @exportS3Method criterion_blanks_ok risk_k_anonymity
 criterion_blanks_ok.risk_k_anonymity <- function(criterion) TRUE
 
+#' @exportS3Method criterion_search_text risk_k_anonymity
 criterion_search_text.risk_k_anonymity <- function(criterion, result = NULL) format(criterion)
 
 # risk_spec("kanon", keys, measure, ...) of epimask 0.3: the criterion whose

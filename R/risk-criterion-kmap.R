@@ -159,23 +159,27 @@ criterion_min_size.risk_k_map <- function(criterion) {
   if (criterion$model) criterion$derived_k %||% 1L else 1L
 }
 
+#' @exportS3Method criterion_blanks_ok risk_k_map
 criterion_blanks_ok.risk_k_map <- function(criterion) isTRUE(criterion$model)
 
 # The population table coded like the lattice's data (its key sets with
 # persons), for pop_class_count().
+#' @exportS3Method criterion_bind risk_k_map
 criterion_bind.risk_k_map <- function(criterion, lat) {
   if (criterion$model) return(criterion)
   keys <- lat$keys
   criterion$pop <- if (isTRUE(lat$sets))
     set_population_lattice(lat$units, criterion$population_checked, keys, lat$hierarchies,
                            criterion$pop_person)
-  else population_lattice(lat$data, criterion$population_checked, keys, lat$hierarchies)
+  else population_lattice(lat$units, criterion$population_checked, keys, lat$hierarchies)
   criterion
 }
 
 # A population table with the person column makes the search run on key sets.
+#' @exportS3Method criterion_key_sets risk_k_map
 criterion_key_sets.risk_k_map <- function(criterion) !is.null(criterion$pop_person)
 
+#' @exportS3Method criterion_search_text risk_k_map
 criterion_search_text.risk_k_map <- function(criterion, result = NULL) {
   if (!criterion$model) return(format(criterion))
   sprintf("k-map %d at sampling fraction %s (ARX's derived k = %d, %s, alpha %s)",
@@ -184,6 +188,7 @@ criterion_search_text.risk_k_map <- function(criterion, result = NULL) {
           format(criterion$alpha))
 }
 
+#' @exportS3Method criterion_legacy_field risk_k_map
 criterion_legacy_field.risk_k_map <- function(criterion, result = NULL) {
   if (!criterion$model) return(list(k_map = criterion$k))
   list(k_map_model = list(k_map = criterion$k, pi = criterion$population$pi,

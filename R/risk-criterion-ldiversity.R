@@ -99,10 +99,12 @@ criterion_classes.risk_l_diversity <- function(criterion, node, ...) {
   fails
 }
 
+#' @exportS3Method criterion_sensitive risk_l_diversity
 criterion_sensitive.risk_l_diversity <- function(criterion) {
   list(sensitive = criterion$sensitive, ordered = character())
 }
 
+#' @exportS3Method criterion_search_text risk_l_diversity
 criterion_search_text.risk_l_diversity <- function(criterion, result = NULL) format(criterion)
 
 # The per-class diversity of the sensitive variable `s` at a lattice node

@@ -111,6 +111,7 @@ criterion_release.risk_loglinear_risk <- function(criterion, node, kept, ...) {
 
 # The search's value of the criterion at its node (for the print and
 # `$criteria`): the share on the release.
+#' @exportS3Method criterion_search_text risk_loglinear_risk
 criterion_search_text.risk_loglinear_risk <- function(criterion, result = NULL) {
   source <- if (is.character(criterion$weights)) sprintf("weights '%s'", criterion$weights)
             else if (!is.null(criterion$pi)) sprintf("pi %s", format(criterion$pi)) else "census"
@@ -119,6 +120,7 @@ criterion_search_text.risk_loglinear_risk <- function(criterion, result = NULL) 
           if (is.null(result)) "NA" else format(signif(result$value, 4)))
 }
 
+#' @exportS3Method criterion_legacy_field risk_loglinear_risk
 criterion_legacy_field.risk_loglinear_risk <- function(criterion, result = NULL) {
   list(loglinear = list(max = criterion$bound, pi = criterion$pi, measure = criterion$measure,
                         formula = criterion$formula,
@@ -132,6 +134,7 @@ loglinear_spec <- function(criterion) {
        measure = criterion$measure, formula = criterion$formula)
 }
 
+#' @exportS3Method criterion_detail_rows risk_loglinear_risk
 criterion_detail_rows.risk_loglinear_risk <- function(criterion, data, context = NULL,
                                                       original = NULL, what = "the data",
                                                       keys = NULL, id = NULL) {
@@ -222,6 +225,7 @@ loglinear_detail_rows <- function(data, keys, criterion, what, id) {
   out
 }
 
+#' @exportS3Method criterion_detail_explanations risk_loglinear_risk
 criterion_detail_explanations.risk_loglinear_risk <- function(criterion, context = NULL) {
   paste(
     "Log-linear risk (Skinner and Shlomo): a model of the table of quasi-identifier",
@@ -233,7 +237,11 @@ criterion_detail_explanations.risk_loglinear_risk <- function(criterion, context
     "effects (or the interactions named in the notes).")
 }
 
+#' @exportS3Method criterion_limit_note risk_loglinear_risk
 criterion_limit_note.risk_loglinear_risk <- function(criterion) {
   sprintf("The search required the log-linear %s divided by the released records to be at most %s.",
           criterion$measure, format(criterion$bound))
 }
+
+#' @exportS3Method criterion_whole_release risk_loglinear_risk
+criterion_whole_release.risk_loglinear_risk <- function(criterion) TRUE

@@ -196,6 +196,7 @@ criterion_evaluate.risk_identifiability <- function(criterion, release, original
   new_criterion_result(criterion, res$score, detail = res)
 }
 
+#' @exportS3Method criterion_blind_to risk_identifiability
 criterion_blind_to.risk_identifiability <- function(criterion, scheme) {
   isTRUE(scheme_traits(scheme)$exact_match_blind)
 }

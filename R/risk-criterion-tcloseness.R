@@ -90,10 +90,12 @@ criterion_classes.risk_t_closeness <- function(criterion, node, ...) {
   fails
 }
 
+#' @exportS3Method criterion_sensitive risk_t_closeness
 criterion_sensitive.risk_t_closeness <- function(criterion) {
   list(sensitive = criterion$sensitive, ordered = criterion$ordered %||% character())
 }
 
+#' @exportS3Method criterion_search_text risk_t_closeness
 criterion_search_text.risk_t_closeness <- function(criterion, result = NULL) format(criterion)
 
 # risk_spec("tcloseness", keys, sensitive, ordered) of epimask 0.3.

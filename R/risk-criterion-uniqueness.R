@@ -84,8 +84,10 @@ criterion_release.risk_uniqueness <- function(criterion, node, kept, ...) {
 #' @export
 criterion_suppress.risk_uniqueness <- function(criterion, node, kept, order, ...) "scan"
 
+#' @exportS3Method criterion_search_text risk_uniqueness
 criterion_search_text.risk_uniqueness <- function(criterion, result = NULL) format(criterion)
 
+#' @exportS3Method criterion_legacy_field risk_uniqueness
 criterion_legacy_field.risk_uniqueness <- function(criterion, result = NULL) {
   list(uniqueness = list(pi = criterion$model$pi, model = criterion$model$model,
                          max = criterion$bound))
@@ -94,6 +96,7 @@ criterion_legacy_field.risk_uniqueness <- function(criterion, result = NULL) {
 # The report's rows (methods vignette section 21): the estimated number and
 # share of population uniques, and for a public context the public attack
 # judged by that share (risk_release(uniqueness = )).
+#' @exportS3Method criterion_detail_rows risk_uniqueness
 criterion_detail_rows.risk_uniqueness <- function(criterion, data, context = NULL,
                                                   original = NULL, what = "the data",
                                                   keys = NULL, id = NULL) {
@@ -192,6 +195,7 @@ population_detail_rows <- function(data, keys, model, context, what, id) {
   out
 }
 
+#' @exportS3Method criterion_detail_explanations risk_uniqueness
 criterion_detail_explanations.risk_uniqueness <- function(criterion, context = NULL) {
   c(paste(
     "Population uniques: most releases are a sample of a larger population (a registry, a",
@@ -209,8 +213,12 @@ criterion_detail_explanations.risk_uniqueness <- function(criterion, context = N
       "unique on the quasi-identifiers, instead of one over the smallest class of the file."))
 }
 
+#' @exportS3Method criterion_limit_note risk_uniqueness
 criterion_limit_note.risk_uniqueness <- function(criterion) {
   sprintf("The search required the estimated share of population uniques to be at most %s (sampling fraction %s, %s).",
           format(criterion$bound), format(criterion$model$pi),
           population_model_name(criterion$model$model))
 }
+
+#' @exportS3Method criterion_whole_release risk_uniqueness
+criterion_whole_release.risk_uniqueness <- function(criterion) TRUE

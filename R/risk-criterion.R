@@ -575,28 +575,33 @@ criteria_pass <- function(results) {
 # Sensitive columns the lattice must code for the criterion (l-diversity,
 # t-closeness): list(sensitive = , ordered = ).
 criterion_sensitive <- function(criterion) UseMethod("criterion_sensitive")
+#' @exportS3Method criterion_sensitive default
 criterion_sensitive.default <- function(criterion) list(sensitive = character(),
                                                         ordered = character())
 
 # The criterion bound to one lattice (a search or a local recoding round):
 # parts that depend on the lattice's codes (k-map's population table).
 criterion_bind <- function(criterion, lat) UseMethod("criterion_bind")
+#' @exportS3Method criterion_bind default
 criterion_bind.default <- function(criterion, lat) criterion
 
 # Does the criterion need the search on persons' key sets (a population of
 # persons with several key tuples)?
 criterion_key_sets <- function(criterion) UseMethod("criterion_key_sets")
+#' @exportS3Method criterion_key_sets default
 criterion_key_sets.default <- function(criterion) FALSE
 
 # Does blanking key cells (deidentify()'s local suppression, which makes
 # every class reach the search's smallest class size) keep the criterion
 # met? Only for criteria of class sizes; others drop the records instead.
 criterion_blanks_ok <- function(criterion) UseMethod("criterion_blanks_ok")
+#' @exportS3Method criterion_blanks_ok default
 criterion_blanks_ok.default <- function(criterion) FALSE
 
 # Is the criterion blind to a masking scheme (exact matching cannot see
 # values changed without ties: noise, kernels)?
 criterion_blind_to <- function(criterion, scheme) UseMethod("criterion_blind_to")
+#' @exportS3Method criterion_blind_to default
 criterion_blind_to.default <- function(criterion, scheme) FALSE
 
 # The short name a profile records for its risk (the name the criterion was
@@ -606,6 +611,7 @@ criterion_short_name <- function(criterion) criterion$spec %||% criterion$name
 # ola()'s print: the criterion's part of the "criteria:" line, with its value
 # on the release (`result`, a criterion_result or NULL).
 criterion_search_text <- function(criterion, result = NULL) UseMethod("criterion_search_text")
+#' @exportS3Method criterion_search_text default
 criterion_search_text.default <- function(criterion, result = NULL) {
   if (is.null(result) || is.na(result$value)) return(format(criterion))
   sprintf("%s (release %s)", format(criterion), format(signif(result$value, 4)))
@@ -614,6 +620,7 @@ criterion_search_text.default <- function(criterion, result = NULL) {
 # The field of ola()'s `criteria` list of epimask 0.3 (kept for one release):
 # NULL, or list(<name> = <value>) for the criterion.
 criterion_legacy_field <- function(criterion, result = NULL) UseMethod("criterion_legacy_field")
+#' @exportS3Method criterion_legacy_field default
 criterion_legacy_field.default <- function(criterion, result = NULL) NULL
 
 # Rows for the reports' risk tables (list(table = data.frame(measure, value),
@@ -623,6 +630,7 @@ criterion_detail_rows <- function(criterion, data, context = NULL, original = NU
                                   what = "the data", keys = NULL, id = NULL) {
   UseMethod("criterion_detail_rows")
 }
+#' @exportS3Method criterion_detail_rows default
 criterion_detail_rows.default <- function(criterion, data, context = NULL, original = NULL,
                                           what = "the data", keys = NULL, id = NULL) NULL
 
@@ -630,11 +638,20 @@ criterion_detail_rows.default <- function(criterion, data, context = NULL, origi
 criterion_detail_explanations <- function(criterion, context = NULL) {
   UseMethod("criterion_detail_explanations")
 }
+#' @exportS3Method criterion_detail_explanations default
 criterion_detail_explanations.default <- function(criterion, context = NULL) NULL
 
 # The sentence of a deidentify() report on what the search required of the
 # criterion.
 criterion_limit_note <- function(criterion) UseMethod("criterion_limit_note")
+#' @exportS3Method criterion_limit_note default
 criterion_limit_note.default <- function(criterion) {
   sprintf("The search required %s.", format(criterion))
 }
+
+# Is the criterion's value of the whole release (population uniqueness,
+# log-linear and cluster risk), so that local recoding, which searches a
+# subset, cannot serve it?
+criterion_whole_release <- function(criterion) UseMethod("criterion_whole_release")
+#' @exportS3Method criterion_whole_release default
+criterion_whole_release.default <- function(criterion) FALSE

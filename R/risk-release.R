@@ -279,7 +279,7 @@ risk_release <- function(data, keys, context, criteria = NULL, original = NULL, 
   }
   attacks$risk <- attacks$pr_attack * attacks$pr_reid_given
   overall <- max(attacks$risk)
-  id <- list(...)$id
+  id <- list(...)[["id"]]
   results <- if (length(criteria))
     release_criteria(prepare_criteria(criteria, data, keys, id), data, original, keys, id)
   else list()

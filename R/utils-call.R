@@ -44,6 +44,8 @@ compact <- function(x) x[!vapply(x, is.null, logical(1))]
 call_text <- function(call) {
   parts <- as.list(call)
   shown <- lapply(parts[-1L], function(a) {
+    # whole numbers as typed (5, not 5L)
+    if (is.integer(a) && !is.factor(a)) a <- as.double(a)
     text <- paste(deparse(a, width.cutoff = 500L), collapse = " ")
     if (nchar(text) > 60L) as.name("<...>") else a
   })
