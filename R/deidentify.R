@@ -221,13 +221,15 @@ deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = 
 }
 
 #' @export
-print.deidentify_control <- function(x, ...) {
-  cat("<deidentify options>\n")
-  shown <- x[setdiff(names(x), "ola")]
-  cat(sprintf("  %s: %s\n", names(shown),
-              vapply(shown, function(v) if (is.null(v)) "NULL" else format(v)[[1L]], "")), sep = "")
-  invisible(x)
+format.deidentify_control <- function(x, ...) {
+  shown <- unclass(x)[setdiff(names(x), "ola")]
+  c("<deidentify options>",
+    sprintf("  %s: %s", names(shown),
+            vapply(shown, function(v) if (is.null(v)) "NULL" else format(v)[[1L]], "")))
 }
+
+#' @export
+print.deidentify_control <- function(x, ...) print_formatted(x, ...)
 
 # The criteria of epimask 0.3's `...` of deidentify() (passed on to ola()).
 deidentify_flat_arguments <- c("l", "t", "diversity", "ordered", "uniqueness", "loglinear",

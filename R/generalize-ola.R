@@ -199,6 +199,8 @@ ola <- function(data, keys, hierarchies, criteria = list(k_anonymity(5)),
                 control = ola_control(), k = NULL, ...) {
   dots <- list(...)
   control <- control_with_dots(control, dots, ola_control, "ola_control", ola_flat_arguments)
+  args <- check_generalize_args(data, keys, hierarchies, max_suppress, id, secret, drop_proxies)
+  data <- args$data
   flat <- c(if (!is.null(k)) list(k = k), dots[intersect(names(dots), ola_flat_arguments)])
   if (length(flat)) {
     if (!missing(criteria))
@@ -207,8 +209,6 @@ ola <- function(data, keys, hierarchies, criteria = list(k_anonymity(5)),
                                      ") are the deprecated form of the same"))
     criteria <- flat_criteria(flat, data, "ola")
   }
-  args <- check_generalize_args(data, keys, hierarchies, max_suppress, id, secret, drop_proxies)
-  data <- args$data
   search <- ola_prepare(data, keys, args$hierarchies, criteria, metric, args$max_suppress, id,
                         control)
   warn_possible_identifiers(data, c(keys, id))
@@ -292,11 +292,12 @@ ola_control <- function(outliers = c("small", "failing"), local = FALSE,
 }
 
 #' @export
-print.ola_control <- function(x, ...) {
-  cat("<ola search options>\n")
-  cat(sprintf("  %s: %s\n", names(x), vapply(x, format, "")), sep = "")
-  invisible(x)
+format.ola_control <- function(x, ...) {
+  c("<ola search options>", sprintf("  %s: %s", names(x), vapply(x, format, "")))
 }
+
+#' @export
+print.ola_control <- function(x, ...) print_formatted(x, ...)
 
 # The arguments of ola() that stated criteria one by one up to epimask 0.3
 # (k is a formal argument, so that `k = ` never matches `keys` partially).

@@ -112,7 +112,8 @@
 #'   carrying its columns (e.g. `match_risk("dose", unknown = "case")`,
 #'   `linkage_risk("dose")`, `k_anonymity(5, keys = c("city", "sex"))`), a list
 #'   of criteria, a function `function(original, masked)` returning a number in
-#'   \[0, 1\], or `NULL` / `"none"` (no risk). See Details.
+#'   \[0, 1\], or `NULL` / `"none"` (no risk); to be given (it has no
+#'   default: the profile's risk axis is the custodian's choice). See Details.
 #' @param nrep Number of replicates of randomized schemes or of simulated data
 #'   sets, from 1 to 100,000.
 #' @param context `NULL` or a [release_context()]: its threshold becomes the
@@ -218,7 +219,7 @@
 #' ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)), vars = "age",
 #'            utility = "ks", known = "age", nrep = 5, seed = 1, progress = FALSE)
 ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
-                       term = NULL, risk = NULL, nrep = 1, seed = NULL, context = NULL,
+                       term = NULL, risk, nrep = 1, seed = NULL, context = NULL,
                        control = profile_control(), ...) {
   # recorded with the profile, for release_report()
   recorded <- list(call = profile_call_text(match.call()),
@@ -407,20 +408,36 @@ profile_control <- function(simulate = NULL, truth = NULL, parallel = FALSE,
             class = "profile_control")
 }
 
+#' @export
+format.profile_control <- function(x, ...) {
+  shown <- Filter(Negate(is.null), unclass(x))
+  c("<profile options>",
+    sprintf("  %s: %s", names(shown), vapply(shown, function(v)
+      if (is.function(v)) "<function>" else format(v)[[1L]], "")))
+}
+
+#' @export
+print.profile_control <- function(x, ...) print_formatted(x, ...)
+
 # The profile's risk as a list of criteria (empty: no risk). The shorthand of
 # epimask 0.3, a name with `known` / `unknown` / the measure's arguments in
 # `...`, becomes the criterion of risk_spec() (deprecated, with its warning);
 # a user function becomes a criterion; the columns a criterion names are
 # checked against the data now, not per scheme.
 profile_risk <- function(risk, dots, data, id, missing = FALSE) {
-  if (missing && !is.null(dots$known)) risk <- "match"
+  if (missing && is.null(dots[["known"]]))
+    epimask_abort(paste0("`risk` must be given: a risk criterion (match_risk(known), ",
+                         "identifiability(known), k_anonymity(k, keys = ), ...), or NULL for none ",
+                         "(the default of epimask 0.3, risk = \"match\", needed `known`)."),
+                  "epimask_error_value", arg = "risk")
+  if (missing) risk <- "match"
   if (is.character(risk)) {
     name <- risk[[1L]]
     if (identical(name, "none")) {
       risk <- NULL
     } else {
       name <- check_choice(name, c(risk_spec_names(), "none"), arg = "risk")
-      if (name %in% c("match", "identifiability") && is.null(dots$known))
+      if (name %in% c("match", "identifiability") && is.null(dots[["known"]]))
         epimask_abort(sprintf("`known` must name the columns the intruder knows when risk = \"%s\" (or use risk = \"none\").", name),
                       "epimask_error_value", arg = "known")
       if (name == "identifiability") dots <- dots["known"]

@@ -190,7 +190,8 @@ report_settings <- function(x, data, release, risk, old = list()) {
   pick <- function(name, new) if (!is.null(old[[name]])) old[[name]] else new
   list(vars = pick("vars", if (!is.null(data)) meta$vars),
        keys = pick("keys", risk$keys),
-       sensitive = pick("sensitive", if (!is.null(risk)) criterion_sensitive(risk)$sensitive),
+       sensitive = pick("sensitive", if (!is.null(risk) && length(criterion_sensitive(risk)$sensitive))
+                                       criterion_sensitive(risk)$sensitive),
        identifiers = pick("identifiers", if (length(identifiers)) identifiers),
        choice = pick("choice", choice), masked = pick("masked", masked),
        seed = pick("seed", meta$seed), call = pick("call", meta$call),

@@ -56,8 +56,8 @@ criterion_evaluate.risk_individual_risk <- function(criterion, release, original
 
 # risk_spec("individual", keys, weights, cluster, measure) of epimask 0.3.
 risk_spec_as_individual <- function(args) {
-  rest <- compact(list(weights = args$weights, measure = args$measure, keys = args$keys))
-  if (!is.null(args$cluster)) as.call(c(list(as.name("cluster_risk"), NA, args$cluster), rest))
+  rest <- compact(list(weights = args[["weights"]], measure = args[["measure"]], keys = args[["keys"]]))
+  if (!is.null(args[["cluster"]])) as.call(c(list(as.name("cluster_risk"), NA, args[["cluster"]]), rest))
   else as.call(c(list(as.name("individual_risk"), NA), rest))
 }
 attr(risk_spec_as_individual, "required") <- "keys"

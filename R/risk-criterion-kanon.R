@@ -65,17 +65,17 @@ criterion_search_text.risk_k_anonymity <- function(criterion, result = NULL) for
 # average and strict average avg_risk()'s, the journalist and marketer risks
 # k_map()'s over the population the spec names).
 risk_spec_as_kanon <- function(args) {
-  measure <- check_choice(args$measure %||% "strict_avg",
+  measure <- check_choice(args[["measure"]] %||% "strict_avg",
                           c("strict_avg", "avg", "max", "journalist", "marketer"),
                           arg = "measure")
-  k <- args$k %||% 5L
+  k <- args[["k"]] %||% 5L
   switch(measure,
-    max = call("k_anonymity", k, keys = args$keys),
-    avg = call("avg_risk", NA, keys = args$keys),
-    strict_avg = call("avg_risk", NA, strict = TRUE, keys = args$keys),
+    max = call("k_anonymity", k, keys = args[["keys"]]),
+    avg = call("avg_risk", NA, keys = args[["keys"]]),
+    strict_avg = call("avg_risk", NA, strict = TRUE, keys = args[["keys"]]),
     as.call(c(list(as.name("k_map"), k,
-                   population = args$population %||% call("population_model", args$pi %||% 1)),
-              compact(list(measure = measure, keys = args$keys, weights = args$weights,
-                           pop_count = args$pop_count)))))
+                   population = args[["population"]] %||% call("population_model", args[["pi"]] %||% 1)),
+              compact(list(measure = measure, keys = args[["keys"]], weights = args[["weights"]],
+                           pop_count = args[["pop_count"]])))))
 }
 attr(risk_spec_as_kanon, "required") <- "keys"

@@ -123,7 +123,7 @@ node_diversity <- function(node, s, t = FALSE, c = 0) {
 # risk_spec("ldiversity", keys, sensitive, measure, c) of epimask 0.3 (its
 # measure was the entropy l by default).
 risk_spec_as_ldiversity <- function(args) {
-  as.call(c(list(as.name("l_diversity"), NA, args$sensitive,
-                 measure = args$measure %||% "entropy"), compact(list(c = args$c, keys = args$keys))))
+  as.call(c(list(as.name("l_diversity"), NA, args[["sensitive"]],
+                 measure = args[["measure"]] %||% "entropy"), compact(list(c = args[["c"]], keys = args[["keys"]]))))
 }
 attr(risk_spec_as_ldiversity, "required") <- c("keys", "sensitive")

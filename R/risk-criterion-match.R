@@ -118,6 +118,8 @@ refuse_search <- function(criterion) {
 criterion_prepare.risk_match_risk <- function(criterion, data, keys = NULL, id = NULL,
                                               search = FALSE, ...) {
   if (isTRUE(search)) refuse_search(criterion)
+  check_columns(criterion$known, data, arg = "known")
+  if (!is.null(criterion$unknown)) check_columns(criterion$unknown, data, arg = "unknown")
   criterion_prepare.default(criterion, data, keys = keys, id = id)
 }
 
@@ -203,14 +205,14 @@ criterion_blind_to.risk_identifiability <- function(criterion, scheme) {
 
 # risk_spec("match" / "linkage" / "identifiability", known, ...) of epimask 0.3.
 risk_spec_as_match <- function(args) {
-  as.call(c(list(as.name("match_risk"), args$known),
-            compact(list(unknown = args$unknown)),
+  as.call(c(list(as.name("match_risk"), args[["known"]]),
+            compact(list(unknown = args[["unknown"]])),
             args[setdiff(names(args), c("known", "unknown", "id"))]))
 }
 risk_spec_as_linkage <- function(args) {
-  as.call(c(list(as.name("linkage_risk"), args$known), args[setdiff(names(args), c("known", "id"))]))
+  as.call(c(list(as.name("linkage_risk"), args[["known"]]), args[setdiff(names(args), c("known", "id"))]))
 }
-risk_spec_as_identifiability <- function(args) call("identifiability", args$known)
+risk_spec_as_identifiability <- function(args) call("identifiability", args[["known"]])
 attr(risk_spec_as_match, "required") <- "known"
 attr(risk_spec_as_linkage, "required") <- "known"
 attr(risk_spec_as_identifiability, "required") <- "known"

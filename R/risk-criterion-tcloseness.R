@@ -100,7 +100,7 @@ criterion_search_text.risk_t_closeness <- function(criterion, result = NULL) for
 
 # risk_spec("tcloseness", keys, sensitive, ordered) of epimask 0.3.
 risk_spec_as_tcloseness <- function(args) {
-  as.call(c(list(as.name("t_closeness"), NA, args$sensitive),
-            compact(list(ordered = args$ordered, keys = args$keys))))
+  as.call(c(list(as.name("t_closeness"), NA, args[["sensitive"]]),
+            compact(list(ordered = args[["ordered"]], keys = args[["keys"]]))))
 }
 attr(risk_spec_as_tcloseness, "required") <- c("keys", "sensitive")

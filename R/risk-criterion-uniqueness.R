@@ -141,14 +141,14 @@ check_uniqueness <- function(uniqueness) {
 
 # risk_spec("population", keys, pi, model, arx) of epimask 0.3.
 risk_spec_as_population <- function(args) {
-  pi <- args$pi %||% args$population
+  pi <- args[["pi"]] %||% args[["population"]]
   if (is.null(pi))
     epimask_abort("`pi` must be given for the \"population\" risk (risk_spec(\"population\", keys = ..., pi = ...)).",
                   "epimask_error_value", arg = "pi")
   model <- if (inherits(pi, "epimask_population_model")) pi
            else as.call(c(list(as.name("population_model"), pi),
-                          compact(list(model = args$model, arx = args$arx))))
-  call("uniqueness", NA, model, keys = args$keys)
+                          compact(list(model = args[["model"]], arx = args[["arx"]]))))
+  call("uniqueness", NA, model, keys = args[["keys"]])
 }
 attr(risk_spec_as_population, "required") <- "keys"
 

@@ -61,9 +61,9 @@ risk_spec <- function(name, ...) {
     return(NULL)
   }
   # the linkage risk's columns were `vars` up to version 0.2.0
-  if (name == "linkage" && !is.null(args$vars)) {
-    args$known <- renamed_argument(args$known, args$vars, "known", "vars")
-    args$vars <- NULL
+  if (name == "linkage" && !is.null(args[["vars"]])) {
+    args[["known"]] <- renamed_argument(args[["known"]], args[["vars"]], "known", "vars")
+    args[["vars"]] <- NULL
   }
   translate <- risk_spec_translator(name)
   for (req in attr(translate, "required")) {
@@ -75,9 +75,9 @@ risk_spec <- function(name, ...) {
   }
   new_call <- translate(args)
   warn_deprecated_call(sprintf("risk_spec(\"%s\", ...)", name), call_text(new_call),
-                       if (!is.null(args$id)) "the person column goes to the verb's `id`")
+                       if (!is.null(args[["id"]])) "the person column goes to the verb's `id`")
   crit <- eval(new_call, asNamespace("epimask"))
-  crit$id <- args$id
+  crit$id <- args[["id"]]
   crit$spec <- name
   crit
 }

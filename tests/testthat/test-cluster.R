@@ -83,9 +83,9 @@ test_that("ru_profile() on Slurm gives the serial profile, replicates included",
   coords <- cbind(sim$s1, sim$s2)
   schemes <- mask_grid(c("ring", "exponential"), c(0.02, 0.1), coords, source = c(0, 0))
   run <- function(parallel)
-    ru_profile(sim, schemes, y ~ x, family = poisson(), vars = c("x", "y"), term = "x",
+    deprecated(ru_profile(sim, schemes, y ~ x, family = poisson(), vars = c("x", "y"), term = "x",
                known = "x", unknown = "y", nrep = 4, simulate = zdl_simulator(sim),
-               truth = 2, seed = 11, bootstrap = 3, parallel = parallel, progress = FALSE)
+               truth = 2, seed = 11, bootstrap = 3, parallel = parallel, progress = FALSE))
   serial <- run(FALSE)
   slurm <- with_slurm_plan(run(TRUE))
   expect_identical(slurm, serial)
@@ -100,9 +100,9 @@ test_that("ru_profile() with randomized masks on Slurm draws the serial streams"
   schemes <- list(mask_noise(0.2, dist = "normal"), mask_noise(0.5),
                   mask_round(1))
   run <- function(parallel)
-    ru_profile(data, schemes, y ~ x + z, family = poisson(), vars = c("x", "z"),
+    deprecated(ru_profile(data, schemes, y ~ x + z, family = poisson(), vars = c("x", "z"),
                term = "x", risk = "match", known = c("x", "z"), nrep = 6, seed = 5,
-               parallel = parallel, progress = FALSE)
+               parallel = parallel, progress = FALSE))
   serial <- run(FALSE)
   slurm <- with_slurm_plan(run(TRUE))
   expect_identical(slurm, serial)

@@ -136,7 +136,7 @@ test_that("risk_population(id = ) counts persons: classes of key sets, each pers
                fixed = TRUE)
   expect_match(txt[3L], "of persons)", fixed = TRUE)
   # risk_spec() passes id on (ru_profile(id = ) reaches it)
-  spec <- risk_spec("population", keys = c("sex", "band"), pi = 0.1, model = "pitman", id = "pid")
+  spec <- deprecated(risk_spec("population", keys = c("sex", "band"), pi = 0.1, model = "pitman", id = "pid"))
   expect_equal(risk_value(spec, visits, visits),
                risk_population(visits, c("sex", "band"), pi = 0.1, model = "pitman", id = "pid")$share)
   expect_error(risk_population(visits, c("sex", "band"), pi = 0.1, id = "sex"),
@@ -190,7 +190,7 @@ test_that("risk_loglinear(id = ) fits the persons' key table (glm() reference)",
   df <- as.data.frame(r)
   expect_identical(nrow(df), nrow(visits))
   expect_identical(df$pid, visits$pid)
-  spec <- risk_spec("loglinear", keys = keys, pi = 0.2, id = "pid")
+  spec <- deprecated(risk_spec("loglinear", keys = keys, pi = 0.2, id = "pid"))
   expect_equal(risk_value(spec, visits, visits), r$tau1_share)
   # weights must agree within a person
   visits$w <- 5

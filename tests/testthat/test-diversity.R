@@ -129,9 +129,9 @@ test_that("ola() orders a factor sensitive variable by its levels, as risk_tclos
   # 1/4, 0 -> 1/3; v likewise (alphabetically it would be 1/6)
   expect_equal(tc$classes$emd, c(1/3, 1/3))
   # t just above the EMD: k stays ungeneralized; just below: generalized
-  o <- ola(d, "k", h, k = 2, sensitive = "g", t = 1/3 + 1e-6, ordered = "g")
+  o <- deprecated(ola(d, "k", h, k = 2, sensitive = "g", t = 1/3 + 1e-6, ordered = "g"))
   expect_equal(unname(o$levels), 0)
-  o <- ola(d, "k", h, k = 2, sensitive = "g", t = 1/3 - 1e-6, ordered = "g")
+  o <- deprecated(ola(d, "k", h, k = 2, sensitive = "g", t = 1/3 - 1e-6, ordered = "g"))
   expect_equal(unname(o$levels), 1)
 })
 

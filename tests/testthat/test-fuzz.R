@@ -34,9 +34,9 @@ fuzz_fixtures <- function() {
   bad_marked <- bad
   Encoding(bad_marked) <- "UTF-8"
   dates <- format(as.Date("2001-01-01") + seq_len(n) * 40)
-  real_ru <- ru_profile(d, c(mask_round(1), mask_noise(0.3)), y ~ x, family = poisson(),
+  real_ru <- deprecated(ru_profile(d, c(mask_round(1), mask_noise(0.3)), y ~ x, family = poisson(),
                         vars = "x", term = "x", risk = "match", known = "x", nrep = 2,
-                        seed = 1, progress = FALSE)
+                        seed = 1, progress = FALSE))
   surv <- data.frame(time = round(rexp(n), 3) + 0.01, status = rep(c(1, 1, 0), length.out = n),
                      x = d$x, g = d$g, stringsAsFactors = FALSE)
   list(n = n, xy = xy, d = d, cohort = cohort, surv = surv, kern = kern, ru = ru, sim = sim,
@@ -357,12 +357,12 @@ fuzz_results <- function(fx) {
     match = risk_match(d, fx$noisy, known = "x"),
     utility = utility_glm(d, apply_mask(d, mask_round(1), "x"), y ~ x, poisson(), term = "x"),
     datafly = datafly(d, c("x", "g"), fx$hier, k = 2),
-    ola = ola(d, c("x", "g"), fx$hier, k = 2),
+    ola = deprecated(ola(d, c("x", "g"), fx$hier, k = 2)),
     ru = fx$real_ru,
     ru_example = fx$ru,
     curve = suppressWarnings(fit_ru_curve(fx$ru)),
     recommendation = recommend(fx$real_ru, max_risk = 0.9),
-    spec = risk_spec("kanon", keys = "g"),
+    spec = deprecated(risk_spec("kanon", keys = "g")),
     sim = fx$sim,
     aggregate = zdl_aggregate(fx$sim, 3),
     hierarchy = fx$hier$x,

@@ -52,7 +52,7 @@ test_that("ola never loses more than Datafly under the metric it minimizes", {
   for (ms in c(0, 0.05)) {
     g <- datafly(d, names(d), h, k = 5, max_suppress = ms)
     for (m in c("entropy", "precision", "discernibility", "avg_class_size")) {
-      o <- ola(d, names(d), h, k = 5, max_suppress = ms, metric = m)
+      o <- deprecated(ola(d, names(d), h, k = 5, max_suppress = ms, metric = m))
       expect_lte(info_loss(o, m), info_loss(g, m) * (1 + 1e-12))
     }
   }

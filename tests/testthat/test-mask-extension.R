@@ -135,9 +135,9 @@ test_that("ru_profile() runs a new type: estimates equal fits to the hand-masked
   expect_length(est, 3L)
   expect_gt(stats::sd(est), 0)
   # exact-match identifiability is told it cannot see the type
-  expect_warning(ru_profile(d, list(mask_none(), mask_mult(0.2)), y ~ x, family = poisson(),
+  expect_warning(deprecated(ru_profile(d, list(mask_none(), mask_mult(0.2)), y ~ x, family = poisson(),
                             vars = "x", term = "x", risk = "identifiability", known = "x",
-                            seed = 2, progress = FALSE),
+                            seed = 2, progress = FALSE)),
                  "cannot see")
 })
 

@@ -74,7 +74,7 @@ test_that("the kanon, datafly and ola results spell discernibility; the old fiel
   expect_identical(old, 13)
   expect_match(format(k)[7], "discernibility 13")
   hier <- list(g = hierarchy_flat(), h = hierarchy_flat())
-  for (res in list(datafly(d, c("g", "h"), hier, k = 2), ola(d, c("g", "h"), hier, k = 2))) {
+  for (res in list(datafly(d, c("g", "h"), hier, k = 2), deprecated(ola(d, c("g", "h"), hier, k = 2)))) {
     expect_false(is.null(res$discernibility))
     expect_warning(old <- res$discernability, class = "epimask_warning_deprecated")
     expect_identical(old, res$discernibility)
@@ -96,8 +96,8 @@ test_that("old argument names that broke the rule still work, with a classed war
   e <- expect_error(risk_linkage(d, m, known = "x", vars = "z"), class = "epimask_error_value")
   expect_identical(e$arg, "vars")
   expect_identical(risk_linkage(d, m, c("x", "z")), new)
-  expect_warning(spec <- risk_spec("linkage", vars = "x"), class = "epimask_warning_deprecated")
-  expect_identical(spec, risk_spec("linkage", known = "x"))
+  spec <- deprecated(risk_spec("linkage", vars = "x"))
+  expect_identical(spec, deprecated(risk_spec("linkage", known = "x")))
   xy <- matrix(runif(20), ncol = 2)
   x <- cbind(1, w = xy[, 1], v = xy[, 2])
   s <- mask_kernel("shrink", 0.1, xy, bandwidth = 0.3)

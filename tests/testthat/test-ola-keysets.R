@@ -329,9 +329,9 @@ test_that("key sets: k-map with a population table of persons equals the exhaust
                           k_map = km, population = pop[c("pid", fx$keys)])
   # without the person column each population row is a person with one tuple:
   # a released multi-tuple set then matches no one
-  res <- suppressWarnings(ola(fx$data, fx$keys, fx$h, k = 2, id = "pid", secret = "s",
+  res <- suppressWarnings(deprecated(ola(fx$data, fx$keys, fx$h, k = 2, id = "pid", secret = "s",
                               k_map = 3, population = pop[fx$keys], max_suppress = 0.5,
-                              outliers = "failing"))
+                              outliers = "failing")))
   rel_sets <- tapply(do.call(paste, res$data[fx$keys]), res$data$pid,
                      function(t) length(unique(t)))
   expect_true(all(rel_sets == 1L))
@@ -413,8 +413,8 @@ test_that("key sets: local recoding searches the suppressed persons again, perso
   d <- fx$data
   h <- epimask:::check_hierarchies(fx$h, fx$keys, d)
   for (metric in c("entropy", "precision")) {
-    res <- suppressWarnings(ola(d, fx$keys, fx$h, k = 2, max_suppress = 0.2, id = "pid",
-                                secret = "s", local = TRUE, metric = metric))
+    res <- suppressWarnings(deprecated(ola(d, fx$keys, fx$h, k = 2, max_suppress = 0.2, id = "pid",
+                                secret = "s", local = TRUE, metric = metric)))
     glob <- hand_keyset_optimum(d, fx$keys, h, metric, k = 2, max_suppress = 0.2)
     gone <- glob$pids[glob$supp]
     expect_gt(length(gone), 1L)
@@ -518,19 +518,19 @@ test_that("key sets: bad input gives classed errors, the data are not modified",
   copy <- d
   pop <- fx$data[c("pid", fx$keys)]
   pop$pid[3] <- NA
-  err <- expect_error(ola(d, fx$keys, fx$h, k = 2, id = "pid", secret = "s", k_map = 2,
-                          population = pop), class = "epimask_error_value")
+  err <- expect_error(deprecated(ola(d, fx$keys, fx$h, k = 2, id = "pid", secret = "s", k_map = 2,
+                          population = pop)), class = "epimask_error_value")
   expect_identical(err$arg, "id")
   d2 <- d
   d2$pid[5] <- NA
-  expect_error(ola(d2, fx$keys, fx$h, k = 2, id = "pid", secret = "s"),
+  expect_error(deprecated(ola(d2, fx$keys, fx$h, k = 2, id = "pid", secret = "s")),
                class = "epimask_error")
   # a cluster must hold whole persons
   d3 <- d
   d3$family[d3$pid == d3$pid[1]][1] <- "elsewhere"
   if (sum(d3$pid == d3$pid[1]) > 1L)
-    expect_error(ola(d3, fx$keys, fx$h, k = 2, id = "pid", secret = "s",
-                     cluster_risk = list(cluster = "family", max = 0.5)),
+    expect_error(deprecated(ola(d3, fx$keys, fx$h, k = 2, id = "pid", secret = "s",
+                     cluster_risk = list(cluster = "family", max = 0.5))),
                  class = "epimask_error_value")
   expect_identical(d, copy)
 })
@@ -546,8 +546,8 @@ test_that("key sets: k-map from a sampling fraction is k-anonymity by persons wi
   d <- fx$data
   h <- epimask:::check_hierarchies(fx$h, fx$keys, d)
   ref <- hand_keyset_optimum(d, fx$keys, h, "entropy", k = derived, max_suppress = 0.1)
-  res <- ola(d, fx$keys, fx$h, k = 2, max_suppress = 0.1, id = "pid", secret = "s",
-             k_map = 10, population = population_model(0.2))
+  res <- deprecated(ola(d, fx$keys, fx$h, k = 2, max_suppress = 0.1, id = "pid", secret = "s",
+             k_map = 10, population = population_model(0.2)))
   expect_identical(res$criteria$k_map_model$derived_k, as.integer(derived))
   expect_identical(unname(res$levels), as.integer(ref$levels))
   expect_identical(res$suppressed, which(d$pid %in% ref$pids[ref$supp]))

@@ -174,8 +174,8 @@ test_that("persons: k-map against a population of persons equals the exhaustive 
     }
   }
   # k-map from a sampling fraction: the derived k is capped at the persons
-  res <- ola(d, fx$keys, fx$h, k = 1, id = "pid", secret = "s", k_map = 1000,
-             population = population_model(1))
+  res <- deprecated(ola(d, fx$keys, fx$h, k = 1, id = "pid", secret = "s", k_map = 1000,
+             population = population_model(1)))
   expect_identical(res$criteria$k_map_model$derived_k, nrow(pf))
 })
 
@@ -226,10 +226,10 @@ test_that("persons: the analysis loss is fitted on the records of the persons ke
 test_that("persons: local recoding searches the suppressed persons again", {
   fx <- persons_fixture(120, 44)
   d <- fx$data
-  glob <- ola(d, fx$keys, fx$h, k = 3, max_suppress = 0.1, metric = "precision", id = "pid",
-              secret = "s")
-  loc <- ola(d, fx$keys, fx$h, k = 3, max_suppress = 0.1, metric = "precision", id = "pid",
-             secret = "s", local = TRUE)
+  glob <- deprecated(ola(d, fx$keys, fx$h, k = 3, max_suppress = 0.1, metric = "precision", id = "pid",
+              secret = "s"))
+  loc <- deprecated(ola(d, fx$keys, fx$h, k = 3, max_suppress = 0.1, metric = "precision", id = "pid",
+             secret = "s", local = TRUE))
   expect_identical(loc$levels, glob$levels)
   expect_gt(glob$n_persons_suppressed, 0)
   expect_lt(loc$n_persons_suppressed, glob$n_persons_suppressed)
@@ -358,10 +358,10 @@ test_that("cluster risk as a criterion equals the exhaustive search with risk_in
       uniqueness = list(share = zay, max = 0.01),
       risks = list(list(share = cluster_share_of(keys, fx$data$family), max = 0.3),
                    list(share = loglinear_share_of(keys, pi = pi), max = 0.02, scan = FALSE)))
-    res <- ola(fx$data, keys, fx$h, k = 1, max_suppress = 0.1, metric = metric,
+    res <- deprecated(ola(fx$data, keys, fx$h, k = 1, max_suppress = 0.1, metric = metric,
                uniqueness = list(pi = pi, model = "zayatz", max = 0.01),
                cluster_risk = list(cluster = "family", max = 0.3),
-               loglinear = list(pi = pi, max = 0.02))
+               loglinear = list(pi = pi, max = 0.02)))
     expect_identical(unname(res$levels), as.integer(ref$levels))
     expect_equal(info_loss(res, metric), ref$loss, tolerance = tol_exact)
     expect_identical(res$suppressed, which(ref$supp))
@@ -403,7 +403,7 @@ test_that("bad input to the person and risk criteria gets classed errors", {
   fx <- persons_fixture(40, 44)
   d <- fx$data
   before <- d
-  call <- function(...) ola(d, fx$keys, fx$h, k = 2, id = "pid", secret = "s", ...)
+  call <- function(...) deprecated(ola(d, fx$keys, fx$h, k = 2, id = "pid", secret = "s", ...))
   expect_error(call(loglinear = 0.1), class = "epimask_error_type")
   expect_error(call(loglinear = list(pi = 0.1)), class = "epimask_error_type")
   expect_error(call(loglinear = list(pi = 2, max = 0.1)), class = "epimask_error_fraction")
@@ -442,12 +442,12 @@ test_that("deidentify() passes the sample-release criteria to ola() and drops wh
   keys <- c("age", "sex", "zip")
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.33)
   crit <- list(cluster = "family", max = 0.25)
-  rel <- suppressWarnings(deidentify(d, keys, h, ctx, max_suppress = 0.2, cluster_risk = crit))
+  rel <- suppressWarnings(deprecated(deidentify(d, keys, h, ctx, max_suppress = 0.2, cluster_risk = crit)))
   gen <- rel$generalization
   expect_equal(gen$criteria$cluster_risk$max, 0.25)
   # the same search as ola() with the targets deidentify() derives
-  direct <- ola(d, keys, h, k = gen$k, max_suppress = 0.2, outliers = "failing",
-                avg_risk = gen$criteria$avg_risk, cluster_risk = crit)
+  direct <- deprecated(ola(d, keys, h, k = gen$k, max_suppress = 0.2, outliers = "failing",
+                avg_risk = gen$criteria$avg_risk, cluster_risk = crit))
   expect_identical(gen$levels, direct$levels)
   expect_identical(gen$suppressed, direct$suppressed)
   expect_gt(length(gen$suppressed), 0)

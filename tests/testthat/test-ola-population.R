@@ -50,9 +50,9 @@ test_that("k-map from a population model equals k-anonymity at the derived k, ex
     k_eff <- max(cs$k, dk)
     for (metric in metrics) for (ms in c(0, 0.1)) {
       ref <- brute_target_optimum(fx$data, fx$keys, h, metric, k = k_eff, max_suppress = ms)
-      res <- ola(fx$data, fx$keys, fx$h, k = cs$k, max_suppress = ms, metric = metric,
+      res <- deprecated(ola(fx$data, fx$keys, fx$h, k = cs$k, max_suppress = ms, metric = metric,
                  k_map = cs$k_map, population = population_model(cs$pi),
-                 k_map_alpha = cs$alpha, k_map_estimator = cs$est)
+                 k_map_alpha = cs$alpha, k_map_estimator = cs$est))
       label <- sprintf("%s, max_suppress %s, k_map %d", metric, ms, cs$k_map)
       expect_identical(res$criteria$k_map_model$derived_k, as.integer(dk), label = label)
       expect_identical(res$k, as.integer(k_eff), label = label)
@@ -61,7 +61,7 @@ test_that("k-map from a population model equals k-anonymity at the derived k, ex
       expect_identical(res$suppressed, which(ref$supp), label = label)
     }
   }
-  res <- ola(fx$data, fx$keys, fx$h, k = 1, k_map = 40, population = population_model(0.1))
+  res <- deprecated(ola(fx$data, fx$keys, fx$h, k = 1, k_map = 40, population = population_model(0.1)))
   expect_match(paste(format(res), collapse = "\n"), "k-map 40 at sampling fraction 0.1")
 })
 
@@ -71,8 +71,8 @@ expect_uniqueness_optimum <- function(fx, metric, k, max_suppress, spec, share) 
   h <- epimask:::check_hierarchies(fx$h, fx$keys, fx$data)
   ref <- brute_target_optimum(fx$data, fx$keys, h, metric, k = k, max_suppress = max_suppress,
                               uniqueness = list(share = share, max = spec$max))
-  res <- ola(fx$data, fx$keys, fx$h, k = k, max_suppress = max_suppress, metric = metric,
-             uniqueness = spec)
+  res <- deprecated(ola(fx$data, fx$keys, fx$h, k = k, max_suppress = max_suppress, metric = metric,
+             uniqueness = spec))
   label <- sprintf("%s, k %d, max_suppress %s, %s max %s", metric, k, max_suppress,
                    spec$model, spec$max)
   expect_matches_optimum(res, ref, metric, label)
@@ -114,10 +114,10 @@ test_that("population uniqueness (Dankar's rule, Pitman) equals the exhaustive s
 
 test_that("the uniqueness criterion is reported and bad input is refused", {
   fx <- ola_fixture(150, 22)
-  res <- ola(fx$data, fx$keys, fx$h, k = 1, uniqueness = list(pi = 0.05, max = 0.03))
+  res <- deprecated(ola(fx$data, fx$keys, fx$h, k = 1, uniqueness = list(pi = 0.05, max = 0.03)))
   expect_identical(res$criteria$uniqueness, list(pi = 0.05, model = "dankar", max = 0.03))
   expect_match(paste(format(res), collapse = "\n"), "population uniqueness <= 0.03")
-  call <- function(...) ola(fx$data, fx$keys, fx$h, k = 1, ...)
+  call <- function(...) deprecated(ola(fx$data, fx$keys, fx$h, k = 1, ...))
   expect_error(call(uniqueness = 0.05), class = "epimask_error_type")
   expect_error(call(uniqueness = list(pi = 0.05)), class = "epimask_error_type")
   expect_error(call(uniqueness = list(pi = 2, max = 0.1)), class = "epimask_error_value")

@@ -8,14 +8,14 @@ expect_target_optimum <- function(fx, metric = "entropy", analysis = NULL, ...) 
   h <- epimask:::check_hierarchies(fx$h, fx$keys, fx$data)
   ref <- brute_target_optimum(fx$data, fx$keys, h, metric, analysis = analysis, ...)
   a <- list(...)
-  res <- ola(fx$data, fx$keys, fx$h, k = a$k, max_suppress = a$max_suppress,
+  res <- deprecated(ola(fx$data, fx$keys, fx$h, k = a$k, max_suppress = a$max_suppress,
              metric = if (is.null(analysis)) metric else
                analysis_loss(analysis$formula, analysis$family, analysis$term),
              l = a$l, t = a$t, sensitive = a$sensitive,
              diversity = if (is.null(a$diversity)) "distinct" else a$diversity,
              outliers = if (is.null(a$outliers)) "small" else a$outliers,
              avg_risk = a$avg_risk, k_map = a$k_map, population = a$population,
-             suppressed_loss = if (is.null(a$charge)) "top" else a$charge)
+             suppressed_loss = if (is.null(a$charge)) "top" else a$charge))
   label <- sprintf("%s, %s", metric, paste(names(a), vapply(a, function(x)
     if (is.data.frame(x)) "<table>" else paste(format(x), collapse = "/"), ""), sep = "=",
     collapse = ", "))
@@ -52,10 +52,10 @@ test_that("outliers = 'failing' equals the exhaustive search (l-diversity, t-clo
 
 test_that("'failing' accepts nodes 'small' rejects, and finds a loss no larger", {
   fx <- ola_fixture(150, 2)
-  small <- ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.2, l = 2,
-               sensitive = "outcome")
-  failing <- ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.2, l = 2,
-                 sensitive = "outcome", outliers = "failing")
+  small <- deprecated(ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.2, l = 2,
+               sensitive = "outcome"))
+  failing <- deprecated(ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.2, l = 2,
+                 sensitive = "outcome", outliers = "failing"))
   expect_lte(info_loss(failing, "entropy"), info_loss(small, "entropy") + 1e-9)
   # every released class of the 'failing' release is 2-diverse and of size >= 3
   rel <- failing$data
@@ -77,7 +77,7 @@ test_that("avg_risk equals the exhaustive search, under both outlier semantics",
   }
   # the release meets the average risk it was asked for
   fx <- ola_fixture(140, 3)
-  res <- ola(fx$data, fx$keys, fx$h, k = 1, max_suppress = 0.1, avg_risk = 0.1)
+  res <- deprecated(ola(fx$data, fx$keys, fx$h, k = 1, max_suppress = 0.1, avg_risk = 0.1))
   cls <- do.call(paste, c(res$data[fx$keys], sep = "\r"))
   expect_lte(length(unique(cls)) / length(cls), 0.1)
 })
@@ -109,8 +109,8 @@ test_that("suppressed_loss = 'node' and 'block' charge suppressed records as ARX
     expect_target_optimum(fx, metric, k = 3, max_suppress = 0.2, charge = "block",
                           outliers = "failing", l = 2, sensitive = "outcome")
   }
-  res <- ola(fx$data, fx$keys, fx$h, k = 4, max_suppress = 0.1, metric = "precision",
-             suppressed_loss = "node")
+  res <- deprecated(ola(fx$data, fx$keys, fx$h, k = 4, max_suppress = 0.1, metric = "precision",
+             suppressed_loss = "node"))
   top <- vapply(epimask:::check_hierarchies(fx$h, fx$keys, fx$data),
                 function(h) length(h$levels) - 1L, integer(1))
   expect_equal(info_loss(res, "precision"), mean(res$levels / top), tolerance = tol_exact)
@@ -118,9 +118,9 @@ test_that("suppressed_loss = 'node' and 'block' charge suppressed records as ARX
 
 test_that("the defaults leave ola() as it was", {
   fx <- ola_fixture(150, 1)
-  a <- ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.05, l = 2, sensitive = "outcome")
-  b <- ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.05, l = 2, sensitive = "outcome",
-           outliers = "small", local = FALSE, suppressed_loss = "top")
+  a <- deprecated(ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.05, l = 2, sensitive = "outcome"))
+  b <- deprecated(ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.05, l = 2, sensitive = "outcome",
+           outliers = "small", local = FALSE, suppressed_loss = "top"))
   expect_identical(a, b)
 })
 
@@ -168,9 +168,9 @@ test_that("every node's analysis loss equals glm() by hand", {
 
 test_that("local recoding recodes the suppressed records by a second search", {
   fx <- ola_fixture(200, 14)
-  glob <- ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.1, metric = "precision")
-  loc <- ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.1, metric = "precision",
-             local = TRUE)
+  glob <- deprecated(ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.1, metric = "precision"))
+  loc <- deprecated(ola(fx$data, fx$keys, fx$h, k = 3, max_suppress = 0.1, metric = "precision",
+             local = TRUE))
   expect_identical(loc$levels, glob$levels)
   expect_gt(glob$n_suppressed, 0)
   expect_lt(loc$n_suppressed, glob$n_suppressed)
@@ -201,7 +201,7 @@ test_that("local recoding recodes the suppressed records by a second search", {
 
 test_that("bad input to the new criteria gets classed errors", {
   fx <- ola_fixture(60, 1)
-  call <- function(...) ola(fx$data, fx$keys, fx$h, k = 2, ...)
+  call <- function(...) deprecated(ola(fx$data, fx$keys, fx$h, k = 2, ...))
   expect_error(call(outliers = "all"), class = "epimask_error_value")
   expect_error(call(avg_risk = 0), class = "epimask_error_value")
   expect_error(call(avg_risk = 2), class = "epimask_error_value")
@@ -226,8 +226,8 @@ test_that("analysis_loss prints and an ola() release reports it", {
   expect_output(print(m), "Analysis loss")
   fx <- ola_fixture(100, 2)
   fx$data$y <- rpois(100, 2)
-  res <- ola(fx$data, fx$keys, fx$h, k = 3, metric = m)
+  res <- deprecated(ola(fx$data, fx$keys, fx$h, k = 3, metric = m))
   expect_match(paste(format(res), collapse = "\n"), "analysis")
-  expect_error(info_loss(ola(fx$data, fx$keys, fx$h, k = 3), "analysis"),
+  expect_error(info_loss(deprecated(ola(fx$data, fx$keys, fx$h, k = 3)), "analysis"),
                class = "epimask_error_value")
 })

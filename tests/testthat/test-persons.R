@@ -210,8 +210,8 @@ test_that("risk_release, risk_spec and ru_profile pass the person column", {
   rr <- risk_release(d, keys, ctx, id = "pid")
   expect_equal(rr$kanon$record_risk, risk_kanon(d, keys, id = "pid")$record_risk)
   expect_output(print(rr), "50 persons")
-  spec <- risk_spec("kanon", keys = keys, measure = "max")
-  expect_equal(risk_value(risk_spec("kanon", keys = keys, measure = "max", id = "pid"), d, d),
+  spec <- deprecated(risk_spec("kanon", keys = keys, measure = "max"))
+  expect_equal(deprecated(risk_value(risk_spec("kanon", keys = keys, measure = "max", id = "pid"), d, d)),
                risk_kanon(d, keys, id = "pid")$max_risk)
   ru <- ru_profile(d, list(mask_round(1, "decimal")), x ~ yob, vars = "x",
                    risk = spec, id = "pid", seed = 1)
@@ -252,8 +252,8 @@ test_that("datafly() and ola() with a repeated id count persons and suppress the
   keys <- c("birth", "sex", "site")
   h <- list(birth = hierarchy_date(), sex = hierarchy_flat(), site = hierarchy_flat())
   one <- tv[!duplicated(tv$pid), ]
-  o <- ola(tv, keys, h, k = 5, id = "pid", secret = "s")
-  o1 <- ola(one, keys, h, k = 5, id = "pid", secret = "s")
+  o <- deprecated(ola(tv, keys, h, k = 5, id = "pid", secret = "s"))
+  o1 <- deprecated(ola(one, keys, h, k = 5, id = "pid", secret = "s"))
   # the persons' search is the search on one row per person
   expect_equal(o$levels, o1$levels)
   expect_equal(sort(o$class_sizes), sort(o1$class_sizes))
@@ -279,7 +279,7 @@ test_that("datafly() and ola() with a repeated id count persons and suppress the
   gone <- unique(d$pid[df$suppressed])
   expect_setequal(df$suppressed, which(d$pid %in% gone))
   expect_lte(length(gone), 0.05 * 80)
-  o <- ola(d, c("yob", "region"), hd, k = 3, id = "pid", secret = "s")
+  o <- deprecated(ola(d, c("yob", "region"), hd, k = 3, id = "pid", secret = "s"))
   sizes <- table(hand_key_sets(o$data, c("yob", "region")))
   expect_gte(min(sizes), 3)
   expect_equal(sort(as.vector(sizes)), sort(o$class_sizes))

@@ -18,9 +18,9 @@ delta_se <- function(f, V) {
 
 test_that("SE columns match a direct computation over replicates(ru) (fixed data)", {
   d <- profile_fixture(n = 120)
-  ru <- ru_profile(d, list(mask_noise(0.2), mask_noise(0.5), mask_round(1, "decimal")),
+  ru <- deprecated(ru_profile(d, list(mask_noise(0.2), mask_noise(0.5), mask_round(1, "decimal")),
                    y ~ x, family = poisson(), vars = "x", known = "x", nrep = 12,
-                   seed = 4, progress = FALSE)
+                   seed = 4, progress = FALSE))
   reps <- replicates(ru)
   ref <- reps[reps$scheme == "no masking", ]
   beta <- ref$estimate
@@ -214,9 +214,9 @@ test_that("recommend() takes the release context's threshold as the budget", {
   expect_error(recommend(ru, context = list(threshold = 0.1)), class = "epimask_error_type")
   # a budget stored with the profile
   d <- profile_fixture(n = 80)
-  rp <- ru_profile(d, list(mask_round(1, "decimal"), mask_round(0, "decimal")), y ~ x,
+  rp <- deprecated(ru_profile(d, list(mask_round(1, "decimal"), mask_round(0, "decimal")), y ~ x,
                    family = poisson(), vars = "x", known = "x", context = ctx,
-                   progress = FALSE)
+                   progress = FALSE))
   expect_equal(attr(rp, "meta")$budget, 1/11)
   expect_identical(attr(rp, "meta")$context, ctx)
   expect_equal(suppressWarnings(recommend(rp))$max_risk, 1/11)
@@ -226,21 +226,21 @@ test_that("recommend() takes the release context's threshold as the budget", {
 test_that("a noise scheme on exact-match identifiability alone warns (profile and recommend)", {
   d <- profile_fixture(n = 100)
   expect_warning(
-    ru <- ru_profile(d, list(mask_noise(0.01), mask_round(1, "decimal")), y ~ x,
+    ru <- deprecated(ru_profile(d, list(mask_noise(0.01), mask_round(1, "decimal")), y ~ x,
                      family = poisson(), vars = "x", risk = "identifiability", known = "x",
-                     nrep = 3, seed = 1, progress = FALSE),
+                     nrep = 3, seed = 1, progress = FALSE)),
     "cannot see 'uniform noise, amount = 0.01'", class = "epimask_warning_blind_risk")
   expect_identical(attr(ru, "meta")$blind, "uniform noise, amount = 0.01")
   expect_warning(rec <- recommend(ru, max_risk = 0.05), class = "epimask_warning_blind_risk")
   expect_identical(rec$blind, "uniform noise, amount = 0.01")
   # the same schemes on the matching risk: no warning
-  expect_no_warning(ru_profile(d, list(mask_noise(0.01)), y ~ x, family = poisson(),
+  expect_no_warning(deprecated(ru_profile(d, list(mask_noise(0.01)), y ~ x, family = poisson(),
                                vars = "x", known = "x", nrep = 2, seed = 1,
-                               progress = FALSE))
+                               progress = FALSE)))
   # rounding only: exact matching sees it, no warning
-  expect_no_warning(ru_profile(d, list(mask_round(1, "decimal")), y ~ x, family = poisson(),
+  expect_no_warning(deprecated(ru_profile(d, list(mask_round(1, "decimal")), y ~ x, family = poisson(),
                                vars = "x", risk = "identifiability", known = "x",
-                               progress = FALSE))
+                               progress = FALSE)))
 })
 
 test_that("an unidentified curve warns and says so", {
@@ -318,9 +318,9 @@ test_that("unmasked counts records a scheme promising change left as they were",
 
 test_that("narrow prints use the short labels the schemes build from their fields", {
   d <- profile_fixture(n = 80)
-  ru <- ru_profile(d, list(mask_round(2, "decimal"), mask_noise(0.05)), y ~ x,
+  ru <- deprecated(ru_profile(d, list(mask_round(2, "decimal"), mask_noise(0.05)), y ~ x,
                    family = poisson(), vars = "x", known = "x", nrep = 2, seed = 1,
-                   progress = FALSE)
+                   progress = FALSE))
   expect_identical(ru$label, c("none", "round 2 dec", "uniform noise 0.05"))
   out <- format(ru, width = 40)
   expect_true(any(grepl("^ round 2 dec ", out)))
@@ -331,10 +331,10 @@ test_that("narrow prints use the short labels the schemes build from their field
 
 test_that("print shows scheme, U and risk first at width 40 and 80", {
   d <- profile_fixture(n = 80)
-  ru <- ru_profile(d, c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
+  ru <- deprecated(ru_profile(d, c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
                         mask_sweep(mask_noise, amount = c(0.05, 0.5))),
                    y ~ x, family = poisson(), vars = "x", known = "x", nrep = 2, seed = 1,
-                   progress = FALSE)
+                   progress = FALSE))
   for (w in c(40, 80)) {
     out <- format(ru, width = w)
     expect_true(all(nchar(out) <= w))
@@ -369,8 +369,8 @@ test_that("the response is not masked unless named; a failed fit names the varia
 
 test_that("risk_nrep bounds the replicates whose risk is evaluated", {
   d <- profile_fixture(n = 80)
-  ru <- ru_profile(d, mask_noise(0.1), y ~ x, family = poisson(), vars = "x", known = "x",
-                   nrep = 6, risk_nrep = 3, seed = 2, progress = FALSE)
+  ru <- deprecated(ru_profile(d, mask_noise(0.1), y ~ x, family = poisson(), vars = "x", known = "x",
+                   nrep = 6, risk_nrep = 3, seed = 2, progress = FALSE))
   reps <- replicates(ru)
   r <- reps$risk[reps$scheme == ru$scheme[2]]
   expect_identical(sum(!is.na(r)), 3L)
@@ -390,9 +390,9 @@ test_that("progress advances once per replicate and risk evaluation", {
     enable = TRUE, ...)
   old <- options(progressr.handlers = list(counter))
   on.exit(options(old))
-  ru <- ru_profile(d, list(mask_noise(0.1), mask_round(1, "decimal")), y ~ x,
+  ru <- deprecated(ru_profile(d, list(mask_noise(0.1), mask_round(1, "decimal")), y ~ x,
                    family = poisson(), vars = "x", known = "x", nrep = 4, seed = 1,
-                   progress = TRUE)
+                   progress = TRUE))
   # no masking: 1 fit + 1 risk; noise: 4 fits + 4 risks; rounding: 1 + 1
   expect_equal(total, 12)
   expect_equal(count, 12)

@@ -22,19 +22,19 @@ test_that("risk = risk_spec(...) and the known / unknown shorthand give identica
   run <- function(..., schemes_ = schemes)
     ru_profile(d, schemes_, y ~ x + z, family = poisson(), vars = c("x", "z"), nrep = 3, seed = 4,
                progress = FALSE, ...)
-  same_profile(run(risk = risk_spec("match", known = c("x", "z"), unknown = "y")),
-               run(known = c("x", "z"), unknown = "y"))
-  same_profile(run(risk = risk_spec("match", known = "x")), run(risk = "match", known = "x"))
+  same_profile(deprecated(run(risk = risk_spec("match", known = c("x", "z"), unknown = "y"))),
+               deprecated(run(known = c("x", "z"), unknown = "y")))
+  same_profile(deprecated(run(risk = risk_spec("match", known = "x"))), deprecated(run(risk = "match", known = "x")))
   # an argument given as NULL is the measure's default, as in risk_match(unknown = NULL)
-  expect_identical(risk_spec("match", known = "x", unknown = NULL), risk_spec("match", known = "x"))
-  same_profile(run(risk = risk_spec("match", known = "x", unknown = NULL)),
-               run(risk = "match", known = "x"))
+  expect_identical(deprecated(risk_spec("match", known = "x", unknown = NULL)), deprecated(risk_spec("match", known = "x")))
+  same_profile(deprecated(run(risk = risk_spec("match", known = "x", unknown = NULL))),
+               deprecated(run(risk = "match", known = "x")))
   # (rounding only: exact-match identifiability cannot see noise)
   rounding <- list(mask_round(0, type = "decimal"), mask_round(-1, type = "decimal"))
-  same_profile(run(risk = risk_spec("identifiability", known = c("x", "z")), schemes_ = rounding),
-               run(risk = "identifiability", known = c("x", "z"), schemes_ = rounding))
+  same_profile(deprecated(run(risk = risk_spec("identifiability", known = c("x", "z")), schemes_ = rounding)),
+               deprecated(run(risk = "identifiability", known = c("x", "z"), schemes_ = rounding)))
   # the risk itself is risk_match()'s expected share of correct matches
-  ru <- run(risk = risk_spec("match", known = "x"))
+  ru <- deprecated(run(risk = risk_spec("match", known = "x")))
   rounded <- transform(d, x = round(x))
   expect_equal(ru$risk[2], risk_match(d, rounded, known = "x")$percent_correct / 100,
                tolerance = tol_exact)
@@ -42,7 +42,7 @@ test_that("risk = risk_spec(...) and the known / unknown shorthand give identica
 
 test_that("a risk_spec() with the shorthand beside it is a classed error naming the argument", {
   d <- profile_fixture()
-  spec <- risk_spec("match", known = "x")
+  spec <- deprecated(risk_spec("match", known = "x"))
   for (extra in list(list(known = "x"), list(known = "z"), list(unknown = "y"),
                      list(targets = 1:10))) {
     err <- tryCatch(do.call(ru_profile, c(list(d, list(mask_noise(1)), y ~ x, family = poisson(),
@@ -53,9 +53,9 @@ test_that("a risk_spec() with the shorthand beside it is a classed error naming 
     expect_match(conditionMessage(err), "inside the risk measure")
   }
   # a function as the risk takes no shorthand either
-  err <- tryCatch(ru_profile(d, list(mask_noise(1)), y ~ x, family = poisson(), vars = "x",
+  err <- tryCatch(deprecated(ru_profile(d, list(mask_noise(1)), y ~ x, family = poisson(), vars = "x",
                              risk = function(original, masked) 0.1, known = "x",
-                             progress = FALSE), error = identity)
+                             progress = FALSE)), error = identity)
   expect_s3_class(err, "epimask_error_value")
   expect_identical(err$arg, "known")
 })

@@ -231,9 +231,9 @@ test_that("bad input gets classed errors naming the argument", {
                           risk = "none"), "`nrep`", class = "epimask_error_value")
   expect_error(ru_profile(d, mask_round(1), y ~ x, family = poisson()),
                "`known`", class = "epimask_error_value")
-  expect_error(ru_profile(d, mask_round(1), y ~ x, family = poisson(),
-                          risk = "identifiability"), "`known`", class = "epimask_error_value")
-  expect_error(ru_profile(d, mask_round(1), y ~ x, family = poisson(), known = "nope"),
+  expect_error(deprecated(ru_profile(d, mask_round(1), y ~ x, family = poisson(),
+                          risk = "identifiability")), "`known`", class = "epimask_error_value")
+  expect_error(deprecated(ru_profile(d, mask_round(1), y ~ x, family = poisson(), known = "nope")),
                "`known`", class = "epimask_error_name")
   expect_error(ru_profile(d, mask_round(1), y ~ x, family = poisson(), risk = "none",
                           vars = "nope"), "`vars`", class = "epimask_error_name")
@@ -251,8 +251,8 @@ test_that("matching risk: risk_match on each scheme's masked data, anonymity = 1
   d <- profile_fixture(n = 100)
   coords <- cbind(d$s1, d$s2)
   schemes <- list(mask_kernel("ring", 0.05, coords, source = c(0, 0)), mask_round(1))
-  ru <- ru_profile(d, schemes, y ~ x, family = poisson(), vars = c("x", "y"),
-                   known = "x", unknown = "y", progress = FALSE, threads = 1)
+  ru <- deprecated(ru_profile(d, schemes, y ~ x, family = poisson(), vars = c("x", "y"),
+                   known = "x", unknown = "y", progress = FALSE, threads = 1))
   all_schemes <- c(list(mask_none()), schemes)
   for (i in seq_along(all_schemes)) {
     masked <- apply_mask(d, all_schemes[[i]], vars = c("x", "y"))
@@ -266,8 +266,8 @@ test_that("identifiability risk: masked keys against the original as source", {
   d <- profile_fixture(n = 120)
   d$age <- round(runif(120, 20, 80))
   schemes <- list(mask_round(-1, type = "decimal"), mask_round(1, type = "significant"))
-  ru <- ru_profile(d, schemes, y ~ x + age, family = poisson(), vars = "age", term = "x",
-                   risk = "identifiability", known = "age", progress = FALSE)
+  ru <- deprecated(ru_profile(d, schemes, y ~ x + age, family = poisson(), vars = "age", term = "x",
+                   risk = "identifiability", known = "age", progress = FALSE))
   all_schemes <- c(list(mask_none()), schemes)
   for (i in seq_along(all_schemes)) {
     masked <- apply_mask(d, all_schemes[[i]], vars = "age")
@@ -286,8 +286,8 @@ test_that("linear ERR profiles (family = \"err\") equal fit_err on the masked da
   odds <- p0 / (1 - p0) * (1 + 0.8 * d$dose)
   d$case <- rbinom(n, 1, odds / (1 + odds))
   schemes <- list(mask_round(1, type = "decimal"), mask_group(c(0, 0.5, 1, 2, 20)))
-  ru <- ru_profile(d, schemes, case ~ age, family = "err", vars = "dose", term = "dose",
-                   risk = "identifiability", known = "dose", progress = FALSE)
+  ru <- deprecated(ru_profile(d, schemes, case ~ age, family = "err", vars = "dose", term = "dose",
+                   risk = "identifiability", known = "dose", progress = FALSE))
   all_schemes <- c(list(mask_none()), schemes)
   for (i in seq_along(all_schemes)) {
     fit <- fit_err(case ~ age, apply_mask(d, all_schemes[[i]], vars = "dose"), dose = "dose")

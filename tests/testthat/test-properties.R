@@ -180,9 +180,9 @@ test_that("noise schemes give the same profile serially and in parallel", {
   skip_if_not_installed("future")
   d <- prop_data(n = 60)
   schemes <- list(mask_noise(0.5), mask_noise(1, "normal", lower = 0), mask_round(1))
-  run <- function(parallel) ru_profile(d, schemes, y ~ x, vars = c("x", "y"),
+  run <- function(parallel) deprecated(ru_profile(d, schemes, y ~ x, vars = c("x", "y"),
                                        known = "x", unknown = "y", nrep = 2,
-                                       seed = 5, parallel = parallel, progress = FALSE)
+                                       seed = 5, parallel = parallel, progress = FALSE))
   serial <- run(FALSE)
   old_plan <- future::plan("sequential")
   on.exit(future::plan(old_plan), add = TRUE)
@@ -192,9 +192,9 @@ test_that("noise schemes give the same profile serially and in parallel", {
   expect_identical(as.data.frame(par), as.data.frame(serial))
   expect_identical(replicates(par), replicates(serial))
   # the seed matters: another one gives other noise
-  expect_false(identical(as.data.frame(ru_profile(d, schemes[1], y ~ x, vars = c("x", "y"),
+  expect_false(identical(as.data.frame(deprecated(ru_profile(d, schemes[1], y ~ x, vars = c("x", "y"),
                                                   known = "x", unknown = "y", seed = 6,
-                                                  progress = FALSE))$risk,
+                                                  progress = FALSE)))$risk,
                          as.data.frame(serial)$risk[1:2]))
 })
 

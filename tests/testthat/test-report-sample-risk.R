@@ -22,7 +22,7 @@ test_that("population rows equal risk_population() and risk_release(uniqueness =
   keys <- c("age", "sex", "race", "marital_status")
   ctx <- suppressWarnings(release_context(public = TRUE, threshold = 0.1))
   for (pi in c(0.05, 0.3)) {
-    spec <- risk_spec("population", keys = keys, pi = pi)
+    spec <- deprecated(risk_spec("population", keys = keys, pi = pi))
     rows <- epimask:::risk_rows(d, keys, character(), ctx, specs = list(spec))
     pop <- risk_population(d, keys, pi = pi)
     expect_equal(row_value(rows, "estimated number of people"), pop$uniques)
@@ -36,7 +36,7 @@ test_that("population rows equal risk_population() and risk_release(uniqueness =
     expect_match(notes, "the estimate converged", fixed = TRUE, all = FALSE)
   }
   # a model asked for by name, ARX's variant
-  spec <- risk_spec("population", keys = keys, pi = population_model(0.2, model = "zayatz"))
+  spec <- deprecated(risk_spec("population", keys = keys, pi = population_model(0.2, model = "zayatz")))
   rows <- epimask:::risk_rows(d, keys, character(), NULL, specs = list(spec))
   pop <- risk_population(d, keys, population_model(0.2, model = "zayatz"))
   expect_equal(row_value(rows, "estimated share of the population"), pop$share)
@@ -46,7 +46,7 @@ test_that("population rows equal risk_population() and risk_release(uniqueness =
 test_that("a population model that does not converge gives NA and the reason", {
   set.seed(3)
   d <- data.frame(a = sample(1:300, 1000, TRUE), b = sample(1:300, 1000, TRUE))
-  spec <- risk_spec("population", keys = c("a", "b"), pi = 0.01, model = "pitman")
+  spec <- deprecated(risk_spec("population", keys = c("a", "b"), pi = 0.01, model = "pitman"))
   ctx <- suppressWarnings(release_context(public = TRUE, threshold = 0.1))
   rows <- epimask:::risk_rows(d, c("a", "b"), character(), ctx, specs = list(spec))
   pop <- suppressWarnings(risk_population(d, c("a", "b"), population_model(0.01, "pitman")))
@@ -75,7 +75,7 @@ test_that("log-linear rows equal risk_loglinear()", {
 test_that("cluster rows equal risk_individual(cluster = ) and the product by hand", {
   d <- sample_data()
   keys <- c("age", "sex", "race")
-  spec <- risk_spec("individual", keys = keys, cluster = "household")
+  spec <- deprecated(risk_spec("individual", keys = keys, cluster = "household"))
   rows <- epimask:::risk_rows(d, keys, character(), NULL, specs = list(spec))
   ind <- risk_individual(d, keys, cluster = "household")
   expect_equal(row_value(rows, "expected re-identifications"), ind$cluster_expected)
@@ -95,7 +95,7 @@ test_that("cluster rows equal risk_individual(cluster = ) and the product by han
   expect_match(attr(no_source, "notes"), "is not in it, so it was not computed", fixed = TRUE)
   # without a cluster the individual risk adds no sample rows
   plain <- epimask:::risk_rows(d, keys, character(), NULL,
-                               specs = list(risk_spec("individual", keys = keys)))
+                               specs = list(deprecated(risk_spec("individual", keys = keys))))
   expect_false(any(grepl("Clusters", plain$measure)))
 })
 
@@ -104,7 +104,7 @@ test_that("release_report() takes the specs of the profile and of `risk`", {
   d$high <- as.integer(d$income == ">50K")
   keys <- c("age", "sex", "race", "marital_status")
   ctx <- suppressWarnings(release_context(public = TRUE, threshold = 0.1))
-  pop_spec <- risk_spec("population", keys = keys, pi = 0.1)
+  pop_spec <- deprecated(risk_spec("population", keys = keys, pi = 0.1))
   data <- d[c(keys, "high", "household")]
   ru <- ru_profile(data, list(mask_round(1)), high ~ age + sex, family = binomial(),
                    vars = "age", term = "sexMale", risk = pop_spec, seed = 1,
@@ -112,9 +112,9 @@ test_that("release_report() takes the specs of the profile and of `risk`", {
   expect_identical(attr(ru, "meta")$risk_spec, pop_spec)
   released <- apply_mask(data, mask_round(1), "age")
   released$household <- NULL
-  specs <- list(risk_spec("kanon", keys = keys),
-                risk_spec("loglinear", keys = c("sex", "race"), pi = 0.1),
-                risk_spec("individual", keys = keys, cluster = "household"))
+  specs <- list(deprecated(risk_spec("kanon", keys = keys)),
+                deprecated(risk_spec("loglinear", keys = c("sex", "race"), pi = 0.1)),
+                deprecated(risk_spec("individual", keys = keys, cluster = "household")))
   settings <- epimask:::report_settings(ru, data, list(scheme = ru$scheme[[2L]], data = released),
                                         specs)
   content <- do.call(epimask:::report_content, c(list(ru, data = data, context = ctx), settings))
@@ -156,10 +156,12 @@ test_that("deidentify() reports: rows of the sample criteria the search used", {
   rel <- deidentify(d, keys, h, ctx)
   # no sample criterion: no rows
   expect_null(epimask:::deidentify_report_content(rel)$sample_risk)
-  # the criteria as ola() records them (deidentify() passes them to ola())
-  rel$generalization$criteria$uniqueness <- list(pi = 0.05, model = "dankar", max = 0.1)
-  rel$generalization$criteria$loglinear <- list(max = 0.01, pi = 0.05, measure = "tau1")
-  rel$generalization$criteria$cluster_risk <- list(cluster = "family", max = 0.3)
+  # the criteria of the search (epimask 0.3 injected them into ola()'s
+  # `criteria` field, which the report turned back into risk specs; they are
+  # criteria of deidentify() now)
+  rel <- deidentify(d, keys, h, ctx,
+                    criteria = list(uniqueness(0.1, population_model(0.05)),
+                                    loglinear_risk(0.01, pi = 0.05), cluster_risk(0.3, "family")))
   content <- epimask:::deidentify_report_content(rel, data = d)
   s <- content$sample_risk
   val <- function(pattern, col = "Release") s[[col]][grepl(pattern, s$Measure, fixed = TRUE)]
@@ -193,7 +195,7 @@ test_that("deidentify() with a population-uniqueness criterion, end to end", {
   h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
             race = hierarchy_flat())
   ctx <- suppressWarnings(release_context(public = TRUE, threshold = 0.2))
-  rel <- tryCatch(deidentify(d, keys, h, ctx, uniqueness = list(pi = 0.05, max = 0.05)),
+  rel <- tryCatch(deprecated(deidentify(d, keys, h, ctx, uniqueness = list(pi = 0.05, max = 0.05))),
                   epimask_error_name = function(e) NULL)
   skip_if(is.null(rel), "deidentify() does not pass `uniqueness` to ola() in this version")
   content <- epimask:::deidentify_report_content(rel, data = d)
@@ -205,8 +207,8 @@ test_that("deidentify() with a population-uniqueness criterion, end to end", {
 test_that("the sample rows count persons when the spec names a person column", {
   tv <- trial_visits
   tv$yob <- as.integer(format(tv$birth, "%Y"))
-  specs <- list(risk_spec("population", keys = c("site", "sex", "yob"), pi = 0.1, id = "pid"),
-                risk_spec("loglinear", keys = c("site", "sex", "yob"), pi = 0.1, id = "pid"))
+  specs <- list(deprecated(risk_spec("population", keys = c("site", "sex", "yob"), pi = 0.1, id = "pid")),
+                deprecated(risk_spec("loglinear", keys = c("site", "sex", "yob"), pi = 0.1, id = "pid")))
   rows <- epimask:::risk_rows(tv, character(), character(), NULL, specs = specs)
   pop <- risk_population(tv, c("site", "sex", "yob"), 0.1, id = "pid")
   ll <- risk_loglinear(tv, c("site", "sex", "yob"), pi = 0.1, id = "pid")

@@ -5,9 +5,9 @@
 report_profile <- function() {
   dose <- load_epimask_data("dose_cohort")
   expect_warning(
-    ru <- ru_profile(dose, list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
+    ru <- deprecated(ru_profile(dose, list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
                family = binomial(), vars = "dose", risk = "identifiability",
-               known = "dose", nrep = 3, seed = 7, progress = FALSE),
+               known = "dose", nrep = 3, seed = 7, progress = FALSE)),
     class = "epimask_warning_blind_risk")
   list(data = dose, ru = ru)
 }
@@ -80,8 +80,8 @@ test_that("the report is self-contained, states the context and leaks no origina
   file <- tempfile(fileext = ".html")
   out <- release_report(fx$ru, file, data = fx$data,
                         release = list(scheme = "rounding to 1 significant digit", data = rel),
-                        risk = risk_spec("ldiversity", keys = c("city", "sex", "age_exp", "dose"),
-                                         sensitive = "case"),
+                        risk = deprecated(risk_spec("ldiversity", keys = c("city", "sex", "age_exp", "dose"),
+                                         sensitive = "case")),
                         context = ctx)
   expect_true(file.exists(file))
   html <- paste(readLines(out, warn = FALSE), collapse = "\n")
@@ -136,8 +136,8 @@ test_that("the settings come from the profile, the release and the risk spec", {
   expect_identical(meta$data_name, "dose")
   got <- epimask:::report_settings(fx$ru, fx$data,
                                    list(scheme = "rounding to 1 significant digit", data = rel),
-                                   risk_spec("ldiversity", keys = c("city", "sex"),
-                                             sensitive = "case"))
+                                   deprecated(risk_spec("ldiversity", keys = c("city", "sex"),
+                                             sensitive = "case")))
   expect_identical(got$vars, "dose")
   expect_identical(got$keys, c("city", "sex"))
   expect_identical(got$sensitive, "case")
@@ -177,7 +177,7 @@ test_that("a de-identified release is reported with its verdict, not as a scheme
   # the shape of deidentify()'s result that the report reads: the released data
   rel_data <- fx$data[seq_len(8000), setdiff(names(fx$data), "id")]
   rel <- structure(list(data = rel_data), class = "epimask_release")
-  got <- epimask:::report_settings(fx$ru, fx$data, rel, risk_spec("kanon", keys = keys))
+  got <- epimask:::report_settings(fx$ru, fx$data, rel, deprecated(risk_spec("kanon", keys = keys)))
   expect_true(got$deidentified)
   expect_null(got$choice)
   expect_identical(got$masked, rel_data)

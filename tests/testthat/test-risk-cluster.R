@@ -44,8 +44,8 @@ test_that("methods show the cluster risk; the risk_spec entry uses it", {
   expect_equal(as.data.frame(r)$cluster_risk, r$cluster_risk)
   expect_equal(glance(r)$cluster_expected, r$cluster_expected)
   d$fam <- fam
-  v <- risk_value(risk_spec("individual", keys = c("city", "sex"), weights = rep(10, 200),
-                            cluster = "fam"), d, d)
+  v <- deprecated(risk_value(risk_spec("individual", keys = c("city", "sex"), weights = rep(10, 200),
+                            cluster = "fam"), d, d))
   expect_equal(v, r$cluster_global, tolerance = tol_exact)
 })
 

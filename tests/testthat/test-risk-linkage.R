@@ -99,18 +99,18 @@ test_that("risk_spec('linkage') in a profile: 0.001 Gy of noise does not score a
   d <- dose_cohort[1:2000, ]
   set.seed(2)
   schemes <- list(mask_noise(0.001), mask_noise(0.05), mask_round(1, "decimal"))
-  ru <- ru_profile(d, schemes, case ~ dose + sex, family = binomial(), vars = "dose",
-                   risk = risk_spec("linkage", known = c("dose", "age_end")), seed = 1)
+  ru <- deprecated(ru_profile(d, schemes, case ~ dose + sex, family = binomial(), vars = "dose",
+                   risk = risk_spec("linkage", known = c("dose", "age_end")), seed = 1))
   risk <- as.data.frame(ru)$risk
   expect_gt(risk[1], 0.5)
   expect_true(all(risk >= 0 & risk <= 1))
   expect_gt(risk[1], risk[3])
   # the value the profile reports is risk_linkage()'s risk
   m <- apply_mask(d, mask_round(1, "decimal"), "dose")
-  expect_equal(risk_value(risk_spec("linkage", known = c("dose", "age_end")), d, m),
+  expect_equal(deprecated(risk_value(risk_spec("linkage", known = c("dose", "age_end")), d, m)),
                risk_linkage(d, m, c("dose", "age_end"))$risk)
   # the shorthand beside a spec would be ignored: it is refused, naming it
-  spec <- risk_spec("match", known = "dose")
+  spec <- deprecated(risk_spec("match", known = "dose"))
   for (extra in list(list(known = "age_end"), list(unknown = "case"), list(targets = 1:10))) {
     err <- expect_error(do.call(ru_profile, c(list(d, schemes, case ~ dose, family = binomial(),
                                                   risk = spec, seed = 1), extra)),
@@ -147,20 +147,20 @@ test_that("every new measure is a risk value in [0, 1] with its documented meani
   m <- apply_mask(d, mask_round(1, "decimal"), "dose")
   keys <- c("city", "sex", "age5")
   l <- risk_ldiversity(m, keys, "case")
-  expect_equal(risk_value(risk_spec("ldiversity", keys = keys, sensitive = "case"), d, m),
+  expect_equal(deprecated(risk_value(risk_spec("ldiversity", keys = keys, sensitive = "case"), d, m)),
                1 / l$entropy_l[["case"]])
-  expect_equal(risk_value(risk_spec("ldiversity", keys = keys, sensitive = "case",
-                                    measure = "distinct"), d, m), 1 / l$distinct_l[["case"]])
+  expect_equal(deprecated(risk_value(risk_spec("ldiversity", keys = keys, sensitive = "case",
+                                    measure = "distinct"), d, m)), 1 / l$distinct_l[["case"]])
   tc <- risk_tcloseness(m, keys, c("dose", "case"))
-  expect_equal(risk_value(risk_spec("tcloseness", keys = keys, sensitive = c("dose", "case")), d, m),
+  expect_equal(deprecated(risk_value(risk_spec("tcloseness", keys = keys, sensitive = c("dose", "case")), d, m)),
                max(tc$t))
   ind <- risk_individual(m, keys, weights = rep(10, nrow(m)))
-  expect_equal(risk_value(risk_spec("individual", keys = keys, weights = rep(10, nrow(m))), d, m),
+  expect_equal(deprecated(risk_value(risk_spec("individual", keys = keys, weights = rep(10, nrow(m))), d, m)),
                ind$global)
   s <- risk_suda(m, c(keys, "case"))
-  expect_equal(risk_value(risk_spec("suda", keys = c(keys, "case")), d, m), mean(s$dis))
-  expect_equal(risk_value(risk_spec("suda", keys = c(keys, "case"), measure = "share",
-                                    threshold = 0.01), d, m), mean(s$dis > 0.01))
-  expect_error(risk_spec("ldiversity", keys = keys), class = "epimask_error_value")
-  expect_error(risk_spec("linkage"), class = "epimask_error_value")
+  expect_equal(deprecated(risk_value(risk_spec("suda", keys = c(keys, "case")), d, m)), mean(s$dis))
+  expect_equal(deprecated(risk_value(risk_spec("suda", keys = c(keys, "case"), measure = "share",
+                                    threshold = 0.01), d, m)), mean(s$dis > 0.01))
+  expect_error(deprecated(risk_spec("ldiversity", keys = keys)), class = "epimask_error_value")
+  expect_error(deprecated(risk_spec("linkage")), class = "epimask_error_value")
 })

@@ -226,9 +226,9 @@ test_that("methods and the risk_spec entry", {
   png(f <- tempfile(fileext = ".png"))
   expect_invisible(plot(r))
   dev.off()
-  v <- risk_value(risk_spec("loglinear", keys = keys, weights = "w"), d, d)
+  v <- deprecated(risk_value(risk_spec("loglinear", keys = keys, weights = "w"), d, d))
   expect_equal(v, r$tau1 / nrow(d), tolerance = tol_exact)
-  v2 <- risk_value(risk_spec("loglinear", keys = keys, weights = "w", measure = "tau2"), d, d)
+  v2 <- deprecated(risk_value(risk_spec("loglinear", keys = keys, weights = "w", measure = "tau2"), d, d))
   expect_equal(v2, r$tau2 / nrow(d), tolerance = tol_exact)
 })
 
@@ -251,8 +251,8 @@ test_that("the \"population\" and \"loglinear\" risks in a profile are the funct
   d <- dose_cohort[1:2000, ]
   keys <- c("city", "sex", "age_exp")
   schemes <- list(mask_round(1))
-  for (spec in list(risk_spec("population", keys = keys, pi = 0.1),
-                    risk_spec("loglinear", keys = keys, pi = 0.1))) {
+  for (spec in list(deprecated(risk_spec("population", keys = keys, pi = 0.1)),
+                    deprecated(risk_spec("loglinear", keys = keys, pi = 0.1)))) {
     ru <- ru_profile(d, schemes, case ~ dose + age_exp, family = binomial(), vars = "age_exp",
                      risk = spec, seed = 1, progress = FALSE)
     risk <- as.data.frame(ru)$risk

@@ -211,9 +211,9 @@ test_that("methods: print, format, summary, as.data.frame, tidy, glance, plot", 
 })
 
 test_that("risk_spec(\"population\") and risk_release(uniqueness = )", {
-  v <- risk_value(risk_spec("population", keys = "class", pi = 0.1), adult_classes, adult_classes)
+  v <- deprecated(risk_value(risk_spec("population", keys = "class", pi = 0.1), adult_classes, adult_classes))
   expect_equal(v, 0.27684993883653597, tolerance = tol_arx)
-  expect_error(risk_value(risk_spec("population", keys = "class"), adult_classes, adult_classes),
+  expect_error(deprecated(risk_value(risk_spec("population", keys = "class"), adult_classes, adult_classes)),
                class = "epimask_error_value")
   ctx <- release_context(public = TRUE)
   rr <- risk_release(adult_classes, "class", ctx, uniqueness = population_model(0.01))

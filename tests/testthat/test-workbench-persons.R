@@ -221,9 +221,9 @@ test_that("the whole server on trial_visits: persons in every risk table, sample
     expect_s3_class(ru, "ru_profile")
     expect_identical(ru_meta(ru)$risk_id, "pid")
     # the profile's risk is the console's ru_profile(id = ) risk
-    ref <- ru_profile(tv, list(mask_round(2), mask_round(1), mask_noise(5)), sbp ~ arm + sex,
+    ref <- deprecated(ru_profile(tv, list(mask_round(2), mask_round(1), mask_noise(5)), sbp ~ arm + sex,
                       vars = "sbp", term = "arm", risk = risk_spec("linkage", known = "sbp"),
-                      nrep = 1, seed = 1, id = "pid", progress = FALSE)
+                      nrep = 1, seed = 1, id = "pid", progress = FALSE))
     expect_equal(ru$risk, ref$risk)
     session$setInputs(`profile-selected` = "rounding to 1 significant digit")
     risk <- output[["profile-risk"]]

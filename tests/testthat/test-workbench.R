@@ -141,10 +141,10 @@ test_that("the schemes, context and profile arguments follow the custodian's cho
   # the default risk sees noise: no blind-risk warning
   expect_no_warning(ru_app <- do.call(ru_profile, args))
   schemes <- list(mask_round(2), mask_noise(0.1))
-  ru_direct <- ru_profile(dose[, -1], schemes, case ~ dose, family = binomial(),
+  ru_direct <- deprecated(ru_profile(dose[, -1], schemes, case ~ dose, family = binomial(),
                           vars = "dose", term = "dose",
                           risk = risk_spec("linkage", known = "dose"), nrep = 2, seed = 3,
-                          progress = FALSE)
+                          progress = FALSE))
   expect_equal(as.data.frame(ru_app), as.data.frame(ru_direct))
   # the call written into the report reproduces the profile, for every risk offered
   # (on 2,000 records: the exhaustive matching risk is quadratic)
@@ -185,13 +185,13 @@ test_that("the default risk measure sees noise: presets, the app's first choice"
   dose <- load_epimask_data("dose_cohort")[, -1]
   preset <- epimask:::workbench_presets()$dose_cohort
   spec <- epimask:::workbench_risk_args(preset, dose)$risk
-  expect_identical(spec, risk_spec("linkage", known = "dose"))
+  expect_identical(spec, deprecated(risk_spec("linkage", known = "dose")))
   set.seed(3)
   noisy <- lapply(c(0.001, 0.01, 0.1), function(a) apply_mask(dose, mask_noise(a), "dose"))
   linkage <- vapply(noisy, function(m) risk_value(spec, dose, m), numeric(1))
   expect_gt(linkage[1], 0.05)
   expect_identical(order(linkage), 3:1)
-  for (m in noisy) expect_identical(risk_value("identifiability", dose, m, known = "dose"), 0)
+  for (m in noisy) expect_identical(deprecated(risk_value("identifiability", dose, m, known = "dose")), 0)
 })
 
 test_that("the released data drop identifiers, mask, and leave the caller's RNG alone", {
@@ -212,9 +212,9 @@ test_that("the released data drop identifiers, mask, and leave the caller's RNG 
 
 test_that("the R-U plot draws and reports where its points are", {
   dose <- load_epimask_data("dose_cohort")
-  ru <- ru_profile(dose[, -1], list(mask_round(2), mask_round(1)), case ~ dose,
+  ru <- deprecated(ru_profile(dose[, -1], list(mask_round(2), mask_round(1)), case ~ dose,
                    family = binomial(), vars = "dose", risk = "identifiability",
-                   known = "dose", seed = 1, progress = FALSE)
+                   known = "dose", seed = 1, progress = FALSE))
   f <- tempfile(fileext = ".png")
   grDevices::png(f, 600, 400)
   pts <- epimask:::workbench_ru_plot(ru, threshold = 0.2, selected = ru$scheme[2])
@@ -630,10 +630,10 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   dose <- load_epimask_data("dose_cohort")
   # the same profile at the console, with the app's default risk (it sees noise)
   expect_no_warning(
-    ru <- ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
+    ru <- deprecated(ru_profile(dose[, -1], list(mask_round(3), mask_round(1), mask_noise(0.1)), case ~ dose,
                      family = binomial(), vars = "dose", term = "dose",
                      risk = risk_spec("linkage", known = "dose"), nrep = 2, seed = 1,
-                     progress = FALSE))
+                     progress = FALSE)))
   expect_equal(prof$estimate, ru$estimate)
   expect_equal(prof$risk, ru$risk)
   expect_gt(prof$risk[4], 0)
