@@ -878,7 +878,7 @@ add_extra_risks <- function(table, reps, job) {
   for (col in extra_risk_columns(job$risk)) {
     v <- tapply(reps[[col]], reps$scheme, function(x) if (all(is.na(x))) NA_real_
                 else mean(x, na.rm = TRUE))
-    table[[col]] <- unname(v[table$scheme])
+    table[[col]] <- as.vector(v[table$scheme])
   }
   table
 }

@@ -57,7 +57,8 @@
 #' @param name The criterion's name: lower case letters, digits and `_`; the
 #'   class is `paste0("risk_", name)`.
 #' @param ... Named fields of the criterion (its parameters), stored in the
-#'   object.
+#'   object. A field may not be named as a prefix of `name` (`n`, `na`):
+#'   R would take it for `name`.
 #' @param label A one-line description for print and reports, e.g.
 #'   `"k-anonymity, k = 5"`.
 #' @param bound The largest accepted value on the risk scale, in \[0, 1\], or
@@ -99,10 +100,17 @@
 new_risk_criterion <- function(name, ..., label, bound = NA_real_, monotone = FALSE,
                                columns = character(), keys = NULL, explanation = NULL,
                                id = NULL) {
+  # a field named as a prefix of `name` (`n = `) would have been taken for it
+  given <- names(sys.call())
+  partial <- given[nzchar(given) & startsWith("name", given) & given != "name"]
+  if (length(partial))
+    abort_value("...", sprintf(paste0("fields not named as a prefix of `name` (`%s = ` is taken ",
+                                      "for `name`); call the field otherwise"), partial[[1L]]))
   if (!is.character(name) || length(name) != 1L || is.na(name) ||
       !grepl("^[a-z][a-z0-9_]*$", name))
     abort_type("name", "one name of lower case letters, digits and '_' (e.g. \"k_anonymity\")")
   label <- check_string(label)
+  if (length(bound) == 1L && is.logical(bound) && is.na(bound)) bound <- NA_real_
   if (!is.numeric(bound) || length(bound) != 1L || (!is.na(bound) && (bound < 0 || bound > 1)))
     abort_value("bound", "NA or one number in [0, 1] (the largest accepted risk)")
   check_flag(monotone)

@@ -281,7 +281,7 @@ cluster_share_of <- function(keys, cluster, weights = NULL) function(kept, gen) 
 expect_risk_optimum <- function(fx, metric, risk_args, risks, ...) {
   h <- epimask:::check_hierarchies(fx$h, fx$keys, fx$data)
   ref <- brute_target_optimum(fx$data, fx$keys, h, metric, risks = risks, ...)
-  res <- do.call(ola, c(list(fx$data, fx$keys, fx$h, metric = metric), list(...), risk_args))
+  res <- deprecated(do.call(ola, c(list(fx$data, fx$keys, fx$h, metric = metric), list(...), risk_args)))
   label <- sprintf("%s, %s", metric, paste(names(unlist(risk_args)), unlist(risk_args),
                                            collapse = " "))
   expect_matches_optimum(res, ref, metric, label)

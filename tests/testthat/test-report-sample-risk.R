@@ -60,7 +60,7 @@ test_that("log-linear rows equal risk_loglinear()", {
   d <- sample_data()
   keys <- c("sex", "race", "marital_status")
   for (args in list(list(pi = 0.1), list(pi = 0.02, formula = ~ sex * race + marital_status))) {
-    spec <- do.call(risk_spec, c(list("loglinear", keys = keys), args))
+    spec <- deprecated(do.call(risk_spec, c(list("loglinear", keys = keys), args)))
     rows <- epimask:::risk_rows(d, character(), character(), NULL, specs = list(spec))
     ll <- do.call(risk_loglinear, c(list(d, keys), args))
     expect_equal(row_value(rows, "(tau1)"), ll$tau1)

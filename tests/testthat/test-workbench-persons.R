@@ -70,8 +70,9 @@ test_that("the sample settings make the population, log-linear and cluster rows"
     tv_spec(keys = keys, sample_population = 6000, sample_measures = c("population", "loglinear")),
     tv)
   expect_length(specs, 2L)
-  expect_equal(specs[[1L]]$args$pi, 600 / 6000)
-  expect_identical(specs[[1L]]$args$id, "pid")
+  # (risk_spec() returns criteria: the sampling fraction is the population model's)
+  expect_equal(specs[[1L]]$model$pi, 600 / 6000)
+  expect_identical(specs[[1L]]$id, "pid")
   tab <- epimask:::risk_rows(tv, keys, NULL, ctx, specs, original = tv, id = "pid")
   pop <- risk_population(tv, keys, population_model(0.1), compare = FALSE, id = "pid")
   got <- tab$value[grepl("Population uniques.*estimated number", tab$measure)]
@@ -89,8 +90,8 @@ test_that("the sample settings make the population, log-linear and cluster rows"
   specs <- epimask:::workbench_sample_specs(
     tv_spec(keys = dkeys, person = NULL, sample_pi = 0.05, sample_measures = "population",
             cluster = "household"), d)
-  expect_equal(specs[[1L]]$args$pi, 0.05)
-  expect_identical(specs[[2L]]$name, "individual")
+  expect_equal(specs[[1L]]$model$pi, 0.05)
+  expect_identical(specs[[2L]]$spec, "individual")
   tab <- epimask:::risk_rows(d, dkeys, NULL, ctx, specs, original = d)
   ind <- risk_individual(d, dkeys, cluster = "household")
   # the expected re-identifications counting clusters, by the product formula by hand
