@@ -305,24 +305,6 @@ ola_flat_arguments <- c("l", "sensitive", "t", "diversity", "ordered", "populati
                         "avg_risk", "k_map", "k_map_alpha", "k_map_estimator", "uniqueness",
                         "loglinear", "cluster_risk")
 
-# A control object completed by the options given by name in `...` (as
-# glm() and coxph() take theirs); other names of `...` are an error unless
-# `also` lists them.
-control_with_dots <- function(control, dots, make, class, also = character()) {
-  if (!inherits(control, class))
-    abort_type("control", sprintf("a %s() object", class))
-  if (length(dots) && (is.null(names(dots)) || any(!nzchar(names(dots)))))
-    abort_name("...", "(unnamed)", paste(c(names(formals(make)), also), collapse = ", "))
-  unknown <- setdiff(names(dots), c(names(formals(make)), also))
-  if (length(unknown)) abort_name("...", unknown, paste(c(names(formals(make)), also),
-                                                        collapse = ", "))
-  given <- dots[intersect(names(dots), names(formals(make)))]
-  if (!length(given)) return(control)
-  base <- unclass(control)
-  base[names(given)] <- given
-  do.call(make, base[names(formals(make))])
-}
-
 # The search: criteria prepared on the data, the lattice (records, persons
 # or their key sets) with the sensitive columns the criteria need, the
 # search model and the analysis metric.

@@ -379,3 +379,21 @@ base_point_labels <- function(x, y, labels, cex, col = "grey15") {
                  col = col, xpd = NA)
   invisible(place)
 }
+
+# Bar chart of the EC-size distribution; classes smaller than k in red.
+class_size_barplot <- function(size, k, what = "classes", main = NULL, unit = "records", ...) {
+  counts <- table(size)
+  sizes <- as.integer(names(counts))
+  heights <- if (what == "records") as.vector(counts) * sizes else as.vector(counts)
+  cols <- ifelse(sizes < k, "firebrick", "grey60")
+  if (is.null(main))
+    main <- if (unit == "persons") "Equivalence class sizes (persons)" else "Equivalence class sizes"
+  graphics::barplot(heights, names.arg = sizes, col = cols, border = NA,
+                    xlab = if (unit == "persons") "equivalence class size (persons)" else "equivalence class size",
+                    ylab = if (what == "records") unit else "classes",
+                    main = main, ...)
+  graphics::legend("topright", fill = c("firebrick", "grey60"), border = NA,
+                   legend = c(sprintf("smaller than k = %d", k), "k or more"),
+                   bty = "n")
+  invisible(stats::setNames(heights, sizes))
+}

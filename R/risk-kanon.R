@@ -242,17 +242,6 @@ discernibility <- function(size, k, n) {
   sum(as.double(size[big])^2) + as.double(n) * sum(as.double(size[!big]))
 }
 
-# Key data as a data frame with at least one row (matrices become data frames).
-check_key_data <- function(data, arg) {
-  if (is.matrix(data)) data <- as.data.frame(data, stringsAsFactors = FALSE)
-  if (!is.data.frame(data)) abort_type(arg, "a data frame or a matrix")
-  if (nrow(data) == 0L || ncol(data) == 0L) abort_empty(arg)
-  check_column_names(data, arg)
-  # key values are compared and hashed as text
-  check_utf8_data(data, arg)
-  data
-}
-
 check_sampling_weights <- function(weights, data) {
   if (is.null(weights)) return(NULL)
   if (is.character(weights)) {
@@ -276,14 +265,6 @@ check_key_names <- function(keys) {
       "key columns not named %s (names used by the equivalence-class table); rename %s",
       paste0("'", class_stat_names, "'", collapse = ", "),
       paste0("'", clash, "'", collapse = ", ")))
-}
-
-# Per-group sums of w for groups 1..n_groups.
-group_sums <- function(w, group, n_groups) {
-  sums <- rowsum(w, group, reorder = TRUE)
-  out <- numeric(n_groups)
-  out[as.integer(rownames(sums))] <- sums[, 1L]
-  out
 }
 
 # ECs of the sample and their population sizes: the sample and population key
@@ -356,12 +337,6 @@ class_table <- function(data, keys, ec) {
   out$unique <- ec$size == 1L
   out$double <- ec$size == 2L
   out
-}
-
-# Row names of the data when they carry information, else NULL (IDs 1..n).
-record_ids <- function(data) {
-  if (.row_names_info(data) < 0L || inherits(data, "data.table")) return(NULL)
-  row.names(data)
 }
 
 #' @rdname risk_kanon
@@ -474,22 +449,4 @@ print.summary.epimask_kanon <- function(x, ...) print_formatted(x, ...)
 plot.epimask_kanon <- function(x, y = NULL, what = c("classes", "records"), ...) {
   what <- check_choice(what, c("classes", "records"))
   class_size_barplot(x$classes$size, x$k, what, unit = unit_name(x), ...)
-}
-
-# Bar chart of the EC-size distribution; classes smaller than k in red.
-class_size_barplot <- function(size, k, what = "classes", main = NULL, unit = "records", ...) {
-  counts <- table(size)
-  sizes <- as.integer(names(counts))
-  heights <- if (what == "records") as.vector(counts) * sizes else as.vector(counts)
-  cols <- ifelse(sizes < k, "firebrick", "grey60")
-  if (is.null(main))
-    main <- if (unit == "persons") "Equivalence class sizes (persons)" else "Equivalence class sizes"
-  graphics::barplot(heights, names.arg = sizes, col = cols, border = NA,
-                    xlab = if (unit == "persons") "equivalence class size (persons)" else "equivalence class size",
-                    ylab = if (what == "records") unit else "classes",
-                    main = main, ...)
-  graphics::legend("topright", fill = c("firebrick", "grey60"), border = NA,
-                   legend = c(sprintf("smaller than k = %d", k), "k or more"),
-                   bty = "n")
-  invisible(stats::setNames(heights, sizes))
 }

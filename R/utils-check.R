@@ -295,3 +295,21 @@ apply_row_names <- function(df, row.names, optional) {
   rownames(df) <- row.names
   df
 }
+
+# A control object completed by the options given by name in `...` (as
+# glm() and coxph() take theirs); other names of `...` are an error unless
+# `also` lists them.
+control_with_dots <- function(control, dots, make, class, also = character()) {
+  if (!inherits(control, class))
+    abort_type("control", sprintf("a %s() object", class))
+  if (length(dots) && (is.null(names(dots)) || any(!nzchar(names(dots)))))
+    abort_name("...", "(unnamed)", paste(c(names(formals(make)), also), collapse = ", "))
+  unknown <- setdiff(names(dots), c(names(formals(make)), also))
+  if (length(unknown)) abort_name("...", unknown, paste(c(names(formals(make)), also),
+                                                        collapse = ", "))
+  given <- dots[intersect(names(dots), names(formals(make)))]
+  if (!length(given)) return(control)
+  base <- unclass(control)
+  base[names(given)] <- given
+  do.call(make, base[names(formals(make))])
+}

@@ -78,3 +78,11 @@ key_groups <- function(data, keys) {
   codes <- key_codes(data, keys)[[1L]]
   call_c(C_freq_group, list(codes = codes), arg = "keys")
 }
+
+# Per-group sums of w for groups 1..n_groups.
+group_sums <- function(w, group, n_groups) {
+  sums <- rowsum(w, group, reorder = TRUE)
+  out <- numeric(n_groups)
+  out[as.integer(rownames(sums))] <- sums[, 1L]
+  out
+}
