@@ -529,12 +529,11 @@ ola_outcome <- function(out, search, found, levels, recoding) {
 legacy_criteria <- function(criteria, results, control) {
   parts <- list()
   for (i in seq_along(criteria)) parts <- c(parts, criterion_legacy_field(criteria[[i]], results[[i]]))
-  out <- list(outliers = control$outliers, avg_risk = parts$avg_risk, k_map = parts$k_map,
-              local = control$local, suppressed_loss = control$suppressed_loss)
-  out$uniqueness <- parts$uniqueness
-  out$loglinear <- parts$loglinear
-  out$cluster_risk <- parts$cluster_risk
-  out$k_map_model <- parts$k_map_model
+  # (exact names: `parts$k_map` would match `k_map_model`)
+  out <- list(outliers = control$outliers, avg_risk = parts[["avg_risk"]],
+              k_map = parts[["k_map"]], local = control$local,
+              suppressed_loss = control$suppressed_loss)
+  for (f in c("uniqueness", "loglinear", "cluster_risk", "k_map_model")) out[[f]] <- parts[[f]]
   out
 }
 

@@ -12,6 +12,7 @@
 # /tmp/before 2aff505; R CMD INSTALL -l /work/lib/before /tmp/before);
 # after-lib: one holding this branch (R CMD INSTALL -l /work/lib/crit .).
 # Each side runs in its own R process (callr), so the two never meet.
+`%||%` <- function(a, b) if (is.null(a)) b else a
 args <- commandArgs(TRUE)
 before_lib <- if (length(args) >= 1L) args[[1L]] else "/work/lib/before"
 after_lib <- if (length(args) >= 2L) args[[2L]] else "/work/lib/crit"
@@ -270,23 +271,38 @@ run_side <- function(lib, which, cases, reports, prepare, adult_csv) {
       out
     }
     res <- list()
+    # every warning muffled, the deprecations counted
+    quiet <- function(expr) {
+      n <- 0L
+      value <- withCallingHandlers(expr, warning = function(w) {
+        if (inherits(w, "epimask_warning_deprecated")) n <<- n + 1L
+        invokeRestart("muffleWarning")
+      })
+      attr(value, "deprecations") <- n
+      value
+    }
     for (nm in names(cases)) {
       t0 <- proc.time()[["elapsed"]]
-      value <- suppressWarnings(eval(cases[[nm]][[which]], env))
+      value <- quiet(eval(cases[[nm]][[which]], env))
       res[[nm]] <- list(value = extract(value, cases[[nm]]),
-                        seconds = proc.time()[["elapsed"]] - t0)
+                        seconds = proc.time()[["elapsed"]] - t0,
+                        deprecations = attr(value, "deprecations"))
     }
     for (nm in names(reports)) {
-      value <- suppressWarnings(eval(reports[[nm]][[which]], env))
+      value <- quiet(eval(reports[[nm]][[which]], env))
+      deprecations <- attr(value, "deprecations")
+      attributes(value) <- attributes(value)[setdiff(names(attributes(value)), "deprecations")]
       value$date <- value$versions <- value$release <- NULL
       if (!is.null(value$profile)) value$profile <- as.data.frame(value$profile)
-      res[[nm]] <- list(value = value, seconds = NA_real_)
+      res[[nm]] <- list(value = value, seconds = NA_real_, deprecations = deprecations)
     }
     res
   }, args = list(which, cases, reports, prepare, adult_csv), libpath = c(lib, .libPaths()))
 }
 before <- run_side(before_lib, "old", cases, reports, prepare, adult_csv)
 after <- run_side(after_lib, "new", cases, reports, prepare, adult_csv)
+# the old calls on the new code: they still work (with a deprecation warning)
+old_after <- run_side(after_lib, "old", cases, reports, prepare, adult_csv)
 
 # ---- compare ---------------------------------------------------------------------
 verdict <- function(a, b) {
@@ -296,22 +312,31 @@ verdict <- function(a, b) {
   d <- all.equal(a, b, tolerance = 1e-12)
   paste("DIFFERENT:", paste(utils::head(d, 3), collapse = " | "))
 }
-total <- c(identical = 0L, equal = 0L, different = 0L)
-for (nm in names(before)) {
-  a <- before[[nm]]$value
-  b <- after[[nm]]$value
-  fields <- union(names(a), names(b))
-  only_new <- setdiff(names(b), names(a))
-  v <- vapply(setdiff(fields, only_new), function(f) verdict(a[[f]], b[[f]]), "")
-  total[["identical"]] <- total[["identical"]] + sum(v == "identical")
-  total[["equal"]] <- total[["equal"]] + sum(v == "equal to 1e-12")
-  total[["different"]] <- total[["different"]] + sum(startsWith(v, "DIFFERENT"))
-  cat(sprintf("\n%s (%s s before, %s s after): %d fields identical, %d equal to 1e-12, %d different%s\n",
-              nm, format(round(before[[nm]]$seconds, 2)), format(round(after[[nm]]$seconds, 2)),
-              sum(v == "identical"), sum(v == "equal to 1e-12"), sum(startsWith(v, "DIFFERENT")),
-              if (length(only_new)) sprintf("; new fields: %s", paste(only_new, collapse = ", "))
-              else ""))
-  for (f in names(v)[v != "identical"]) cat(sprintf("  %-24s %s\n", f, v[[f]]))
+compare <- function(before, after, title) {
+  cat(sprintf("\n==== %s ====\n", title))
+  total <- c(identical = 0L, equal = 0L, different = 0L)
+  for (nm in names(before)) {
+    a <- before[[nm]]$value
+    b <- after[[nm]]$value
+    fields <- union(names(a), names(b))
+    only_new <- setdiff(names(b), names(a))
+    v <- vapply(setdiff(fields, only_new), function(f) verdict(a[[f]], b[[f]]), "")
+    total[["identical"]] <- total[["identical"]] + sum(v == "identical")
+    total[["equal"]] <- total[["equal"]] + sum(v == "equal to 1e-12")
+    total[["different"]] <- total[["different"]] + sum(startsWith(v, "DIFFERENT"))
+    cat(sprintf("\n%s (%s s before, %s s after): %d fields identical, %d equal to 1e-12, %d different%s\n",
+                nm, format(round(before[[nm]]$seconds, 2)), format(round(after[[nm]]$seconds, 2)),
+                sum(v == "identical"), sum(v == "equal to 1e-12"), sum(startsWith(v, "DIFFERENT")),
+                if (length(only_new)) sprintf("; new fields: %s", paste(only_new, collapse = ", "))
+                else ""))
+    for (f in names(v)[v != "identical"]) cat(sprintf("  %-24s %s\n", f, v[[f]]))
+  }
+  cat(sprintf("\nall cases: %d fields identical, %d equal to 1e-12, %d different\n",
+              total[["identical"]], total[["equal"]], total[["different"]]))
 }
-cat(sprintf("\nall cases: %d fields identical, %d equal to 1e-12, %d different\n",
-            total[["identical"]], total[["equal"]], total[["different"]]))
+compare(before, after, "old calls on the code before vs new calls on the code after")
+compare(before, old_after, "old calls on the code before vs the same old calls on the code after")
+cat(sprintf("\ndeprecation warnings of the old calls on the code after: %s\n",
+            paste(sprintf("%s %d", names(old_after),
+                          vapply(old_after, function(r) r$deprecations %||% 0L, 0L)),
+                  collapse = ", ")))
