@@ -126,12 +126,6 @@ natural_strength <- function(scheme) {
   if (is.null(value) || length(value) != 1L || !is.numeric(value)) NA_real_ else as.double(value)
 }
 
-# Forms that change values without creating ties: exact-match
-# identifiability (methods vignette section 6) cannot see them.
-is_blind_to <- function(risk_label, scheme) {
-  identical(risk_label, "identifiability") && scheme_traits(scheme)$exact_match_blind
-}
-
 # Degree-like argument names, preferred when several vectors are long.
 sweep_degree_args <- c("digits", "amount", "lambda", "breaks", "k", "p", "pd", "upper")
 

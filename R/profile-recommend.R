@@ -140,7 +140,7 @@ recommend <- function(ru, max_risk = NULL, n_runner_ups = 3L, context = NULL,
     epimask_warn(sprintf(paste0(
       "The recommendation rests on exact-match identifiability, which cannot see %s ",
       "(values changed without creating ties): a risk near 0 there is not evidence of ",
-      "safety. Profile with risk = \"match\" (or another risk_spec()) before deciding."),
+      "safety. Profile with risk = match_risk() (or another criterion that sees them) before deciding."),
       paste0("'", blind, "'", collapse = ", ")), "epimask_warning_blind_risk")
   if (is.null(choice))
     epimask_warn(no_choice_message(out), "epimask_warning_budget")
@@ -249,16 +249,9 @@ describe_u <- function(row) {
 
 # Schemes within budget that the profile's risk cannot see: exact-match
 # identifiability with noise, kernels or matrix masks (recorded by
-# ru_profile(); for older profiles read from the generator column).
+# ru_profile() from the criterion, criterion_blind_to()).
 blind_schemes <- function(ru, candidates) {
-  meta <- ru_meta(ru)
-  if (!identical(meta$risk, "identifiability")) return(character())
-  blind <- meta$blind
-  if (is.null(blind) && !is.null(ru$generator))
-    blind <- ru$scheme[grepl("noise|kernel$|^matrix", ru$generator)]
-  if (is.null(blind) && !is.null(ru$kernel))
-    blind <- ru$scheme[ru$kernel %in% c("noise", "matrix") | grepl("ring|exponential|gaussian|uniform|bvn|shrink", ru$kernel)]
-  intersect(candidates, blind)
+  intersect(candidates, ru_meta(ru)$blind)
 }
 
 describe_choice <- function(row) {

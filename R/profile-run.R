@@ -430,19 +430,9 @@ profile_risk <- function(risk, dots, data, id, missing = FALSE) {
                          "identifiability(known), k_anonymity(k, keys = ), ...), or NULL for none ",
                          "(the default of epimask 0.3, risk = \"match\", needed `known`)."),
                   "epimask_error_value", arg = "risk")
-  if (missing) risk <- "match"
+  if (missing) risk <- shorthand_default
   if (is.character(risk)) {
-    name <- risk[[1L]]
-    if (identical(name, "none")) {
-      risk <- NULL
-    } else {
-      name <- check_choice(name, c(risk_spec_names(), "none"), arg = "risk")
-      if (name %in% c("match", "identifiability") && is.null(dots[["known"]]))
-        epimask_abort(sprintf("`known` must name the columns the intruder knows when risk = \"%s\" (or use risk = \"none\").", name),
-                      "epimask_error_value", arg = "known")
-      if (name == "identifiability") dots <- dots["known"]
-      risk <- do.call(risk_spec, c(list(name), dots))
-    }
+    risk <- shorthand_risk(risk[[1L]], dots)
   } else if (length(dots)) {
     # a criterion (or function) carries its own columns and arguments: the
     # shorthand beside it would be silently ignored
@@ -860,7 +850,6 @@ extra_risk_columns <- function(risk) {
 profile_risk_label <- function(risk) {
   if (is_no_risk(risk)) return(NA_character_)
   if (!is.null(risk[[1L]]$spec)) return(risk[[1L]]$spec)
-  if (inherits(risk[[1L]], "risk_custom")) return("custom")
   format(risk[[1L]])
 }
 

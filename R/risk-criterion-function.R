@@ -2,7 +2,7 @@
 # what ru_profile(risk = ) and risk_value() accept besides criteria.
 
 function_criterion <- function(f) {
-  new_risk_criterion("custom", fun = f, label = "custom risk function",
+  new_risk_criterion("custom", fun = f, spec = "custom", label = "custom risk function",
                      explanation = "The custodian's own function of the original and masked data.")
 }
 

@@ -215,4 +215,10 @@ risk_spec_as_linkage <- function(args) {
 risk_spec_as_identifiability <- function(args) call("identifiability", args[["known"]])
 attr(risk_spec_as_match, "required") <- "known"
 attr(risk_spec_as_linkage, "required") <- "known"
+# the linkage risk's columns were `vars` up to version 0.2.0
+attr(risk_spec_as_linkage, "rename") <- function(args) {
+  args[["known"]] <- renamed_argument(args[["known"]], args[["vars"]], "known", "vars")
+  args[["vars"]] <- NULL
+  args
+}
 attr(risk_spec_as_identifiability, "required") <- "known"

@@ -60,12 +60,9 @@ risk_spec <- function(name, ...) {
     warn_deprecated_call(sprintf("risk_spec(\"none\")"), "NULL (no risk)")
     return(NULL)
   }
-  # the linkage risk's columns were `vars` up to version 0.2.0
-  if (name == "linkage" && !is.null(args[["vars"]])) {
-    args[["known"]] <- renamed_argument(args[["known"]], args[["vars"]], "known", "vars")
-    args[["vars"]] <- NULL
-  }
   translate <- risk_spec_translator(name)
+  # a criterion's file may rename the old arguments first
+  if (!is.null(attr(translate, "rename"))) args <- attr(translate, "rename")(args)
   for (req in attr(translate, "required")) {
     if (is.null(args[[req]]))
       epimask_abort(sprintf("`%s` must be given for the \"%s\" risk (risk_spec(\"%s\", %s = ...)).",
@@ -145,3 +142,19 @@ check_risk_number <- function(x, what) {
                   "epimask_error_value", arg = "risk")
   as.double(x)
 }
+
+# The profile's risk as a name with its columns beside it (`risk = "match",
+# known = , unknown = `), the shorthand of epimask 0.3: the criterion of
+# risk_spec() (deprecated, with its warning); "none" is no risk.
+shorthand_risk <- function(name, dots) {
+  if (identical(name, "none")) return(NULL)
+  name <- check_choice(name, c(risk_spec_names(), "none"), arg = "risk")
+  needs_known <- identical(attr(risk_spec_translator(name), "required"), "known")
+  if (needs_known && is.null(dots[["known"]]))
+    epimask_abort(sprintf("`known` must name the columns the intruder knows when risk = \"%s\" (or use risk = \"none\").", name),
+                  "epimask_error_value", arg = "known")
+  do.call(risk_spec, c(list(name), dots))
+}
+
+# ru_profile()'s risk of epimask 0.3 when not given (with `known` beside it).
+shorthand_default <- "match"

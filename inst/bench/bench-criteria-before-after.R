@@ -278,20 +278,19 @@ run_side <- function(lib, which, cases, reports, prepare, adult_csv) {
         if (inherits(w, "epimask_warning_deprecated")) n <<- n + 1L
         invokeRestart("muffleWarning")
       })
-      attr(value, "deprecations") <- n
-      value
+      list(value = value, deprecations = n)
     }
     for (nm in names(cases)) {
       t0 <- proc.time()[["elapsed"]]
-      value <- quiet(eval(cases[[nm]][[which]], env))
-      res[[nm]] <- list(value = extract(value, cases[[nm]]),
+      run <- quiet(eval(cases[[nm]][[which]], env))
+      res[[nm]] <- list(value = extract(run$value, cases[[nm]]),
                         seconds = proc.time()[["elapsed"]] - t0,
-                        deprecations = attr(value, "deprecations"))
+                        deprecations = run$deprecations)
     }
     for (nm in names(reports)) {
-      value <- quiet(eval(reports[[nm]][[which]], env))
-      deprecations <- attr(value, "deprecations")
-      attributes(value) <- attributes(value)[setdiff(names(attributes(value)), "deprecations")]
+      run <- quiet(eval(reports[[nm]][[which]], env))
+      value <- run$value
+      deprecations <- run$deprecations
       value$date <- value$versions <- value$release <- NULL
       if (!is.null(value$profile)) value$profile <- as.data.frame(value$profile)
       res[[nm]] <- list(value = value, seconds = NA_real_, deprecations = deprecations)
