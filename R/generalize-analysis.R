@@ -52,7 +52,7 @@
 #' m
 #' h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
 #'           zip = hierarchy_flat())
-#' best <- ola(d, c("age", "sex", "zip"), h, k = 5, metric = m)
+#' best <- ola(d, c("age", "sex", "zip"), h, criteria = k_anonymity(5), metric = m)
 #' best$levels
 #' info_loss(best, "analysis")
 #' @export

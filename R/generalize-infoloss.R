@@ -41,7 +41,7 @@
 #' d <- data.frame(age = c(23, 25, 27, 31, 33, 38, 41, 44),
 #'                 sex = c("f", "m", "f", "m", "f", "m", "f", "m"))
 #' h <- list(age = hierarchy_numeric(c(10, 20)), sex = hierarchy_flat())
-#' rel <- ola(d, c("age", "sex"), h, k = 2, max_suppress = 0)
+#' rel <- ola(d, c("age", "sex"), h, criteria = k_anonymity(2), max_suppress = 0)
 #' info_loss(rel, "precision")
 #' info_loss(datafly(d, c("age", "sex"), h, k = 2, max_suppress = 0), "all")
 #' @export

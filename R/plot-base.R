@@ -92,7 +92,7 @@
 #' schemes <- list(mask_none(), mask_round(2), mask_round(1),
 #'                 mask_group(c(0, 0.5, 1, 2, 5)), mask_noise(0.5))
 #' ru <- ru_profile(dose_cohort, schemes, case ~ 1, family = "err", vars = "dose",
-#'                  term = "dose", risk = "identifiability", known = "dose",
+#'                  term = "dose", risk = identifiability("dose"),
 #'                  progress = FALSE)
 #' plot(ru)
 #' plot(ru, type = "estimate")

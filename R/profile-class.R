@@ -488,7 +488,7 @@ check_profile_cells <- function(x, arg = "ru") {
 #' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
 #'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
 #' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
-#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
+#'                  risk = match_risk("x"), nrep = 5, seed = 1, progress = FALSE)
 #' head(replicates(ru))
 replicates <- function(ru) {
   check_ru_profile(ru)
@@ -653,7 +653,7 @@ short_scheme_labels <- function(x) {
 #' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
 #'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
 #' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
-#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
+#'                  risk = match_risk("x"), nrep = 5, seed = 1, progress = FALSE)
 #' ru
 #' print(ru, width = 40)
 #' summary(ru)

@@ -67,7 +67,7 @@
 #' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
 #'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
 #' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
-#'                  known = "x", nrep = 5, seed = 1, progress = FALSE)
+#'                  risk = match_risk("x"), nrep = 5, seed = 1, progress = FALSE)
 #' recommend(ru, max_risk = 0.2)
 #' recommend(ru, context = release_context(pr_attempt = 0.3, pr_acquaintance = 0.5,
 #'                                         threshold = 1/11))$scheme

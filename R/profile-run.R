@@ -193,22 +193,24 @@
 #' schemes <- c(mask_sweep(mask_round, digits = 2:0, type = "decimal"),
 #'              mask_sweep(mask_noise, amount = c(0.05, 0.2, 0.5)))
 #' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
-#'                  risk = risk_spec("match", known = "x"), nrep = 5, seed = 1,
-#'                  progress = FALSE)
+#'                  risk = match_risk("x"), nrep = 5, seed = 1, progress = FALSE)
 #' ru
 #' summary(ru)
-#' # the shorthand: risk = "match" (the default) with known = "x" beside it
-#' same <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
-#'                    known = "x", nrep = 5, seed = 1, progress = FALSE)
-#' all.equal(as.data.frame(ru), as.data.frame(same))
+#' # a second criterion adds a column: the profile's risk stays the first
+#' sim$x10 <- round(sim$x, 1)
+#' ru2 <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = "x",
+#'                   risk = list(match_risk("x"), linkage_risk("x")), nrep = 5, seed = 1,
+#'                   progress = FALSE)
+#' ru2[c("scheme", "risk", "risk_linkage_risk")]
 #' # Zhou et al.'s kernel masks of a simulation study
 #' sim <- simulate_zdl(1, n = 200, seed = 1)
 #' coords <- cbind(sim$s1, sim$s2)
 #' schemes <- mask_grid(c("ring", "exponential"), c(0.02, 0.1), coords,
 #'                      source = c(0, 0))
 #' ru <- ru_profile(sim, schemes, y ~ x, family = poisson(), vars = c("x", "y"),
-#'                  term = "x", known = "x", unknown = "y", nrep = 5,
-#'                  simulate = zdl_simulator(sim), truth = 2, seed = 1)
+#'                  term = "x", risk = match_risk("x", unknown = "y"), nrep = 5,
+#'                  control = profile_control(simulate = zdl_simulator(sim), truth = 2),
+#'                  seed = 1)
 #' ru
 #' # a Cox model (log hazard ratio of age), and a profile without a model
 #' lung <- survival::lung[c("time", "status", "age", "sex", "ph.ecog")]
@@ -217,7 +219,8 @@
 #'            Surv(time, status) ~ age + sex + ph.ecog, family = "cox", term = "age",
 #'            vars = "age", risk = "none", nrep = 5, seed = 1, progress = FALSE)
 #' ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)), vars = "age",
-#'            utility = "ks", known = "age", nrep = 5, seed = 1, progress = FALSE)
+#'            utility = "ks", risk = match_risk("age"), nrep = 5, seed = 1,
+#'            progress = FALSE)
 ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        term = NULL, risk, nrep = 1, seed = NULL, context = NULL,
                        control = profile_control(), ...) {

@@ -27,10 +27,10 @@
 #' with the profile reproduces the *assessment* (the profile), not the
 #' released file.
 #'
-#' **Releases that are samples.** Where the profile's risk spec or `risk`
-#' names population uniqueness (`risk_spec("population", keys, pi = )`), the
-#' log-linear risk (`"loglinear"`) or cluster risk (`"individual"` with
-#' `cluster`), the risk table gains their rows for the original data and
+#' **Releases that are samples.** Where the profile's risk criteria or `risk`
+#' include population uniqueness ([uniqueness()]), the log-linear risk
+#' ([loglinear_risk()]) or cluster risk ([cluster_risk()]), the risk table
+#' gains their rows for the original data and
 #' the release, computed by [risk_population()], [risk_loglinear()] and
 #' [risk_individual()]: the estimated number and share of population uniques
 #' (and, for a public context, the public attack judged by that share, as
@@ -39,14 +39,16 @@
 #' share when a cluster falls with any member, and the highest cluster risk.
 #' Notes under the table name the model chosen, whether it converged (or
 #' why not: then no number is given), the sampling fraction and the cluster
-#' column; a paragraph explains each measure for an ethics board. A cluster
-#' column that the release drops is taken from `data` (same records). The
-#' report of a [deidentify()] release shows the same rows, original and
-#' release, for the criteria its search used (`uniqueness`, `loglinear`,
-#' `cluster_risk` of [ola()]), with each criterion's limit.
+#' column; a paragraph explains each measure for an ethics board (in the
+#' order of the criteria). A cluster column that the release drops is taken
+#' from `data` (same records). The report of a [deidentify()] release shows
+#' the same rows, original and release, for the criteria of its search and
+#' of its context, with each limit the search used, and a table with one
+#' row per criterion stated for the release (its `criteria`), recounted on
+#' it ([criterion_report_row()]).
 #'
-#' **Several records per person.** When the report's `risk` spec names `id`
-#' (the person column, e.g. `risk_spec("kanon", keys = k, id = "pid")`) or
+#' **Several records per person.** When the report's `risk` criterion carries
+#' a person column (`id`, as a [risk_spec()] of epimask 0.3 with `id` did) or
 #' the profile was made with `ru_profile(id = )`, every class, risk and
 #' verdict of the report counts persons (methods vignette, section 23): the
 #' risk table's labels say "by persons", the class sizes count persons, and
@@ -58,8 +60,9 @@
 #' [ru_profile()]) and its risk budget; `release` the scheme chosen and the
 #' released data (the identifiers are the original's columns it drops);
 #' `risk` the quasi-identifiers and sensitive variables of the risk tables
-#' (a [risk_spec()], `"kanon"` with `keys` or `"ldiversity"` with `keys` and
-#' `sensitive`); `context` the threshold and the attacks.
+#' (a criterion with its `keys`, e.g. `avg_risk(NA, strict = TRUE, keys = )`
+#' or `l_diversity(NA, sensitive, keys = )`); `context` the threshold and the
+#' attacks.
 #'
 #' @param x An `ru_profile` (from [ru_profile()]), or an `epimask_release`
 #'   (from [deidentify()]): then the report documents the release, with its
@@ -76,12 +79,12 @@
 #'   columns of `data` it leaves out are reported as dropped identifiers), or
 #'   the `epimask_release` of `deidentify()` (its data are released; the
 #'   report says so instead of naming a scheme of the profile).
-#' @param risk A [risk_spec()] naming the quasi-identifiers (`keys`) and,
-#'   for l-diversity, the `sensitive` variables of the risk tables; `NULL`
-#'   for none; or a list of risk specs (the first names the keys). A spec
-#'   `"population"` (with `pi`), `"loglinear"` or `"individual"` with a
-#'   `cluster` adds its rows to the risk table, as the profile's own risk
-#'   spec does (see Details).
+#' @param risk A [risk criterion][new_risk_criterion()] carrying the
+#'   quasi-identifiers (`keys`) and, for [l_diversity()], the `sensitive`
+#'   variables of the risk tables; `NULL` for none; or a list of criteria
+#'   (the first names the keys). [uniqueness()], [loglinear_risk()] and
+#'   [cluster_risk()] add their rows to the risk table, as the profile's own
+#'   criteria do (see Details).
 #' @param context A [release_context()] (or `NULL`: then the threshold is the
 #'   profile's budget, else 0.2). Taken from the profile's metadata when
 #'   `NULL` and the profile carries one.
@@ -104,13 +107,13 @@
 #' if (rmarkdown::pandoc_available()) {
 #'   ru <- ru_profile(dose_cohort[, -1], list(mask_round(2), mask_round(1)),
 #'                    case ~ dose, family = binomial(), vars = "dose",
-#'                    risk = "identifiability", known = "dose", seed = 1,
+#'                    risk = identifiability("dose"), seed = 1,
 #'                    progress = FALSE)
 #'   released <- apply_mask(dose_cohort[, -1], mask_round(1), "dose")
 #'   out <- release_report(ru, tempfile(fileext = ".html"), data = dose_cohort,
 #'                         release = list(scheme = "rounding to 1 significant digit",
 #'                                        data = released),
-#'                         risk = risk_spec("kanon", keys = c("city", "sex")))
+#'                         risk = avg_risk(NA, strict = TRUE, keys = c("city", "sex")))
 #'   file.exists(out)
 #' }
 release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, context = NULL,

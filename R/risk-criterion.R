@@ -362,20 +362,20 @@ criterion_prepare.default <- function(criterion, data, keys = NULL, id = NULL, .
 #' criterion_monotone(k_anonymity(5))
 #' criterion_min_size(k_anonymity(5))
 #' # a class-local criterion of one's own, used by the search without a release:
-#' # every class holds at least `n` records whose `sex` is "f"
+#' # every class holds at least `n` records whose `sex` is "Female"
 #' min_women <- function(n) {
-#'   new_risk_criterion("min_women", n = n, label = sprintf("at least %d women per class", n),
-#'                      bound = 0, columns = "sex")
+#'   new_risk_criterion("min_women", women = n, bound = 0, columns = "sex",
+#'                      label = sprintf("at least %d women per class", n))
 #' }
 #' registerS3method("criterion_classes", "risk_min_women", function(criterion, node, ...) {
-#'   women <- tabulate(node$unit_class()[node$original$sex == "f"], length(node$size))
-#'   women < criterion$n
+#'   women <- tabulate(node$unit_class()[node$original$sex == "Female"], length(node$size))
+#'   women < criterion$women
 #' })
 #' registerS3method("criterion_evaluate", "risk_min_women",
 #'                  function(criterion, release, original = NULL, keys = NULL, id = NULL, ...) {
 #'   key <- do.call(paste, c(unclass(release[keys]), sep = "\r"))
-#'   women <- tapply(release$sex == "f", key, sum)
-#'   new_criterion_result(criterion, as.numeric(any(women < criterion$n)))
+#'   women <- tapply(release$sex == "Female", key, sum)
+#'   new_criterion_result(criterion, as.numeric(any(women < criterion$women)))
 #' })
 #' h <- list(age = hierarchy_numeric(c(5, 10, 20)), race = hierarchy_flat())
 #' d <- adult_extract[1:800, ]

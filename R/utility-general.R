@@ -608,7 +608,8 @@ as.data.frame.ru_utility_profile <- function(x, row.names = NULL, optional = FAL
 #' lung <- lung[stats::complete.cases(lung), ]
 #' ru <- ru_profile(lung, mask_sweep(mask_noise, amount = c(0.2, 1)),
 #'                  vars = c("age", "wt.loss"), utility = "pmse_ratio",
-#'                  known = c("age", "wt.loss"), nrep = 3, seed = 1, progress = FALSE)
+#'                  risk = match_risk(c("age", "wt.loss")), nrep = 3, seed = 1,
+#'                  progress = FALSE)
 #' plot(ru)
 plot.ru_utility_profile <- function(x, type = if (has_model(x)) "ru" else "utility",
                                     log = "auto", ...) {
