@@ -735,9 +735,16 @@ format.epimask_release <- function(x, ...) {
                         cert$attack, format(signif(cert$pr_attack, 3)),
                         format(signif(cert$pr_reid_given, 3)), format(signif(cert$risk, 3)),
                         ifelse(cert$pass, "pass", "FAIL")))
-  out <- c(out, sprintf("overall risk %s %s threshold %s: %s", format(signif(x$overall_risk, 3)),
-                        if (x$pass) "<=" else ">", format(signif(ctx$threshold, 3)),
-                        if (x$pass) "PASS" else "FAIL"))
+  crit <- x$risk_after$criteria
+  if (length(crit))
+    out <- c(out, "Criteria (recounted on the release):",
+             paste0("  ", unlist(lapply(crit, format))))
+  attacks_pass <- !is.na(x$overall_risk) && x$overall_risk <= ctx$threshold
+  out <- c(out, sprintf("overall risk %s %s threshold %s%s: %s", format(signif(x$overall_risk, 3)),
+                        if (attacks_pass) "<=" else ">", format(signif(ctx$threshold, 3)),
+                        if (length(crit)) sprintf(", criteria %s",
+                                                  if (criteria_pass(crit)) "met" else "NOT met")
+                        else "", if (x$pass) "PASS" else "FAIL"))
   if (length(x$dropped)) out <- c(out, sprintf("Proxies of generalized keys dropped: %s",
                                                paste(x$dropped, collapse = ", ")))
   c(out, release_notes(x))
