@@ -296,9 +296,7 @@ as.data.frame.epimask_datafly <- function(x, row.names = NULL, optional = FALSE,
 summary.epimask_datafly <- function(object, ...) {
   structure(list(
     datafly = object,
-    levels = data.frame(key = object$keys, level = unname(object$levels),
-                        label = unname(object$level_labels),
-                        stringsAsFactors = FALSE),
+    levels = generalization_levels(object),
     steps = object$steps,
     class_sizes = table(size = object$class_sizes)),
     class = "summary.epimask_datafly")
@@ -328,12 +326,22 @@ print.summary.epimask_datafly <- function(x, ...) print_formatted(x, ...)
 #' @export
 plot.epimask_datafly <- function(x, y = NULL, what = c("classes", "records"),
                                  main = NULL, ...) {
+  generalization_plot(x, what, main, if (is.null(x$method)) "Datafly" else x$method, ...)
+}
+
+# The levels chosen, one row per key, for the summaries of datafly() and ola().
+generalization_levels <- function(x) {
+  data.frame(key = x$keys, level = unname(x$levels), label = unname(x$level_labels),
+             stringsAsFactors = FALSE)
+}
+
+# The bar chart of the class sizes of a datafly() or ola() release.
+generalization_plot <- function(x, what, main, method, ...) {
   what <- check_choice(what, c("classes", "records"))
   main <- check_string(main, allow_null = TRUE)
   if (!length(x$class_sizes))
     epimask_abort("Nothing to plot: every record was suppressed.",
                   "epimask_error_empty", arg = "x")
-  method <- if (is.null(x$method)) "Datafly" else x$method
   if (is.null(main)) main <- sprintf("Equivalence class sizes after %s", method)
   class_size_barplot(x$class_sizes, x$k, what, main = main, unit = unit_name(x), ...)
 }

@@ -806,7 +806,7 @@ format.epimask_ola <- function(x, ...) {
 #' @param row.names,optional Unused (for the generic).
 #' @export
 as.data.frame.epimask_ola <- function(x, row.names = NULL, optional = FALSE, ...) {
-  as.data.frame(x$data, stringsAsFactors = FALSE)
+  as.data.frame.epimask_datafly(x)
 }
 
 #' @rdname ola
@@ -814,8 +814,7 @@ as.data.frame.epimask_ola <- function(x, row.names = NULL, optional = FALSE, ...
 summary.epimask_ola <- function(object, ...) {
   structure(list(
     ola = object,
-    levels = data.frame(key = object$keys, level = unname(object$levels),
-                        label = unname(object$level_labels), stringsAsFactors = FALSE),
+    levels = generalization_levels(object),
     criteria = criterion_rows(object$criteria_results),
     class_sizes = table(size = object$class_sizes)),
     class = "summary.epimask_ola")
@@ -848,13 +847,7 @@ print.summary.epimask_ola <- function(x, ...) print_formatted(x, ...)
 #' @param main Plot title (default names the method).
 #' @export
 plot.epimask_ola <- function(x, y = NULL, what = c("classes", "records"), main = NULL, ...) {
-  what <- check_choice(what, c("classes", "records"))
-  main <- check_string(main, allow_null = TRUE)
-  if (!length(x$class_sizes))
-    epimask_abort("Nothing to plot: every record was suppressed.",
-                  "epimask_error_empty", arg = "x")
-  if (is.null(main)) main <- "Equivalence class sizes after OLA"
-  class_size_barplot(x$class_sizes, x$k, what, main = main, unit = unit_name(x), ...)
+  generalization_plot(x, what, main, "OLA", ...)
 }
 
 #' @export

@@ -59,11 +59,8 @@ avg_risk <- function(max, strict = FALSE, keys = NULL) {
 #' @export
 criterion_evaluate.risk_avg_risk <- function(criterion, release, original = NULL, keys = NULL,
                                              id = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys the average risk counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "the average risk counts classes of released records that are persons of the data;",
-      "synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "the average risk")
+  if (!is.null(na)) return(na)
   res <- risk_kanon(release, keys, id = id)
   new_criterion_result(criterion, if (criterion$strict) res$strict_avg_risk else res$avg_risk,
                        detail = res, unit = if (is.null(id)) "records" else "persons")

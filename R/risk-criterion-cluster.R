@@ -72,11 +72,8 @@ criterion_prepare.risk_cluster_risk <- function(criterion, data, keys = NULL, id
 #' @export
 criterion_evaluate.risk_cluster_risk <- function(criterion, release, original = NULL,
                                                  keys = NULL, id = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys the cluster risk counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "cluster risk counts classes of released records that are persons of the data;",
-      "synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "the cluster risk")
+  if (!is.null(na)) return(na)
   res <- cluster_measure(release, keys, criterion, id)
   if (inherits(res, "error"))
     return(new_criterion_result(criterion, NA_real_, unit = if (is.null(id)) "records" else "persons",

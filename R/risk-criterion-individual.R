@@ -43,11 +43,8 @@ individual_risk <- function(max, weights = NULL, measure = c("global", "max"), k
 #' @export
 criterion_evaluate.risk_individual_risk <- function(criterion, release, original = NULL,
                                                     keys = NULL, id = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys the individual risk counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "the individual risk counts classes of released records that are persons of the data;",
-      "synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "the individual risk")
+  if (!is.null(na)) return(na)
   res <- risk_individual(release, keys, weights = criterion$weights, id = id)
   new_criterion_result(criterion, if (criterion$measure == "global") res$global
                                   else max(res$per_record),

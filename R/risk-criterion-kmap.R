@@ -119,11 +119,8 @@ criterion_prepare.risk_k_map <- function(criterion, data, keys = NULL, id = NULL
 #' @export
 criterion_evaluate.risk_k_map <- function(criterion, release, original = NULL, keys = NULL,
                                           id = NULL, generalize = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys k-map counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "k-map counts classes of released records that are persons of the data;",
-      "synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "k-map")
+  if (!is.null(na)) return(na)
   unit <- if (is.null(id)) "records" else "persons"
   res <- tryCatch({
     if (criterion$model) {

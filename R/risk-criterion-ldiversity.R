@@ -75,11 +75,8 @@ criterion_prepare.risk_l_diversity <- function(criterion, data, keys = NULL, id 
 #' @export
 criterion_evaluate.risk_l_diversity <- function(criterion, release, original = NULL,
                                                 keys = NULL, id = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys l-diversity counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "l-diversity counts classes of released records that are persons of the data;",
-      "synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "l-diversity")
+  if (!is.null(na)) return(na)
   res <- risk_ldiversity(release, keys, criterion$sensitive, c = criterion$c, id = id)
   new_criterion_result(criterion, 1 / min(res[[paste0(criterion$measure, "_l")]]),
                        detail = res, unit = if (is.null(id)) "records" else "persons")

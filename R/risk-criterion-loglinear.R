@@ -85,11 +85,8 @@ criterion_prepare.risk_loglinear_risk <- function(criterion, data, keys = NULL, 
 #' @export
 criterion_evaluate.risk_loglinear_risk <- function(criterion, release, original = NULL,
                                                    keys = NULL, id = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys the log-linear risk counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "the log-linear risk counts classes of released records that are persons of the data;",
-      "synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "the log-linear risk")
+  if (!is.null(na)) return(na)
   unit <- if (is.null(id)) "records" else "persons"
   res <- tryCatch(risk_loglinear(release, keys, weights = criterion$weights,
                                  formula = criterion$formula, method = criterion$method,

@@ -50,11 +50,8 @@ suda_risk <- function(max, max_k = NULL, dis_fraction = 0.01,
 #' @export
 criterion_evaluate.risk_suda_risk <- function(criterion, release, original = NULL, keys = NULL,
                                               id = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys SUDA counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "SUDA counts unique combinations of released records that are persons of the data;",
-      "synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "SUDA")
+  if (!is.null(na)) return(na)
   res <- risk_suda(release, keys, max_k = criterion$max_k %||% length(keys),
                    dis_fraction = criterion$dis_fraction, id = id)
   dis <- res$dis

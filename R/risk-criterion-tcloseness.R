@@ -69,11 +69,8 @@ criterion_prepare.risk_t_closeness <- function(criterion, data, keys = NULL, id 
 #' @export
 criterion_evaluate.risk_t_closeness <- function(criterion, release, original = NULL,
                                                 keys = NULL, id = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys t-closeness counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "t-closeness counts classes of released records that are persons of the data;",
-      "synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "t-closeness")
+  if (!is.null(na)) return(na)
   res <- risk_tcloseness(release, keys, criterion$sensitive, ordered = criterion$ordered,
                          id = id)
   new_criterion_result(criterion, max(res$t), detail = res,

@@ -55,11 +55,8 @@ uniqueness <- function(max, model, keys = NULL) {
 #' @export
 criterion_evaluate.risk_uniqueness <- function(criterion, release, original = NULL,
                                                keys = NULL, id = NULL, ...) {
-  if (is.null(keys)) abort_value("keys", "the keys population uniqueness counts over")
-  if (inherits(release, "epimask_synthetic"))
-    return(criterion_not_applicable(criterion, paste(
-      "population uniqueness counts classes of released records that are persons of the",
-      "data; synthetic records are not")))
+  na <- classes_not_counted(criterion, release, keys, "population uniqueness")
+  if (!is.null(na)) return(na)
   unit <- if (is.null(id)) "records" else "persons"
   model <- criterion$model
   # the release is a sample of the population of the data: its fraction is

@@ -516,6 +516,20 @@ criterion_not_applicable <- function(criterion, why, unit = "records") {
   new_criterion_result(criterion, NA_real_, applies = FALSE, note = why, unit = unit)
 }
 
+# What a criterion of the classes of keys checks first: the keys are known,
+# and the release is of persons of the data (synthetic records are not: the
+# measure does not apply, and the result says why). NULL when it applies.
+classes_not_counted <- function(criterion, release, keys, what) {
+  if (is.null(keys))
+    abort_value("keys", sprintf("the keys %s counts over (the call's, or the criterion's `keys = `)",
+                                what))
+  if (inherits(release, "epimask_synthetic"))
+    return(criterion_not_applicable(criterion, sprintf(paste(
+      "%s counts classes of released records that are persons of the data; synthetic",
+      "records are not"), what)))
+  NULL
+}
+
 # A list of criteria from what the verbs accept: one criterion or a list of
 # them; `arg` names the argument in errors.
 as_criteria <- function(criteria, arg = "criteria") {
