@@ -63,4 +63,7 @@ SEXP r_loglinear_match(SEXP spec);
 SEXP r_suppress_run(SEXP spec);
 SEXP r_suppress_class_sizes(SEXP spec);
 
+/* r_synth.c: donor sampling of sequential synthesis */
+SEXP r_synth_donors(SEXP spec);
+
 #endif
