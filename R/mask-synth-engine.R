@@ -466,7 +466,7 @@ descend_to_leaf <- function(model, rows) {
 # The design of the parametric models: an intercept, numeric predictors
 # standardised (a missing value at the mean, with an indicator), factors as
 # treatment dummies of the levels seen in training.
-design_spec <- function(frame, predictors) {
+synth_design_spec <- function(frame, predictors) {
   lapply(stats::setNames(predictors, predictors), function(p) {
     x <- frame[[p]]
     if (is.factor(x)) {
@@ -480,7 +480,7 @@ design_spec <- function(frame, predictors) {
   })
 }
 
-design_matrix <- function(spec, newdata) {
+synth_design <- function(spec, newdata) {
   n <- nrow(newdata)
   blocks <- lapply(names(spec), function(p) {
     s <- spec[[p]]
@@ -500,8 +500,8 @@ design_matrix <- function(spec, newdata) {
 }
 
 parametric_model <- function(frame, y, kind, predictors, scheme) {
-  spec <- design_spec(frame, predictors)
-  x <- design_matrix(spec, frame)
+  spec <- synth_design_spec(frame, predictors)
+  x <- synth_design(spec, frame)
   qx <- qr(x)
   keep <- sort(qx$pivot[seq_len(qx$rank)])
   x <- x[, keep, drop = FALSE]
@@ -683,7 +683,7 @@ draw_mvn <- function(mean, cov) {
 }
 
 draw_normal <- function(model, target, scheme) {
-  x <- design_matrix(model$spec, target)[, model$keep, drop = FALSE]
+  x <- synth_design(model$spec, target)[, model$keep, drop = FALSE]
   sigma2 <- model$rss / model$df
   beta <- model$beta
   if (scheme$proper) {
@@ -694,7 +694,7 @@ draw_normal <- function(model, target, scheme) {
 }
 
 draw_logistic <- function(model, target, scheme) {
-  x <- design_matrix(model$spec, target)[, model$keep, drop = FALSE]
+  x <- synth_design(model$spec, target)[, model$keep, drop = FALSE]
   beta <- if (scheme$proper) draw_mvn(model$beta, model$vcov) else model$beta
   p <- stats::plogis(drop(x %*% beta))
   hit <- stats::runif(nrow(x)) < p
@@ -702,7 +702,7 @@ draw_logistic <- function(model, target, scheme) {
 }
 
 draw_multinomial <- function(model, target, scheme) {
-  x <- design_matrix(model$spec, target)[, model$keep, drop = FALSE]
+  x <- synth_design(model$spec, target)[, model$keep, drop = FALSE]
   coef <- model$coef
   if (scheme$proper) {
     boot <- sample.int(nrow(model$x), nrow(model$x), replace = TRUE)

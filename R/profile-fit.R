@@ -48,6 +48,8 @@ coef.epimask_light_fit <- function(object, ...) object$coefficients
 # Estimate and naive SE of the profile's quantity on one masked data set;
 # NA when the fit fails (e.g. a covariate masked to a constant).
 replicate_estimate <- function(job, data) {
+  # synthetic copies: each fitted, combined by the release's rules
+  if (is_synthetic(data)) return(synthetic_replicate_estimate(job, data))
   model <- job$model
   out <- tryCatch({
     data <- derive_data(job$derive, data)
@@ -84,7 +86,8 @@ shared_design <- function(scheme, job, R) {
 
 estimate_replicates <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
-  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term) && is.null(job$derive)) {
+  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term) && is.null(job$derive) &&
+      !is_synthetic(masked[[1L]])) {
     # all replicate designs in one C call when they share the survival times
     fast <- tryCatch(cox_replicate_estimates(job$model, masked, job$term),
                      epimask_error = function(e) NULL)
