@@ -311,3 +311,40 @@ plot_synthetic_column <- function(v, cols, o, ...) {
                     args.legend = list(bty = "n", cex = 0.7))
   invisible()
 }
+
+# The copies of a release and the original records they were synthesised
+# from (the holdout left out), for the risk criteria that compare them; a
+# plain data frame is a release of one copy.
+release_copies_and_original <- function(release, original, arg = "original") {
+  if (is.null(original)) abort_type(arg, "the original data the release was made from")
+  original <- as_plain_data(check_data(original, arg))
+  if (!is_synthetic(release)) {
+    release <- as_plain_data(check_data(release, "release"))
+    return(list(copies = list(release), original = original, holdout = 0L))
+  }
+  info <- synthetic_info(release, "release")
+  expected <- info$n + length(info$holdout)
+  if (nrow(original) != expected)
+    abort_length(arg, sprintf("be the data the release was synthesised from (%d records, not %d)",
+                              expected, nrow(original)))
+  if (length(info$holdout)) original <- original[-info$holdout, , drop = FALSE]
+  list(copies = lapply(unclass(release), as_plain_data), original = original,
+       holdout = length(info$holdout))
+}
+
+# Group numbers of the key combinations of the original records and of a
+# copy in one code space: `orig`, `copy` (1-based), `n` groups.
+shared_key_groups <- function(original, copy, keys) {
+  codes <- key_codes(original, keys, other = copy)
+  g <- call_c(C_freq_group, list(codes = rbind(codes[[1L]], codes[[2L]])), arg = "keys")$group
+  no <- nrow(original)
+  list(orig = g[seq_len(no)], copy = g[no + seq_len(nrow(copy))], n = max(g))
+}
+
+check_criterion_keys <- function(keys, original, release_cols, what) {
+  if (is.null(keys)) abort_value("keys", sprintf("the keys %s counts over", what))
+  check_columns(keys, original, "keys", "original")
+  missing <- setdiff(keys, release_cols)
+  if (length(missing)) abort_name("keys", missing, "the release")
+  keys
+}

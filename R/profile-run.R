@@ -157,7 +157,8 @@
 #' @param utility `NULL` or a model-free utility measure of
 #'   [utility_general()], computed on the masked columns `vars` of every
 #'   replicate against its unmasked data: `"pmse_ratio"` (pMSE over its null
-#'   expectation), `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
+#'   expectation), `"spmse"` (synthpop's S_pMSE, over its permutation null),
+#'   `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
 #'   `"il1s"` or `"cor"` (the largest change of a correlation); lower is
 #'   better for all. Beside a model it adds the columns `utility` (mean over
 #'   the replicates) and `utility_se` (its Monte Carlo SE). Without

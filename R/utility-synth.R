@@ -323,3 +323,28 @@ synthetic_risk_value <- function(spec, original, release) {
     "original)$value, or disco()."), spec$name), "epimask_warning_synth_risk")
   NA_real_
 }
+
+# utility_general() of a synthetic release: each measure on every copy
+# against the original records synthesised from, averaged over the copies;
+# IL1s (records paired) only for a partially synthetic release.
+utility_general_synthetic <- function(original, release, vars, measures, nperm) {
+  parts <- release_copies_and_original(release, original)
+  info <- synthetic_info(release, "masked")
+  if (!info$partial) measures <- setdiff(measures, "il1s")
+  if (!length(measures)) abort_value("measures", "a measure other than IL1s for a fully synthetic release")
+  each <- lapply(parts$copies, function(cp)
+    utility_general(parts$original, cp, vars = vars, measures = measures, nperm = nperm))
+  out <- each[[1L]]
+  mean_of <- function(f) mean(vapply(each, function(u) as.double(f(u)), numeric(1)))
+  if (!is.null(out$pmse))
+    out$pmse <- vapply(names(out$pmse), function(nm) mean_of(function(u) u$pmse[[nm]]), numeric(1))
+  for (col in c("ks", "il1s"))
+    out$variables[[col]] <- rowMeans(vapply(each, function(u) as.double(u$variables[[col]]),
+                                            numeric(nrow(out$variables))))
+  out$ks_max <- mean_of(function(u) u$ks_max)
+  out$il1s <- mean_of(function(u) u$il1s)
+  out$cor_change <- mean_of(function(u) u$cor_change)
+  out$separation <- any(vapply(each, function(u) isTRUE(u$separation), logical(1)))
+  out$copies <- length(each)
+  out
+}
