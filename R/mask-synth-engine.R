@@ -37,7 +37,7 @@ synthesise <- function(data, scheme, vars) {
   draw <- function(j) with_rng_stream(streams[[j + 1L]],
                                       synth_copy(fitted, plan, scheme, reference))
   copies <- synth_map_copies(scheme$m, draw, scheme$control$parallel, streams[-1L])
-  warn_original_records(copies, plan)
+  warn_original_records(copies, plan, scheme)
   new_synthetic(lapply(copies, function(cp) synth_output(cp$data, input)),
                 synth_info(scheme, plan, fitted, copies))
 }
@@ -385,7 +385,10 @@ cart_model <- function(frame, y, kind, predictors, scheme) {
   d <- x
   d$.y <- if (kind == "cat") droplevels(y) else y
   has_na <- any(vapply(x, anyNA, logical(1)))
-  control <- rpart::rpart.control(minbucket = scheme$minbucket, cp = scheme$control$cp, xval = 0L,
+  # cp 0: no pruning by complexity (rpart keeps a split only above cp, and a
+  # classification split can leave the misclassification risk as it was)
+  cp <- if (scheme$control$cp == 0) -1 else scheme$control$cp
+  control <- rpart::rpart.control(minbucket = scheme$minbucket, cp = cp, xval = 0L,
                                   maxcompete = 0L, maxsurrogate = if (has_na) 5L else 0L,
                                   usesurrogate = 2L)
   fit <- rpart::rpart(.y ~ ., data = d, method = if (kind == "cat") "class" else "anova",
@@ -847,15 +850,17 @@ synth_map_copies <- function(m, draw, parallel, streams) {
   if (!parallel) return(lapply(seq_len(m), draw))
   if (!requireNamespace("future.apply", quietly = TRUE))
     abort_value("control$parallel", "FALSE unless the future.apply package is installed")
-  tryCatch(
+  # a sequential plan runs in this process and leaves the last stream behind:
+  # the caller's generator is put back as the serial run leaves it
+  with_saved_rng(tryCatch(
     future.apply::future_lapply(seq_len(m), draw, future.seed = streams),
     FutureError = function(e) epimask_abort(sprintf(paste0(
       "A parallel worker failed, so the synthesis returns nothing (a release with copies ",
       "missing would pass unnoticed): %s"), conditionMessage(e)),
-      "epimask_error_worker", arg = "control$parallel"))
+      "epimask_error_worker", arg = "control$parallel")))
 }
 
-warn_original_records <- function(copies, plan) {
+warn_original_records <- function(copies, plan, scheme) {
   left <- vapply(copies, `[[`, integer(1), "original")
   if (!any(left > 0L)) return(invisible())
   epimask_warn(sprintf(paste0(
@@ -863,10 +868,14 @@ warn_original_records <- function(copies, plan) {
     if (length(left) == 1L) "The synthetic copy" else sprintf("The %d synthetic copies", length(left)),
     paste(left, collapse = ", "), if (sum(left) == 1L) " is" else "s are",
     if (plan$partial) "its synthesised values all came out as its own"
-    else "one no other original record equals, still drawn so after the redraws",
+    else if (scheme$control$max_redraw > 0L) "one no other original record equals, still so after the redraws"
+    else "one no other original record equals: a person's whole record",
     if (plan$partial) paste("In a partially synthetic release the kept columns are original;",
                             "synthesise more columns or coarser ones to change these records.")
-    else "The data make it unavoidable (few combinations, or columns that determine each other)."),
+    else paste("Donors give original values, so few columns or exact numbers make such records",
+               "common: smooth the numbers and dates (smooth = TRUE), synthesise more columns,",
+               "or draw these records again (synth_control(max_redraw = ), which biases the",
+               "synthesis away from the data's own combinations; see ?mask_synth).")),
     "epimask_warning_synth_original")
 }
 

@@ -33,8 +33,8 @@
 #' \describe{
 #'   \item{`"cart"`}{a classification or regression tree of the column on
 #'     its predictors ([rpart::rpart()], `minbucket` records at least in a
-#'     leaf, complexity `control$cp`, no cross-validation, which the
-#'     synthesis does not use). A synthetic record is sent down the tree and
+#'     leaf, grown until `minbucket` stops it unless `control$cp` says
+#'     otherwise, no cross-validation, which the synthesis does not use). A synthetic record is sent down the tree and
 #'     takes the value of a donor, an original record of its leaf. With
 #'     `proper = TRUE` (default) the donors of each leaf are drawn with
 #'     Bayesian-bootstrap weights (Rubin 1981; synthpop's former
@@ -97,18 +97,30 @@
 #' (1, 2, ... for a numeric column, `"s1"`, `"s2"`, ... otherwise) in the
 #' order of the persons in the copy, which a seed cannot undo.
 #'
-#' **No original record.** A synthetic record that equals, on every released
-#' column, an original record shared by no other original record would
-#' release that person's record: in a fully synthetic release such records
-#' are drawn again (the whole record, at most `control$max_redraw` times; a
-#' record whose combination several original records share is a
-#' combination, not one person's record, and is left as drawn). In a
-#' partially synthetic release the kept columns are original by the
-#' custodian's choice; a record whose synthesised values all came out equal
-#' to its own is counted, not redrawn (forcing a change would bias the
-#' synthesis). Records still equal to an original record after that are
-#' released with a warning of class `epimask_warning_synth_original` giving
-#' their number per copy (the release's `original_records`).
+#' **Original records.** The synthesis never copies a record: each value is
+#' drawn by its own model. But donors give original values, so a synthetic
+#' record can come out equal, on every released column, to an original
+#' record that no other original record equals, which releases that
+#' person's whole record (a combination several original records share is
+#' a combination, not one person's record). Such records are counted in
+#' every copy (the release's `original_records`) and released with a
+#' warning of class `epimask_warning_synth_original` giving their number.
+#' They are common when few columns are synthesised or numbers are exact:
+#' when a number is visited after category columns, the leaves of its tree
+#' hold records of one combination of the categories, so its donor is a
+#' record with the synthetic record's categories and the whole record is
+#' copied (measured: all 4,000 records of every copy, for a factor, a binary
+#' factor and a normal number; the test suite has it). Smoothing (`smooth =
+#' TRUE`) gives numbers and dates new values (fewer than 25 of 200 records
+#' left, against over 50); more and coarser columns make them rare. `control$max_redraw` (default 0) draws them
+#' again, whole, up to that many times, which removes most of them at a
+#' price: a redraw is accepted only when the record differs from the
+#' data's, so the synthesis avoids the data's own combinations (with a
+#' continuous and a binary column, every accepted record takes the other
+#' value of the binary one: the association is reversed). In a partially
+#' synthetic release the kept columns are original by the custodian's
+#' choice; records whose synthesised values all came out as their own are
+#' counted, never redrawn.
 #'
 #' **Control set for attacks.** `holdout` is a share of the records (of the
 #' persons, with `id`) drawn at random and left out of the synthesis: the
@@ -234,12 +246,20 @@ synth_label <- function(method, m, minbucket, smooth) {
 #' Options of a synthesis
 #'
 #' @param cp Complexity parameter of the trees ([rpart::rpart.control()]):
-#'   a split must improve the fit by this share; the default `1e-8` (as
-#'   synthpop) lets `minbucket` alone decide the size of the leaves.
+#'   a split must lower the tree's risk by this share. The default 0 grows
+#'   each tree until `minbucket` stops it (passed to rpart as a negative
+#'   `cp`). rpart measures the risk of a classification tree by its
+#'   misclassification, which a split that leaves the majority class of both
+#'   children unchanged does not lower; with synthpop's `cp = 1e-8` such
+#'   splits are pruned, and a tree of a binary `y` on a factor `x` can pool
+#'   categories with \eqn{P(y = 1)} of 0.1 and 0.4 in one leaf, which the
+#'   synthetic data then share (the test suite shows it).
 #' @param max_levels Factor and character columns of more categories are
 #'   drawn from their marginal and predict nothing (see [mask_synth()]).
 #' @param max_redraw Times a synthetic record equal to a unique original
-#'   record is drawn again before it is released with a warning.
+#'   record is drawn again before it is released with a warning (default 0:
+#'   counted and reported only; redraws bias the synthesis, see
+#'   [mask_synth()]).
 #' @param maxit Iterations of the multinomial fits ([nnet::multinom()]).
 #' @param parallel Draw the copies on the current [future::plan()] (needs
 #'   \pkg{future.apply}); the result is that of the serial run.
@@ -249,7 +269,7 @@ synth_label <- function(method, m, minbucket, smooth) {
 #' synth_control(cp = 1e-4)
 #' mask_synth(control = synth_control(max_levels = 100))
 #' @export
-synth_control <- function(cp = 1e-8, max_levels = 60, max_redraw = 10, maxit = 1000,
+synth_control <- function(cp = 0, max_levels = 60, max_redraw = 0, maxit = 1000,
                           parallel = FALSE) {
   structure(list(cp = check_number(cp, "cp", lower = 0, upper = 1),
                  max_levels = as.integer(check_number(max_levels, "max_levels", lower = 2,
