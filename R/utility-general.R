@@ -323,7 +323,7 @@ general_measure_table <- function(x) {
     add("pmse_null", x$pmse[["null"]], "reference", "expected pMSE of a synthesis from the right model")
     add("pmse_ratio", x$pmse[["ratio"]], "lower",
         "pMSE / its null expectation (about 1: a synthesis from the right model)")
-    if (!is.null(x$pmse[["spmse"]] %||% NULL) && "spmse" %in% names(x$pmse))
+    if ("spmse" %in% names(x$pmse))
       add("S_pMSE", x$pmse[["spmse"]], "lower", "pMSE / its permutation null (about 1: a synthesis from the right model)")
   }
   if ("ks" %in% x$measures) add("ks_max", x$ks_max, "lower", "largest per-variable KS distance")
