@@ -384,38 +384,57 @@ cart_model <- function(frame, y, kind, predictors, scheme) {
   }
   d <- x
   d$.y <- if (kind == "cat") droplevels(y) else y
-  has_na <- any(vapply(x, anyNA, logical(1)))
   # cp 0: no pruning by complexity (rpart keeps a split only above cp, and a
   # classification split can leave the misclassification risk as it was)
   cp <- if (scheme$control$cp == 0) -1 else scheme$control$cp
   control <- rpart::rpart.control(minbucket = scheme$minbucket, cp = cp, xval = 0L,
-                                  maxcompete = 0L, maxsurrogate = if (has_na) 5L else 0L,
-                                  usesurrogate = 2L)
+                                  maxcompete = 0L, maxsurrogate = 0L, usesurrogate = 2L)
   fit <- rpart::rpart(.y ~ ., data = d, method = if (kind == "cat") "class" else "anova",
                       control = control, model = FALSE, x = FALSE, y = FALSE)
   is_leaf <- fit$frame$var == "<leaf>"
   frame_leaf <- rep(NA_integer_, nrow(fit$frame))
   frame_leaf[is_leaf] <- seq_len(sum(is_leaf)) - 1L
-  donor_leaf <- frame_leaf[fit$where]
-  fit <- slim_tree(fit)
-  list(type = "donors", tree = fit, predictors = predictors, safe = safe, recode = recode,
-       frame_leaf = frame_leaf,
-       nodes = as.integer(rownames(fit$frame)), donor_leaf = donor_leaf,
-       n_leaf = sum(is_leaf), values = y)
+  model <- list(type = "donors", tree = tree_arrays(fit, safe), predictors = predictors,
+                safe = safe, recode = recode, frame_leaf = frame_leaf, n_leaf = sum(is_leaf),
+                values = y)
+  # the donors' leaves by the same predictor as the synthetic records' (rpart
+  # leaves a training record with a missing split value at the inner node)
+  model$donor_leaf <- cart_leaves(model, frame)
+  model
 }
 
-# What predict() needs of a tree (the node's frame row as yval), without the
-# training records or the environment of the formula.
-slim_tree <- function(fit) {
-  fit$frame <- data.frame(var = fit$frame$var, n = fit$frame$n, yval = seq_len(nrow(fit$frame)),
-                          ncompete = fit$frame$ncompete, nsurrogate = fit$frame$nsurrogate,
-                          row.names = rownames(fit$frame), stringsAsFactors = FALSE)
-  fit$where <- NULL
-  fit$call <- NULL
-  fit$cptable <- NULL
-  fit$variable.importance <- NULL
-  attr(fit$terms, ".Environment") <- baseenv()
-  fit
+# An rpart tree (one split per inner node) as the arrays of the C predictor
+# (src/synth.c): per frame row its split, children and the way a missing
+# value goes (the child with more training records, as rpart's
+# usesurrogate = 2 without surrogates).
+tree_arrays <- function(fit, safe) {
+  fr <- fit$frame
+  nn <- nrow(fr)
+  leaf <- fr$var == "<leaf>"
+  node <- as.integer(rownames(fr))
+  index <- 1L + c(0L, cumsum((!leaf) + fr$ncompete + fr$nsurrogate))[seq_len(nn)]
+  out <- list(leaf = as.integer(leaf), var = integer(nn), kind = integer(nn), cut = numeric(nn),
+              dir = integer(nn), crow = integer(nn), left = integer(nn), right = integer(nn),
+              major = integer(nn))
+  inner <- which(!leaf)
+  if (length(inner)) {
+    sp <- fit$splits[index[inner], , drop = FALSE]
+    ncat <- sp[, "ncat"]
+    out$var[inner] <- match(rownames(sp), safe) - 1L
+    out$kind[inner] <- as.integer(ncat > 1)
+    out$cut[inner] <- ifelse(ncat > 1, 0, sp[, "index"])
+    out$dir[inner] <- as.integer(ifelse(ncat > 1, 0, sign(ncat)))
+    out$crow[inner] <- as.integer(ifelse(ncat > 1, sp[, "index"] - 1, 0))
+    out$left[inner] <- match(2L * node[inner], node) - 1L
+    out$right[inner] <- match(2L * node[inner] + 1L, node) - 1L
+    out$major[inner] <- as.integer(fr$n[out$right[inner] + 1L] > fr$n[out$left[inner] + 1L])
+  }
+  csplit <- fit$csplit
+  out$csplit <- if (is.null(csplit)) matrix(0L, 0L, 0L) else {
+    storage.mode(csplit) <- "integer"
+    csplit
+  }
+  out
 }
 
 # Scores of a factor's levels on the first principal component of their
@@ -439,29 +458,18 @@ pc1_level_scores <- function(x, y) {
   out
 }
 
-# The leaf (0-based) of each record of a prediction frame.
+# The leaf (0-based) of each record of a prediction frame, by the C
+# predictor: factors as their level codes, recoded factors as their scores.
 cart_leaves <- function(model, newdata) {
-  x <- newdata[model$predictors]
-  names(x) <- model$safe
-  for (nm in names(model$recode)) x[[nm]] <- unname(model$recode[[nm]][as.integer(x[[nm]])])
-  node_row <- stats::predict(model$tree, newdata = x, type = "vector")
-  leaf <- model$frame_leaf[node_row]
-  inner <- which(is.na(leaf))
-  if (length(inner)) leaf[inner] <- descend_to_leaf(model, node_row[inner])
-  leaf
-}
-
-# A record that stopped at an inner node (no surrogate for a missing value)
-# goes down a random branch to a leaf, as synthpop does.
-descend_to_leaf <- function(model, rows) {
-  vapply(rows, function(r) {
-    node <- model$nodes[[r]]
-    repeat {
-      at <- match(node, model$nodes)
-      if (!is.na(model$frame_leaf[[at]])) return(model$frame_leaf[[at]])
-      node <- 2L * node + (stats::runif(1L) < 0.5)
-    }
-  }, integer(1))
+  x <- vapply(seq_along(model$predictors), function(j) {
+    v <- newdata[[model$predictors[[j]]]]
+    rec <- model$recode[[model$safe[[j]]]]
+    if (!is.null(rec)) return(unname(rec[as.integer(v)]))
+    as.double(if (is.factor(v)) as.integer(v) else v)
+  }, numeric(nrow(newdata)))
+  x <- matrix(x, nrow = nrow(newdata))
+  row <- call_c(C_synth_tree_leaves, c(list(x = x), model$tree), arg = "model")
+  model$frame_leaf[row + 1L]
 }
 
 # ---- parametric models --------------------------------------------------------------

@@ -65,6 +65,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(suppress_class_sizes, 1),
     /* donor sampling of sequential synthesis (r_synth.c) */
     CALLDEF(synth_donors, 1),
+    CALLDEF(synth_tree_leaves, 1),
     {NULL, NULL, 0}
 };
 

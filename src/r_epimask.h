@@ -65,5 +65,6 @@ SEXP r_suppress_class_sizes(SEXP spec);
 
 /* r_synth.c: donor sampling of sequential synthesis */
 SEXP r_synth_donors(SEXP spec);
+SEXP r_synth_tree_leaves(SEXP spec);
 
 #endif

@@ -46,3 +46,44 @@ SEXP r_synth_donors(SEXP spec)
     UNPROTECT(1);
     return out;
 }
+
+/* spec: list(x = n x p double matrix (NaN/NA missing, level codes for
+ * categories), leaf, var, kind, dir, crow, left, right, major = integer per
+ * node (0-based rows), cut = double per node, csplit = integer matrix (may
+ * be 0 x 0)). Returns the 0-based node row of each record's leaf. */
+SEXP r_synth_tree_leaves(SEXP spec)
+{
+    SEXP xs = r_field(spec, "x");
+    if (!isReal(xs) || !isMatrix(xs)) r_field_error("x", "a double matrix");
+    R_xlen_t n = nrows(xs);
+    int p = ncols(xs);
+    R_xlen_t nn = r_field_length(spec, "leaf");
+    if (nn < 1 || nn > INT_MAX) r_field_error("leaf", "one value per node (at least one)");
+    const int *leaf = r_field_int(spec, "leaf", nn);
+    const int *var = r_field_int(spec, "var", nn);
+    const int *kind = r_field_int(spec, "kind", nn);
+    const int *dir = r_field_int(spec, "dir", nn);
+    const int *crow = r_field_int(spec, "crow", nn);
+    const int *left = r_field_int(spec, "left", nn);
+    const int *right = r_field_int(spec, "right", nn);
+    const int *major = r_field_int(spec, "major", nn);
+    const double *cut = r_field_double(spec, "cut", nn, 0);
+    size_t n_crow;
+    int n_ccol;
+    const int *csplit = r_field_int_matrix(spec, "csplit", &n_crow, &n_ccol);
+    if (n_crow > INT_MAX) r_field_error("csplit", "a matrix of fewer than 2^31 rows");
+    for (R_xlen_t r = 0; r < nn; r++) {
+        if (leaf[r]) continue;
+        if (var[r] < 0 || var[r] >= p) r_field_error("var", "columns of x");
+        /* children after their parent (rpart's preorder): no cycle */
+        if (left[r] <= r || left[r] >= nn || right[r] <= r || right[r] >= nn)
+            r_field_error("left", "child rows after their parent's");
+        if (kind[r] == 1 && (crow[r] < 0 || (size_t) crow[r] >= n_crow))
+            r_field_error("crow", "rows of csplit");
+    }
+    SEXP out = PROTECT(allocVector(INTSXP, n));
+    synth_tree_leaves(REAL(xs), (size_t) n, p, leaf, var, kind, cut, dir, crow, left, right,
+                      major, csplit, (int) n_crow, n_ccol, INTEGER(out), check_interrupt);
+    UNPROTECT(1);
+    return out;
+}

@@ -61,3 +61,33 @@ int synth_leaf_donors(const int *donor_leaf, size_t n_donor, const int *target_l
     }
     return 0;
 }
+
+void synth_tree_leaves(const double *x, size_t n, int p, const int *leaf, const int *var,
+                       const int *kind, const double *cut, const int *dir, const int *crow,
+                       const int *left, const int *right, const int *major,
+                       const int *csplit, int n_crow, int n_ccol, int *out,
+                       void (*interrupt)(void))
+{
+    (void) p;
+    for (size_t i = 0; i < n; i++) {
+        if (interrupt && (i & 0xFFFF) == 0xFFFF) interrupt();
+        int r = 0;
+        while (!leaf[r]) {
+            double v = x[(size_t) var[r] * n + i];
+            int go_right;
+            if (v != v) {
+                go_right = major[r];
+            } else if (kind[r] == 0) {
+                int below = v < cut[r];
+                go_right = (dir[r] == -1) ? !below : below;
+            } else {
+                int level = (int) v;
+                int code = (level >= 1 && level <= n_ccol)
+                    ? csplit[(size_t) (level - 1) * (size_t) n_crow + (size_t) crow[r]] : 2;
+                go_right = (code == 1) ? 0 : (code == 3) ? 1 : major[r];
+            }
+            r = go_right ? right[r] : left[r];
+        }
+        out[i] = r;
+    }
+}

@@ -36,4 +36,24 @@ int synth_leaf_donors(const int *donor_leaf, size_t n_donor, const int *target_l
                       synth_rng expo, int *out, size_t *start, int *order, double *cum,
                       void (*interrupt)(void));
 
+/* The leaf of each record in a binary tree (an rpart tree with one split per
+ * inner node: no competitor or surrogate splits), the twin of
+ * rpart's predict for such trees without its linear search of child nodes.
+ *
+ * Nodes are rows 0 .. n_node - 1. Row r: leaf[r] != 0 for a leaf; otherwise
+ * var[r] (0-based column of x), kind[r] (0: numeric, 1: categorical),
+ * cut[r] and dir[r] for a numeric split (x < cut goes left when dir = -1,
+ * right when dir = 1; x >= cut the other way), crow[r] (0-based row of the
+ * n_crow x n_ccol matrix csplit, column-major) for a categorical split (x
+ * holds the level codes 1, 2, ...; csplit 1 = left, 3 = right, else the
+ * level is missing here), left[r], right[r] (rows of the children) and
+ * major[r] (0: left, 1: right) the way of a missing value.
+ * x: n x p, column-major, NaN for missing. out: the row of each record's
+ * leaf. The root is row 0. interrupt: polled every 2^16 records. */
+void synth_tree_leaves(const double *x, size_t n, int p, const int *leaf, const int *var,
+                       const int *kind, const double *cut, const int *dir, const int *crow,
+                       const int *left, const int *right, const int *major,
+                       const int *csplit, int n_crow, int n_ccol, int *out,
+                       void (*interrupt)(void));
+
 #endif

@@ -322,3 +322,38 @@ test_that("a sweep of minbucket runs weak to strong; labels, print and the tidie
   grDevices::dev.off()
   expect_gt(file.size(f), 1000)
 })
+
+test_that("the C tree predictor sends records to the leaves rpart's predict() sends them to", {
+  set.seed(14)
+  n <- 3000
+  d <- data.frame(a = rnorm(n), f = factor(sample(letters[1:7], n, TRUE)), b = runif(n))
+  d$y <- d$a + as.integer(d$f) / 3 + rnorm(n)
+  d$a[sample(n, 300)] <- NA
+  d$f[sample(n, 200)] <- NA
+  d$k <- factor(ifelse(d$b > 0.5, "hi", "lo"))
+  for (resp in c("y", "k")) {
+    fit <- rpart::rpart(stats::as.formula(paste(resp, "~ a + f + b")), data = d,
+                        method = if (resp == "y") "anova" else "class",
+                        control = rpart::rpart.control(minbucket = 5, cp = -1, xval = 0,
+                                                       maxcompete = 0, maxsurrogate = 0,
+                                                       usesurrogate = 2))
+    arrays <- epimask:::tree_arrays(fit, c("a", "f", "b"))
+    x <- cbind(d$a, as.integer(d$f), d$b)
+    got <- epimask:::call_c(epimask:::C_synth_tree_leaves, c(list(x = x), arrays)) + 1L
+    fit$frame$yval <- seq_len(nrow(fit$frame))
+    want <- stats::predict(fit, d, type = "vector")
+    complete <- stats::complete.cases(d[c("a", "f")])
+    expect_identical(got[complete], as.integer(want)[complete])
+    # the training records too (rpart's own `where`)
+    expect_identical(got[complete], unname(fit$where)[complete])
+    # a missing value goes to the child with more training records, down to a leaf
+    expect_true(all(fit$frame$var[got] == "<leaf>"))
+    r <- which(arrays$leaf == 0L)[[1L]]
+    big <- if (fit$frame$n[arrays$right[r] + 1L] > fit$frame$n[arrays$left[r] + 1L])
+      arrays$right[r] else arrays$left[r]
+    miss <- x
+    miss[, arrays$var[r] + 1L] <- NA
+    lv <- epimask:::call_c(epimask:::C_synth_tree_leaves, c(list(x = miss[1:5, , drop = FALSE]), arrays))
+    expect_true(all(lv >= big))   # in the subtree of that child (preorder rows)
+  }
+})
