@@ -126,7 +126,7 @@
 #' persons, with `id`) drawn at random and left out of the synthesis: the
 #' models never see them, so an attack on the release can compare how well
 #' it does on the records synthesised from with how well it does on these
-#' (the control set of the attacks of [risk_singling_out()] and its
+#' (the control set of the attacks of `risk_singling_out()` and its
 #' kin, after anonymeter, Giomi et al. 2023). The release records their row
 #' numbers in the original data (`attr(release, "synthesis")$holdout`,
 #' 1-based and increasing; also `holdout_rows(release)`): indices only,
