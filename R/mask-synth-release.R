@@ -306,7 +306,7 @@ plot_synthetic_column <- function(v, cols, o, ...) {
   m <- rbind(original = if (!is.null(o)) share(o), synthetic = syn)
   colnames(m) <- lv
   graphics::barplot(m, beside = TRUE, col = c(if (!is.null(o)) "grey30", syn_col), main = v,
-                    ylab = "share", las = 2, cex.names = 0.7,
+                    ylab = "share", las = 2, cex.names = 0.7, ylim = c(0, 1.35 * max(m)),
                     legend.text = if (!is.null(o)) c("original", "synthetic (mean)"),
                     args.legend = list(bty = "n", cex = 0.7))
   invisible()

@@ -146,6 +146,28 @@ if (requireNamespace("survival", quietly = TRUE)) {
   cat("\ntime (s):\n")
   print(data.frame(tool = names(runs), elapsed = vapply(runs, `[[`, 1, "elapsed"),
                    cpu = vapply(runs, `[[`, 1, "cpu"), load = load_avg()), row.names = FALSE)
+
+  # one synthesis of m copies is one draw: the standardised differences of
+  # several syntheses (seeds) say whether a tool is systematically closer
+  reps <- as.integer(Sys.getenv("EPIMASK_BENCH_SYNTH_REPS", "6"))
+  if (reps > 1L) {
+    std_diffs <- function(copies, proper) {
+      o <- cox(f)
+      per <- lapply(copies, cox)
+      vapply(names(o$estimate), function(t) {
+        cmb <- combine_synthetic(vapply(per, function(p) p$estimate[[t]], 1),
+                                 vapply(per, function(p) p$se[[t]], 1), "simple", proper = proper)
+        (cmb$estimate - o$estimate[[t]]) / o$se[[t]]
+      }, numeric(1))
+    }
+    arr <- simplify2array(lapply(seq_len(reps), function(s) rbind(
+      epimask_bb = std_diffs(epimask_copies(f, visit, TRUE, 100 + s), TRUE),
+      epimask_uniform = std_diffs(epimask_copies(f, visit, FALSE, 100 + s), FALSE),
+      synthpop = if (has_sp) std_diffs(synthpop_copies(f, visit, 100 + s), FALSE))))
+    cat(sprintf("\nflchain, %d syntheses: mean standardised difference per term, and mean |.| per tool\n", reps))
+    print(round(apply(arr, 1:2, mean), 2))
+    print(round(apply(abs(arr), 1L, mean), 2))
+  }
 }
 
 # ---- time at growing sizes: Adult's 10 columns resampled ---------------------------------
