@@ -283,12 +283,14 @@ synth_control <- function(cp = 0, max_levels = 60, max_redraw = 0, maxit = 1000,
 }
 
 #' @export
-print.epimask_synth_control <- function(x, ...) {
-  cat(sprintf("<synth_control> cp %s, max_levels %d, max_redraw %d, maxit %d%s\n",
-              format(x$cp), x$max_levels, x$max_redraw, x$maxit,
-              if (x$parallel) ", copies on the future plan" else ""))
-  invisible(x)
+format.epimask_synth_control <- function(x, ...) {
+  sprintf("<synth_control> cp %s, max_levels %d, max_redraw %d, maxit %d%s",
+          format(x$cp), x$max_levels, x$max_redraw, x$maxit,
+          if (x$parallel) ", copies on the future plan" else "")
 }
+
+#' @export
+print.epimask_synth_control <- function(x, ...) print_formatted(x, ...)
 
 # ---- the methods of the synthesis type -------------------------------------------------
 
