@@ -874,7 +874,7 @@ warn_original_records <- function(copies, plan, scheme) {
   epimask_warn(sprintf(paste0(
     "%s: %s record%s equal to an original record (%s). %s"),
     if (length(left) == 1L) "The synthetic copy" else sprintf("The %d synthetic copies", length(left)),
-    paste(left, collapse = ", "), if (sum(left) == 1L) " is" else "s are",
+    paste(left, collapse = ", "), if (length(left) == 1L && left == 1L) " is" else "s are",
     if (plan$partial) "its synthesised values all came out as its own"
     else if (scheme$control$max_redraw > 0L) "one no other original record equals, still so after the redraws"
     else "one no other original record equals: a person's whole record",

@@ -71,7 +71,7 @@ test_that("the combined 95% intervals cover the truth about 95% of the time (sim
   miss <- vapply(seq_len(200), function(r) {
     d <- data.frame(x = rnorm(n))
     d$y <- 1 + 0.5 * d$x + rnorm(n)
-    syn <- apply_mask(d, mask_synth(method = "parametric", m = 2, proper = TRUE))
+    syn <- suppressWarnings(apply_mask(d, mask_synth(method = "parametric", m = 2, proper = TRUE)))
     per <- fit_synthetic(syn, y ~ x)$copies
     per <- per[per$term == "x", ]
     wrong <- combine_synthetic(per$estimate, per$se, "simple", proper = FALSE)
