@@ -54,7 +54,12 @@ replicate_estimate <- function(job, data) {
     if (is.function(model$term)) {
       term_function_value(model$term, fit_model(model, data), data)
     } else if (model$type == "cox") {
-      fit <- fit_cox(model$formula, data, ties = model$ties)
+      # a monotone likelihood has no estimate: the replicate fails with the
+      # reason (the profile's warning quotes it) instead of a coefficient of 20
+      fit <- withCallingHandlers(fit_cox(model$formula, data, ties = model$ties),
+                                 epimask_warning_monotone = function(w) invokeRestart("muffleWarning"))
+      if (any(fit$infinite))
+        epimask_abort(monotone_reason(names(fit$infinite)[fit$infinite]), "epimask_error_singular")
       c(fit$coefficients[[job$term]], fit$se[[job$term]])
     } else if (model$type == "err") {
       fit <- fit_err_light(model, data)

@@ -725,7 +725,8 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
   none <- labels[vapply(schemes, function(s) scheme_traits(s)$reference, logical(1))][[1L]]
   ref_reps <- reps[reps$scheme == none, , drop = FALSE]
   if (!nrow(ref_reps))
-    epimask_abort("The model could not be fitted to the unmasked data.",
+    epimask_abort(sprintf("The model could not be fitted to the unmasked data%s.",
+                          if (is.null(failures[[none]])) "" else paste0(": ", failures[[none]])),
                   "epimask_error_singular", arg = "data")
   unmasked <- mean(ref_reps$estimate)
   beta <- if (is.null(truth)) unmasked else truth
