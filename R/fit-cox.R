@@ -74,7 +74,9 @@
 #'   covariance), `se`, `loglik` (at \eqn{\beta = 0} and at the estimate),
 #'   `iter`, `converged` (`FALSE` also when a coefficient may be infinite),
 #'   `infinite` (named logical: the coefficients along which the likelihood
-#'   is monotone, so that they may be infinite), `n`, `nevent`, `means` (the covariate means the
+#'   is monotone, so that they may be infinite), `n`, `nevent`, `records`
+#'   (the records given, used and left out, and why: `total`, `used`,
+#'   `lost`, `stop_le_start`, `missing`), `means` (the covariate means the
 #'   linear predictor is centred on), `linear.predictors`, `ties`, `call`,
 #'   `formula`, `terms`, `xlevels`, `contrasts`, `strata` (the stratum of each
 #'   record, or `NULL`), `na.action`. Methods: `print`, `summary`, `format`,
@@ -111,6 +113,9 @@ fit_cox <- function(formula, data, weights = NULL, ties = c("efron", "breslow"),
   check_aux_vector(wts, nrow(data), "weights")
   if (is.logical(wts)) wts <- as.double(wts)
   frame <- cox_frame(formula, data, wts, na.action)
+  if (frame$records[["stop_le_start"]] > 0)
+    epimask_warn(sprintf("%s: Surv() drops the (start, stop] intervals with stop <= start.",
+                         format_records_lost(frame$records)), "epimask_warning_records")
   prep <- cox_arrays(frame)
   fit <- cox_call(prep, frame$x, ties, ctl)
   beta <- fit$coefficients[, 1L]
@@ -137,7 +142,7 @@ fit_cox <- function(formula, data, weights = NULL, ties = c("efron", "breslow"),
     linear.predictors = lp, ties = ties, call = cl, formula = formula,
     terms = frame$terms, xlevels = frame$xlevels, contrasts = frame$contrasts,
     strata = frame$strata_factor, offset = frame$offset, weights = frame$weights,
-    na.action = frame$na.action, type = frame$type),
+    na.action = frame$na.action, records = frame$records, type = frame$type),
     class = "epimask_cox")
 }
 
@@ -214,11 +219,21 @@ cox_frame <- function(formula, data, weights = NULL, na.action = stats::na.omit)
     abort_value("formula", "a formula with a Surv() response, such as Surv(time, status) ~ x")
   formula <- cox_formula_env(formula)
   tt <- stats::terms(formula, specials = "strata", data = data)
-  mf <- with_classed_errors(
+  # Surv() turns an interval with stop <= start into NA with an unclassed
+  # warning; those records are counted (fit$records) and the fit says so
+  mf <- with_classed_errors(withCallingHandlers(
     do.call(stats::model.frame, list(tt, data = data, weights = weights,
                                      na.action = na.action, drop.unused.levels = TRUE)),
+    warning = function(w) if (grepl("Stop time must be > start time", conditionMessage(w)))
+      invokeRestart("muffleWarning")),
     function(e) model_frame_error(e, formula, data))
-  if (nrow(mf) == 0L) abort_empty("data")
+  records <- fit_records(nrow(data), nrow(mf), bad_intervals(formula, data))
+  if (nrow(mf) == 0L) {
+    if (records[["stop_le_start"]] > 0)
+      abort_value("data", sprintf("records with start < stop: all %s have stop <= start",
+                                  format_count(records[["stop_le_start"]])))
+    abort_empty("data")
+  }
   y <- stats::model.response(mf)
   surv <- cox_response(y)
   mt <- attr(mf, "terms")
@@ -249,7 +264,19 @@ cox_frame <- function(formula, data, weights = NULL, na.action = stats::na.omit)
        strata = if (is.null(strata_factor)) rep.int(1L, nrow(x)) else as.integer(strata_factor),
        strata_factor = strata_factor, weights = w, offset = off, terms = mt_x,
        xlevels = stats::.getXlevels(mt_x, mf), contrasts = contrasts,
-       na.action = attr(mf, "na.action"))
+       na.action = attr(mf, "na.action"), records = records)
+}
+
+# Records whose (start, stop] response has stop <= start with both times
+# given: Surv() makes their response NA, and they leave the fit.
+bad_intervals <- function(formula, data) {
+  lhs <- formula[[2L]]
+  if (!is.call(lhs)) return(0L)
+  y <- tryCatch(suppressWarnings(eval(lhs, data, environment(formula))), error = function(e) NULL)
+  if (!inherits(y, "Surv") || attr(y, "type") != "counting") return(0L)
+  used <- intersect(all.vars(lhs), names(data))
+  given <- if (length(used)) stats::complete.cases(data[used]) else rep(TRUE, nrow(data))
+  sum(!stats::complete.cases(unclass(y)) & given)
 }
 
 # The Surv object, read without survival's accessors: right-censored
@@ -354,7 +381,7 @@ summary.epimask_cox <- function(object, ...) {
                  conf.int = exp(confint(object)), loglik = object$loglik,
                  n = object$n, nevent = object$nevent, ties = object$ties,
                  iter = object$iter, converged = object$converged,
-                 infinite = object$infinite,
+                 infinite = object$infinite, records = object$records,
                  strata = if (!is.null(object$strata)) nlevels(object$strata),
                  na.action = object$na.action),
             class = "summary.epimask_cox")
@@ -368,7 +395,7 @@ format.summary.epimask_cox <- function(x, digits = max(3L, getOption("digits") -
     cat("\nCall:\n", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
     cat(sprintf("  n = %d, number of events = %d%s\n", x$n, x$nevent,
                 if (!is.null(x$strata)) sprintf(", strata = %d", x$strata) else ""))
-    if (nzchar(mess <- stats::naprint(x$na.action))) cat("   (", mess, ")\n", sep = "")
+    if (nzchar(mess <- records_note(x))) cat("   (", mess, ")\n", sep = "")
     cat("\n")
     stats::printCoefmat(x$coefficients, digits = digits, signif.stars = signif.stars,
                         P.values = TRUE, has.Pvalue = TRUE, ...)
@@ -400,7 +427,7 @@ print.epimask_cox <- function(x, digits = max(3L, getOption("digits") - 3L), ...
   lr <- 2 * (x$loglik[[2L]] - x$loglik[[1L]])
   cat(sprintf("\nLikelihood ratio test = %s on %d df; n = %d, number of events = %d (%s ties)\n",
               format(signif(lr, digits)), length(x$coefficients), x$n, x$nevent, x$ties))
-  if (nzchar(mess <- stats::naprint(x$na.action))) cat("   (", mess, ")\n", sep = "")
+  if (nzchar(mess <- records_note(x))) cat("   (", mess, ")\n", sep = "")
   if (nzchar(note <- infinite_note(x$infinite))) cat(note, "\n", sep = "")
   invisible(x)
 }
@@ -522,8 +549,11 @@ cox_replicate_estimates <- function(model, masked, term) {
   infinite <- vapply(seq_along(frames), function(r)
     any(cox_infinite(fit$coefficients[, r], var[, , r], fit$score[, r], 1e-9)), logical(1))
   ok <- fit$status == 0L & !infinite
+  rec <- first$records
   list(estimate = ifelse(ok, fit$coefficients[j, ], NA_real_),
        se = ifelse(ok, sqrt(var[j, j, ]), NA_real_),
+       records = records_table(rep(rec[["used"]], length(frames)), rec[["lost"]],
+                               rec[["stop_le_start"]]),
        error = if (any(infinite)) monotone_reason(colnames(first$x)[
          cox_infinite(fit$coefficients[, which(infinite)[1L]], var[, , which(infinite)[1L]],
                       fit$score[, which(infinite)[1L]], 1e-9)]))

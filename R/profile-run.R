@@ -639,12 +639,15 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
     boot <- if (job$bootstrap > 0L) bootstrap_scheme(scheme, job, tick)
     reps <- data.frame(scheme = label, replicate = seq_len(R),
                        estimate = est$estimate, se = est$se, risk = risk,
-                       degree = scheme$degree, kernel = scheme_family_label(scheme),
+                       degree = scheme$degree, scheme_profile_columns(scheme),
                        label = scheme_label(scheme),
                        generator = scheme_generator(scheme),
                        strength = scheme_strength(scheme),
                        unmasked = c(unmasked, rep(NA_real_, R - 1L)),
                        stringsAsFactors = FALSE)
+    if (job$model$type != "none")
+      reps <- cbind(reps, est$records %||% all_records_used(if (!is.null(est$first))
+        rep(list(est$first), R) else masked))
     if (!is.null(util)) reps$utility <- util
     list(replicates = reps, bootstrap = boot, failure = failure)
   })

@@ -153,7 +153,8 @@ warn_deprecated <- function(old, new, what = "argument") {
 # that had a renamed field.
 renamed_fields <- list(epimask_kanon = c(discernability = "discernibility"),
                        epimask_datafly = c(discernability = "discernibility"),
-                       epimask_linkage = c(vars = "known"))
+                       epimask_linkage = c(vars = "known"),
+                       ru_profile = c(kernel = "mask_family"))
 
 get_field <- function(x, name, exact = TRUE) {
   renamed <- unlist(unname(renamed_fields[intersect(class(x), names(renamed_fields))]))
