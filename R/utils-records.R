@@ -37,11 +37,13 @@ records_lost_reason <- function(records) {
           if (records[["missing"]] > 0) "missing values"), collapse = " or ")
 }
 
-# The line a fit's print gives its lost records: the count with its reasons
-# when it has them, else R's "n observations deleted due to missingness".
+# The line a fit's print gives its lost records: R's "n observations deleted
+# due to missingness" when that is the only reason (as glm() and coxph()
+# print it), else the count with its reasons (stop <= start).
 records_note <- function(x) {
-  txt <- format_records_lost(x$records)
-  if (nzchar(txt)) txt else stats::naprint(x$na.action)
+  rec <- x$records
+  if (is.null(rec) || !isTRUE(rec[["stop_le_start"]] > 0)) return(stats::naprint(x$na.action))
+  format_records_lost(rec)
 }
 
 # The schemes of a profile whose fits left records out, in one sentence (""
