@@ -220,14 +220,26 @@ cox_frame <- function(formula, data, weights = NULL, na.action = stats::na.omit)
   formula <- cox_formula_env(formula)
   tt <- stats::terms(formula, specials = "strata", data = data)
   # Surv() turns an interval with stop <= start into NA with an unclassed
-  # warning; those records are counted (fit$records) and the fit says so
+  # warning; those records are counted (fit$records) and the fit says so.
+  # The count is taken from the frame as na.action receives it (the response
+  # NA where its times were given), so Surv() is not evaluated twice.
+  times <- intersect(all.vars(formula[[2L]]), names(data))
+  given <- if (length(times)) stats::complete.cases(data[times]) else rep(TRUE, nrow(data))
+  interval_bad <- 0L
+  act <- if (is.character(na.action)) get(na.action, mode = "function") else na.action
+  counting_na <- function(frame) {
+    y <- stats::model.response(frame)
+    if (inherits(y, "Surv") && identical(attr(y, "type"), "counting"))
+      interval_bad <<- sum(!stats::complete.cases(unclass(y)) & given)
+    act(frame)
+  }
   mf <- with_classed_errors(withCallingHandlers(
     do.call(stats::model.frame, list(tt, data = data, weights = weights,
-                                     na.action = na.action, drop.unused.levels = TRUE)),
+                                     na.action = counting_na, drop.unused.levels = TRUE)),
     warning = function(w) if (grepl("Stop time must be > start time", conditionMessage(w)))
       invokeRestart("muffleWarning")),
     function(e) model_frame_error(e, formula, data))
-  records <- fit_records(nrow(data), nrow(mf), bad_intervals(formula, data))
+  records <- fit_records(nrow(data), nrow(mf), interval_bad)
   if (nrow(mf) == 0L) {
     if (records[["stop_le_start"]] > 0)
       abort_value("data", sprintf("records with start < stop: all %s have stop <= start",
@@ -267,17 +279,6 @@ cox_frame <- function(formula, data, weights = NULL, na.action = stats::na.omit)
        na.action = attr(mf, "na.action"), records = records)
 }
 
-# Records whose (start, stop] response has stop <= start with both times
-# given: Surv() makes their response NA, and they leave the fit.
-bad_intervals <- function(formula, data) {
-  lhs <- formula[[2L]]
-  if (!is.call(lhs)) return(0L)
-  y <- tryCatch(suppressWarnings(eval(lhs, data, environment(formula))), error = function(e) NULL)
-  if (!inherits(y, "Surv") || attr(y, "type") != "counting") return(0L)
-  used <- intersect(all.vars(lhs), names(data))
-  given <- if (length(used)) stats::complete.cases(data[used]) else rep(TRUE, nrow(data))
-  sum(!stats::complete.cases(unclass(y)) & given)
-}
 
 # The Surv object, read without survival's accessors: right-censored
 # (time, status) or counting-process (start, stop, status) columns.

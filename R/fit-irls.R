@@ -449,9 +449,10 @@ irls_infinite <- function(x, fit, coef, cov_unscaled, init, family) {
   kept <- !is.na(coef)
   if (!bounded || !any(kept)) return(out)
   mu <- fit$fitted.values
+  near <- if (parent == "binomial") mu < 1e-6 | mu > 1 - 1e-6 else mu < 1e-6
+  if (!any(near)) return(out)
   live <- init$weights > 0
-  near <- if (parent == "binomial") pmin(mu, 1 - mu) < 1e-6 else mu < 1e-6
-  if (!any(near[live])) return(out)
+  if (!any(near & live)) return(out)
   r <- init$weights * family$mu.eta(fit$linear.predictors) / family$variance(mu) * (init$y - mu)
   r[!is.finite(r) | !live] <- 0
   xk <- x[, kept, drop = FALSE]
