@@ -180,8 +180,15 @@
 #'   naive variance floored at the original's, at most 1: a bias hidden by a
 #'   naive SE that shrank under masking counts in full; the number every
 #'   print, summary, plot, [recommend()] and report shows), `risk`,
-#'   `anonymity`, `width_ratio`, plus `kernel`,
-#'   `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
+#'   `anonymity`, `width_ratio`, plus `mask_family` (the scheme's family,
+#'   [mask_family()]: a kernel's name, else the type; until 0.2 this column
+#'   was `kernel`, which still reads with a deprecation warning), `bandwidth`
+#'   and `report_label` (what the type's `bandwidth` and `withheld` traits
+#'   and [mask_report_label()] say, for the plots and the report),
+#'   `records_used`, `records_lost` and `records_lost_interval` (the records
+#'   the fits used and left out, and of those the (start, stop] intervals
+#'   with stop <= start; means over the replicates; printed wherever U is
+#'   shown), `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
 #'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
 #'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
 #'   risk-utility frontier: no other scheme has a risk as low and a U
