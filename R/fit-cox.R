@@ -226,11 +226,12 @@ cox_frame <- function(formula, data, weights = NULL, na.action = stats::na.omit)
   times <- intersect(all.vars(formula[[2L]]), names(data))
   given <- if (length(times)) stats::complete.cases(data[times]) else rep(TRUE, nrow(data))
   interval_bad <- 0L
-  act <- if (is.character(na.action)) get(na.action, mode = "function") else na.action
   counting_na <- function(frame) {
     y <- stats::model.response(frame)
     if (inherits(y, "Surv") && identical(attr(y, "type"), "counting"))
       interval_bad <<- sum(!stats::complete.cases(unclass(y)) & given)
+    # (a name is looked up here, inside model.frame()'s classed errors)
+    act <- if (is.character(na.action)) get(na.action, mode = "function") else na.action
     act(frame)
   }
   mf <- with_classed_errors(withCallingHandlers(
