@@ -21,7 +21,9 @@ fuzz_fixtures <- function() {
                   h = sample(c("u", "v", "w"), n, TRUE), stringsAsFactors = FALSE)
   dose <- ifelse(runif(n) < 0.4, 0, rexp(n, 2))
   cohort <- data.frame(case = rep(0:1, length.out = n), dose = dose,
-                       sex = rep(0:1, each = n / 2), race = rep(0:1, 15),
+                       # race not equal to case (rep(0:1, 15) separated the
+                       # logistic fit of population_or(): coefficients near 20)
+                       sex = rep(0:1, each = n / 2), race = rep(c(0, 1, 1), 10),
                        py = rpois(n, 20) + 1)
   kern <- mask_kernel("exponential", 0.1, xy)
   ru <- epimask:::example_ru_profile()
