@@ -487,6 +487,18 @@ sample_units <- function(unit, n, stream) {
   list(rows = rows, unit = match(unit[rows], chosen), n = length(chosen))
 }
 
+# Rows of the details tables as the caller knows them: a target's row in
+# `original`, a control record's row in `original` (or in `control` when
+# given as data), a released record's row in the release as delivered.
+original_row <- function(setup, rows, set) {
+  if (set == "attack") return(setup$target_rows[rows])
+  if (is.null(setup$control_rows)) rows else setup$control_rows[rows]
+}
+
+delivered_row <- function(setup, rows) {
+  if (is.null(setup$release_rows)) rows else setup$release_rows[rows]
+}
+
 # A unit succeeds when one of its records does.
 unit_success <- function(success, unit, n_units) {
   as.logical(tabulate(unit[success], n_units))
@@ -509,10 +521,13 @@ unit_success <- function(success, unit, n_units) {
 #'     (the unclipped value: negative when the control was attacked more
 #'     successfully than the release's own records).}
 #'   \item{`type`, `unit`, `conf_level`, `control_source`, `n_targets`,
-#'     `n_control_pool`, `n_release`, `n_delivered`, `details`, `notes`}{what was
-#'     attacked and how: `control_source` is `"random"` (held out by the
-#'     attack), `"rows"` or `"data"` (given), `"synthetic"` (the synthetic
-#'     release's hold-out); `details` a data frame per predicate or target.}
+#'     `n_control_pool`, `n_release`, `n_delivered`, `rows`, `details`,
+#'     `notes`}{what was attacked and how: `control_source` is `"random"`
+#'     (held out by the attack), `"rows"` or `"data"` (given), `"synthetic"`
+#'     (the synthetic release's hold-out); `rows$target` and `rows$control`
+#'     the row numbers in `original` of the records attacked and held out
+#'     (`NULL` for a control given as data; row numbers only, never values);
+#'     `details` a data frame per predicate or target.}
 #' }
 #' `print()` shows the three rates and the risk with their intervals and where
 #' the control came from; `summary()` adds the first predicates or targets;
@@ -551,7 +566,9 @@ new_attack <- function(attack, setup, counts, options, details, extra = list()) 
     id = setup$id, control_source = setup$source, release_kind = setup$kind,
     copies = setup$m, n_original = setup$n_original, n_targets = counts$pool_attack,
     n_control_pool = counts$pool_control, n_release = nrow(setup$release),
-    n_delivered = setup$n_delivered, na = options$na, details = details), extra),
+    n_delivered = setup$n_delivered, na = options$na,
+    rows = list(target = setup$target_rows, control = setup$control_rows),
+    details = details), extra),
     class = "epimask_attack")
 }
 

@@ -29,8 +29,9 @@
 #'   guess counts as right (0: exactly); unused for a category.
 #' @return An [epimask_attack] with, in addition, `aux`, `secret`,
 #'   `tolerance`, `numeric_secret` and `details` (one row per target record
-#'   tried: `set`, `row`, `right`, `nearest` (the released row whose secret
-#'   was guessed), `distance`).
+#'   tried: `set`, `row` (as for [risk_linkability()]), `right`, `nearest`
+#'   (the released record whose secret was guessed, its row in the release as
+#'   delivered), `distance`).
 #' @references Giomi M, Boenisch F, Wehmeyer C, Tasnádi B (2023). A unified
 #'   framework for quantifying privacy risk in synthetic data. Proceedings on
 #'   Privacy Enhancing Technologies 2023(2):312-328.
@@ -88,11 +89,11 @@ risk_inference <- function(original, release, control = NULL, aux, secret, toler
                  control = sum(unit_success(hit_c$right, ctl$unit, ctl$n)), n_control = ctl$n,
                  baseline = sum(unit_success(base, tgt$unit, tgt$n)), n_baseline = tgt$n,
                  pool_attack = max(unit_t), pool_control = max(unit_c))
-  details <- rbind(
-    data.frame(set = "attack", row = tgt$rows, right = hit_t$right, nearest = hit_t$nearest,
-               distance = hit_t$distance, stringsAsFactors = FALSE),
-    data.frame(set = "control", row = ctl$rows, right = hit_c$right, nearest = hit_c$nearest,
-               distance = hit_c$distance, stringsAsFactors = FALSE))
+  rows_of <- function(set, sel, hit)
+    data.frame(set = set, row = original_row(setup, sel$rows, set), right = hit$right,
+               nearest = delivered_row(setup, hit$nearest), distance = hit$distance,
+               stringsAsFactors = FALSE)
+  details <- rbind(rows_of("attack", tgt, hit_t), rows_of("control", ctl, hit_c))
   new_attack("inference", setup, counts, options, details,
              list(aux = aux, secret = secret, tolerance = tolerance,
                   numeric_secret = numeric_secret,

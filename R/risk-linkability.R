@@ -35,9 +35,9 @@
 #'   when one of their records is.
 #' @return An [epimask_attack] with, in addition, `aux`, `n_neighbors` and
 #'   `details` (one row per target record tried: `set` ("attack" or
-#'   "control"), `row` (its row in `original` or `control`), `linked`,
-#'   `nearest_1`, `nearest_2` (the nearest released row of each part, in the
-#'   release attacked)).
+#'   "control"), `row` (its row in `original`, or in `control` when given as
+#'   data), `linked`, `nearest_1`, `nearest_2` (the nearest released record of
+#'   each part, its row in the release as delivered)).
 #' @references Giomi M, Boenisch F, Wehmeyer C, Tasnádi B (2023). A unified
 #'   framework for quantifying privacy risk in synthetic data. Proceedings on
 #'   Privacy Enhancing Technologies 2023(2):312-328.
@@ -87,11 +87,11 @@ risk_linkability <- function(original, release, control = NULL, aux, n_neighbors
                  control = sum(unit_success(hit_c$linked, ctl$unit, ctl$n)), n_control = ctl$n,
                  baseline = sum(unit_success(base, tgt$unit, tgt$n)), n_baseline = tgt$n,
                  pool_attack = max(unit_t), pool_control = max(unit_c))
-  details <- rbind(
-    data.frame(set = "attack", row = tgt$rows, linked = hit_t$linked, nearest_1 = hit_t$a,
-               nearest_2 = hit_t$b, stringsAsFactors = FALSE),
-    data.frame(set = "control", row = ctl$rows, linked = hit_c$linked, nearest_1 = hit_c$a,
-               nearest_2 = hit_c$b, stringsAsFactors = FALSE))
+  rows_of <- function(set, sel, hit)
+    data.frame(set = set, row = original_row(setup, sel$rows, set), linked = hit$linked,
+               nearest_1 = delivered_row(setup, hit$a), nearest_2 = delivered_row(setup, hit$b),
+               stringsAsFactors = FALSE)
+  details <- rbind(rows_of("attack", tgt, hit_t), rows_of("control", ctl, hit_c))
   new_attack("linkability", setup, counts, options, details,
              list(aux = aux, n_neighbors = n_neighbors, trial_name = "targets",
                   baseline_name = "random released records", detail_name = "targets",
