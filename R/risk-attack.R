@@ -238,7 +238,7 @@ attack_setup <- function(original, release, control, id, columns, options, strea
           sprintf("%d released records for %d original", nrow(rel$data), n),
         "). Hold records out BEFORE making the release and give them as `control` (a data ",
         "frame, or their row numbers in `original`); for mask_synth(), set its hold-out."),
-        "epimask_error_value", arg = "control")
+        c("epimask_error_attack_control", "epimask_error_value"), arg = "control")
     }
   } else if (is.numeric(control) && is.null(dim(control))) {
     control_rows <- check_control_rows(control, n, unit, "control")
@@ -730,4 +730,57 @@ plot.epimask_attack <- function(x, y = NULL, ...) {
   graphics::segments(lo[ok], at[ok], hi[ok], at[ok], col = cols[ok], lwd = 2)
   graphics::points(est[ok], at[ok], pch = c(19, 19, 1, 18)[ok], col = cols[ok], cex = 1.4)
   invisible(tab)
+}
+
+# ---- the attacks as risk criteria ----------------------------------------------------
+# singling_out(), linkability() and inference() (R/risk-criterion-*.R) share
+# their fields and their evaluation: the attack run on the release as
+# delivered against the original, its risk the value, its interval the
+# interval, and the bound compared with the interval's upper end (the
+# default: "risk upper bound under X") or with the point.
+
+new_attack_criterion <- function(name, ..., what, max, against, control, seed, options,
+                                 columns, explanation) {
+  max <- if (is.null(max) || (length(max) == 1L && is.na(max))) NA_real_ else
+    check_number(max, "max", lower = 0, upper = 1)
+  against <- check_choice(against, c("upper", "point"))
+  options <- check_attack_options(options)
+  if (!is.null(seed)) seed <- check_number(seed, "seed")
+  # fixed now, so that every release the criterion judges is attacked alike
+  if (is.null(seed)) seed <- sample.int(.Machine$integer.max, 1L)
+  if (!is.null(control) && !(is.data.frame(control) || (is.numeric(control) && is.null(dim(control)))))
+    abort_type("control", "NULL, row numbers of the original, or a data frame of held-out records")
+  label <- if (is.na(max)) what else
+    sprintf("%s, risk %s <= %s", what, if (against == "upper") "upper bound" else "estimate",
+            format(max))
+  new_risk_criterion(name, ..., against = against, control = control, seed = seed,
+                     options = options, label = label, bound = max, monotone = FALSE,
+                     columns = columns, explanation = explanation)
+}
+
+# Run the attack `run(original, release, control, id)` for a criterion; a
+# release the attack cannot judge (no control to be had, columns coded
+# otherwise than in the original) does not apply, with the reason.
+attack_criterion_result <- function(criterion, release, original, id, run) {
+  if (is.null(original))
+    abort_value("original", "the original data (the attacks compare the release with it)")
+  res <- tryCatch(run(original, release, criterion$control, id),
+                  epimask_error_attack_control = function(e) e,
+                  epimask_error_attack_coding = function(e) e)
+  if (inherits(res, "error"))
+    return(criterion_not_applicable(criterion, conditionMessage(res)))
+  unit <- res$unit
+  result <- new_criterion_result(
+    criterion, res$risk$value, detail = res,
+    interval = if (!anyNA(res$risk$interval)) res$risk$interval,
+    note = sprintf("attack %s, control %s, baseline %s (%d %s); %s",
+                   format_num(res$attack$rate), format_num(res$control$rate),
+                   format_num(res$baseline$rate), res$attack$n, res$trial_name,
+                   if (is.na(res$risk$value)) "the control always succeeds: no leak measurable"
+                   else if (criterion$against == "upper") "the bound is compared with the upper end"
+                   else "the bound is compared with the estimate"),
+    unit = unit)
+  if (criterion$against == "upper" && !is.na(result$value))
+    result$pass <- criterion_passes(criterion, res$risk$interval[[2L]])
+  result
 }
