@@ -90,7 +90,8 @@ wilson_interval <- function(k, n, level) {
   z2 <- z * z
   centre <- (k + z2 / 2) / (n + z2)
   half <- z / (n + z2) * sqrt(max(k * (n - k) / n, 0) + z2 / 4)
-  c(max(centre - half, 0), min(centre + half, 1))
+  # 0 and 1 exactly at no and all successes (the roots are 0 and 1 there)
+  c(if (k <= 0) 0 else max(centre - half, 0), if (k >= n) 1 else min(centre + half, 1))
 }
 
 # A rate as the result reports it: the share, its interval, the trials and

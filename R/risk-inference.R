@@ -73,14 +73,14 @@ risk_inference <- function(original, release, control = NULL, aux, secret, toler
   tgt <- sample_units(unit_t, n_attacks, streams[[2L]])
   ctl <- sample_units(unit_c, n_attacks, streams[[3L]])
   released <- codes$coded$release[, js]
-  guess <- function(coded, rows) {
-    nn <- gower_nearest(codes$coded$release, coded[rows, , drop = FALSE], codes, aux, 1L,
-                        options)
-    right <- guess_right(released[nn$idx[1L, ]], coded[rows, js], numeric_secret, scale)
-    list(right = right, nearest = nn$idx[1L, ], distance = nn$dist[1L, ])
-  }
-  hit_t <- guess(codes$coded$original, tgt$rows)
-  hit_c <- guess(codes$coded$control, ctl$rows)
+  # the targets and the control records in one search (one index)
+  q <- rbind(codes$coded$original[tgt$rows, , drop = FALSE],
+             codes$coded$control[ctl$rows, , drop = FALSE])
+  nn <- gower_nearest(codes$coded$release, q, codes, aux, 1L, options)
+  right <- guess_right(released[nn$idx[1L, ]], q[, js], numeric_secret, scale)
+  part <- function(at) list(right = right[at], nearest = nn$idx[1L, at], distance = nn$dist[1L, at])
+  hit_t <- part(seq_along(tgt$rows))
+  hit_c <- part(length(tgt$rows) + seq_along(ctl$rows))
   random_rows <- with_rng_stream(streams[[4L]], sample.int(length(released), length(tgt$rows),
                                                            replace = TRUE))
   base <- guess_right(released[random_rows], codes$coded$original[tgt$rows, js],

@@ -74,14 +74,15 @@ risk_linkability <- function(original, release, control = NULL, aux, n_neighbors
   unit_c <- attack_units(setup$control, setup$id)
   tgt <- sample_units(unit_t, n_attacks, streams[[2L]])
   ctl <- sample_units(unit_c, n_attacks, streams[[3L]])
-  link <- function(coded, rows) {
-    q <- coded[rows, , drop = FALSE]
-    a <- gower_nearest(codes$coded$release, q, codes, aux[[1L]], n_neighbors, options)
-    b <- gower_nearest(codes$coded$release, q, codes, aux[[2L]], n_neighbors, options)
-    list(linked = neighbours_share(a$idx, b$idx), a = a$idx[1L, ], b = b$idx[1L, ])
-  }
-  hit_t <- link(codes$coded$original, tgt$rows)
-  hit_c <- link(codes$coded$control, ctl$rows)
+  # the targets and the control records in one search per part (one index)
+  q <- rbind(codes$coded$original[tgt$rows, , drop = FALSE],
+             codes$coded$control[ctl$rows, , drop = FALSE])
+  a <- gower_nearest(codes$coded$release, q, codes, aux[[1L]], n_neighbors, options)
+  b <- gower_nearest(codes$coded$release, q, codes, aux[[2L]], n_neighbors, options)
+  linked <- neighbours_share(a$idx, b$idx)
+  part <- function(at) list(linked = linked[at], a = a$idx[1L, at], b = b$idx[1L, at])
+  hit_t <- part(seq_along(tgt$rows))
+  hit_c <- part(length(tgt$rows) + seq_along(ctl$rows))
   base <- with_rng_stream(streams[[4L]], random_links(length(tgt$rows), m, n_neighbors))
   counts <- list(attack = sum(unit_success(hit_t$linked, tgt$unit, tgt$n)), n_attack = tgt$n,
                  control = sum(unit_success(hit_c$linked, ctl$unit, ctl$n)), n_control = ctl$n,

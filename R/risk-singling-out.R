@@ -115,15 +115,18 @@ risk_singling_out <- function(original, release, control = NULL, n_attacks = 200
   else multivariate_predicates(codes, n_attacks, n_cols,
                                options$max_attempts %||% (100L * n_attacks), threads,
                                streams[[3L]])
-  base <- random_predicates(codes, length(preds$col_list), k, streams[[4L]])
+  base <- random_predicates(codes, n_predicates(preds), k, streams[[4L]])
   unit_t <- attack_units(setup$target, setup$id)
   unit_c <- attack_units(setup$control, setup$id)
   n_t <- max(unit_t)
   n_c <- max(unit_c)
-  hit_t <- predicate_counts(codes$coded$original, codes$type, preds, unit_t, 2L, threads) == 1L
+  order_t <- column_orders(codes$coded$original, codes$type)
+  hit_t <- predicate_counts(codes$coded$original, codes$type, preds, unit_t, 2L, threads,
+                            order_t) == 1L
   ctrl <- control_singles(codes, preds, unit_c, n_t, threads)
-  hit_b <- predicate_counts(codes$coded$original, codes$type, base, unit_t, 2L, threads) == 1L
-  n_found <- length(preds$col_list)
+  hit_b <- predicate_counts(codes$coded$original, codes$type, base, unit_t, 2L, threads,
+                            order_t) == 1L
+  n_found <- n_predicates(preds)
   counts <- list(attack = sum(hit_t), n_attack = n_found, control = sum(ctrl),
                  n_control = n_found, baseline = sum(hit_b), n_baseline = n_found,
                  pool_attack = n_t, pool_control = n_c)
@@ -184,24 +187,54 @@ equal_size_targets <- function(setup, stream) {
   setup
 }
 
-# Predicates as the C core reads them: `col_list`, `op_list`, `val_list`
-# (one vector per predicate) and the released record each came from.
-new_predicates <- function(col_list, op_list, val_list, release_row) {
-  list(col_list = col_list, op_list = op_list, val_list = val_list,
-       release_row = as.integer(release_row))
+# Predicates in long form, one element per condition: `pred` (the
+# predicate's number, 1.., in order), `col`, `op`, `val`; and `release_row`,
+# one per predicate (the released record it came from, NA for random ones).
+new_predicates <- function(pred, col, op, val, release_row) {
+  list(pred = as.integer(pred), col = as.integer(col), op = as.integer(op),
+       val = as.double(val), release_row = as.integer(release_row))
+}
+
+n_predicates <- function(preds) length(preds$release_row)
+
+no_predicates <- function() new_predicates(integer(), integer(), integer(), double(), integer())
+
+# The predicates `which` (in that order), renumbered.
+subset_predicates <- function(preds, which) {
+  at <- match(preds$pred, which)
+  keep <- which(!is.na(at))
+  keep <- keep[order(at[keep])]
+  new_predicates(at[keep], preds$col[keep], preds$op[keep], preds$val[keep],
+                 preds$release_row[which])
+}
+
+# a's predicates, then b's.
+join_predicates <- function(a, b) {
+  new_predicates(c(a$pred, b$pred + n_predicates(a)), c(a$col, b$col), c(a$op, b$op),
+                 c(a$val, b$val), c(a$release_row, b$release_row))
+}
+
+# Each column's rows sorted by value, NA first (category NA is code 0): the
+# index the C count uses to scan only the records a condition allows.
+column_orders <- function(x, type) {
+  out <- matrix(0L, nrow(x), ncol(x))
+  for (j in seq_len(ncol(x))) out[, j] <- order(x[, j], na.last = FALSE, method = "radix")
+  out
 }
 
 # Number of units (records, or persons: `unit` of each row) of the coded
-# data `x` each predicate matches, up to `cap` (0: no cap).
-predicate_counts <- function(x, type, preds, unit, cap, threads) {
-  if (!length(preds$col_list)) return(integer())
-  lens <- lengths(preds$col_list)
-  spec <- list(x = x, type = type, rows = seq_len(nrow(x)),
+# data `x` each predicate matches, up to `cap` (0: no cap). `order` (from
+# column_orders()) lets the C count scan only the narrowest block of sorted
+# values a condition allows; NULL scans every record (the reference; the
+# counts are the same).
+predicate_counts <- function(x, type, preds, unit, cap, threads, order = NULL) {
+  n <- n_predicates(preds)
+  if (!n) return(integer())
+  spec <- list(x = x, type = type, order = order,
                person = if (max(unit) < nrow(x)) as.integer(unit),
                n_person = as.integer(max(unit)),
-               start = as.integer(c(0L, cumsum(lens))),
-               col = as.integer(unlist(preds$col_list)), op = as.integer(unlist(preds$op_list)),
-               val = as.double(unlist(preds$val_list)), cap = as.integer(cap),
+               start = as.integer(c(0L, cumsum(tabulate(preds$pred, n)))),
+               col = preds$col, op = preds$op, val = preds$val, cap = as.integer(cap),
                threads = as.integer(threads))
   call_c(C_predicate_count, spec, arg = "predicates")
 }
@@ -211,11 +244,12 @@ predicate_counts <- function(x, type, preds, unit, cap, threads) {
 # random subset of n_t control units holds exactly one of the c it matches.
 control_singles <- function(codes, preds, unit_c, n_t, threads) {
   n_c <- max(unit_c)
-  if (!length(preds$col_list)) return(numeric())
+  if (!n_predicates(preds)) return(numeric())
+  order_c <- column_orders(codes$coded$control, codes$type)
   if (n_c == n_t)
     return(as.double(predicate_counts(codes$coded$control, codes$type, preds, unit_c, 2L,
-                                      threads) == 1L))
-  cnt <- predicate_counts(codes$coded$control, codes$type, preds, unit_c, 0L, threads)
+                                      threads, order_c) == 1L))
+  cnt <- predicate_counts(codes$coded$control, codes$type, preds, unit_c, 0L, threads, order_c)
   stats::dhyper(1, cnt, n_c - cnt, n_t)
 }
 
@@ -229,12 +263,13 @@ op_code <- c(`==` = 1L, `!=` = 2L, `<` = 3L, `<=` = 4L, `>` = 5L, `>=` = 6L,
 univariate_predicates <- function(codes, n, stream) {
   r <- codes$coded$release
   cand <- list()
+  add <- function(col, op, val, row) cand[[length(cand) + 1L]] <<-
+    list(col = rep(col, length(row)), op = rep(op, length(row)), val = val, row = row)
   for (j in seq_along(codes$columns)) {
     v <- r[, j]
     is_num <- codes$type[[j]] == 0L
     na <- if (is_num) is.na(v) else v == 0
-    if (sum(na) == 1L) cand[[length(cand) + 1L]] <- data.frame(col = j, op = 7L, val = 0,
-                                                                 row = which(na))
+    if (sum(na) == 1L) add(j, 7L, 0, which(na))
     w <- v[!na]
     if (!length(w)) next
     rows_w <- which(!na)
@@ -243,20 +278,29 @@ univariate_predicates <- function(codes, n, stream) {
     if (is_num) {
       mn <- which(w == min(w))
       mx <- which(w == max(w))
-      if (length(mn) == 1L) cand[[length(cand) + 1L]] <- data.frame(col = j, op = 4L,
-                                                                     val = w[mn], row = rows_w[mn])
-      if (length(mx) == 1L) cand[[length(cand) + 1L]] <- data.frame(col = j, op = 6L,
-                                                                     val = w[mx], row = rows_w[mx])
+      if (length(mn) == 1L) add(j, 4L, w[mn], rows_w[mn])
+      if (length(mx) == 1L) add(j, 6L, w[mx], rows_w[mx])
     }
-    if (any(once)) cand[[length(cand) + 1L]] <- data.frame(col = j, op = 1L, val = w[once],
-                                                           row = rows_w[once])
+    if (any(once)) add(j, 1L, w[once], rows_w[once])
   }
-  if (!length(cand)) return(new_predicates(list(), list(), list(), integer()))
-  cand <- do.call(rbind, cand)
-  take <- with_rng_stream(stream, sample.int(nrow(cand)))
+  if (!length(cand)) return(no_predicates())
+  col <- unlist(lapply(cand, `[[`, "col"))
+  op <- unlist(lapply(cand, `[[`, "op"))
+  val <- unlist(lapply(cand, `[[`, "val"))
+  row <- unlist(lapply(cand, `[[`, "row"))
+  take <- with_rng_stream(stream, sample.int(length(col)))
   take <- take[seq_len(min(n, length(take)))]
-  cand <- cand[take, , drop = FALSE]
-  new_predicates(as.list(cand$col), as.list(cand$op), as.list(cand$val), cand$row)
+  new_predicates(seq_along(take), col[take], op[take], val[take], row[take])
+}
+
+# k distinct columns of p for each of b draws, each row sorted: the k
+# smallest of p uniforms per row (a b x k matrix).
+draw_columns <- function(b, p, k) {
+  u <- matrix(stats::runif(b * p), b, p)
+  o <- order(row(u), u)
+  first <- matrix(col(u)[o], b, p, byrow = TRUE)[, seq_len(k), drop = FALSE]
+  o2 <- order(row(first), first)
+  matrix(first[o2], b, k, byrow = TRUE)
 }
 
 # Multivariate predicates: a released record drawn at random and n_cols of
@@ -269,31 +313,27 @@ multivariate_predicates <- function(codes, n, n_cols, max_attempts, threads, str
   p <- ncol(r)
   medians <- vapply(seq_len(p), function(j)
     if (codes$type[[j]] == 0L) stats::median(r[, j], na.rm = TRUE) else NA_real_, numeric(1))
-  one_unit <- seq_len(m)
-  kept <- new_predicates(list(), list(), list(), integer())
+  order_r <- column_orders(r, codes$type)
+  kept <- no_predicates()
   seen <- character()
   attempts <- 0
   with_rng_stream(stream, {
-    while (length(kept$col_list) < n && attempts < max_attempts) {
-      b <- min(max(2L * (n - length(kept$col_list)), 64L), max_attempts - attempts)
+    while (n_predicates(kept) < n && attempts < max_attempts) {
+      b <- min(max(2L * (n - n_predicates(kept)), 64L), max_attempts - attempts)
       attempts <- attempts + b
       rows <- sample.int(m, b, replace = TRUE)
-      cols <- t(vapply(seq_len(b), function(i) sort(sample.int(p, n_cols)), integer(n_cols)))
-      if (n_cols == 1L) cols <- matrix(cols, ncol = 1L)
-      key <- paste(rows, apply(cols, 1L, paste, collapse = ","))
+      cols <- draw_columns(b, p, n_cols)
+      key <- paste(rows, do.call(paste, c(as.data.frame(cols), sep = ",")))
       fresh <- !duplicated(key) & !key %in% seen
       if (!any(fresh)) next
       rows <- rows[fresh]
       cols <- cols[fresh, , drop = FALSE]
       seen <- c(seen, key[fresh])
       cand <- record_predicates(r, codes$type, medians, rows, cols)
-      single <- predicate_counts(r, codes$type, cand, one_unit, 2L, threads) == 1L
-      room <- n - length(kept$col_list)
-      take <- which(single)[seq_len(min(room, sum(single)))]
-      kept <- new_predicates(c(kept$col_list, cand$col_list[take]),
-                             c(kept$op_list, cand$op_list[take]),
-                             c(kept$val_list, cand$val_list[take]),
-                             c(kept$release_row, cand$release_row[take]))
+      single <- predicate_counts(r, codes$type, cand, seq_len(m), 2L, threads, order_r) == 1L
+      take <- which(single)
+      take <- take[seq_len(min(n - n_predicates(kept), length(take)))]
+      kept <- join_predicates(kept, subset_predicates(cand, take))
     }
   })
   kept
@@ -303,20 +343,20 @@ multivariate_predicates <- function(codes, n, n_cols, max_attempts, threads, str
 # a number at least its value when above the median, else at most; a
 # category equal; a missing value missing.
 record_predicates <- function(r, type, medians, rows, cols) {
-  b <- length(rows)
-  col_list <- op_list <- val_list <- vector("list", b)
-  for (i in seq_len(b)) {
-    cj <- cols[i, ]
-    v <- r[cbind(rows[[i]], cj)]
-    num <- type[cj] == 0L
-    na <- ifelse(num, is.na(v), v == 0)
-    op <- ifelse(na, 7L, ifelse(num, ifelse(v > medians[cj], 6L, 4L), 1L))
-    v[na] <- 0
-    col_list[[i]] <- cj
-    op_list[[i]] <- op
-    val_list[[i]] <- v
-  }
-  new_predicates(col_list, op_list, val_list, rows)
+  k <- ncol(cols)
+  pred <- rep(seq_along(rows), each = k)
+  cj <- as.vector(t(cols))
+  v <- r[cbind(rep(rows, each = k), cj)]
+  num <- type[cj] == 0L
+  na <- (num & is.na(v)) | (!num & v == 0)
+  na[is.na(na)] <- TRUE
+  op <- rep(1L, length(v))
+  up <- num & !na & v > medians[cj]
+  op[num & !na] <- 4L
+  op[up] <- 6L
+  op[na] <- 7L
+  v[na] <- 0
+  new_predicates(pred, cj, op, v, rows)
 }
 
 # The baseline: n random predicates of k columns each, a value drawn from the
@@ -324,29 +364,26 @@ record_predicates <- function(r, type, medians, rows, cols) {
 # for its kind (==, != for a category; any comparison for a number; is / is
 # not missing for a missing value).
 random_predicates <- function(codes, n, k, stream) {
+  if (!n) return(no_predicates())
   r <- codes$coded$release
   p <- ncol(r)
   values <- lapply(seq_len(p), function(j) unique(r[, j]))
-  col_list <- op_list <- val_list <- vector("list", n)
   with_rng_stream(stream, {
-    for (i in seq_len(n)) {
-      cj <- sort(sample.int(p, k))
-      ops <- vals <- numeric(k)
-      for (a in seq_len(k)) {
-        j <- cj[[a]]
-        vv <- values[[j]]
-        v <- vv[[sample.int(length(vv), 1L)]]
-        na <- if (codes$type[[j]] == 0L) is.na(v) else v == 0
-        ops[[a]] <- if (na) sample(c(7L, 8L), 1L) else if (codes$type[[j]] == 1L)
-          sample(c(1L, 2L), 1L) else sample(1:6, 1L)
-        vals[[a]] <- if (na) 0 else v
-      }
-      col_list[[i]] <- cj
-      op_list[[i]] <- as.integer(ops)
-      val_list[[i]] <- vals
+    cols <- draw_columns(n, p, k)
+    cj <- as.vector(t(cols))
+    v <- numeric(length(cj))
+    for (j in unique(cj)) {
+      at <- which(cj == j)
+      v[at] <- values[[j]][sample.int(length(values[[j]]), length(at), replace = TRUE)]
     }
+    num <- codes$type[cj] == 0L
+    na <- (num & is.na(v)) | (!num & v == 0)
+    op <- ifelse(na, sample(7:8, length(v), replace = TRUE),
+                 ifelse(num, sample(1:6, length(v), replace = TRUE),
+                        sample(1:2, length(v), replace = TRUE)))
   })
-  new_predicates(col_list, op_list, val_list, rep(NA_integer_, n))
+  v[na] <- 0
+  new_predicates(rep(seq_len(n), each = k), cj, op, v, rep(NA_integer_, n))
 }
 
 # The predicates as a table, one row per condition: `predicate` (its
@@ -355,37 +392,35 @@ random_predicates <- function(codes, n, k, stream) {
 # category or a test of NA), so that they can be read back without the
 # coding.
 predicate_table <- function(preds, codes) {
-  lens <- lengths(preds$col_list)
-  if (!sum(lens))
-    return(data.frame(predicate = integer(), column = character(), op = character(),
-                      value = character(), number = numeric(), stringsAsFactors = FALSE))
-  col <- unlist(preds$col_list)
-  op <- unlist(preds$op_list)
-  val <- unlist(preds$val_list)
+  col <- preds$col
+  op <- preds$op
+  val <- preds$val
   is_cat <- codes$type[col] == 1L & op < 7L
   value <- ifelse(op >= 7L, NA_character_, sprintf("%.15g", val))
-  value[is_cat] <- vapply(which(is_cat), function(i) as.character(codes$levels[[col[[i]]]][[val[[i]]]]),
-                          character(1))
+  value[is_cat] <- vapply(which(is_cat), function(i)
+    as.character(codes$levels[[col[[i]]]][[val[[i]]]]), character(1))
   number <- ifelse(codes$type[col] == 0L & op < 7L, val, NA_real_)
-  data.frame(predicate = rep(seq_along(lens), lens), column = codes$columns[col],
-             op = names(op_code)[op], value = value, number = number,
-             stringsAsFactors = FALSE)
+  data.frame(predicate = preds$pred, column = codes$columns[col], op = names(op_code)[op],
+             value = value, number = number, stringsAsFactors = FALSE)
 }
 
-# A predicate as text: "age >= 39 & sex == 'Male'" (dates as dates).
+# Each predicate as text: "age >= 39 & sex == 'Male'" (dates as dates).
 predicate_text <- function(preds, codes) {
-  ops <- names(op_code)
-  vapply(seq_along(preds$col_list), function(i) {
-    parts <- mapply(function(j, op, v) {
-      name <- codes$columns[[j]]
-      if (op >= 7L) return(sprintf("%s %s", name, ops[[op]]))
-      shown <- if (codes$type[[j]] == 1L) sprintf("'%s'", codes$levels[[j]][[v]]) else
-        switch(codes$labels[[j]],
-               date = format(as.Date(v, origin = "1970-01-01")),
-               time = format(as.POSIXct(v * 86400, origin = "1970-01-01", tz = "UTC")),
-               format(v, digits = 15))
-      sprintf("%s %s %s", name, ops[[op]], shown)
-    }, preds$col_list[[i]], preds$op_list[[i]], preds$val_list[[i]])
-    paste(parts, collapse = " & ")
-  }, character(1))
+  if (!n_predicates(preds)) return(character())
+  col <- preds$col
+  op <- preds$op
+  val <- preds$val
+  shown <- character(length(col))
+  for (j in unique(col)) {
+    at <- which(col == j & op < 7L)
+    if (!length(at)) next
+    shown[at] <- if (codes$type[[j]] == 1L) sprintf("'%s'", codes$levels[[j]][val[at]]) else
+      switch(codes$labels[[j]],
+             date = format(as.Date(val[at], origin = "1970-01-01")),
+             time = format(as.POSIXct(val[at] * 86400, origin = "1970-01-01", tz = "UTC")),
+             sprintf("%.15g", val[at]))
+  }
+  part <- ifelse(op >= 7L, sprintf("%s %s", codes$columns[col], names(op_code)[op]),
+                 sprintf("%s %s %s", codes$columns[col], names(op_code)[op], shown))
+  unname(vapply(split(part, preds$pred), paste, character(1), collapse = " & "))
 }

@@ -23,13 +23,19 @@
 #define PRED_ISNA 7
 #define PRED_NOTNA 8
 
-/* For each of the npred predicates, the number of the records rows[0 ..
- * nr - 1] (0-based rows of x) it matches, or, with person (the 0-based
- * person of every row of x, n_person persons) the number of distinct
- * persons among them, counted up to cap (cap < 1: no cap); into count.
- * Predicates run in chunks over `threads` threads; interrupted() is polled
- * between chunks. Returns 0, -1 out of memory, -2 interrupted. */
-int predicate_count(const double *x, size_t n, const int *type, const int *rows, size_t nr,
+/* For each of the npred predicates, the number of the n records of x it
+ * matches, or, with person (the 0-based person of every record, n_person
+ * persons) the number of distinct persons among them, counted up to cap
+ * (cap < 1: no cap); into count. With `order` (NULL: every record is
+ * scanned, the reference), the records of each column sorted by value with
+ * NA first (column j's 0-based rows at order + j * n, as R's order(x,
+ * na.last = FALSE) gives them, category NA being code 0): a predicate then
+ * scans only the records within the narrowest block of sorted values one of
+ * its conditions allows (an equality, a bound, NA), checking every condition
+ * on each; the counts are the same. Predicates run in chunks over `threads`
+ * threads; interrupted() is polled between chunks. Returns 0, -1 out of
+ * memory, -2 interrupted. */
+int predicate_count(const double *x, size_t n, const int *type, const int *order,
                     const int *person, int n_person, const int *start, const int *col,
                     const int *op, const double *val, size_t npred, int cap, int threads,
                     int *count, int (*interrupted)(void));

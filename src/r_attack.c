@@ -77,11 +77,12 @@ SEXP r_gower_knn(SEXP spec)
     return out;
 }
 
-/* spec: list(x = n x p coded data (column-major), type, rows = 1-based rows
- * counted over, person = NULL or the 1-based person of every row of x,
- * n_person, start = 0-based offsets of the predicates' conditions (npred +
- * 1 values), col = 1-based columns, op, val, cap, threads)
- * -> integer counts, one per predicate */
+/* spec: list(x = n x p coded data (column-major), type, order = NULL or the
+ * n x p matrix of each column's 1-based rows sorted by value with NA first,
+ * person = NULL or the 1-based person of every row of x, n_person, start =
+ * 0-based offsets of the predicates' conditions (npred + 1 values), col =
+ * 1-based columns, op, val, cap, threads) -> integer counts, one per
+ * predicate */
 SEXP r_predicate_count(SEXP spec)
 {
     size_t n;
@@ -90,8 +91,35 @@ SEXP r_predicate_count(SEXP spec)
     const double *x = r_field_double(spec, "x", -1, 0);
     const int *type = field_types(spec, p);
     check_coded(x, n, p, type, 0, "x");
-    R_xlen_t nr = r_field_length(spec, "rows");
-    const int *rows1 = r_field_int(spec, "rows", -1);
+    int *order = NULL;
+    SEXP order_s = r_field(spec, "order");
+    if (!Rf_isNull(order_s)) {
+        size_t on;
+        int op_;
+        const int *order1 = r_field_int_matrix(spec, "order", &on, &op_);
+        if (on != n || op_ != p) r_field_error("order", "a matrix of the size of x");
+        order = (int *) R_alloc(n * (size_t) p > 0 ? n * (size_t) p : 1, sizeof(int));
+        /* each column a permutation of the rows, sorted by value, NA first */
+        int *seen = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
+        for (int j = 0; j < p; j++) {
+            for (size_t i = 0; i < n; i++) seen[i] = 0;
+            for (size_t i = 0; i < n; i++) {
+                int r = order1[(size_t) j * n + i];
+                if (r == NA_INTEGER || r < 1 || (size_t) r > n || seen[r - 1])
+                    r_field_error("order", "a permutation of the rows per column");
+                seen[r - 1] = 1;
+                order[(size_t) j * n + i] = r - 1;
+            }
+            for (size_t i = 1; i < n; i++) {
+                double a = x[(size_t) j * n + (size_t) order[(size_t) j * n + i - 1]];
+                double b = x[(size_t) j * n + (size_t) order[(size_t) j * n + i]];
+                int na_a = type[j] == GOWER_NUM ? ISNAN(a) : a == 0.0;
+                int na_b = type[j] == GOWER_NUM ? ISNAN(b) : b == 0.0;
+                if ((na_b && !na_a) || (!na_a && !na_b && b < a))
+                    r_field_error("order", "rows sorted by value, NA first");
+            }
+        }
+    }
     SEXP person_s = r_field(spec, "person");
     const int *person1 = NULL;
     int n_person = 0;
@@ -117,14 +145,11 @@ SEXP r_predicate_count(SEXP spec)
         if (op[c] < PRED_EQ || op[c] > PRED_NOTNA) r_field_error("op", "operators 1 to 8");
         if (type[col1[c] - 1] == GOWER_CAT && op[c] >= PRED_LT && op[c] <= PRED_GE)
             r_field_error("op", "== or != (or NA tests) on a category");
+        if (op[c] < PRED_ISNA && ISNAN(val[c]))
+            r_field_error("val", "a value (not NA) for a comparison");
     }
-    for (R_xlen_t i = 0; i < nr; i++)
-        if (rows1[i] < 1 || (size_t) rows1[i] > n) r_field_error("rows", "rows of x");
     int cap = r_field_int1(spec, "cap", 0, INT_MAX);
     int threads = r_field_int1(spec, "threads", 1, 1024);
-    /* 0-based copies of the indices (R_alloc: freed when the call returns) */
-    int *rows = (int *) R_alloc((size_t) (nr > 0 ? nr : 1), sizeof(int));
-    for (R_xlen_t i = 0; i < nr; i++) rows[i] = rows1[i] - 1;
     int *col = (int *) R_alloc((size_t) (nc > 0 ? nc : 1), sizeof(int));
     for (R_xlen_t c = 0; c < nc; c++) col[c] = col1[c] - 1;
     int *person = NULL;
@@ -133,8 +158,8 @@ SEXP r_predicate_count(SEXP spec)
         for (size_t i = 0; i < n; i++) person[i] = person1[i] - 1;
     }
     SEXP out = PROTECT(Rf_allocVector(INTSXP, ns - 1));
-    int status = predicate_count(x, n, type, rows, (size_t) nr, person, n_person, start, col,
-                                 op, val, (size_t) (ns - 1), cap, threads, INTEGER(out),
+    int status = predicate_count(x, n, type, order, person, n_person, start, col, op, val,
+                                 (size_t) (ns - 1), cap, threads, INTEGER(out),
                                  pending_interrupt);
     if (status == -1) r_nomem_error("count", n);
     if (status == -2) r_interrupted();

@@ -212,3 +212,41 @@ test_that("print, summary, tidy, glance, as.data.frame and plot", {
   expect_silent(plot(res))
   grDevices::dev.off()
 })
+
+test_that("the sorted-column index counts exactly what the full scan counts", {
+  d <- mixed_data(3000, 13, na_share = 0.1)
+  d$pid <- rep(seq_len(1000), each = 3)
+  cols <- setdiff(names(d), "pid")
+  codes <- epimask:::attack_code(cols, list(original = d, release = d))
+  x <- codes$coded$original
+  ord <- epimask:::column_orders(x, codes$type)
+  set.seed(2)
+  preds <- epimask:::join_predicates(
+    epimask:::random_predicates(codes, 400, 2, epimask:::rng_streams(1, 3)[[1]]),
+    epimask:::random_predicates(codes, 300, 1, epimask:::rng_streams(1, 4)[[1]]))
+  unit <- epimask:::person_index(d$pid)
+  for (cap in c(0L, 1L, 2L, 5L)) {
+    for (u in list(seq_len(nrow(d)), unit)) {
+      full <- epimask:::predicate_counts(x, codes$type, preds, u, cap, 1L)
+      fast <- epimask:::predicate_counts(x, codes$type, preds, u, cap, 2L, ord)
+      expect_identical(fast, full)
+    }
+  }
+  # the plain-R count of every predicate on every record
+  tab <- epimask:::predicate_table(preds, codes)
+  ref <- vapply(split(tab, tab$predicate), function(c) sum(ref_predicate_match(c, d)), numeric(1))
+  expect_identical(epimask:::predicate_counts(x, codes$type, preds, seq_len(nrow(d)), 0L, 1L, ord),
+                   as.integer(ref))
+  # an index that is not each column's sorted rows is refused
+  bad <- ord
+  n <- nrow(ord)
+  bad[c(1, n), 1] <- bad[c(n, 1), 1]   # the smallest value last: not sorted
+  spec <- list(x = x, type = codes$type, order = bad, person = NULL, n_person = 1L,
+               start = c(0L, 1L), col = 1L, op = 1L, val = 1, cap = 0L, threads = 1L)
+  expect_error(epimask:::call_c(epimask:::C_predicate_count, spec, arg = "p"),
+               class = "epimask_error")
+  spec$order <- ord
+  spec$order[1, 1] <- ord[2, 1]        # a row twice: not a permutation
+  expect_error(epimask:::call_c(epimask:::C_predicate_count, spec, arg = "p"),
+               class = "epimask_error")
+})
