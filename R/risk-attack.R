@@ -269,8 +269,10 @@ attack_setup <- function(original, release, control, id, columns, options, strea
     released <- released[target_rows, , drop = FALSE]
     release_rows <- target_rows
   }
-  if (!is.null(id) && !id %in% names(ctrl))
-    abort_name("control", id, "`control` (the person column `id`)")
+  if (!is.null(id)) {
+    if (!id %in% names(ctrl)) abort_name("control", id, "`control` (the person column `id`)")
+    if (source == "data") check_person_id(id, ctrl, data_arg = "control", arg = "id")
+  }
   structure(list(
     target = target, target_rows = target_rows, control = ctrl, control_rows = control_rows,
     release = released, release_rows = release_rows, aligned = rel$aligned, kind = rel$kind,
@@ -498,6 +500,26 @@ original_row <- function(setup, rows, set) {
 
 delivered_row <- function(setup, rows) {
   if (is.null(setup$release_rows)) rows else setup$release_rows[rows]
+}
+
+# The counts of a nearest-neighbour attack (linkability, inference): the
+# successes of the targets' and the control's sampled records (`tgt`, `ctl`
+# from sample_units()) and of the baseline's, by unit.
+unit_counts <- function(success_t, success_c, success_b, tgt, ctl, unit_t, unit_c) {
+  list(attack = sum(unit_success(success_t, tgt$unit, tgt$n)), n_attack = tgt$n,
+       control = sum(unit_success(success_c, ctl$unit, ctl$n)), n_control = ctl$n,
+       baseline = sum(unit_success(success_b, tgt$unit, tgt$n)), n_baseline = tgt$n,
+       pool_attack = max(unit_t), pool_control = max(unit_c))
+}
+
+# The details table of a nearest-neighbour attack: one row per record tried,
+# `set` and `row` (as the caller knows it), then the columns of `attack` and
+# `control` (lists of equal-length vectors).
+attack_details <- function(setup, tgt, ctl, attack, control) {
+  part <- function(set, sel, cols)
+    data.frame(c(list(set = set, row = original_row(setup, sel$rows, set)), cols),
+               stringsAsFactors = FALSE)
+  rbind(part("attack", tgt, attack), part("control", ctl, control))
 }
 
 # A unit succeeds when one of its records does.
@@ -730,6 +752,15 @@ plot.epimask_attack <- function(x, y = NULL, ...) {
   ok <- !is.na(est)
   graphics::segments(lo[ok], at[ok], hi[ok], at[ok], col = cols[ok], lwd = 2)
   graphics::points(est[ok], at[ok], pch = c(19, 19, 1, 18)[ok], col = cols[ok], cex = 1.4)
+  # the figures above each interval (rates near 0 are otherwise hard to read)
+  right <- est[ok] > 0.6
+  labels <- sprintf("%s [%s, %s]", format_num(est[ok]), format_num(lo[ok]), format_num(hi[ok]))
+  for (side in c(FALSE, TRUE)) {
+    at_side <- right == side
+    if (any(at_side))
+      graphics::text(est[ok][at_side], at[ok][at_side] + 0.28, labels[at_side], cex = 0.75,
+                     col = cols[ok][at_side], adj = if (side) 1 else 0)
+  }
   invisible(tab)
 }
 

@@ -19,11 +19,7 @@
 inference <- function(max = NA, aux, secret, tolerance = 0.05, n_attacks = 2000,
                       against = c("upper", "point"), control = NULL, seed = NULL,
                       options = attack_options()) {
-  if (missing(aux) || !is.character(aux) || !length(aux) || anyNA(aux))
-    abort_type("aux", "a character vector of the columns the intruder knows")
-  if (missing(secret)) abort_type("secret", "the name of the column the intruder guesses")
-  secret <- check_string(secret, "secret")
-  if (secret %in% aux) abort_value("secret", "a column not among `aux`")
+  secret <- check_inference_columns(if (!missing(aux)) aux, if (!missing(secret)) secret)
   tolerance <- check_number(tolerance, "tolerance", lower = 0)
   n_attacks <- check_count(n_attacks, "n_attacks")
   new_attack_criterion(

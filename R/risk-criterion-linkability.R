@@ -19,9 +19,8 @@
 linkability <- function(max = NA, aux, n_neighbors = 1, n_attacks = 2000,
                         against = c("upper", "point"), control = NULL, seed = NULL,
                         options = attack_options()) {
-  if (missing(aux) || !is.list(aux) || length(aux) != 2L ||
-      !all(vapply(aux, function(a) is.character(a) && length(a) > 0L && !anyNA(a), logical(1))))
-    abort_type("aux", "a list of two non-empty character vectors (the two data sets' columns)")
+  if (missing(aux)) aux <- NULL
+  check_link_aux(aux)
   n_neighbors <- check_count(n_neighbors, "n_neighbors")
   n_attacks <- check_count(n_attacks, "n_attacks")
   new_attack_criterion(

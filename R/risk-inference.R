@@ -49,11 +49,7 @@
 risk_inference <- function(original, release, control = NULL, aux, secret, tolerance = 0.05,
                            n_attacks = 2000, seed = NULL, id = NULL,
                            options = attack_options()) {
-  if (missing(aux) || !is.character(aux) || !length(aux) || anyNA(aux))
-    abort_type("aux", "a character vector of the columns the intruder knows")
-  if (missing(secret)) abort_type("secret", "the name of the column the intruder guesses")
-  secret <- check_string(secret, "secret")
-  if (secret %in% aux) abort_value("secret", "a column not among `aux`")
+  secret <- check_inference_columns(if (!missing(aux)) aux, if (!missing(secret)) secret)
   tolerance <- check_number(tolerance, "tolerance", lower = 0)
   n_attacks <- check_count(n_attacks, "n_attacks")
   options <- check_attack_options(options)
@@ -85,15 +81,10 @@ risk_inference <- function(original, release, control = NULL, aux, secret, toler
                                                            replace = TRUE))
   base <- guess_right(released[random_rows], codes$coded$original[tgt$rows, js],
                       numeric_secret, scale)
-  counts <- list(attack = sum(unit_success(hit_t$right, tgt$unit, tgt$n)), n_attack = tgt$n,
-                 control = sum(unit_success(hit_c$right, ctl$unit, ctl$n)), n_control = ctl$n,
-                 baseline = sum(unit_success(base, tgt$unit, tgt$n)), n_baseline = tgt$n,
-                 pool_attack = max(unit_t), pool_control = max(unit_c))
-  rows_of <- function(set, sel, hit)
-    data.frame(set = set, row = original_row(setup, sel$rows, set), right = hit$right,
-               nearest = delivered_row(setup, hit$nearest), distance = hit$distance,
-               stringsAsFactors = FALSE)
-  details <- rbind(rows_of("attack", tgt, hit_t), rows_of("control", ctl, hit_c))
+  counts <- unit_counts(hit_t$right, hit_c$right, base, tgt, ctl, unit_t, unit_c)
+  shown <- function(hit) list(right = hit$right, nearest = delivered_row(setup, hit$nearest),
+                              distance = hit$distance)
+  details <- attack_details(setup, tgt, ctl, shown(hit_t), shown(hit_c))
   new_attack("inference", setup, counts, options, details,
              list(aux = aux, secret = secret, tolerance = tolerance,
                   numeric_secret = numeric_secret,
@@ -120,4 +111,15 @@ guess_right <- function(g, s, numeric_secret, scale) {
   ok <- if (scale$relative) abs(g - s) <= scale$tolerance * abs(s) else abs(g - s) <= scale$abs
   ok[is.na(ok)] <- FALSE
   ok | both_na
+}
+
+# What the intruder knows (`aux`) and guesses (`secret`, one column not in
+# `aux`); returns the secret.
+check_inference_columns <- function(aux, secret) {
+  if (!is.character(aux) || !length(aux) || anyNA(aux))
+    abort_type("aux", "a character vector of the columns the intruder knows")
+  if (is.null(secret)) abort_type("secret", "the name of the column the intruder guesses")
+  secret <- check_string(secret, "secret")
+  if (secret %in% aux) abort_value("secret", "a column not among `aux`")
+  secret
 }

@@ -54,9 +54,8 @@
 risk_linkability <- function(original, release, control = NULL, aux, n_neighbors = 1,
                              n_attacks = 2000, seed = NULL, id = NULL,
                              options = attack_options()) {
-  if (missing(aux) || !is.list(aux) || length(aux) != 2L ||
-      !all(vapply(aux, function(a) is.character(a) && length(a) > 0L && !anyNA(a), logical(1))))
-    abort_type("aux", "a list of two non-empty character vectors (the two data sets' columns)")
+  if (missing(aux)) aux <- NULL
+  check_link_aux(aux)
   n_neighbors <- check_count(n_neighbors, "n_neighbors")
   n_attacks <- check_count(n_attacks, "n_attacks")
   options <- check_attack_options(options)
@@ -84,15 +83,10 @@ risk_linkability <- function(original, release, control = NULL, aux, n_neighbors
   hit_t <- part(seq_along(tgt$rows))
   hit_c <- part(length(tgt$rows) + seq_along(ctl$rows))
   base <- with_rng_stream(streams[[4L]], random_links(length(tgt$rows), m, n_neighbors))
-  counts <- list(attack = sum(unit_success(hit_t$linked, tgt$unit, tgt$n)), n_attack = tgt$n,
-                 control = sum(unit_success(hit_c$linked, ctl$unit, ctl$n)), n_control = ctl$n,
-                 baseline = sum(unit_success(base, tgt$unit, tgt$n)), n_baseline = tgt$n,
-                 pool_attack = max(unit_t), pool_control = max(unit_c))
-  rows_of <- function(set, sel, hit)
-    data.frame(set = set, row = original_row(setup, sel$rows, set), linked = hit$linked,
-               nearest_1 = delivered_row(setup, hit$a), nearest_2 = delivered_row(setup, hit$b),
-               stringsAsFactors = FALSE)
-  details <- rbind(rows_of("attack", tgt, hit_t), rows_of("control", ctl, hit_c))
+  counts <- unit_counts(hit_t$linked, hit_c$linked, base, tgt, ctl, unit_t, unit_c)
+  shown <- function(hit) list(linked = hit$linked, nearest_1 = delivered_row(setup, hit$a),
+                              nearest_2 = delivered_row(setup, hit$b))
+  details <- attack_details(setup, tgt, ctl, shown(hit_t), shown(hit_c))
   new_attack("linkability", setup, counts, options, details,
              list(aux = aux, n_neighbors = n_neighbors, trial_name = "targets",
                   baseline_name = "random released records", detail_name = "targets",
@@ -109,4 +103,12 @@ neighbours_share <- function(a, b) {
 # without replacement each), linked when they share one.
 random_links <- function(n, m, k) {
   vapply(seq_len(n), function(i) any(sample.int(m, k) %in% sample.int(m, k)), logical(1))
+}
+
+# The intruder's two data sets: two non-empty vectors of column names.
+check_link_aux <- function(aux) {
+  if (!is.list(aux) || length(aux) != 2L ||
+      !all(vapply(aux, function(a) is.character(a) && length(a) > 0L && !anyNA(a), logical(1))))
+    abort_type("aux", "a list of two non-empty character vectors (the two data sets' columns)")
+  invisible(aux)
 }

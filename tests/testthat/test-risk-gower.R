@@ -3,33 +3,31 @@
 # from the definition on the raw data (every pair), and the k-d tree against
 # the exhaustive scan.
 
-test_that("Gower's distance equals cluster::daisy() on mixed columns without NA", {
-  skip_if_not_installed("cluster")
-  d <- mixed_data(40, 1, na_share = 0, dup = FALSE)
-  cols <- names(d)
-  res <- pkg_knn(d, d, cols, nrow(d))
+# The package's distances of every pair (all neighbours of every record) and
+# cluster::daisy()'s (a date as a number, text as a factor, the logical
+# column symmetric, as the package treats them).
+daisy_pair <- function(d, na) {
+  res <- pkg_knn(d, d, names(d), nrow(d), na = na)
   full <- matrix(0, nrow(d), nrow(d))
   for (i in seq_len(nrow(d))) full[res$idx[, i], i] <- res$dist[, i]
   dd <- d
   dd$visit <- as.numeric(dd$visit)
   dd$region <- factor(dd$region)
-  ref <- as.matrix(cluster::daisy(dd, metric = "gower", type = list(symm = "smoker")))
-  expect_equal(full, unname(ref), tolerance = 1e-12)
+  list(pkg = full,
+       daisy = unname(as.matrix(cluster::daisy(dd, metric = "gower", type = list(symm = "smoker")))))
+}
+
+test_that("Gower's distance equals cluster::daisy() on mixed columns without NA", {
+  skip_if_not_installed("cluster")
+  both <- daisy_pair(mixed_data(40, 1, na_share = 0, dup = FALSE), "category")
+  expect_equal(both$pkg, both$daisy, tolerance = 1e-12)
 })
 
 test_that("with na = 'ignore' it equals cluster::daisy() with missing values", {
   skip_if_not_installed("cluster")
-  d <- mixed_data(40, 2, na_share = 0.2, dup = FALSE)
-  cols <- names(d)
-  res <- pkg_knn(d, d, cols, nrow(d), na = "ignore")
-  full <- matrix(0, nrow(d), nrow(d))
-  for (i in seq_len(nrow(d))) full[res$idx[, i], i] <- res$dist[, i]
-  dd <- d
-  dd$visit <- as.numeric(dd$visit)
-  dd$region <- factor(dd$region)
-  ref <- as.matrix(cluster::daisy(dd, metric = "gower", type = list(symm = "smoker")))
   # daisy scales each number by the range of its observed values, as the package does
-  expect_equal(full, unname(ref), tolerance = 1e-12)
+  both <- daisy_pair(mixed_data(40, 2, na_share = 0.2, dup = FALSE), "ignore")
+  expect_equal(both$pkg, both$daisy, tolerance = 1e-12)
 })
 
 test_that("the nearest released records equal a brute-force loop over every pair", {
