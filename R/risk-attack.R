@@ -73,6 +73,12 @@ print.epimask_attack_options <- function(x, ...) {
   invisible(x)
 }
 
+# A seed as set.seed() takes it (NULL: drawn from the caller's generator).
+check_attack_seed <- function(seed) {
+  check_number(seed, "seed", allow_null = TRUE, lower = -.Machine$integer.max,
+               upper = .Machine$integer.max)
+}
+
 check_attack_options <- function(options) {
   if (is.null(options)) return(attack_options())
   if (!inherits(options, "epimask_attack_options"))
@@ -773,11 +779,11 @@ plot.epimask_attack <- function(x, y = NULL, ...) {
 
 new_attack_criterion <- function(name, ..., what, max, against, control, seed, options,
                                  columns, explanation) {
-  max <- if (is.null(max) || (length(max) == 1L && is.na(max))) NA_real_ else
+  max <- if (is.null(max) || (is.atomic(max) && length(max) == 1L && is.na(max))) NA_real_ else
     check_number(max, "max", lower = 0, upper = 1)
   against <- check_choice(against, c("upper", "point"))
   options <- check_attack_options(options)
-  if (!is.null(seed)) seed <- check_number(seed, "seed")
+  seed <- check_attack_seed(seed)
   # fixed now, so that every release the criterion judges is attacked alike
   if (is.null(seed)) seed <- sample.int(.Machine$integer.max, 1L)
   if (!is.null(control) && !(is.data.frame(control) || (is.numeric(control) && is.null(dim(control)))))

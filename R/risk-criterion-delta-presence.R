@@ -119,6 +119,8 @@ criterion_evaluate.risk_delta_presence <- function(criterion, release, original 
       "delta-presence asks whether a person of the population is among the released",
       "records; synthetic records are nobody's")))
   if (inherits(release, "epimask_release")) release <- release$data
+  if (!is.data.frame(release) && !is.matrix(release))
+    abort_type("release", "a data frame of the released records")
   release <- as_plain_frame(release)
   check_columns(keys, release, "keys", "release")
   frame <- if (is.null(id)) release[keys] else person_frame(release, keys, id)$data[keys]

@@ -39,7 +39,7 @@ singling_out <- function(max = NA, mode = c("univariate", "multivariate"), n_att
                          n_cols = 3, against = c("upper", "point"), columns = NULL,
                          control = NULL, seed = NULL, options = attack_options()) {
   mode <- check_choice(mode, c("univariate", "multivariate"))
-  n_attacks <- check_count(n_attacks, "n_attacks")
+  n_attacks <- check_number(n_attacks, "n_attacks", lower = 1, upper = 1e7, integer = TRUE)
   n_cols <- check_count(n_cols, "n_cols")
   if (!is.null(columns) && (!is.character(columns) || !length(columns) || anyNA(columns)))
     abort_type("columns", "NULL or a character vector of column names")

@@ -53,7 +53,7 @@ risk_inference <- function(original, release, control = NULL, aux, secret, toler
   tolerance <- check_number(tolerance, "tolerance", lower = 0)
   n_attacks <- check_count(n_attacks, "n_attacks")
   options <- check_attack_options(options)
-  streams <- rng_streams(4L, seed)
+  streams <- rng_streams(4L, check_attack_seed(seed))
   columns <- unique(c(aux, secret))
   setup <- attack_setup(original, release, control, id, columns, options, streams[[1L]])
   check_attack_columns(aux, setup, "aux")

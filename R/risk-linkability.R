@@ -59,7 +59,7 @@ risk_linkability <- function(original, release, control = NULL, aux, n_neighbors
   n_neighbors <- check_count(n_neighbors, "n_neighbors")
   n_attacks <- check_count(n_attacks, "n_attacks")
   options <- check_attack_options(options)
-  streams <- rng_streams(4L, seed)
+  streams <- rng_streams(4L, check_attack_seed(seed))
   columns <- unique(c(aux[[1L]], aux[[2L]]))
   setup <- attack_setup(original, release, control, id, columns, options, streams[[1L]])
   check_attack_columns(columns, setup, "aux")

@@ -48,7 +48,8 @@
 #'   or a synthetic release's hold-out), the row numbers of `original` held
 #'   out, or a data frame of records held out before the release was made.
 #'   A control that overlaps the released records is a classed error.
-#' @param n_attacks The most predicates to build (the attack's trials).
+#' @param n_attacks The most predicates to build (the attack's trials), at
+#'   most 1e7.
 #' @param mode `"univariate"` or `"multivariate"`.
 #' @param n_cols Columns per predicate in the multivariate mode.
 #' @param seed `NULL` or a number: the hold-out, the thinning and the
@@ -89,12 +90,13 @@ risk_singling_out <- function(original, release, control = NULL, n_attacks = 200
                               seed = NULL, id = NULL, columns = NULL,
                               options = attack_options()) {
   mode <- check_choice(mode, c("univariate", "multivariate"))
-  n_attacks <- check_count(n_attacks, "n_attacks")
+  # the intervals are as narrow as anyone needs long before 1e7 predicates
+  n_attacks <- check_number(n_attacks, "n_attacks", lower = 1, upper = 1e7, integer = TRUE)
   n_cols <- check_count(n_cols, "n_cols")
   options <- check_attack_options(options)
   if (!is.null(columns)) columns <- check_columns(columns, check_attack_original(original),
                                                   "columns", "original")
-  streams <- rng_streams(5L, seed)
+  streams <- rng_streams(5L, check_attack_seed(seed))
   setup <- attack_setup(original, release, control, id, columns, options, streams[[1L]])
   if (is.null(columns))
     columns <- setdiff(intersect(names(setup$target), names(setup$release)), setup$id)
@@ -113,7 +115,7 @@ risk_singling_out <- function(original, release, control = NULL, n_attacks = 200
   preds <- if (mode == "univariate")
     univariate_predicates(codes, n_attacks, streams[[3L]])
   else multivariate_predicates(codes, n_attacks, n_cols,
-                               options$max_attempts %||% (100L * n_attacks), threads,
+                               options$max_attempts %||% (100 * n_attacks), threads,
                                streams[[3L]])
   base <- random_predicates(codes, n_predicates(preds), k, streams[[4L]])
   unit_t <- attack_units(setup$target, setup$id)
@@ -317,9 +319,12 @@ multivariate_predicates <- function(codes, n, n_cols, max_attempts, threads, str
   kept <- no_predicates()
   seen <- character()
   attempts <- 0
+  # every (record, columns) drawn once: nothing new can be found
+  possible <- m * choose(p, n_cols)
   with_rng_stream(stream, {
-    while (n_predicates(kept) < n && attempts < max_attempts) {
-      b <- min(max(2L * (n - n_predicates(kept)), 64L), max_attempts - attempts)
+    while (n_predicates(kept) < n && attempts < max_attempts && length(seen) < possible) {
+      # a batch of candidates: twice those still wanted, within 64 and 1e5
+      b <- as.integer(min(max(2 * (n - n_predicates(kept)), 64), 1e5, max_attempts - attempts))
       attempts <- attempts + b
       rows <- sample.int(m, b, replace = TRUE)
       cols <- draw_columns(b, p, n_cols)
