@@ -228,6 +228,9 @@ attack_setup <- function(original, release, control, id, columns, options, strea
   n <- nrow(original)
   if (!is.null(id)) id <- check_person_id(id, original, exclude = columns, data_arg = "original")
   unit <- attack_units(original, id)
+  if (max(unit) < 2L)
+    epimask_abort("`original` must hold at least two persons (one to attack, one to hold out).",
+                  "epimask_error_empty", arg = "original")
   source <- NULL
   control_rows <- NULL
   if (is.null(control)) {
@@ -259,10 +262,12 @@ attack_setup <- function(original, release, control, id, columns, options, strea
     control <- as_plain_frame(control)
     check_column_names(control, "control")
     if (nrow(control) < 1L) abort_empty("control")
-    target <- original
-    target_rows <- seq_len(n)
+    # a synthetic release's own hold-out was not synthesised from: not a target
+    target_rows <- if (is.null(rel$holdout)) seq_len(n) else
+      setdiff(seq_len(n), check_control_rows(rel$holdout, n, unit, "release$holdout"))
+    target <- original[target_rows, , drop = FALSE]
     ctrl <- control
-    check_control_overlap(original, ctrl, id)
+    check_control_overlap(target, ctrl, id)
   } else {
     target_rows <- setdiff(seq_len(n), control_rows)
     target <- original[target_rows, , drop = FALSE]

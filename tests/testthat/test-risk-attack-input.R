@@ -185,3 +185,22 @@ test_that("a deidentify()-style release without the original's rows needs a cont
   res <- attack_calls$inference(d[101:300, ], rel, control = d[1:100, ])
   expect_identical(res$release_kind, "deidentified")
 })
+
+test_that("one person cannot be split into targets and a control", {
+  d <- mixed_data(10, 66)
+  d$pid <- 1L
+  err <- tryCatch(risk_inference(d, d, aux = "age", secret = "bmi", id = "pid", seed = 1),
+                  error = identity)
+  expect_s3_class(err, "epimask_error_empty")
+  expect_identical(err$arg, "original")
+})
+
+test_that("a synthetic release with a control given: its own hold-out is not a target", {
+  d <- mixed_data(300, 67)
+  held <- 1:100
+  syn <- structure(list(copies = list(d[-held, ]), holdout = held), class = "epimask_synthetic")
+  ctrl <- mixed_data(150, 68)
+  res <- risk_linkability(d, syn, control = ctrl, aux = list("age", "bmi"), seed = 1)
+  expect_identical(res$rows$target, 101:300)
+  expect_identical(res$control_source, "data")
+})
