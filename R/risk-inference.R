@@ -22,6 +22,7 @@
 #' release tells of its own persons beyond what it tells of anyone of the
 #' same population.
 #'
+#' @inheritSection risk_singling_out Releases and their control
 #' @inheritParams risk_linkability
 #' @param aux The columns the intruder knows (a character vector).
 #' @param secret The column the intruder guesses (one name, not in `aux`).
@@ -32,7 +33,7 @@
 #'   tried: `set`, `row` (as for [risk_linkability()]), `right`, `nearest`
 #'   (the released record whose secret was guessed, its row in the release as
 #'   delivered), `distance`).
-#' @references Giomi M, Boenisch F, Wehmeyer C, Tasnádi B (2023). A unified
+#' @references Giomi M, Boenisch F, Wehmeyer C, Tasnadi B (2023). A unified
 #'   framework for quantifying privacy risk in synthetic data. Proceedings on
 #'   Privacy Enhancing Technologies 2023(2):312-328.
 #' @family attacks

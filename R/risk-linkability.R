@@ -26,6 +26,7 @@
 #' an exhaustive scan, the reference, with `attack_options(search =
 #' "exhaustive")` or `na = "ignore"`); no matrix of all distances is formed.
 #'
+#' @inheritSection risk_singling_out Releases and their control
 #' @inheritParams risk_singling_out
 #' @param aux A list of two character vectors: the columns of the intruder's
 #'   two data sets (each non-empty; they may share columns).
@@ -38,7 +39,7 @@
 #'   "control"), `row` (its row in `original`, or in `control` when given as
 #'   data), `linked`, `nearest_1`, `nearest_2` (the nearest released record of
 #'   each part, its row in the release as delivered)).
-#' @references Giomi M, Boenisch F, Wehmeyer C, Tasnádi B (2023). A unified
+#' @references Giomi M, Boenisch F, Wehmeyer C, Tasnadi B (2023). A unified
 #'   framework for quantifying privacy risk in synthetic data. Proceedings on
 #'   Privacy Enhancing Technologies 2023(2):312-328.
 #' @family attacks

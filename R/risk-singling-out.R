@@ -37,11 +37,33 @@
 #' (else a classed error says so). With the default control (half of a
 #' masked release's records held out) both halves are equal.
 #'
+#' @section Releases and their control:
+#' - **A masked release** (a data frame with as many rows as `original`, row i
+#'   being the record of row i, as [apply_mask()] returns it; a
+#'   [deidentify()] release that kept every record): with `control = NULL`,
+#'   the share `attack_options(holdout = )` of the original's units is held
+#'   out at random, their released rows dropped, and the rest attacked. The
+#'   print says so.
+#' - **A synthetic release** (class `epimask_synthetic`, from `mask_synth()`):
+#'   its data frames `release$copies` are stacked and attacked together; the
+#'   control is `original[release$holdout, ]`, `release$holdout` being the
+#'   row numbers of `original` (the data given to [apply_mask()]) the
+#'   synthesis held out (row numbers only, never values); the other rows are
+#'   the targets.
+#' - **Any other release** (records dropped, new records): give `control`,
+#'   records held out before the release was made (a data frame), or their
+#'   row numbers in `original`; without it a classed error says so.
+#' - A release whose columns are coded otherwise than the original's (a
+#'   generalized key is text where the original has a number) is compared
+#'   with the original in the release's coding: recode `original` and
+#'   `control` with [generalize()] at the release's levels (see
+#'   `vignette("attacks")`).
+#'
 #' @param original The original data (a data frame): the records behind the
 #'   release, and, unless `control` is given, the control too.
 #' @param release The release: a data frame (a masked release whose rows are
 #'   the original's rows, or any release of other records), a [deidentify()]
-#'   release, or a synthetic release of [mask_synth()] (its copies are
+#'   release, or a synthetic release of `mask_synth()` (its copies are
 #'   attacked together, the control is the rows it held out).
 #' @param control `NULL` (a share `attack_options(holdout = )` of a masked
 #'   release's records, held out at random and treated as never released;
@@ -66,7 +88,7 @@
 #'   `control` (it matched one control record, or its probability to in a
 #'   subset of the attack's size)), and `predicates` (`attack`, `baseline`:
 #'   one row per condition: `predicate`, `column`, `op`, `value`, `number`).
-#' @references Giomi M, Boenisch F, Wehmeyer C, Tasnádi B (2023). A unified
+#' @references Giomi M, Boenisch F, Wehmeyer C, Tasnadi B (2023). A unified
 #'   framework for quantifying privacy risk in synthetic data. Proceedings on
 #'   Privacy Enhancing Technologies 2023(2):312-328. Article 29 Data
 #'   Protection Working Party (2014). Opinion 05/2014 on anonymisation
