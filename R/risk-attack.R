@@ -492,10 +492,10 @@ gower_nearest <- function(release, targets, codes, cols, k, options) {
 }
 
 # The targets to attack: n of the units (at random), or all when there are
-# fewer; returns the rows of the chosen units' records and their unit.
+# fewer or n is NULL; returns the rows of the chosen units' records and their unit.
 sample_units <- function(unit, n, stream) {
   units <- unique(unit)
-  chosen <- if (length(units) <= n) units else
+  chosen <- if (is.null(n) || length(units) <= n) units else
     with_rng_stream(stream, units[sort(sample.int(length(units), n))])
   rows <- which(unit %in% chosen)
   list(rows = rows, unit = match(unit[rows], chosen), n = length(chosen))

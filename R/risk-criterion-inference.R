@@ -21,7 +21,7 @@ inference <- function(max = NA, aux, secret, tolerance = 0.05, n_attacks = 2000,
                       options = attack_options()) {
   secret <- check_inference_columns(if (!missing(aux)) aux, if (!missing(secret)) secret)
   tolerance <- check_number(tolerance, "tolerance", lower = 0)
-  n_attacks <- check_count(n_attacks, "n_attacks")
+  n_attacks <- check_count(n_attacks, "n_attacks", allow_null = TRUE)
   new_attack_criterion(
     "inference", aux = aux, secret = secret, tolerance = tolerance, n_attacks = n_attacks,
     what = sprintf("inference of '%s' from %s", secret, paste(aux, collapse = ", ")),

@@ -22,7 +22,7 @@ linkability <- function(max = NA, aux, n_neighbors = 1, n_attacks = 2000,
   if (missing(aux)) aux <- NULL
   check_link_aux(aux)
   n_neighbors <- check_count(n_neighbors, "n_neighbors")
-  n_attacks <- check_count(n_attacks, "n_attacks")
+  n_attacks <- check_count(n_attacks, "n_attacks", allow_null = TRUE)
   new_attack_criterion(
     "linkability", aux = aux, n_neighbors = n_neighbors, n_attacks = n_attacks,
     what = sprintf("linkability (%s | %s)", paste(aux[[1L]], collapse = ", "),

@@ -52,7 +52,7 @@ risk_inference <- function(original, release, control = NULL, aux, secret, toler
                            options = attack_options()) {
   secret <- check_inference_columns(if (!missing(aux)) aux, if (!missing(secret)) secret)
   tolerance <- check_number(tolerance, "tolerance", lower = 0)
-  n_attacks <- check_count(n_attacks, "n_attacks")
+  n_attacks <- check_count(n_attacks, "n_attacks", allow_null = TRUE)
   options <- check_attack_options(options)
   streams <- rng_streams(4L, check_attack_seed(seed))
   columns <- unique(c(aux, secret))

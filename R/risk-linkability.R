@@ -32,8 +32,9 @@
 #'   two data sets (each non-empty; they may share columns).
 #' @param n_neighbors The released records the intruder keeps per part.
 #' @param n_attacks The most targets attacked (and control records tried);
-#'   all of them when there are fewer. With `id`, persons: a person is linked
-#'   when one of their records is.
+#'   all of them when there are fewer, or with `NULL` (every target and every
+#'   control record: the search is then the larger part of the cost). With
+#'   `id`, persons: a person is linked when one of their records is.
 #' @return An [epimask_attack] with, in addition, `aux`, `n_neighbors` and
 #'   `details` (one row per target record tried: `set` ("attack" or
 #'   "control"), `row` (its row in `original`, or in `control` when given as
@@ -58,7 +59,7 @@ risk_linkability <- function(original, release, control = NULL, aux, n_neighbors
   if (missing(aux)) aux <- NULL
   check_link_aux(aux)
   n_neighbors <- check_count(n_neighbors, "n_neighbors")
-  n_attacks <- check_count(n_attacks, "n_attacks")
+  n_attacks <- check_count(n_attacks, "n_attacks", allow_null = TRUE)
   options <- check_attack_options(options)
   streams <- rng_streams(4L, check_attack_seed(seed))
   columns <- unique(c(aux[[1L]], aux[[2L]]))

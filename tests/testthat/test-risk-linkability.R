@@ -110,3 +110,13 @@ test_that("serial, threads and a future backend give the same result", {
   expect_identical(par$details, serial$details)
   expect_identical(par$risk, serial$risk)
 })
+
+test_that("n_attacks = NULL attacks every target and tries every control record", {
+  d <- mixed_data(300, 36, na_share = 0)
+  res <- risk_linkability(d, d, aux = list(c("age", "sex"), c("bmi", "region")), n_attacks = NULL,
+                          seed = 1)
+  expect_identical(res$attack$n, 150L)
+  expect_identical(res$control$n, 150L)
+  inf <- risk_inference(d, d, aux = c("age", "sex"), secret = "bmi", n_attacks = NULL, seed = 1)
+  expect_identical(inf$attack$n + inf$control$n, 300L)
+})
