@@ -94,3 +94,16 @@ test_that("a copy of the original has risk near 1, an independent draw near 0", 
   expect_true(is.na(det$risk$value))
   expect_match(paste(format(det), collapse = " "), "always succeeds")
 })
+
+test_that("with a person column a person's secret is guessed right when one record's guess is", {
+  d <- mixed_data(300, 44, na_share = 0)
+  d$pid <- rep(1:100, each = 3)
+  res <- risk_inference(d, d, aux = c("age", "sex", "region"), secret = "smoker",
+                        n_attacks = 40, seed = 3, id = "pid")
+  expect_identical(res$unit, "persons")
+  det <- res$details[res$details$set == "attack", ]
+  expect_identical(res$attack$successes, sum(tapply(det$right, d$pid[det$row], any)))
+  ctl <- res$details[res$details$set == "control", ]
+  expect_identical(res$control$successes, sum(tapply(ctl$right, d$pid[ctl$row], any)))
+  expect_length(intersect(d$pid[det$row], d$pid[ctl$row]), 0L)
+})
