@@ -65,13 +65,14 @@ attack_options <- function(holdout = 0.5, conf_level = 0.95, na = c("category", 
 }
 
 #' @export
-print.epimask_attack_options <- function(x, ...) {
-  cat(sprintf(paste0("<attack options: hold out %s as control, %s%% intervals, NA as %s, ",
-                     "%s search%s>\n"),
-              format(x$holdout), format(100 * x$conf_level), x$na, x$search,
-              if (x$parallel) ", parallel" else ""))
-  invisible(x)
+format.epimask_attack_options <- function(x, ...) {
+  sprintf("<attack options: hold out %s as control, %s%% intervals, NA as %s, %s search%s>",
+          format(x$holdout), format(100 * x$conf_level), x$na, x$search,
+          if (x$parallel) ", parallel" else "")
 }
+
+#' @export
+print.epimask_attack_options <- function(x, ...) print_formatted(x, ...)
 
 # A seed as set.seed() takes it (NULL: drawn from the caller's generator).
 check_attack_seed <- function(seed) {
