@@ -39,6 +39,9 @@
 #' The copies are what a custodian releases, with the rules (a data frame
 #' carries nothing of the synthesis); the object itself is the custodian's.
 #'
+#' `x$copies` is the list of the copies and `x$holdout` (any field of the
+#' record likewise) the field, as the attacks read a synthetic release.
+#'
 #' Methods: `print()`, `format()`, `summary()` (per column: its role and
 #' model, and with `original` given, how far the copies' distributions are
 #' from the original's), `as.data.frame()` (the copies stacked, with a first
@@ -104,6 +107,20 @@ synthetic_info <- function(x, arg = "x") {
 #' holdout_rows(apply_mask(d, mask_synth(m = 1, holdout = 0.2)))
 #' @export
 holdout_rows <- function(x) synthetic_info(x)$holdout
+
+#' @rdname epimask_synthetic
+#' @param name For `$`: `"copies"` (the list of the `m` data frames) or a
+#'   field of the synthesis record (`holdout`, `m`, `rules`, ...), the
+#'   convention the attacks (`risk_singling_out()` and its kin) read.
+#' @export
+`$.epimask_synthetic` <- function(x, name) {
+  if (identical(name, "copies")) {
+    out <- unclass(x)
+    attr(out, "synthesis") <- NULL
+    return(out)
+  }
+  attr(x, "synthesis", exact = TRUE)[[name]]
+}
 
 #' @rdname epimask_synthetic
 #' @export

@@ -297,15 +297,22 @@ synthetic_replicate_estimate <- function(job, release) {
   values <- lapply(copies, function(d) replicate_estimate(job, as_plain_data(d)))
   est <- vapply(values, `[[`, numeric(1), 1L)
   se <- vapply(values, `[[`, numeric(1), 2L)
+  # the records the copies' fits used and lost, summed over the copies
+  count <- function(field) sum(vapply(values, function(v) {
+    r <- attr(v, "records")
+    if (is.null(r) || is.null(r[[field]])) 0 else as.double(r[[field]])
+  }, numeric(1)))
+  records <- fit_records(count("total"), count("used"), count("stop_le_start"))
   if (any(!is.finite(est) | !is.finite(se))) {
     err <- Filter(Negate(is.null), lapply(values, attr, "error"))
     out <- c(NA_real_, NA_real_)
     if (length(err)) attr(out, "error") <- err[[1L]]
+    attr(out, "records") <- records
     return(out)
   }
   per_copy <- data.frame(term = "q", estimate = est, se = se, stringsAsFactors = FALSE)
   comb <- combine_release_terms(per_copy, info)
-  c(comb$estimate, comb$se)
+  structure(c(comb$estimate, comb$se), records = records)
 }
 
 # The risk of a profile's synthetic release: a risk function is given the

@@ -156,7 +156,8 @@ test_that("a profile combines each synthetic replicate; risk functions see the r
               derive = NULL)
   got <- epimask:::replicate_estimate(job, syn)
   want <- fit_synthetic(syn, sbp ~ age + sex)$table
-  expect_equal(got, c(want$estimate[want$term == "age"], want$se[want$term == "age"]))
+  expect_equal(as.double(got), c(want$estimate[want$term == "age"], want$se[want$term == "age"]))
+  expect_identical(attr(got, "records")[["used"]], 3L * nrow(d))
   seen <- NULL
   risk <- function(original, release) {
     seen <<- class(release)
