@@ -114,6 +114,8 @@ holdout_rows <- function(x) synthetic_info(x)$holdout
 #'   convention the attacks (`risk_singling_out()` and its kin) read.
 #' @export
 `$.epimask_synthetic` <- function(x, name) {
+  # a list of named fields made by hand (list(copies = , holdout = )): its field
+  if (is.null(attr(x, "synthesis", exact = TRUE))) return(.subset2(x, name, exact = FALSE))
   if (identical(name, "copies")) {
     out <- unclass(x)
     attr(out, "synthesis") <- NULL

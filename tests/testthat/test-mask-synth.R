@@ -180,7 +180,7 @@ test_that("the holdout is left out of the synthesis and recorded by row number o
   set.seed(10)
   n <- 200
   d <- data.frame(u = runif(n), g = factor(sample(c("a", "b"), n, TRUE)))
-  syn <- apply_mask(d, mask_synth(method = "sample", m = 3, holdout = 0.25))
+  syn <- suppressWarnings(apply_mask(d, mask_synth(method = "sample", m = 3, holdout = 0.25)))
   h <- holdout_rows(syn)
   expect_identical(length(h), 50L)
   expect_true(is.integer(h) && !is.unsorted(h) && !anyDuplicated(h))
@@ -206,7 +206,7 @@ test_that("persons: person-level columns once per person, records per person kep
   birth <- rep(as.Date("1950-01-01") + sample(0:9000, p, TRUE), counts)
   d <- data.frame(pid = pid, sex = sex, birth = birth, sbp = round(rnorm(length(pid), 130, 15)),
                   stringsAsFactors = FALSE)
-  syn <- apply_mask(d, mask_synth(m = 2, id = "pid"))
+  syn <- suppressWarnings(apply_mask(d, mask_synth(m = 2, id = "pid")))
   info <- attr(syn, "synthesis")
   expect_setequal(info$person_level, c("sex", "birth"))
   expect_identical(info$n, nrow(d))
@@ -223,7 +223,7 @@ test_that("persons: person-level columns once per person, records per person kep
   }
   # a numeric person column gets 1..P
   d$pid <- match(d$pid, unique(d$pid)) + 1000L
-  cp <- apply_mask(d, mask_synth(m = 1, id = "pid"))[[1L]]
+  cp <- suppressWarnings(apply_mask(d, mask_synth(m = 1, id = "pid")))[[1L]]
   expect_identical(sort(unique(cp$pid)), seq_len(p))
   # persons held out whole
   syn_h <- suppressWarnings(apply_mask(d, mask_synth(m = 1, id = "pid", holdout = 0.2)))

@@ -96,3 +96,17 @@ test_that("replicated uniques and DiSCO agree with synthpop::disclosure()", {
   for (col in c("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO"))
     expect_equal(100 * a[[col]], sp$attrib[[col]])
 })
+
+test_that("the attacks read a synthetic release: its copies and its holdout", {
+  d <- synth_risk_fixture(n = 400)
+  set.seed(5)
+  syn <- suppressWarnings(apply_mask(d, mask_synth(m = 2, holdout = 0.5)))
+  expect_identical(syn$copies, lapply(seq_along(syn), function(j) syn[[j]]))
+  expect_identical(syn$holdout, holdout_rows(syn))
+  expect_identical(syn$m, 2L)
+  res <- risk_singling_out(d, syn, n_attacks = 100, seed = 1)
+  expect_match(paste(format(res), collapse = "\n"), "the 200 original records the synthetic release held out")
+  # a hand-made list of fields keeps its own fields
+  bare <- structure(list(copies = list(d), holdout = 1:3), class = "epimask_synthetic")
+  expect_identical(bare$holdout, 1:3)
+})
