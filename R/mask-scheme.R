@@ -39,6 +39,11 @@
 #'   A scheme is re-validated before use with its constructor's checks, so a
 #'   scheme edited after construction fails with a classed error naming the
 #'   field.
+#'
+#'   A synthesis ([mask_synth()]) is the exception: its release is an
+#'   `epimask_synthetic` object, the `m` synthetic copies of the records
+#'   with the rules to combine analyses of them (`vars` are then the columns
+#'   synthesised, default all of them).
 #' @family masking schemes
 #' @examples
 #' d <- data.frame(id = letters[1:4], x = c(1.234, 5.678, 9.1011, 12.5))
@@ -56,6 +61,10 @@ mask_data <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "
   scheme <- revalidate_scheme(scheme)
   unmasked <- check_choice(unmasked, c("warn", "error", "suppress"), arg = "unmasked")
   data <- check_data(data, "data")
+  # a type whose release is not the data with masked columns (synthetic
+  # copies) makes the whole release itself
+  release <- mask_release(scheme, data, vars)
+  if (!is.null(release)) return(list(data = release, unmasked = NA_integer_))
   traits <- scheme_traits(scheme)
   # categorical schemes (PRAM, and no masking of categories) promise no change
   # of any one record: nothing to count
@@ -72,6 +81,15 @@ mask_data <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "
   left <- handle_unmasked(scheme, Z, Zm, unmasked)
   list(data = replace_vars(data, vars, unname(left$values)), unmasked = left$count)
 }
+
+# The whole release of a type that does not mask columns value by value
+# (mask_synth(): m synthetic copies of the records), or NULL for the types
+# that do (the default), whose release apply_mask() builds from
+# mask_values(). A method in the type's file.
+mask_release <- function(scheme, data, vars, ...) UseMethod("mask_release")
+
+#' @export
+mask_release.default <- function(scheme, data, vars, ...) NULL
 
 # What a type's mask_values() method returns must fit where it goes.
 check_mask_values <- function(Zm, Z) {

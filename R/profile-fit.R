@@ -55,6 +55,8 @@ coef.epimask_light_fit <- function(object, ...) object$coefficients
 # and the records the fit used (attribute `records`: the count with its
 # reasons); NA when the fit fails (e.g. a covariate masked to a constant).
 replicate_estimate <- function(job, data) {
+  # synthetic copies: each fitted, combined by the release's rules
+  if (is_synthetic(data)) return(synthetic_replicate_estimate(job, data))
   model <- job$model
   records <- NULL
   out <- tryCatch({
@@ -106,7 +108,8 @@ shared_design <- function(scheme, job, R) {
 
 estimate_replicates <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
-  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term) && is.null(job$derive)) {
+  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term) && is.null(job$derive) &&
+      !is_synthetic(masked[[1L]])) {
     # all replicate designs in one C call when they share the survival times
     fast <- tryCatch(withCallingHandlers(cox_replicate_estimates(job$model, masked, job$term),
                                          epimask_warning_records = function(w) invokeRestart("muffleWarning")),

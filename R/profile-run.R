@@ -63,6 +63,18 @@
 #' `boot_se`) to the table. This captures the correlation that smoothing
 #' induces, which the naive SE ignores (methods vignette, section 3.1).
 #'
+#' **Synthetic releases.** A [mask_synth()] scheme is random: each replicate
+#' is one synthesis of `m` copies, the model fitted to every copy and the
+#' fits combined by the release's rules ([combine_synthetic()]), so `estimate`
+#' and `se` are the combined estimate and its standard error, what the
+#' collaborator would report from the copies alone, and `ci_overlap` (Karr et
+#' al. 2006) compares its normal interval with the original's. The risk
+#' measures of [risk_spec()] compare each masked record with its original
+#' and do not apply to synthetic records (NA, with a warning of class
+#' `epimask_warning_synth_risk`); give a risk function of the release, e.g.
+#' `function(original, release) criterion_evaluate(replicated_uniques(keys =
+#' k), release, original)$value` ([replicated_uniques()], [disco()]).
+#'
 #' **Speed.** In a simulation study where only the outcome varies, a linear
 #' scheme (kernel, matrix) masks the fixed columns once. For poisson-log and
 #' binomial-logit models (canonical link, dispersion 1) the masked fit of
@@ -145,7 +157,8 @@
 #' @param utility `NULL` or a model-free utility measure of
 #'   [utility_general()], computed on the masked columns `vars` of every
 #'   replicate against its unmasked data: `"pmse_ratio"` (pMSE over its null
-#'   expectation), `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
+#'   expectation), `"spmse"` (synthpop's S_pMSE, over its permutation null),
+#'   `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
 #'   `"il1s"` or `"cor"` (the largest change of a correlation); lower is
 #'   better for all. Beside a model it adds the columns `utility` (mean over
 #'   the replicates) and `utility_se` (its Monte Carlo SE). Without
@@ -204,7 +217,9 @@
 #'   were in the first replicate, by the rule of [apply_mask()]'s `unmasked`
 #'   argument; values at the floor of floored noise are shared and not
 #'   counted; NA for schemes that do not promise change, such as rounding,
-#'   grouping or microaggregation) and the bootstrap columns; see [replicates()],
+#'   grouping or microaggregation; for a synthesis, the records of its copies
+#'   equal to an original record, see [mask_synth()]) and the bootstrap
+#'   columns; see [replicates()],
 #'   [plot.ru_profile()], [recommend()]. Metadata (`attr(, "meta")`) holds
 #'   `budget` and `context`.
 #'
@@ -549,6 +564,8 @@ scheme_steps <- function(scheme, job) {
 # (rounding, grouping, microaggregation, ...), which leave some values as
 # they were by design.
 count_unmasked <- function(scheme, job, masked) {
+  # a synthetic release: its records equal to an original record (all copies)
+  if (is_synthetic(masked)) return(as.double(sum(synthetic_info(masked)$original_records)))
   orig <- job$sims[[1L]]
   vars <- job$vars[vapply(job$vars, function(v) is.numeric(orig[[v]]), logical(1))]
   if (!scheme_promises_change(scheme) || !length(vars)) return(NA_real_)
@@ -561,7 +578,8 @@ count_unmasked <- function(scheme, job, masked) {
 # profile's `unmasked` column instead of a warning per replicate.
 profile_mask <- function(data, scheme, vars) {
   withCallingHandlers(apply_mask(data, scheme, vars),
-                      epimask_warning_unmasked = function(w) invokeRestart("muffleWarning"))
+                      epimask_warning_unmasked = function(w) invokeRestart("muffleWarning"),
+                      epimask_warning_synth_original = function(w) invokeRestart("muffleWarning"))
 }
 
 # A risk measure that cannot see a masking form (exact-match identifiability

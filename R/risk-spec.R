@@ -114,6 +114,7 @@ risk_spec <- function(name, ...) {
 risk_value <- function(spec, original, masked, ...) {
   spec <- as_risk_spec(spec, ...)
   original <- check_data(original, "original")
+  if (is_synthetic(masked)) return(synthetic_risk_value(spec, original, masked))
   masked <- check_data(masked, "masked")
   if (nrow(original) != nrow(masked))
     abort_length("masked", sprintf("have as many rows as `original` (%d), not %d",

@@ -66,6 +66,9 @@ static const R_CallMethodDef call_methods[] = {
     /* cell-level local suppression (r_suppress.c) */
     CALLDEF(suppress_run, 1),
     CALLDEF(suppress_class_sizes, 1),
+    /* donor sampling of sequential synthesis (r_synth.c) */
+    CALLDEF(synth_donors, 1),
+    CALLDEF(synth_tree_leaves, 1),
     {NULL, NULL, 0}
 };
 

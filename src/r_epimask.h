@@ -68,4 +68,8 @@ SEXP r_predicate_count(SEXP spec);
 SEXP r_suppress_run(SEXP spec);
 SEXP r_suppress_class_sizes(SEXP spec);
 
+/* r_synth.c: donor sampling of sequential synthesis */
+SEXP r_synth_donors(SEXP spec);
+SEXP r_synth_tree_leaves(SEXP spec);
+
 #endif
