@@ -1,0 +1,135 @@
+# Benchmark: the column review (review_columns(), methods vignette section 26).
+#  - on Adult (30,162 records x 15 columns, the five usual keys), and on
+#    1e6 records x 20 columns of mixed types (identifiers, e-mail addresses,
+#    keys, a proxy, dates as Date and as text, free text, measurements);
+#  - time (elapsed and CPU) and memory: the R heap's peak from gc() and the
+#    process's resident peak (VmHWM of /proc/self/status), each against the
+#    size of the data itself, so that O(n) memory shows as a small multiple;
+#  - the same figures by plain R (table() over pasted values for every
+#    column, pair and column-key cross-table) where it finishes, with the
+#    largest difference between the two.
+# Prints seconds, ratios, megabytes and the load average. Run:
+#   Rscript inst/bench/bench-review.R   (EPIMASK_BENCH_QUICK=1: 1e5 records)
+
+suppressPackageStartupMessages(library(epimask))
+quick <- nzchar(Sys.getenv("EPIMASK_BENCH_QUICK"))
+big <- if (quick) 1e5 else 1e6
+load_avg <- function() tryCatch(trimws(sub(".*load average: ", "", system("uptime", intern = TRUE))),
+                                error = function(e) "?")
+last_cpu <- NA
+secs <- function(expr) {
+  tm <- system.time(expr)
+  last_cpu <<- sum(tm[c("user.self", "sys.self")], na.rm = TRUE)
+  unname(tm[["elapsed"]])
+}
+vm_hwm <- function() {
+  s <- tryCatch(readLines("/proc/self/status"), error = function(e) character())
+  line <- grep("^VmHWM:", s, value = TRUE)
+  if (!length(line)) return(NA_real_)
+  as.numeric(gsub("[^0-9]", "", line)) / 1024
+}
+# the R heap's peak while `expr` runs (gc() after a reset), in MB
+heap_peak <- function(expr) {
+  invisible(gc(reset = TRUE))
+  force(expr)
+  g <- gc()
+  sum(g[, ncol(g)])
+}
+row <- function(what, n, time, ratio = NA, note = "") {
+  cat(sprintf("%-46s n = %-6s %7.2f s (cpu %6.2f s)  ratio %-6s load %s %s\n", what,
+              format(n, scientific = TRUE), time, last_cpu,
+              if (is.na(ratio)) "" else format(round(ratio, 1)), load_avg(), note))
+}
+
+# ---- data --------------------------------------------------------------------------
+words <- c("patient", "reported", "pain", "after", "the", "second", "visit", "and", "was",
+           "given", "a", "new", "prescription", "for", "two", "weeks", "no", "fever")
+make_mixed <- function(n, seed = 1) {
+  set.seed(seed)
+  edu <- c("Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th",
+           "HS-grad", "Some-college", "Assoc-voc", "Assoc-acdm", "Bachelors", "Masters",
+           "Prof-school", "Doctorate")
+  e <- sample.int(16L, n, TRUE, prob = c(1, 2, 4, 6, 5, 9, 11, 4, 110, 70, 14, 11, 55, 18, 6, 4))
+  sex <- sample(c("Female", "Male"), n, TRUE, prob = c(0.33, 0.67))
+  married <- runif(n) < 0.45
+  visit <- as.Date("2015-01-01") + sample.int(2000L, n, TRUE)
+  note_len <- sample(6:14, n, TRUE)
+  data.frame(
+    record = sprintf("R%07d", sample.int(n)),
+    email = sprintf("user%d@example.org", sample.int(10 * n, n)),
+    age = sample(17:90, n, TRUE),
+    sex = sex,
+    zip = sprintf("%05d", sample(10000:10999, n, TRUE)),
+    education = factor(edu[e], levels = edu),
+    education_num = e,
+    spouse = ifelse(married, ifelse(sex == "Male", "Husband", "Wife"), "none"),
+    visit_date = visit,
+    admitted = format(visit - sample(0:5, n, TRUE)),
+    income = round(rlnorm(n, 10, 0.7), 2),
+    weight = round(rnorm(n, 75, 14), 1),
+    height = as.integer(round(rnorm(n, 170, 10))),
+    sbp = as.integer(round(rnorm(n, 130, 18))),
+    diagnosis = factor(sprintf("%s%02d", sample(LETTERS[1:10], n, TRUE), sample(0:19, n, TRUE))),
+    notes = vapply(note_len, function(k) paste(sample(words, k, TRUE), collapse = " "), ""),
+    site_id = sprintf("S%02d", sample.int(20L, n, TRUE)),
+    smoker = runif(n) < 0.2,
+    lab = round(rgamma(n, 2, 0.5), 3),
+    arm = sample(0:1, n, TRUE),
+    stringsAsFactors = FALSE)
+}
+keys4 <- c("age", "sex", "zip", "education")
+
+# ---- plain R references: the figures by table() ------------------------------------
+plain_label <- function(x) {
+  v <- if (inherits(x, "Date")) format(x) else as.character(x)
+  v[is.na(x)] <- "\001NA"
+  v
+}
+plain_distinction <- function(d, cols) {
+  f <- as.numeric(table(do.call(paste, c(lapply(d[cols], plain_label), sep = "\r"))))
+  N <- sum(f)
+  c(distinction = length(f) / N, separation = 1 - sum(f * (f - 1)) / (N * (N - 1)))
+}
+plain_determined <- function(col, key, purity = 0.99) {
+  t <- table(plain_label(col), plain_label(key))
+  dom <- apply(t, 1L, max)
+  sum(dom[dom >= ceiling(purity * rowSums(t) - 1e-7)]) / length(key)
+}
+
+compare <- function(d, keys, label) {
+  rev <- NULL
+  peak <- heap_peak(t_new <- secs(rev <- review_columns(d, keys)))
+  cpu_new <- last_cpu
+  size <- as.numeric(utils::object.size(d)) / 2^20
+  # the plain R figures: every column, every pair of the columns the review
+  # combined, every column-key determination
+  t_ref <- secs({
+    single <- t(vapply(names(d), function(c) plain_distinction(d, c), numeric(2)))
+    det <- vapply(seq_len(nrow(rev$proxies)), function(i)
+      plain_determined(d[[rev$proxies$column[[i]]]], d[[rev$proxies$key[[i]]]]), numeric(1))
+  })
+  diff_single <- max(abs(single[, "distinction"] - rev$columns$distinction),
+                     abs(single[, "separation"] - rev$columns$separation))
+  diff_det <- if (length(det)) max(abs(det - rev$proxies$determined)) else 0
+  row(sprintf("%s: review_columns()", label), nrow(d), t_new, t_ref / t_new,
+      sprintf("| plain R (columns + determinations) %.2f s; largest difference %.1e",
+              t_ref, max(diff_single, diff_det)))
+  cat(sprintf("   memory: R heap peak %.0f MB (data %.0f MB: %.1f x); process VmHWM %.0f MB\n",
+              peak, size, peak / size, vm_hwm()))
+  cat(sprintf("   %d columns: %s\n", ncol(d), paste(sprintf("%s=%s", rev$columns$column,
+                                                          rev$columns$role), collapse = ", ")))
+  invisible(rev)
+}
+
+cat("machine:", Sys.info()[["nodename"]], "|", R.version.string, "| cores", parallel::detectCores(),
+    "\n")
+adult_path <- Sys.getenv("EPIMASK_ADULT", "../shared/data/adult.csv")
+if (!file.exists(adult_path)) adult_path <- "/work/shared/data/adult.csv"
+if (file.exists(adult_path)) {
+  adult <- utils::read.csv(adult_path, check.names = FALSE, stringsAsFactors = FALSE)
+  compare(adult, c("age", "sex", "race", "marital-status", "education"), "Adult")
+}
+for (n in unique(c(1e5, big))) {
+  d <- make_mixed(n)
+  compare(d, keys4, sprintf("mixed 20 columns"))
+}
