@@ -164,7 +164,7 @@ print.epimask_review_control <- function(x, ...) print_formatted(x, ...)
 #' @seealso [review_pending()] for what is left to handle; [deidentify()].
 #' @family de-identification
 #' @examples
-#' d <- adult_extract[1:1000, ]
+#' d <- adult_extract[1:1500, ]
 #' # a numeric code of education and a column restoring sex in part
 #' d$education_num <- as.integer(d$education)
 #' d$spouse <- ifelse(d$marital_status == "Married-civ-spouse",
@@ -184,7 +184,8 @@ print.epimask_review_control <- function(x, ...) print_formatted(x, ...)
 #' rel <- d
 #' rel$sex <- NULL
 #' rel$education <- "*"
-#' review_columns(rel, keys = c("age", "sex", "race", "education"), original = d)$proxies
+#' on_rel <- review_columns(rel, keys = c("age", "sex", "race", "education"), original = d)
+#' subset(on_rel$proxies, nzchar(proxy))
 #' @export
 review_columns <- function(data, keys, sensitive = NULL, id = NULL, declare = NULL,
                            original = NULL, control = review_control()) {
@@ -359,8 +360,8 @@ review_column <- function(x, name, units, control, is_key, is_id) {
         format_share(m[["unique"]]), unit_word))
   }
   old <- ages_over_89(x, name)
-  if (old) note(sprintf("%s records with an age over 89 (Safe Harbor: one category, 90 or older)",
-                        format_count(old)))
+  if (old) note(sprintf("%s with an age over 89 (Safe Harbor: one category, 90 or older)",
+                        count_text(old, "record")))
   out
 }
 
@@ -420,14 +421,22 @@ proxy_findings <- function(proxies, units, on_release) {
 
 review_roles <- c("direct identifier", "date", "free text", "proxy", "quasi-identifier")
 
+# The flags in the order they set a column's role: a near-unique column is a
+# quasi-identifier before it is a proxy (its groups are small), a proxy
+# before a column that is near-unique only with another or named like a
+# quasi-identifier.
+review_flag_order <- c("person_column", "identifier_name", "identifier_value",
+                       "identifier_unique", "date", "free_text", "near_unique", "exact_proxy",
+                       "partial_proxy", "near_unique_combination", "qi_name")
+
 review_table <- function(frame, cols, info, findings, notes, keys, sensitive, declared) {
   rows <- lapply(cols, function(col) {
     f <- findings[findings$column == col, , drop = FALSE]
     # the finding that sets the role first
-    f <- f[order(match(f$role, review_roles)), , drop = FALSE]
+    f <- f[order(match(f$flag, review_flag_order)), , drop = FALSE]
     i <- info[[col]]
     role <- if (col %in% keys) "key"
-            else if (nrow(f)) review_roles[min(match(f$role, review_roles))]
+            else if (nrow(f)) f$role[[1L]]
             else if (col %in% sensitive) "sensitive" else "other"
     status <- if (col %in% keys) "key" else if (col %in% names(declared)) "declared"
               else if (nrow(f)) "pending" else ""
@@ -781,3 +790,6 @@ format_share <- function(x) {
 }
 
 format_count <- function(x) format(x, big.mark = ",", scientific = FALSE, trim = TRUE)
+
+# "1 record", "35 records"
+count_text <- function(x, what) sprintf("%s %s%s", format_count(x), what, if (x == 1) "" else "s")

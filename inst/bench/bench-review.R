@@ -3,13 +3,14 @@
 #    1e6 records x 20 columns of mixed types (identifiers, e-mail addresses,
 #    keys, a proxy, dates as Date and as text, free text, measurements);
 #  - time (elapsed and CPU) and memory: the R heap's peak from gc() and the
-#    process's resident peak (VmHWM of /proc/self/status), each against the
-#    size of the data itself, so that O(n) memory shows as a small multiple;
+#    process's resident peak during the call (VmHWM of /proc/self/status,
+#    reset before it), each against the size of the data itself, so that
+#    O(n) memory shows as a small multiple;
 #  - the same figures by plain R (table() over pasted values for every
-#    column, pair and column-key cross-table) where it finishes, with the
+#    column and every column-key cross-table) on Adult and at 1e5, with the
 #    largest difference between the two.
 # Prints seconds, ratios, megabytes and the load average. Run:
-#   Rscript inst/bench/bench-review.R   (EPIMASK_BENCH_QUICK=1: 1e5 records)
+#   Rscript inst/bench/bench-review.R   (EPIMASK_BENCH_QUICK=1: 2e4 and 1e5 records)
 
 suppressPackageStartupMessages(library(epimask))
 quick <- nzchar(Sys.getenv("EPIMASK_BENCH_QUICK"))
@@ -22,18 +23,22 @@ secs <- function(expr) {
   last_cpu <<- sum(tm[c("user.self", "sys.self")], na.rm = TRUE)
   unname(tm[["elapsed"]])
 }
-vm_hwm <- function() {
+proc_mb <- function(field) {
   s <- tryCatch(readLines("/proc/self/status"), error = function(e) character())
-  line <- grep("^VmHWM:", s, value = TRUE)
+  line <- grep(sprintf("^%s:", field), s, value = TRUE)
   if (!length(line)) return(NA_real_)
   as.numeric(gsub("[^0-9]", "", line)) / 1024
 }
-# the R heap's peak while `expr` runs (gc() after a reset), in MB
+# Linux resets the resident peak (VmHWM) when "5" is written to clear_refs
+reset_peak <- function() invisible(tryCatch(writeLines("5", "/proc/self/clear_refs"),
+                                            error = function(e) NULL))
+# the R heap's peak while `expr` runs above what it held before (gc() after
+# a reset), in MB
 heap_peak <- function(expr) {
-  invisible(gc(reset = TRUE))
+  g0 <- gc(reset = TRUE)
   force(expr)
   g <- gc()
-  sum(g[, ncol(g)])
+  sum(g[, 6L]) - sum(g0[, 2L])
 }
 row <- function(what, n, time, ratio = NA, note = "") {
   cat(sprintf("%-46s n = %-6s %7.2f s (cpu %6.2f s)  ratio %-6s load %s %s\n", what,
@@ -96,26 +101,36 @@ plain_determined <- function(col, key, purity = 0.99) {
   sum(dom[dom >= ceiling(purity * rowSums(t) - 1e-7)]) / length(key)
 }
 
-compare <- function(d, keys, label) {
+compare <- function(d, keys, label, reference = TRUE) {
   rev <- NULL
+  invisible(gc())
+  rss0 <- proc_mb("VmRSS")
+  reset_peak()
   peak <- heap_peak(t_new <- secs(rev <- review_columns(d, keys)))
   cpu_new <- last_cpu
+  hwm <- proc_mb("VmHWM")
   size <- as.numeric(utils::object.size(d)) / 2^20
-  # the plain R figures: every column, every pair of the columns the review
-  # combined, every column-key determination
-  t_ref <- secs({
-    single <- t(vapply(names(d), function(c) plain_distinction(d, c), numeric(2)))
-    det <- vapply(seq_len(nrow(rev$proxies)), function(i)
-      plain_determined(d[[rev$proxies$column[[i]]]], d[[rev$proxies$key[[i]]]]), numeric(1))
-  })
-  diff_single <- max(abs(single[, "distinction"] - rev$columns$distinction),
-                     abs(single[, "separation"] - rev$columns$separation))
-  diff_det <- if (length(det)) max(abs(det - rev$proxies$determined)) else 0
-  row(sprintf("%s: review_columns()", label), nrow(d), t_new, t_ref / t_new,
-      sprintf("| plain R (columns + determinations) %.2f s; largest difference %.1e",
-              t_ref, max(diff_single, diff_det)))
-  cat(sprintf("   memory: R heap peak %.0f MB (data %.0f MB: %.1f x); process VmHWM %.0f MB\n",
-              peak, size, peak / size, vm_hwm()))
+  note <- "| plain R not run at this size"
+  ratio <- NA
+  if (reference) {
+    # the plain R figures: every column's distinction and separation, every
+    # column-key determination
+    t_ref <- secs({
+      single <- t(vapply(names(d), function(c) plain_distinction(d, c), numeric(2)))
+      det <- vapply(seq_len(nrow(rev$proxies)), function(i)
+        plain_determined(d[[rev$proxies$column[[i]]]], d[[rev$proxies$key[[i]]]]), numeric(1))
+    })
+    diff_single <- max(abs(single[, "distinction"] - rev$columns$distinction),
+                       abs(single[, "separation"] - rev$columns$separation))
+    diff_det <- if (length(det)) max(abs(det - rev$proxies$determined)) else 0
+    ratio <- t_ref / t_new
+    note <- sprintf("| plain R (columns + %d determinations) %.2f s; largest difference %.1e",
+                    length(det), t_ref, max(diff_single, diff_det))
+  }
+  last_cpu <<- cpu_new
+  row(sprintf("%s: review_columns()", label), nrow(d), t_new, ratio, note)
+  cat(sprintf("   memory: data %.0f MB; R heap peak above its level before the call %.0f MB (%.1f x the data); resident %.0f MB before, peak %.0f MB during (+%.0f MB, %.1f x the data)\n",
+              size, peak, peak / size, rss0, hwm, hwm - rss0, (hwm - rss0) / size))
   cat(sprintf("   %d columns: %s\n", ncol(d), paste(sprintf("%s=%s", rev$columns$column,
                                                           rev$columns$role), collapse = ", ")))
   invisible(rev)
@@ -129,7 +144,9 @@ if (file.exists(adult_path)) {
   adult <- utils::read.csv(adult_path, check.names = FALSE, stringsAsFactors = FALSE)
   compare(adult, c("age", "sex", "race", "marital-status", "education"), "Adult")
 }
-for (n in unique(c(1e5, big))) {
+small <- if (quick) 2e4 else 1e5
+for (n in unique(c(small, big))) {
   d <- make_mixed(n)
-  compare(d, keys4, sprintf("mixed 20 columns"))
+  compare(d, keys4, "mixed 20 columns", reference = n <= 1e5)
+  rm(d)
 }
