@@ -83,7 +83,20 @@ unit_codes <- function(codes, units) {
     return(out)
   }
   ord <- order(cells$a, cells$b, method = "radix")
-  sets <- vapply(split(cells$b[ord], factor(cells$a[ord], levels = seq_len(P))),
+  person <- cells$a[ord]
+  value <- cells$b[ord]
+  # each person's sorted values as a row of a table (0 past the end of the
+  # set), whose equal rows the hashing engine groups; a very uneven table
+  # (one person with many values) is coded as text instead
+  rank <- seq_along(person) - match(person, person) + 1L
+  width <- max(rank)
+  if (as.double(width) * P <= 4 * length(codes$code) + 1024) {
+    table <- matrix(0L, P, width)
+    table[cbind(person, rank)] <- value
+    g <- call_c(C_freq_group, list(codes = table), arg = "id")
+    return(list(code = g$group, d = length(g$size), constant = FALSE))
+  }
+  sets <- vapply(split(value, factor(person, levels = seq_len(P))),
                  function(v) paste(v, collapse = ","), character(1), USE.NAMES = FALSE)
   u <- unique(sets)
   list(code = match(sets, u), d = length(u), constant = FALSE)

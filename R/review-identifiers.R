@@ -32,12 +32,10 @@ identifier_name_patterns <- list(
   list(what = "a telephone or fax number",
        pattern = word_pattern(c("phone", "telephone", "tel", "mobile", "cell_?phone",
                                 "fax", "telefax", "phone_?number"))),
-  list(what = "a street address",
-       pattern = word_pattern(c("address", "addr", "street", "road", "house_?number",
-                                "residence", "po_?box"))),
   list(what = "a national or social security number",
-       pattern = word_pattern(c("ssn", "social_?security(_number)?", "sin", "nino", "nhs",
-                                "nhs_?number", "national_?id", "national_?number", "passport",
+       pattern = word_pattern(c("ssn", "social_?security(_number)?", "social_?insurance",
+                                "nino", "nhs_?(number|no)", "national_?id",
+                                "national_?number", "passport",
                                 "tax_?id", "taxpayer", "insurance_?number", "health_?plan",
                                 "beneficiary", "bsn", "personnummer"))),
   list(what = "a medical record or case number",
@@ -49,14 +47,19 @@ identifier_name_patterns <- list(
        pattern = word_pattern(c("account", "acct", "iban", "licen[cs]e", "certificate",
                                 "permit"))),
   list(what = "a vehicle or device identifier",
-       pattern = word_pattern(c("vin", "licen[cs]e_?plate", "plate", "serial",
-                                "serial_?number", "device_?id", "imei", "mac_?address"))),
+       pattern = word_pattern(c("vin", "licen[cs]e_?plate", "number_?plate",
+                                "serial_?(number|no)", "device_?id", "imei",
+                                "mac_?address"))),
   list(what = "a URL or IP address",
-       pattern = word_pattern(c("url", "website", "homepage", "web_?address", "ip",
+       pattern = word_pattern(c("url", "website", "homepage", "web_?address",
                                 "ip_?address", "ipv4", "ipv6"))),
   list(what = "a photograph or biometric identifier",
        pattern = word_pattern(c("photo", "photograph", "fingerprint", "biometric",
-                                "face_?image", "voiceprint")))
+                                "face_?image", "voiceprint"))),
+  # last: "email_address", "ip_address" and "mac_address" are matched above
+  list(what = "a street address",
+       pattern = word_pattern(c("address", "addr", "street", "street_?address",
+                                "house_?number", "po_?box")))
 )
 
 # Generic identifier names ("id", "pid", "subject_id", "patientId"): an
@@ -115,10 +118,11 @@ identifier_value_patterns <- list(
        test = function(v) grepl("^(https?://|ftp://|www\\.)[^[:space:]]+$", v, perl = TRUE,
                                 ignore.case = TRUE)),
   list(what = "IP addresses",
+       # IPv6 with three colons or more, or "::" (a time of day has two)
        test = function(v) grepl(paste0("^((25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}",
                                        "(25[0-5]|2[0-4]\\d|1?\\d?\\d)$|",
-                                       "^([0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}$"), v,
-                                perl = TRUE)),
+                                       "^(?=.*::|(?:[^:]*:){3})([0-9A-Fa-f]{0,4}:){2,7}",
+                                       "[0-9A-Fa-f]{0,4}$"), v, perl = TRUE)),
   list(what = "social security or national insurance numbers",
        test = function(v) grepl("^\\d{3}-\\d{2}-\\d{4}$|^[A-Z]{2}\\d{6}[A-D]$", v, perl = TRUE,
                                 ignore.case = TRUE)),
@@ -131,13 +135,14 @@ identifier_value_patterns <- list(
 )
 
 # Telephone numbers: 7 to 15 digits written with a leading "+" or with
-# separators (spaces, dashes, dots, parentheses), not a date or a decimal.
+# separators (spaces, dashes, dots, parentheses); not a date, a decimal or
+# a ZIP+4 code.
 is_phone_number <- function(v) {
-  shape <- grepl("^\\+?[0-9][0-9 ().-]{5,22}[0-9]$", v, perl = TRUE)
+  shape <- grepl("^[+(]?[0-9][0-9 ().-]{5,22}[0-9]$", v, perl = TRUE)
   digits <- nchar(gsub("[^0-9]", "", v))
   marked <- grepl("^\\+|[ ()-]|\\..*\\.", v, perl = TRUE)
-  not_date <- !grepl("^\\d{1,4}[./-]\\d{1,2}[./-]\\d{1,4}$", v, perl = TRUE)
-  shape & digits >= 7L & digits <= 15L & marked & not_date
+  other <- grepl("^\\d{1,4}[./-]\\d{1,2}[./-]\\d{1,4}$|^\\d{5}-\\d{4}$", v, perl = TRUE)
+  shape & digits >= 7L & digits <= 15L & marked & !other
 }
 
 # Shapes that identify only with many distinct values: record numbers

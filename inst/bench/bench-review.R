@@ -84,6 +84,29 @@ make_mixed <- function(n, seed = 1) {
 }
 keys4 <- c("age", "sex", "zip", "education")
 
+# several visits per person (as trial_visits): the person is the unit
+make_visits <- function(n, seed = 2) {
+  set.seed(seed)
+  visits <- sample(2:10, ceiling(n / 6), TRUE)
+  visits <- visits[cumsum(visits) <= n]
+  P <- length(visits)
+  person <- rep(seq_len(P), visits)
+  birth <- as.Date("1940-01-01") + sample.int(20000L, P, TRUE)
+  start <- as.Date("2015-01-01") + sample.int(1500L, P, TRUE)
+  data.frame(
+    pid = sprintf("P%07d", person),
+    site = sample(sprintf("site%02d", 1:30), P, TRUE)[person],
+    sex = sample(c("F", "M"), P, TRUE)[person],
+    birth = birth[person],
+    visit = sequence(visits),
+    visit_date = start[person] + 30L * (sequence(visits) - 1L) + sample(0:6, length(person), TRUE),
+    sbp = as.integer(round(rnorm(length(person), 130, 18))),
+    exit_date = (start + 30L * visits + 60L)[person],
+    arm = sample(0:1, P, TRUE)[person],
+    event = sample(0:1, P, TRUE)[person],
+    stringsAsFactors = FALSE)
+}
+
 # ---- plain R references: the figures by table() ------------------------------------
 plain_label <- function(x) {
   v <- if (inherits(x, "Date")) format(x) else as.character(x)
@@ -101,12 +124,14 @@ plain_determined <- function(col, key, purity = 0.99) {
   sum(dom[dom >= ceiling(purity * rowSums(t) - 1e-7)]) / length(key)
 }
 
-compare <- function(d, keys, label, reference = TRUE) {
+compare <- function(d, keys, label, reference = TRUE, id = NULL) {
+  # the data are made before anything is measured (an argument is a promise)
+  force(d)
   rev <- NULL
   invisible(gc())
   rss0 <- proc_mb("VmRSS")
   reset_peak()
-  peak <- heap_peak(t_new <- secs(rev <- review_columns(d, keys)))
+  peak <- heap_peak(t_new <- secs(rev <- review_columns(d, keys, id = id)))
   cpu_new <- last_cpu
   hwm <- proc_mb("VmHWM")
   size <- as.numeric(utils::object.size(d)) / 2^20
@@ -136,17 +161,37 @@ compare <- function(d, keys, label, reference = TRUE) {
   invisible(rev)
 }
 
-cat("machine:", Sys.info()[["nodename"]], "|", R.version.string, "| cores", parallel::detectCores(),
-    "\n")
-adult_path <- Sys.getenv("EPIMASK_ADULT", "../shared/data/adult.csv")
-if (!file.exists(adult_path)) adult_path <- "/work/shared/data/adult.csv"
-if (file.exists(adult_path)) {
-  adult <- utils::read.csv(adult_path, check.names = FALSE, stringsAsFactors = FALSE)
-  compare(adult, c("age", "sex", "race", "marital-status", "education"), "Adult")
+# Each case runs in a fresh R process (this script with arguments), so that
+# its memory figures are not those of the cases before it.
+run_case <- function(case, n) {
+  if (case == "adult") {
+    adult_path <- Sys.getenv("EPIMASK_ADULT", "../shared/data/adult.csv")
+    if (!file.exists(adult_path)) adult_path <- "/work/shared/data/adult.csv"
+    if (!file.exists(adult_path)) return(cat("Adult: adult.csv not found\n"))
+    adult <- utils::read.csv(adult_path, check.names = FALSE, stringsAsFactors = FALSE)
+    compare(adult, c("age", "sex", "race", "marital-status", "education"), "Adult")
+  } else if (case == "mixed") {
+    compare(make_mixed(n), keys4, "mixed 20 columns", reference = n <= 1e5)
+  } else if (case == "visits") {
+    d <- make_visits(n)
+    # persons: plain R's figures would be those of records, so none is compared
+    compare(d, c("site", "sex", "birth"), sprintf("visits of %d persons, id", length(unique(d$pid))),
+            reference = FALSE, id = "pid")
+  }
+  invisible()
 }
-small <- if (quick) 2e4 else 1e5
-for (n in unique(c(small, big))) {
-  d <- make_mixed(n)
-  compare(d, keys4, "mixed 20 columns", reference = n <= 1e5)
-  rm(d)
+
+args <- commandArgs(trailingOnly = TRUE)
+if (length(args) == 2L) {
+  # a warm-up on a small copy, so that the timed call is not the first
+  invisible(review_columns(make_mixed(200), keys4))
+  run_case(args[[1L]], as.numeric(args[[2L]]))
+} else {
+  cat("machine:", Sys.info()[["nodename"]], "|", R.version.string, "| cores",
+      parallel::detectCores(), "\n")
+  self <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  small <- if (quick) 2e4 else 1e5
+  cases <- list(c("adult", 0), c("mixed", small), c("mixed", big), c("visits", big))
+  for (case in cases)
+    system2(file.path(R.home("bin"), "Rscript"), c(shQuote(self), case))
 }

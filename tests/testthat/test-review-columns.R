@@ -433,6 +433,15 @@ test_that("with a person column the measures count persons (a person's set of va
                length(unique(tuples)) / length(tuples))
   expect_equal(epimask:::distinction_measures(combo)[["separation"]],
                unname(brute_arx(data.frame(t = tuples), "t")[["separation"]]))
+  # one person with many values: the sets are coded as text, the same classes
+  set.seed(9)
+  d <- data.frame(p = c(rep("big", 300), sprintf("q%02d", 1:60), sprintf("q%02d", 1:60)),
+                  v = c(sample(1:400, 300), sample(1:3, 120, TRUE)), stringsAsFactors = FALSE)
+  units <- epimask:::review_units(d, "p")
+  coded <- epimask:::unit_codes(epimask:::dense_codes(d$v), units)
+  sets <- vapply(split(d$v, factor(d$p, levels = unique(d$p))),
+                 function(v) paste(sort(unique(v)), collapse = "|"), "")
+  expect_identical(coded$code, match(sets, unique(sets)))
 })
 
 # ---- declarations, pending, methods ------------------------------------------------------------
@@ -543,4 +552,36 @@ test_that("tibbles and matrices are reviewed as data frames", {
   tb <- tibble::as_tibble(identifier_fixture(20))
   expect_identical(review_columns(tb, c("age", "sex"))$columns,
                    review_columns(as.data.frame(tb), c("age", "sex"))$columns)
+})
+
+test_that("names and values that only resemble identifiers are not read as identifiers", {
+  set.seed(6)
+  n <- 80
+  d <- data.frame(
+    road_accident = sample(0:1, n, TRUE), residence_type = sample(c("urban", "rural"), n, TRUE),
+    serial_interval = sample(3:9, n, TRUE), ip_visits = sample(0:4, n, TRUE),
+    drug_name = sample(c("aspirin", "statin", "none"), n, TRUE),
+    cell_count = sample(100:120, n, TRUE),
+    clock = sprintf("%02d:%02d:00", sample(0:23, n, TRUE), sample(0:59, n, TRUE)),
+    zip4 = sprintf("0213%d-%04d", sample(0:9, n, TRUE), sample(0:9999, n, TRUE)),
+    age = sample(20:70, n, TRUE), stringsAsFactors = FALSE)
+  rev <- review_columns(d, "age", control = review_control(combinations = 1))
+  role <- stats::setNames(rev$columns$role, rev$columns$column)
+  for (col in c("road_accident", "residence_type", "serial_interval", "ip_visits", "drug_name",
+                "cell_count", "clock"))
+    expect_false(role[[col]] == "direct identifier", info = col)
+  # a ZIP+4 code is not a telephone number (it is near-unique here: a quasi-identifier)
+  expect_false(grepl("telephone", rev$columns$evidence[rev$columns$column == "zip4"]))
+  # the values the patterns do read
+  ip <- epimask:::identifier_value_patterns[[3L]]$test
+  expect_identical(ip(c("192.168.0.1", "08:30:00", "2001:db8::1", "fe80:0:0:0:200:f8ff:fe21:67cf",
+                        "256.1.1.1")), c(TRUE, FALSE, TRUE, TRUE, FALSE))
+  expect_identical(epimask:::is_phone_number(c("+44 20 7946 0958", "(555) 123-4567", "555-123-4567",
+                                               "02138-1234", "2016-01-17", "1234567", "12.5")),
+                   c(TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE))
+  expect_identical(epimask:::match_name("ip_address", epimask:::identifier_name_patterns),
+                   "a URL or IP address")
+  expect_identical(epimask:::match_name("patientName", epimask:::identifier_name_patterns),
+                   "a personal name")
+  expect_identical(epimask:::normalize_column_name("Patient Name.first"), "patient_name_first")
 })
