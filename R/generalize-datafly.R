@@ -297,7 +297,12 @@ check_hierarchies <- function(hierarchies, keys, data) {
   out <- lapply(keys, function(key) {
     h <- as_hierarchy(hierarchies[[key]])
     top <- length(h$levels) - 1L
-    if (n_distinct(apply_level(h, data[[key]], top)) > 1L) {
+    # every level once on the key's distinct values, so that a hierarchy
+    # that does not fit its key (a numeric hierarchy on a character column)
+    # fails here, naming the key, not deep in the search
+    values <- unique(data[[key]])
+    for (lv in seq_len(top)) apply_level(h, values, lv, key)
+    if (n_distinct(apply_level(h, data[[key]], top, key)) > 1L) {
       h$levels <- c(h$levels, list(suppress_all))
       h$labels <- c(h$labels, "*")
     }

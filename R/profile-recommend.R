@@ -248,22 +248,30 @@ describe_u <- function(row) {
 }
 
 # Schemes within budget that the profile's risk cannot see: exact-match
-# identifiability with noise, kernels or matrix masks (recorded by
-# ru_profile(); for older profiles read from the generator column).
+# identifiability with the schemes whose type has the `exact_match_blind`
+# trait (noise, kernels, matrix masks), as ru_profile() recorded them.
 blind_schemes <- function(ru, candidates) {
   meta <- ru_meta(ru)
   if (!identical(meta$risk, "identifiability")) return(character())
-  blind <- meta$blind
-  if (is.null(blind) && !is.null(ru$generator))
-    blind <- ru$scheme[grepl("noise|kernel$|^matrix", ru$generator)]
-  if (is.null(blind) && !is.null(ru$kernel))
-    blind <- ru$scheme[ru$kernel %in% c("noise", "matrix") | grepl("ring|exponential|gaussian|uniform|bvn|shrink", ru$kernel)]
-  intersect(candidates, blind)
+  intersect(candidates, meta$blind)
 }
 
 describe_choice <- function(row) {
-  sprintf("%s (analysis potential %s; risk %s)", row$scheme,
-          describe_u(row), describe_risk(row))
+  sprintf("%s (analysis potential %s; risk %s%s)", row$scheme,
+          describe_u(row), describe_risk(row), records_phrase(row))
+}
+
+# "; its fit left out 34 of 203 records (stop <= start)" where it did.
+records_phrase <- function(row) {
+  note <- profile_records_note(row)
+  if (!nzchar(note)) return("")
+  lost <- row$records_lost
+  interval <- row$records_lost_interval %||% 0
+  sprintf("; U from %s of %s records, %s left out (%s)",
+          format_record_count(row$records_used), format_record_count(row$records_used + lost),
+          format_record_count(lost),
+          paste(c(if (isTRUE(interval > 0)) "stop <= start",
+                  if (isTRUE(lost - interval > 0)) "missing values"), collapse = " or "))
 }
 
 describe_risk <- function(row) {

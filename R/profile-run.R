@@ -180,8 +180,15 @@
 #'   naive variance floored at the original's, at most 1: a bias hidden by a
 #'   naive SE that shrank under masking counts in full; the number every
 #'   print, summary, plot, [recommend()] and report shows), `risk`,
-#'   `anonymity`, `width_ratio`, plus `kernel`,
-#'   `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
+#'   `anonymity`, `width_ratio`, plus `mask_family` (the scheme's family,
+#'   [mask_family()]: a kernel's name, else the type; until 0.2 this column
+#'   was `kernel`, which still reads with a deprecation warning), `bandwidth`
+#'   and `report_label` (what the type's `bandwidth` and `withheld` traits
+#'   and [mask_report_label()] say, for the plots and the report),
+#'   `records_used`, `records_lost` and `records_lost_interval` (the records
+#'   the fits used and left out, and of those the (start, stop] intervals
+#'   with stop <= start; means over the replicates; printed wherever U is
+#'   shown), `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
 #'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
 #'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
 #'   risk-utility frontier: no other scheme has a risk as low and a U
@@ -639,12 +646,15 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
     boot <- if (job$bootstrap > 0L) bootstrap_scheme(scheme, job, tick)
     reps <- data.frame(scheme = label, replicate = seq_len(R),
                        estimate = est$estimate, se = est$se, risk = risk,
-                       degree = scheme$degree, kernel = scheme_family_label(scheme),
+                       degree = scheme$degree, scheme_profile_columns(scheme),
                        label = scheme_label(scheme),
                        generator = scheme_generator(scheme),
                        strength = scheme_strength(scheme),
                        unmasked = c(unmasked, rep(NA_real_, R - 1L)),
                        stringsAsFactors = FALSE)
+    if (job$model$type != "none")
+      reps <- cbind(reps, est$records %||% all_records_used(if (!is.null(est$first))
+        rep(list(est$first), R) else masked))
     if (!is.null(util)) reps$utility <- util
     list(replicates = reps, bootstrap = boot, failure = failure)
   })
@@ -725,7 +735,8 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
   none <- labels[vapply(schemes, function(s) scheme_traits(s)$reference, logical(1))][[1L]]
   ref_reps <- reps[reps$scheme == none, , drop = FALSE]
   if (!nrow(ref_reps))
-    epimask_abort("The model could not be fitted to the unmasked data.",
+    epimask_abort(sprintf("The model could not be fitted to the unmasked data%s.",
+                          if (is.null(failures[[none]])) "" else paste0(": ", failures[[none]])),
                   "epimask_error_singular", arg = "data")
   unmasked <- mean(ref_reps$estimate)
   beta <- if (is.null(truth)) unmasked else truth

@@ -472,11 +472,13 @@ assemble_utility_profile <- function(results, labels, schemes, job, context = NU
   table$risk <- risk[1L, ]
   table$anonymity <- 1 - table$risk
   table$width_ratio <- NA_real_
-  table$kernel <- first$kernel
+  table$mask_family <- first$mask_family
   table$nrep <- as.double(tabulate(match(reps$scheme, labels), length(labels)))
   table$risk_se <- risk[2L, ]
   table$generator <- first$generator
   table$strength <- as.double(first$strength)
+  table$bandwidth <- first$bandwidth
+  table$report_label <- first$report_label
   table$unmasked <- first$unmasked
   table$label <- first$label
   util <- summarise_profile_utility(reps, labels)
@@ -489,7 +491,7 @@ assemble_utility_profile <- function(results, labels, schemes, job, context = NU
                vars = job$vars, utility = job$utility,
                utility_label = profile_utility_labels[[job$utility]])
   reference <- list(truth = NA_real_, se = NA_real_, mse = NA_real_, type = "original",
-                    scheme = labels[vapply(schemes, function(s) identical(s$type, "none"),
+                    scheme = labels[vapply(schemes, function(s) scheme_traits(s)$reference,
                                            logical(1))][[1L]], paired = FALSE)
   structure(table, class = c("ru_utility_profile", "ru_profile", "data.frame"),
             replicates = reps, reference = reference, meta = meta)

@@ -134,7 +134,11 @@ format.epimask_utility <- function(x, digits = 4, ...) {
   header <- sprintf("Analysis potential of masked data (%s model, reference: %s)",
                     x$family, if (x$reference == "truth") "true value" else
                       "original estimate")
+  lost <- c(original = format_records_lost(x$original$records),
+            masked = format_records_lost(x$masked$records))
+  lost <- lost[nzchar(lost)]
   c(header, utils::capture.output(print(shown, row.names = FALSE, right = TRUE)),
+    if (length(lost)) sprintf("%s data: %s", names(lost), lost),
     paste("estimate (SE); U = MSE(original) / MSE(masked), the masked SE floored at the",
           "original's (at most 1, bias in full; raw ratio: $table$analysis_potential_raw);",
           "overlap of the 95% CIs"))
@@ -172,7 +176,7 @@ resolve_model <- function(family, term, formula, arg = "family") {
     return(list(type = "err", family = NULL, label = "linear ERR",
                 formula = formula, term = term, dose = term))
   }
-  family <- check_family(family, arg)
+  family <- check_family(family, arg, models = c("cox", "err"))
   if (!is.null(term) && !is.function(term) &&
       (!is.character(term) || length(term) == 0L || anyNA(term)))
     abort_type("term", "coefficient name(s) or a function(fit, data)")
