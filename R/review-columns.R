@@ -322,7 +322,7 @@ review_column <- function(x, name, units, control, is_key, is_id) {
     if (!is.null(text)) {
       add("free_text", "free text", sprintf(
         "free text: %s of values with %d or more words, median %s characters",
-        format_share(text$words), control$text_words, format_count(text$median_chars)))
+        format_share(text$words), control$text_words, format_count(round(text$median_chars))))
     } else {
       strong <- match_values(values, identifier_value_patterns, control$pattern_share)
       if (!is.null(strong))
@@ -788,8 +788,6 @@ format_share <- function(x) {
   out[near] <- ">99.9%"
   out
 }
-
-format_count <- function(x) format(x, big.mark = ",", scientific = FALSE, trim = TRUE)
 
 # "1 record", "35 records"
 count_text <- function(x, what) sprintf("%s %s%s", format_count(x), what, if (x == 1) "" else "s")
