@@ -666,11 +666,11 @@ format.epimask_attack <- function(x, digits = 3, ...) {
     else sprintf("  risk     %s [%s, %s]  = (attack - control) / (1 - control), %s%% interval",
                  format_num(x$risk$value, digits), format_num(x$risk$interval[[1L]], digits),
                  format_num(x$risk$interval[[2L]], digits), pct),
-    wrap_note(control_text(x)))
+    attack_note_lines(control_text(x)))
   if (!is.na(x$attack$rate) && !is.na(x$baseline$rate) && x$attack$rate <= x$baseline$rate)
-    lines <- c(lines, wrap_note(paste("note: the attack does no better than the random baseline,",
+    lines <- c(lines, attack_note_lines(paste("note: the attack does no better than the random baseline,",
                                       "so its rates say little about this release")))
-  c(lines, unlist(lapply(x$notes, function(n) wrap_note(paste("note:", n)))))
+  c(lines, unlist(lapply(x$notes, function(n) attack_note_lines(paste("note:", n)))))
 }
 
 # A sentence of the print, wrapped and indented.
