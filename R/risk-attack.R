@@ -674,7 +674,7 @@ format.epimask_attack <- function(x, digits = 3, ...) {
 }
 
 # A sentence of the print, wrapped and indented.
-wrap_note <- function(text) strwrap(text, width = 92L, indent = 2L, exdent = 4L)
+attack_note_lines <- function(text) strwrap(text, width = 92L, indent = 2L, exdent = 4L)
 
 unit_count_text <- function(x) {
   sprintf("%s original %s", format(x$n_targets, big.mark = ","), unit_name(x))
