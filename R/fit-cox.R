@@ -14,7 +14,22 @@
 #' converged when the relative change of the log partial likelihood is at most
 #' `eps` (`coxph.control()`'s rule and defaults: `eps = 1e-9`, `iter.max =
 #' 20`). The covariance is the inverse of the information at the estimate
-#' (model-based, not robust). Coefficients and variances equal `coxph()`'s to
+#' (model-based, not robust).
+#'
+#' **Monotone likelihood.** When a covariate orders the event times (all
+#' events of one group before those of the other, as `time < median(time)`
+#' does on `survival::lung`) the partial likelihood keeps rising as its
+#' coefficient grows: there is no finite estimate. The log likelihood then
+#' converges while the coefficient does not; as [survival::coxph()]
+#' ("Loglik converged before variable ...; coefficient may be infinite"),
+#' a coefficient is flagged when the next Newton step at the estimate is
+#' larger than `eps` and than \eqn{\sqrt{eps}} times the coefficient (or
+#' the score is not finite). The fit then warns (class
+#' `epimask_warning_monotone`), marks the coefficients in `infinite`, and
+#' reports `converged = FALSE`; [ru_profile()] leaves such replicates out
+#' with the reason.
+#'
+#' Coefficients and variances equal `coxph()`'s to
 #' about 1e-10 relative on the package's tests (`lung`, `colon`, `flchain`,
 #' `heart`, `infert`).
 #'
@@ -57,7 +72,11 @@
 #' @param ... unused.
 #' @return An object of class `epimask_cox`: `coefficients`, `var` (their
 #'   covariance), `se`, `loglik` (at \eqn{\beta = 0} and at the estimate),
-#'   `iter`, `converged`, `n`, `nevent`, `means` (the covariate means the
+#'   `iter`, `converged` (`FALSE` also when a coefficient may be infinite),
+#'   `infinite` (named logical: the coefficients along which the likelihood
+#'   is monotone, so that they may be infinite), `n`, `nevent`, `records`
+#'   (the records given, used and left out, and why: `total`, `used`,
+#'   `lost`, `stop_le_start`, `missing`), `means` (the covariate means the
 #'   linear predictor is centred on), `linear.predictors`, `ties`, `call`,
 #'   `formula`, `terms`, `xlevels`, `contrasts`, `strata` (the stratum of each
 #'   record, or `NULL`), `na.action`. Methods: `print`, `summary`, `format`,
@@ -94,6 +113,9 @@ fit_cox <- function(formula, data, weights = NULL, ties = c("efron", "breslow"),
   check_aux_vector(wts, nrow(data), "weights")
   if (is.logical(wts)) wts <- as.double(wts)
   frame <- cox_frame(formula, data, wts, na.action)
+  if (frame$records[["stop_le_start"]] > 0)
+    epimask_warn(sprintf("%s: Surv() drops the (start, stop] intervals with stop <= start.",
+                         format_records_lost(frame$records)), "epimask_warning_records")
   prep <- cox_arrays(frame)
   fit <- cox_call(prep, frame$x, ties, ctl)
   beta <- fit$coefficients[, 1L]
@@ -106,22 +128,59 @@ fit_cox <- function(formula, data, weights = NULL, ties = c("efron", "breslow"),
       "The Cox model's information matrix is singular: a covariate is constant or a combination of others (within strata)."
       else "The Cox fit overflowed: the covariates are on a scale where exp(x'beta) is not finite; rescale them.",
       "epimask_error_singular", arg = "formula")
-  converged <- status == 0L
-  if (!converged)
-    epimask_warn(sprintf("The Cox fit did not converge in %d iterations.", ctl$iter.max),
-                 "epimask_warning_convergence")
   names(beta) <- xnames
   means <- colMeans(frame$x)
   lp <- drop(sweep(frame$x, 2L, means) %*% beta) + (frame$offset %||% 0)
+  infinite <- cox_infinite(beta, var, fit$score[, 1L], ctl$eps)
+  converged <- status == 0L && !any(infinite)
+  signal_cox_convergence(status, infinite, lp, ctl$iter.max)
   structure(list(
     coefficients = beta, var = var, se = sqrt(diag(var)),
     loglik = fit$loglik[, 1L], iter = fit$iter[[1L]], converged = converged,
+    infinite = infinite,
     n = nrow(frame$x), nevent = sum(frame$status), means = means,
     linear.predictors = lp, ties = ties, call = cl, formula = formula,
     terms = frame$terms, xlevels = frame$xlevels, contrasts = frame$contrasts,
     strata = frame$strata_factor, offset = frame$offset, weights = frame$weights,
-    na.action = frame$na.action, type = frame$type),
+    na.action = frame$na.action, records = frame$records, type = frame$type),
     class = "epimask_cox")
+}
+
+# The coefficients that may be infinite (a monotone likelihood), by
+# coxph()'s rule: the next Newton step var %*% score, taken at the estimate,
+# is still larger than eps and than sqrt(eps) (coxph.control()'s toler.inf)
+# relative to the coefficient, or the score is not finite. At a finite
+# maximum Newton's method converges quadratically and that step is far below
+# both; along a direction in which the likelihood keeps rising it stays near
+# a constant while the log likelihood has stopped changing.
+cox_infinite <- function(beta, var, score, eps) {
+  step <- abs(drop(var %*% score))
+  out <- !is.finite(score) | !is.finite(step) | (step > eps & step > sqrt(eps) * abs(beta))
+  stats::setNames(out & !is.na(beta), names(beta))
+}
+
+# The warnings of a finished fit: a monotone likelihood (as coxph():
+# "Loglik converged before variable ...; coefficient may be infinite") or
+# no convergence (then also "coefficients may be infinite" where the linear
+# predictor went past 500, as coxph()).
+signal_cox_convergence <- function(status, infinite, lp, iter_max) {
+  named <- paste0("'", names(infinite)[infinite], "'", collapse = ", ")
+  if (status == 0L && any(infinite)) {
+    epimask_warn(sprintf(paste(
+      "The Cox fit's log partial likelihood converged before the estimate of %s did: the",
+      "likelihood is monotone in %s, so the coefficient may be infinite and its SE is",
+      "meaningless (coxph(): \"coefficient may be infinite\"); `converged` is FALSE. A",
+      "covariate that orders the event times (all events of one group before the other's)",
+      "does this."), named, if (sum(infinite) == 1L) "it" else "them"),
+      "epimask_warning_monotone")
+  } else if (status != 0L) {
+    epimask_warn(sprintf("The Cox fit did not converge in %d iterations%s.", iter_max,
+                         if (any(infinite) || max(lp) > 500)
+                           "; one or more coefficients may be infinite" else ""),
+                 c(if (any(infinite) || max(lp) > 500) "epimask_warning_monotone",
+                   "epimask_warning_convergence"))
+  }
+  invisible()
 }
 
 cox_control <- function(control) {
@@ -160,11 +219,34 @@ cox_frame <- function(formula, data, weights = NULL, na.action = stats::na.omit)
     abort_value("formula", "a formula with a Surv() response, such as Surv(time, status) ~ x")
   formula <- cox_formula_env(formula)
   tt <- stats::terms(formula, specials = "strata", data = data)
-  mf <- with_classed_errors(
+  # Surv() turns an interval with stop <= start into NA with an unclassed
+  # warning; those records are counted (fit$records) and the fit says so.
+  # The count is taken from the frame as na.action receives it (the response
+  # NA where its times were given), so Surv() is not evaluated twice.
+  times <- intersect(all.vars(formula[[2L]]), names(data))
+  given <- if (length(times)) stats::complete.cases(data[times]) else rep(TRUE, nrow(data))
+  interval_bad <- 0L
+  counting_na <- function(frame) {
+    y <- stats::model.response(frame)
+    if (inherits(y, "Surv") && identical(attr(y, "type"), "counting"))
+      interval_bad <<- sum(!stats::complete.cases(unclass(y)) & given)
+    # (a name is looked up here, inside model.frame()'s classed errors)
+    act <- if (is.character(na.action)) get(na.action, mode = "function") else na.action
+    act(frame)
+  }
+  mf <- with_classed_errors(withCallingHandlers(
     do.call(stats::model.frame, list(tt, data = data, weights = weights,
-                                     na.action = na.action, drop.unused.levels = TRUE)),
+                                     na.action = counting_na, drop.unused.levels = TRUE)),
+    warning = function(w) if (grepl("Stop time must be > start time", conditionMessage(w)))
+      invokeRestart("muffleWarning")),
     function(e) model_frame_error(e, formula, data))
-  if (nrow(mf) == 0L) abort_empty("data")
+  records <- fit_records(nrow(data), nrow(mf), interval_bad)
+  if (nrow(mf) == 0L) {
+    if (records[["stop_le_start"]] > 0)
+      abort_value("data", sprintf("records with start < stop: all %s have stop <= start",
+                                  format_count(records[["stop_le_start"]])))
+    abort_empty("data")
+  }
   y <- stats::model.response(mf)
   surv <- cox_response(y)
   mt <- attr(mf, "terms")
@@ -195,8 +277,9 @@ cox_frame <- function(formula, data, weights = NULL, na.action = stats::na.omit)
        strata = if (is.null(strata_factor)) rep.int(1L, nrow(x)) else as.integer(strata_factor),
        strata_factor = strata_factor, weights = w, offset = off, terms = mt_x,
        xlevels = stats::.getXlevels(mt_x, mf), contrasts = contrasts,
-       na.action = attr(mf, "na.action"))
+       na.action = attr(mf, "na.action"), records = records)
 }
+
 
 # The Surv object, read without survival's accessors: right-censored
 # (time, status) or counting-process (start, stop, status) columns.
@@ -300,6 +383,7 @@ summary.epimask_cox <- function(object, ...) {
                  conf.int = exp(confint(object)), loglik = object$loglik,
                  n = object$n, nevent = object$nevent, ties = object$ties,
                  iter = object$iter, converged = object$converged,
+                 infinite = object$infinite, records = object$records,
                  strata = if (!is.null(object$strata)) nlevels(object$strata),
                  na.action = object$na.action),
             class = "summary.epimask_cox")
@@ -313,7 +397,7 @@ format.summary.epimask_cox <- function(x, digits = max(3L, getOption("digits") -
     cat("\nCall:\n", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
     cat(sprintf("  n = %d, number of events = %d%s\n", x$n, x$nevent,
                 if (!is.null(x$strata)) sprintf(", strata = %d", x$strata) else ""))
-    if (nzchar(mess <- stats::naprint(x$na.action))) cat("   (", mess, ")\n", sep = "")
+    if (nzchar(mess <- records_note(x))) cat("   (", mess, ")\n", sep = "")
     cat("\n")
     stats::printCoefmat(x$coefficients, digits = digits, signif.stars = signif.stars,
                         P.values = TRUE, has.Pvalue = TRUE, ...)
@@ -327,8 +411,10 @@ format.summary.epimask_cox <- function(x, digits = max(3L, getOption("digits") -
                 format(signif(x$loglik[[2L]], digits + 2L)), format(signif(x$loglik[[1L]], digits + 2L)),
                 format(signif(lr, digits)), df, format.pval(stats::pchisq(lr, df, lower.tail = FALSE),
                                                             digits = digits)))
-    cat(sprintf("Ties: %s; Newton-Raphson iterations: %d%s\n\n", x$ties, x$iter,
-                if (x$converged) "" else " (not converged)"))
+    cat(sprintf("Ties: %s; Newton-Raphson iterations: %d%s\n", x$ties, x$iter,
+                if (x$converged) "" else if (any(x$infinite)) "" else " (not converged)"))
+    if (nzchar(note <- infinite_note(x$infinite))) cat(note, "\n", sep = "")
+    cat("\n")
   })
 }
 
@@ -343,8 +429,16 @@ print.epimask_cox <- function(x, digits = max(3L, getOption("digits") - 3L), ...
   lr <- 2 * (x$loglik[[2L]] - x$loglik[[1L]])
   cat(sprintf("\nLikelihood ratio test = %s on %d df; n = %d, number of events = %d (%s ties)\n",
               format(signif(lr, digits)), length(x$coefficients), x$n, x$nevent, x$ties))
-  if (nzchar(mess <- stats::naprint(x$na.action))) cat("   (", mess, ")\n", sep = "")
+  if (nzchar(mess <- records_note(x))) cat("   (", mess, ")\n", sep = "")
+  if (nzchar(note <- infinite_note(x$infinite))) cat(note, "\n", sep = "")
   invisible(x)
+}
+
+# The line a print adds under a fit whose likelihood is monotone.
+infinite_note <- function(infinite) {
+  if (!any(infinite)) return("")
+  sprintf("Monotone likelihood: the estimate of %s may be infinite (its SE is meaningless).",
+          paste0("'", names(infinite)[infinite], "'", collapse = ", "))
 }
 
 #' @export
@@ -451,10 +545,26 @@ cox_replicate_estimates <- function(model, masked, term) {
   fit <- cox_call(cox_arrays(first), X, model$ties %||% "efron", cox_control(list()))
   j <- match(term, colnames(first$x))
   p <- ncol(first$x)
-  ok <- fit$status == 0L
   var <- array(fit$var, c(p, p, length(frames)))
+  # a monotone likelihood has no estimate: the replicate is dropped with the
+  # reason, as fit_cox() would report it
+  infinite <- vapply(seq_along(frames), function(r)
+    any(cox_infinite(fit$coefficients[, r], var[, , r], fit$score[, r], 1e-9)), logical(1))
+  ok <- fit$status == 0L & !infinite
+  rec <- first$records
   list(estimate = ifelse(ok, fit$coefficients[j, ], NA_real_),
-       se = ifelse(ok, sqrt(var[j, j, ]), NA_real_))
+       se = ifelse(ok, sqrt(var[j, j, ]), NA_real_),
+       records = records_table(rep(rec[["used"]], length(frames)), rec[["lost"]],
+                               rec[["stop_le_start"]]),
+       error = if (any(infinite)) monotone_reason(colnames(first$x)[
+         cox_infinite(fit$coefficients[, which(infinite)[1L]], var[, , which(infinite)[1L]],
+                      fit$score[, which(infinite)[1L]], 1e-9)]))
+}
+
+# Why a profile fit has no estimate when the likelihood is monotone.
+monotone_reason <- function(terms) {
+  sprintf("the likelihood is monotone in %s (the coefficient may be infinite)",
+          paste0("'", terms, "'", collapse = ", "))
 }
 
 # Variables inside strata() terms (matched-set ids, not covariates to mask).

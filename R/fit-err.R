@@ -53,7 +53,9 @@
 #'   `iter`, `converged`, `boundary`, `lr_test` (statistic
 #'   \eqn{D(\beta = 0) - D(\hat\beta)}, `df`, `p.value`, `deviance_zero`),
 #'   `profile_ci` (`lower`, `upper`, `open`, `limits`, `level`, `threshold`),
-#'   `fitted.values`, `linear.predictors`, and what the methods need.
+#'   `fitted.values`, `linear.predictors`, `records` (the records given and
+#'   used: all of them, since missing values are refused), and what the
+#'   methods need.
 #'   Methods: `print`, `summary`, `coef`, `vcov`, `confint`, `logLik`,
 #'   `deviance`, `nobs`, `predict`.
 #' @seealso [confint.epimask_err()], [predict.epimask_err()]
@@ -118,7 +120,9 @@ fit_err <- function(formula, data, dose, weights = NULL, level = 0.95,
     contrasts = attr(z, "contrasts"),
     prior.weights = w,
     y = resp$y,
-    trials = resp$m
+    trials = resp$m,
+    # the ERR fit refuses missing values (err_model_frame()): it uses every record
+    records = fit_records(nrow(data), nrow(data))
   ))
   fit$df.residual <- fit$nobs - length(fit$coefficients)
   fit$df.null <- fit$nobs - as.integer(attr(fit$terms, "intercept") == 1L)

@@ -29,7 +29,8 @@ NULL
 #' @param ... unused.
 #' @return An object of class `epimask_glm`: the components of [irls_fit()]
 #'   plus `call`, `formula`, `terms`, `model`, `xlevels`, `contrasts`,
-#'   `offset` and `na.action`. Methods: `print`, `summary`, `coef`, `vcov`,
+#'   `offset`, `na.action` and `records` (the records given, used and left
+#'   out for missing values: `total`, `used`, `lost`, `missing`). Methods: `print`, `summary`, `coef`, `vcov`,
 #'   `confint` (Wald intervals), `logLik`, `AIC` (via `logLik`), `deviance`,
 #'   `nobs`, `fitted`, `residuals`, `predict`, `as.data.frame` and `format`
 #'   (the coefficient table).
@@ -88,6 +89,7 @@ fit_glm <- function(formula, data, family = gaussian(), weights = NULL, offset =
   fit$offset_expr <- if (is.null(offset_expr)) NULL else offset_expr
   fit$env <- env
   fit$na.action <- attr(mf, "na.action")
+  fit$records <- fit_records(nrow(data), nrow(mf))
   class(fit) <- c("epimask_glm", "epimask_irls")
   fit
 }
@@ -264,7 +266,8 @@ summary.epimask_glm <- function(object, ...) {
     est_disp = !fixed_dispersion(object$family), df.residual = object$df.residual,
     df.null = object$df.null, deviance = object$deviance, null.deviance = object$null.deviance,
     aic = object$aic, iter = object$iter, cov.unscaled = object$cov.unscaled,
-    cov.scaled = object$vcov, converged = object$converged, na.action = object$na.action),
+    cov.scaled = object$vcov, converged = object$converged, na.action = object$na.action,
+    records = object$records),
     class = "summary.epimask_glm")
 }
 
@@ -298,7 +301,7 @@ format.summary.epimask_glm <- function(x, digits = max(3L, getOption("digits") -
                     format(unlist(x[c("null.deviance", "deviance")]), digits = max(5L, digits + 1L)),
                     " on", format(unlist(x[c("df.null", "df.residual")])), " degrees of freedom\n"),
               1L, paste, collapse = " "), sep = "")
-    if (nzchar(mess <- stats::naprint(x$na.action))) cat("  (", mess, ")\n", sep = "")
+    if (nzchar(mess <- records_note(x))) cat("  (", mess, ")\n", sep = "")
     cat("AIC: ", format(x$aic, digits = max(4L, digits + 1L)), "\n\n",
         "Number of Fisher Scoring iterations: ", x$iter, "\n", sep = "")
     if (!x$converged) cat("(IRLS did not converge)\n")
@@ -317,7 +320,7 @@ print.epimask_glm <- function(x, digits = max(3L, getOption("digits") - 3L), ...
   print.default(format(x$coefficients, digits = digits), print.gap = 2, quote = FALSE)
   cat("\nDegrees of Freedom:", x$df.null, "Total (i.e. Null); ",
       x$df.residual, "Residual\n")
-  if (nzchar(mess <- stats::naprint(x$na.action))) cat("  (", mess, ")\n", sep = "")
+  if (nzchar(mess <- records_note(x))) cat("  (", mess, ")\n", sep = "")
   cat("Null Deviance:\t   ", format(signif(x$null.deviance, digits)),
       "\nResidual Deviance:", format(signif(x$deviance, digits)), "\tAIC:",
       format(signif(x$aic, digits)))

@@ -227,7 +227,24 @@ run_initialize <- function(family, y, weights, start, etastart, mustart,
 #'   `df.null`, `dispersion`, `iter`, `converged`, `boundary`, `rank`,
 #'   `aliased`, `fitted.values`, `linear.predictors`, `residuals` (working),
 #'   `weights` (working), `prior.weights`, `y`, `aic`, `family`, `flags`
-#'   (`separation`, `step_halved`, `used_qr`).
+#'   (`separation`, `step_halved`, `used_qr`, `infinite`: a named logical,
+#'   the coefficients that may be infinite).
+#'
+#' **Separation.** As `glm.fit`, a fit whose fitted probabilities come within
+#' `10 * .Machine$double.eps` of 0 or 1 (rates of 0) warns (class
+#' `epimask_warning_separation`). Quasi-complete separation (a level of a
+#' factor with no events, say) leaves the fitted probabilities of its records
+#' near 1e-9 instead, and `glm()` reports a converged fit with a coefficient
+#' near 20 (SE in the thousands) and no warning; here, for the families and
+#' links whose means reach their bounds only as the linear predictor goes to
+#' infinity (binomial with logit, probit, cloglog or log; poisson with log),
+#' a coefficient is flagged in `flags$infinite` when some fitted mean is
+#' within 1e-6 of its bound and the next scoring step at the estimate,
+#' \eqn{(X'WX)^{-1} U}, still moves the linear predictor by more than 0.01
+#' (`coxph()`'s test of an infinite coefficient, on the scale of the linear
+#' predictor), and the fit warns with class `epimask_warning_monotone` (also
+#' `epimask_warning_separation`). `converged` keeps glm's meaning (the
+#' deviance converged).
 #' @seealso [fit_glm()] for the formula interface.
 #' @family model fitting
 #' @export
@@ -369,6 +386,7 @@ irls_finish <- function(fit, x, init, family, offset, ctl, intercept, codes) {
 
   null_dev <- null_deviance(y, prior, offset, family, intercept, mu, codes, ctl)
   flags <- irls_flags(fit, mu, family, codes)
+  flags$infinite <- irls_infinite(x, fit, coef, cov_unscaled, init, family)
   signal_irls_warnings(fit, flags, family)
 
   aic <- irls_aic(family, y, init$n, mu, prior, fit$deviance, rank, codes)
@@ -410,6 +428,40 @@ irls_flags <- function(fit, mu, family, codes = family_codes(family)) {
        used_qr = fit$used_qr)
 }
 
+# The coefficients that may be infinite (quasi-complete separation: the
+# likelihood keeps rising along them, and glm() converges silently at a
+# coefficient near 20 with an SE in the thousands). Only where a mean can
+# approach its bound as eta goes to infinity (binomial with logit, probit,
+# cloglog or log link; poisson with log link). The test is coxph()'s: the
+# next scoring step at the estimate, (X'WX)^-1 U, is still large after the
+# deviance converged. Measured on the linear predictor (|step_j| times the
+# largest |x_ij|), so that it does not depend on the covariate's units: a
+# diverging coefficient still moves eta by 0.05-0.4 per step (probit-logit)
+# while a finite maximum leaves at most 2e-4 (cloglog and Gamma-log fits of
+# 30 records, the slowest; logit and log below 1e-7); and only when some
+# fitted mean is within 1e-6 of its bound, where a diverging coefficient
+# takes its records.
+irls_infinite <- function(x, fit, coef, cov_unscaled, init, family) {
+  out <- stats::setNames(rep(FALSE, length(coef)), names(coef))
+  parent <- sub("^quasi", "", family$family)
+  bounded <- (parent == "binomial" && family$link %in% c("logit", "probit", "cloglog", "log")) ||
+    (parent == "poisson" && family$link == "log")
+  kept <- !is.na(coef)
+  if (!bounded || !any(kept)) return(out)
+  mu <- fit$fitted.values
+  near <- if (parent == "binomial") mu < 1e-6 | mu > 1 - 1e-6 else mu < 1e-6
+  if (!any(near)) return(out)
+  live <- init$weights > 0
+  if (!any(near & live)) return(out)
+  r <- init$weights * family$mu.eta(fit$linear.predictors) / family$variance(mu) * (init$y - mu)
+  r[!is.finite(r) | !live] <- 0
+  xk <- x[, kept, drop = FALSE]
+  step <- drop(cov_unscaled[kept, kept, drop = FALSE] %*% crossprod(xk, r))
+  reach <- vapply(seq_len(ncol(xk)), function(j) max(abs(xk[live, j])), numeric(1))
+  out[kept] <- !is.finite(step) | abs(step) * reach > 1e-2
+  out
+}
+
 signal_irls_warnings <- function(fit, flags, family) {
   if (flags$no_informative)
     epimask_warn(sprintf("No observations informative at iteration %d.", fit$iter),
@@ -423,11 +475,36 @@ signal_irls_warnings <- function(fit, flags, family) {
   if (fit$boundary)
     epimask_warn("IRLS stopped at a boundary value (step size truncated).",
                  "epimask_warning_boundary")
-  if (flags$separation)
-    epimask_warn(if (family$family %in% c("binomial", "quasibinomial"))
+  binomial <- family$family %in% c("binomial", "quasibinomial")
+  infinite <- flags$infinite %||% FALSE
+  if (any(infinite)) {
+    one <- sum(infinite) == 1L
+    named <- paste0("'", names(infinite)[infinite], "'", collapse = ", ")
+    what <- sprintf("the estimate%s of %s may be infinite", if (one) "" else "s", named)
+    meaningless <- sprintf("%s SE and test %s meaningless", if (one) "its" else "their",
+                           if (one) "is" else "are")
+    msg <- if (flags$separation) {
+      sprintf("%s (separation): %s (the likelihood keeps rising along %s); %s.",
+              if (binomial) "Fitted probabilities numerically 0 or 1 occurred"
+              else "Fitted rates numerically 0 occurred",
+              what, if (one) "it" else "them", meaningless)
+    } else {
+      sprintf(paste("%s: the fitted %s of some records approach %s while the likelihood keeps",
+                    "rising along %s (quasi-complete separation, which glm() reports as a",
+                    "converged fit without a warning: a coefficient near 20 with an SE in the",
+                    "thousands); %s."),
+              paste0(toupper(substring(what, 1, 1)), substring(what, 2)),
+              if (binomial) "probabilities" else "rates", if (binomial) "0 or 1" else "0",
+              if (one) "it" else "them", meaningless)
+    }
+    epimask_warn(msg,
+      c("epimask_warning_monotone", "epimask_warning_separation"))
+  } else if (flags$separation) {
+    epimask_warn(if (binomial)
       "Fitted probabilities numerically 0 or 1 occurred (separation)."
       else "Fitted rates numerically 0 occurred.",
       "epimask_warning_separation")
+  }
 }
 
 irls_aic <- function(family, y, n, mu, prior, deviance, rank, codes) {

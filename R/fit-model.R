@@ -19,7 +19,7 @@ resolve_model <- function(family, term, formula, arg = "family") {
     return(list(type = "err", family = NULL, label = "linear ERR",
                 formula = formula, term = term, dose = term))
   }
-  family <- check_family(family, arg)
+  family <- check_family(family, arg, models = c("cox", "err"))
   if (!is.null(term) && !is.function(term) &&
       (!is.character(term) || length(term) == 0L || anyNA(term)))
     abort_type("term", "coefficient name(s) or a function(fit, data)")

@@ -173,7 +173,8 @@ hierarchy_numeric <- function(widths = c(5, 10, 20, 50, 100), origin = 0) {
     force(w)
     function(x) {
       if (!is.numeric(x) || is.object(x))
-        abort_type("hierarchies", "a numeric hierarchy applied to numeric keys")
+        abort_type("hierarchies", paste("a numeric hierarchy applied to numeric keys (convert the",
+                                        "key with as.numeric(), or give it hierarchy_category())"))
       lo <- origin + floor((x - origin) / w) * w
       whole <- all(x == round(x), na.rm = TRUE) && w == round(w) &&
         origin == round(origin)
@@ -394,18 +395,37 @@ generalize <- function(x, hierarchy, level) {
   apply_level(hierarchy, x, level)
 }
 
-apply_level <- function(hierarchy, x, level) {
+apply_level <- function(hierarchy, x, level, key = NULL) {
   # a level function of the user's (substr(), a regex) that fails on the
-  # values fails with a classed error naming the hierarchy
-  out <- with_classed_errors(hierarchy$levels[[level + 1L]](x),
-                  function(e) abort_value("hierarchies", sprintf(
-                    "levels that work on the values (level %d failed: %s)", level,
-                    conditionMessage(e))))
+  # values fails with a classed error naming the hierarchy, and the key when
+  # the caller knows it (`hierarchies$age`)
+  arg <- if (is.null(key)) "hierarchies" else sprintf("hierarchies$%s", key)
+  out <- tryCatch(hierarchy$levels[[level + 1L]](x), error = function(e) {
+    if (inherits(e, "epimask_error")) {
+      if (is.null(key) || !identical(e$arg, "hierarchies")) stop(e)
+      msg <- sub("\\.$", "", sub("`hierarchies`", sprintf("`%s`", arg), conditionMessage(e),
+                                  fixed = TRUE))
+      epimask_abort(sprintf("%s; key '%s' holds %s values (level %d of its hierarchy).", msg,
+                            key, describe_class(x), level),
+                    class(e)[[1L]], arg = arg)
+    }
+    abort_value(arg, sprintf("levels that work on the values%s (level %d failed: %s)",
+                             if (is.null(key)) "" else sprintf(" of key '%s'", key), level,
+                             conditionMessage(e)))
+  })
   if (length(out) != length(x))
-    abort_length("hierarchies", sprintf(
+    abort_length(arg, sprintf(
       "have levels returning one value per record (level %d returned %d for %d)",
       level, length(out), length(x)))
   out
+}
+
+# A column's kind in words, for messages ("character", "factor", "Date").
+describe_class <- function(x) {
+  if (is.factor(x)) return("factor")
+  if (inherits(x, "Date")) return("Date")
+  if (inherits(x, "POSIXt")) return("date-time")
+  class(x)[[1L]]
 }
 
 #' @export
@@ -434,7 +454,12 @@ check_hierarchies <- function(hierarchies, keys, data) {
   out <- lapply(keys, function(key) {
     h <- as_hierarchy(hierarchies[[key]])
     top <- length(h$levels) - 1L
-    if (n_distinct(apply_level(h, data[[key]], top)) > 1L) {
+    # every level once on the key's distinct values, so that a hierarchy
+    # that does not fit its key (a numeric hierarchy on a character column)
+    # fails here, naming the key, not deep in the search
+    values <- unique(data[[key]])
+    for (lv in seq_len(top)) apply_level(h, values, lv, key)
+    if (n_distinct(apply_level(h, data[[key]], top, key)) > 1L) {
       h$levels <- c(h$levels, list(suppress_all))
       h$labels <- c(h$labels, "*")
     }

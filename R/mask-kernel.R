@@ -421,14 +421,19 @@ mask_generator.mask_kernel <- function(scheme, ...) {
 mask_strength.mask_kernel <- function(scheme, ...) scheme$lambda
 
 #' @export
-scheme_family_label.mask_kernel <- function(scheme) kernel_family_name(scheme$kernel, scheme$rho)
+mask_family.mask_kernel <- function(scheme, ...) kernel_family_name(scheme$kernel, scheme$rho)
+
+# a report names a kernel scheme "smoothing scheme A", never its kernel and lambda
+#' @export
+mask_report_label.mask_kernel <- function(scheme, ...) "smoothing scheme"
 
 # A Z: linear; at lambda = 0 the identity; at a positive lambda every record
-# should change, and no ties are made for exact matching to find.
+# should change, and no ties are made for exact matching to find; the kernel
+# and lambda are withheld from reports, and lambda is a bandwidth.
 #' @export
 mask_traits.mask_kernel <- function(scheme, ...) {
   list(promises_change = scheme$lambda > 0, exact_match_blind = TRUE,
-       identity = scheme$lambda == 0, linear = TRUE)
+       identity = scheme$lambda == 0, linear = TRUE, withheld = TRUE, bandwidth = TRUE)
 }
 
 #' @export

@@ -87,12 +87,16 @@ mask_strength.mask_matrix <- function(scheme, ...) {
 }
 
 # Every record should change (an identity row of A is reported); no ties for
-# exact matching to find; linear (A Z) without B and C.
+# exact matching to find; linear (A Z) without B and C; its matrices are
+# withheld from reports; a function A(lambda) has lambda as its bandwidth.
 #' @export
 mask_traits.mask_matrix <- function(scheme, ...) {
   list(promises_change = TRUE, exact_match_blind = TRUE,
-       linear = is.null(scheme$B) && is.null(scheme$C))
+       linear = is.null(scheme$B) && is.null(scheme$C), withheld = TRUE, bandwidth = TRUE)
 }
+
+#' @export
+mask_report_label.mask_matrix <- function(scheme, ...) "matrix mask"
 
 #' @export
 mask_linear.mask_matrix <- function(scheme, x, ...) {

@@ -37,6 +37,15 @@
 #'     schemes it belongs to and its position on that family's weak-to-strong
 #'     axis, for [mask_sweep()] and the plots (see [scheme_generator()]).
 #'     Defaults: the type, and `NA` (a sweep then orders by position).}
+#'   \item{`mask_family(scheme)`}{the short name of the family a scheme
+#'     belongs to, which a profile keeps in its column `mask_family` (a
+#'     kernel's name, such as `"ring"`, for kernels). Default: the type.}
+#'   \item{`mask_report_label(scheme)`}{for a type whose parameters a report
+#'     must not show (trait `withheld`), the words [release_report()] prints
+#'     in place of the scheme's label, followed by a letter and "(parameters
+#'     withheld)": `"smoothing scheme"` for kernels, `"matrix mask"` for
+#'     matrix masks. Default: `"masking scheme"` for a withheld type, `NA`
+#'     (the scheme's own label is printed) for any other.}
 #'   \item{`mask_traits(scheme)`}{a named list of the properties other
 #'     functions rely on, each `TRUE` or `FALSE`; a method lists only those
 #'     that differ from the defaults: `categorical` (acts on factor or
@@ -45,8 +54,13 @@
 #'     [apply_mask()] checks for records left unmasked), `exact_match_blind`
 #'     (changes values without creating ties, so exact-match identifiability
 #'     cannot see it), `reference` (no masking: the reference row of a
-#'     profile), `identity` (the release equals the data) and `linear` (the
-#'     release is \eqn{A Z} for one matrix \eqn{A}, see below) and `dates`
+#'     profile), `identity` (the release equals the data), `withheld` (its
+#'     parameters enable re-identification and never appear in a report:
+#'     kernels and matrix masks, whose kernel and lambda Zhou et al. warn
+#'     must not be released), `bandwidth` (its degree is a bandwidth
+#'     \eqn{\lambda} on a scale shared by every scheme of the trait, so the
+#'     plots put their sweeps on one lambda axis: kernels, matrix masks),
+#'     `linear` (the release is \eqn{A Z} for one matrix \eqn{A}, see below) and `dates`
 #'     (accepts `Date` and `POSIXct` columns: its `mask_values()` then
 #'     receives them as days or seconds since 1970 in `x` and finds their
 #'     class in `data[[colnames(x)[j]]]`; the release keeps the class).}
@@ -79,7 +93,8 @@
 #'   `mask_derivative()`: the masked values. `mask_validate()`,
 #'   `mask_resample()`: a scheme. `scheme_label()`, `mask_generator()`: a
 #'   string. `mask_strength()`: a number. `mask_traits()`: a named list of
-#'   logicals.
+#'   logicals. `mask_family()`: a string. `mask_report_label()`: a string or
+#'   `NA`.
 #' @family masking schemes
 #' @examples
 #' # multiplicative noise: x * (1 + U(-amount, amount))
@@ -165,6 +180,22 @@ mask_strength.default <- function(scheme, ...) NA_real_
 
 #' @rdname new_mask_scheme
 #' @export
+mask_family <- function(scheme, ...) UseMethod("mask_family")
+
+#' @export
+mask_family.default <- function(scheme, ...) scheme$type
+
+#' @rdname new_mask_scheme
+#' @export
+mask_report_label <- function(scheme, ...) UseMethod("mask_report_label")
+
+#' @export
+mask_report_label.default <- function(scheme, ...) {
+  if (scheme_traits(scheme)$withheld) "masking scheme" else NA_character_
+}
+
+#' @rdname new_mask_scheme
+#' @export
 mask_traits <- function(scheme, ...) UseMethod("mask_traits")
 
 #' @export
@@ -194,7 +225,7 @@ mask_resample.default <- function(scheme, rows, ...) scheme
 # The traits of a scheme with the defaults filled in.
 trait_defaults <- list(categorical = FALSE, random = FALSE, promises_change = FALSE,
                        exact_match_blind = FALSE, reference = FALSE, identity = FALSE,
-                       linear = FALSE, dates = FALSE)
+                       withheld = FALSE, bandwidth = FALSE, linear = FALSE, dates = FALSE)
 
 scheme_traits <- function(scheme) {
   out <- trait_defaults
@@ -239,12 +270,21 @@ scheme_dense_matrix <- function(scheme, n) UseMethod("scheme_dense_matrix")
 #' @export
 scheme_dense_matrix.default <- function(scheme, n) NULL
 
-# The family a scheme belongs to in a profile's `kernel` column (kernels by
-# name, other schemes by type).
-scheme_family_label <- function(scheme) UseMethod("scheme_family_label")
-
-#' @export
-scheme_family_label.default <- function(scheme) scheme$type
+# What a profile records of each scheme for the plots, recommend() and the
+# report, from the type's methods (so that none of them branches on a type):
+# its family, whether its degree is a shared bandwidth, and the words a
+# report prints in place of its label (NA: its own label).
+scheme_profile_columns <- function(scheme) {
+  traits <- scheme_traits(scheme)
+  label <- mask_report_label(scheme)
+  label <- if (is.null(label) || length(label) != 1L) NA_character_ else as.character(label)
+  if (traits$withheld && is.na(label)) label <- "masking scheme"
+  if (!traits$withheld) label <- NA_character_
+  family <- mask_family(scheme)
+  data.frame(mask_family = if (is.character(family) && length(family) == 1L) family else scheme$type,
+             bandwidth = traits$bandwidth,
+             report_label = label, stringsAsFactors = FALSE)
+}
 
 # Records a scheme that promises change left exactly as they were, and why.
 unmasked_records <- function(scheme, Z, Zm) UseMethod("unmasked_records")

@@ -21,17 +21,29 @@
 #'   (`epimask_warning_unmasked`) that says how many, in which columns and
 #'   why; `"error"` refuses the release (`epimask_error_unmasked`);
 #'   `"suppress"` sets their masked values to `NA`.
-#' @return An object of the same class, dimensions, row order and column names
-#'   as `data`, with the masked columns replaced by double columns (their
-#'   attributes, such as labels, are dropped). The input is never modified
-#'   (a data.table is copied, not changed by reference). The result carries
-#'   no original values and no masking parameters: no attribute of the scheme
-#'   is attached, and explicit row names (which may be identifiers) are
-#'   replaced by the default 1..n; a matrix loses its row names.
+#' @return An object of the same class, dimensions, row order, column names
+#'   and row names as `data`, with the masked columns replaced by double
+#'   columns (Date and POSIXct columns keep their class and time zone; other
+#'   attributes of a masked column, such as labels, are dropped). Everything
+#'   else is the caller's, on every path (per person `by`, dates, categorical
+#'   types, every mask type): the row names (of a matrix too), the other
+#'   columns and the data's own attributes, so that the masked records stay
+#'   matchable to the caller's by name. The input is never modified (a
+#'   data.table is copied, not changed by reference). The result carries no
+#'   original values of the masked columns and no masking parameters: no
+#'   attribute of the scheme is attached. Row names are not made
+#'   anonymous here: if yours are identifiers, drop them before a release
+#'   (`rownames(x) <- NULL`; the workbench writes its files without row
+#'   names).
 #'
 #'   A scheme is re-validated before use with its constructor's checks, so a
 #'   scheme edited after construction fails with a classed error naming the
 #'   field.
+#'
+#'   A synthesis ([mask_synth()]) is the exception: its release is an
+#'   `epimask_synthetic` object, the `m` synthetic copies of the records
+#'   with the rules to combine analyses of them (`vars` are then the columns
+#'   synthesised, default all of them).
 #' @family masking schemes
 #' @examples
 #' d <- data.frame(id = letters[1:4], x = c(1.234, 5.678, 9.1011, 12.5))
@@ -49,6 +61,10 @@ mask_data <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "
   scheme <- revalidate_scheme(scheme)
   unmasked <- check_choice(unmasked, c("warn", "error", "suppress"), arg = "unmasked")
   data <- check_data(data, "data")
+  # a type whose release is not the data with masked columns (synthetic
+  # copies) makes the whole release itself
+  release <- mask_release(scheme, data, vars)
+  if (!is.null(release)) return(list(data = release, unmasked = NA_integer_))
   traits <- scheme_traits(scheme)
   # categorical schemes (PRAM, and no masking of categories) promise no change
   # of any one record: nothing to count
@@ -65,6 +81,15 @@ mask_data <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "
   left <- handle_unmasked(scheme, Z, Zm, unmasked)
   list(data = replace_vars(data, vars, unname(left$values)), unmasked = left$count)
 }
+
+# The whole release of a type that does not mask columns value by value
+# (mask_synth(): m synthetic copies of the records), or NULL for the types
+# that do (the default), whose release apply_mask() builds from
+# mask_values(). A method in the type's file.
+mask_release <- function(scheme, data, vars, ...) UseMethod("mask_release")
+
+#' @export
+mask_release.default <- function(scheme, data, vars, ...) NULL
 
 # What a type's mask_values() method returns must fit where it goes.
 check_mask_values <- function(Zm, Z) {
@@ -113,7 +138,6 @@ apply_categorical_mask <- function(data, scheme, vars) {
   }
   out <- data
   for (j in seq_along(vars)) out[[vars[[j]]]] <- cols[[j]]
-  if (.row_names_info(out) > 0L) attr(out, "row.names") <- .set_row_names(nrow(out))
   out
 }
 
@@ -204,8 +228,7 @@ extract_vars <- function(data, vars) {
 
 replace_vars <- function(data, vars, Zm) {
   if (is.matrix(data)) {
-    out <- matrix(as.double(data), nrow(data), ncol(data))
-    if (!is.null(colnames(data))) colnames(out) <- colnames(data)
+    out <- matrix(as.double(data), nrow(data), ncol(data), dimnames = dimnames(data))
     out[, vars] <- Zm
     return(out)
   }
@@ -215,9 +238,10 @@ replace_vars <- function(data, vars, Zm) {
       data.table::set(out, j = vars[[j]], value = released_column(Zm[, j], data[[vars[[j]]]]))
     return(out)
   }
+  # only the masked columns are replaced: the caller's row names, the other
+  # columns and the data's own attributes stay as they were
   out <- data
   for (j in seq_along(vars)) out[[vars[[j]]]] <- released_column(Zm[, j], data[[vars[[j]]]])
-  if (.row_names_info(out) > 0L) attr(out, "row.names") <- .set_row_names(nrow(out))
   out
 }
 

@@ -19,7 +19,7 @@
 #' themselves, e.g. `breaks`), else the one vector with several values; when
 #' several vectors have several values (e.g. `breaks` and the `reference`
 #' doses of [mask_group()]), the one named like a degree (`digits`,
-#' `amount`, `lambda`, `breaks`, `k`, `p`, `pd`) is swept.
+#' `amount`, `lambda`, `breaks`, `k`, `p`, `pd`, `minbucket`) is swept.
 #'
 #' Strength, the position on the weak-to-strong axis (comparable within one
 #' generator only): for rounding and truncation `-digits` (fewer digits is
@@ -27,7 +27,8 @@
 #' noise the `amount`, for grouping minus the number of intervals, for
 #' kernels and function matrix masks `lambda`, for microaggregation `k`, for
 #' PRAM `1 - pd`, for rank swapping `p`, for top and bottom coding `-upper`,
-#' `lower` or `lower - upper` (the bounds moving inward); schemes of a type
+#' `lower` or `lower - upper` (the bounds moving inward), for CART synthesis
+#' ([mask_synth()]) `minbucket`; schemes of a type
 #' without a strength method ([mask_strength()]) take their position in the
 #' sweep.
 #'
@@ -127,7 +128,7 @@ natural_strength <- function(scheme) {
 }
 
 # Degree-like argument names, preferred when several vectors are long.
-sweep_degree_args <- c("digits", "amount", "lambda", "breaks", "k", "p", "pd", "upper")
+sweep_degree_args <- c("digits", "amount", "lambda", "breaks", "k", "p", "pd", "upper", "minbucket")
 
 swept_argument <- function(args) {
   is_list <- vapply(args, function(a) is.list(a) && !is.data.frame(a), logical(1))

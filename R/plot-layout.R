@@ -33,9 +33,9 @@ ru_budget_col <- "#B2182B"
 ru_budget_fill <- "#B2182B14"
 
 # Series: the generator of each scheme (profile column `generator`), or, for
-# profiles without it, the kernel column; "all schemes" when neither is known.
+# profiles without it, the family column; "all schemes" when neither is known.
 ru_groups <- function(x) {
-  g <- ru_generator(x) %||% x$kernel %||% rep(NA_character_, nrow(x))
+  g <- ru_generator(x) %||% x[["mask_family"]] %||% rep(NA_character_, nrow(x))
   g[is.na(g)] <- "all schemes"
   factor(g, levels = unique(g))
 }
@@ -46,11 +46,16 @@ ru_generator <- function(x) {
   as.character(g)
 }
 
-# The rows that are the unmasked reference ("no masking").
+# The rows that are the unmasked reference: the scheme ru_profile() recorded
+# as the reference (the one with the `reference` trait). A table built by
+# hand that names no reference scheme marks it by the values its builder
+# documents (generator "no masking", family "none").
 ru_is_reference <- function(x) {
+  ref <- ru_reference(x)$scheme
+  if (!is.null(ref) && !is.na(ref)) return(x$scheme == ref)
   g <- ru_generator(x)
   if (!is.null(g)) return(!is.na(g) & g == "no masking")
-  k <- x$kernel %||% rep(NA_character_, nrow(x))
+  k <- x[["mask_family"]] %||% rep(NA_character_, nrow(x))
   !is.na(k) & k == "none"
 }
 
@@ -182,7 +187,7 @@ degree_axis <- function(x, log = "auto") {
   ref <- ru_is_reference(x)
   gen <- ru_generator(x)
   if (!is.null(gen) && !is.null(x$strength) && all(is.finite(x$strength[!ref]))) {
-    if (all(ru_is_kernel(x)[!ref]) && all(x$strength >= 0))
+    if (all(ru_on_bandwidth(x)[!ref]) && all(x$strength >= 0))
       return(lambda_axis(ifelse(ref, 0, x$strength), log,
                          "Degree of masking (lambda)"))
     return(step_axis(x, ref))
@@ -190,12 +195,11 @@ degree_axis <- function(x, log = "auto") {
   lambda_axis(x$degree, log, "Degree of masking (lambda)", labels = short_scheme_labels(x))
 }
 
-ru_is_kernel <- function(x) {
-  k <- x$kernel %||% rep(NA_character_, nrow(x))
-  g <- ru_generator(x) %||% rep("", nrow(x))
-  (!is.na(k) & (k %in% c(kernel_names, "matrix") |
-                  grepl(paste0("^(", paste(kernel_names, collapse = "|"), ")\\b"), k))) |
-    grepl("kernel|matrix mask", g, ignore.case = TRUE)
+# Schemes whose degree is a bandwidth on a shared scale (the `bandwidth`
+# trait of their type, recorded by ru_profile(): kernels, matrix masks).
+ru_on_bandwidth <- function(x) {
+  b <- x[["bandwidth"]]
+  if (is.null(b)) rep(FALSE, nrow(x)) else b %in% TRUE
 }
 
 lambda_axis <- function(degree, log, title, labels = NULL) {
@@ -268,6 +272,8 @@ ru_panel_data <- function(x, type, log = list(x = "auto", y = "auto"), curve = N
                utility = ru_panel_utility(x, base, log),
                ru_panel_degree(x, base, type, log))
   pd$type <- type
+  # what the estimates and U rest on, wherever they are drawn
+  if (type != "risk") pd$records <- profile_records_caption(x)
   pd$has_generator <- !is.null(ru_generator(x))
   pd$has_pareto <- !is.null(x$pareto) && any(pd$data$pareto & is.finite(pd$data$x) &
                                                is.finite(pd$data$y))
@@ -481,7 +487,7 @@ tradeoff_labels <- function(x) {
   lab <- short_scheme_labels(x)
   if (is.null(ru_generator(x)))
     return(if (anyNA(x$degree)) lab else format_degree_label(x$degree))
-  if (!is.null(x$strength) && all(ru_is_kernel(x)[!ref]) && all(is.finite(x$strength[!ref])))
+  if (!is.null(x$strength) && all(ru_on_bandwidth(x)[!ref]) && all(is.finite(x$strength[!ref])))
     return(ifelse(ref, lab, format_degree_label(x$strength)))
   lab
 }
@@ -640,6 +646,7 @@ ru_panel_note <- function(pd) {
   if (!is.na(pd$yaxis$floor) || !is.na(pd$xaxis$floor %||% NA_real_))
     notes <- c(notes, "\"0\": zero, drawn at the axis floor.")
   if (any(pd$data$pareto) && is.null(pd$frontier)) notes <- c(notes, "Ringed: Pareto frontier.")
+  notes <- c(notes, pd$records)
   if (length(notes)) paste(notes, collapse = " ") else NULL
 }
 

@@ -8,11 +8,13 @@
 ru_profile_columns <- c("scheme", "degree", "estimate", "se", "sd", "bias",
                         "rel_bias", "mse", "analysis_potential", "risk",
                         "anonymity", "width_ratio")
-ru_profile_extra_columns <- c("kernel", "label", "nrep", "ci_lower", "ci_upper",
+ru_profile_extra_columns <- c("mask_family", "label", "nrep", "ci_lower", "ci_upper",
                               "ci_overlap", "bias_se", "mse_se",
                               "analysis_potential_se", "risk_se",
                               "analysis_potential_raw", "analysis_potential_raw_se", "pareto",
-                              "generator", "strength", "unmasked")
+                              "generator", "strength", "bandwidth", "report_label",
+                              "unmasked", "records_used",
+                              "records_lost", "records_lost_interval")
 
 # Two-sided 95% normal quantile used for every naive interval.
 ru_z <- function() stats::qnorm(0.975)
@@ -136,6 +138,10 @@ summarise_scheme <- function(rep, reference, ref_reps = NULL) {
   first_of <- function(col, na) if (is.null(rep[[col]])) na else rep[[col]][[1L]]
   unmasked <- if (is.null(rep$unmasked) || all(is.na(rep$unmasked))) NA_real_
               else mean(rep$unmasked, na.rm = TRUE)
+  # the records the fits used and lost (mean over replicates), NA when the
+  # replicates do not say
+  mean_of <- function(col) if (is.null(rep[[col]]) || all(is.na(rep[[col]]))) NA_real_
+                           else mean(rep[[col]], na.rm = TRUE)
   data.frame(
     scheme = as.character(rep$scheme[[1L]]),
     degree = as.double(first_of("degree", NA_real_)),
@@ -149,7 +155,7 @@ summarise_scheme <- function(rep, reference, ref_reps = NULL) {
     risk = risk,
     anonymity = 1 - risk,
     width_ratio = width_ratio,
-    kernel = as.character(first_of("kernel", NA_character_)),
+    mask_family = as.character(first_of("mask_family", NA_character_)),
     label = as.character(first_of("label", NA_character_)),
     nrep = nrep,
     ci_lower = ci_lower,
@@ -162,7 +168,12 @@ summarise_scheme <- function(rep, reference, ref_reps = NULL) {
     risk_se = risk_se,
     generator = as.character(first_of("generator", NA_character_)),
     strength = as.double(first_of("strength", NA_real_)),
+    bandwidth = as.logical(first_of("bandwidth", FALSE)),
+    report_label = as.character(first_of("report_label", NA_character_)),
     unmasked = unmasked,
+    records_used = mean_of("records_used"),
+    records_lost = mean_of("records_lost"),
+    records_lost_interval = mean_of("records_lost_interval"),
     stringsAsFactors = FALSE
   )
 }
@@ -303,6 +314,7 @@ check_replicates <- function(replicates, arg = "replicates") {
   check_columns(c("scheme", "replicate", "estimate", "se"), replicates,
                 arg = "required columns", data_arg = arg)
   replicates <- as.data.frame(replicates, stringsAsFactors = FALSE)
+  replicates <- rename_kernel_column(replicates)
   replicates$scheme <- as.character(replicates$scheme)
   if (anyNA(replicates$scheme)) abort_value(sprintf("%s$scheme", arg), "free of NA")
   for (col in intersect(c("estimate", "se", "risk", "degree"), names(replicates))) {
@@ -383,14 +395,16 @@ check_profile_table <- function(table, arg = "table") {
                     intersect(c("nrep", "ci_lower", "ci_upper", "ci_overlap", "bias_se",
                                 "mse_se", "analysis_potential_se", "risk_se", "strength",
                                 "analysis_potential_raw", "analysis_potential_raw_se",
-                                "unmasked"), names(table)))
+                                "unmasked", "records_used", "records_lost",
+                                "records_lost_interval"), names(table)))
   for (col in numeric_cols) {
     if (!(is.numeric(table[[col]]) || all(is.na(table[[col]]))))
       abort_type(sprintf("%s$%s", arg, col), "numeric")
     table[[col]] <- as.double(table[[col]])
   }
-  if (is.null(table$kernel)) table$kernel <- NA_character_
-  table$kernel <- as.character(table$kernel)
+  table <- rename_kernel_column(table)
+  if (is.null(table$mask_family)) table$mask_family <- NA_character_
+  table$mask_family <- as.character(table$mask_family)
   if (any(table$risk < 0 | table$risk > 1, na.rm = TRUE))
     abort_value(sprintf("%s$risk", arg), "in [0, 1] (or NA)")
   table
@@ -499,6 +513,24 @@ replicates <- function(ru) {
 }
 
 ru_reference <- function(ru) attr(ru, "reference")
+
+# Tables written before the column `kernel` (which held every type's family)
+# was renamed `mask_family`.
+rename_kernel_column <- function(tab) {
+  if (!is.null(tab[["kernel"]]) && is.null(tab[["mask_family"]]))
+    names(tab)[names(tab) == "kernel"] <- "mask_family"
+  tab
+}
+
+# A profile's column under its old name still reads, with a deprecation
+# warning, for one release (`ru$kernel` is `ru$mask_family`).
+#' @export
+`$.ru_profile` <- function(x, name) get_field(x, name, exact = FALSE)
+#' @export
+`[[.ru_profile` <- function(x, i, exact = TRUE, ...) {
+  if (!missing(...)) return(NextMethod())
+  get_field(x, i, exact = exact)
+}
 ru_meta <- function(ru) attr(ru, "meta")
 
 # Subsetting keeps the class while every required column survives (rows may go;
@@ -675,7 +707,7 @@ format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width",
   room <- max(8L, min(40L, width - key_width - 1L))
   if (max(nchar(tab$scheme)) > room) tab$scheme <- short_scheme_labels(shown)
   tab$scheme <- truncate_label(tab$scheme, room)
-  fit <- fit_columns(format_table(tab, left = c("scheme", "kernel")), width)
+  fit <- fit_columns(format_table(tab, left = c("scheme", "mask_family")), width)
   body <- utils::capture.output(print(fit$table, row.names = FALSE, right = TRUE))
   lines <- c(wrap_ru_header(ru_header(x), width), body)
   if (nrow(x) > n) lines <- c(lines, sprintf("# ... %d more scheme%s", nrow(x) - n,
@@ -699,7 +731,9 @@ format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width",
                                paste(nrep, collapse = "-")) else "")
   budget <- ru_meta(x)$budget
   if (!is.null(budget)) note <- paste0(note, sprintf("; risk budget %s", format_num(budget, 3)))
-  c(lines, strwrap(note, width = width, exdent = 2, prefix = "", initial = ""))
+  lost <- profile_records_note(x)
+  c(lines, strwrap(note, width = width, exdent = 2, prefix = "", initial = ""),
+    if (nzchar(lost)) strwrap(paste("#", lost), width = width, exdent = 2))
 }
 
 truncate_label <- function(x, max_chars) {
@@ -808,20 +842,20 @@ print.summary.ru_profile <- function(x, ...) print_formatted(x, ...)
 # A small Zhou-like profile for the examples: two kernels x three degrees plus
 # the unmasked reference, 20 simulated replicates each.
 example_ru_profile <- function() {
-  grid <- expand.grid(degree = c(0.01, 0.1, 1), kernel = c("ring", "exponential"),
+  grid <- expand.grid(degree = c(0.01, 0.1, 1), mask_family = c("ring", "exponential"),
                       stringsAsFactors = FALSE)
-  schemes <- rbind(data.frame(degree = 0, kernel = "none"), grid)
-  schemes$scheme <- ifelse(schemes$kernel == "none", "none",
-                           sprintf("%s, lambda = %g", schemes$kernel, schemes$degree))
-  shift <- ifelse(schemes$kernel == "ring", 0.15, 0.08)
+  schemes <- rbind(data.frame(degree = 0, mask_family = "none"), grid)
+  schemes$scheme <- ifelse(schemes$mask_family == "none", "none",
+                           sprintf("%s, lambda = %g", schemes$mask_family, schemes$degree))
+  shift <- ifelse(schemes$mask_family == "ring", 0.15, 0.08)
   reps <- do.call(rbind, lapply(seq_len(nrow(schemes)), function(i) {
     d <- schemes$degree[i]
     r <- seq_len(20)
     data.frame(scheme = schemes$scheme[i], replicate = r,
                estimate = 1 - shift[i] * log1p(10 * d) + 0.14 * sin(r * (i + 1)),
                se = 0.1 * (1 - 0.1 * log1p(d)), risk = 0.6 / (1 + 8 * d),
-               degree = d, kernel = schemes$kernel[i])
+               degree = d, mask_family = schemes$mask_family[i])
   }))
-  ru_profile_from_replicates(reps, list(truth = 1, se = 0.1, type = "truth"),
+  ru_profile_from_replicates(reps, list(truth = 1, se = 0.1, type = "truth", scheme = "none"),
                              list(term = "x", family = "gaussian", risk = "match"))
 }

@@ -12,7 +12,8 @@
 # replicate fits then agree with cold-started ones to ~1e-9, not ~1e-5.
 profile_fit_control <- list(epsilon = 1e-12, maxit = 50L)
 
-# The model on one data set via the C IRLS; a light fit (coefficients, SEs).
+# The model on one data set via the C IRLS; a light fit (coefficients, SEs,
+# the records it used).
 fit_formula <- function(model, data) {
   mf <- stats::model.frame(model$formula, data, na.action = stats::na.omit)
   x <- stats::model.matrix(attr(mf, "terms"), mf)
@@ -20,7 +21,8 @@ fit_formula <- function(model, data) {
                   weights = stats::model.weights(mf), offset = stats::model.offset(mf),
                   control = profile_fit_control)
   structure(list(coefficients = stats::setNames(fit$coefficients, colnames(x)),
-                 se = stats::setNames(fit$se, colnames(x))),
+                 se = stats::setNames(fit$se, colnames(x)),
+                 records = fit_records(nrow(data), nrow(mf))),
             class = "epimask_light_fit")
 }
 
@@ -28,45 +30,67 @@ fit_formula <- function(model, data) {
 # which a replicate does not need); fit_err() for responses it cannot take.
 fit_err_light <- function(model, data) {
   used <- intersect(unique(c(all.vars(model$formula), model$dose)), names(data))
+  total <- nrow(data)
   data <- data[stats::complete.cases(data[used]), , drop = FALSE]
+  records <- fit_records(total, nrow(data))
   mf <- stats::model.frame(model$formula, data)
   y <- stats::model.response(mf)
   if (is.matrix(y) || !is.null(stats::model.weights(mf))) {
     fit <- fit_model(model, data)
-    return(list(coefficients = stats::coef(fit), se = sqrt(diag(stats::vcov(fit)))))
+    return(list(coefficients = stats::coef(fit), se = sqrt(diag(stats::vcov(fit))),
+                records = records))
   }
   z <- stats::model.matrix(attr(mf, "terms"), mf)
   fit <- err_fit_matrix(z, as.double(data[[model$dose]]), as.double(y),
                         offset = stats::model.offset(mf))
   names(fit$coefficients) <- names(fit$se) <- c(colnames(z), model$dose)
+  fit$records <- records
   fit
 }
 
 #' @export
 coef.epimask_light_fit <- function(object, ...) object$coefficients
 
-# Estimate and naive SE of the profile's quantity on one masked data set;
-# NA when the fit fails (e.g. a covariate masked to a constant).
+# Estimate and naive SE of the profile's quantity on one masked data set,
+# and the records the fit used (attribute `records`: the count with its
+# reasons); NA when the fit fails (e.g. a covariate masked to a constant).
 replicate_estimate <- function(job, data) {
+  # synthetic copies: each fitted, combined by the release's rules
+  if (is_synthetic(data)) return(synthetic_replicate_estimate(job, data))
   model <- job$model
+  records <- NULL
   out <- tryCatch({
     data <- derive_data(job$derive, data)
     if (is.function(model$term)) {
-      term_function_value(model$term, fit_model(model, data), data)
+      fit <- fit_model(model, data)
+      records <- fit$records
+      term_function_value(model$term, fit, data)
     } else if (model$type == "cox") {
-      fit <- fit_cox(model$formula, data, ties = model$ties)
+      # a monotone likelihood has no estimate: the replicate fails with the
+      # reason (the profile's warning quotes it) instead of a coefficient of 20
+      # records with stop <= start are counted in the profile, not warned
+      # about once per replicate
+      fit <- withCallingHandlers(fit_cox(model$formula, data, ties = model$ties),
+                                 epimask_warning_monotone = function(w) invokeRestart("muffleWarning"),
+                                 epimask_warning_records = function(w) invokeRestart("muffleWarning"))
+      records <- fit$records
+      if (any(fit$infinite))
+        epimask_abort(monotone_reason(names(fit$infinite)[fit$infinite]), "epimask_error_singular")
       c(fit$coefficients[[job$term]], fit$se[[job$term]])
     } else if (model$type == "err") {
       fit <- fit_err_light(model, data)
+      records <- fit$records
       c(fit$coefficients[[job$term]], fit$se[[job$term]])
     } else {
       fit <- fit_formula(model, data)
+      records <- fit$records
       c(fit$coefficients[[job$term]], fit$se[[job$term]])
     }
   }, epimask_error = function(e) structure(c(NA_real_, NA_real_), error = conditionMessage(e)))
   err <- attr(out, "error")
   out <- as.double(out)
   if (!is.null(err)) attr(out, "error") <- err
+  attr(out, "records") <- records %||% fit_records(nrow(data), nrow(data))
   out
 }
 
@@ -84,9 +108,11 @@ shared_design <- function(scheme, job, R) {
 
 estimate_replicates <- function(scheme, job, masked, tick = NULL) {
   R <- length(masked)
-  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term) && is.null(job$derive)) {
+  if (R > 1L && job$model$type == "cox" && !is.function(job$model$term) && is.null(job$derive) &&
+      !is_synthetic(masked[[1L]])) {
     # all replicate designs in one C call when they share the survival times
-    fast <- tryCatch(cox_replicate_estimates(job$model, masked, job$term),
+    fast <- tryCatch(withCallingHandlers(cox_replicate_estimates(job$model, masked, job$term),
+                                         epimask_warning_records = function(w) invokeRestart("muffleWarning")),
                      epimask_error = function(e) NULL)
     if (!is.null(fast)) {
       if (!is.null(tick)) tick(amount = R)
@@ -97,6 +123,7 @@ estimate_replicates <- function(scheme, job, masked, tick = NULL) {
     fast <- estimate_shared_design(job, masked)
     if (!is.null(fast)) {
       if (!is.null(tick)) tick(amount = R)
+      fast$records <- all_records_used(masked)
       return(fast)
     }
   }
@@ -105,9 +132,23 @@ estimate_replicates <- function(scheme, job, masked, tick = NULL) {
     value <- replicate_estimate(job, d)
     if (is.null(error) && !is.null(attr(value, "error"))) error <<- attr(value, "error")
     if (!is.null(tick)) tick()
-    as.double(value)
-  }, numeric(2))
-  list(estimate = out[1L, ], se = out[2L, ], error = error)
+    rec <- attr(value, "records")
+    c(as.double(value), rec[["used"]], rec[["lost"]], rec[["stop_le_start"]])
+  }, numeric(5))
+  list(estimate = out[1L, ], se = out[2L, ], error = error,
+       records = records_table(out[3L, ], out[4L, ], out[5L, ]))
+}
+
+# The records each replicate's fit used and lost (and of those, how many had
+# stop <= start), one row per replicate; all used where no record is lost.
+records_table <- function(used, lost, stop_le_start = 0) {
+  data.frame(records_used = as.double(used), records_lost = as.double(lost),
+             records_lost_interval = as.double(stop_le_start))
+}
+
+all_records_used <- function(masked) {
+  n <- vapply(masked, nrow, numeric(1))
+  records_table(n, 0, 0)
 }
 
 # All replicates fitted in C with one design and warm starts; NULL when rows

@@ -248,15 +248,29 @@ describe_u <- function(row) {
 }
 
 # Schemes within budget that the profile's risk cannot see: exact-match
-# identifiability with noise, kernels or matrix masks (recorded by
-# ru_profile() from the criterion, criterion_blind_to()).
+# identifiability with the schemes whose type has the `exact_match_blind`
+# trait (noise, kernels, matrix masks), as ru_profile() recorded them from
+# the criterion (criterion_blind_to()).
 blind_schemes <- function(ru, candidates) {
   intersect(candidates, ru_meta(ru)$blind)
 }
 
 describe_choice <- function(row) {
-  sprintf("%s (analysis potential %s; risk %s)", row$scheme,
-          describe_u(row), describe_risk(row))
+  sprintf("%s (analysis potential %s; risk %s%s)", row$scheme,
+          describe_u(row), describe_risk(row), records_phrase(row))
+}
+
+# "; its fit left out 34 of 203 records (stop <= start)" where it did.
+records_phrase <- function(row) {
+  note <- profile_records_note(row)
+  if (!nzchar(note)) return("")
+  lost <- row$records_lost
+  interval <- row$records_lost_interval %||% 0
+  sprintf("; U from %s of %s records, %s left out (%s)",
+          format_record_count(row$records_used), format_record_count(row$records_used + lost),
+          format_record_count(lost),
+          paste(c(if (isTRUE(interval > 0)) "stop <= start",
+                  if (isTRUE(lost - interval > 0)) "missing values"), collapse = " or "))
 }
 
 describe_risk <- function(row) {

@@ -67,6 +67,18 @@
 #' `boot_se`) to the table. This captures the correlation that smoothing
 #' induces, which the naive SE ignores (methods vignette, section 3.1).
 #'
+#' **Synthetic releases.** A [mask_synth()] scheme is random: each replicate
+#' is one synthesis of `m` copies, the model fitted to every copy and the
+#' fits combined by the release's rules ([combine_synthetic()]), so `estimate`
+#' and `se` are the combined estimate and its standard error, what the
+#' collaborator would report from the copies alone, and `ci_overlap` (Karr et
+#' al. 2006) compares its normal interval with the original's. The criteria
+#' that compare each masked record with its original, or count classes of
+#' records that are persons of the data, do not apply to synthetic records
+#' (NA, with a warning of class `epimask_warning_synth_risk`); give a
+#' criterion that judges the release, e.g. `replicated_uniques(keys = k)` or
+#' [disco()].
+#'
 #' **Speed.** In a simulation study where only the outcome varies, a linear
 #' scheme (kernel, matrix) masks the fixed columns once. For poisson-log and
 #' binomial-logit models (canonical link, dispersion 1) the masked fit of
@@ -122,7 +134,8 @@
 #' @param utility `NULL` or a model-free utility measure of
 #'   [utility_general()], computed on the masked columns `vars` of every
 #'   replicate against its unmasked data: `"pmse_ratio"` (pMSE over its null
-#'   expectation), `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
+#'   expectation), `"spmse"` (synthpop's S_pMSE, over its permutation null),
+#'   `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
 #'   `"il1s"` or `"cor"` (the largest change of a correlation); lower is
 #'   better for all. Beside a model it adds the columns `utility` (mean over
 #'   the replicates) and `utility_se` (its Monte Carlo SE). Without
@@ -147,8 +160,15 @@
 #'   naive variance floored at the original's, at most 1: a bias hidden by a
 #'   naive SE that shrank under masking counts in full; the number every
 #'   print, summary, plot, [recommend()] and report shows), `risk`,
-#'   `anonymity`, `width_ratio`, plus `kernel`,
-#'   `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
+#'   `anonymity`, `width_ratio`, plus `mask_family` (the scheme's family,
+#'   [mask_family()]: a kernel's name, else the type; until 0.2 this column
+#'   was `kernel`, which still reads with a deprecation warning), `bandwidth`
+#'   and `report_label` (what the type's `bandwidth` and `withheld` traits
+#'   and [mask_report_label()] say, for the plots and the report),
+#'   `records_used`, `records_lost` and `records_lost_interval` (the records
+#'   the fits used and left out, and of those the (start, stop] intervals
+#'   with stop <= start; means over the replicates; printed wherever U is
+#'   shown), `nrep`, the CI columns, the Monte Carlo standard errors `bias_se`,
 #'   `mse_se`, `analysis_potential_se`, `risk_se` (NA where not estimable:
 #'   one replicate, or a risk evaluated once; see Details), `pareto` (on the
 #'   risk-utility frontier: no other scheme has a risk as low and a U
@@ -164,7 +184,9 @@
 #'   were in the first replicate, by the rule of [apply_mask()]'s `unmasked`
 #'   argument; values at the floor of floored noise are shared and not
 #'   counted; NA for schemes that do not promise change, such as rounding,
-#'   grouping or microaggregation) and the bootstrap columns; see [replicates()],
+#'   grouping or microaggregation; for a synthesis, the records of its copies
+#'   equal to an original record, see [mask_synth()]) and the bootstrap
+#'   columns; see [replicates()],
 #'   [plot.ru_profile()], [recommend()]. Metadata (`attr(, "meta")`) holds
 #'   `budget` and `context`.
 #'
@@ -561,6 +583,7 @@ scheme_risk <- function(scheme, job, masked, tick = NULL) {
   for (r in seq_len(evals)) {
     res <- lapply(job$risk, run_criterion, release = masked[[r]], original = job$sims[[1L]],
                   id = job$id)
+    if (r == 1L) warn_not_applicable(res[[1L]], masked[[r]], sprintf("'%s'", format(scheme)))
     out[[r]] <- res[[1L]]$value
     unit <- res[[1L]]$unit
     if (ncol(extra)) extra[r, ] <- vapply(res[-1L], `[[`, 0, "value")
@@ -588,6 +611,8 @@ scheme_steps <- function(scheme, job) {
 # (rounding, grouping, microaggregation, ...), which leave some values as
 # they were by design.
 count_unmasked <- function(scheme, job, masked) {
+  # a synthetic release: its records equal to an original record (all copies)
+  if (is_synthetic(masked)) return(as.double(sum(synthetic_info(masked)$original_records)))
   orig <- job$sims[[1L]]
   vars <- job$vars[vapply(job$vars, function(v) is.numeric(orig[[v]]), logical(1))]
   if (!scheme_promises_change(scheme) || !length(vars)) return(NA_real_)
@@ -600,7 +625,8 @@ count_unmasked <- function(scheme, job, masked) {
 # profile's `unmasked` column instead of a warning per replicate.
 profile_mask <- function(data, scheme, vars) {
   withCallingHandlers(apply_mask(data, scheme, vars),
-                      epimask_warning_unmasked = function(w) invokeRestart("muffleWarning"))
+                      epimask_warning_unmasked = function(w) invokeRestart("muffleWarning"),
+                      epimask_warning_synth_original = function(w) invokeRestart("muffleWarning"))
 }
 
 # A risk measure that cannot see a masking form (exact-match identifiability
@@ -694,12 +720,15 @@ run_scheme <- function(scheme, label, job, stream, tick = NULL) {
     boot <- if (job$bootstrap > 0L) bootstrap_scheme(scheme, job, tick)
     reps <- data.frame(scheme = label, replicate = seq_len(R),
                        estimate = est$estimate, se = est$se, risk = risk,
-                       degree = scheme$degree, kernel = scheme_family_label(scheme),
+                       degree = scheme$degree, scheme_profile_columns(scheme),
                        label = scheme_label(scheme),
                        generator = scheme_generator(scheme),
                        strength = scheme_strength(scheme),
                        unmasked = c(unmasked, rep(NA_real_, R - 1L)),
                        stringsAsFactors = FALSE)
+    if (job$model$type != "none")
+      reps <- cbind(reps, est$records %||% all_records_used(if (!is.null(est$first))
+        rep(list(est$first), R) else masked))
     if (!is.null(util)) reps$utility <- util
     extra <- attr(risk, "extra")
     if (!is.null(extra)) {
@@ -785,7 +814,8 @@ assemble_profile <- function(results, labels, schemes, model, job, truth, aggreg
   none <- labels[vapply(schemes, function(s) scheme_traits(s)$reference, logical(1))][[1L]]
   ref_reps <- reps[reps$scheme == none, , drop = FALSE]
   if (!nrow(ref_reps))
-    epimask_abort("The model could not be fitted to the unmasked data.",
+    epimask_abort(sprintf("The model could not be fitted to the unmasked data%s.",
+                          if (is.null(failures[[none]])) "" else paste0(": ", failures[[none]])),
                   "epimask_error_singular", arg = "data")
   unmasked <- mean(ref_reps$estimate)
   beta <- if (is.null(truth)) unmasked else truth

@@ -274,6 +274,13 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
   if (!is.null(id) && !is.null(masked) && !id %in% names(masked)) id <- NULL
   table <- profile_display_table(safe)
   table$within_threshold <- ifelse(is.na(table$risk), NA, table$risk <= threshold)
+  # the records each scheme's fits left out, where any did (U rests on the rest)
+  if (any(safe$records_lost > 0, na.rm = TRUE)) {
+    table$records_used <- safe$records_used
+    table$records_lost <- safe$records_lost
+    lost_note <- profile_records_note(safe)
+    rn$notes <- c(rn$notes, lost_note)
+  }
   chosen <- if (deidentified) NULL else choice %||% (if (!is.null(rec)) rec$scheme)
   # the certificate is the verdict: the released data against every risk
   # (de-identified data are no scheme of the profile: the context's attacks)
@@ -332,16 +339,37 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
   )
 }
 
-# Schemes whose parameters must not travel with a release (kernel, lambda,
-# bandwidth, matrices) get neutral labels; the others keep theirs.
+# Schemes whose parameters must not travel with a release (the `withheld`
+# trait of their type: kernels' kernel and lambda, matrix masks' matrices)
+# get the neutral words of their type's mask_report_label() and a letter
+# ("smoothing scheme A (parameters withheld)"); the others keep their labels.
+# A profile that does not record it (saved before 0.5) has every scheme but
+# the unmasked reference withheld: nothing is shown that may not be.
 report_labels <- function(ru) {
   tab <- as.data.frame(ru)
-  safe_types <- c("none", "round", "truncate", "group", "noise", "microagg", "pram", "swap", "topcode")
-  hidden <- grepl("kernel|lambda|bandwidth|matrix mask", tab$scheme)
-  if ("kernel" %in% names(tab)) hidden <- hidden | !(tab$kernel %in% safe_types)
+  words <- tab$report_label
+  if (is.null(words))
+    words <- ifelse(ru_is_reference(ru), NA_character_, "masking scheme")
+  hidden <- !is.na(words)
   labels <- tab$scheme
-  labels[hidden] <- sprintf("smoothing scheme %s (parameters withheld)", LETTERS[seq_len(sum(hidden))])
+  labels[hidden] <- sprintf("%s %s (parameters withheld)", words[hidden],
+                            withheld_letters(sum(hidden)))
   labels
+}
+
+# A, B, ..., Z, AA, AB, ...: one letter code per withheld scheme.
+withheld_letters <- function(n) {
+  out <- character(n)
+  for (i in seq_len(n)) {
+    k <- i
+    code <- ""
+    while (k > 0) {
+      code <- paste0(LETTERS[(k - 1L) %% 26L + 1L], code)
+      k <- (k - 1L) %/% 26L
+    }
+    out[[i]] <- code
+  }
+  out
 }
 
 redact_profile <- function(ru, labels) {
@@ -352,13 +380,15 @@ redact_profile <- function(ru, labels) {
     reps$scheme <- labels[match(reps$scheme, old)]
   attr(ru, "replicates") <- reps
   tab <- as.data.frame(ru)
-  if ("kernel" %in% names(tab)) ru$kernel <- ifelse(labels != old, "withheld", tab$kernel)
+  if ("mask_family" %in% names(tab))
+    ru$mask_family <- ifelse(labels != old, "withheld", tab$mask_family)
+  if ("label" %in% names(tab)) ru$label <- ifelse(labels != old, labels, tab$label)
   ru$scheme <- labels
   ru
 }
 
 report_call <- function(call, withheld) {
-  if (withheld) return("Withheld: the call names the kernel and lambda of smoothing schemes; the custodian keeps it with the profile.")
+  if (withheld) return("Withheld: the call names the parameters of the schemes withheld above; the custodian keeps it with the profile.")
   if (is.null(call)) return(NULL)
   if (is.character(call)) paste(call, collapse = "\n") else paste(deparse(call), collapse = "\n")
 }

@@ -142,6 +142,9 @@ criterion_release.risk_identifiability <- criterion_release.risk_match_risk
 # `original`, in order; NULL: the same rows), or a sentence saying why the
 # measure does not apply.
 matched_original <- function(criterion, release, original, rows) {
+  if (is_synthetic(release))
+    return(paste("it compares each masked record with its original; the records of a synthetic",
+                 "release have none"))
   if (is.null(original))
     return("it compares the release with the original data, which were not given")
   if (!is.null(rows)) original <- original[rows, , drop = FALSE]

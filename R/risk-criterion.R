@@ -161,7 +161,14 @@ is_risk_criterion <- function(x) inherits(x, "risk_criterion")
 #'   does not carry its own.
 #' @param id `NULL`, or the person column when a person has several records:
 #'   the person is then the unit.
-#' @param ... Further arguments for methods.
+#' @param ... Further arguments for methods. The verbs may pass
+#'   `generalize`, a function that generalizes a data frame with the keys
+#'   to the release's levels (a generalized release: [ola()], the
+#'   certificate of [deidentify()]; k-map generalizes its population table
+#'   with it), and `rows`, the rows of `original` the release holds, in
+#'   order (the certificate of [deidentify()], whose release withholds
+#'   records: the record-matching criteria compare each released record with
+#'   its own original). A method ignores what it does not need.
 #' @return A `criterion_result` (see [new_criterion_result()]).
 #' @family risk criteria
 #' @examples

@@ -116,13 +116,33 @@ warn_deprecated_call <- function(old, new, note = NULL) {
 risk_value <- function(spec, original, masked, ...) {
   if (is.character(spec)) spec <- do.call(risk_spec, c(list(spec[[1L]]), list(...)))
   original <- check_data(original, "original")
-  masked <- check_data(masked, "masked")
-  if (nrow(original) != nrow(masked))
-    abort_length("masked", sprintf("have as many rows as `original` (%d), not %d",
-                                   nrow(original), nrow(masked)))
+  if (!is_synthetic(masked)) {
+    masked <- check_data(masked, "masked")
+    if (nrow(original) != nrow(masked))
+      abort_length("masked", sprintf("have as many rows as `original` (%d), not %d",
+                                     nrow(original), nrow(masked)))
+  }
   spec <- as_profile_criterion(spec)
   if (is.null(spec)) return(NA_real_)
-  run_criterion(spec, masked, original = original)$value
+  res <- run_criterion(spec, masked, original = original)
+  warn_not_applicable(res, masked)
+  res$value
+}
+
+# A criterion that does not apply to a masked data set (record matching of
+# synthetic records, k-anonymity of a synthetic release) gives NA: said
+# once, with the criterion's reason (for a synthetic release with the class
+# epimask_warning_synth_risk).
+warn_not_applicable <- function(result, masked, where = NULL) {
+  if (result$applies) return(invisible(FALSE))
+  epimask_warn(sprintf(paste0("The risk '%s' does not apply%s, so it is NA: %s. Give a ",
+                              "criterion that judges such releases (for a synthetic release ",
+                              "replicated_uniques(), disco(), the attacks)."),
+                       result$label, if (!is.null(where)) paste0(" to ", where) else "",
+                       result$note %||% "no reason given"),
+               if (is_synthetic(masked)) c("epimask_warning_synth_risk", "epimask_warning_risk")
+               else "epimask_warning_risk")
+  invisible(TRUE)
 }
 
 # The risk of a profile as a criterion: a criterion, NULL (none), or a user

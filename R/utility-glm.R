@@ -22,7 +22,12 @@
 #' both lengths; 1 for identical, 0 for disjoint intervals).
 #'
 #' @param original,masked The original and the masked data (data frames with
-#'   the variables of `formula`).
+#'   the variables of `formula`). `masked` may be a synthetic release
+#'   ([mask_synth()]): the model is then fitted to every copy and the fits
+#'   combined by the release's rules ([combine_synthetic()]); the table
+#'   gains the columns `rule`, `df`, `between`, `within` and `m`, and the CI
+#'   overlap is that of the combined interval (a t interval for the
+#'   `"partial"` and `"full"` rules).
 #' @param formula Model formula, as for [glm()]. For `family = "err"` it gives
 #'   the response and the log-linear part of the linear excess-relative-risk
 #'   model (see [fit_err()]).
@@ -65,6 +70,9 @@
 #'             Surv(time, status) ~ age + sex, family = "cox", term = "age")
 utility_glm <- function(original, masked, formula, family = gaussian(),
                         term = NULL, truth = NULL) {
+  # synthetic copies: their fits combined by the release's rules (utility-synth.R)
+  if (is_synthetic(masked))
+    return(utility_synthetic(original, masked, formula, family, term, truth))
   original <- as_plain_data(check_data(original))
   masked <- as_plain_data(check_data(masked))
   check_formula(formula)
@@ -134,7 +142,11 @@ format.epimask_utility <- function(x, digits = 4, ...) {
   header <- sprintf("Analysis potential of masked data (%s model, reference: %s)",
                     x$family, if (x$reference == "truth") "true value" else
                       "original estimate")
+  lost <- c(original = format_records_lost(x$original$records),
+            masked = format_records_lost(x$masked$records))
+  lost <- lost[nzchar(lost)]
   c(header, utils::capture.output(print(shown, row.names = FALSE, right = TRUE)),
+    if (length(lost)) sprintf("%s data: %s", names(lost), lost),
     paste("estimate (SE); U = MSE(original) / MSE(masked), the masked SE floored at the",
           "original's (at most 1, bias in full; raw ratio: $table$analysis_potential_raw);",
           "overlap of the 95% CIs"))

@@ -204,16 +204,24 @@ check_formula <- function(x, arg = arg_name(substitute(x))) {
 }
 
 # Resolve a family given as a family object, a family function or its name.
-check_family <- function(family, arg = "family") {
+# `models`: the names of the caller's models beyond the GLM families
+# ("cox", "err" where utility_glm() and ru_profile() take them), listed with
+# the families when a name is not known.
+check_family <- function(family, arg = "family", models = character()) {
   if (is.character(family) && length(family) == 1L) {
     check_utf8(family, arg)
     # looked up by string comparison among the family functions of stats, never
     # turned into a symbol (R refuses names over 10,000 bytes) nor searched for
     # beyond stats (a string naming any other function is not a family)
-    if (is.na(family) || !family %in% stats_families)
-      abort_value(arg, sprintf("a known family (%s), not \"%s\"",
-                               paste0('"', stats_families, '"', collapse = ", "),
-                               shorten(family)))
+    if (is.na(family) || !family %in% stats_families) {
+      valid <- c(names(supported_links), models)
+      cased <- valid[!is.na(family) & tolower(valid) == tolower(family)]
+      abort_value(arg, sprintf("%s (%s), not \"%s\"%s",
+                               if (length(models)) "a known family or model" else "a known family",
+                               paste0('"', valid, '"', collapse = ", "), shorten(family),
+                               if (length(cased)) sprintf(": names are case-sensitive, did you mean \"%s\"?",
+                                                          cased[[1L]]) else ""))
+    }
     family <- getExportedValue("stats", family)
   }
   # a family function is called with its defaults; any other function fails

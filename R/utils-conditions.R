@@ -15,7 +15,11 @@
 #' `epimask_error_value`). Warnings about statistical trouble have class `epimask_warning`
 #' and a subclass: `epimask_warning_convergence` (a fit did not converge or
 #' failed on some masked data sets), `epimask_warning_separation` (fitted
-#' probabilities 0 or 1), `epimask_warning_boundary` (an estimate at the edge
+#' probabilities 0 or 1), `epimask_warning_monotone` (a monotone likelihood:
+#' a coefficient may be infinite, as [fit_cox()] says where
+#' [survival::coxph()] says "coefficient may be infinite", and as the C IRLS
+#' says for quasi-complete separation, which [glm()] fits silently),
+#' `epimask_warning_boundary` (an estimate at the edge
 #' of its admissible range), `epimask_warning_nomask` (a kernel mask whose
 #' lambda is so small that no record receives weight from another: the
 #' release equals the original), `epimask_warning_suppressed` (Datafly or
@@ -150,7 +154,8 @@ warn_deprecated <- function(old, new, what = "argument") {
 renamed_fields <- list(epimask_kanon = c(discernability = "discernibility"),
                        epimask_datafly = c(discernability = "discernibility"),
                        epimask_ola = c(discernability = "discernibility"),
-                       epimask_linkage = c(vars = "known"))
+                       epimask_linkage = c(vars = "known"),
+                       ru_profile = c(kernel = "mask_family"))
 
 get_field <- function(x, name, exact = TRUE) {
   renamed <- unlist(unname(renamed_fields[intersect(class(x), names(renamed_fields))]))

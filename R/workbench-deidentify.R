@@ -29,9 +29,8 @@ wb_deidentify_ui <- function(id) {
       shiny::uiOutput(ns("steps_units")),
       shiny::tableOutput(ns("model_steps")),
       shiny::plotOutput(ns("risk_plot"), height = "320px"),
-      shiny::tags$div(class = "d-flex gap-2",
-                      shiny::downloadButton(ns("download_data"), "De-identified data (CSV)"),
-                      shiny::downloadButton(ns("download_report"), "De-identification report (HTML)")))))
+      # the download buttons exist only once there is a release
+      shiny::uiOutput(ns("downloads")))))
 }
 
 # Interval widths proposed for a numeric key: about 1/20, 1/10 and 1/5 of its
@@ -279,6 +278,11 @@ wb_deidentify_server <- function(id, loaded, roles, context) {
     output$risk_plot <- shiny::renderPlot({
       shiny::req(rv$result)
       plot(rv$result)
+    })
+    output$downloads <- shiny::renderUI({
+      if (is.null(rv$result)) return(NULL)
+      download_buttons(session$ns, c(download_data = "De-identified data (CSV)",
+                                     download_report = "De-identification report (HTML)"))
     })
     output$download_data <- shiny::downloadHandler(
       filename = function() paste0("deidentified-", sanitize_name(loaded$name()), ".csv"),

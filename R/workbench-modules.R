@@ -560,13 +560,19 @@ workbench_report_specs <- function(spec, data) {
   c(list(first), if (!failed(samples)) samples)
 }
 
+# The download buttons of a step, shown once there is something to download.
+download_buttons <- function(ns, labels) {
+  shiny::tags$div(class = "d-flex gap-2",
+                  lapply(names(labels), function(id) shiny::downloadButton(ns(id), labels[[id]])))
+}
+
 wb_release_ui <- function(id) {
   ns <- shiny::NS(id)
   wb_card("Release",
     shiny::uiOutput(ns("status")),
-    shiny::tags$div(class = "d-flex gap-2",
-                    shiny::downloadButton(ns("download_data"), "Masked data (CSV)"),
-                    shiny::downloadButton(ns("download_report"), "De-identification report (HTML)")),
+    # the download buttons exist only once a scheme is picked (a link
+    # before that would serve an error page)
+    shiny::uiOutput(ns("downloads")),
     shiny::tags$p(class = "text-muted small mt-2",
                   "The masked file carries no original values of the masked variables and no masking",
                   "parameters; noise is drawn from a seed that is not recorded anywhere."))
@@ -576,7 +582,7 @@ wb_release_server <- function(id, loaded, result, profile) {
   shiny::moduleServer(id, function(input, output, session) {
     output$status <- shiny::renderUI({
       if (is.null(profile$picked()))
-        return(message_box("No scheme picked yet: pick one on 5 Profile. The downloads give the scheme selected there.",
+        return(message_box("No scheme picked yet: pick one on 5 Profile; the downloads of its release appear here.",
                            "warning", "release-message"))
       s <- result()$run$spec
       dropped <- c(s$identifiers, s$person)
@@ -589,10 +595,16 @@ wb_release_server <- function(id, loaded, result, profile) {
                           if (length(dropped)) paste(dropped, collapse = ", ") else "none"),
                   "info", "release-message")
     })
+    # a release exists once a scheme is picked and its data are made
     release <- shiny::reactive({
-      if (!is.null(profile$picked())) return(list(label = profile$picked(), data = profile$picked_data()))
-      m <- profile$masked()
-      if (failed(m)) NULL else list(label = profile$selected(), data = m)
+      if (is.null(profile$picked())) return(NULL)
+      data <- attempt(profile$picked_data())
+      if (failed(data) || !is.data.frame(data)) NULL else list(label = profile$picked(), data = data)
+    })
+    output$downloads <- shiny::renderUI({
+      if (is.null(release()) || is.null(result())) return(NULL)
+      download_buttons(session$ns, c(download_data = "Masked data (CSV)",
+                                     download_report = "De-identification report (HTML)"))
     })
     output$download_data <- shiny::downloadHandler(
       filename = function() paste0("masked-", sanitize_name(loaded$name()), ".csv"),

@@ -137,7 +137,7 @@ static int all_finite(const double *v, size_t len)
 }
 
 cox_result cox_fit(const cox_problem *pr, const double *x, const cox_control *ctl,
-                   double *beta, double *var, double *means, double *work)
+                   double *beta, double *var, double *score, double *means, double *work)
 {
     int p = pr->p, one = 1, info = 0;
     size_t n = pr->n, pp = (size_t) p * p;
@@ -203,6 +203,9 @@ cox_result cox_fit(const cox_problem *pr, const double *x, const cox_control *ct
     for (int q = 0; q < p; q++)
         for (int r = 0; r <= q; r++)
             var[r + (size_t) q * p] = var[q + (size_t) r * p] = fac[r + (size_t) q * p];
+    /* the score at the estimate: var * score is the next Newton step, which
+     * a monotone likelihood keeps large after the log likelihood converged */
+    memcpy(score, u, (size_t) p * sizeof(double));
     return res;
 }
 
@@ -215,7 +218,7 @@ typedef struct {
     const cox_problem *pr;
     const double *x;
     const cox_control *ctl;
-    double *coef, *var, *loglik, *work;
+    double *coef, *var, *score, *loglik, *work;
     int *status, *iter;
     size_t per;
 } cox_many_job;
@@ -229,7 +232,7 @@ static double cox_row(void *ctx, size_t rr, int t)
     double *b = j->coef + (size_t) r * p;
     memset(b, 0, (size_t) p * sizeof(double));
     cox_result res = cox_fit(j->pr, j->x + (size_t) r * np, j->ctl, b, j->var + (size_t) r * pp,
-                             w + cox_scratch_size(n, p), w);
+                             j->score + (size_t) r * p, w + cox_scratch_size(n, p), w);
     j->status[r] = res.status;
     j->iter[r] = res.iter;
     j->loglik[2 * (size_t) r] = res.loglik0;
@@ -238,14 +241,14 @@ static double cox_row(void *ctx, size_t rr, int t)
 }
 
 void cox_fit_many(const cox_problem *pr, const double *x, int nrep, const cox_control *ctl,
-                  int nthreads, double *coef, double *var, double *loglik, int *status,
-                  int *iter, double *work, void (*interrupt)(void))
+                  int nthreads, double *coef, double *var, double *score, double *loglik,
+                  int *status, int *iter, double *work, void (*interrupt)(void))
 {
     int p = pr->p;
     size_t n = pr->n;
     size_t per = cox_scratch_size(n, p) + (size_t) p;   /* + means */
     int nt = nthreads > 1 && nrep > 1 ? (nthreads < nrep ? nthreads : nrep) : 1;
-    cox_many_job job = { pr, x, ctl, coef, var, loglik, work, status, iter, per };
+    cox_many_job job = { pr, x, ctl, coef, var, score, loglik, work, status, iter, per };
     int batch = 16 * nt;
     for (int lo = 0; lo < nrep; lo += batch) {
         int hi = lo + batch < nrep ? lo + batch : nrep;

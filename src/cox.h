@@ -51,10 +51,12 @@ size_t cox_scratch_size(size_t n, int p);
 
 /* Fits one design x (n x p, column-major). beta holds the starting values
  * on entry and the estimate on return; var (p x p) receives the inverse of
- * the information at the estimate, means (p) the column means by which x
- * was centred. work: cox_scratch_size(n, p) doubles. */
+ * the information at the estimate, score (p) the score there (var * score
+ * is the next Newton step: large after convergence when the likelihood is
+ * monotone in a coefficient), means (p) the column means by which x was
+ * centred. work: cox_scratch_size(n, p) doubles. */
 cox_result cox_fit(const cox_problem *pr, const double *x, const cox_control *ctl,
-                   double *beta, double *var, double *means, double *work);
+                   double *beta, double *var, double *score, double *means, double *work);
 
 /* The log partial likelihood, score u (p) and information imat (p x p) at
  * beta for the centred design xc (n x p); work: 2 p + 2 p * p doubles and
@@ -64,12 +66,12 @@ double cox_pass(const cox_problem *pr, const double *xc, const double *beta, dou
 
 /* Fits nrep designs x (n x p x nrep) sharing pr's times, status, weights
  * and strata, each from beta = 0, in parallel over replicates (nthreads).
- * coef p x nrep, var p x p x nrep, loglik 2 x nrep (start, estimate),
+ * coef p x nrep, var p x p x nrep, score p x nrep, loglik 2 x nrep (start, estimate),
  * status and iter nrep. work: nthreads * (cox_scratch_size(n, p) + p)
  * doubles. interrupt (or NULL) is called between batches, outside the
  * parallel region. */
 void cox_fit_many(const cox_problem *pr, const double *x, int nrep, const cox_control *ctl,
-                  int nthreads, double *coef, double *var, double *loglik, int *status,
-                  int *iter, double *work, void (*interrupt)(void));
+                  int nthreads, double *coef, double *var, double *score, double *loglik,
+                  int *status, int *iter, double *work, void (*interrupt)(void));
 
 #endif

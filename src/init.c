@@ -60,9 +60,15 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(linkage_run, 1),
     /* log-linear risk (r_loglinear.c) */
     CALLDEF(loglinear_match, 1),
+    /* the three attacks: Gower nearest neighbours, predicate counts (r_attack.c) */
+    CALLDEF(gower_knn, 1),
+    CALLDEF(predicate_count, 1),
     /* cell-level local suppression (r_suppress.c) */
     CALLDEF(suppress_run, 1),
     CALLDEF(suppress_class_sizes, 1),
+    /* donor sampling of sequential synthesis (r_synth.c) */
+    CALLDEF(synth_donors, 1),
+    CALLDEF(synth_tree_leaves, 1),
     {NULL, NULL, 0}
 };
 

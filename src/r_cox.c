@@ -48,18 +48,21 @@ SEXP r_cox_fit(SEXP spec)
     int threads = r_field_int1(spec, "threads", 1, 1 << 16);
     int nt = threads < nrep ? threads : nrep;
 
-    const char *names[] = { "coefficients", "var", "loglik", "status", "iter", "" };
+    const char *names[] = { "coefficients", "var", "score", "loglik", "status", "iter", "" };
     SEXP out = PROTECT(r_named_list(names));
     double *coef = REAL(r_list_set(out, "coefficients", allocMatrix(REALSXP, p, nrep)));
     SEXP var_s = r_list_set(out, "var", allocVector(REALSXP, (R_xlen_t) p * p * nrep));
     double *var = REAL(var_s);
+    SEXP score_s = r_list_set(out, "score", allocMatrix(REALSXP, p, nrep));
+    double *score = REAL(score_s);
+    for (R_xlen_t k = 0; k < XLENGTH(score_s); k++) score[k] = NA_REAL;
     double *loglik = REAL(r_list_set(out, "loglik", allocMatrix(REALSXP, 2, nrep)));
     int *stat = INTEGER(r_list_set(out, "status", allocVector(INTSXP, nrep)));
     int *iter = INTEGER(r_list_set(out, "iter", allocVector(INTSXP, nrep)));
     for (R_xlen_t k = 0; k < XLENGTH(var_s); k++) var[k] = NA_REAL;
     double *work = (double *) R_alloc((size_t) nt * (cox_scratch_size((size_t) n, p) + p),
                                       sizeof(double));
-    cox_fit_many(&pr, x, nrep, &ctl, nt, coef, var, loglik, stat, iter, work, check_interrupt);
+    cox_fit_many(&pr, x, nrep, &ctl, nt, coef, var, score, loglik, stat, iter, work, check_interrupt);
     UNPROTECT(1);
     return out;
 }

@@ -59,8 +59,17 @@ SEXP r_linkage_run(SEXP spec);
 /* r_loglinear.c: log-linear risk */
 SEXP r_loglinear_match(SEXP spec);
 
+/* r_attack.c: the three attacks (Gower nearest neighbours, singling-out
+ * predicate counts) */
+SEXP r_gower_knn(SEXP spec);
+SEXP r_predicate_count(SEXP spec);
+
 /* r_suppress.c: cell-level local suppression */
 SEXP r_suppress_run(SEXP spec);
 SEXP r_suppress_class_sizes(SEXP spec);
+
+/* r_synth.c: donor sampling of sequential synthesis */
+SEXP r_synth_donors(SEXP spec);
+SEXP r_synth_tree_leaves(SEXP spec);
 
 #endif

@@ -119,6 +119,26 @@ cases <- list(
   linkage_mahalanobis_2threads = function() risk_linkage(dat, noisy(dat, c("x", "y", "z")),
                                                          c("x", "y", "z"), "mahalanobis",
                                                          method = "tree", threads = 2),
+  # the three attacks (src/gower.c, src/predicate.c): the tree and the scan,
+  # NA as a category and ignored, persons, two threads, a larger control
+  attack_singling_uni = function() risk_singling_out(dat, noisy(dat, c("x", "z")), seed = 1),
+  attack_singling_multi_persons = function() risk_singling_out(
+    transform(dat, pid = rep(1:6, 2)), transform(dat, pid = rep(1:6, 2)), mode = "multivariate",
+    n_cols = 2, n_attacks = 20, seed = 2, id = "pid", columns = c("k1", "k2", "x")),
+  attack_singling_control = function() risk_singling_out(dat[1:5, ], dat[1:5, ],
+                                                         control = dat[6:12, ], n_attacks = 20,
+                                                         mode = "multivariate", n_cols = 2,
+                                                         seed = 3),
+  attack_link_tree = function() risk_linkability(dat, noisy(dat, c("x", "z")),
+                                                 aux = list(c("x", "k1"), c("z", "k2")),
+                                                 n_neighbors = 2, seed = 1,
+                                                 options = attack_options(search = "tree")),
+  attack_link_scan_2threads = function() risk_linkability(
+    transform(dat, x = replace(x, 2, NA)), dat, aux = list(c("x", "k1"), c("z", "k3")), seed = 1,
+    options = attack_options(search = "exhaustive", threads = 2)),
+  attack_inference_ignore = function() risk_inference(
+    transform(dat, k1 = replace(k1, 3, NA)), dat, aux = c("k1", "k2", "x"), secret = "z",
+    tolerance = 0.1, seed = 1, options = attack_options(na = "ignore")),
   # lattice / OLA (src/lattice.c, src/diversity.c)
   ola_k = function() ola(gen, c("age", "sex", "zip"), gen_h, k = 2, max_suppress = 0.2),
   ola_minimal = function() ola(gen, c("age", "sex", "zip"), gen_h, k = 3, max_suppress = 0.1,

@@ -140,3 +140,41 @@ test_that("fits that overflow give a classed error, not NaN estimates", {
   expect_error(suppressWarnings(fit_glm(y ~ x, h, poisson())), "overflowed",
                class = "epimask_error_value")
 })
+
+test_that("a family name that is not known lists every family and model, and says when only the case is wrong", {
+  d <- data.frame(time = c(5, 8, 3, 9, 4), status = c(1, 0, 1, 1, 0), x = c(1, 2, 3, 4, 5))
+  err <- expect_arg_error(utility_glm(d, d, Surv(time, status) ~ x, family = "Cox"),
+                          "epimask_error_value", "family")
+  msg <- conditionMessage(err)
+  for (name in c("gaussian", "binomial", "quasibinomial", "poisson", "quasipoisson", "Gamma",
+                 "cox", "err"))
+    expect_match(msg, sprintf("\"%s\"", name), fixed = TRUE)
+  expect_match(msg, "case-sensitive, did you mean \"cox\"?", fixed = TRUE)
+  expect_match(conditionMessage(expect_error(
+    ru_profile(d, c(mask_none()), x ~ time, family = "Binomial", risk = "none"),
+    class = "epimask_error_value")), "did you mean \"binomial\"?", fixed = TRUE)
+  # fit_glm() fits GLMs only: no "cox" or "err" offered there
+  msg <- conditionMessage(expect_error(fit_glm(x ~ time, d, family = "gamma"),
+                                       class = "epimask_error_value"))
+  expect_match(msg, "did you mean \"Gamma\"?", fixed = TRUE)
+  expect_false(grepl("\"cox\"", msg, fixed = TRUE))
+  expect_false(grepl("case-sensitive", conditionMessage(expect_error(
+    fit_glm(x ~ time, d, family = "weibull"), class = "epimask_error_value"))))
+})
+
+test_that("a hierarchy that does not fit its key names the key", {
+  d <- data.frame(age = as.character(c(20, 30, 40, 50, 60, 20)), sex = c("m", "f", "m", "f", "m", "f"))
+  h <- list(age = hierarchy_numeric(c(10, 20)), sex = hierarchy_flat())
+  for (call in list(quote(datafly(d, c("age", "sex"), h, k = 2)),
+                    quote(ola(d, c("age", "sex"), h, k = 2)))) {
+    err <- expect_arg_error(eval(call), "epimask_error_type", "hierarchies$age",
+                            "key 'age' holds character values")
+    expect_match(conditionMessage(err), "numeric hierarchy applied to numeric keys")
+  }
+  # a user's level function that fails names the key too
+  h$sex <- hierarchy_category(data.frame(v = c("m", "f"), l1 = c("p", "p")))
+  h$age <- hierarchy_flat()
+  h$sex$levels[[2L]] <- function(x) stop("no such code")
+  expect_arg_error(datafly(d, c("age", "sex"), h, k = 2), "epimask_error_value", "hierarchies$sex",
+                   "of key 'sex' \\(level 1 failed: no such code\\)")
+})

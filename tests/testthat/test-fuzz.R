@@ -21,7 +21,9 @@ fuzz_fixtures <- function() {
                   h = sample(c("u", "v", "w"), n, TRUE), stringsAsFactors = FALSE)
   dose <- ifelse(runif(n) < 0.4, 0, rexp(n, 2))
   cohort <- data.frame(case = rep(0:1, length.out = n), dose = dose,
-                       sex = rep(0:1, each = n / 2), race = rep(0:1, 15),
+                       # race not equal to case (rep(0:1, 15) separated the
+                       # logistic fit of population_or(): coefficients near 20)
+                       sex = rep(0:1, each = n / 2), race = rep(c(0, 1, 1), 10),
                        py = rpois(n, 20) + 1)
   kern <- mask_kernel("exponential", 0.1, xy)
   ru <- epimask:::example_ru_profile()
@@ -198,6 +200,26 @@ fuzz_calls <- function(fx) {
                            measures = c("pmse", "ks", "cor", "il1s")),
     suppress_local = list(data = d, keys = c("g", "h", "y"), k = 3, max_risk = NULL,
                           importance = NULL, na = "category", strata = NULL),
+    risk_singling_out = list(original = d, release = fx$noisy, control = NULL, n_attacks = 50,
+                             mode = "multivariate", n_cols = 2, seed = 1, id = NULL,
+                             columns = NULL, options = attack_options()),
+    risk_linkability = list(original = d, release = fx$noisy, control = NULL,
+                            aux = list(c("x", "g"), c("z", "h")), n_neighbors = 2,
+                            n_attacks = 50, seed = 1, id = NULL, options = attack_options()),
+    risk_inference = list(original = d, release = fx$noisy, control = NULL, aux = c("x", "g"),
+                          secret = "z", tolerance = 0.05, n_attacks = 50, seed = 1, id = NULL,
+                          options = attack_options()),
+    attack_options = list(holdout = 0.5, conf_level = 0.95, na = "category", search = "auto",
+                          max_attempts = NULL, threads = NULL, parallel = FALSE),
+    singling_out = list(max = 0.1, mode = "univariate", n_attacks = 50, n_cols = 2,
+                        against = "upper", columns = NULL, control = NULL, seed = 1,
+                        options = attack_options()),
+    linkability = list(max = 0.1, aux = list("x", "z"), n_neighbors = 1, n_attacks = 50,
+                       against = "upper", control = NULL, seed = 1, options = attack_options()),
+    inference = list(max = 0.1, aux = c("x", "g"), secret = "z", tolerance = 0.05,
+                     n_attacks = 50, against = "upper", control = NULL, seed = 1,
+                     options = attack_options()),
+    delta_presence = list(dmin = 0, dmax = 0.5, population = rbind(d, d), keys = c("g", "h")),
     epimask_threads = list(threads = NULL)
   )
 }

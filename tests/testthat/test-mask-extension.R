@@ -198,3 +198,86 @@ test_that("every type of the package has its strength and generator for sweeps",
     expect_equal(scheme_strength(strip(s)), s$strength)
   }
 })
+
+# "scramble": a type whose parameters must not be shown (like a kernel's),
+# with its own words for the report and its own family name; its degree is
+# a bandwidth. Defined here alone: nothing in the package knows it.
+mask_scramble <- function(width) {
+  new_mask_scheme("scramble", width = width, degree = width,
+                  label = sprintf("scramble width %s", format(width)))
+}
+register("mask_values", "mask_scramble", function(scheme, x, data, ...) {
+  x + scheme$width * sin(seq_len(nrow(x)))
+})
+register("mask_traits", "mask_scramble", function(scheme, ...) {
+  list(withheld = TRUE, bandwidth = TRUE)
+})
+register("mask_strength", "mask_scramble", function(scheme, ...) scheme$width)
+register("mask_report_label", "mask_scramble", function(scheme, ...) "scrambling scheme")
+register("mask_family", "mask_scramble", function(scheme, ...) "sine scramble")
+
+test_that("outside types run through apply_mask, mask_sweep, ru_profile, plot, recommend and the report", {
+  d <- ext_data()
+  mults <- mask_sweep(mask_mult, amount = c(0.05, 0.2))
+  # mult has no strength method: a sweep orders by position
+  expect_identical(unname(vapply(mults, function(s) s$strength, 1)), c(1, 2))
+  set.seed(4)
+  m <- apply_mask(d, mults[[1L]], vars = "x")
+  expect_identical(names(m), names(d))
+  ru <- ru_profile(d, c(mask_none(), mults, mask_round(1, "decimal")), y ~ x, family = poisson(),
+                   vars = "x", term = "x", risk = "none", nrep = 2, seed = 3, progress = FALSE)
+  # the profile says what the scheme's methods say: family by type
+  rows <- match(vapply(mults, format, ""), ru$scheme)
+  expect_identical(ru$mask_family[rows], c("mult", "mult"))
+  expect_identical(ru$bandwidth[rows], c(FALSE, FALSE))
+  expect_true(all(is.na(ru$report_label)))
+  # the old column name still reads, with a deprecation warning
+  expect_warning(k <- ru$kernel, class = "epimask_warning_deprecated")
+  expect_identical(k, ru$mask_family)
+  # plots: one series per generator, on the step axis (not a lambda axis)
+  pd <- epimask:::ru_panel_data(ru, "estimate")
+  expect_true("mult" %in% levels(pd$data$group))
+  expect_false(grepl("lambda", pd$xaxis$title))
+  png(tempfile(fileext = ".png"))
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_no_error(plot(ru, type = "estimate"))
+  # recommend: a risk that sees every scheme, so the outside type can be chosen
+  ru_r <- ru_profile(d, c(mask_none(), mults), y ~ x, family = poisson(), vars = "x",
+                     term = "x", risk = function(original, masked) 0.1, nrep = 2, seed = 3,
+                     progress = FALSE)
+  rec <- recommend(ru_r, max_risk = 0.5)
+  expect_true(rec$scheme %in% c(format(mults[[1L]]), format(mults[[2L]]), "no masking"))
+  # the report prints the outside type's own label, not "smoothing scheme A"
+  content <- epimask:::report_content(ru_r)
+  expect_true(all(vapply(mults, format, "") %in% content$table$scheme))
+  expect_false(any(grepl("withheld", content$table$scheme)))
+  expect_false(content$withheld)
+  skip_if_not(rmarkdown::pandoc_available())
+  skip_if_not_installed("knitr")
+  html <- paste(readLines(release_report(ru_r, tempfile(fileext = ".html")), warn = FALSE),
+                collapse = "\n")
+  expect_match(html, format(mults[[2L]]), fixed = TRUE)
+  expect_false(grepl("smoothing scheme", html, fixed = TRUE))
+})
+
+test_that("an outside type that withholds its parameters gets its own words in the report, and a lambda axis", {
+  d <- ext_data()
+  scr <- mask_sweep(mask_scramble, width = c(0.1, 0.3))
+  ru <- ru_profile(d, c(mask_none(), scr), y ~ x, family = poisson(), vars = "x", term = "x",
+                   risk = "none", seed = 1, progress = FALSE)
+  rows <- match(vapply(scr, format, ""), ru$scheme)
+  expect_identical(ru$mask_family[rows], c("sine scramble", "sine scramble"))
+  expect_identical(ru$bandwidth[rows], c(TRUE, TRUE))
+  pd <- epimask:::ru_panel_data(ru, "estimate")
+  expect_match(pd$xaxis$title, "lambda")
+  labels <- epimask:::report_labels(ru)
+  expect_identical(labels[rows], c("scrambling scheme A (parameters withheld)",
+                                   "scrambling scheme B (parameters withheld)"))
+  content <- epimask:::report_content(ru, call = quote(ru_profile(d, scr)))
+  expect_false(any(grepl("scramble width", c(content$table$scheme, content$profile$label))))
+  expect_match(content$call, "^Withheld")
+  # the package's own withheld types say their own words
+  expect_identical(mask_report_label(mask_kernel("exponential", 0.1, cbind(1:3, 1:3))), "smoothing scheme")
+  expect_identical(mask_report_label(mask_matrix(diag(3))), "matrix mask")
+  expect_identical(mask_report_label(mask_round(2)), NA_character_)
+})

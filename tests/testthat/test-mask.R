@@ -119,7 +119,7 @@ test_that("apply_mask keeps class, shape, order and names and never modifies the
   expect_identical(out$sex, d$sex)
   expect_true(is.double(out$age))
   expect_equal(out$dose, drop(kernel_matrix(sch) %*% d$dose))
-  expect_identical(attr(out, "row.names"), 1:20)
+  expect_identical(attr(out, "row.names"), paste0("p", 1:20))
   expect_setequal(names(attributes(out)), c("names", "class", "row.names"))
   only <- apply_mask(d, sch, vars = "dose")
   expect_identical(only$age, d$age)
@@ -129,9 +129,9 @@ test_that("apply_mask keeps class, shape, order and names and never modifies the
   mo <- apply_mask(m, sch)
   expect_true(is.matrix(mo))
   expect_identical(colnames(mo), c("a", "b"))
-  expect_null(rownames(mo))
+  expect_identical(rownames(mo), d$id)
   expect_identical(names(attributes(mo)), c("dim", "dimnames"))
-  expect_equal(apply_mask(m, sch, "b")[, "a"], d$age)
+  expect_equal(unname(apply_mask(m, sch, "b")[, "a"]), d$age)
 })
 
 test_that("tibble and data.table in, same class out, input untouched", {
@@ -191,4 +191,50 @@ test_that("schemes print readably and expose degree and label", {
   l <- c(mask_none(), mask_round(2))
   expect_s3_class(l, "mask_list")
   expect_identical(names(l), c("none", "round 2"))
+})
+
+test_that("apply_mask keeps the caller's row names and attributes on every path and for every type", {
+  set.seed(37)
+  n <- 12
+  d <- data.frame(pid = rep(sprintf("P%02d", 1:4), each = 3), x = round(rnorm(n, 10), 2),
+                  y = rpois(n, 3) + 0.5, seen = as.Date("2020-01-01") + sample(0:300, n),
+                  g = factor(sample(c("a", "b", "c"), n, TRUE)))
+  rownames(d) <- sprintf("visit-%03d", seq_len(n) * 7L)
+  attr(d, "source") <- "trial 7, extract of 2026-12-01"
+  d0 <- d
+  coords <- cbind(seq_len(n), (seq_len(n) %% 5)^2)
+  cases <- list(
+    list(mask_none(), c("x", "y")), list(mask_round(1), c("x", "y")),
+    list(mask_truncate(0), c("x", "y")), list(mask_group(c(0, 10, 20)), "x"),
+    list(mask_noise(0.5), c("x", "y")), list(mask_noise(0.1, dist = "correlated"), c("x", "y")),
+    list(mask_microagg(3), c("x", "y")), list(mask_swap(20), c("x", "y")),
+    list(mask_topcode(upper = 11), "x"), list(mask_matrix(diag(n) * 0.5 + 0.5 / n), c("x", "y")),
+    list(mask_kernel("exponential", 0.3, coords), c("x", "y")),
+    list(mask_pram(0.8), "g"), list(mask_none(), "g"),
+    # dates: per person (one shift each), rounded, truncated and top-coded
+    list(mask_noise(7, by = "pid"), "seen"), list(mask_round(unit = "month"), "seen"),
+    list(mask_truncate(unit = "year"), "seen"), list(mask_topcode(upper = as.Date("2020-06-30")), "seen"),
+    # records left unmasked set to NA
+    list(mask_noise(0.5), "x", "suppress"))
+  for (case in cases) {
+    s <- case[[1L]]
+    how <- if (length(case) > 2L) case[[3L]] else "warn"
+    out <- suppressWarnings(apply_mask(d, s, case[[2L]], unmasked = how))
+    what <- paste(format(s), "on", paste(case[[2L]], collapse = ", "))
+    expect_identical(rownames(out), rownames(d), label = what)
+    expect_identical(attr(out, "source"), attr(d, "source"), label = what)
+    expect_setequal(names(attributes(out)), names(attributes(d)))
+    kept <- setdiff(names(d), case[[2L]])
+    expect_identical(out[kept], d[kept], label = what)
+    expect_identical(d, d0)
+  }
+  # a matrix keeps its row names; a tibble and a data.table their class
+  m <- as.matrix(d[c("x", "y")])
+  expect_identical(dimnames(apply_mask(m, mask_round(2))), dimnames(m))
+  expect_identical(rownames(apply_mask(m, mask_kernel("exponential", 0.3, coords))), rownames(m))
+  skip_if_not_installed("data.table")
+  dt <- data.table::as.data.table(d)
+  out <- apply_mask(dt, mask_noise(7, by = "pid"), "seen")
+  expect_s3_class(out, "data.table")
+  expect_identical(out$pid, dt$pid)
 })

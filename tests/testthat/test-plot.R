@@ -35,7 +35,9 @@ with_decision <- function(ru, generator, strength, budget = NULL, risk_se = NULL
 
 zhou_decision <- function() {
   ru <- zhou_like_profile()
-  gen <- ifelse(ru$kernel == "none", "no masking", paste(ru$kernel, "kernel"))
+  gen <- ifelse(ru$mask_family == "none", "no masking", paste(ru$mask_family, "kernel"))
+  # what ru_profile() records of a kernel scheme (its type's bandwidth trait)
+  ru$bandwidth <- ru$mask_family != "none"
   with_decision(ru, gen, ru$degree, budget = 0.05, risk_se = 0.15 * ru$risk)
 }
 
@@ -281,7 +283,7 @@ test_that("an unidentified curve is left out unless forced, and then marked", {
   expect_true(epimask:::ru_curve_identified(list(identified = TRUE, boundary = TRUE)))
   # the exponential kernel alone: one shape, which the curve fits
   zl <- zhou_like_profile()
-  ok <- epimask:::ru_panel_data(zl[zl$kernel != "ring", ], "ru")
+  ok <- epimask:::ru_panel_data(zl[zl$mask_family != "ring", ], "ru")
   expect_true(ok$curve$drawn && ok$curve$identified && ok$curve$fits)
   # both kernels: theta is identified but one curve misses the ring series
   mixed <- epimask:::ru_panel_data(zl, "ru")

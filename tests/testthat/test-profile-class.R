@@ -74,7 +74,7 @@ test_that("the summariser follows the methods vignette section 3 formulas over r
     }
   }
   expect_identical(ru$scheme, unique(reps$scheme))
-  expect_identical(ru$kernel, c("none", "round", "round", "group", "noise"))
+  expect_identical(ru$mask_family, c("none", "round", "round", "group", "noise"))
 })
 
 test_that("the table has the contract's columns, in order, then the extras", {
@@ -83,7 +83,7 @@ test_that("the table has the contract's columns, in order, then the extras", {
   expect_identical(names(ru)[1:12], c("scheme", "degree", "estimate", "se", "sd", "bias",
                                       "rel_bias", "mse", "analysis_potential", "risk",
                                       "anonymity", "width_ratio"))
-  expect_true(all(c("kernel", "nrep", "ci_lower", "ci_upper", "ci_overlap") %in% names(ru)))
+  expect_true(all(c("mask_family", "nrep", "ci_lower", "ci_upper", "ci_overlap") %in% names(ru)))
   expect_type(ru$scheme, "character")
   expect_equal(ru$degree, c(0, rep(c(0.001, 0.01, 0.05, 0.1, 0.5, 1), each = 2)))
 })

@@ -278,8 +278,14 @@ test_that("the server loads data, runs a profile and serves the release (no brow
     expect_match(paste(masking$result()$notes, collapse = " "), "cannot see 'uniform noise")
     set_wb(session, risk = "linkage", run = 3)
     set_wb(session, selected = "rounding to 1 significant digit")
+    # a selected scheme is no release: no download is offered until one is picked
+    expect_null(profile$picked())
+    expect_false(grepl("download_data", output[["release-downloads"]]$html %||% ""))
+    expect_match(output[["release-status"]]$html, "No scheme picked yet")
     set_wb(session, pick = 1)
     expect_identical(profile$picked(), "rounding to 1 significant digit")
+    expect_match(output[["release-downloads"]]$html, "release-download_data", fixed = TRUE)
+    expect_match(output[["release-downloads"]]$html, "release-download_report", fixed = TRUE)
     path <- output[["release-download_data"]]
     got <- utils::read.csv(path)
     dose <- load_epimask_data("dose_cohort")
@@ -542,17 +548,24 @@ workbench_input_ids <- c("data-source", "data-upload", "variables-identifiers", 
                          "context-threshold", "context-reasons", "masking-round_sig",
                          "masking-round_dec", "masking-noise", "masking-risk", "masking-known",
                          "masking-nrep", "masking-seed", "masking-run", "masking-cancel",
-                         "profile-selected", "profile-pick", "release-download_data",
-                         "release-download_report", "deidentify-max_suppress", "deidentify-run",
-                         "deidentify-download_data", "deidentify-download_report",
-                         "variables-person", "context-sample_pi", "context-sample_population",
+                         "profile-selected", "profile-pick", "deidentify-max_suppress",
+                         "deidentify-run", "variables-person", "context-sample_pi", "context-sample_population",
                          "context-sample_measures", "context-cluster")
+
+# The downloads of the Release and De-identify steps, on the page only once
+# a release exists.
+download_ids <- c("release-download_data", "release-download_report",
+                  "deidentify-download_data", "deidentify-download_report")
 
 test_that("the page carries every step's controls (no browser)", {
   skip_if_not_installed("shiny")
   skip_if_not_installed("bslib")
   html <- as.character(epimask:::workbench_ui(NULL, "x"))
   for (id in workbench_input_ids) expect_match(html, sprintf("id=\"%s\"", id), label = id)
+  # no download is offered before there is a release: only the places for them
+  for (id in download_ids) expect_no_match(html, sprintf("id=\"%s\"", id), label = id)
+  for (id in c("release-downloads", "deidentify-downloads"))
+    expect_match(html, sprintf("id=\"%s\"", id), label = id)
   expect_error(run_workbench(data.frame()), class = "epimask_error")
 })
 
@@ -613,9 +626,15 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   app$wait_for_js("document.querySelector('#data-columns').innerText.indexOf('quasi-identifier') >= 0",
                   timeout = 30 * 1000)
   expect_match(text_of(app, "#data-columns"), "id\tidentifier")
-  # every step's controls are on the page
+  # every step's controls are on the page, and no download before a release
   for (id in workbench_input_ids)
     expect_true(app$get_js(sprintf("document.getElementById('%s') !== null", id)), label = id)
+  for (id in download_ids)
+    expect_true(app$get_js(sprintf("document.getElementById('%s') === null", id)), label = id)
+  app$set_inputs(tabs = "release")
+  app$wait_for_js("document.querySelector('#release-status').innerText.indexOf('No scheme picked yet') >= 0",
+                  timeout = 30 * 1000)
+  expect_equal(app$get_js("document.querySelectorAll('#release-downloads a').length"), 0)
   app$set_inputs(tabs = "masking")
   app$set_inputs(`masking-round_sig` = c("3", "1"), `masking-noise` = "0.1", `masking-nrep` = 2,
                  `context-pr_attempt` = 0.3, `context-pr_acquaintance` = 0.5,
@@ -670,10 +689,15 @@ test_that("in Chromium: load data, run a profile in the background, click the pl
   if (nzchar(figure)) file.copy(shot, figure, overwrite = TRUE)
 
   # pick the scheme; download the masked data and the report
+  # selected, not picked: still no download
+  expect_true(app$get_js("document.getElementById('release-download_data') === null"))
   app$set_inputs(`profile-selected` = "rounding to 1 significant digit")
   app$click("profile-pick")
   app$wait_for_value(export = "picked", ignore = list(NULL), timeout = 20 * 1000)
+  app$set_inputs(tabs = "release")
+  app$wait_for_js("document.getElementById('release-download_data') !== null", timeout = 30 * 1000)
   app$wait_for_idle()
+  expect_equal(app$get_js("document.querySelectorAll('#release-downloads a').length"), 2)
   csv <- tryCatch(app$get_download("release-download_data"), error = function(e) {
     logs <- as.data.frame(app$get_logs())
     stop(conditionMessage(e), "\napp log:\n", paste(utils::tail(logs$message, 30), collapse = "\n"))
@@ -721,9 +745,12 @@ test_that("in Chromium: de-identify to the context, read the certificate, downlo
   app$wait_for_js("document.getElementById('deidentify-widths_dose') !== null", timeout = 30 * 1000)
   expect_identical(app$get_value(input = "deidentify-widths_age_exp"), "4, 8, 20")
   expect_identical(app$get_value(input = "deidentify-widths_dose"), "0.1, 0.3, 0.6")
+  # no download before the release exists
+  expect_true(app$get_js("document.getElementById('deidentify-download_data') === null"))
   app$click("deidentify-run")
   app$wait_for_js("document.getElementById('deidentify-verdict-message') !== null",
                   timeout = 60 * 1000)
+  app$wait_for_js("document.getElementById('deidentify-download_data') !== null", timeout = 30 * 1000)
   app$wait_for_js("document.querySelector('#deidentify-risk_plot img') !== null", timeout = 30 * 1000)
   dose <- load_epimask_data("dose_cohort")
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, pr_breach = 0.27,
