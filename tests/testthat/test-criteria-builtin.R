@@ -230,3 +230,12 @@ test_that("the interface: results, rows, preparation, the profile's label", {
   expect_identical(criterion_search_text <- epimask:::criterion_search_text(avg_risk(0.2)),
                    "average risk <= 0.2")
 })
+
+test_that("no exported function takes more than 12 arguments (`...` counts as one)", {
+  ns <- asNamespace("epimask")
+  n <- vapply(getNamespaceExports("epimask"), function(f) {
+    g <- get(f, envir = ns)
+    if (is.function(g)) length(formals(g)) else 0L
+  }, integer(1))
+  expect_identical(names(n)[n > 12L], character())
+})
