@@ -63,6 +63,9 @@ static const R_CallMethodDef call_methods[] = {
     /* cell-level local suppression (r_suppress.c) */
     CALLDEF(suppress_run, 1),
     CALLDEF(suppress_class_sizes, 1),
+    /* count tables: cells and the parts of a suppression pattern (r_table.c) */
+    CALLDEF(table_aggregate, 1),
+    CALLDEF(table_parts, 1),
     {NULL, NULL, 0}
 };
 

@@ -63,4 +63,8 @@ SEXP r_loglinear_match(SEXP spec);
 SEXP r_suppress_run(SEXP spec);
 SEXP r_suppress_class_sizes(SEXP spec);
 
+/* r_table.c: count tables */
+SEXP r_table_aggregate(SEXP spec);
+SEXP r_table_parts(SEXP spec);
+
 #endif
