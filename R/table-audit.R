@@ -1,0 +1,223 @@
+# The intruder's linear programs (methods vignette section 30). What is
+# published about a table bounds each cell: a published cell is known
+# exactly, a suppressed one only to be >= 0, a rounded one to lie within
+# base - 1 of its rounded value. With the additive relations, the smallest
+# and largest value of a cell consistent with all of it are two LPs. The
+# relations tie a cell only to the cells it shares a relation with, so the
+# cells whose bounds leave them free fall apart into parts (the connected
+# components of the free cells and the relations that hold them, found in
+# C, src/table.c), and each cell's LPs involve its part alone.
+
+# The relations in compressed form (0-based), cached on first use.
+table_relation_csr <- function(table) {
+  rel <- table$relations
+  n_rel <- table$n_relations
+  list(start = as.integer(c(0L, cumsum(tabulate(rel$relation, n_rel)))),
+       cell = as.integer(rel$cell - 1L), n_rel = n_rel)
+}
+
+# The parts of the free cells (lo < hi): a part number per cell, NA for a
+# cell known exactly.
+free_parts <- function(table, free, csr = table_relation_csr(table)) {
+  call_c(C_table_parts, list(start = csr$start, cell = csr$cell, sup = as.integer(free)),
+         arg = "table")
+}
+
+# The intruder's interval of each target cell. `lo`, `hi`: what the intruder
+# knows of every cell before the relations (lo == hi: published exactly).
+# Returns list(low, high) for the targets; with `cuts = TRUE` also the
+# reduced costs of every cell in the target's LPs (the Benders cut of the
+# optimal secondary suppression, table-suppress.R): list(up, down) of
+# named numeric vectors, one per target.
+intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
+                               integer = FALSE, cuts = FALSE, parts = NULL) {
+  free <- hi > lo
+  if (is.null(parts)) parts <- free_parts(table, free)
+  rel <- table$relations
+  low <- lo[targets]
+  high <- hi[targets]
+  cut_up <- cut_down <- vector("list", length(targets))
+  todo <- which(free[targets])
+  if (!length(todo)) return(list(low = low, high = high, up = cut_up, down = cut_down))
+  # the relations of each part: those holding one of its free cells
+  rel_part <- rep(NA_integer_, table$n_relations)
+  on_free <- free[rel$cell]
+  rel_part[rel$relation[on_free]] <- parts[rel$cell[on_free]]
+  by_part <- split(todo, parts[targets[todo]])
+  for (p in names(by_part)) {
+    model <- part_model(table, lo, hi, which(rel_part == as.integer(p)), integer)
+    for (t in by_part[[p]]) {
+      k <- targets[[t]]
+      up <- solve_part(model, k, TRUE, solver, time_limit)
+      down <- solve_part(model, k, FALSE, solver, time_limit)
+      high[[t]] <- up$value
+      low[[t]] <- down$value
+      if (cuts) {
+        cut_up[[t]] <- up$reduced
+        cut_down[[t]] <- down$reduced
+      }
+    }
+  }
+  list(low = low, high = high, up = cut_up, down = cut_down)
+}
+
+# The LP of one part: its relations as rows, every cell they hold as a
+# column with the intruder's bounds (the published cells fixed at their
+# value, so their reduced costs say what publishing them less would give).
+part_model <- function(table, lo, hi, rels, integer) {
+  rel <- table$relations
+  keep <- rel$relation %in% rels
+  r <- rel[keep, , drop = FALSE]
+  cells <- sort(unique(r$cell))
+  list(cells = cells, i = match(r$relation, rels), j = match(r$cell, cells), v = r$coef,
+       nrow = length(rels), lower = lo[cells], upper = hi[cells],
+       types = if (integer) rep("I", length(cells)) else rep("C", length(cells)))
+}
+
+# The largest (maximum = TRUE) or smallest value of cell k in a part's LP.
+# An unbounded maximum is Inf. A solver that fails is an error of class
+# epimask_error_solver: an interval the package could not compute is never
+# reported as one.
+solve_part <- function(model, k, maximum, solver, time_limit) {
+  obj <- numeric(length(model$cells))
+  col <- match(k, model$cells)
+  obj[[col]] <- 1
+  p <- new_program(obj, model$i, model$j, model$v, model$nrow, rep("==", model$nrow),
+                   rep(0, model$nrow), model$lower, model$upper, model$types, maximum)
+  res <- solve_program(p, solver, time_limit)
+  if (res$status == "unbounded" && maximum)
+    return(list(value = Inf, reduced = NULL))
+  if (res$status != "optimal")
+    epimask_abort(sprintf(paste0("The solver (%s) could not solve the intruder's LP for a cell ",
+                                 "(%s: %s)%s."), solver, res$status, shorten(res$message %||% "", 200L),
+                          if (res$status == "time_limit") "; raise table_control(time_limit = )" else ""),
+                  c(if (res$status == "time_limit") "epimask_error_time_limit",
+                    "epimask_error_solver", "epimask_error_value"), arg = "control")
+  value <- res$x[[col]]
+  # the bound itself when the solver lands within its tolerance of it
+  value <- min(max(value, model$lower[[col]]), model$upper[[col]])
+  list(value = value, reduced = stats::setNames(res$reduced %||% numeric(0),
+                                                if (length(res$reduced)) model$cells))
+}
+
+#' Audit a protected table: the intruder's interval of every suppressed cell
+#'
+#' For every suppressed cell of a table from [suppress_table()], the smallest
+#' and largest value it can take in any table that agrees with the published
+#' cells, satisfies the table's additive relations and has no negative cell:
+#' two linear programs per cell (the intruder's LPs of tau-argus and
+#' sdcTable's `attack()`), solved by the table verbs' solver
+#' ([table_control()]). A sensitive cell is protected when its interval
+#' reaches its protection below and above its value ([sensitive_cells()]).
+#'
+#' The LPs treat the cells as real numbers. With `integer = TRUE` they are
+#' solved as integer programs: an intruder who uses that counts are whole
+#' numbers can narrow the interval of a table with three or more dimensions
+#' (where the LP's corners need not be whole); in one- and two-dimensional
+#' tables without nested hierarchies the two agree.
+#'
+#' [suppress_table()] audits every pattern before returning it; call
+#' `audit_table()` to recheck one, or with `integer = TRUE`.
+#'
+#' @param protected A table from [suppress_table()].
+#' @param integer Whether the intruder's programs are integer programs.
+#' @param control Options of the solver ([table_control()]).
+#' @return An object of class `epimask_table_audit`: a data frame, one row per
+#'   suppressed cell, with the codes and levels of its dimensions, `cell`,
+#'   `value` (custodian-side: the true value), `status` (`"primary"` or
+#'   `"secondary"`), `low`, `high` (the intruder's interval), `lower`,
+#'   `upper` (the protection a sensitive cell needs, 0 for a secondary one)
+#'   and `protected` (`TRUE` / `FALSE` for a sensitive cell, `NA` for a
+#'   secondary one); attributes `solver`, `integer`, `seconds`. Methods
+#'   `print()`, `format()`, `summary()`, `glance()`.
+#' @family count tables
+#' @examples
+#' \donttest{
+#' if (requireNamespace("Rglpk", quietly = TRUE) || requireNamespace("highs", quietly = TRUE)) {
+#'   tab <- table_counts(dose_cohort, c("city", "age_exp"),
+#'                       hierarchies = list(age_exp = hierarchy_numeric(c(10, 20))))
+#'   prot <- suppress_table(tab, cell_threshold(5))
+#'   audit_table(prot)
+#' }
+#' }
+#' @export
+audit_table <- function(protected, integer = FALSE, control = table_control()) {
+  if (!inherits(protected, "epimask_protected_table"))
+    abort_type("protected", "a protected table from suppress_table()")
+  check_flag(integer)
+  control <- check_table_control(control)
+  check_table(protected$original, "protected$original")
+  solver <- pick_solver(control$solver)
+  run_audit(protected$original, protected$suppressed, protected$requirements, solver,
+            control$time_limit, integer)
+}
+
+run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer = FALSE) {
+  started <- proc.time()[["elapsed"]]
+  v <- req$value
+  lo <- ifelse(suppressed, 0, v)
+  hi <- ifelse(suppressed, Inf, v)
+  targets <- which(suppressed)
+  iv <- intruder_intervals(table, lo, hi, targets, solver, time_limit, integer)
+  tol <- 1e-7 * pmax(1, abs(v[targets]))
+  sens <- req$sensitive[targets]
+  protected <- ifelse(sens, iv$high >= v[targets] + req$upper[targets] - tol &
+                        iv$low <= v[targets] - req$lower[targets] + tol, NA)
+  out <- table_cells_frame(table, list(cell = seq_along(v), value = v))[targets, , drop = FALSE]
+  out$interior <- NULL
+  out$status <- ifelse(sens, "primary", "secondary")
+  out$low <- iv$low
+  out$high <- iv$high
+  out$lower <- req$lower[targets]
+  out$upper <- req$upper[targets]
+  out$protected <- protected
+  rownames(out) <- NULL
+  structure(out, class = c("epimask_table_audit", "data.frame"), solver = solver,
+            integer = integer, seconds = proc.time()[["elapsed"]] - started,
+            unsafe_published = sum(req$sensitive & !suppressed))
+}
+
+#' @export
+format.epimask_table_audit <- function(x, ...) {
+  d <- as.data.frame(x)
+  prim <- d$status == "primary"
+  n_bad <- sum(prim & !d$protected) + attr(x, "unsafe_published")
+  c(sprintf("<table audit> %d suppressed cells (%d primary, %d secondary); solver %s%s",
+            nrow(d), sum(prim), sum(!prim), attr(x, "solver"),
+            if (isTRUE(attr(x, "integer"))) ", integer programs" else ", linear programs"),
+    if (n_bad) sprintf("  NOT PROTECTED: %d sensitive cells%s", n_bad,
+                       if (attr(x, "unsafe_published")) sprintf(" (%d published)", attr(x, "unsafe_published")) else "")
+    else "  every sensitive cell is protected: its interval reaches its protection below and above")
+}
+
+#' @export
+print.epimask_table_audit <- function(x, n = 10L, ...) {
+  cat(format(x), sep = "\n")
+  d <- as.data.frame(x)
+  if (nrow(d)) {
+    d <- d[order(d$status != "primary" | d$protected %in% TRUE, seq_len(nrow(d))), , drop = FALSE]
+    print(format_table(utils::head(d, n)), row.names = FALSE)
+    if (nrow(d) > n) cat(sprintf("  ... %d more\n", nrow(d) - n))
+  }
+  invisible(x)
+}
+
+#' @export
+as.data.frame.epimask_table_audit <- function(x, row.names = NULL, optional = FALSE, ...) {
+  attr(x, "solver") <- attr(x, "integer") <- attr(x, "seconds") <- NULL
+  attr(x, "unsafe_published") <- NULL
+  class(x) <- "data.frame"
+  apply_row_names(x, row.names, optional)
+}
+
+#' @rdname epimask-tidiers
+#' @method glance epimask_table_audit
+#' @export
+glance.epimask_table_audit <- function(x, ...) {
+  d <- as.data.frame(x)
+  prim <- d$status == "primary"
+  data.frame(suppressed = nrow(d), primary = sum(prim), secondary = sum(!prim),
+             unprotected = sum(prim & !d$protected) + attr(x, "unsafe_published"),
+             solver = attr(x, "solver"), integer = attr(x, "integer"),
+             seconds = attr(x, "seconds"), stringsAsFactors = FALSE)
+}
