@@ -18,9 +18,12 @@ new_program <- function(obj, i, j, v, nrow, dir, rhs, lower, upper, types = NULL
        types = types %||% rep("C", length(obj)), maximum = isTRUE(maximum))
 }
 
-# The solvers the table verbs can use, in order of preference (the faster
-# first, as measured in inst/bench/bench-tables.R).
-table_solvers <- c("highs", "glpk")
+# The solvers the table verbs can use, in order of preference. GLPK (Rglpk,
+# a suggested package; Debian's r-cran-rglpk installs in seconds) is the one
+# the package is tested and measured with (inst/bench/bench-tables.R); HiGHS
+# (the highs package, which builds its C++ solver from source for the better
+# part of an hour) is used when asked for or when GLPK is missing.
+table_solvers <- c("glpk", "highs")
 solver_packages <- c(highs = "highs", glpk = "Rglpk")
 
 #' Options of the table verbs' solver
@@ -29,8 +32,8 @@ solver_packages <- c(highs = "highs", glpk = "Rglpk")
 #' used by [suppress_table()], [audit_table()], controlled rounding
 #' ([mask_round()] with `base`) and the margin repair of [mask_dp_counts()].
 #'
-#' @param solver `NULL` (the first installed of HiGHS, package highs, and
-#'   GLPK, package Rglpk), `"highs"` or `"glpk"`.
+#' @param solver `NULL` (the first installed of GLPK, package Rglpk, and
+#'   HiGHS, package highs), `"glpk"` or `"highs"`.
 #' @param time_limit The most seconds one call of the solver (one MILP or LP)
 #'   may take, and, for the optimal secondary suppression, the whole search.
 #' @param on_failure What [suppress_table()]`(method = "optimal")` does when
@@ -130,7 +133,8 @@ solve_glpk <- function(p, time_limit) {
 solve_highs <- function(p, time_limit) {
   lhs <- ifelse(p$dir == "<=", -Inf, p$rhs)
   rhs <- ifelse(p$dir == ">=", Inf, p$rhs)
-  A <- Matrix::sparseMatrix(i = p$i, j = p$j, x = p$v, dims = c(p$nrow, p$ncol))
+  A <- structure(list(i = p$i, j = p$j, v = p$v, nrow = p$nrow, ncol = p$ncol, dimnames = NULL),
+                 class = "simple_triplet_matrix")
   control <- highs::highs_control(log_to_console = FALSE)
   if (is.finite(time_limit)) control$time_limit <- time_limit
   mip <- any(p$types != "C")
