@@ -8,12 +8,22 @@
 # components of the free cells and the relations that hold them, found in
 # C, src/table.c), and each cell's LPs involve its part alone.
 
-# The relations in compressed form (0-based), cached on first use.
+# The relations in compressed form: the triplets are sorted by relation, so
+# relation r holds triplets start[r] + 1 .. start[r + 1] (0-based offsets);
+# `cell_rels` lists the relations of each cell. Built once per verb call.
 table_relation_csr <- function(table) {
   rel <- table$relations
   n_rel <- table$n_relations
-  list(start = as.integer(c(0L, cumsum(tabulate(rel$relation, n_rel)))),
-       cell = as.integer(rel$cell - 1L), n_rel = n_rel)
+  len <- tabulate(rel$relation, n_rel)
+  list(start = as.integer(c(0L, cumsum(len))), len = len, cell = as.integer(rel$cell - 1L),
+       n_rel = n_rel,
+       cell_rels = split(rel$relation, factor(rel$cell, levels = seq_along(table$count))))
+}
+
+# The triplets (rows of table$relations) of some relations.
+relation_rows <- function(csr, rels) {
+  if (!length(rels)) return(integer())
+  sequence(csr$len[rels], from = csr$start[rels] + 1L)
 }
 
 # The parts of the free cells (lo < hi): a part number per cell, NA for a
@@ -30,9 +40,10 @@ free_parts <- function(table, free, csr = table_relation_csr(table)) {
 # optimal secondary suppression, table-suppress.R): list(up, down) of
 # named numeric vectors, one per target.
 intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
-                               integer = FALSE, cuts = FALSE, parts = NULL) {
+                               integer = FALSE, cuts = FALSE, csr = NULL) {
   free <- hi > lo
-  if (is.null(parts)) parts <- free_parts(table, free)
+  if (is.null(csr)) csr <- table_relation_csr(table)
+  parts <- free_parts(table, free, csr)
   rel <- table$relations
   low <- lo[targets]
   high <- hi[targets]
@@ -40,12 +51,13 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
   todo <- which(free[targets])
   if (!length(todo)) return(list(low = low, high = high, up = cut_up, down = cut_down))
   # the relations of each part: those holding one of its free cells
-  rel_part <- rep(NA_integer_, table$n_relations)
   on_free <- free[rel$cell]
+  rel_part <- rep(NA_integer_, csr$n_rel)
   rel_part[rel$relation[on_free]] <- parts[rel$cell[on_free]]
+  rels_of <- split(seq_len(csr$n_rel), factor(rel_part))
   by_part <- split(todo, parts[targets[todo]])
   for (p in names(by_part)) {
-    model <- part_model(table, lo, hi, which(rel_part == as.integer(p)), integer)
+    model <- part_model(table, lo, hi, rels_of[[p]], integer, csr)
     for (t in by_part[[p]]) {
       k <- targets[[t]]
       up <- solve_part(model, k, TRUE, solver, time_limit)
@@ -64,10 +76,9 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
 # The LP of one part: its relations as rows, every cell they hold as a
 # column with the intruder's bounds (the published cells fixed at their
 # value, so their reduced costs say what publishing them less would give).
-part_model <- function(table, lo, hi, rels, integer) {
-  rel <- table$relations
-  keep <- rel$relation %in% rels
-  r <- rel[keep, , drop = FALSE]
+part_model <- function(table, lo, hi, rels, integer, csr) {
+  rows <- relation_rows(csr, rels)
+  r <- table$relations[rows, , drop = FALSE]
   cells <- sort(unique(r$cell))
   list(cells = cells, i = match(r$relation, rels), j = match(r$cell, cells), v = r$coef,
        nrow = length(rels), lower = lo[cells], upper = hi[cells],
@@ -221,3 +232,7 @@ glance.epimask_table_audit <- function(x, ...) {
              solver = attr(x, "solver"), integer = attr(x, "integer"),
              seconds = attr(x, "seconds"), stringsAsFactors = FALSE)
 }
+
+# Rows or columns of an audit are a plain data frame (the print needs every column).
+#' @export
+`[.epimask_table_audit` <- function(x, ...) as.data.frame(x)[...]

@@ -111,13 +111,19 @@ solve_glpk <- function(p, time_limit) {
                    class = "simple_triplet_matrix")
   bounds <- list(lower = list(ind = seq_len(p$ncol), val = p$lower),
                  upper = list(ind = seq_len(p$ncol), val = p$upper))
-  control <- list(canonicalize_status = FALSE, verbose = FALSE)
+  control <- list(canonicalize_status = FALSE, verbose = FALSE, presolve = TRUE)
   if (is.finite(time_limit)) control$tm_limit <- max(1L, as.integer(ceiling(time_limit * 1000)))
   mip <- any(p$types != "C")
   started <- proc.time()[["elapsed"]]
-  res <- tryCatch(Rglpk::Rglpk_solve_LP(p$obj, mat, p$dir, p$rhs, bounds = bounds, types = p$types,
-                                        max = p$maximum, control = control),
-                  error = function(e) list(status = -1L, message = conditionMessage(e)))
+  call <- function(control) {
+    tryCatch(Rglpk::Rglpk_solve_LP(p$obj, mat, p$dir, p$rhs, bounds = bounds, types = p$types,
+                                   max = p$maximum, control = control),
+             error = function(e) list(status = -1L, message = conditionMessage(e)))
+  }
+  res <- call(control)
+  # GLPK's presolver reports an infeasible or unbounded LP as undefined (1):
+  # solved again without it for the status
+  if (!mip && identical(res$status, 1L)) res <- call(utils::modifyList(control, list(presolve = FALSE)))
   elapsed <- proc.time()[["elapsed"]] - started
   code <- res$status
   status <- if (identical(code, 5L)) "optimal"

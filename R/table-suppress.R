@@ -262,8 +262,7 @@ benders_cut <- function(reduced, v, cap, need, pattern) {
 
 # ---- the heuristic ---------------------------------------------------------------------
 
-# For each sensitive cell and direction in turn, when its interval is too
-# narrow: the incremental attacker problem of Fischetti and Salazar-Gonzalez
+# For each sensitive cell and direction in turn: the incremental attacker problem of Fischetti and Salazar-Gonzalez
 # (an LP over the deviations z+ and z- of the cells from their values: the
 # cell moved by its protection, every relation still holding, each cell
 # within its capacity, published cells charged their cost per unit moved);
@@ -279,68 +278,88 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
   pattern <- req$sensitive | (if (is.null(start)) FALSE else start)
   sens <- which(req$sensitive)
   sens <- sens[order(-pmax(req$upper[sens], req$lower[sens]), sens)]
-  nb <- cell_neighbours(table)
+  csr <- table_relation_csr(table)
+  rel_cell <- table$relations$cell
+  rel_coef <- table$relations$coef
+  rel_id <- table$relations$relation
+  # directions already shown protected by a deviation found for another cell
+  done <- list(up = req$upper <= 0, down = req$lower <= 0)
   rounds <- 0L
   for (k in sens) {
     for (dir in c("up", "down")) {
+      if (done[[dir]][[k]]) next
       need <- if (dir == "up") req$upper[[k]] else req$lower[[k]]
-      if (need <= 0) next
       if (proc.time()[["elapsed"]] - started > control$time_limit)
         epimask_abort(sprintf(paste0("The heuristic secondary suppression exceeded the time limit of ",
                                      "%s s (table_control(time_limit = ))."), format_num(control$time_limit)),
                       c("epimask_error_time_limit", "epimask_error_solver", "epimask_error_value"),
                       arg = "control")
-      lo <- ifelse(pattern, 0, v)
-      hi <- ifelse(pattern, cap, v)
-      iv <- intruder_intervals(table, lo, hi, k, solver, control$time_limit)
-      tol <- 1e-7 * max(1, v[[k]])
-      moved <- if (dir == "up") iv$high - v[[k]] else v[[k]] - iv$low
-      if (moved >= need - tol) next
       rounds <- rounds + 1L
-      pattern[incremental_cells(table, nb, k, dir, need, pattern, costs$cost, v, cap, solver,
-                                control$time_limit)] <- TRUE
+      move <- incremental_move(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, costs$cost,
+                               v, cap, solver, control$time_limit)
+      pattern[move$cells[abs(move$z) > 1e-9 * max(1, need)]] <- TRUE
+      done <- certify_moves(done, move, req, v, cap)
     }
   }
   list(suppressed = pattern, optimal = FALSE, rounds = rounds)
 }
 
-# The cells that share a relation with each cell (a list, one vector per cell).
-cell_neighbours <- function(table) {
-  rel <- table$relations
-  by_rel <- split(rel$cell, rel$relation)
-  pairs <- lapply(by_rel, function(cc) cbind(rep(cc, each = length(cc)), rep(cc, length(cc))))
-  pairs <- do.call(rbind, pairs)
-  out <- split(pairs[, 2L], factor(pairs[, 1L], levels = seq_along(table$count)))
-  lapply(out, unique)
+# A deviation z (a table the intruder cannot exclude minus the true one)
+# shows every sensitive cell it moves by at least its protection protected in
+# that direction, and in the other when -z stays within the cells'
+# capacities; it stays possible as more cells are suppressed.
+certify_moves <- function(done, move, req, v, cap) {
+  cells <- move$cells
+  z <- move$z
+  tol <- 1e-7 * pmax(1, v[cells])
+  done$up[cells] <- done$up[cells] | (z >= req$upper[cells] - tol)
+  done$down[cells] <- done$down[cells] | (-z >= req$lower[cells] - tol)
+  if (all(z <= v[cells] + tol & -z <= cap - v[cells] + tol)) {
+    done$up[cells] <- done$up[cells] | (-z >= req$upper[cells] - tol)
+    done$down[cells] <- done$down[cells] | (z >= req$lower[cells] - tol)
+  }
+  done
 }
 
-# The published cells the incremental attacker problem of cell k moves.
-incremental_cells <- function(table, nb, k, dir, need, pattern, cost, v, cap, solver, time_limit) {
+# The incremental attacker problem of cell k: list(cells, z), the cells of
+# the problem and their deviation in its solution (zero on every published
+# cell when the suppressed ones already let k move by its protection: they
+# cost nothing). Solved on the cells within two relations of k first,
+# within more when that has no solution.
+incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, cost, v,
+                             cap, solver, time_limit) {
   near <- k
   n <- length(v)
   for (radius in seq_len(64L)) {
-    grown <- unique(c(near, unlist(nb[near], use.names = FALSE)))
+    rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
+    rows <- relation_rows(csr, rels)
+    grown <- unique(c(near, rel_cell[rows]))
     full <- length(grown) == length(near)
     near <- grown
-    res <- incremental_lp(table, near, k, dir, need, pattern, cost, v, cap, solver, time_limit)
+    if (radius == 1L && !full) next
+    res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, pattern, cost, v,
+                          cap, solver, time_limit)
     if (!is.null(res)) return(res)
     if (full || length(near) == n) break
   }
   stop("internal: the incremental attacker problem has no solution on the whole table")
 }
 
-incremental_lp <- function(table, near, k, dir, need, pattern, cost, v, cap, solver, time_limit) {
-  rel <- table$relations
-  rows <- unique(rel$relation[rel$cell %in% near])
-  keep <- rel$relation %in% rows & rel$cell %in% near
-  r <- rel[keep, , drop = FALSE]
+incremental_lp <- function(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, pattern, cost, v,
+                           cap, solver, time_limit) {
+  rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
+  rows <- relation_rows(csr, rels)
+  col <- match(rel_cell[rows], near)
+  keep <- !is.na(col)
+  rows <- rows[keep]
+  col <- col[keep]
   m <- length(near)
-  col <- match(r$cell, near)
   # columns: z+ of the cells, then z-; relation rows: sum coef (z+ - z-) = 0
-  i <- rep(match(r$relation, rows), 2L)
+  i <- rep(match(rel_id[rows], rels), 2L)
   j <- c(col, m + col)
-  x <- c(r$coef, -r$coef)
-  w <- ifelse(pattern[near], 0, cost[near])
+  x <- c(rel_coef[rows], -rel_coef[rows])
+  w <- cost[near]
+  w[pattern[near]] <- 0
   upper <- c(cap - v[near], v[near])
   lower <- numeric(2L * m)
   kk <- match(k, near)
@@ -351,7 +370,7 @@ incremental_lp <- function(table, near, k, dir, need, pattern, cost, v, cap, sol
     lower[[m + kk]] <- upper[[m + kk]] <- need
     upper[[kk]] <- 0
   }
-  p <- new_program(c(w, w), i, j, x, length(rows), rep("==", length(rows)), rep(0, length(rows)),
+  p <- new_program(c(w, w), i, j, x, length(rels), rep("==", length(rels)), rep(0, length(rels)),
                    lower, upper)
   res <- solve_program(p, solver, time_limit)
   if (res$status == "infeasible") return(NULL)
@@ -360,9 +379,7 @@ incremental_lp <- function(table, near, k, dir, need, pattern, cost, v, cap, sol
                           solver, res$status, shorten(res$message %||% "", 200L)),
                   c(if (res$status == "time_limit") "epimask_error_time_limit",
                     "epimask_error_solver", "epimask_error_value"), arg = "control")
-  moved <- res$x[seq_len(m)] + res$x[m + seq_len(m)]
-  cells <- near[moved > 1e-9 * max(1, need) & !pattern[near]]
-  cells
+  list(cells = near, z = res$x[seq_len(m)] - res$x[m + seq_len(m)])
 }
 
 # ---- the result ----------------------------------------------------------------------
