@@ -75,8 +75,12 @@ check_table_control <- function(control, arg = "control") {
 
 # The solver to use: the one asked for (which must be installed) or the
 # first installed; none installed is an error saying what to install.
-pick_solver <- function(solver = NULL) {
+pick_solver <- function(solver = NULL, prefer = NULL) {
   have <- solver_installed
+  # the intruder's LPs of an audit, many on one large part, go to HiGHS when
+  # it is there (warm starts, table-audit.R); the many small LPs of the
+  # searches to GLPK (less overhead per call), as measured
+  if (is.null(solver) && !is.null(prefer) && have(prefer)) return(prefer)
   if (!is.null(solver)) {
     if (!have(solver))
       epimask_abort(sprintf(paste0("The solver \"%s\" needs the %s package, which is not installed: ",

@@ -93,7 +93,9 @@ suppress_table <- function(table, rules, method = c("optimal", "heuristic"),
   search <- if (!any(req$sensitive)) list(suppressed = req$sensitive, optimal = TRUE, rounds = 0L)
             else if (method == "optimal") optimal_or_fallback(table, req, costs, solver, control)
             else heuristic_suppression(table, req, costs, solver, control)
-  audit <- run_audit(table, search$suppressed, req, solver, control$time_limit)
+  # the verdict: every sensitive cell's interval (audit_table() gives the others')
+  audit <- run_audit(table, search$suppressed, req, pick_solver(control$solver, prefer = "highs"),
+                     control$time_limit, sensitive_only = TRUE)
   new_protected_table(table, req, search, audit, costs, method, solver, rules,
                       proc.time()[["elapsed"]] - started)
 }
@@ -416,6 +418,15 @@ release_intervals.epimask_protected_table <- function(release, cells) {
   a <- release$audit
   lo[a$cell] <- a$low
   hi[a$cell] <- a$high
+  # suppressed cells the audit did not bound (sensitive under another rule)
+  more <- setdiff(cells[release$suppressed[cells]], a$cell)
+  if (length(more)) {
+    sup <- release$suppressed
+    iv <- intruder_intervals(release$original, ifelse(sup, 0, v), ifelse(sup, Inf, v), more,
+                             pick_solver(NULL, prefer = "highs"))
+    lo[more] <- iv$low
+    hi[more] <- iv$high
+  }
   list(lo = lo, hi = hi)
 }
 

@@ -185,3 +185,19 @@ test_that("the release holds no suppressed value; methods print", {
   grDevices::dev.off()
   expect_true(file.exists(f))
 })
+
+test_that("GLPK and HiGHS (warm-started) give the same intervals", {
+  skip_if_not_installed("Rglpk")
+  skip_if_not_installed("highs")
+  set.seed(12)
+  d <- data.frame(age = sample(20:59, 400, TRUE), sex = sample(c("f", "m"), 400, TRUE),
+                  site = sample(c("s1", "s2", "s3"), 400, TRUE, prob = c(.6, .3, .1)))
+  tab <- table_counts(d, c("age", "sex", "site"), hierarchies = list(age = hierarchy_numeric(c(10, 20))))
+  prot <- suppress_table(tab, cell_threshold(3), method = "heuristic",
+                         control = table_control(solver = "glpk"))
+  g <- audit_table(prot, control = table_control(solver = "glpk"))
+  h <- audit_table(prot, control = table_control(solver = "highs"))
+  expect_equal(g$low, h$low, tolerance = 1e-7)
+  expect_equal(g$high, h$high, tolerance = 1e-7)
+  expect_gt(nrow(g), 50L)
+})
