@@ -63,12 +63,18 @@ plot_table_cells <- function(table, value, status, dims, main, ...) {
   small <- matrix(FALSE, nr, nc)
   small[cbind(rows, cols)] <- table$count[keep] >= 1 & table$count[keep] < 11
   pal <- grDevices::hcl.colors(64, "Blues 3", rev = TRUE)
-  graphics::image(seq_len(nr), seq_len(nc), z, col = pal, axes = FALSE, xlab = dims[[1L]],
-                  ylab = dims[[2L]], main = main, ...)
+  longest <- function(nd) max(nchar(nd$code))
+  old <- graphics::par(mar = c(2 + 0.45 * min(longest(table$nodes[[j[[1L]]]]), 14), 
+                               2 + 0.45 * min(longest(table$nodes[[j[[2L]]]]), 14), 4.5, 1))
+  on.exit(graphics::par(old), add = TRUE)
+  graphics::image(seq_len(nr), seq_len(nc), z, col = pal, axes = FALSE, xlab = "", ylab = "", ...)
+  graphics::title(main = main, line = 2.5)
+  graphics::mtext(dims[[1L]], side = 1, line = 0.5, adj = 1, cex = 0.8)
+  graphics::mtext(dims[[2L]], side = 2, line = 0.5, adj = 1, cex = 0.8)
   label_axis <- function(side, nodes, n) {
     at <- if (n > 40) unique(round(seq(1, n, length.out = 40))) else seq_len(n)
     lab <- nodes$code[at]
-    graphics::axis(side, at = at, labels = lab, las = 2, cex.axis = if (n > 20) 0.6 else 0.8,
+    graphics::axis(side, at = at, labels = lab, las = 2, cex.axis = if (n > 12) 0.6 else 0.8,
                    tick = FALSE)
   }
   label_axis(1, table$nodes[[j[[1L]]]], nr)
@@ -82,7 +88,7 @@ plot_table_cells <- function(table, value, status, dims, main, ...) {
   se <- which(st == "secondary", arr.ind = TRUE)
   if (nrow(se)) graphics::rect(se[, 1] - 0.45, se[, 2] - 0.45, se[, 1] + 0.45, se[, 2] + 0.45,
                                col = "goldenrod", border = "goldenrod4", density = 30)
-  graphics::legend("topright", inset = c(0, -0.12), xpd = NA, horiz = TRUE, bty = "n", cex = 0.75,
+  graphics::legend("bottom", inset = c(0, 1.005), xpd = NA, horiz = TRUE, bty = "n", cex = 0.75,
                    legend = c("count 1-10", "primary", "secondary"),
                    fill = c(NA, "firebrick", "goldenrod"), border = c("darkorange", NA, "goldenrod4"),
                    density = c(0, NA, 30))
@@ -95,7 +101,9 @@ plot_table_line <- function(table, value, status, main, ...) {
                 ifelse(table$count >= 1 & table$count < 11, "darkorange", "steelblue")))
   pch <- ifelse(status == "published", 16, 4)
   level <- table$nodes[[1L]]$level[table$index[, 1L]]
-  graphics::plot(seq_len(n), 1 + value, log = "y", col = col, pch = pch, cex = 0.6 + 0.3 * level,
+  cex <- 0.6 + 0.3 * level
+  cex[col != "steelblue"] <- 1.2
+  graphics::plot(seq_len(n), 1 + value, log = "y", col = col, pch = pch, cex = cex,
                  xlab = sprintf("cells of '%s' in the table's order (larger points: groups)",
                                 table$dims[[1L]]),
                  ylab = "1 + count", main = main, ...)
