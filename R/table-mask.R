@@ -53,10 +53,10 @@
 #' @examples
 #' tab <- table_counts(dose_cohort, c("city", "age_exp"),
 #'                     hierarchies = list(age_exp = hierarchy_numeric(c(10, 20))))
-#' noisy <- apply_mask(tab, mask_dp_counts(1))
-#' head(as.data.frame(noisy))
 #' \donttest{
 #' if (requireNamespace("Rglpk", quietly = TRUE) || requireNamespace("highs", quietly = TRUE)) {
+#'   noisy <- apply_mask(tab, mask_dp_counts(1))
+#'   head(as.data.frame(noisy))
 #'   rounded <- mask_count_table(tab, mask_round(base = 5))
 #'   criterion_evaluate(cell_threshold(5), rounded)
 #' }
