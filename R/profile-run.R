@@ -93,8 +93,9 @@
 #'   rules ([cell_threshold()], ...): the risk of a scheme is the share of
 #'   sensitive cells its release discloses, and the profile adds the columns
 #'   `published` (share of cells published) and `epsilon` (noise); `nrep`,
-#'   `seed` and `control` (a [table_control()], in `...`) apply, the other
-#'   arguments do not.
+#'   `seed`, and in `...` `control` (a [table_control()]) and `dim` (the
+#'   dimension a kernel smooths over, see [mask_count_table()]) apply, the
+#'   other arguments do not.
 #' @param schemes A `mask_scheme` or a list of them (e.g. from [mask_grid()]
 #'   or `c()` of schemes).
 #' @param formula Model formula, as for [glm()]; for `family = "err"` the

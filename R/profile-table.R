@@ -96,7 +96,7 @@ count_model_estimate <- function(model, table, shown, term) {
 
 # ru_profile() on a count table.
 ru_profile_table <- function(table, schemes, formula, risk, nrep = 1, seed = NULL,
-                             control = table_control()) {
+                             control = table_control(), dim = NULL) {
   check_table(table, "data")
   schemes <- check_scheme_list(schemes)
   model <- if (inherits(formula, "table_count_model")) formula else
@@ -123,8 +123,8 @@ ru_profile_table <- function(table, schemes, formula, risk, nrep = 1, seed = NUL
     s <- schemes[[i]]
     R <- if (is_random_scheme(s)) nrep else 1L
     reps <- lapply(seq_len(R), function(r) {
-      rel <- mask_table(s, table, control = control)
-      shown <- if (inherits(rel, "epimask_protected_table")) rel$shown else rel$shown
+      rel <- mask_table(s, table, dim = dim, control = control)
+      shown <- rel$shown
       est <- count_model_estimate(model, table, shown, term)
       data.frame(estimate = est[["estimate"]], se = est[["se"]],
                  risk = table_release_risk(req, rel), published = mean(!is.na(shown)),
