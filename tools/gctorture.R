@@ -136,7 +136,7 @@ cases <- list(
                                                 value = "k3"))[c("count", "value", "top")],
   table_parts = function() {
     tab <- table_counts(dat, c("k1", "k2"))
-    free_parts(tab, seq_along(tab$count) %% 3 == 0)
+    epimask:::free_parts(tab, seq_along(tab$count) %% 3 == 0)
   },
   # masking forms (src/microagg.c): MDAV, rank swapping; univariate and PRAM are R
   mdav = function() apply_mask(dat, mask_microagg(3), c("x", "z")),
