@@ -40,16 +40,17 @@ free_parts <- function(table, free, csr = table_relation_csr(table)) {
 # optimal secondary suppression, table-suppress.R): list(up, down) of
 # named numeric vectors, one per target.
 intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
-                               integer = FALSE, cuts = FALSE, csr = NULL) {
+                               integer = FALSE, cuts = FALSE, csr = NULL, reach = NULL) {
   free <- hi > lo
   if (is.null(csr)) csr <- table_relation_csr(table)
   parts <- free_parts(table, free, csr)
   rel <- table$relations
   low <- lo[targets]
   high <- hi[targets]
+  exact <- rep(TRUE, length(targets))
   cut_up <- cut_down <- vector("list", length(targets))
   todo <- which(free[targets])
-  if (!length(todo)) return(list(low = low, high = high, up = cut_up, down = cut_down))
+  if (!length(todo)) return(list(low = low, high = high, up = cut_up, down = cut_down, exact = exact))
   # the relations of each part: those holding one of its free cells
   on_free <- free[rel$cell]
   rel_part <- rep(NA_integer_, csr$n_rel)
@@ -59,7 +60,43 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
   for (p in names(by_part)) {
     model <- part_model(table, lo, hi, rels_of[[p]], integer, csr)
     solve <- part_solver(model, solver, time_limit, length(by_part[[p]]))
-    for (t in by_part[[p]]) {
+    ts <- by_part[[p]]
+    if (!is.null(reach)) {
+      # verdict mode: a solution that puts a target past the value it must
+      # reach proves that direction (a table the intruder cannot exclude);
+      # its own LP is then not needed. `reach$up`, `reach$down`: the value
+      # each target must reach (NA: no need).
+      col <- match(targets[ts], model$cells)
+      best_up <- rep(-Inf, length(ts))
+      best_down <- rep(Inf, length(ts))
+      see <- function(x) {
+        best_up <<- pmax(best_up, x[col])
+        best_down <<- pmin(best_down, x[col])
+      }
+      tol <- 1e-7 * pmax(1, abs(reach$up[ts]), abs(reach$down[ts]), na.rm = TRUE)
+      for (a in seq_along(ts)) {
+        t <- ts[[a]]
+        k <- targets[[t]]
+        if (!is.na(reach$up[[t]]) && best_up[[a]] < reach$up[[t]] - tol[[a]]) {
+          r <- solve(k, TRUE)
+          high[[t]] <- r$value
+          if (is.finite(r$value) && !is.null(r$x)) see(r$x) else best_up[[a]] <- r$value
+        } else {
+          high[[t]] <- if (is.na(reach$up[[t]])) NA_real_ else best_up[[a]]
+          exact[[t]] <- FALSE
+        }
+        if (!is.na(reach$down[[t]]) && best_down[[a]] > reach$down[[t]] + tol[[a]]) {
+          r <- solve(k, FALSE)
+          low[[t]] <- r$value
+          if (!is.null(r$x)) see(r$x)
+        } else {
+          low[[t]] <- if (is.na(reach$down[[t]])) NA_real_ else best_down[[a]]
+          exact[[t]] <- FALSE
+        }
+      }
+      next
+    }
+    for (t in ts) {
       k <- targets[[t]]
       up <- solve(k, TRUE)
       down <- solve(k, FALSE)
@@ -71,7 +108,7 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
       }
     }
   }
-  list(low = low, high = high, up = cut_up, down = cut_down)
+  list(low = low, high = high, up = cut_up, down = cut_down, exact = exact)
 }
 
 # The LP of one part: its relations as rows, every cell they hold as a
@@ -119,7 +156,7 @@ part_solver <- function(model, solver, time_limit, n_targets) {
                       "epimask_error_solver", "epimask_error_value"), arg = "control")
     sol <- highs::hi_solver_get_solution(hs)
     value <- min(max(sol$col_value[[col]], model$lower[[col]]), model$upper[[col]])
-    list(value = value, reduced = stats::setNames(sol$col_dual, model$cells))
+    list(value = value, reduced = stats::setNames(sol$col_dual, model$cells), x = sol$col_value)
   }
 }
 
@@ -147,7 +184,7 @@ solve_part <- function(model, k, maximum, solver, time_limit) {
   value <- res$x[[col]]
   # the bound itself when the solver lands within its tolerance of it
   value <- min(max(value, model$lower[[col]]), model$upper[[col]])
-  list(value = value, reduced = stats::setNames(res$reduced %||% numeric(0),
+  list(value = value, x = res$x, reduced = stats::setNames(res$reduced %||% numeric(0),
                                                 if (length(res$reduced)) model$cells))
 }
 
@@ -175,14 +212,21 @@ solve_part <- function(model, k, maximum, solver, time_limit) {
 #' @param cells `"suppressed"` (every suppressed cell) or `"sensitive"` (the
 #'   sensitive ones only: all the verdict needs, and what [suppress_table()]
 #'   audits; the secondary suppressions' intervals are left out).
+#' @param exact `TRUE`: both LPs of every cell, so `low` and `high` are the
+#'   ends of the intruder's interval. `FALSE`: the verdict only, faster on
+#'   large patterns: a cell's LP is skipped when a table found by another
+#'   cell's LP already puts it past its protection (that table is one the
+#'   intruder cannot exclude, so the verdict is the same); `low` and `high`
+#'   are then the extremes of the tables found (the interval is at least
+#'   that wide) where column `exact` is `FALSE`. Sensitive cells only.
 #' @param control Options of the solver ([table_control()]).
 #' @return An object of class `epimask_table_audit`: a data frame, one row per
 #'   suppressed cell, with the codes and levels of its dimensions, `cell`,
 #'   `value` (custodian-side: the true value), `status` (`"primary"` or
 #'   `"secondary"`), `low`, `high` (the intruder's interval), `lower`,
 #'   `upper` (the protection a sensitive cell needs, 0 for a secondary one)
-#'   and `protected` (`TRUE` / `FALSE` for a sensitive cell, `NA` for a
-#'   secondary one); attributes `solver`, `integer`, `seconds`. Methods
+#'   `protected` (`TRUE` / `FALSE` for a sensitive cell, `NA` for a
+#'   secondary one) and `exact` (see `exact`); attributes `solver`, `integer`, `seconds`. Methods
 #'   `print()`, `format()`, `summary()`, `glance()`.
 #' @family count tables
 #' @examples
@@ -196,26 +240,33 @@ solve_part <- function(model, k, maximum, solver, time_limit) {
 #' }
 #' @export
 audit_table <- function(protected, integer = FALSE, cells = c("suppressed", "sensitive"),
-                        control = table_control()) {
+                        exact = TRUE, control = table_control()) {
   if (!inherits(protected, "epimask_protected_table"))
     abort_type("protected", "a protected table from suppress_table()")
   check_flag(integer)
+  check_flag(exact)
   cells <- check_choice(cells, c("suppressed", "sensitive"), arg = "cells")
+  if (!exact) cells <- "sensitive"
   control <- check_table_control(control)
   check_table(protected$original, "protected$original")
   solver <- pick_solver(control$solver, prefer = "highs")
   run_audit(protected$original, protected$suppressed, protected$requirements, solver,
-            control$time_limit, integer, sensitive_only = cells == "sensitive")
+            control$time_limit, integer, sensitive_only = cells == "sensitive", exact = exact)
 }
 
 run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer = FALSE,
-                      sensitive_only = FALSE) {
+                      sensitive_only = FALSE, exact = TRUE) {
   started <- proc.time()[["elapsed"]]
   v <- req$value
   lo <- ifelse(suppressed, 0, v)
   hi <- ifelse(suppressed, Inf, v)
   targets <- which(suppressed & (req$sensitive | !sensitive_only))
-  iv <- intruder_intervals(table, lo, hi, targets, solver, time_limit, integer)
+  reach <- if (!exact) {
+    sens <- req$sensitive[targets]
+    list(up = ifelse(sens, v[targets] + req$upper[targets], NA_real_),
+         down = ifelse(sens, v[targets] - req$lower[targets], NA_real_))
+  }
+  iv <- intruder_intervals(table, lo, hi, targets, solver, time_limit, integer, reach = reach)
   tol <- 1e-7 * pmax(1, abs(v[targets]))
   sens <- req$sensitive[targets]
   protected <- ifelse(sens, iv$high >= v[targets] + req$upper[targets] - tol &
@@ -228,6 +279,9 @@ run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer 
   out$lower <- req$lower[targets]
   out$upper <- req$upper[targets]
   out$protected <- protected
+  # FALSE: low and high are the extremes of the tables found that prove the
+  # protection (the intruder's interval is at least that wide), not its ends
+  out$exact <- iv$exact
   rownames(out) <- NULL
   structure(out, class = c("epimask_table_audit", "data.frame"), solver = solver,
             integer = integer, cells = if (sensitive_only) "sensitive" else "suppressed", seconds = proc.time()[["elapsed"]] - started,
@@ -262,7 +316,7 @@ print.epimask_table_audit <- function(x, n = 10L, ...) {
 #' @export
 as.data.frame.epimask_table_audit <- function(x, row.names = NULL, optional = FALSE, ...) {
   attr(x, "solver") <- attr(x, "integer") <- attr(x, "seconds") <- NULL
-  attr(x, "unsafe_published") <- NULL
+  attr(x, "unsafe_published") <- attr(x, "cells") <- NULL
   class(x) <- "data.frame"
   apply_row_names(x, row.names, optional)
 }

@@ -30,8 +30,9 @@
 #' for one disclosed cell at a time, adds the cheapest cells of the cut its
 #' LP gives until it is protected: fast on large tables, not optimal.
 #'
-#' Every pattern is audited ([audit_table()], intruder bounds 0 and infinity)
-#' before it is returned. A sensitive cell that could not be protected (it
+#' Every pattern is audited (the intruder's LPs of [audit_table()], bounds 0
+#' and infinity, with `exact = FALSE`: an LP is skipped when a table found by
+#' another LP already proves that direction) before it is returned. A sensitive cell that could not be protected (it
 #' cannot happen in exact arithmetic: suppressing every cell protects all) is
 #' listed in the result, with a warning of class `epimask_warning_unprotected`.
 #' When the optimal search fails or exceeds `control$time_limit`, the
@@ -93,9 +94,10 @@ suppress_table <- function(table, rules, method = c("optimal", "heuristic"),
   search <- if (!any(req$sensitive)) list(suppressed = req$sensitive, optimal = TRUE, rounds = 0L)
             else if (method == "optimal") optimal_or_fallback(table, req, costs, solver, control)
             else heuristic_suppression(table, req, costs, solver, control)
-  # the verdict: every sensitive cell's interval (audit_table() gives the others')
+  # the verdict on every sensitive cell, LPs skipped where a table found
+  # already proves a direction (audit_table() gives the exact intervals)
   audit <- run_audit(table, search$suppressed, req, pick_solver(control$solver, prefer = "highs"),
-                     control$time_limit, sensitive_only = TRUE)
+                     control$time_limit, sensitive_only = TRUE, exact = FALSE)
   new_protected_table(table, req, search, audit, costs, method, solver, rules,
                       proc.time()[["elapsed"]] - started)
 }

@@ -116,6 +116,8 @@ compare <- function(name, tab, rule, data, maxN, methods, sdc_methods, freq = NU
       audit_ok = sprintf("%d/%d", au$protected, au$sensitive), audit_cpu = round(au$cpu, 1),
       attack_ok = if (is.null(attack)) NA else sprintf("%d/%d", attack$protected, attack$attacked),
       stringsAsFactors = FALSE)
+    print(rows[[length(rows)]], row.names = FALSE)
+    utils::flush.console()
   }
   p0 <- NULL
   # sdcTable weighs a suppression by its count (its default costs): cost = "value" alike

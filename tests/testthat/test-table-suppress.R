@@ -67,7 +67,7 @@ test_that("a one-dimensional hierarchy: optimal = exhaustive, audit = enumeratio
   prot <- suppress_table(tab, rule)
   expect_equal(prot$n_secondary, ref$cost)
   e <- bf_enumerate(mem, tab$count, !prot$suppressed, cap = 30)
-  a <- prot$audit
+  a <- audit_table(prot)
   expect_equal(a$low, unname(e$low[a$cell]))
   # the enumeration is capped; the LP's maxima below the cap agree
   finite <- is.finite(a$high)
@@ -84,11 +84,18 @@ test_that("the audit's intervals equal lpSolve's LP on the interior formulation"
   tab <- table_counts(d, c("age", "sex", "site"), hierarchies = h)
   prot <- suppress_table(tab, cell_threshold(3), method = "heuristic")
   mem <- bf_membership(tab, h)
-  a <- prot$audit
+  a <- audit_table(prot)
   ref <- bf_lp(mem, tab$count, !prot$suppressed, a$cell)
   expect_equal(a$low, unname(ref[, "low"]), tolerance = 1e-7)
   expect_equal(a$high, unname(ref[, "high"]), tolerance = 1e-7)
   expect_true(all(a$protected[a$status == "primary"]))
+  # the verdict audit of suppress_table(): the same verdicts, its bounds inside the exact interval
+  v <- prot$audit
+  ex <- a[match(v$cell, a$cell), ]
+  expect_equal(v$protected, ex$protected)
+  expect_true(all(v$low >= ex$low - 1e-7 & v$high <= ex$high + 1e-7))
+  expect_true(all(v$low[v$exact] == ex$low[v$exact] & v$high[v$exact] == ex$high[v$exact]))
+  expect_true(any(!v$exact))
   # random patterns, not only protective ones
   for (r in 1:3) {
     pattern <- prot$primary | stats::runif(length(tab$count)) < 0.2
