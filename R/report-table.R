@@ -40,7 +40,7 @@ table_report_content <- function(x, title = "Disclosure report of a protected ta
   }))
   names(by_level)[[1L]] <- sprintf("Level of (%s)", paste(tab$dims, collapse = ", "))
   rownames(by_level) <- NULL
-  cells <- audit[prim, c(tab$dims, "low", "high", "protected"), drop = FALSE]
+  cells <- audit[prim, c(tab$dims, "low", "high", "protected", "exact"), drop = FALSE]
   names(cells)[names(cells) %in% c("low", "high")] <- c("Intruder's lowest", "Intruder's highest")
   rules <- data.frame(Rule = vapply(x$rules, format, character(1)),
                       Sensitive = vapply(x$rules, function(r)

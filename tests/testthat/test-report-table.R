@@ -9,7 +9,7 @@ test_that("the report content of a protected table leaks no suppressed value", {
   content <- table_report_content(prot)
   expect_true(content$protected)
   expect_equal(content$n_primary, 2L)
-  expect_false(any(c("value", "lower", "upper") %in% names(content$cells)))
+  expect_false(any(c("value", "lower", "upper", "count") %in% names(content$cells)))
   expect_equal(nrow(content$cells), 2L)
   skip_if_not(rmarkdown::pandoc_available())
   f <- tempfile(fileext = ".html")
