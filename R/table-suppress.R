@@ -331,9 +331,10 @@ certify_moves <- function(done, move, req, v, cap) {
 # cost nothing). Solved on the cells within two relations of k first,
 # within more when that has no solution.
 incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, cost, v,
-                             cap, solver, time_limit) {
+                             cap, solver, time_limit, max_radius = 4L) {
   near <- k
   n <- length(v)
+  best <- NULL
   for (radius in seq_len(64L)) {
     rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
     rows <- relation_rows(csr, rels)
@@ -343,10 +344,15 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
     if (radius == 1L && !full) next
     res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, pattern, cost, v,
                           cap, solver, time_limit)
-    if (!is.null(res)) return(res)
+    # a wider neighbourhood may hold a cheaper cycle (one through the small
+    # cells of a neighbouring group rather than a large sub-total): keep the
+    # cheapest up to max_radius, stop at a free one
+    if (!is.null(res) && (is.null(best) || res$cost < best$cost - 1e-9 * max(1, best$cost))) best <- res
+    if (!is.null(best) && (best$cost <= 0 || radius >= max_radius)) break
     if (full || length(near) == n) break
   }
-  stop("internal: the incremental attacker problem has no solution on the whole table")
+  if (is.null(best)) stop("internal: the incremental attacker problem has no solution on the whole table")
+  best
 }
 
 incremental_lp <- function(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, pattern, cost, v,
@@ -383,7 +389,8 @@ incremental_lp <- function(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, 
                           solver, res$status, shorten(res$message %||% "", 200L)),
                   c(if (res$status == "time_limit") "epimask_error_time_limit",
                     "epimask_error_solver", "epimask_error_value"), arg = "control")
-  list(cells = near, z = res$x[seq_len(m)] - res$x[m + seq_len(m)])
+  z <- res$x[seq_len(m)] - res$x[m + seq_len(m)]
+  list(cells = near, z = z, cost = sum(cost[near][!pattern[near] & abs(z) > 1e-9 * max(1, need)]))
 }
 
 # ---- the result ----------------------------------------------------------------------
