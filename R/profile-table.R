@@ -132,7 +132,7 @@ ru_profile_table <- function(table, schemes, formula, risk, nrep = 1, seed = NUL
     })
     reps <- do.call(rbind, reps)
     cbind(data.frame(scheme = labels[[i]], replicate = seq_len(R), stringsAsFactors = FALSE), reps,
-          data.frame(degree = s$degree, kernel = scheme_family_label(s), label = scheme_label(s),
+          data.frame(degree = s$degree, mask_family = mask_family(s), label = scheme_label(s),
                      generator = scheme_generator(s), strength = scheme_strength(s),
                      unmasked = NA_real_, stringsAsFactors = FALSE))
   }))
@@ -143,7 +143,7 @@ ru_profile_table <- function(table, schemes, formula, risk, nrep = 1, seed = NUL
   reference <- list(truth = ref$estimate[[1L]], se = ref$se[[1L]], mse = ref$se[[1L]]^2,
                     type = "original", scheme = none, paired = FALSE)
   tab <- summarise_replicates(reps[, c("scheme", "replicate", "estimate", "se", "risk", "degree",
-                                       "kernel", "label", "generator", "strength", "unmasked")],
+                                       "mask_family", "label", "generator", "strength", "unmasked")],
                               reference)
   extra <- stats::aggregate(reps[c("published", "epsilon")], reps["scheme"], mean)
   tab$published <- extra$published[match(tab$scheme, extra$scheme)]
