@@ -468,3 +468,35 @@ check_hierarchies <- function(hierarchies, keys, data) {
   names(out) <- keys
   out
 }
+
+#' Keep some levels of a hierarchy
+#'
+#' A hierarchy with level 0 (the original values), the levels `levels` and
+#' the top of `h`, the others left out: zip codes within 3-digit areas
+#' within the total is `hierarchy_levels(hierarchy_zip(), 2)`. A count table
+#' ([table_counts()]) has one sub-total per group of every level, so the
+#' levels kept are the sub-totals it publishes.
+#'
+#' @param h A hierarchy (see [hierarchies]) or a list of levels for
+#'   [as_hierarchy()].
+#' @param levels The levels to keep between 0 and the top (whole numbers,
+#'   increasing).
+#' @return An `epimask_hierarchy`.
+#' @family generalization
+#' @examples
+#' h <- hierarchy_levels(hierarchy_zip(), 2)
+#' h
+#' generalize("02138", h, 1)
+#' @export
+hierarchy_levels <- function(h, levels) {
+  h <- as_hierarchy(h)
+  top <- length(h$levels) - 1L
+  if (!is.numeric(levels) || !length(levels) || anyNA(levels) || any(levels != round(levels)) ||
+      any(levels < 1) || any(levels >= top) || is.unsorted(levels, strictly = TRUE))
+    abort_value("levels", sprintf("increasing whole numbers from 1 to %d (the levels between 0 and the top)",
+                                  top - 1L))
+  keep <- c(0L, as.integer(levels), top) + 1L
+  out <- new_hierarchy(h$levels[keep], h$labels[keep], h$type)
+  if (!is.null(h$table)) out$table <- h$table[, intersect(keep, seq_len(ncol(h$table))), drop = FALSE]
+  out
+}

@@ -1,8 +1,8 @@
 # The release at chosen generalization levels, shared by datafly(), ola() and
 # deidentify(): the arguments they share checked, the keys replaced by their
 # generalized values, suppressed records withheld, identifiers replaced by
-# keyed pseudonyms, released columns that undo a generalization (proxies)
-# found and flagged.
+# keyed pseudonyms (the columns that undo a generalization, proxies, are found
+# by review-proxies.R).
 
 # Arguments shared by datafly() and ola(), checked and normalized.
 check_generalize_args <- function(data, keys, hierarchies, max_suppress, id,
@@ -20,22 +20,6 @@ check_generalize_args <- function(data, keys, hierarchies, max_suppress, id,
   list(data = data, max_suppress = max_suppress,
        hierarchies = check_hierarchies(hierarchies, keys, data),
        secret = check_secret(secret, id))
-}
-
-warn_possible_identifiers <- function(data, known) {
-  others <- setdiff(names(data), known)
-  if (nrow(data) < 2L) return(invisible())
-  looks_like_id <- vapply(others, function(col) {
-    x <- data[[col]]
-    (is.character(x) || is.factor(x)) && !anyDuplicated(x)
-  }, logical(1))
-  if (any(looks_like_id))
-    epimask_warn(sprintf(paste0(
-      "Column(s) %s have a distinct value on every record and may identify ",
-      "people; name them in `id` to replace them by pseudonyms."),
-      paste0("'", others[looks_like_id], "'", collapse = ", ")),
-      "epimask_warning_identifier")
-  invisible()
 }
 
 build_release <- function(data, current, keys, id, kept, secret) {
@@ -81,30 +65,6 @@ pseudonymize <- function(x, secret) {
   out <- codes[match(x, values)]
   out[is.na(x)] <- NA_character_
   out
-}
-
-# Released columns (neither keys nor identifiers) whose values map one-to-one
-# onto a key's values (Adult's education-num and education): releasing them
-# undoes the key's generalization. One row per column-key pair.
-find_proxies <- function(data, keys, id) {
-  others <- setdiff(names(data), c(keys, id))
-  found <- data.frame(column = character(), key = character(),
-                      stringsAsFactors = FALSE)
-  if (!length(others) || nrow(data) < 2L) return(found)
-  distinct <- function(cols) length(key_groups(data, cols)$size)
-  n_key <- vapply(keys, distinct, integer(1))
-  n_other <- vapply(others, distinct, integer(1))
-  # a column with a distinct value on every record maps one-to-one onto any
-  # key that has one too: an identifier (warn_possible_identifiers()), not
-  # a proxy
-  n <- nrow(data)
-  for (key in keys[n_key > 1L & n_key < n]) {
-    for (col in others[n_other == n_key[[key]]]) {
-      if (distinct(c(col, key)) == n_key[[key]])
-        found[nrow(found) + 1L, ] <- list(col, key)
-    }
-  }
-  found
 }
 
 # Released columns that determine a generalized key one-to-one undo its

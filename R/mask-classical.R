@@ -108,6 +108,16 @@
 #'   releases under that secret; needs `by`.
 #' @param unit For `Date` and `POSIXct` columns: `"week"`, `"month"`,
 #'   `"quarter"` or `"year"` (then `digits` is left out).
+#' @param base Round to multiples of `base` (a number > 0; `digits` and
+#'   `unit` left out). On a count table ([table_counts()]) this is
+#'   controlled rounding: every cell, margins included, goes to one of the
+#'   two multiples of `base` next to it and the rounded cells still add up
+#'   (a mixed-integer program, methods vignette section 30); on a data
+#'   frame each value goes to the nearer multiple.
+#' @param rounding With `base`: `"controlled"` (above) or `"random"`
+#'   (unbiased random rounding: up with probability (x - lower multiple) /
+#'   base; on a table the interior cells are rounded so and the margins are
+#'   their sums).
 #' @return A `mask_scheme`.
 #' @references Cologne, J., Grant, E. J., Nakashima, E., Chen, Y., Funamoto,
 #'   S. and Katayama, H. (2012). Protecting privacy of shared epidemiologic

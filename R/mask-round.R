@@ -3,8 +3,20 @@
 
 #' @rdname mask_scheme
 #' @export
-mask_round <- function(digits = NULL, type = c("significant", "decimal"), unit = NULL) {
+mask_round <- function(digits = NULL, type = c("significant", "decimal"), unit = NULL,
+                       base = NULL, rounding = c("controlled", "random")) {
   type <- check_choice(type, c("significant", "decimal"), arg = "type")
+  rounding <- check_choice(rounding, c("controlled", "random"), arg = "rounding")
+  if (!is.null(base)) {
+    base <- check_number(base, "base", lower = 0, lower_open = TRUE)
+    if (!is.null(digits) || !is.null(unit))
+      abort_value("base", "given without `digits` and `unit` (rounding to multiples of a base)")
+    return(new_mask_scheme("round", method = "round", degree = base, base = base,
+                           rounding = rounding, random = rounding == "random",
+                           label = sprintf("%s rounding to base %s", rounding, format_num(base))))
+  }
+  if (!missing(rounding) && !identical(rounding, "controlled"))
+    abort_value("rounding", "given only with `base`")
   if (!is.null(unit)) {
     unit <- check_choice(unit, date_units, arg = "unit")
     if (!is.null(digits)) abort_value("digits", "NULL when `unit` is given (dates round to a unit)")
@@ -12,7 +24,7 @@ mask_round <- function(digits = NULL, type = c("significant", "decimal"), unit =
                            unit = unit, round_type = type,
                            label = sprintf("round %s", unit)))
   }
-  if (is.null(digits)) abort_value("digits", "a whole number (or `unit` for dates)")
+  if (is.null(digits)) abort_value("digits", "a whole number (or `unit` for dates, `base` for a base)")
   digits <- check_number(digits, "digits", integer = TRUE,
                          lower = if (type == "significant") 1 else -Inf)
   new_mask_scheme("round", method = "round", degree = digits,
@@ -21,10 +33,17 @@ mask_round <- function(digits = NULL, type = c("significant", "decimal"), unit =
 }
 
 #' @export
-mask_validate.mask_round <- function(scheme, ...) mask_round(scheme$digits, scheme$round_type, scheme$unit)
+mask_validate.mask_round <- function(scheme, ...) {
+  if (!is.null(scheme$base)) return(mask_round(base = scheme$base, rounding = scheme$rounding))
+  mask_round(scheme$digits, scheme$round_type, scheme$unit)
+}
 
 #' @export
 mask_values.mask_round <- function(scheme, x, data, ...) {
+  if (!is.null(scheme$base)) {
+    refuse_date_columns(x, data, "round")
+    return(round_to_base(x, scheme$base, scheme$rounding))
+  }
   if (!is.null(scheme$unit)) return(date_unit_values(x, data, scheme$unit, date_round, "round"))
   refuse_date_columns(x, data, "round")
   if (scheme$round_type == "significant") signif(x, scheme$digits) else round(x, scheme$digits)
@@ -64,6 +83,7 @@ refuse_date_columns <- function(x, data, verb) {
 #' @export
 format.mask_round <- function(x, ...) {
   revalidate_scheme(x, "x")
+  if (!is.null(x$base)) return(sprintf("%s rounding to multiples of %s", x$rounding, format_num(x$base)))
   if (!is.null(x$unit)) return(sprintf("rounding dates to %s", unit_phrase(x$unit)))
   if (x$round_type == "significant")
     sprintf("rounding to %d significant digit%s", x$digits, if (x$digits == 1) "" else "s")
@@ -74,6 +94,7 @@ format.mask_round <- function(x, ...) {
 #' @export
 scheme_label.mask_round <- function(scheme, short = TRUE, ...) {
   if (!isTRUE(short)) return(format(scheme))
+  if (!is.null(scheme$base)) return(sprintf("%s base %s", scheme$rounding, format_num(scheme$base)))
   if (!is.null(scheme$unit)) return(sprintf("round to %s", scheme$unit))
   if (scheme$round_type == "significant") sprintf("round %d sig", scheme$digits)
   else if (scheme$digits < 0) sprintf("round to %s", power_of_ten(-scheme$digits))
@@ -82,6 +103,7 @@ scheme_label.mask_round <- function(scheme, short = TRUE, ...) {
 
 #' @export
 mask_generator.mask_round <- function(scheme, ...) {
+  if (!is.null(scheme$base)) return(sprintf("%s rounding (base)", scheme$rounding))
   if (!is.null(scheme$unit)) return("rounding (dates)")
   if (identical(scheme$round_type, "decimal")) "rounding (decimal places)"
   else "rounding (significant digits)"
@@ -89,6 +111,7 @@ mask_generator.mask_round <- function(scheme, ...) {
 
 #' @export
 mask_strength.mask_round <- function(scheme, ...) {
+  if (!is.null(scheme$base)) return(scheme$base)
   if (!is.null(scheme$unit)) return(unit_days(scheme$unit))
   -scheme$digits
 }
@@ -164,5 +187,17 @@ truncate_values <- function(Z, digits) {
   out <- trunc(Z * scale) / scale
   unchanged <- is.finite(Z) & !is.finite(out)
   out[unchanged] <- Z[unchanged]
+  out
+}
+
+# Values to multiples of `base`: to the nearer one ("controlled": for single
+# values there are no margins to control, so this is conventional rounding,
+# halves up), or up with probability (x - floor) / base ("random": unbiased).
+round_to_base <- function(x, base, rounding) {
+  low <- floor(x / base) * base
+  frac <- (x - low) / base
+  up <- if (rounding == "random") stats::runif(length(x)) < frac else frac >= 0.5
+  out <- low + base * up
+  out[is.na(x)] <- NA
   out
 }

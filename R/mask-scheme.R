@@ -6,7 +6,8 @@
 #' Apply a masking scheme to data
 #'
 #' @param data A data frame (tibbles and data.tables are accepted) or a numeric
-#'   matrix, one row per record (for kernel schemes in the order of the
+#'   matrix, one row per record, or a count table from [table_counts()]
+#'   (see [mask_count_table()] for what the schemes do to a table) (for kernel schemes in the order of the
 #'   scheme's `coords`). Data come first so that pipes read naturally:
 #'   `data |> apply_mask(mask_round(2), "dose")`.
 #' @param scheme A `mask_scheme` (see [mask_scheme], [mask_kernel()],
@@ -53,6 +54,8 @@
 #' try(apply_mask(big, mask_noise(0.5), unmasked = "error"))
 #' @export
 apply_mask <- function(data, scheme, vars = NULL, unmasked = c("warn", "error", "suppress")) {
+  # a count table is masked cell by cell, margins kept consistent (table-mask.R)
+  if (inherits(data, "epimask_table")) return(mask_count_table(data, scheme, vars))
   mask_data(data, scheme, vars, unmasked)$data
 }
 

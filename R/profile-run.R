@@ -102,7 +102,16 @@
 #' list(libpaths = .libPaths()))` (the jobs load the session's epimask).
 #'
 #' @param data A data frame (tibble, data.table) with the model variables;
-#'   for kernel schemes in the row order of the schemes' coordinates.
+#'   for kernel schemes in the row order of the schemes' coordinates. Or a
+#'   count table ([table_counts()]): then `schemes` are schemes for tables
+#'   ([mask_suppression()], [mask_round()] with `base`, [mask_kernel()],
+#'   [mask_dp_counts()]), `formula` is a [count_model()], `risk` the table's
+#'   rules ([cell_threshold()], ...): the risk of a scheme is the share of
+#'   sensitive cells its release discloses, and the profile adds the columns
+#'   `published` (share of cells published) and `epsilon` (noise); `nrep`,
+#'   `seed`, and in `...` `control` (a [table_control()]) and `dim` (the
+#'   dimension a kernel smooths over, see [mask_count_table()]) apply, the
+#'   other arguments do not.
 #' @param schemes A `mask_scheme` or a list of them (e.g. from [mask_grid()]
 #'   or `c()` of schemes).
 #' @param formula Model formula, as for [glm()]; for `family = "err"` the
@@ -246,6 +255,10 @@
 ru_profile <- function(data, schemes, formula, family = gaussian(), vars = NULL,
                        term = NULL, risk, nrep = 1, seed = NULL, context = NULL,
                        control = profile_control(), ...) {
+  # a count table: its own loop (profile-table.R), the model a count_model()
+  if (inherits(data, "epimask_table"))
+    return(ru_profile_table(data, schemes, formula, risk = if (!missing(risk)) risk, nrep = nrep,
+                            seed = seed, ...))
   # recorded with the profile, for release_report()
   recorded <- list(call = profile_call_text(match.call()),
                    data_name = if (is.symbol(substitute(data))) deparse(substitute(data)))

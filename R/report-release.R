@@ -64,7 +64,10 @@
 #' or `l_diversity(NA, sensitive, keys = )`); `context` the threshold and the
 #' attacks.
 #'
-#' @param x An `ru_profile` (from [ru_profile()]), or an `epimask_release`
+#' @param x An `ru_profile` (from [ru_profile()]), a protected count table
+#'   (from [suppress_table()]: the report gives the table, the rules, the
+#'   pattern and its audit, never a suppressed or true value; `file`,
+#'   `title`, `quiet` and `data_name` apply), or an `epimask_release`
 #'   (from [deidentify()]): then the report documents the release, with its
 #'   certificate (each attack of the context recounted on the release) as the
 #'   verdict, the steps taken with their information loss and the
@@ -118,6 +121,12 @@
 #' }
 release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, context = NULL,
                            title = "De-identification report", quiet = TRUE, ...) {
+  # a protected count table: its own report (report-table.R)
+  if (inherits(x, "epimask_protected_table")) {
+    named <- list(...)
+    return(release_report_table(x, file, quiet = quiet, data_name = named$data_name,
+                                title = if (missing(title)) "Disclosure report of a protected table" else title))
+  }
   if (inherits(x, "epimask_release")) {
     # a deidentify() result carries its settings; `data_name` and `call` may
     # still be given by name

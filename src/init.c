@@ -69,6 +69,9 @@ static const R_CallMethodDef call_methods[] = {
     /* donor sampling of sequential synthesis (r_synth.c) */
     CALLDEF(synth_donors, 1),
     CALLDEF(synth_tree_leaves, 1),
+    /* count tables: cells and the parts of a suppression pattern (r_table.c) */
+    CALLDEF(table_aggregate, 1),
+    CALLDEF(table_parts, 1),
     {NULL, NULL, 0}
 };
 

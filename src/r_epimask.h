@@ -72,4 +72,8 @@ SEXP r_suppress_class_sizes(SEXP spec);
 SEXP r_synth_donors(SEXP spec);
 SEXP r_synth_tree_leaves(SEXP spec);
 
+/* r_table.c: count tables */
+SEXP r_table_aggregate(SEXP spec);
+SEXP r_table_parts(SEXP spec);
+
 #endif

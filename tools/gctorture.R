@@ -151,6 +151,13 @@ cases <- list(
   suppress_wildcard_strata = function() suppress_local(transform(dat, k1 = replace(k1, 2, NA)),
                                                        c("k1", "k2"), k = 2, na = "wildcard",
                                                        strata = "g")$data,
+  # count tables (src/table.c): cells of every level with magnitudes, parts of a pattern
+  table_cells = function() unclass(table_counts(transform(dat, k3 = abs(x)), c("k1", "k2"),
+                                                value = "k3"))[c("count", "value", "top")],
+  table_parts = function() {
+    tab <- table_counts(dat, c("k1", "k2"))
+    epimask:::free_parts(tab, seq_along(tab$count) %% 3 == 0)
+  },
   # masking forms (src/microagg.c): MDAV, rank swapping; univariate and PRAM are R
   mdav = function() apply_mask(dat, mask_microagg(3), c("x", "z")),
   mdav_ties = function() apply_mask(transform(dat, x = round(x), z = 1), mask_microagg(4), c("x", "z")),

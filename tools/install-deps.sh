@@ -26,7 +26,7 @@ r_minima=$(Rscript --vanilla -e '
 sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended chromium:chromium slurmctld:slurm-wlm,slurm-client munged:munge"
 # Headers that CRAN source builds of shinytest2's dependencies (curl,
 # websocket, openssl) need.
-dev_libs="libcurl4-openssl-dev libssl-dev libxml2-dev"
+dev_libs="libcurl4-openssl-dev libssl-dev libxml2-dev libglpk-dev"
 
 missing_r() {
   Rscript --vanilla -e "

@@ -1,0 +1,162 @@
+# The linear and mixed-integer programs of the table verbs (the intruder's
+# LPs of audit_table(), the master MILP of suppress_table(), controlled
+# rounding, the margin repair of mask_dp_counts()) go to an existing solver:
+# GLPK through the Rglpk package or HiGHS through the highs package. The
+# package writes no simplex of its own. Both are suggested packages: the
+# table verbs say which to install when neither is there. This file holds
+# the one interface the verbs use, solve_program(), and the solver choice.
+
+# A program: minimise (or maximise) obj' x subject to rows A x (dir) rhs and
+# bounds lower <= x <= upper, x integer where types == "I". A is given as
+# triplets (i, j, v) with its dimensions, so the verbs never form a dense
+# matrix.
+new_program <- function(obj, i, j, v, nrow, dir, rhs, lower, upper, types = NULL,
+                        maximum = FALSE) {
+  list(obj = as.double(obj), i = as.integer(i), j = as.integer(j), v = as.double(v),
+       nrow = as.integer(nrow), ncol = length(obj), dir = dir, rhs = as.double(rhs),
+       lower = as.double(lower), upper = as.double(upper),
+       types = types %||% rep("C", length(obj)), maximum = isTRUE(maximum))
+}
+
+# The solvers the table verbs can use, in order of preference. GLPK (Rglpk,
+# a suggested package; Debian's r-cran-rglpk installs in seconds) is the one
+# the package is tested and measured with (inst/bench/bench-tables.R); HiGHS
+# (the highs package, which builds its C++ solver from source for the better
+# part of an hour) is used when asked for or when GLPK is missing.
+table_solvers <- c("glpk", "highs")
+solver_packages <- c(highs = "highs", glpk = "Rglpk")
+
+#' Options of the table verbs' solver
+#'
+#' The options that travel with every call of the linear-programming solver
+#' used by [suppress_table()], [audit_table()], controlled rounding
+#' ([mask_round()] with `base`) and the margin repair of [mask_dp_counts()].
+#'
+#' @param solver `NULL` (the first installed of GLPK, package Rglpk, and
+#'   HiGHS, package highs), `"glpk"` or `"highs"`.
+#' @param time_limit The most seconds one call of the solver (one MILP or LP)
+#'   may take, and, for the optimal secondary suppression, the whole search.
+#' @param on_failure What [suppress_table()]`(method = "optimal")` does when
+#'   the optimal search fails or runs out of time: `"heuristic"` (the
+#'   heuristic pattern, audited, with a warning of class
+#'   `epimask_warning_solver`) or `"error"` (an error of class
+#'   `epimask_error_solver`).
+#' @param max_rounds The most rounds of the optimal search (each solves the
+#'   master problem once and adds the intruder's cuts it violates).
+#' @return A list of class `table_control`.
+#' @family count tables
+#' @examples
+#' table_control(time_limit = 30)
+#' @export
+table_control <- function(solver = NULL, time_limit = 300, on_failure = c("heuristic", "error"),
+                          max_rounds = 500) {
+  if (!is.null(solver)) solver <- check_choice(solver, table_solvers, arg = "solver")
+  time_limit <- check_number(time_limit, "time_limit", lower = 0, lower_open = TRUE)
+  on_failure <- check_choice(on_failure, c("heuristic", "error"), arg = "on_failure")
+  max_rounds <- check_count(max_rounds, "max_rounds")
+  structure(list(solver = solver, time_limit = time_limit, on_failure = on_failure,
+                 max_rounds = max_rounds), class = "table_control")
+}
+
+#' @export
+format.table_control <- function(x, ...) {
+  sprintf("<table_control> solver %s, time limit %s s, on failure: %s, at most %d rounds",
+          x$solver %||% "auto", format_num(x$time_limit), x$on_failure, x$max_rounds)
+}
+
+#' @export
+print.table_control <- function(x, ...) print_formatted(x, ...)
+
+check_table_control <- function(control, arg = "control") {
+  if (is.null(control)) return(table_control())
+  if (!inherits(control, "table_control")) abort_type(arg, "a table_control()")
+  table_control(control$solver, control$time_limit, control$on_failure, control$max_rounds)
+}
+
+# The solver to use: the one asked for (which must be installed) or the
+# first installed; none installed is an error saying what to install.
+pick_solver <- function(solver = NULL, prefer = NULL) {
+  have <- solver_installed
+  # the intruder's LPs of an audit, many on one large part, go to HiGHS when
+  # it is there (warm starts, table-audit.R); the many small LPs of the
+  # searches to GLPK (less overhead per call), as measured
+  if (is.null(solver) && !is.null(prefer) && have(prefer)) return(prefer)
+  if (!is.null(solver)) {
+    if (!have(solver))
+      epimask_abort(sprintf(paste0("The solver \"%s\" needs the %s package, which is not installed: ",
+                                   "install.packages(\"%s\"), or leave `solver` NULL to use another."),
+                            solver, solver_packages[[solver]], solver_packages[[solver]]),
+                    c("epimask_error_solver", "epimask_error_value"), arg = "solver")
+    return(solver)
+  }
+  for (s in table_solvers) if (have(s)) return(s)
+  epimask_abort(paste0("The table verbs solve linear programs with an existing solver, and none is ",
+                       "installed: install the Rglpk package (GLPK; on Debian: apt-get install ",
+                       "r-cran-rglpk) or the highs package (HiGHS)."),
+                c("epimask_error_solver", "epimask_error_value"), arg = "solver")
+}
+
+solver_installed <- function(s) requireNamespace(solver_packages[[s]], quietly = TRUE)
+
+# Solve a program. Returns list(status = "optimal" / "infeasible" /
+# "unbounded" / "time_limit" / "error", objval, x, reduced (the reduced costs
+# of the columns, LP only: d_j > 0 when raising the upper bound of x_j raises
+# a maximum, < 0 when lowering its lower bound does; the opposite signs for a
+# minimum), message).
+solve_program <- function(p, solver, time_limit = Inf) {
+  out <- switch(solver, glpk = solve_glpk(p, time_limit), highs = solve_highs(p, time_limit))
+  if (identical(out$status, "optimal") && (is.null(out$x) || any(!is.finite(out$x))))
+    out$status <- "error"
+  out
+}
+
+solve_glpk <- function(p, time_limit) {
+  mat <- structure(list(i = p$i, j = p$j, v = p$v, nrow = p$nrow, ncol = p$ncol, dimnames = NULL),
+                   class = "simple_triplet_matrix")
+  bounds <- list(lower = list(ind = seq_len(p$ncol), val = p$lower),
+                 upper = list(ind = seq_len(p$ncol), val = p$upper))
+  control <- list(canonicalize_status = FALSE, verbose = FALSE, presolve = TRUE)
+  if (is.finite(time_limit)) control$tm_limit <- max(1L, as.integer(ceiling(time_limit * 1000)))
+  mip <- any(p$types != "C")
+  started <- proc.time()[["elapsed"]]
+  call <- function(control) {
+    tryCatch(Rglpk::Rglpk_solve_LP(p$obj, mat, p$dir, p$rhs, bounds = bounds, types = p$types,
+                                   max = p$maximum, control = control),
+             error = function(e) list(status = -1L, message = conditionMessage(e)))
+  }
+  res <- call(control)
+  # GLPK's presolver reports an infeasible or unbounded LP as undefined (1):
+  # solved again without it for the status
+  if (!mip && identical(res$status, 1L)) res <- call(utils::modifyList(control, list(presolve = FALSE)))
+  elapsed <- proc.time()[["elapsed"]] - started
+  code <- res$status
+  status <- if (identical(code, 5L)) "optimal"
+            else if (identical(code, 6L)) "unbounded"
+            else if (code %in% c(3L, 4L)) "infeasible"
+            else if (is.finite(time_limit) && elapsed >= 0.95 * time_limit) "time_limit"
+            else if (mip && identical(code, 1L)) "infeasible"
+            else "error"
+  list(status = status, objval = res$optimum, x = res$solution,
+       reduced = if (!mip) res$solution_dual, message = res$message %||% sprintf("GLPK status %s", code))
+}
+
+solve_highs <- function(p, time_limit) {
+  lhs <- ifelse(p$dir == "<=", -Inf, p$rhs)
+  rhs <- ifelse(p$dir == ">=", Inf, p$rhs)
+  A <- structure(list(i = p$i, j = p$j, v = p$v, nrow = p$nrow, ncol = p$ncol, dimnames = NULL),
+                 class = "simple_triplet_matrix")
+  control <- highs::highs_control(log_to_console = FALSE)
+  if (is.finite(time_limit)) control$time_limit <- time_limit
+  mip <- any(p$types != "C")
+  res <- tryCatch(highs::highs_solve(L = p$obj, lower = p$lower, upper = p$upper, A = A,
+                                     lhs = lhs, rhs = rhs, types = p$types,
+                                     maximum = p$maximum, control = control),
+                  error = function(e) list(status = -1L, status_message = conditionMessage(e)))
+  msg <- res$status_message %||% ""
+  status <- switch(msg, "Optimal" = "optimal", "Infeasible" = "infeasible",
+                   "Unbounded" = "unbounded", "Primal infeasible or unbounded" = "infeasible",
+                   "Time limit reached" = "time_limit", "error")
+  list(status = status, objval = res$objective_value, x = res$primal_solution,
+       reduced = if (!mip) res$solver_msg$col_dual %||% res$info$col_dual,
+       message = msg)
+}

@@ -1,0 +1,210 @@
+# suppress_table() and audit_table() against independent references: the
+# documented example of sdcTable (its tests/testthat/test-protectTable.r,
+# version 0.34.0), an exhaustive search over suppression patterns audited
+# by brute-force enumeration of the integer tables that agree with the
+# published cells, and the intruder's LP solved by lpSolve on the interior
+# formulation (a second solver, not the package's relations).
+
+# sdcTable's microdata1 as a table of counts: region A-D x gender
+sdc_counts <- data.frame(region = rep(c("A", "B", "C", "D"), 2),
+                         gender = rep(c("female", "male"), each = 4),
+                         n = c(2, 19, 10, 14, 18, 14, 12, 11))
+
+test_that("sdcTable's documented example: the cheapest rectangle by counts (3 secondary, cost 40)", {
+  skip_without_solver()
+  tab <- table_counts(sdc_counts, c("region", "gender"), freq = "n")
+  # sdcTable marks (A, female) primary; here the frequency rule does it
+  expect_equal(sensitive_cells(tab, cell_threshold(3))$cell, which(tab$count == 2))
+  prot <- suppress_table(tab, cell_threshold(3), cost = "value")
+  d <- as.data.frame(prot)
+  secondary <- d[d$status == "secondary", c("region", "gender")]
+  expect_equal(secondary[order(secondary$region, secondary$gender), ],
+               data.frame(region = c("A", "C", "C"), gender = c("male", "female", "male")),
+               ignore_attr = TRUE)
+  expect_true(prot$optimal)
+  expect_equal(round(prot$cost), 40)
+  # the heuristic finds the same pattern here, as sdcTable's SIMPLEHEURISTIC does
+  heur <- suppress_table(tab, cell_threshold(3), method = "heuristic", cost = "value")
+  expect_equal(heur$suppressed, prot$suppressed)
+  expect_equal(length(prot$unprotected), 0L)
+})
+
+test_that("the optimal pattern equals an exhaustive search, audited by enumeration", {
+  skip_without_solver()
+  cases <- list(
+    data.frame(a = rep(c("x", "y", "z"), 2), b = rep(c("p", "q"), each = 3), n = c(4, 1, 3, 2, 5, 1)),
+    data.frame(a = rep(c("x", "y"), 3), b = rep(c("p", "q", "r"), each = 2), n = c(1, 3, 4, 2, 0, 5)),
+    data.frame(a = c("x", "y", "z", "w"), b = "p", n = c(2, 5, 1, 4)))
+  for (d in cases) {
+    tab <- table_counts(d, c("a", "b"), freq = "n")
+    rule <- cell_threshold(3)
+    req <- table_requirements(tab, list(rule))
+    mem <- bf_membership(tab)
+    cap <- max(d$n) + 2
+    for (cost in c("cells", "value")) {
+      cst <- suppression_costs(cost, tab, req)$cost
+      ref <- bf_optimal(mem, tab$count, req, cst, cap)
+      prot <- suppress_table(tab, rule, cost = cost)
+      expect_equal(sum(cst[prot$suppressed & !req$sensitive]), ref$cost, tolerance = 1e-9)
+      expect_true(bf_protects(mem, tab$count, prot$suppressed, req, cap))
+      heur <- suppress_table(tab, rule, method = "heuristic", cost = cost)
+      expect_true(bf_protects(mem, tab$count, heur$suppressed, req, cap))
+      expect_gte(heur$cost, prot$cost - 1e-9)
+    }
+  }
+})
+
+test_that("a one-dimensional hierarchy: optimal = exhaustive, audit = enumeration", {
+  skip_without_solver()
+  h <- hierarchy_category(data.frame(code = c("a1", "a2", "b1", "b2", "b3"),
+                                     group = c("A", "A", "B", "B", "B")))
+  d <- data.frame(code = c("a1", "a2", "b1", "b2", "b3"), n = c(1, 4, 2, 5, 3))
+  tab <- table_counts(d, "code", hierarchies = list(code = h), freq = "n")
+  rule <- cell_threshold(3)
+  req <- table_requirements(tab, list(rule))
+  mem <- bf_membership(tab, list(code = h))
+  ref <- bf_optimal(mem, tab$count, req, rep(1, length(tab$count)), cap = 8)
+  prot <- suppress_table(tab, rule)
+  expect_equal(prot$n_secondary, ref$cost)
+  e <- bf_enumerate(mem, tab$count, !prot$suppressed, cap = 30)
+  a <- audit_table(prot)
+  expect_equal(a$low, unname(e$low[a$cell]))
+  # the enumeration is capped; the LP's maxima below the cap agree
+  finite <- is.finite(a$high)
+  expect_equal(a$high[finite], unname(e$high[a$cell][finite]))
+})
+
+test_that("the audit's intervals equal lpSolve's LP on the interior formulation", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  set.seed(11)
+  h <- list(age = hierarchy_numeric(c(10, 20)))
+  d <- data.frame(age = sample(20:59, 300, TRUE), sex = sample(c("f", "m"), 300, TRUE),
+                  site = sample(c("s1", "s2", "s3"), 300, TRUE, prob = c(.6, .3, .1)))
+  tab <- table_counts(d, c("age", "sex", "site"), hierarchies = h)
+  prot <- suppress_table(tab, cell_threshold(3), method = "heuristic")
+  mem <- bf_membership(tab, h)
+  a <- audit_table(prot)
+  ref <- bf_lp(mem, tab$count, !prot$suppressed, a$cell)
+  expect_equal(a$low, unname(ref[, "low"]), tolerance = 1e-7)
+  expect_equal(a$high, unname(ref[, "high"]), tolerance = 1e-7)
+  expect_true(all(a$protected[a$status == "primary"]))
+  # the verdict audit of suppress_table(): the same verdicts, its bounds inside the exact interval
+  v <- prot$audit
+  ex <- a[match(v$cell, a$cell), ]
+  expect_equal(v$protected, ex$protected)
+  expect_true(all(v$low >= ex$low - 1e-7 & v$high <= ex$high + 1e-7))
+  expect_true(all(v$low[v$exact] == ex$low[v$exact] & v$high[v$exact] == ex$high[v$exact]))
+  expect_true(any(!v$exact))
+  # random patterns, not only protective ones
+  for (r in 1:3) {
+    pattern <- prot$primary | stats::runif(length(tab$count)) < 0.2
+    fake <- prot
+    fake$suppressed <- pattern
+    au <- audit_table(fake)
+    lp <- bf_lp(mem, tab$count, !pattern, au$cell)
+    expect_equal(au$low, unname(lp[, "low"]), tolerance = 1e-7)
+    expect_equal(au$high, unname(lp[, "high"]), tolerance = 1e-7)
+  }
+})
+
+test_that("integer audit of a three-dimensional table equals the enumeration", {
+  skip_without_solver()
+  d <- expand.grid(a = c("x", "y"), b = c("p", "q"), c = c("u", "v"), stringsAsFactors = FALSE)
+  d$n <- c(1, 2, 2, 1, 2, 1, 1, 2)
+  tab <- table_counts(d, c("a", "b", "c"), freq = "n")
+  pattern <- table_interior(tab)
+  fake <- structure(list(original = tab, suppressed = pattern,
+                         requirements = table_requirements(tab, list(cell_threshold(2)))),
+                    class = c("epimask_protected_table", "epimask_table_release"))
+  au <- audit_table(fake, integer = TRUE)
+  e <- bf_enumerate(bf_membership(tab), tab$count, !pattern, cap = 4)
+  expect_equal(au$low, unname(e$low[au$cell]))
+  expect_equal(au$high, unname(e$high[au$cell]))
+  lp <- audit_table(fake)
+  expect_true(all(lp$low <= au$low + 1e-9 & lp$high >= au$high - 1e-9))
+})
+
+test_that("magnitude rules: the pattern protects every p% and dominance cell (lpSolve audit)", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  set.seed(5)
+  d <- data.frame(r = sample(c("n", "s", "e"), 80, TRUE), g = sample(c("a", "b", "c", "d"), 80, TRUE),
+                  v = round(rlnorm(80, 3, 1.2)))
+  tab <- table_counts(d, c("r", "g"), value = "v")
+  rules <- list(p_percent(15), dominance(1, 70))
+  prot <- suppress_table(tab, rules)
+  req <- prot$requirements
+  mem <- bf_membership(tab)
+  lp <- bf_lp(mem, tab$value, !prot$suppressed, which(req$sensitive))
+  s <- which(req$sensitive)
+  expect_true(all(lp[, "high"] >= tab$value[s] + req$upper[s] - 1e-6))
+  expect_true(all(lp[, "low"] <= tab$value[s] - req$lower[s] + 1e-6))
+  expect_equal(criterion_evaluate(p_percent(15), prot)$value, 0)
+})
+
+test_that("a failing or timed-out solver: the heuristic with a classed warning, or a classed error", {
+  skip_without_solver()
+  tab <- table_counts(sdc_counts, c("region", "gender"), freq = "n")
+  fail <- function(...) stop(structure(class = c("epimask_error_time_limit", "epimask_error_solver",
+                                                 "epimask_error", "error", "condition"),
+                                       list(message = "time", call = NULL, pattern = NULL)))
+  local_mocked_bindings(solve_master = fail)
+  expect_warning(prot <- suppress_table(tab, cell_threshold(3)), class = "epimask_warning_solver")
+  expect_false(prot$optimal)
+  expect_equal(prot$method, "optimal")
+  expect_true(all(prot$audit$protected[prot$audit$status == "primary"]))
+  expect_error(suppress_table(tab, cell_threshold(3), control = table_control(on_failure = "error")),
+               class = "epimask_error_solver")
+})
+
+test_that("a solver that is missing is a classed error saying what to install", {
+  tab <- table_counts(sdc_counts, c("region", "gender"), freq = "n")
+  local_mocked_bindings(solver_installed = function(s) FALSE)
+  expect_error(suppress_table(tab, cell_threshold(3)), "Rglpk", class = "epimask_error_solver")
+  expect_error(suppress_table(tab, cell_threshold(3), control = table_control(solver = "glpk")),
+               class = "epimask_error_solver")
+})
+
+test_that("bad rules and costs are classed errors", {
+  skip_without_solver()
+  tab <- table_counts(sdc_counts, c("region", "gender"), freq = "n")
+  expect_error(suppress_table(tab, k_anonymity(3)), class = "epimask_error_criterion")
+  expect_error(suppress_table(tab, p_percent(10)), "value", class = "epimask_error_value")
+  expect_error(suppress_table(tab, cell_threshold(3), cost = c(1, 2)), class = "epimask_error_length")
+  expect_error(suppress_table(tab, cell_threshold(3), method = "magic"), class = "epimask_error_value")
+})
+
+test_that("the release holds no suppressed value; methods print", {
+  skip_without_solver()
+  tab <- table_counts(sdc_counts, c("region", "gender"), freq = "n")
+  prot <- suppress_table(tab, cell_threshold(3))
+  d <- as.data.frame(prot)
+  expect_true(all(is.na(d$value[d$status != "published"])))
+  expect_false("count" %in% names(d))
+  expect_output(print(prot), "protected table")
+  expect_output(print(prot$audit), "table audit")
+  expect_output(print(summary(prot)), "Audit")
+  expect_equal(glance(prot)$secondary, prot$n_secondary)
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f)
+  plot(prot)
+  grDevices::dev.off()
+  expect_true(file.exists(f))
+})
+
+test_that("GLPK and HiGHS (warm-started) give the same intervals", {
+  skip_if_not_installed("Rglpk")
+  skip_if_not_installed("highs")
+  set.seed(12)
+  d <- data.frame(age = sample(20:59, 400, TRUE), sex = sample(c("f", "m"), 400, TRUE),
+                  site = sample(c("s1", "s2", "s3"), 400, TRUE, prob = c(.6, .3, .1)))
+  tab <- table_counts(d, c("age", "sex", "site"), hierarchies = list(age = hierarchy_numeric(c(10, 20))))
+  prot <- suppress_table(tab, cell_threshold(3), method = "heuristic",
+                         control = table_control(solver = "glpk"))
+  g <- audit_table(prot, control = table_control(solver = "glpk"))
+  h <- audit_table(prot, control = table_control(solver = "highs"))
+  expect_equal(g$low, h$low, tolerance = 1e-7)
+  expect_equal(g$high, h$high, tolerance = 1e-7)
+  expect_gt(nrow(g), 50L)
+})
