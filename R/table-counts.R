@@ -392,6 +392,7 @@ table_cell_levels <- function(x) {
 
 #' @rdname table_counts
 #' @param x An `epimask_table`.
+#' @param ... Ignored.
 #' @param row.names,optional As for [as.data.frame()].
 #' @export
 as.data.frame.epimask_table <- function(x, row.names = NULL, optional = FALSE, ...) {

@@ -205,6 +205,7 @@ release_intervals.epimask_masked_table <- function(release, cells) {
 
 #' @rdname mask_count_table
 #' @param x A masked table.
+#' @param ... Ignored.
 #' @param row.names,optional As for [as.data.frame()].
 #' @export
 as.data.frame.epimask_masked_table <- function(x, row.names = NULL, optional = FALSE, ...) {

@@ -441,6 +441,7 @@ release_intervals.epimask_protected_table <- function(release, cells) {
 
 #' @rdname suppress_table
 #' @param x A protected table.
+#' @param ... Ignored.
 #' @param row.names,optional As for [as.data.frame()].
 #' @export
 as.data.frame.epimask_protected_table <- function(x, row.names = NULL, optional = FALSE, ...) {
