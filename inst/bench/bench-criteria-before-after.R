@@ -328,11 +328,17 @@ verdict <- function(a, b) {
   if (is.list(a) && is.list(b) && !is.data.frame(a) && identical(names(a), names(b)) &&
       any(vapply(a, is.data.frame, logical(1)))) {
     v <- vapply(names(a), function(f) verdict(a[[f]], b[[f]]), character(1))
-    if (all(startsWith(v, "identical") | startsWith(v, "equal"))) return(paste(unique(v), collapse = "; "))
+    same <- startsWith(v, "identical") | startsWith(v, "equal")
+    if (all(same)) return(paste(unique(v), collapse = "; "))
+    return(paste0("DIFFERENT in ", paste(sprintf("%s [%s]", names(v)[!same], sub("^DIFFERENT: ", "", v[!same])),
+                                          collapse = "; "), "; the rest ", paste(unique(v[same]), collapse = "; ")))
   }
   if (identical(a, b)) return("identical")
   eq <- isTRUE(all.equal(a, b, tolerance = 1e-12, check.attributes = TRUE))
   if (eq) return("equal to 1e-12")
+  if (is.character(a) && is.character(b) && length(a) == length(b) && sum(a != b) <= 2)
+    return(paste("DIFFERENT (text):", paste(sprintf("\"%s\" -> \"%s\"", substr(a[a != b], 1, 90),
+                                                     substr(b[a != b], 1, 90)), collapse = " | ")))
   d <- all.equal(a, b, tolerance = 1e-12)
   paste("DIFFERENT:", paste(utils::head(d, 3), collapse = " | "))
 }
