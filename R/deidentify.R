@@ -172,10 +172,11 @@
 #' deidentify(d, keys, h, ctx, criteria = l_diversity(2, "income"))
 #' @export
 deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensitive = NULL,
-                       identifiers = NULL, model = NULL, id = NULL,
-                       control = deidentify_control(), k = NULL, ...) {
+                       identifiers = NULL, model = NULL, id = NULL, declare = NULL,
+                       control = deidentify_control(), ...) {
+  check_full_names(sys.call(), deidentify, "deidentify")
   setup <- deidentify_setup(data, keys, hierarchies, context, criteria, sensitive, identifiers,
-                            model, id, control, k, list(...))
+                            model, id, declare, control, list(...))
   risk_before <- recount(setup$frame, setup$keys, setup$context, setup$id)
   gen <- deidentify_generalize(setup)
   rel <- deidentify_suppress(setup, gen)
@@ -210,12 +211,14 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
 deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = NULL,
                                secret = NULL, drop_proxies = FALSE, outliers = "failing",
                                local = FALSE, search = "exact", suppressed_loss = "top",
-                               tagging = "auto") {
+                               tagging = "auto", review = review_control()) {
   ola <- ola_control(outliers = outliers, local = local, search = search,
                      suppressed_loss = suppressed_loss, tagging = tagging)
+  if (!inherits(review, "epimask_review_control"))
+    abort_type("review", "a review_control() object")
   structure(c(list(max_suppress = check_number(max_suppress, lower = 0, upper = 1),
                    metric = metric, importance = importance, secret = secret,
-                   drop_proxies = check_flag(drop_proxies)),
+                   drop_proxies = check_flag(drop_proxies), review = review),
               unclass(ola), list(ola = ola)),
             class = "deidentify_control")
 }
@@ -241,7 +244,7 @@ deidentify_flat_arguments <- c("l", "t", "diversity", "ordered", "uniqueness", "
 # the criteria of the search (the targets' and the custodian's) and those the
 # certificate recounts (the custodian's and the context's).
 deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensitive, identifiers,
-                             model, id, control, k, dots) {
+                             model, id, declare, control, dots) {
   if (!inherits(context, "release_context"))
     abort_type("context", "a release_context() object (it states the threshold)")
   if (!is.numeric(context$threshold) || length(context$threshold) != 1L ||
@@ -259,11 +262,12 @@ deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensiti
   if (!is.null(id) && !id %in% names(ids)) ids <- c(ids, stats::setNames("drop", id))
   if (!is.null(model) && !inherits(model, "epimask_analysis_loss"))
     abort_type("model", "NULL or an analysis_loss() object")
+  declared <- check_declare(declare, frame, keys)
   control <- control_with_dots(control, dots, deidentify_control, "deidentify_control",
-                               deidentify_flat_arguments)
+                               c("k", deidentify_flat_arguments))
   if (!is.null(model) && !is.null(control$metric))
     abort_value("metric", "left out when `model` is given (the model is the metric)")
-  flat <- c(if (!is.null(k)) list(k = k), dots[intersect(names(dots), deidentify_flat_arguments)])
+  flat <- dots[intersect(names(dots), c("k", deidentify_flat_arguments))]
   user <- as_criteria(criteria)
   if (length(flat))
     user <- c(user, flat_criteria(flat, frame, "deidentify", sensitive = sensitive,
@@ -273,10 +277,19 @@ deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensiti
   if (!is.null(id)) targets$rule <- gsub("records", "persons", targets$rule, fixed = TRUE)
   target_criteria <- c(list(k_anonymity(targets$k)),
                        if (!is.null(targets$avg_risk)) list(avg_risk(targets$avg_risk)))
+  # the column review: every flagged column left in the release and not
+  # declared is a key of the search and of the certificate
+  reviewed <- deidentify_review(frame, keys, sensitive, ids, id, declared, hierarchies,
+                                control$review)
+  keys_given <- keys
+  keys <- c(keys, names(reviewed$added))
   # the search needs the person column (ola() counts persons with it)
   work <- frame[setdiff(names(frame), setdiff(names(ids), id))]
   certified <- prepare_criteria(c(user, context$criteria), work, keys, id)
-  list(data = data, frame = frame, work = work, keys = keys, hierarchies = hierarchies,
+  list(data = data, frame = frame, work = work, keys = keys, keys_given = keys_given,
+       hierarchies = reviewed$hierarchies, review = reviewed$review,
+       review_keys = reviewed$added, as_sensitive = reviewed$as_sensitive,
+       default_hierarchy = reviewed$default_hierarchy, declared = declared,
        context = context, sensitive = sensitive, ids = ids, id = id,
        person = if (!is.null(id)) key_groups(frame, id)$group, model = model,
        control = control, targets = targets, search = c(target_criteria, user),
@@ -324,6 +337,14 @@ deidentify_suppress <- function(setup, gen) {
   blank <- matrix(FALSE, n, length(keys))
   n_units <- if (is.null(person)) nrow(released) else length(unique(person[!dropped]))
   too_few <- n_units < k
+  if (too_few && any(supp_gen & !dropped)) {
+    # no local suppression can help: the records the search suppressed are
+    # withheld, never put back (as "*") by this step
+    dropped <- supp_gen
+    released <- setup$frame
+    for (key in keys) released[[key]] <- current[[key]]
+    released <- released[!dropped, , drop = FALSE]
+  }
   if (any(supp_gen & small) && !too_few && blanks_ok) {
     supp <- withCallingHandlers(
       suppress_local(released, keys, k = k, importance = setup$control$importance,
@@ -400,6 +421,15 @@ deidentify_identifiers <- function(setup, gen, rel) {
 deidentify_certificate <- function(setup, rel) {
   after <- rel$risk
   kept_rows <- which(!rel$dropped)
+  # the release as delivered reviewed against its original records: a
+  # column that restores a generalized key there and is not declared is
+  # counted as a key too
+  late <- release_review_pending(setup, rel$data, kept_rows)
+  if (!is.null(late)) {
+    counted <- rel$data[c(setup$keys, late$column)]
+    if (!is.null(setup$id)) counted[[".epimask_person"]] <- setup$frame[[setup$id]][kept_rows]
+    after <- recount(counted, c(setup$keys, late$column), setup$context, counted_id(setup))
+  }
   counted <- counted_release(rel$data, setup, rel$dropped)
   full <- rel$data
   if (!is.null(setup$id)) full[[".epimask_person"]] <- counted[[".epimask_person"]]
@@ -416,19 +446,22 @@ deidentify_certificate <- function(setup, rel) {
   persons <- if (is.null(setup$id))
     persons_recount(setup$frame, setup$ids, rel$dropped, rel$data, setup$keys, setup$context)
   if (!after$pass)
-    epimask_warn(if (!nrow(rel$data)) "Every record was suppressed: the release is empty." else
+    epimask_warn(paste(if (!nrow(rel$data)) "Every record was suppressed: the release is empty." else
       if (!attacks_pass) sprintf(paste0(
         "The release fails the context: overall risk %s > threshold %s (recounted on the ",
-        "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
-        format(signif(after$overall, 3)), format(signif(setup$context$threshold, 3)))
+        "release%s). Generalize further (hierarchies, `max_suppress`) or state another context."),
+        format(signif(after$overall, 3)), format(signif(setup$context$threshold, 3)),
+        if (is.null(late)) "" else sprintf(", with %s counted as keys",
+                                           paste0("'", late$column, "'", collapse = ", ")))
       else sprintf("The release fails the criteria %s (recounted on the release).",
                    paste0("'", vapply(Filter(function(r) isFALSE(r$pass), results),
                                       `[[`, "", "label"), "'", collapse = ", ")),
+      "No data are released (`$data` is NULL): the certificate says why."),
       "epimask_warning_release_fails")
   if (!is.null(persons))
     epimask_warn(persons_note(persons), "epimask_warning_persons")
   list(after = after, certificate = certificate, criteria = criterion_rows(results),
-       persons = persons)
+       persons = persons, release_pending = late)
 }
 
 # The release object: the steps (each with its losses, the collaborator's
@@ -463,6 +496,15 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
             collapse = ", "),
     nrow(rel$data), sum(blank), cell_losses(lat, rec_levels, blank, dropped), evaluator,
     rec_levels, dropped, blank, cert$after)
+  released <- rel$data
+  if (!cert$after$pass) {
+    # a release that fails its recount is not handed over: every record withheld
+    steps[[5L]] <- step_row("withhold", "the recount fails: no data released", 0L, 0L,
+                            cell_losses(lat, rec_levels, NULL, rep(TRUE, n)), evaluator,
+                            rec_levels, rep(TRUE, n), NULL, cert$after)
+    released <- NULL
+    dropped <- rep(TRUE, n)
+  }
   steps <- do.call(rbind, steps)
   rownames(steps) <- NULL
   # withheld so far: the records (and persons) of the data not in the release
@@ -471,7 +513,8 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
   if (!is.null(person)) {
     # persons released at each step (records are in `records`)
     steps$persons <- c(max(person), length(unique(person[!supp_gen])),
-                       rep(length(unique(person[!dropped])), 2L))
+                       rep(length(unique(person[!rel$dropped])), 2L),
+                       if (nrow(steps) > 4L) 0L)
     steps$persons_dropped <- max(person) - steps$persons
   }
   # the counts first, in their units (x$units), then the losses and the risk
@@ -481,7 +524,10 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
   proxies <- gen$proxies[!gen$proxies$column %in% gen$dropped, , drop = FALSE]
   rownames(proxies) <- NULL
   model <- setup$model
-  out <- list(data = restore_frame_class(rel$data, setup$data), certificate = cert$certificate,
+  analysis <- if (!is.null(model))
+    delivered_analysis(model, attr(evaluator, "estimate"), released, n)
+  out <- list(data = if (!is.null(released)) restore_frame_class(released, setup$data),
+              certificate = cert$certificate,
               pass = cert$after$pass, overall_risk = cert$after$overall, steps = steps,
               risk_before = risk_before, risk_after = cert$after, generalization = gen,
               suppression = rel$supp, fallback = rel$fallback,
@@ -495,7 +541,16 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
                                                 original = attr(evaluator, "estimate")),
-              criteria = cert$criteria)
+              criteria = cert$criteria, analysis = analysis, review = setup$review,
+              keys_given = setup$keys_given, review_keys = setup$review_keys,
+              default_hierarchy = setup$default_hierarchy, declared = setup$declared,
+              as_sensitive = setup$as_sensitive, release_pending = cert$release_pending,
+              max_suppress = setup$control$max_suppress)
+  if (!out$pass) {
+    n_units <- if (is.null(person)) n else max(person)
+    out[c("reason", "advice")] <- failure_reason(out, n_units,
+                                                 if (is.null(person)) "records" else "persons")
+  }
   structure(out, class = "epimask_release")
 }
 
@@ -695,12 +750,17 @@ step_row <- function(step, action, records, cells, losses, evaluator, rec_levels
 #' @export
 format.epimask_release <- function(x, ...) {
   ctx <- x$context
-  out <- if (is.null(x$id))
-    sprintf("De-identified release: %d of %d records, keys %s", nrow(x$data), x$n,
-            paste(x$keys, collapse = ", ")) else
+  n_released <- if (is.null(x$data)) 0L else nrow(x$data)
+  given <- x$keys_given %||% x$keys
+  key_text <- paste0(paste(given, collapse = ", "),
+                     if (length(x$review_keys)) sprintf(" (and, flagged by the column review, %s)",
+                                                       paste(names(x$review_keys), collapse = ", ")))
+  out <- if (is.null(x$data)) sprintf(
+    "NO RELEASABLE DATA: the recount fails, nothing is released (`$data` is NULL); %d records, keys %s",
+    x$n, key_text) else if (is.null(x$id))
+    sprintf("De-identified release: %d of %d records, keys %s", n_released, x$n, key_text) else
     sprintf("De-identified release: %d of %d persons (%d of %d records; person column '%s'), keys %s",
-            x$n_persons_released, x$n_persons, nrow(x$data), x$n, x$id,
-            paste(x$keys, collapse = ", "))
+            x$n_persons_released, x$n_persons, n_released, x$n, x$id, key_text)
   out <- c(out, sprintf("  context: %s release, threshold %s; targets: %s",
                         if (isTRUE(ctx$public)) "public" else "non-public",
                         format(signif(ctx$threshold, 3)), x$targets$rule))
@@ -727,8 +787,8 @@ format.epimask_release <- function(x, ...) {
                      format(signif(st$overall_risk[i], 3))))
   }
   out <- c(out, if (is.null(x$id))
-    "Certificate (risk_release() recounted on the release, every key):" else
-    sprintf("Certificate (risk_release(id = '%s') recounted on the release by persons, every key):",
+    "Certificate (risk_release() recounted on the release, every key and every flagged column left in):" else
+    sprintf("Certificate (risk_release(id = '%s') recounted on the release by persons, every key and every flagged column left in):",
             x$id))
   cert <- x$certificate
   out <- c(out, sprintf("  %-12s Pr(attack) %-6s x Pr(re-id | attack) %-8s = %-8s %s",
@@ -747,6 +807,9 @@ format.epimask_release <- function(x, ...) {
                         else "", if (x$pass) "PASS" else "FAIL"))
   if (length(x$dropped)) out <- c(out, sprintf("Proxies of generalized keys dropped: %s",
                                                paste(x$dropped, collapse = ", ")))
+  out <- c(out, review_lines(x), analysis_lines(x))
+  if (!x$pass && !is.null(x$reason))
+    out <- c(out, sprintf("Not released: %s.", x$reason), sprintf("Try: %s.", x$advice))
   c(out, release_notes(x))
 }
 
@@ -797,6 +860,9 @@ print.summary.epimask_release <- function(x, ...) print_formatted(x, ...)
 #'   with `model` the coefficient before and after).
 #' @export
 as.data.frame.epimask_release <- function(x, row.names = NULL, optional = FALSE, ...) {
+  if (is.null(x$data))
+    epimask_abort(sprintf("No data are released: %s (see the certificate).",
+                          x$reason %||% "the recount fails"), "epimask_error_no_release", arg = "x")
   as.data.frame(x$data, stringsAsFactors = FALSE)
 }
 
@@ -815,15 +881,20 @@ tidy.epimask_release <- function(x, ...) {
 glance.epimask_release <- function(x, ...) {
   last <- x$steps[nrow(x$steps), ]
   persons <- !is.null(x$id)
-  data.frame(records = nrow(x$data), n = x$n,
+  a <- x$analysis
+  data.frame(records = if (is.null(x$data)) 0L else nrow(x$data), n = x$n,
              persons = if (persons) x$n_persons_released else NA_integer_,
              n_persons = if (persons) x$n_persons else NA_integer_,
              cells_blanked = last$cells_blanked,
              overall_risk = x$overall_risk, threshold = x$context$threshold, pass = x$pass,
              risk_unit = if (persons) "persons" else "records",
              entropy = last$entropy, precision = last$precision, loss_unit = "records",
-             estimate_original = x$steps$estimate[[1L]], estimate_release = last$estimate,
-             analysis_potential = last$analysis_potential, stringsAsFactors = FALSE)
+             estimate_original = x$steps$estimate[[1L]],
+             # the collaborator's model refitted on the release as delivered
+             estimate_release = if (is.null(a)) NA_real_ else a$estimate,
+             analysis_potential = if (is.null(a)) NA_real_ else a$analysis_potential,
+             records_used = if (is.null(a)) NA_integer_ else as.integer(a$records_used),
+             stringsAsFactors = FALSE)
 }
 
 #' @rdname deidentify
