@@ -170,6 +170,33 @@ delivered_analysis <- function(metric, original, released, n) {
   out
 }
 
+# The columns the review of a release flagged join the keys of the search
+# (default hierarchies unless the custodian gave one).
+add_review_keys <- function(setup, late) {
+  roles <- stats::setNames(rep("proxy on the release", nrow(late)), late$column)
+  setup$review_keys <- c(setup$review_keys, roles)
+  setup$late_evidence <- c(setup$late_evidence, stats::setNames(late$evidence, late$column))
+  setup$keys <- c(setup$keys, late$column)
+  for (col in late$column) {
+    setup$hierarchies[[col]] <- review_key_hierarchy(setup$frame[[col]])
+    setup$default_hierarchy <- c(setup$default_hierarchy, col)
+  }
+  setup$certified <- prepare_criteria(c(setup$user, setup$context$criteria), setup$work,
+                                      setup$keys, setup$id)
+  setup
+}
+
+# The value of `expr` and the warnings it gave (muffled, to be signalled
+# again or not).
+collect_warnings <- function(expr) {
+  warnings <- list()
+  value <- withCallingHandlers(expr, warning = function(w) {
+    warnings[[length(warnings) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  list(value = value, warnings = warnings)
+}
+
 # "1,480 of 1,500 records used (20 withheld, 0 with a missing value)".
 analysis_records_text <- function(a) {
   sprintf("%s of %s records used (%s withheld from the release, %s with a missing value of a model variable)",
@@ -201,6 +228,8 @@ review_lines <- function(x) {
   added <- x$review_keys
   if (length(added)) {
     ev <- rows$evidence[match(names(added), rows$column)]
+    late_ev <- x$late_evidence[names(added)]
+    ev[!is.na(late_ev)] <- late_ev[!is.na(late_ev)]
     out <- c(out, "Columns the review flagged, counted as keys (searched and recounted):",
              sprintf("  %s (%s%s): %s", names(added), added,
                      ifelse(names(added) %in% x$default_hierarchy,
@@ -226,6 +255,10 @@ shorten_evidence <- function(ev, width = 110L) {
 
 # Why a release failed and what to try, in words.
 failure_reason <- function(x, n_units, unit) {
+  suppress_action <- x$steps$action[x$steps$step == "suppress locally"]
+  if (length(suppress_action) && grepl("no suppression can help", suppress_action[[1L]]))
+    return(list(reason = sub(": no suppression can help", "", suppress_action[[1L]]),
+                advice = "a smaller k (the criteria), or more data"))
   if (n_units < 2L)
     return(list(reason = sprintf("the data hold %d %s: no class can hide a %s", n_units, unit,
                                  sub("s$", "", unit)),

@@ -177,11 +177,23 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
   check_full_names(sys.call(), deidentify, "deidentify")
   setup <- deidentify_setup(data, keys, hierarchies, context, criteria, sensitive, identifiers,
                             model, id, declare, control, list(...))
-  risk_before <- recount(setup$frame, setup$keys, setup$context, setup$id)
-  gen <- deidentify_generalize(setup)
-  rel <- deidentify_suppress(setup, gen)
-  rel <- deidentify_identifiers(setup, gen, rel)
-  cert <- deidentify_certificate(setup, rel)
+  risk_before <- recount(setup$frame, setup$keys_given, setup$context, setup$id)
+  # a column that restores a generalized key only on the release (the
+  # review of the release as delivered) joins the keys and the search is
+  # run again, so that the search does not hand the certificate a release
+  # its recount fails; the warnings are those of the last round
+  for (round in 1:3) {
+    run <- collect_warnings({
+      gen <- deidentify_generalize(setup)
+      rel <- deidentify_suppress(setup, gen)
+      rel <- deidentify_identifiers(setup, gen, rel)
+      late <- release_review_pending(setup, rel$data, which(!rel$dropped))
+    })
+    if (is.null(late) || round == 3L) break
+    setup <- add_review_keys(setup, late)
+  }
+  for (w in run$warnings) warning(w)
+  cert <- deidentify_certificate(setup, rel, late)
   deidentify_result(setup, gen, rel, cert, risk_before, deidentify_call(sys.call()))
 }
 
@@ -293,7 +305,7 @@ deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensiti
        context = context, sensitive = sensitive, ids = ids, id = id,
        person = if (!is.null(id)) key_groups(frame, id)$group, model = model,
        control = control, targets = targets, search = c(target_criteria, user),
-       certified = certified, n = nrow(frame))
+       certified = certified, user = user, n = nrow(frame))
 }
 
 # 1. Generalize: ola() with the targets and the custodian's criteria; its
@@ -418,13 +430,12 @@ deidentify_identifiers <- function(setup, gen, rel) {
 # change the keys, so the release's classes are those counted there) and
 # every criterion of the custodian and the context, on the released records
 # (and their originals, for the criteria that compare with them).
-deidentify_certificate <- function(setup, rel) {
+deidentify_certificate <- function(setup, rel, late = NULL) {
   after <- rel$risk
   kept_rows <- which(!rel$dropped)
   # the release as delivered reviewed against its original records: a
-  # column that restores a generalized key there and is not declared is
-  # counted as a key too
-  late <- release_review_pending(setup, rel$data, kept_rows)
+  # column that restores a generalized key there, still not a key after the
+  # rounds of the search, is counted as a key in the recount
   if (!is.null(late)) {
     counted <- rel$data[c(setup$keys, late$column)]
     if (!is.null(setup$id)) counted[[".epimask_person"]] <- setup$frame[[setup$id]][kept_rows]
@@ -544,6 +555,7 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
               criteria = cert$criteria, analysis = analysis, review = setup$review,
               keys_given = setup$keys_given, review_keys = setup$review_keys,
               default_hierarchy = setup$default_hierarchy, declared = setup$declared,
+              late_evidence = setup$late_evidence,
               as_sensitive = setup$as_sensitive, release_pending = cert$release_pending,
               max_suppress = setup$control$max_suppress)
   if (!out$pass) {
