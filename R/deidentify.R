@@ -557,7 +557,9 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
               default_hierarchy = setup$default_hierarchy, declared = setup$declared,
               late_evidence = setup$late_evidence,
               as_sensitive = setup$as_sensitive, release_pending = cert$release_pending,
-              max_suppress = setup$control$max_suppress)
+              max_suppress = setup$control$max_suppress,
+              # the rows of the data released, in the release's order
+              rows = which(!dropped))
   if (!out$pass) {
     n_units <- if (is.null(person)) n else max(person)
     out[c("reason", "advice")] <- failure_reason(out, n_units,
