@@ -13,8 +13,31 @@
 #'
 #' From the data and a [release_context()] to a release that passes every
 #' attack of the context, in four steps, each recorded with what it did, the
-#' information loss and (with `model`) the collaborator's coefficient:
+#' information loss and (with `model`) the collaborator's coefficient. The
+#' certificate speaks for the release as delivered, every column of it
+#' (methods vignette, section 26.5):
 #'
+#' 0. **Review**: [review_columns()] on the data (with `sensitive`, `id`,
+#'    `declare` and `control$review`). Every column it flags (a direct
+#'    identifier, a date more precise than the year, free text, a proxy of a
+#'    key, a quasi-identifier) that is not a key, not in `identifiers`, not
+#'    the person column and not declared safe in `declare` becomes a key of
+#'    the search and of the certificate, with the hierarchy given for it in
+#'    `hierarchies` or by default a date hierarchy to the month and the year
+#'    (Date and date-time columns) or kept-or-suppressed
+#'    ([hierarchy_flat()]). So the search cannot keep a proxy (Adult's
+#'    education-num) while generalizing its key: it generalizes or suppresses
+#'    it with the key, and the model metric cannot steer towards a release
+#'    the recount fails. A column in `sensitive` flagged only as a
+#'    quasi-identifier (near-unique, named like one) stays in the
+#'    custodian's role (a measurement the attacker does not know); flagged
+#'    as a proxy, a date or an identifier it is counted like any other. The
+#'    release of the search is reviewed again against the original records
+#'    (a column may restore a key only once the key is generalized: the
+#'    event indicator fixes the exit date of the persons censored at the
+#'    study's end); such a column joins the keys and the search runs again
+#'    (at most three rounds; a column still flagged after them is counted as
+#'    a key by the recount).
 #' 1. **Generalize**: [ola()] with the targets the context implies and the
 #'    custodian's `criteria`, ARX's outlier semantics (`outliers =
 #'    "failing"`) and, when `model` is given, the collaborator's model as the
@@ -46,10 +69,27 @@
 #'    targets, and `criteria` the recount of every criterion of `criteria`
 #'    and of the context ([release_context()]`(criteria = )`), one row each
 #'    ([criterion_report_row()]). The release passes when every attack and
-#'    every bounded criterion does. A release that still fails is returned
-#'    with a warning of class `epimask_warning_release_fails` and `pass =
-#'    FALSE`. Each release is counted once: the identifiers do not change the
-#'    keys, so the certificate is the recount of step 2's release.
+#'    every bounded criterion does. A release that still fails hands over
+#'    **no data**: `data` is `NULL` (and `as.data.frame()` an error of class
+#'    `epimask_error_no_release`), `pass = FALSE`, `reason` and `advice` say
+#'    why and what to try, the steps end with `"withhold"` (every record
+#'    withheld), and a warning of class `epimask_warning_release_fails` is
+#'    given. So do fewer records (persons) than the smallest class the
+#'    context needs (`deidentify(d[1, ], ...)`): the records the search
+#'    suppressed are never put back by a later step. Each release is counted
+#'    once: the identifiers do not change the keys, so the certificate is
+#'    the recount of step 2's release.
+#'
+#' With `model`, the collaborator's model is also refitted on the release as
+#' delivered (`analysis`): its columns as released (an interval label of a
+#' generalized numeric key is a factor to the model, a blank a missing
+#' value), complete cases, by the package's IRLS; the estimate, its SE and
+#' U against the original, the records used and those lost (withheld from
+#' the release, a missing value of a model variable), or, when it cannot be
+#' fitted (a model variable dropped, a level lost, no data), why. The print,
+#' `glance()` (`analysis_potential`, `records_used`) and the report give
+#' this U; the steps give the model at each step as the search sees it
+#' ([analysis_loss()]: a generalized numeric key at its group means).
 #'
 #' @param data A data frame (not modified).
 #' @param keys The quasi-identifier columns.
@@ -74,18 +114,36 @@
 #'   `metric` (without `model`), `importance` (for [suppress_local()]),
 #'   `secret` (for the pseudonyms), `drop_proxies`, and the search options of
 #'   [ola_control()].
-#' @param k Deprecated: `criteria = list(k_anonymity(k))` (a larger k than
-#'   the context needs).
+#' @param declare `NULL`, or the flagged columns the custodian declares safe,
+#'   with the reason: a named character vector such as `c(visit_date =
+#'   "shifted upstream by up to 7 days")`. A declared column is released as
+#'   it is, not counted by the certificate, and the declaration is printed
+#'   in the certificate and the report. A key cannot be declared.
 #' @param ... The options of [deidentify_control()] and [ola_control()] by
-#'   name (`max_suppress = 0.1`, `secret = "..."`, `outliers = "small"`,
-#'   ...); and, deprecated, the flat criteria of epimask 0.3 (`l`, `t`,
+#'   their full names (`max_suppress = 0.1`, `secret = "..."`, `outliers =
+#'   "small"`, ...); and, deprecated, `k` (`criteria =
+#'   list(k_anonymity(k))`) and the flat criteria of epimask 0.3 (`l`, `t`,
 #'   `diversity`, `ordered`, `uniqueness`, `loglinear`, `cluster_risk`, as
-#'   for [ola()]), mapped to `criteria` with a warning.
+#'   for [ola()]), mapped to `criteria` with a warning. A name that R would
+#'   match partially to an argument (`k` to `keys` when `keys` is not named)
+#'   is an error of class `epimask_error_argument` naming it; an unknown
+#'   name an error of class `epimask_error_name`.
 #' @param id `NULL`, or the person column when persons have several records
 #'   (visits, stays): the person is then the unit of every count (see
 #'   "Several records per person"). Dropped from the release unless
 #'   `identifiers` says `"pseudonymise"` for it.
-#' @return An object of class `epimask_release`: `data` (the release),
+#' @return An object of class `epimask_release`: `data` (the release, or
+#'   `NULL` when it fails: nothing is handed over), `reason` and `advice`
+#'   (when it fails), `review` (the [review_columns()] result),
+#'   `keys_given` (the custodian's keys), `review_keys` (the flagged columns
+#'   counted as keys, named by column, valued by the review's role),
+#'   `default_hierarchy` (those searched with a default hierarchy),
+#'   `declared`, `as_sensitive` (sensitive columns kept in their role),
+#'   `release_pending` (columns still flagged on the release after the
+#'   rounds, counted by the recount; `NULL` when none), `analysis` (the
+#'   model refitted on the release as delivered), `rows` (the rows of the
+#'   data released), `keys` (every key counted: `keys_given` and
+#'   `review_keys`),
 #'   `certificate` (one row per attack: `attack`, `pr_attack`,
 #'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
 #'   `steps` (one row per step: `step`, `action`, `records` (released after
@@ -163,8 +221,12 @@
 #' tv$birth <- NULL
 #' hv <- list(site = hierarchy_flat(), sex = hierarchy_flat(),
 #'            birth_year = hierarchy_numeric(c(5, 10, 20)))
+#' # the visit and exit dates are flagged by the column review: counted as
+#' # keys (generalized) unless declared, with the reason, as here
 #' relp <- deidentify(tv, c("site", "sex", "birth_year"), hv, ctx, id = "pid",
-#'                    identifiers = c(pid = "pseudonymise"),
+#'                    identifiers = c(pid = "pseudonymise"), sensitive = "sbp",
+#'                    declare = c(visit_date = "shifted upstream by up to 7 days",
+#'                                exit_date = "shifted upstream with the visits"),
 #'                    control = deidentify_control(secret = "custodian key"))
 #' relp
 #'
@@ -212,13 +274,17 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
 #'   of identifiers listed as `"pseudonymise"`.
 #' @param drop_proxies `TRUE` drops from the release the columns that
 #'   determine a generalized key one-to-one (such as a numeric code of a
-#'   generalized category).
+#'   generalized category) among those the column review does not already
+#'   count as keys (declared ones).
+#' @param review A [review_control()]: the thresholds of the column review
+#'   [deidentify()] runs on the data and on its release.
 #' @param outliers,local,search,suppressed_loss,tagging The search options
 #'   of [ola_control()]; `outliers` is `"failing"` (ARX's semantics) here.
 #' @return An object of class `deidentify_control`.
 #' @family de-identification
 #' @examples
-#' deidentify_control(max_suppress = 0.1, secret = "custodian key")
+#' deidentify_control(max_suppress = 0.1, secret = "custodian key",
+#'                    review = review_control(purity = 1))
 #' @export
 deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = NULL,
                                secret = NULL, drop_proxies = FALSE, outliers = "failing",
