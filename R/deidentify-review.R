@@ -108,7 +108,7 @@ check_full_names <- function(call, fun, verb) {
 # against the original, the records the fit used and those it lost (withheld
 # from the release, a missing value of a model variable), or why it cannot be
 # fitted.
-delivered_analysis <- function(metric, original, released, n) {
+delivered_analysis <- function(metric, original, released, n, data = NULL) {
   if (is.null(metric)) return(NULL)
   term <- original$term
   out <- list(term = term, fitted = FALSE, estimate = NA_real_, se = NA_real_,
@@ -127,6 +127,15 @@ delivered_analysis <- function(metric, original, released, n) {
     return(out)
   }
   d <- as_plain_data(as.data.frame(released)[vars])
+  # a numeric variable released as labels (intervals, "*") is a factor to
+  # the model: said, since its coefficients change meaning
+  if (!is.null(data)) {
+    as_labels <- vars[vapply(vars, function(v) is.numeric(data[[v]]) && !is.numeric(d[[v]]),
+                             logical(1))]
+    if (length(as_labels))
+      out$notes <- sprintf("%s released as labels (intervals): fitted as a factor",
+                           paste0("'", as_labels, "'", collapse = ", "))
+  }
   complete <- stats::complete.cases(d)
   out$records_missing <- sum(!complete)
   out$records_used <- sum(complete)
@@ -149,7 +158,7 @@ delivered_analysis <- function(metric, original, released, n) {
       notes <<- c(notes, conditionMessage(w))
       invokeRestart("muffleWarning")
     })
-  out$notes <- notes
+  out$notes <- c(out$notes, notes)
   if (inherits(fit, "error")) {
     out$reason <- sprintf("the fit failed: %s", conditionMessage(fit))
     return(out)
@@ -214,7 +223,7 @@ analysis_lines <- function(x) {
             format(signif(a$estimate, 4)), format(signif(a$se, 3)),
             format(signif(a$analysis_potential, 3)), analysis_records_text(a)) else
     sprintf("  cannot be fitted: %s; %s", a$reason, analysis_records_text(a))
-  c(head, body, if (length(a$notes)) paste0("  fit warning: ", unique(a$notes)))
+  c(head, body, if (length(a$notes)) paste0("  note: ", unique(a$notes)))
 }
 
 # The lines of the print and the report on the columns the review flagged:

@@ -239,7 +239,6 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
   check_full_names(sys.call(), deidentify, "deidentify")
   setup <- deidentify_setup(data, keys, hierarchies, context, criteria, sensitive, identifiers,
                             model, id, declare, control, list(...))
-  risk_before <- recount(setup$frame, setup$keys_given, setup$context, setup$id)
   # a column that restores a generalized key only on the release (the
   # review of the release as delivered) joins the keys and the search is
   # run again, so that the search does not hand the certificate a release
@@ -255,6 +254,8 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
     setup <- add_review_keys(setup, late)
   }
   for (w in run$warnings) warning(w)
+  # the data before, on the same keys as the certificate
+  risk_before <- recount(setup$frame, setup$keys, setup$context, setup$id)
   cert <- deidentify_certificate(setup, rel, late)
   deidentify_result(setup, gen, rel, cert, risk_before, deidentify_call(sys.call()))
 }
@@ -602,7 +603,7 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
   rownames(proxies) <- NULL
   model <- setup$model
   analysis <- if (!is.null(model))
-    delivered_analysis(model, attr(evaluator, "estimate"), released, n)
+    delivered_analysis(model, attr(evaluator, "estimate"), released, n, setup$frame)
   out <- list(data = if (!is.null(released)) restore_frame_class(released, setup$data),
               certificate = cert$certificate,
               pass = cert$after$pass, overall_risk = cert$after$overall, steps = steps,

@@ -316,3 +316,25 @@ test_that("release_report() content: the column review, declarations, no data wh
   expect_identical(content$n_released, 0L)
   expect_match(content$reason, "fewer records")
 })
+
+test_that("release_report(declare =): deidentify()'s declarations only; a profile's released data reviewed", {
+  d <- adult_extract[1:400, ]
+  keys <- c("age", "sex", "race")
+  h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(), race = hierarchy_flat())
+  rel <- suppressWarnings(deidentify(d, keys, h, ctx_np, declare = c(occupation = "coded upstream")))
+  e <- expect_error(release_report(rel, tempfile(fileext = ".html"),
+                                   declare = c(workclass = "another statement")),
+                    class = "epimask_error_value")
+  expect_identical(e$arg, "declare")
+  # a profile's release: the review of the released data, with the
+  # declarations and the flagged columns left undeclared
+  released <- d[c("age", "sex", "race", "occupation", "income")]
+  cr <- epimask:::report_column_review(list(masked = released, keys = keys, sensitive = "income"),
+                                       c(occupation = "coded upstream"))
+  by_hand <- review_columns(released, keys, sensitive = "income",
+                            declare = c(occupation = "coded upstream"))
+  expect_identical(cr$pending, by_hand$pending)
+  expect_identical(cr$table$Status[cr$table$Column == "occupation"], "declared safe: coded upstream")
+  expect_error(epimask:::report_column_review(list(masked = NULL), c(x = "y")),
+               class = "epimask_error_value")
+})
