@@ -22,7 +22,8 @@ sensitive_role_flags <- c("near_unique", "near_unique_combination", "qi_name")
 # The review of the data about to be released and the flagged columns the
 # search and the certificate count as keys: `added` (column -> the review's
 # role), with a default hierarchy for each unless the custodian gave one.
-deidentify_review <- function(frame, keys, sensitive, ids, id, declared, hierarchies, control) {
+deidentify_review <- function(frame, keys, sensitive, ids, id, declared, hierarchies, control,
+                              drop_proxies = FALSE) {
   review <- review_columns(frame, keys, sensitive = sensitive, id = id, declare = declared,
                            control = control)
   pending <- review_pending(review)
@@ -32,6 +33,16 @@ deidentify_review <- function(frame, keys, sensitive, ids, id, declared, hierarc
            function(f) all(f %in% sensitive_role_flags), logical(1))
   as_sensitive <- pending$column[in_role]
   pending <- pending[!in_role, , drop = FALSE]
+  # with drop_proxies = TRUE an exact proxy (flagged otherwise only as a
+  # quasi-identifier, such as by its name) is left
+  # to ola(), which drops it when its key is generalized; kept with its key
+  # released as it is, it restores nothing (the review of the release checks)
+  if (drop_proxies) {
+    flags <- strsplit(pending$flags, ",", fixed = TRUE)
+    to_ola <- vapply(flags, function(f) "exact_proxy" %in% f &&
+                       all(f %in% c("exact_proxy", sensitive_role_flags)), logical(1))
+    pending <- pending[!to_ola, , drop = FALSE]
+  }
   added <- stats::setNames(pending$role, pending$column)
   extra <- setdiff(names(hierarchies), keys)
   unused <- setdiff(extra, names(added))

@@ -275,8 +275,9 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
 #'   of identifiers listed as `"pseudonymise"`.
 #' @param drop_proxies `TRUE` drops from the release the columns that
 #'   determine a generalized key one-to-one (such as a numeric code of a
-#'   generalized category) among those the column review does not already
-#'   count as keys (declared ones).
+#'   generalized category): the column review's exact proxies are then not
+#'   made keys of the search but dropped when their key is generalized
+#'   (kept when it is not); `FALSE` (the default) searches them as keys.
 #' @param review A [review_control()]: the thresholds of the column review
 #'   [deidentify()] runs on the data and on its release.
 #' @param outliers,local,search,suppressed_loss,tagging The search options
@@ -359,7 +360,7 @@ deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensiti
   # the column review: every flagged column left in the release and not
   # declared is a key of the search and of the certificate
   reviewed <- deidentify_review(frame, keys, sensitive, ids, id, declared, hierarchies,
-                                control$review)
+                                control$review, control$drop_proxies)
   keys_given <- keys
   keys <- c(keys, names(reviewed$added))
   # the search needs the person column (ola() counts persons with it)

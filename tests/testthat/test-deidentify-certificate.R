@@ -338,3 +338,27 @@ test_that("release_report(declare =): deidentify()'s declarations only; a profil
   expect_error(epimask:::report_column_review(list(masked = NULL), c(x = "y")),
                class = "epimask_error_value")
 })
+
+test_that("Adult, drop_proxies = TRUE: a model variable dropped is said, never fitted with it", {
+  d <- adult_sample()
+  flagged <- c("workclass", "fnlwgt", "occupation", "relationship", "native.country")
+  decl <- stats::setNames(rep("declared for the test", length(flagged)), flagged)
+  rel <- suppressWarnings(
+    deidentify(d, adult_keys, adult_h, ctx_np, sensitive = "income", declare = decl,
+               drop_proxies = TRUE,
+               model = analysis_loss(high_income ~ age + education.num + sex, binomial(),
+                                     "sexMale")))
+  # education.num is left to the search's drop_proxies, not made a key
+  expect_false("education.num" %in% rel$keys)
+  if ("education.num" %in% rel$dropped) {
+    expect_false("education.num" %in% names(rel$data))
+    expect_false(rel$analysis$fitted)
+    expect_match(rel$analysis$reason, "'education.num' of the model not in the release",
+                 fixed = TRUE)
+    expect_true(is.na(glance(rel)$analysis_potential))
+    expect_match(paste(format(rel), collapse = "\n"), "cannot be fitted", fixed = TRUE)
+  } else {
+    # kept: its key is released as it is, so it restores nothing
+    expect_identical(rel$generalization$levels[["education"]], 0L)
+  }
+})
