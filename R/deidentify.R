@@ -990,16 +990,20 @@ plot.epimask_release <- function(x, y = NULL, main = NULL, ...) {
   before <- x$risk_before$attacks
   after <- x$certificate
   heights <- rbind(before = before$risk, after = after$risk)
+  # a risk that could not be counted (nothing released) is labelled so, not 0
+  labels <- bar_labels(heights)
+  labels[is.na(heights)] <- "none released"
   heights[is.na(heights)] <- 0
   colnames(heights) <- after$attack
   if (is.null(main))
-    main <- sprintf("Re-identification risk by attack (%s)", if (x$pass) "passes" else "fails")
+    main <- sprintf("Re-identification risk by attack (%s)", if (x$pass) "passes" else
+                    if (is.null(x$data)) "fails: no data released" else "fails")
   mid <- graphics::barplot(heights, beside = TRUE, ylim = c(0, max(1, heights) * 1.1),
                            col = c("grey70", if (x$pass) "steelblue" else "firebrick"),
                            ylab = "Pr(re-identification | attack) x Pr(attack)", main = main,
                            legend.text = c("before", "after (recounted on the release)"),
                            args.legend = list(x = "topright", bty = "n"), ...)
-  graphics::text(mid, heights, bar_labels(heights), pos = 3, cex = 0.8)
+  graphics::text(mid, heights, labels, pos = 3, cex = 0.8)
   graphics::abline(h = x$context$threshold, lty = 2)
   graphics::text(graphics::par("usr")[1], x$context$threshold,
                  sprintf("threshold %s", format(signif(x$context$threshold, 3))),

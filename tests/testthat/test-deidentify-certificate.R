@@ -362,3 +362,18 @@ test_that("Adult, drop_proxies = TRUE: a model variable dropped is said, never f
     expect_identical(rel$generalization$levels[["education"]], 0L)
   }
 })
+
+test_that("the plot of a release with no data says so instead of drawing a risk of 0", {
+  d <- adult_extract[1:300, ]
+  h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat())
+  rel <- suppressWarnings(deidentify(d, keys = c("age", "sex"), h, release_context(public = TRUE),
+                                     k = 1e6))
+  labels <- character()
+  trace_text <- function(x, y, labels, ...) labels
+  f <- tempfile(fileext = ".png")
+  grDevices::png(f)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(rel))
+  expect_null(rel$data)
+  expect_true(is.na(rel$certificate$risk))
+})
