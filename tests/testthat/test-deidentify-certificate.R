@@ -368,8 +368,6 @@ test_that("the plot of a release with no data says so instead of drawing a risk 
   h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat())
   rel <- suppressWarnings(deidentify(d, keys = c("age", "sex"), h, release_context(public = TRUE),
                                      k = 1e6))
-  labels <- character()
-  trace_text <- function(x, y, labels, ...) labels
   f <- tempfile(fileext = ".png")
   grDevices::png(f)
   on.exit(grDevices::dev.off())
