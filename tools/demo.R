@@ -67,11 +67,11 @@ nrep <- as.integer(Sys.getenv("EPIMASK_DEMO_NREP", "100"))
 if (is.na(nrep) || nrep < 1L) stop("EPIMASK_DEMO_NREP must be a positive whole number")
 set.seed(2012)
 targets <- sort(sample.int(nrow(dose_cohort), 2000L))
-risk <- risk_spec("match", known = "dose", targets = targets)
+risk <- match_risk(known = "dose", targets = targets)
 profile_time <- system.time(
   ru <- ru_profile(dose_cohort, schemes, case ~ 1, family = "err", vars = "dose",
-                   term = "dose", nrep = nrep, risk = risk, risk_nrep = 5,
-                   context = context, seed = 2012, progress = interactive())
+                   term = "dose", nrep = nrep, risk = risk, context = context, seed = 2012,
+                   control = profile_control(risk_nrep = 5, progress = interactive()))
 )[["elapsed"]]
 cat(sprintf(paste0("== Risk-utility profile (%d replicates of each noise scheme, matching ",
                    "risk over 2,000 sampled targets, on 5 replicates of noise; %.0f s)\n"),
