@@ -38,14 +38,20 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
                        list(identifier = names(ids), `quasi-identifier` = x$keys,
                             sensitive = x$sensitive)),
     n_records = x$n,
-    n_released = nrow(x$data),
+    n_released = if (is.null(x$data)) 0L else nrow(x$data),
+    released = !is.null(x$data),
+    reason = x$reason, advice = x$advice,
+    review = deidentify_review_table(x),
+    review_lines = review_lines(x),
+    declared = x$declared,
+    analysis = analysis_lines(x),
     # the unit counted: "600 persons (3609 records)" with a person column
-    units = if (is.null(x$id)) sprintf("%d records; %d released", x$n, nrow(x$data)) else
+    units = if (is.null(x$id)) sprintf("%d records; %d released", x$n, NROW(x$data)) else
       sprintf("%d persons (%d records; person column '%s', not released as is); %d persons (%d records) released",
-              x$n_persons, x$n, x$id, x$n_persons_released, nrow(x$data)),
+              x$n_persons, x$n, x$id, x$n_persons_released, NROW(x$data)),
     unit_phrase = if (is.null(x$id)) "" else
       sprintf(" by persons (`id = \"%s\"`: a person counts once in a class, whatever their records)", x$id),
-    n_released_columns = ncol(x$data),
+    n_released_columns = if (is.null(x$data)) 0L else ncol(x$data),
     keys = x$keys, sensitive = x$sensitive,
     identifiers = if (length(ids)) sprintf("%s (%s)", names(ids),
                                            ifelse(ids == "drop", "dropped", "pseudonymised")),
@@ -171,5 +177,28 @@ deidentify_criteria_table <- function(x) {
   data.frame(Criterion = rows$criterion, Value = rows$value, Bound = rows$bound,
              Verdict = ifelse(is.na(rows$pass), "reported", ifelse(rows$pass, "pass", "FAIL")),
              Counted = rows$unit, Note = ifelse(is.na(rows$note), "", rows$note),
+             stringsAsFactors = FALSE)
+}
+
+# The column review as the certificate used it: every column of the data
+# with its role, what the release did with it (a key the custodian gave, a
+# flagged column counted as a key, declared safe with the reason, an
+# identifier dropped or pseudonymised, sensitive) and the first finding.
+deidentify_review_table <- function(x) {
+  r <- x$review
+  if (is.null(r)) return(NULL)
+  tab <- r$columns
+  ids <- x$identifiers
+  given <- x$keys_given %||% x$keys
+  added <- x$review_keys
+  treatment <- ifelse(tab$column %in% given, "key (given)",
+    ifelse(tab$column %in% names(added), "flagged: counted as a key",
+    ifelse(tab$column %in% names(x$declared), paste0("declared safe: ", x$declared[tab$column]),
+    ifelse(tab$column %in% names(ids), ifelse(ids[tab$column] == "drop", "dropped",
+                                                "pseudonymised"),
+    ifelse(tab$column %in% x$as_sensitive, "sensitive (the custodian's role)",
+    ifelse(tab$column %in% x$dropped, "dropped (proxy)", ""))))))
+  data.frame(Column = tab$column, Type = tab$type, Role = tab$role, `In the release` = treatment,
+             Evidence = shorten_evidence(tab$evidence, 160L), check.names = FALSE,
              stringsAsFactors = FALSE)
 }

@@ -13,8 +13,31 @@
 #'
 #' From the data and a [release_context()] to a release that passes every
 #' attack of the context, in four steps, each recorded with what it did, the
-#' information loss and (with `model`) the collaborator's coefficient:
+#' information loss and (with `model`) the collaborator's coefficient. The
+#' certificate speaks for the release as delivered, every column of it
+#' (methods vignette, section 26.5):
 #'
+#' 0. **Review**: [review_columns()] on the data (with `sensitive`, `id`,
+#'    `declare` and `control$review`). Every column it flags (a direct
+#'    identifier, a date more precise than the year, free text, a proxy of a
+#'    key, a quasi-identifier) that is not a key, not in `identifiers`, not
+#'    the person column and not declared safe in `declare` becomes a key of
+#'    the search and of the certificate, with the hierarchy given for it in
+#'    `hierarchies` or by default a date hierarchy to the month and the year
+#'    (Date and date-time columns) or kept-or-suppressed
+#'    ([hierarchy_flat()]). So the search cannot keep a proxy (Adult's
+#'    education-num) while generalizing its key: it generalizes or suppresses
+#'    it with the key, and the model metric cannot steer towards a release
+#'    the recount fails. A column in `sensitive` flagged only as a
+#'    quasi-identifier (near-unique, named like one) stays in the
+#'    custodian's role (a measurement the attacker does not know); flagged
+#'    as a proxy, a date or an identifier it is counted like any other. The
+#'    release of the search is reviewed again against the original records
+#'    (a column may restore a key only once the key is generalized: the
+#'    event indicator fixes the exit date of the persons censored at the
+#'    study's end); such a column joins the keys and the search runs again
+#'    (at most three rounds; a column still flagged after them is counted as
+#'    a key by the recount).
 #' 1. **Generalize**: [ola()] with the targets the context implies and the
 #'    custodian's `criteria`, ARX's outlier semantics (`outliers =
 #'    "failing"`) and, when `model` is given, the collaborator's model as the
@@ -46,10 +69,27 @@
 #'    targets, and `criteria` the recount of every criterion of `criteria`
 #'    and of the context ([release_context()]`(criteria = )`), one row each
 #'    ([criterion_report_row()]). The release passes when every attack and
-#'    every bounded criterion does. A release that still fails is returned
-#'    with a warning of class `epimask_warning_release_fails` and `pass =
-#'    FALSE`. Each release is counted once: the identifiers do not change the
-#'    keys, so the certificate is the recount of step 2's release.
+#'    every bounded criterion does. A release that still fails hands over
+#'    **no data**: `data` is `NULL` (and `as.data.frame()` an error of class
+#'    `epimask_error_no_release`), `pass = FALSE`, `reason` and `advice` say
+#'    why and what to try, the steps end with `"withhold"` (every record
+#'    withheld), and a warning of class `epimask_warning_release_fails` is
+#'    given. So do fewer records (persons) than the smallest class the
+#'    context needs (`deidentify(d[1, ], ...)`): the records the search
+#'    suppressed are never put back by a later step. Each release is counted
+#'    once: the identifiers do not change the keys, so the certificate is
+#'    the recount of step 2's release.
+#'
+#' With `model`, the collaborator's model is also refitted on the release as
+#' delivered (`analysis`): its columns as released (an interval label of a
+#' generalized numeric key is a factor to the model, a blank a missing
+#' value), complete cases, by the package's IRLS; the estimate, its SE and
+#' U against the original, the records used and those lost (withheld from
+#' the release, a missing value of a model variable), or, when it cannot be
+#' fitted (a model variable dropped, a level lost, no data), why. The print,
+#' `glance()` (`analysis_potential`, `records_used`) and the report give
+#' this U; the steps give the model at each step as the search sees it
+#' ([analysis_loss()]: a generalized numeric key at its group means).
 #'
 #' @param data A data frame (not modified).
 #' @param keys The quasi-identifier columns.
@@ -74,18 +114,36 @@
 #'   `metric` (without `model`), `importance` (for [suppress_local()]),
 #'   `secret` (for the pseudonyms), `drop_proxies`, and the search options of
 #'   [ola_control()].
-#' @param k Deprecated: `criteria = list(k_anonymity(k))` (a larger k than
-#'   the context needs).
+#' @param declare `NULL`, or the flagged columns the custodian declares safe,
+#'   with the reason: a named character vector such as `c(visit_date =
+#'   "shifted upstream by up to 7 days")`. A declared column is released as
+#'   it is, not counted by the certificate, and the declaration is printed
+#'   in the certificate and the report. A key cannot be declared.
 #' @param ... The options of [deidentify_control()] and [ola_control()] by
-#'   name (`max_suppress = 0.1`, `secret = "..."`, `outliers = "small"`,
-#'   ...); and, deprecated, the flat criteria of epimask 0.3 (`l`, `t`,
+#'   their full names (`max_suppress = 0.1`, `secret = "..."`, `outliers =
+#'   "small"`, ...); and, deprecated, `k` (`criteria =
+#'   list(k_anonymity(k))`) and the flat criteria of epimask 0.3 (`l`, `t`,
 #'   `diversity`, `ordered`, `uniqueness`, `loglinear`, `cluster_risk`, as
-#'   for [ola()]), mapped to `criteria` with a warning.
+#'   for [ola()]), mapped to `criteria` with a warning. A name that R would
+#'   match partially to an argument (`k` to `keys` when `keys` is not named)
+#'   is an error of class `epimask_error_argument` naming it; an unknown
+#'   name an error of class `epimask_error_name`.
 #' @param id `NULL`, or the person column when persons have several records
 #'   (visits, stays): the person is then the unit of every count (see
 #'   "Several records per person"). Dropped from the release unless
 #'   `identifiers` says `"pseudonymise"` for it.
-#' @return An object of class `epimask_release`: `data` (the release),
+#' @return An object of class `epimask_release`: `data` (the release, or
+#'   `NULL` when it fails: nothing is handed over), `reason` and `advice`
+#'   (when it fails), `review` (the [review_columns()] result),
+#'   `keys_given` (the custodian's keys), `review_keys` (the flagged columns
+#'   counted as keys, named by column, valued by the review's role),
+#'   `default_hierarchy` (those searched with a default hierarchy),
+#'   `declared`, `as_sensitive` (sensitive columns kept in their role),
+#'   `release_pending` (columns still flagged on the release after the
+#'   rounds, counted by the recount; `NULL` when none), `analysis` (the
+#'   model refitted on the release as delivered), `rows` (the rows of the
+#'   data released), `keys` (every key counted: `keys_given` and
+#'   `review_keys`),
 #'   `certificate` (one row per attack: `attack`, `pr_attack`,
 #'   `pr_reid_given`, `risk`, `threshold`, `pass`), `pass`, `overall_risk`,
 #'   `steps` (one row per step: `step`, `action`, `records` (released after
@@ -163,8 +221,12 @@
 #' tv$birth <- NULL
 #' hv <- list(site = hierarchy_flat(), sex = hierarchy_flat(),
 #'            birth_year = hierarchy_numeric(c(5, 10, 20)))
+#' # the visit and exit dates are flagged by the column review: counted as
+#' # keys (generalized) unless declared, with the reason, as here
 #' relp <- deidentify(tv, c("site", "sex", "birth_year"), hv, ctx, id = "pid",
-#'                    identifiers = c(pid = "pseudonymise"),
+#'                    identifiers = c(pid = "pseudonymise"), sensitive = "sbp",
+#'                    declare = c(visit_date = "shifted upstream by up to 7 days",
+#'                                exit_date = "shifted upstream with the visits"),
 #'                    control = deidentify_control(secret = "custodian key"))
 #' relp
 #'
@@ -172,15 +234,29 @@
 #' deidentify(d, keys, h, ctx, criteria = l_diversity(2, "income"))
 #' @export
 deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensitive = NULL,
-                       identifiers = NULL, model = NULL, id = NULL,
-                       control = deidentify_control(), k = NULL, ...) {
+                       identifiers = NULL, model = NULL, id = NULL, declare = NULL,
+                       control = deidentify_control(), ...) {
+  check_full_names(sys.call(), deidentify, "deidentify")
   setup <- deidentify_setup(data, keys, hierarchies, context, criteria, sensitive, identifiers,
-                            model, id, control, k, list(...))
+                            model, id, declare, control, list(...))
+  # a column that restores a generalized key only on the release (the
+  # review of the release as delivered) joins the keys and the search is
+  # run again, so that the search does not hand the certificate a release
+  # its recount fails; the warnings are those of the last round
+  for (round in 1:3) {
+    run <- collect_warnings({
+      gen <- deidentify_generalize(setup)
+      rel <- deidentify_suppress(setup, gen)
+      rel <- deidentify_identifiers(setup, gen, rel)
+      late <- release_review_pending(setup, rel$data, which(!rel$dropped))
+    })
+    if (is.null(late) || round == 3L) break
+    setup <- add_review_keys(setup, late)
+  }
+  for (w in run$warnings) warning(w)
+  # the data before, on the same keys as the certificate
   risk_before <- recount(setup$frame, setup$keys, setup$context, setup$id)
-  gen <- deidentify_generalize(setup)
-  rel <- deidentify_suppress(setup, gen)
-  rel <- deidentify_identifiers(setup, gen, rel)
-  cert <- deidentify_certificate(setup, rel)
+  cert <- deidentify_certificate(setup, rel, late)
   deidentify_result(setup, gen, rel, cert, risk_before, deidentify_call(sys.call()))
 }
 
@@ -199,23 +275,30 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
 #'   of identifiers listed as `"pseudonymise"`.
 #' @param drop_proxies `TRUE` drops from the release the columns that
 #'   determine a generalized key one-to-one (such as a numeric code of a
-#'   generalized category).
+#'   generalized category): the column review's exact proxies are then not
+#'   made keys of the search but dropped when their key is generalized
+#'   (kept when it is not); `FALSE` (the default) searches them as keys.
+#' @param review A [review_control()]: the thresholds of the column review
+#'   [deidentify()] runs on the data and on its release.
 #' @param outliers,local,search,suppressed_loss,tagging The search options
 #'   of [ola_control()]; `outliers` is `"failing"` (ARX's semantics) here.
 #' @return An object of class `deidentify_control`.
 #' @family de-identification
 #' @examples
-#' deidentify_control(max_suppress = 0.1, secret = "custodian key")
+#' deidentify_control(max_suppress = 0.1, secret = "custodian key",
+#'                    review = review_control(purity = 1))
 #' @export
 deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = NULL,
                                secret = NULL, drop_proxies = FALSE, outliers = "failing",
                                local = FALSE, search = "exact", suppressed_loss = "top",
-                               tagging = "auto") {
+                               tagging = "auto", review = review_control()) {
   ola <- ola_control(outliers = outliers, local = local, search = search,
                      suppressed_loss = suppressed_loss, tagging = tagging)
+  if (!inherits(review, "epimask_review_control"))
+    abort_type("review", "a review_control() object")
   structure(c(list(max_suppress = check_number(max_suppress, lower = 0, upper = 1),
                    metric = metric, importance = importance, secret = secret,
-                   drop_proxies = check_flag(drop_proxies)),
+                   drop_proxies = check_flag(drop_proxies), review = review),
               unclass(ola), list(ola = ola)),
             class = "deidentify_control")
 }
@@ -241,7 +324,7 @@ deidentify_flat_arguments <- c("l", "t", "diversity", "ordered", "uniqueness", "
 # the criteria of the search (the targets' and the custodian's) and those the
 # certificate recounts (the custodian's and the context's).
 deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensitive, identifiers,
-                             model, id, control, k, dots) {
+                             model, id, declare, control, dots) {
   if (!inherits(context, "release_context"))
     abort_type("context", "a release_context() object (it states the threshold)")
   if (!is.numeric(context$threshold) || length(context$threshold) != 1L ||
@@ -259,11 +342,12 @@ deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensiti
   if (!is.null(id) && !id %in% names(ids)) ids <- c(ids, stats::setNames("drop", id))
   if (!is.null(model) && !inherits(model, "epimask_analysis_loss"))
     abort_type("model", "NULL or an analysis_loss() object")
+  declared <- check_declare(declare, frame, keys)
   control <- control_with_dots(control, dots, deidentify_control, "deidentify_control",
-                               deidentify_flat_arguments)
+                               c("k", deidentify_flat_arguments))
   if (!is.null(model) && !is.null(control$metric))
     abort_value("metric", "left out when `model` is given (the model is the metric)")
-  flat <- c(if (!is.null(k)) list(k = k), dots[intersect(names(dots), deidentify_flat_arguments)])
+  flat <- dots[intersect(names(dots), c("k", deidentify_flat_arguments))]
   user <- as_criteria(criteria)
   if (length(flat))
     user <- c(user, flat_criteria(flat, frame, "deidentify", sensitive = sensitive,
@@ -273,14 +357,23 @@ deidentify_setup <- function(data, keys, hierarchies, context, criteria, sensiti
   if (!is.null(id)) targets$rule <- gsub("records", "persons", targets$rule, fixed = TRUE)
   target_criteria <- c(list(k_anonymity(targets$k)),
                        if (!is.null(targets$avg_risk)) list(avg_risk(targets$avg_risk)))
+  # the column review: every flagged column left in the release and not
+  # declared is a key of the search and of the certificate
+  reviewed <- deidentify_review(frame, keys, sensitive, ids, id, declared, hierarchies,
+                                control$review, control$drop_proxies)
+  keys_given <- keys
+  keys <- c(keys, names(reviewed$added))
   # the search needs the person column (ola() counts persons with it)
   work <- frame[setdiff(names(frame), setdiff(names(ids), id))]
   certified <- prepare_criteria(c(user, context$criteria), work, keys, id)
-  list(data = data, frame = frame, work = work, keys = keys, hierarchies = hierarchies,
+  list(data = data, frame = frame, work = work, keys = keys, keys_given = keys_given,
+       hierarchies = reviewed$hierarchies, review = reviewed$review,
+       review_keys = reviewed$added, as_sensitive = reviewed$as_sensitive,
+       default_hierarchy = reviewed$default_hierarchy, declared = declared,
        context = context, sensitive = sensitive, ids = ids, id = id,
        person = if (!is.null(id)) key_groups(frame, id)$group, model = model,
        control = control, targets = targets, search = c(target_criteria, user),
-       certified = certified, n = nrow(frame))
+       certified = certified, user = user, n = nrow(frame))
 }
 
 # 1. Generalize: ola() with the targets and the custodian's criteria; its
@@ -324,6 +417,14 @@ deidentify_suppress <- function(setup, gen) {
   blank <- matrix(FALSE, n, length(keys))
   n_units <- if (is.null(person)) nrow(released) else length(unique(person[!dropped]))
   too_few <- n_units < k
+  if (too_few && any(supp_gen & !dropped)) {
+    # no local suppression can help: the records the search suppressed are
+    # withheld, never put back (as "*") by this step
+    dropped <- supp_gen
+    released <- setup$frame
+    for (key in keys) released[[key]] <- current[[key]]
+    released <- released[!dropped, , drop = FALSE]
+  }
   if (any(supp_gen & small) && !too_few && blanks_ok) {
     supp <- withCallingHandlers(
       suppress_local(released, keys, k = k, importance = setup$control$importance,
@@ -397,9 +498,17 @@ deidentify_identifiers <- function(setup, gen, rel) {
 # change the keys, so the release's classes are those counted there) and
 # every criterion of the custodian and the context, on the released records
 # (and their originals, for the criteria that compare with them).
-deidentify_certificate <- function(setup, rel) {
+deidentify_certificate <- function(setup, rel, late = NULL) {
   after <- rel$risk
   kept_rows <- which(!rel$dropped)
+  # the release as delivered reviewed against its original records: a
+  # column that restores a generalized key there, still not a key after the
+  # rounds of the search, is counted as a key in the recount
+  if (!is.null(late)) {
+    counted <- rel$data[c(setup$keys, late$column)]
+    if (!is.null(setup$id)) counted[[".epimask_person"]] <- setup$frame[[setup$id]][kept_rows]
+    after <- recount(counted, c(setup$keys, late$column), setup$context, counted_id(setup))
+  }
   counted <- counted_release(rel$data, setup, rel$dropped)
   full <- rel$data
   if (!is.null(setup$id)) full[[".epimask_person"]] <- counted[[".epimask_person"]]
@@ -416,19 +525,22 @@ deidentify_certificate <- function(setup, rel) {
   persons <- if (is.null(setup$id))
     persons_recount(setup$frame, setup$ids, rel$dropped, rel$data, setup$keys, setup$context)
   if (!after$pass)
-    epimask_warn(if (!nrow(rel$data)) "Every record was suppressed: the release is empty." else
+    epimask_warn(paste(if (!nrow(rel$data)) "Every record was suppressed: the release is empty." else
       if (!attacks_pass) sprintf(paste0(
         "The release fails the context: overall risk %s > threshold %s (recounted on the ",
-        "release). Generalize further (hierarchies, `max_suppress`) or state another context."),
-        format(signif(after$overall, 3)), format(signif(setup$context$threshold, 3)))
+        "release%s). Generalize further (hierarchies, `max_suppress`) or state another context."),
+        format(signif(after$overall, 3)), format(signif(setup$context$threshold, 3)),
+        if (is.null(late)) "" else sprintf(", with %s counted as keys",
+                                           paste0("'", late$column, "'", collapse = ", ")))
       else sprintf("The release fails the criteria %s (recounted on the release).",
                    paste0("'", vapply(Filter(function(r) isFALSE(r$pass), results),
                                       `[[`, "", "label"), "'", collapse = ", ")),
+      "No data are released (`$data` is NULL): the certificate says why."),
       "epimask_warning_release_fails")
   if (!is.null(persons))
     epimask_warn(persons_note(persons), "epimask_warning_persons")
   list(after = after, certificate = certificate, criteria = criterion_rows(results),
-       persons = persons)
+       persons = persons, release_pending = late)
 }
 
 # The release object: the steps (each with its losses, the collaborator's
@@ -463,6 +575,15 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
             collapse = ", "),
     nrow(rel$data), sum(blank), cell_losses(lat, rec_levels, blank, dropped), evaluator,
     rec_levels, dropped, blank, cert$after)
+  released <- rel$data
+  if (!cert$after$pass) {
+    # a release that fails its recount is not handed over: every record withheld
+    steps[[5L]] <- step_row("withhold", "the recount fails: no data released", 0L, 0L,
+                            cell_losses(lat, rec_levels, NULL, rep(TRUE, n)), evaluator,
+                            rec_levels, rep(TRUE, n), NULL, cert$after)
+    released <- NULL
+    dropped <- rep(TRUE, n)
+  }
   steps <- do.call(rbind, steps)
   rownames(steps) <- NULL
   # withheld so far: the records (and persons) of the data not in the release
@@ -471,7 +592,8 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
   if (!is.null(person)) {
     # persons released at each step (records are in `records`)
     steps$persons <- c(max(person), length(unique(person[!supp_gen])),
-                       rep(length(unique(person[!dropped])), 2L))
+                       rep(length(unique(person[!rel$dropped])), 2L),
+                       if (nrow(steps) > 4L) 0L)
     steps$persons_dropped <- max(person) - steps$persons
   }
   # the counts first, in their units (x$units), then the losses and the risk
@@ -481,7 +603,10 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
   proxies <- gen$proxies[!gen$proxies$column %in% gen$dropped, , drop = FALSE]
   rownames(proxies) <- NULL
   model <- setup$model
-  out <- list(data = restore_frame_class(rel$data, setup$data), certificate = cert$certificate,
+  analysis <- if (!is.null(model))
+    delivered_analysis(model, attr(evaluator, "estimate"), released, n, setup$frame)
+  out <- list(data = if (!is.null(released)) restore_frame_class(released, setup$data),
+              certificate = cert$certificate,
               pass = cert$after$pass, overall_risk = cert$after$overall, steps = steps,
               risk_before = risk_before, risk_after = cert$after, generalization = gen,
               suppression = rel$supp, fallback = rel$fallback,
@@ -495,7 +620,19 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
                                                 original = attr(evaluator, "estimate")),
-              criteria = cert$criteria)
+              criteria = cert$criteria, analysis = analysis, review = setup$review,
+              keys_given = setup$keys_given, review_keys = setup$review_keys,
+              default_hierarchy = setup$default_hierarchy, declared = setup$declared,
+              late_evidence = setup$late_evidence,
+              as_sensitive = setup$as_sensitive, release_pending = cert$release_pending,
+              max_suppress = setup$control$max_suppress,
+              # the rows of the data released, in the release's order
+              rows = which(!dropped))
+  if (!out$pass) {
+    n_units <- if (is.null(person)) n else max(person)
+    out[c("reason", "advice")] <- failure_reason(out, n_units,
+                                                 if (is.null(person)) "records" else "persons")
+  }
   structure(out, class = "epimask_release")
 }
 
@@ -695,12 +832,17 @@ step_row <- function(step, action, records, cells, losses, evaluator, rec_levels
 #' @export
 format.epimask_release <- function(x, ...) {
   ctx <- x$context
-  out <- if (is.null(x$id))
-    sprintf("De-identified release: %d of %d records, keys %s", nrow(x$data), x$n,
-            paste(x$keys, collapse = ", ")) else
+  n_released <- if (is.null(x$data)) 0L else nrow(x$data)
+  given <- x$keys_given %||% x$keys
+  key_text <- paste0(paste(given, collapse = ", "),
+                     if (length(x$review_keys)) sprintf(" (and, flagged by the column review, %s)",
+                                                       paste(names(x$review_keys), collapse = ", ")))
+  out <- if (is.null(x$data)) sprintf(
+    "NO RELEASABLE DATA: the recount fails, nothing is released (`$data` is NULL); %d records, keys %s",
+    x$n, key_text) else if (is.null(x$id))
+    sprintf("De-identified release: %d of %d records, keys %s", n_released, x$n, key_text) else
     sprintf("De-identified release: %d of %d persons (%d of %d records; person column '%s'), keys %s",
-            x$n_persons_released, x$n_persons, nrow(x$data), x$n, x$id,
-            paste(x$keys, collapse = ", "))
+            x$n_persons_released, x$n_persons, n_released, x$n, x$id, key_text)
   out <- c(out, sprintf("  context: %s release, threshold %s; targets: %s",
                         if (isTRUE(ctx$public)) "public" else "non-public",
                         format(signif(ctx$threshold, 3)), x$targets$rule))
@@ -727,8 +869,8 @@ format.epimask_release <- function(x, ...) {
                      format(signif(st$overall_risk[i], 3))))
   }
   out <- c(out, if (is.null(x$id))
-    "Certificate (risk_release() recounted on the release, every key):" else
-    sprintf("Certificate (risk_release(id = '%s') recounted on the release by persons, every key):",
+    "Certificate (risk_release() recounted on the release, every key and every flagged column left in):" else
+    sprintf("Certificate (risk_release(id = '%s') recounted on the release by persons, every key and every flagged column left in):",
             x$id))
   cert <- x$certificate
   out <- c(out, sprintf("  %-12s Pr(attack) %-6s x Pr(re-id | attack) %-8s = %-8s %s",
@@ -747,6 +889,9 @@ format.epimask_release <- function(x, ...) {
                         else "", if (x$pass) "PASS" else "FAIL"))
   if (length(x$dropped)) out <- c(out, sprintf("Proxies of generalized keys dropped: %s",
                                                paste(x$dropped, collapse = ", ")))
+  out <- c(out, review_lines(x), analysis_lines(x))
+  if (!x$pass && !is.null(x$reason))
+    out <- c(out, sprintf("Not released: %s.", x$reason), sprintf("Try: %s.", x$advice))
   c(out, release_notes(x))
 }
 
@@ -797,6 +942,9 @@ print.summary.epimask_release <- function(x, ...) print_formatted(x, ...)
 #'   with `model` the coefficient before and after).
 #' @export
 as.data.frame.epimask_release <- function(x, row.names = NULL, optional = FALSE, ...) {
+  if (is.null(x$data))
+    epimask_abort(sprintf("No data are released: %s (see the certificate).",
+                          x$reason %||% "the recount fails"), "epimask_error_no_release", arg = "x")
   as.data.frame(x$data, stringsAsFactors = FALSE)
 }
 
@@ -815,15 +963,20 @@ tidy.epimask_release <- function(x, ...) {
 glance.epimask_release <- function(x, ...) {
   last <- x$steps[nrow(x$steps), ]
   persons <- !is.null(x$id)
-  data.frame(records = nrow(x$data), n = x$n,
+  a <- x$analysis
+  data.frame(records = if (is.null(x$data)) 0L else nrow(x$data), n = x$n,
              persons = if (persons) x$n_persons_released else NA_integer_,
              n_persons = if (persons) x$n_persons else NA_integer_,
              cells_blanked = last$cells_blanked,
              overall_risk = x$overall_risk, threshold = x$context$threshold, pass = x$pass,
              risk_unit = if (persons) "persons" else "records",
              entropy = last$entropy, precision = last$precision, loss_unit = "records",
-             estimate_original = x$steps$estimate[[1L]], estimate_release = last$estimate,
-             analysis_potential = last$analysis_potential, stringsAsFactors = FALSE)
+             estimate_original = x$steps$estimate[[1L]],
+             # the collaborator's model refitted on the release as delivered
+             estimate_release = if (is.null(a)) NA_real_ else a$estimate,
+             analysis_potential = if (is.null(a)) NA_real_ else a$analysis_potential,
+             records_used = if (is.null(a)) NA_integer_ else as.integer(a$records_used),
+             stringsAsFactors = FALSE)
 }
 
 #' @rdname deidentify
@@ -837,16 +990,20 @@ plot.epimask_release <- function(x, y = NULL, main = NULL, ...) {
   before <- x$risk_before$attacks
   after <- x$certificate
   heights <- rbind(before = before$risk, after = after$risk)
+  # a risk that could not be counted (nothing released) is labelled so, not 0
+  labels <- bar_labels(heights)
+  labels[is.na(heights)] <- "none released"
   heights[is.na(heights)] <- 0
   colnames(heights) <- after$attack
   if (is.null(main))
-    main <- sprintf("Re-identification risk by attack (%s)", if (x$pass) "passes" else "fails")
+    main <- sprintf("Re-identification risk by attack (%s)", if (x$pass) "passes" else
+                    if (is.null(x$data)) "fails: no data released" else "fails")
   mid <- graphics::barplot(heights, beside = TRUE, ylim = c(0, max(1, heights) * 1.1),
                            col = c("grey70", if (x$pass) "steelblue" else "firebrick"),
                            ylab = "Pr(re-identification | attack) x Pr(attack)", main = main,
                            legend.text = c("before", "after (recounted on the release)"),
                            args.legend = list(x = "topright", bty = "n"), ...)
-  graphics::text(mid, heights, bar_labels(heights), pos = 3, cex = 0.8)
+  graphics::text(mid, heights, labels, pos = 3, cex = 0.8)
   graphics::abline(h = x$context$threshold, lty = 2)
   graphics::text(graphics::par("usr")[1], x$context$threshold,
                  sprintf("threshold %s", format(signif(x$context$threshold, 3))),

@@ -93,6 +93,14 @@
 #'   `NULL` and the profile carries one.
 #' @param title The report's title.
 #' @param quiet Passed to [rmarkdown::render()].
+#' @param declare `NULL`, or the columns of the released data the custodian
+#'   declares safe, with the reason (as for [review_columns()] and
+#'   [deidentify()]): the report runs the column review on the released data
+#'   (`release = list(scheme, data)`) and shows every column's role, the
+#'   declarations and the flagged columns left undeclared. For a
+#'   [deidentify()] release, the declarations are deidentify()'s (its
+#'   certificate was counted with them): `declare` must be left out or be
+#'   the same.
 #' @param ... Deprecated arguments of epimask 0.2 (`vars`, `keys`,
 #'   `sensitive`, `identifiers`, `choice`, `masked`, `seed`, `call`,
 #'   `data_name`, `max_risk`), still honoured with a warning of class
@@ -120,7 +128,8 @@
 #'   file.exists(out)
 #' }
 release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, context = NULL,
-                           title = "De-identification report", quiet = TRUE, ...) {
+                           title = "De-identification report", quiet = TRUE, declare = NULL,
+                           ...) {
   # a protected count table: its own report (report-table.R)
   if (inherits(x, "epimask_protected_table")) {
     named <- list(...)
@@ -131,6 +140,13 @@ release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, co
     # a deidentify() result carries its settings; `data_name` and `call` may
     # still be given by name
     named <- list(...)
+    # the certificate was counted with deidentify()'s declarations: the
+    # report cannot add any
+    if (!is.null(declare) && !identical(declare[order(names(declare))],
+                                        x$declared[order(names(x$declared))]))
+      abort_value("declare", paste0(
+        "left out for a deidentify() release, or the declarations given to deidentify() ",
+        "(its certificate was counted with them; declare there and run it again)"))
     return(release_report_deidentified(x, file, data = data, data_name = named$data_name,
                                        call = named$call, title = title, quiet = quiet))
   }
@@ -151,6 +167,7 @@ release_report <- function(x, file, data = NULL, release = NULL, risk = NULL, co
     epimask_abort("release_report() needs pandoc (https://pandoc.org).", "epimask_error_dependency")
   content <- do.call(report_content, c(list(x, data = data, context = context, title = title),
                                        settings))
+  content$column_review <- report_column_review(settings, declare)
   render_report(content, file, quiet = quiet)
 }
 
@@ -413,4 +430,33 @@ class_size_counts <- function(data, keys, id = NULL) {
   names(out) <- c(if (is.null(id)) "class_size" else "class_size_persons", "classes")
   out[[if (is.null(id)) "records" else "persons"]] <- as.integer(tapply(size, bins, sum, default = 0))
   out
+}
+
+# The column review of the released data of a profile's report (with
+# `release = list(scheme, data)`): every column's role, the custodian's
+# declarations, and the flagged columns left undeclared, which the risk
+# table (on the quasi-identifiers) does not count. NULL without released
+# data.
+report_column_review <- function(settings, declare) {
+  masked <- settings$masked
+  if (is.null(masked)) {
+    if (!is.null(declare))
+      abort_value("declare", "given with the released data (`release = list(scheme = , data = )`)")
+    return(NULL)
+  }
+  frame <- as_plain_data(as.data.frame(masked))
+  keys <- intersect(settings$keys %||% character(), names(frame))
+  sensitive <- intersect(settings$sensitive %||% character(), names(frame))
+  id <- if (!is.null(settings$id) && settings$id %in% names(frame)) settings$id
+  review <- review_columns(frame, keys, sensitive = if (length(sensitive)) sensitive,
+                           id = id, declare = declare)
+  tab <- review$columns
+  list(table = data.frame(Column = tab$column, Type = tab$type, Role = tab$role,
+                          Status = ifelse(tab$status == "declared",
+                                          paste0("declared safe: ", tab$declared),
+                                          ifelse(tab$status == "pending", "FLAGGED, not declared",
+                                                 tab$status)),
+                          Evidence = shorten_evidence(tab$evidence, 160L),
+                          check.names = FALSE, stringsAsFactors = FALSE),
+       pending = review$pending, declared = review$declared)
 }

@@ -27,9 +27,26 @@ test_that("deidentify(drop_proxies = TRUE) drops the proxy from the release itse
   expect_identical(names(fx$data), c("age", "sex", "zip", "age_code", "y"))
 })
 
-test_that("a kept proxy is flagged in the release, its print and its report", {
+test_that("an undeclared proxy is a key of the search and the certificate (issue 36)", {
   fx <- audit_proxy_fixture()
-  expect_warning(rel <- deidentify(fx$data, fx$keys, fx$h, fx$ctx), class = "epimask_warning_proxy")
+  rel <- deidentify(fx$data, fx$keys, fx$h, fx$ctx)
+  expect_identical(rel$review_keys[["age_code"]], "proxy")
+  expect_identical(rel$keys, c(fx$keys, "age_code"))
+  # the certificate is the hand recount with the proxy as a key
+  cl <- do.call(paste, c(lapply(rel$data[rel$keys], function(v)
+    ifelse(is.na(v), "<NA>", as.character(v))), sep = "\r"))
+  f <- table(cl)
+  strict <- if (min(f) >= 3) length(f) / length(cl) else 1 / min(f)
+  expect_equal(rel$overall_risk, 0.5 * strict, tolerance = 1e-12)
+  expect_true(any(grepl("age_code (proxy, default hierarchy): determines age exactly",
+                        format(rel), fixed = TRUE)))
+})
+
+test_that("a declared proxy is kept, flagged in the release, its print and its report", {
+  fx <- audit_proxy_fixture()
+  expect_warning(rel <- deidentify(fx$data, fx$keys, fx$h, fx$ctx,
+                                   declare = c(age_code = "the custodian's statement")),
+                 class = "epimask_warning_proxy")
   expect_true("age_code" %in% names(rel$data))
   # the released proxy undoes the generalization: one age per age_code value
   expect_true(all(tapply(fx$data$age, rel$data$age_code, function(a) length(unique(a))) == 1L))

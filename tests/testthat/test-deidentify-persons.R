@@ -28,9 +28,15 @@ tv_fixture <- function() {
   tv <- trial_visits
   tv$birth_year <- as.integer(format(tv$birth, "%Y"))
   tv$birth <- NULL
+  # the column review flags the visit and exit dates and the near-unique
+  # sbp: declared here, so that these tests count the persons on the keys
+  # they state (the review's keys are tested in test-deidentify-certificate.R)
   list(data = tv, keys = c("site", "sex", "birth_year"),
        h = list(site = hierarchy_flat(), sex = hierarchy_flat(),
-                birth_year = hierarchy_numeric(c(5, 10, 20))))
+                birth_year = hierarchy_numeric(c(5, 10, 20))),
+       declare = c(visit_date = "shifted upstream (test fixture)",
+                   exit_date = "shifted upstream (test fixture)",
+                   sbp = "a measurement no attacker knows (test fixture)"))
 }
 
 # reference pseudonyms: HMAC-SHA-256 under the secret, first 16 hex digits
@@ -40,7 +46,7 @@ test_that("trial_visits: the certificate is the hand recount by persons and the 
   fx <- tv_fixture()
   copy <- fx$data
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.1)
-  rel <- deidentify(fx$data, fx$keys, fx$h, ctx, id = "pid",
+  rel <- deidentify(fx$data, fx$keys, fx$h, ctx, id = "pid", declare = fx$declare,
                     identifiers = c(pid = "pseudonymise"), secret = "custodian key")
   expect_identical(fx$data, copy)
   expect_true(rel$pass)
@@ -74,13 +80,20 @@ test_that("trial_visits: the certificate is the hand recount by persons and the 
 test_that("without id the records pass where the persons do not; with id the persons pass", {
   fx <- tv_fixture()
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.1)
-  rec <- suppressWarnings(deidentify(fx$data, fx$keys, fx$h, ctx))
-  # pid is not an identifier there, so it is released: the record-level
-  # release recounted by persons by hand fails where the records passed
+  # pid is not given as an identifier: the column review flags it and the
+  # certificate counts it as a key (issue 36)
+  undeclared <- suppressWarnings(deidentify(fx$data, fx$keys, fx$h, ctx, declare = fx$declare))
+  expect_identical(undeclared$review_keys[["pid"]], "direct identifier")
+  # declared safe (the custodian's statement, printed), it is released as it
+  # is: the record-level release recounted by persons by hand fails where the
+  # records passed
+  rec <- suppressWarnings(deidentify(fx$data, fx$keys, fx$h, ctx,
+                                     declare = c(fx$declare, pid = "the custodian's own mistake")))
   expect_true(rec$pass)
+  expect_match(paste(format(rec), collapse = "\n"), "pid: the custodian's own mistake", fixed = TRUE)
   by_person <- hand_by_persons(rec$data, fx$keys, rec$data$pid, ctx)
   expect_gt(by_person$overall, ctx$threshold)
-  rel <- deidentify(fx$data, fx$keys, fx$h, ctx, id = "pid")
+  rel <- deidentify(fx$data, fx$keys, fx$h, ctx, id = "pid", declare = fx$declare)
   expect_true(rel$pass)
   expect_false("pid" %in% names(rel$data)) # dropped: not listed as pseudonymised
   expect_false(any(unique(fx$data$pid) %in% unlist(lapply(rel$data, as.character))))
@@ -132,7 +145,7 @@ test_that("a person alone in a class is not released by the count of their recor
   keys <- c("sex", "age")
   h <- list(sex = hierarchy_flat(), age = hierarchy_numeric(c(10, 20, 40)))
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.25)
-  rel <- deidentify(d, keys, h, ctx, id = "person", max_suppress = 0.2)
+  rel <- deidentify(d, keys, h, ctx, id = "person", max_suppress = 0.2, sensitive = "sbp")
   expect_true(rel$pass)
   # every released class holds at least 3 persons: the released rows map
   # back to persons through the visit counts (the sbp column is unique)
@@ -183,7 +196,7 @@ test_that("the fallback drops whole persons, and the recount after it is by pers
   keys <- c(fx$keys, "arm_c", "entry_year")
   h <- c(fx$h, list(arm_c = hierarchy_flat(), entry_year = hierarchy_flat()))
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.05)
-  rel <- deidentify(tv, keys, h, ctx, id = "pid", max_suppress = 0.1,
+  rel <- deidentify(tv, keys, h, ctx, id = "pid", max_suppress = 0.1, declare = fx$declare,
                     identifiers = c(pid = "pseudonymise"), secret = "k")
   expect_true(rel$fallback)
   expect_match(rel$steps$action[[3L]], "the persons with a blank were dropped instead")

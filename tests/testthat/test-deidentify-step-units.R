@@ -40,8 +40,12 @@ test_that("trial_visits: step losses over records by hand; persons and records w
   h <- list(site = hierarchy_flat(), sex = hierarchy_flat(),
             birth_year = hierarchy_numeric(c(5, 10, 20)))
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.1)
+  # the review's flagged columns declared: these tests count the keys stated
   rel <- deidentify(tv, keys, h, ctx, id = "pid", identifiers = c(pid = "pseudonymise"),
-                    secret = "custodian key")
+                    secret = "custodian key",
+                    declare = c(visit_date = "shifted upstream (test fixture)",
+                                exit_date = "shifted upstream (test fixture)",
+                                sbp = "a measurement no attacker knows (test fixture)"))
   st <- rel$steps
   lv <- rel$generalization$levels
   expect_identical(unname(lv), c(0L, 0L, 2L))
@@ -123,7 +127,7 @@ test_that("a small cohort: losses by hand over records, withheld persons with th
   keys <- c("sex", "age")
   h <- list(sex = hierarchy_flat(), age = hierarchy_numeric(c(10, 20, 40)))
   ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.25)
-  rel <- deidentify(d, keys, h, ctx, id = "person", max_suppress = 0.2)
+  rel <- deidentify(d, keys, h, ctx, id = "person", max_suppress = 0.2, sensitive = "sbp")
   st <- rel$steps
   lv <- rel$generalization$levels
   top <- c(sex = 1, age = 4)
@@ -142,7 +146,7 @@ test_that("a small cohort: losses by hand over records, withheld persons with th
   expect_identical(st$records_dropped[[4L]], sum(d$person %in% out_persons))
   expect_identical(st$persons[[4L]] + st$persons_dropped[[4L]], 15L)
   # the same release without id counts records only
-  rec <- suppressWarnings(deidentify(d, keys, h, ctx, max_suppress = 0.2))
+  rec <- suppressWarnings(deidentify(d, keys, h, ctx, max_suppress = 0.2, sensitive = "sbp"))
   expect_null(rec$steps$persons_dropped)
   expect_identical(rec$steps$records_dropped, nrow(d) - rec$steps$records)
   expect_identical(unique(tidy(rec)$unit), "records")

@@ -153,28 +153,33 @@ test_that("deidentify() reports: rows of the sample criteria the search used", {
   h <- list(age = hierarchy_numeric(c(5, 10, 20)), sex = hierarchy_flat(),
             race = hierarchy_flat())
   ctx <- suppressWarnings(release_context(public = TRUE, threshold = 0.2))
-  rel <- deidentify(d, keys, h, ctx)
+  # the household column is flagged by the column review (named like a
+  # demographic variable): declared, it is the cluster of the criterion below
+  fam <- c(family = "the household (test fixture)")
+  rel <- deidentify(d, keys, h, ctx, declare = fam)
   # no sample criterion: no rows
   expect_null(epimask:::deidentify_report_content(rel)$sample_risk)
   # the criteria of the search (epimask 0.3 injected them into ola()'s
   # `criteria` field, which the report turned back into risk specs; they are
   # criteria of deidentify() now)
-  rel <- deidentify(d, keys, h, ctx,
+  rel <- deidentify(d, keys, h, ctx, declare = fam,
                     criteria = list(uniqueness(0.1, population_model(0.05)),
                                     loglinear_risk(0.01, pi = 0.05), cluster_risk(0.3, "family")))
   content <- epimask:::deidentify_report_content(rel, data = d)
   s <- content$sample_risk
   val <- function(pattern, col = "Release") s[[col]][grepl(pattern, s$Measure, fixed = TRUE)]
-  pop <- risk_population(rel$data, keys, population_model(0.05))
+  # every key the certificate counts: the custodian's and the flagged marital_status
+  expect_true("marital_status" %in% rel$keys)
+  pop <- risk_population(rel$data, rel$keys, population_model(0.05))
   expect_equal(val("estimated share of the population"), pop$share)
   expect_equal(val("estimated number of people", "Original"),
-               risk_population(d, keys, population_model(0.05))$uniques)
+               risk_population(d, rel$keys, population_model(0.05))$uniques)
   expect_equal(val("judged by population uniques"),
-               risk_release(rel$data, keys, ctx, uniqueness = pop)$attacks$risk)
-  ll <- risk_loglinear(rel$data, keys, pi = 0.05)
+               risk_release(rel$data, rel$keys, ctx, uniqueness = pop)$attacks$risk)
+  ll <- risk_loglinear(rel$data, rel$keys, pi = 0.05)
   expect_equal(val("(tau1)"), ll$tau1)
   expect_equal(val("(tau2)"), ll$tau2)
-  ind <- risk_individual(rel$data, keys, cluster = "family")
+  ind <- risk_individual(rel$data, rel$keys, cluster = "family")
   expect_equal(val("expected re-identifications"), ind$cluster_expected)
   expect_equal(val("highest cluster risk"), max(ind$cluster_risk))
   expect_match(content$sample_notes, "at most 0.1 (sampling fraction 0.05", fixed = TRUE,
