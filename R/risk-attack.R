@@ -494,6 +494,18 @@ gower_nearest <- function(release, targets, codes, cols, k, options) {
 
 # The targets to attack: n of the units (at random), or all when there are
 # fewer or n is NULL; returns the rows of the chosen units' records and their unit.
+# The targets (and control records) an attack tries, from its `n_attacks`:
+# NULL (the default) every one when there are at most 2,000, else a seeded
+# sample of 2,000; Inf every one; a count at most that many. NULL returned
+# means every one.
+attack_default_n <- 2000L
+attack_count <- function(n_attacks) {
+  if (is.null(n_attacks)) return(attack_default_n)
+  if (is.numeric(n_attacks) && length(n_attacks) == 1L && identical(as.double(n_attacks), Inf))
+    return(NULL)
+  check_count(n_attacks, "n_attacks")
+}
+
 sample_units <- function(unit, n, stream) {
   units <- unique(unit)
   chosen <- if (is.null(n) || length(units) <= n) units else
