@@ -495,7 +495,7 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
               model = if (!is.null(model)) list(metric = model,
                                                 term = attr(evaluator, "term"),
                                                 original = attr(evaluator, "estimate")),
-              criteria = cert$criteria)
+              criteria = cert$criteria, released_rows = which(!dropped))
   structure(out, class = "epimask_release")
 }
 

@@ -34,8 +34,10 @@ inference <- function(max = NA, aux, secret, tolerance = 0.05, n_attacks = NULL,
 
 #' @export
 criterion_evaluate.risk_inference <- function(criterion, release, original = NULL,
-                                              keys = NULL, id = NULL, ...) {
-  attack_criterion_result(criterion, release, original, id, function(o, r, control, id)
+                                              keys = NULL, id = NULL,
+                                              generalize = NULL, rows = NULL, ...) {
+  attack_criterion_result(criterion, release, original, id, generalize = generalize, rows = rows,
+                          run = function(o, r, control, id)
     risk_inference(o, r, control = control, aux = criterion$aux, secret = criterion$secret,
                    tolerance = criterion$tolerance, n_attacks = criterion$n_attacks,
                    seed = criterion$seed, id = id, options = criterion$options))

@@ -36,8 +36,10 @@ linkability <- function(max = NA, aux, n_neighbors = 1, n_attacks = NULL,
 
 #' @export
 criterion_evaluate.risk_linkability <- function(criterion, release, original = NULL,
-                                                keys = NULL, id = NULL, ...) {
-  attack_criterion_result(criterion, release, original, id, function(o, r, control, id)
+                                                keys = NULL, id = NULL,
+                                                generalize = NULL, rows = NULL, ...) {
+  attack_criterion_result(criterion, release, original, id, generalize = generalize, rows = rows,
+                          run = function(o, r, control, id)
     risk_linkability(o, r, control = control, aux = criterion$aux,
                      n_neighbors = criterion$n_neighbors, n_attacks = criterion$n_attacks,
                      seed = criterion$seed, id = id, options = criterion$options))
