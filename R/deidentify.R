@@ -181,7 +181,9 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
   rel <- deidentify_suppress(setup, gen)
   rel <- deidentify_identifiers(setup, gen, rel)
   cert <- deidentify_certificate(setup, rel)
-  deidentify_result(setup, gen, rel, cert, risk_before, deidentify_call(sys.call()))
+  res <- deidentify_result(setup, gen, rel, cert, risk_before, deidentify_call(sys.call()))
+  # synthesis candidates beside the generalization (R/deidentify-synth.R)
+  deidentify_candidates(setup, res)
 }
 
 #' Options of deidentify()
@@ -202,6 +204,17 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
 #'   generalized category).
 #' @param outliers,local,search,suppressed_loss,tagging The search options
 #'   of [ola_control()]; `outliers` is `"failing"` (ARX's semantics) here.
+#' @param synthesis `NULL`, or a [mask_synth()] scheme (or a list of them):
+#'   synthetic releases offered beside the generalization. Each is made from
+#'   the data without identifiers, judged by the criteria of the call and the
+#'   context that apply to synthetic records (the attacks, replicated
+#'   uniques; a criterion without a bound is held to the context's
+#'   threshold) and by `model` (U of the copies' fits combined by the
+#'   synthetic-data rules); the candidate released is the one that passes
+#'   with the largest U (the generalization on ties and without a model).
+#'   The result then has `candidates`, `released` (`"generalization"` or
+#'   `"synthesis"`), `synthetic` (the copies released, or `NULL`) and
+#'   `synthetic_rule` (how an analyst combines them). Not with `id`.
 #' @return An object of class `deidentify_control`.
 #' @family de-identification
 #' @examples
@@ -210,19 +223,20 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
 deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = NULL,
                                secret = NULL, drop_proxies = FALSE, outliers = "failing",
                                local = FALSE, search = "exact", suppressed_loss = "top",
-                               tagging = "auto") {
+                               tagging = "auto", synthesis = NULL) {
   ola <- ola_control(outliers = outliers, local = local, search = search,
                      suppressed_loss = suppressed_loss, tagging = tagging)
   structure(c(list(max_suppress = check_number(max_suppress, lower = 0, upper = 1),
                    metric = metric, importance = importance, secret = secret,
                    drop_proxies = check_flag(drop_proxies)),
-              unclass(ola), list(ola = ola)),
+              unclass(ola), list(ola = ola,
+                                 synthesis = check_synthesis_candidates(synthesis))),
             class = "deidentify_control")
 }
 
 #' @export
 format.deidentify_control <- function(x, ...) {
-  shown <- unclass(x)[setdiff(names(x), "ola")]
+  shown <- unclass(x)[setdiff(names(x), c("ola", "synthesis"))]
   c("<deidentify options>",
     sprintf("  %s: %s", names(shown),
             vapply(shown, function(v) if (is.null(v)) "NULL" else format(v)[[1L]], "")))
@@ -747,7 +761,7 @@ format.epimask_release <- function(x, ...) {
                         else "", if (x$pass) "PASS" else "FAIL"))
   if (length(x$dropped)) out <- c(out, sprintf("Proxies of generalized keys dropped: %s",
                                                paste(x$dropped, collapse = ", ")))
-  c(out, release_notes(x))
+  c(out, candidate_lines(x), release_notes(x))
 }
 
 #' @rdname deidentify

@@ -195,3 +195,26 @@ test_that("ru_profile(): the three attacks for masking, generalization and synth
   on.exit(grDevices::dev.off())
   expect_silent(plot(by_inf))
 })
+
+test_that("replicated uniques of a generalized release: the original at its levels, by hand", {
+  d <- adult_small(900, 1)
+  h <- adult_h
+  res <- ola(d, adult_keys, h, criteria = list(k_anonymity(2)), max_suppress = 0.02)
+  crit <- replicated_uniques(keys = c(adult_keys, "education"))
+  kept <- setdiff(seq_len(nrow(d)), res$suppressed)
+  coded <- recode_by_hand(d, res$levels)[kept, ]
+  key <- function(x) do.call(paste, c(lapply(x[c(adult_keys, "education")], as.character),
+                                      sep = "|"))
+  ko <- key(coded)
+  kr <- key(res$data)
+  unique_o <- !(ko %in% ko[duplicated(ko)])
+  once_r <- vapply(ko, function(k) sum(kr == k) == 1L, TRUE)
+  expected <- mean(unique_o & once_r)
+  expect_gt(expected, 0)
+  got <- criterion_evaluate(crit, res$data, original = d,
+                            generalize = function(df) recode_by_hand(df, res$levels),
+                            rows = kept)
+  expect_equal(got$value, expected)
+  # without the coding the keys never meet: the figure would be 0
+  expect_equal(criterion_evaluate(crit, res$data, original = d[kept, ])$value, 0)
+})
