@@ -102,7 +102,12 @@
 #'   generalized key one-to-one and were kept: the certificate counts the
 #'   keys only, so the print and the report warn of them), `dropped` (the
 #'   proxies dropped with `drop_proxies = TRUE`), `criteria` (the rows of the
-#'   criteria recounted on the release, [criterion_report_row()]) and `call`
+#'   criteria recounted on the release, [criterion_report_row()]),
+#'   `released_rows` (the rows of the data the release holds, in order: the
+#'   attacks compare each with its original at the release's levels), with
+#'   `deidentify_control(synthesis = )` the candidates (`candidates`,
+#'   `released`, `synthetic`, `synthetic_rule`, `synthesis_criteria`; see
+#'   [deidentify_control()]) and `call`
 #'   (the call as
 #'   text, for the report; `NULL` when too long to be read), `persons`
 #'   (when an identifier repeats, as a person column does with several
