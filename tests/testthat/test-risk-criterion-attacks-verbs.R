@@ -194,6 +194,11 @@ test_that("ru_profile(): the three attacks for masking, generalization and synth
   png(tempfile(fileext = ".png"))
   on.exit(grDevices::dev.off())
   expect_silent(plot(by_inf))
+  # the report: one column per further criterion, and the criteria named in words
+  content <- epimask:::report_content(ru, data = d)
+  expect_equal(content$table$risk_linkability, tab$risk_linkability)
+  expect_equal(content$table$risk_inference, tab$risk_inference)
+  expect_match(content$model$risk, "the three Article 29 attacks", fixed = TRUE)
 })
 
 test_that("replicated uniques of a generalized release: the original at its levels, by hand", {
