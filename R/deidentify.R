@@ -224,6 +224,8 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
 #' @family de-identification
 #' @examples
 #' deidentify_control(max_suppress = 0.1, secret = "custodian key")
+#' # a synthesis offered beside the generalization (see deidentify())
+#' deidentify_control(synthesis = mask_synth(m = 3, holdout = 0.5, smooth = TRUE))
 #' @export
 deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = NULL,
                                secret = NULL, drop_proxies = FALSE, outliers = "failing",
@@ -244,7 +246,9 @@ format.deidentify_control <- function(x, ...) {
   shown <- unclass(x)[setdiff(names(x), c("ola", "synthesis"))]
   c("<deidentify options>",
     sprintf("  %s: %s", names(shown),
-            vapply(shown, function(v) if (is.null(v)) "NULL" else format(v)[[1L]], "")))
+            vapply(shown, function(v) if (is.null(v)) "NULL" else format(v)[[1L]], "")),
+    if (length(x$synthesis))
+      paste("  synthesis candidate:", vapply(x$synthesis, format, "")))
 }
 
 #' @export
