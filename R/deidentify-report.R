@@ -85,6 +85,7 @@ deidentify_report_content <- function(x, data = NULL, data_name = NULL, call = N
     sample_explained = if (!is.null(sample$table))
       sample_risk_explanations(sample$criteria, x$context),
     criteria = deidentify_criteria_table(x),
+    candidates = candidate_report(x),
     release = x,
     notes = release_notes(x),
     call = if (is.null(call)) x$call else if (is.call(call)) paste(deparse(call), collapse = "\n")

@@ -160,7 +160,12 @@
 #'   generalized key one-to-one and were kept: the certificate counts the
 #'   keys only, so the print and the report warn of them), `dropped` (the
 #'   proxies dropped with `drop_proxies = TRUE`), `criteria` (the rows of the
-#'   criteria recounted on the release, [criterion_report_row()]) and `call`
+#'   criteria recounted on the release, [criterion_report_row()]),
+#'   `released_rows` (the rows of the data the release holds, in order: the
+#'   attacks compare each with its original at the release's levels), with
+#'   `deidentify_control(synthesis = )` the candidates (`candidates`,
+#'   `released`, `synthetic`, `synthetic_rule`, `synthesis_criteria`; see
+#'   [deidentify_control()]) and `call`
 #'   (the call as
 #'   text, for the report; `NULL` when too long to be read), `persons`
 #'   (when an identifier repeats, as a person column does with several
@@ -257,7 +262,9 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
   # the data before, on the same keys as the certificate
   risk_before <- recount(setup$frame, setup$keys, setup$context, setup$id)
   cert <- deidentify_certificate(setup, rel, late)
-  deidentify_result(setup, gen, rel, cert, risk_before, deidentify_call(sys.call()))
+  res <- deidentify_result(setup, gen, rel, cert, risk_before, deidentify_call(sys.call()))
+  # synthesis candidates beside the generalization (R/deidentify-synth.R)
+  deidentify_candidates(setup, res)
 }
 
 #' Options of deidentify()
@@ -282,16 +289,29 @@ deidentify <- function(data, keys, hierarchies, context, criteria = NULL, sensit
 #'   [deidentify()] runs on the data and on its release.
 #' @param outliers,local,search,suppressed_loss,tagging The search options
 #'   of [ola_control()]; `outliers` is `"failing"` (ARX's semantics) here.
+#' @param synthesis `NULL`, or a [mask_synth()] scheme (or a list of them):
+#'   synthetic releases offered beside the generalization. Each is made from
+#'   the data without identifiers, judged by the criteria of the call and the
+#'   context that apply to synthetic records (the attacks, replicated
+#'   uniques; a criterion without a bound is held to the context's
+#'   threshold) and by `model` (U of the copies' fits combined by the
+#'   synthetic-data rules); the candidate released is the one that passes
+#'   with the largest U (the generalization on ties and without a model).
+#'   The result then has `candidates`, `released` (`"generalization"` or
+#'   `"synthesis"`), `synthetic` (the copies released, or `NULL`) and
+#'   `synthetic_rule` (how an analyst combines them). Not with `id`.
 #' @return An object of class `deidentify_control`.
 #' @family de-identification
 #' @examples
 #' deidentify_control(max_suppress = 0.1, secret = "custodian key",
 #'                    review = review_control(purity = 1))
+#' # a synthesis offered beside the generalization (see deidentify())
+#' deidentify_control(synthesis = mask_synth(m = 3, holdout = 0.5, smooth = TRUE))
 #' @export
 deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = NULL,
                                secret = NULL, drop_proxies = FALSE, outliers = "failing",
                                local = FALSE, search = "exact", suppressed_loss = "top",
-                               tagging = "auto", review = review_control()) {
+                               tagging = "auto", review = review_control(), synthesis = NULL) {
   ola <- ola_control(outliers = outliers, local = local, search = search,
                      suppressed_loss = suppressed_loss, tagging = tagging)
   if (!inherits(review, "epimask_review_control"))
@@ -299,16 +319,19 @@ deidentify_control <- function(max_suppress = 0.05, metric = NULL, importance = 
   structure(c(list(max_suppress = check_number(max_suppress, lower = 0, upper = 1),
                    metric = metric, importance = importance, secret = secret,
                    drop_proxies = check_flag(drop_proxies), review = review),
-              unclass(ola), list(ola = ola)),
+              unclass(ola), list(ola = ola,
+                                 synthesis = check_synthesis_candidates(synthesis))),
             class = "deidentify_control")
 }
 
 #' @export
 format.deidentify_control <- function(x, ...) {
-  shown <- unclass(x)[setdiff(names(x), "ola")]
+  shown <- unclass(x)[setdiff(names(x), c("ola", "synthesis"))]
   c("<deidentify options>",
     sprintf("  %s: %s", names(shown),
-            vapply(shown, function(v) if (is.null(v)) "NULL" else format(v)[[1L]], "")))
+            vapply(shown, function(v) if (is.null(v)) "NULL" else format(v)[[1L]], "")),
+    if (length(x$synthesis))
+      paste("  synthesis candidate:", vapply(x$synthesis, format, "")))
 }
 
 #' @export
@@ -626,8 +649,9 @@ deidentify_result <- function(setup, gen, rel, cert, risk_before, call) {
               late_evidence = setup$late_evidence,
               as_sensitive = setup$as_sensitive, release_pending = cert$release_pending,
               max_suppress = setup$control$max_suppress,
-              # the rows of the data released, in the release's order
-              rows = which(!dropped))
+              # the rows of the data released, in the release's order (the
+              # attacks judge the release against these original rows)
+              rows = which(!dropped), released_rows = which(!dropped))
   if (!out$pass) {
     n_units <- if (is.null(person)) n else max(person)
     out[c("reason", "advice")] <- failure_reason(out, n_units,
@@ -891,8 +915,10 @@ format.epimask_release <- function(x, ...) {
                                                paste(x$dropped, collapse = ", ")))
   out <- c(out, review_lines(x), analysis_lines(x))
   if (!x$pass && !is.null(x$reason))
-    out <- c(out, sprintf("Not released: %s.", x$reason), sprintf("Try: %s.", x$advice))
-  c(out, release_notes(x))
+    out <- c(out, sprintf("%s: %s.", if (identical(x$released, "synthesis"))
+      "The generalization is not released" else "Not released", x$reason),
+      sprintf("Try: %s.", x$advice))
+  c(out, candidate_lines(x), release_notes(x))
 }
 
 #' @rdname deidentify

@@ -99,6 +99,7 @@ lattice_node <- function(lat, table, levels) {
   node$classes <- function() node_cache(node, ".classes", function() node_classes(node))
   node$generalize <- function(df) generalize_frame(df, lat$keys, lat$hierarchies, levels)
   node$release <- function(kept) node_release(node, kept)
+  node$release_rows <- function(kept) node_release_rows(node, kept)
   node
 }
 
@@ -147,12 +148,18 @@ node_release <- function(node, kept) {
   if (is.null(ctx$data))
     epimask_abort("This lattice node has no data to release (an internal search without a context).",
                   "epimask_error_criterion", arg = "criteria")
-  unit_kept <- kept[node$unit_class()]
-  rec <- if (is.null(ctx$person)) unit_kept else unit_kept[ctx$person]
+  rec <- node_release_rows(node, kept)
   out <- generalize_frame(as.data.frame(ctx$data)[rec, , drop = FALSE], node$keys,
                           node$lat$hierarchies, node$levels)
   rownames(out) <- NULL
   out
+}
+
+# The rows of the data the release of the kept classes holds, in order.
+node_release_rows <- function(node, kept) {
+  ctx <- node$lat$context
+  unit_kept <- kept[node$unit_class()]
+  which(if (is.null(ctx$person)) unit_kept else unit_kept[ctx$person])
 }
 
 # A data frame with the keys generalized to `levels` (other columns as they are).

@@ -509,7 +509,8 @@ ola_outcome <- function(out, search, found, levels, recoding) {
   out$risk_criteria <- search$model$criteria
   results <- release_criteria(search$model$criteria, out$data, search$data, search$keys,
                               search$id, generalize = function(df)
-                                generalize_frame(df, search$keys, search$hierarchies, levels))
+                                generalize_frame(df, search$keys, search$hierarchies, levels),
+                              rows = setdiff(seq_len(out$n), out$suppressed))
   out$criteria_results <- results
   out$criteria <- legacy_criteria(search$model$criteria, results, control)
   out$control <- control

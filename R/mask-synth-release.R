@@ -333,12 +333,23 @@ plot_synthetic_column <- function(v, cols, o, ...) {
 
 # The copies of a release and the original records they were synthesised
 # from (the holdout left out), for the risk criteria that compare them; a
-# plain data frame is a release of one copy.
-release_copies_and_original <- function(release, original, arg = "original") {
+# plain data frame is a release of one copy. A generalized release (the
+# verbs pass `generalize` and `rows`; a deidentify() release carries them)
+# is compared with the original at its levels, on the rows it holds: the
+# intruder looks a person's keys up in the release's coding.
+release_copies_and_original <- function(release, original, arg = "original", generalize = NULL,
+                                        rows = NULL) {
   if (is.null(original)) abort_type(arg, "the original data the release was made from")
+  if (inherits(release, "epimask_release")) {
+    generalize <- generalize %||% release_generalizer(release)
+    rows <- rows %||% release$released_rows
+    release <- release$data
+  }
   original <- as_plain_data(check_data(original, arg))
   if (!is_synthetic(release)) {
     release <- as_plain_data(check_data(release, "release"))
+    if (!is.null(generalize)) original <- as_plain_data(generalize(original))
+    if (!is.null(rows) && length(rows) == nrow(release)) original <- original[rows, , drop = FALSE]
     return(list(copies = list(release), original = original, holdout = 0L))
   }
   info <- synthetic_info(release, "release")

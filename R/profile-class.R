@@ -379,7 +379,7 @@ check_meta <- function(meta, arg = "meta") {
          risk = label(meta$risk, "risk"), aggregate = aggregate, budget = budget,
          context = context),
     meta[intersect(c("blind", "response", "vars", "risk_nrep", "seed", "call", "data_name",
-                     "risk_id", "risk_spec"), names(meta))])
+                     "risk_id", "risk_spec", "risk_criteria"), names(meta))])
 }
 
 check_profile_table <- function(table, arg = "table") {
@@ -582,6 +582,10 @@ ru_header <- function(x) {
   if (!is.na(meta$term)) parts <- paste0(parts, sprintf(", term '%s'", meta$term))
   if (!is.na(meta$family)) parts <- paste0(parts, sprintf(", family %s", meta$family))
   if (!is.na(meta$risk)) parts <- paste0(parts, sprintf(", risk: %s", meta$risk))
+  extra <- profile_extra_risk_columns(x)
+  if (length(extra))
+    parts <- paste0(parts, sprintf(" (column risk; also %s)",
+                                   paste(sub("^risk_", "", extra), collapse = ", ")))
   if (!is.null(meta$risk_id)) parts <- paste0(parts, sprintf(" of persons ('%s')", meta$risk_id))
   ref_line <- sprintf("Reference: %s %s%s", if (ref$type == "truth") "true value" else
                         "original estimate", format_num(ref$truth, 4),
@@ -633,7 +637,23 @@ ru_display_table <- function(x, digits = 3) {
     format_num(v, spec[[col]])
   })
   names(out) <- headers[cols]
+  # the further criteria of the profile (risk = list(...)), beside the first
+  extra <- profile_extra_risk_columns(x)
+  if (length(extra) && "risk" %in% headers[cols]) {
+    at <- match("risk", names(out))
+    more <- stats::setNames(lapply(extra, function(col) format_num(x[[col]], 2)),
+                            sub("^risk_", "", extra))
+    out <- c(out[seq_len(at)], more, out[-seq_len(at)])
+  }
   as.data.frame(out, check.names = FALSE, stringsAsFactors = FALSE)
+}
+
+# The columns of a profile's further criteria (`risk = list(...)`: the
+# first is `risk`, each other one `risk_<name>`).
+profile_extra_risk_columns <- function(x) {
+  cols <- grep("^risk_", names(x), value = TRUE)
+  cols <- setdiff(cols, c("risk_se", "risk_low", "risk_high", "risk_unit", "risk_nrep"))
+  cols[vapply(cols, function(col) is.numeric(x[[col]]), logical(1))]
 }
 
 # U above 1 is a sampling artefact, not a better analysis: shown as ">1".
@@ -702,12 +722,15 @@ format.ru_profile <- function(x, digits = 3, n = 20L, width = getOption("width",
   shown <- utils::head(as.data.frame(x), n)
   tab <- ru_display_table(shown, digits)
   # scheme, U and risk always fit: labels are shortened, then cut, to the room left
-  key_width <- sum(vapply(intersect(c("U", "risk"), names(tab)), function(col)
+  key_width <- sum(vapply(intersect(c("U", "risk", sub("^risk_", "",
+                                                         profile_extra_risk_columns(shown))),
+                                    names(tab)), function(col)
     max(nchar(c(col, tab[[col]]))) + 1L, 1L))
   room <- max(8L, min(40L, width - key_width - 1L))
   if (max(nchar(tab$scheme)) > room) tab$scheme <- short_scheme_labels(shown)
   tab$scheme <- truncate_label(tab$scheme, room)
-  fit <- fit_columns(format_table(tab, left = c("scheme", "mask_family")), width)
+  fit <- fit_columns(format_table(tab, left = c("scheme", "mask_family")), width,
+                     always = sub("^risk_", "", profile_extra_risk_columns(shown)))
   body <- utils::capture.output(print(fit$table, row.names = FALSE, right = TRUE))
   lines <- c(wrap_ru_header(ru_header(x), width), body)
   if (nrow(x) > n) lines <- c(lines, sprintf("# ... %d more scheme%s", nrow(x) - n,
@@ -743,10 +766,10 @@ truncate_label <- function(x, max_chars) {
 }
 
 # Keep the leading columns that fit in `width` characters (tibble-like).
-fit_columns <- function(tab, width) {
+fit_columns <- function(tab, width, always = character()) {
   widths <- vapply(names(tab), function(col) max(nchar(c(col, tab[[col]]))) + 1L, 1L)
   keep <- cumsum(widths) <= width
-  keep[names(tab) %in% c(names(tab)[1L], "U", "risk")] <- TRUE
+  keep[names(tab) %in% c(names(tab)[1L], "U", "risk", always)] <- TRUE
   list(table = tab[, keep, drop = FALSE], dropped = names(tab)[!keep])
 }
 

@@ -299,6 +299,8 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
   if (!is.null(masked)) masked <- person_counted(as_plain_data(masked), original, id)
   if (!is.null(id) && !is.null(masked) && !id %in% names(masked)) id <- NULL
   table <- profile_display_table(safe)
+  # the profile's further criteria (risk = list(...)): one column each
+  for (col in profile_extra_risk_columns(safe)) table[[col]] <- safe[[col]]
   table$within_threshold <- ifelse(is.na(table$risk), NA, table$risk <= threshold)
   # the records each scheme's fits left out, where any did (U rests on the rest)
   if (any(safe$records_lost > 0, na.rm = TRUE)) {
@@ -337,7 +339,7 @@ report_content <- function(ru, data = NULL, vars = NULL, keys = NULL, sensitive 
     n_released_columns = if (!is.null(released))
       ncol(released) - as.integer(!is.null(id) && id %in% identifiers),
     identifiers = identifiers, keys = keys, sensitive = sensitive, vars = vars,
-    model = list(term = meta$term, family = meta$family, risk = meta$risk),
+    model = list(term = meta$term, family = meta$family, risk = profile_risks_text(meta)),
     context = context_lines(context),
     context_stated = !is.null(context),
     threshold = threshold,
@@ -459,4 +461,16 @@ report_column_review <- function(settings, declare) {
                           Evidence = shorten_evidence(tab$evidence, 160L),
                           check.names = FALSE, stringsAsFactors = FALSE),
        pending = review$pending, declared = review$declared)
+}
+
+# The profile's risk criteria in words for the report: the first (the risk
+# column) and the others (columns risk_<name>), with the Article 29 sentence
+# when the three attacks are among them.
+profile_risks_text <- function(meta) {
+  crits <- meta$risk_criteria
+  if (length(crits) < 2L) return(meta$risk)
+  attacks <- article29_statement(crits)
+  paste0(meta$risk, sprintf(" (column risk); further criteria, one column each: %s",
+                            paste(vapply(crits[-1L], format, ""), collapse = "; ")),
+         if (!is.null(attacks)) sprintf("; together %s", attacks) else "")
 }

@@ -494,6 +494,18 @@ gower_nearest <- function(release, targets, codes, cols, k, options) {
 
 # The targets to attack: n of the units (at random), or all when there are
 # fewer or n is NULL; returns the rows of the chosen units' records and their unit.
+# The targets (and control records) an attack tries, from its `n_attacks`:
+# NULL (the default) every one when there are at most 2,000, else a seeded
+# sample of 2,000; Inf every one; a count at most that many. NULL returned
+# means every one.
+attack_default_n <- 2000L
+attack_count <- function(n_attacks) {
+  if (is.null(n_attacks)) return(attack_default_n)
+  if (is.numeric(n_attacks) && length(n_attacks) == 1L && identical(as.double(n_attacks), Inf))
+    return(NULL)
+  check_count(n_attacks, "n_attacks")
+}
+
 sample_units <- function(unit, n, stream) {
   units <- unique(unit)
   chosen <- if (is.null(n) || length(units) <= n) units else
@@ -804,11 +816,17 @@ new_attack_criterion <- function(name, ..., what, max, against, control, seed, o
 
 # Run the attack `run(original, release, control, id)` for a criterion; a
 # release the attack cannot judge (no control to be had, columns coded
-# otherwise than in the original) does not apply, with the reason.
-attack_criterion_result <- function(criterion, release, original, id, run) {
+# otherwise than in the original) does not apply, with the reason. A
+# generalized release (the verbs pass `generalize`, the release's coding of
+# the keys, and `rows`, the original rows it holds, in order; a deidentify()
+# release carries both) is judged against the original at the release's
+# levels, restricted to the released rows (methods vignette, 28.7).
+attack_criterion_result <- function(criterion, release, original, id, run, generalize = NULL,
+                                    rows = NULL) {
   if (is.null(original))
     abort_value("original", "the original data (the attacks compare the release with it)")
-  res <- tryCatch(run(original, release, criterion$control, id),
+  judged <- attack_judged(release, original, criterion$control, generalize, rows, id)
+  res <- tryCatch(run(judged$original, judged$release, judged$control, id),
                   epimask_error_attack_control = function(e) e,
                   epimask_error_attack_coding = function(e) e)
   if (inherits(res, "error"))
@@ -817,14 +835,72 @@ attack_criterion_result <- function(criterion, release, original, id, run) {
   result <- new_criterion_result(
     criterion, res$risk$value, detail = res,
     interval = if (!anyNA(res$risk$interval)) res$risk$interval,
-    note = sprintf("attack %s, control %s, baseline %s (%d %s); %s",
+    note = paste0(sprintf("attack %s, control %s, baseline %s (%d %s); %s",
                    format_num(res$attack$rate), format_num(res$control$rate),
                    format_num(res$baseline$rate), res$attack$n, res$trial_name,
                    if (is.na(res$risk$value)) "the control always succeeds: no leak measurable"
+                   else if (is.na(criterion$bound)) "reported, no bound"
                    else if (criterion$against == "upper") "the bound is compared with the upper end"
                    else "the bound is compared with the estimate"),
+                  judged$note),
     unit = unit)
   if (criterion$against == "upper" && !is.na(result$value))
     result$pass <- criterion_passes(criterion, res$risk$interval[[2L]])
   result
+}
+
+# What an attack criterion compares (methods vignette, 28.7): the release's
+# records, and the original (and a control given as records) in the coding
+# the intruder reads the release with. An intruder who knows a person's
+# values recodes them to the release's levels (age 37 is looked up as
+# "35-39"), so the original is generalized as the release is; the records
+# a generalized release withholds are not attacked (`rows`: the original
+# rows the release holds, in order; a control given as row numbers of the
+# original must be released rows).
+attack_judged <- function(release, original, control, generalize, rows, id = NULL) {
+  if (inherits(release, "epimask_release")) {
+    generalize <- generalize %||% release_generalizer(release)
+    rows <- rows %||% release$released_rows
+    release <- release$data
+  }
+  note <- NULL
+  if (!is.null(generalize) && is.data.frame(original)) {
+    original <- generalize(original)
+    if (is.data.frame(control)) control <- generalize(control)
+    note <- "; the original in the release's coding (keys at the release's levels)"
+  }
+  if (!is.null(rows) && is.data.frame(original) && !is_synthetic(release)) {
+    n <- nrow(original)
+    if (!is.numeric(rows) || anyNA(rows) || any(rows < 1 | rows > n) ||
+        length(rows) != NROW(release))
+      abort_value("rows", sprintf("the rows of `original` the release holds (%d of 1 to %d)",
+                                  NROW(release), n))
+    withheld <- n - length(rows)
+    # the person column the verb counts by, on the released rows only (the
+    # certificate of deidentify(): the persons' original ids, not released)
+    person_of_release <- !is.null(id) && !id %in% names(original) && id %in% names(release)
+    if (withheld > 0L || person_of_release) {
+      original <- original[rows, , drop = FALSE]
+      if (person_of_release) original[[id]] <- release[[id]]
+      if (is.numeric(control) && is.null(dim(control))) {
+        at <- match(control, rows)
+        if (anyNA(at))
+          abort_value("control", "row numbers of released records (the release withholds others)")
+        control <- at
+      }
+      if (withheld > 0L)
+        note <- paste0(note, sprintf("; the %d withheld record%s not attacked (not released)",
+                                     withheld, if (withheld == 1L) "" else "s"))
+    }
+  }
+  list(original = original, release = release, control = control, note = note)
+}
+
+# The coding of a deidentify() release's keys, as a function of a data frame
+# (the keys at the levels of its generalization).
+release_generalizer <- function(release) {
+  gen <- release$generalization
+  if (is.null(gen$levels) || is.null(gen$structure$hierarchies)) return(NULL)
+  keys <- names(gen$levels)
+  function(df) generalize_frame(df, keys, gen$structure$hierarchies, gen$levels)
 }

@@ -64,9 +64,10 @@ disco <- function(target, keys = NULL, max = NA, copies = c("any", "mean")) {
 
 #' @export
 criterion_evaluate.risk_disco <- function(criterion, release, original = NULL, keys = NULL,
-                                          id = NULL, ...) {
+                                          id = NULL, generalize = NULL,
+                                          rows = NULL, ...) {
   if (!is.null(id)) abort_value("id", "NULL: DiSCO counts records")
-  parts <- release_copies_and_original(release, original)
+  parts <- release_copies_and_original(release, original, generalize = generalize, rows = rows)
   keys <- check_criterion_keys(criterion$keys %||% keys, parts$original,
                                names(parts$copies[[1L]]), "DiSCO")
   if (criterion$target %in% keys) abort_value("keys", "keys other than the target")

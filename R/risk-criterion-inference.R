@@ -16,12 +16,12 @@
 #'                   tolerance = 0.1, n_attacks = 300, seed = 1)
 #' criterion_evaluate(crit, d, original = d)
 #' @export
-inference <- function(max = NA, aux, secret, tolerance = 0.05, n_attacks = 2000,
+inference <- function(max = NA, aux, secret, tolerance = 0.05, n_attacks = NULL,
                       against = c("upper", "point"), control = NULL, seed = NULL,
                       options = attack_options()) {
   secret <- check_inference_columns(if (!missing(aux)) aux, if (!missing(secret)) secret)
   tolerance <- check_number(tolerance, "tolerance", lower = 0)
-  n_attacks <- check_count(n_attacks, "n_attacks", allow_null = TRUE)
+  if (!is.null(n_attacks)) attack_count(n_attacks)
   new_attack_criterion(
     "inference", aux = aux, secret = secret, tolerance = tolerance, n_attacks = n_attacks,
     what = sprintf("inference of '%s' from %s", secret, paste(aux, collapse = ", ")),
@@ -34,8 +34,10 @@ inference <- function(max = NA, aux, secret, tolerance = 0.05, n_attacks = 2000,
 
 #' @export
 criterion_evaluate.risk_inference <- function(criterion, release, original = NULL,
-                                              keys = NULL, id = NULL, ...) {
-  attack_criterion_result(criterion, release, original, id, function(o, r, control, id)
+                                              keys = NULL, id = NULL,
+                                              generalize = NULL, rows = NULL, ...) {
+  attack_criterion_result(criterion, release, original, id, generalize = generalize, rows = rows,
+                          run = function(o, r, control, id)
     risk_inference(o, r, control = control, aux = criterion$aux, secret = criterion$secret,
                    tolerance = criterion$tolerance, n_attacks = criterion$n_attacks,
                    seed = criterion$seed, id = id, options = criterion$options))

@@ -16,13 +16,13 @@
 #'                     n_attacks = 300, seed = 1)
 #' criterion_evaluate(crit, d, original = d)
 #' @export
-linkability <- function(max = NA, aux, n_neighbors = 1, n_attacks = 2000,
+linkability <- function(max = NA, aux, n_neighbors = 1, n_attacks = NULL,
                         against = c("upper", "point"), control = NULL, seed = NULL,
                         options = attack_options()) {
   if (missing(aux)) aux <- NULL
   check_link_aux(aux)
   n_neighbors <- check_count(n_neighbors, "n_neighbors")
-  n_attacks <- check_count(n_attacks, "n_attacks", allow_null = TRUE)
+  if (!is.null(n_attacks)) attack_count(n_attacks)
   new_attack_criterion(
     "linkability", aux = aux, n_neighbors = n_neighbors, n_attacks = n_attacks,
     what = sprintf("linkability (%s | %s)", paste(aux[[1L]], collapse = ", "),
@@ -36,8 +36,10 @@ linkability <- function(max = NA, aux, n_neighbors = 1, n_attacks = 2000,
 
 #' @export
 criterion_evaluate.risk_linkability <- function(criterion, release, original = NULL,
-                                                keys = NULL, id = NULL, ...) {
-  attack_criterion_result(criterion, release, original, id, function(o, r, control, id)
+                                                keys = NULL, id = NULL,
+                                                generalize = NULL, rows = NULL, ...) {
+  attack_criterion_result(criterion, release, original, id, generalize = generalize, rows = rows,
+                          run = function(o, r, control, id)
     risk_linkability(o, r, control = control, aux = criterion$aux,
                      n_neighbors = criterion$n_neighbors, n_attacks = criterion$n_attacks,
                      seed = criterion$seed, id = id, options = criterion$options))

@@ -59,9 +59,10 @@ replicated_uniques <- function(keys = NULL, max = NA, copies = c("any", "mean"))
 
 #' @export
 criterion_evaluate.risk_replicated_uniques <- function(criterion, release, original = NULL,
-                                                       keys = NULL, id = NULL, ...) {
+                                                       keys = NULL, id = NULL, generalize = NULL,
+                                                       rows = NULL, ...) {
   if (!is.null(id)) abort_value("id", "NULL: replicated uniques count records")
-  parts <- release_copies_and_original(release, original)
+  parts <- release_copies_and_original(release, original, generalize = generalize, rows = rows)
   keys <- check_criterion_keys(criterion$keys %||% keys, parts$original,
                                names(parts$copies[[1L]]), "replicated uniques")
   res <- replicated_uniques_counts(parts$original, parts$copies, keys)

@@ -57,8 +57,10 @@ singling_out <- function(max = NA, mode = c("univariate", "multivariate"), n_att
 
 #' @export
 criterion_evaluate.risk_singling_out <- function(criterion, release, original = NULL,
-                                                 keys = NULL, id = NULL, ...) {
-  attack_criterion_result(criterion, release, original, id, function(o, r, control, id)
+                                                 keys = NULL, id = NULL,
+                                                 generalize = NULL, rows = NULL, ...) {
+  attack_criterion_result(criterion, release, original, id, generalize = generalize, rows = rows,
+                          run = function(o, r, control, id)
     risk_singling_out(o, r, control = control, n_attacks = criterion$n_attacks,
                       mode = criterion$mode, n_cols = criterion$n_cols, seed = criterion$seed,
                       id = id, columns = criterion$attack_columns, options = criterion$options))

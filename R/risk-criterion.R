@@ -401,7 +401,8 @@ criterion_release <- function(criterion, node, kept, ...) UseMethod("criterion_r
 #' @export
 criterion_release.default <- function(criterion, node, kept, ...) {
   res <- run_criterion(criterion, node$release(kept), original = node$original,
-                       keys = node$keys, id = node$id, generalize = node$generalize)
+                       keys = node$keys, id = node$id, generalize = node$generalize,
+                       rows = node$release_rows(kept))
   isTRUE(res$pass)
 }
 

@@ -48,11 +48,11 @@
 #'                tolerance = 0.1, n_attacks = 300, seed = 1)
 #' @export
 risk_inference <- function(original, release, control = NULL, aux, secret, tolerance = 0.05,
-                           n_attacks = 2000, seed = NULL, id = NULL,
+                           n_attacks = NULL, seed = NULL, id = NULL,
                            options = attack_options()) {
   secret <- check_inference_columns(if (!missing(aux)) aux, if (!missing(secret)) secret)
   tolerance <- check_number(tolerance, "tolerance", lower = 0)
-  n_attacks <- check_count(n_attacks, "n_attacks", allow_null = TRUE)
+  n_attacks <- attack_count(n_attacks)
   options <- check_attack_options(options)
   streams <- rng_streams(4L, check_attack_seed(seed))
   columns <- unique(c(aux, secret))

@@ -171,6 +171,8 @@ format.release_context <- function(x, ...) {
               if (identical(x$breach_risk, "maximum")) " (breach: maximum)" else ""),
       sprintf("threshold %s%s", format_threshold(x$threshold), bin_note))
   }
+  attacks <- article29_statement(x$criteria)
+  if (!is.null(attacks)) lines <- c(lines, paste("criteria:", attacks))
   if (length(x$criteria))
     lines <- c(lines, paste("criterion:", vapply(x$criteria, format, "")))
   if (length(x$reasons)) lines <- c(lines, paste("reason:", x$reasons))

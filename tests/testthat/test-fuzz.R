@@ -39,11 +39,16 @@ fuzz_fixtures <- function() {
   real_ru <- deprecated(ru_profile(d, c(mask_round(1), mask_noise(0.3)), y ~ x, family = poisson(),
                         vars = "x", term = "x", risk = "match", known = "x", nrep = 2,
                         seed = 1, progress = FALSE))
+  # a profile of two criteria (ru_select_risk())
+  crit_ru <- ru_profile(d, list(mask_round(1)), y ~ x, family = poisson(), vars = "x", term = "x",
+                        risk = list(singling_out(n_attacks = 20, seed = 1),
+                                    inference(aux = c("g", "h"), secret = "x", seed = 2)),
+                        seed = 1, progress = FALSE)
   surv <- data.frame(time = round(rexp(n), 3) + 0.01, status = rep(c(1, 1, 0), length.out = n),
                      x = d$x, g = d$g, stringsAsFactors = FALSE)
   list(n = n, xy = xy, d = d, cohort = cohort, surv = surv, kern = kern, ru = ru, sim = sim,
        noisy = noisy, hier = hier, fit = fit, ctx = ctx, bad = bad,
-       bad_marked = bad_marked, dates = dates, real_ru = real_ru,
+       bad_marked = bad_marked, dates = dates, real_ru = real_ru, crit_ru = crit_ru,
        X = cbind(1, x = d$x), dup_xy = cbind(rep(0.5, n), rep(0.5, n)),
        huge_d = transform(d, x = x * 1e307, y = y * 1e307),
        tiny_d = transform(d, x = x * 1e-307, y = y * 1e-307))
@@ -220,6 +225,10 @@ fuzz_calls <- function(fx) {
                      n_attacks = 50, against = "upper", control = NULL, seed = 1,
                      options = attack_options()),
     delta_presence = list(dmin = 0, dmax = 0.5, population = rbind(d, d), keys = c("g", "h")),
+    article29_attacks = list(max = 0.1, aux = c("x", "g"), secret = "z", tolerance = 0.05,
+                             n_attacks = 50, mode = "univariate", n_cols = 2, against = "upper",
+                             seed = 1, options = attack_options()),
+    ru_select_risk = list(x = fx$crit_ru, risk = "inference"),
     epimask_threads = list(threads = NULL)
   )
 }

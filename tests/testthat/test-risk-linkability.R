@@ -111,12 +111,40 @@ test_that("serial, threads and a future backend give the same result", {
   expect_identical(par$risk, serial$risk)
 })
 
-test_that("n_attacks = NULL attacks every target and tries every control record", {
+test_that("n_attacks = Inf attacks every target and tries every control record", {
   d <- mixed_data(300, 36, na_share = 0)
-  res <- risk_linkability(d, d, aux = list(c("age", "sex"), c("bmi", "region")), n_attacks = NULL,
+  res <- risk_linkability(d, d, aux = list(c("age", "sex"), c("bmi", "region")), n_attacks = Inf,
                           seed = 1)
   expect_identical(res$attack$n, 150L)
   expect_identical(res$control$n, 150L)
-  inf <- risk_inference(d, d, aux = c("age", "sex"), secret = "bmi", n_attacks = NULL, seed = 1)
+  inf <- risk_inference(d, d, aux = c("age", "sex"), secret = "bmi", n_attacks = Inf, seed = 1)
   expect_identical(inf$attack$n + inf$control$n, 300L)
+})
+
+test_that("n_attacks = NULL (the default): every target up to 2,000, else a seeded sample of 2,000", {
+  aux <- list(c("age", "sex"), c("bmi", "region"))
+  small <- mixed_data(600, 37, na_share = 0)
+  # 300 targets and 300 control records: all of them, as with Inf
+  res <- risk_linkability(small, small, aux = aux, seed = 1)
+  expect_identical(c(res$attack$n, res$control$n), c(300L, 300L))
+  expect_identical(res$details, risk_linkability(small, small, aux = aux, n_attacks = Inf,
+                                                 seed = 1)$details)
+  big <- mixed_data(4400, 38, na_share = 0)
+  # 2,200 targets and 2,200 control records: 2,000 of each, the same for the same seed
+  a <- risk_linkability(big, big, aux = aux, seed = 2)
+  expect_identical(c(a$attack$n, a$control$n), c(2000L, 2000L))
+  expect_identical(a$details, risk_linkability(big, big, aux = aux, n_attacks = 2000,
+                                               seed = 2)$details)
+  rows <- a$details$row[a$details$set == "attack"]
+  expect_identical(anyDuplicated(rows), 0L)
+  expect_true(all(rows %in% seq_len(nrow(big))))
+  b <- risk_linkability(big, big, aux = aux, seed = 3)
+  expect_false(identical(rows, b$details$row[b$details$set == "attack"]))
+  inf <- risk_inference(big, big, aux = c("age", "sex"), secret = "bmi", seed = 2)
+  expect_identical(c(inf$attack$n, inf$control$n), c(2000L, 2000L))
+  # the criteria take the same default
+  crit <- inference(aux = c("age", "sex"), secret = "bmi", seed = 2)
+  expect_null(crit$n_attacks)
+  expect_identical(criterion_evaluate(crit, big, original = big)$detail$attack$n, 2000L)
+  expect_error(risk_linkability(big, big, aux = aux, n_attacks = 0), class = "epimask_error_value")
 })
