@@ -305,7 +305,13 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
       done <- certify_moves(done, move, req, v, cap)
     }
   }
-  list(suppressed = pattern, optimal = FALSE, rounds = rounds)
+  removed <- 0L
+  if (control$cleanup) {
+    clean <- cleanup_secondaries(table, req, pattern, costs, solver, control, started)
+    pattern <- clean$pattern
+    removed <- clean$removed
+  }
+  list(suppressed = pattern, optimal = FALSE, rounds = rounds, removed = removed)
 }
 
 # A deviation z (a table the intruder cannot exclude minus the true one)

@@ -1,0 +1,138 @@
+# The clean-up pass of the secondary suppression (methods vignette section
+# 30): a pattern built greedily, one sensitive cell at a time, holds
+# secondary suppressions that later ones made unnecessary (a large sub-total
+# chosen early, then a cheap cycle of interior cells found for a neighbour
+# that protects the first cell too). The pass tries to publish every
+# secondary suppression again, the most expensive first, and keeps it
+# published when every sensitive cell stays protected.
+#
+# "Protected" is shown by witnesses: for each sensitive cell and direction a
+# table the intruder cannot exclude (it agrees with every published cell,
+# satisfies the relations, has no negative cell) in which the cell is at
+# least its protection away from its value. A witness is a deviation z from
+# the true table that is zero on every published cell; publishing a cell c
+# leaves every witness with z_c = 0 valid, so only the directions whose
+# witness moves c are solved again (the deviation LP of the heuristic,
+# restricted to the suppressed cells). When one of them has no witness left,
+# c stays suppressed. Each accepted step is thus proved, the pass can stop
+# at any time with a protected pattern, and the final audit of
+# suppress_table() checks the result independently.
+
+# The witness-keeping state of a pattern: `wit` the witnesses (cells, z),
+# `owner` the witness proving each sensitive direction, `uses` for each cell
+# the witnesses that move it.
+cleanup_secondaries <- function(table, req, pattern, costs, solver, control, started,
+                                ctx = heuristic_context(table, req)) {
+  v <- req$value
+  kd <- sensitive_directions(req)
+  if (!nrow(kd)) return(list(pattern = pattern, removed = 0L, complete = TRUE))
+  # a witness avoids what the pass will try to publish, the expensive cells
+  # first: weight = cost on secondary cells, next to nothing on sensitive ones
+  weight <- ifelse(req$sensitive, min(costs$cost) * 1e-3, costs$cost)
+  st <- new_witness_state(length(v), nrow(kd))
+  for (d in seq_len(nrow(kd))) {
+    if (!is.na(st$owner[[d]])) next
+    w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], pattern, weight, solver,
+                      control$time_limit)
+    if (is.null(w)) stop("internal: a sensitive cell of the pattern has no witness")
+    st <- add_witness(st, w, kd, req, ctx$cap)
+  }
+  candidates <- which(pattern & !req$sensitive)
+  candidates <- candidates[order(-costs$cost[candidates], -v[candidates], candidates)]
+  removed <- 0L
+  for (c in candidates) {
+    if (proc.time()[["elapsed"]] - started > control$time_limit)
+      return(list(pattern = pattern, removed = removed, complete = FALSE))
+    trial <- pattern
+    trial[[c]] <- FALSE
+    affected <- which(st$owner %in% st$uses[[c]])
+    fresh <- st
+    ok <- TRUE
+    for (d in affected) {
+      if (!(fresh$owner[[d]] %in% st$uses[[c]])) next
+      w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, weight, solver,
+                        control$time_limit)
+      if (is.null(w)) {
+        ok <- FALSE
+        break
+      }
+      fresh <- add_witness(fresh, w, kd, req, ctx$cap, replace = st$uses[[c]])
+    }
+    if (!ok) next
+    pattern <- trial
+    st <- fresh
+    st$uses[[c]] <- integer()
+    removed <- removed + 1L
+  }
+  list(pattern = pattern, removed = removed, complete = TRUE)
+}
+
+# One row per sensitive cell and direction with a protection to reach.
+sensitive_directions <- function(req) {
+  s <- which(req$sensitive)
+  up <- s[req$upper[s] > 0]
+  down <- s[req$lower[s] > 0]
+  data.frame(cell = c(up, down), dir = rep(c("up", "down"), c(length(up), length(down))),
+             need = c(req$upper[up], req$lower[down]), stringsAsFactors = FALSE)
+}
+
+new_witness_state <- function(n_cells, n_dirs) {
+  list(wit = list(), owner = rep(NA_integer_, n_dirs), uses = vector("list", n_cells))
+}
+
+# Add a witness and make it the owner of every direction it proves that has
+# no owner yet, or whose owner is among `replace` (the witnesses a
+# publication invalidates). A deviation z proves (k, up) when z_k reaches
+# k's upper protection, (k, down) when -z_k reaches the lower one; and -z is
+# a witness too when it keeps every cell within 0 and the cap.
+add_witness <- function(st, w, kd, req, cap, replace = integer()) {
+  id <- length(st$wit) + 1L
+  st$wit[[id]] <- w
+  cells <- w$cells
+  z <- w$z
+  v <- req$value
+  tol <- 1e-7 * pmax(1, v[cells])
+  reversible <- all(z <= v[cells] + tol & -z <= cap - v[cells] + tol)
+  at <- match(kd$cell, cells)
+  zk <- z[at]
+  need <- kd$need - 1e-7 * pmax(1, v[kd$cell])
+  proves <- !is.na(at) & ifelse(kd$dir == "up", zk >= need, -zk >= need)
+  if (reversible) proves <- proves | (!is.na(at) & ifelse(kd$dir == "up", -zk >= need, zk >= need))
+  take <- proves & (is.na(st$owner) | st$owner %in% replace)
+  st$owner[take] <- id
+  for (c in cells) st$uses[[c]] <- c(st$uses[[c]], id)
+  st
+}
+
+# The relations in the forms the deviation LPs need, built once per call.
+heuristic_context <- function(table, req) {
+  list(csr = table_relation_csr(table), rel_cell = table$relations$cell,
+       rel_coef = table$relations$coef, rel_id = table$relations$relation,
+       v = req$value, cap = model_cap(req))
+}
+
+# A witness for cell k in direction `dir` among the suppressed cells of
+# `pattern`: the deviation LP of the heuristic with the published cells held
+# at their values, the suppressed cells charged `weight` per unit moved,
+# solved on the suppressed cells within two relations of k, then within more
+# until it has a solution or no suppressed cell is left to add (NULL: k
+# cannot be moved by `need`, the pattern does not protect it). Returns
+# list(cells, z) with the cells that move.
+witness_move <- function(ctx, k, dir, need, pattern, weight, solver, time_limit) {
+  near <- k
+  for (radius in seq_len(1e6)) {
+    rels <- unique(unlist(ctx$csr$cell_rels[near], use.names = FALSE))
+    grown <- unique(c(near, ctx$rel_cell[relation_rows(ctx$csr, rels)]))
+    grown <- grown[pattern[grown]]
+    full <- length(grown) == length(near)
+    near <- grown
+    if (radius == 1L && !full) next
+    res <- incremental_lp(ctx$rel_cell, ctx$rel_coef, ctx$rel_id, ctx$csr, near, k, dir, need,
+                          !pattern, weight, ctx$v, ctx$cap, solver, time_limit)
+    if (!is.null(res)) {
+      moved <- abs(res$z) > 1e-9 * max(1, need)
+      return(list(cells = res$cells[moved], z = res$z[moved]))
+    }
+    if (full) return(NULL)
+  }
+}
