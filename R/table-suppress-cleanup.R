@@ -37,34 +37,84 @@ cleanup_secondaries <- function(table, req, pattern, costs, solver, control, sta
     if (is.null(w)) stop("internal: a sensitive cell of the pattern has no witness")
     st <- add_witness(st, w, kd, req, ctx$cap)
   }
-  candidates <- which(pattern & !req$sensitive)
-  candidates <- candidates[order(-costs$cost[candidates], -v[candidates], candidates)]
   removed <- 0L
-  for (c in candidates) {
-    if (proc.time()[["elapsed"]] - started > control$time_limit)
-      return(list(pattern = pattern, removed = removed, complete = FALSE))
-    trial <- pattern
-    trial[[c]] <- FALSE
-    affected <- which(st$owner %in% st$uses[[c]])
-    fresh <- st
-    ok <- TRUE
-    for (d in affected) {
-      if (!(fresh$owner[[d]] %in% st$uses[[c]])) next
-      w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, weight, solver,
-                        control$time_limit)
-      if (is.null(w)) {
-        ok <- FALSE
-        break
-      }
-      fresh <- add_witness(fresh, w, kd, req, ctx$cap, replace = st$uses[[c]])
+  # first with repairs (a publication may be paid for by cheaper new
+  # suppressions), then plain publications of what is left, each round over
+  # the secondary cells of the pattern as it stands, the most expensive first
+  for (repair in c(TRUE, FALSE)) {
+    candidates <- which(pattern & !req$sensitive)
+    candidates <- candidates[order(-costs$cost[candidates], -v[candidates], candidates)]
+    for (c in candidates) {
+      if (proc.time()[["elapsed"]] - started > control$time_limit)
+        return(list(pattern = pattern, removed = removed, complete = FALSE))
+      if (!pattern[[c]]) next
+      step <- try_publish(ctx, st, kd, req, pattern, c, weight, costs$cost, repair, solver,
+                          control$time_limit)
+      if (is.null(step)) next
+      pattern <- step$pattern
+      st <- step$state
+      removed <- removed + 1L
     }
-    if (!ok) next
-    pattern <- trial
-    st <- fresh
-    st$uses[[c]] <- integer()
-    removed <- removed + 1L
   }
   list(pattern = pattern, removed = removed, complete = TRUE)
+}
+
+# Publish secondary cell c again: every direction whose witness moves c
+# gets a new witness among the suppressed cells; with `repair`, a direction
+# that has none gets the cheapest deviation of the heuristic that keeps c
+# published, whose published cells are suppressed, as long as the cells
+# added cost less than c. NULL when c must stay suppressed; otherwise the
+# new pattern and witness state.
+try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solver, time_limit) {
+  trial <- pattern
+  trial[[c]] <- FALSE
+  invalid <- st$uses[[c]]
+  fresh <- st
+  added <- 0
+  for (d in which(st$owner %in% invalid)) {
+    if (!(fresh$owner[[d]] %in% invalid)) next
+    w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, weight, solver, time_limit)
+    if (is.null(w)) {
+      if (!repair) return(NULL)
+      w <- repair_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, cost, c, solver,
+                       time_limit)
+      if (is.null(w)) return(NULL)
+      new <- w$cells[!trial[w$cells]]
+      added <- added + sum(cost[new])
+      if (added >= cost[[c]]) return(NULL)
+      trial[new] <- TRUE
+    }
+    fresh <- add_witness(fresh, w, kd, req, ctx$cap, replace = invalid)
+  }
+  fresh$uses[[c]] <- integer()
+  list(pattern = trial, state = fresh)
+}
+
+# The heuristic's deviation of cell k (published cells charged their cost
+# per unit moved, suppressed ones free) with cell `blocked` held at its
+# value: on the cells within two relations of k, then more, up to four, the
+# cheapest kept (as incremental_move()). NULL when there is none.
+repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_limit,
+                        max_radius = 6L) {
+  near <- k
+  n <- length(ctx$v)
+  best <- NULL
+  for (radius in seq_len(64L)) {
+    rels <- unique(unlist(ctx$csr$cell_rels[near], use.names = FALSE))
+    grown <- unique(c(near, ctx$rel_cell[relation_rows(ctx$csr, rels)]))
+    grown <- grown[grown != blocked]
+    full <- length(grown) == length(near)
+    near <- grown
+    if (radius == 1L && !full) next
+    res <- incremental_lp(ctx$rel_cell, ctx$rel_coef, ctx$rel_id, ctx$csr, near, k, dir, need,
+                          pattern, cost, ctx$v, ctx$cap, solver, time_limit)
+    if (!is.null(res) && (is.null(best) || res$cost < best$cost - 1e-9 * max(1, best$cost))) best <- res
+    if (!is.null(best) && (best$cost <= 0 || radius >= max_radius)) break
+    if (full || length(near) == n) break
+  }
+  if (is.null(best)) return(NULL)
+  moved <- abs(best$z) > 1e-9 * max(1, need)
+  list(cells = best$cells[moved], z = best$z[moved])
 }
 
 # One row per sensitive cell and direction with a protection to reach.
