@@ -92,26 +92,10 @@ try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solv
 
 # The heuristic's deviation of cell k (published cells charged their cost
 # per unit moved, suppressed ones free) with cell `blocked` held at its
-# value: on the cells within two relations of k, then more, up to four, the
-# cheapest kept (as incremental_move()). NULL when there is none.
-repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_limit,
-                        max_radius = 6L) {
-  near <- k
-  n <- length(ctx$v)
-  best <- NULL
-  for (radius in seq_len(64L)) {
-    rels <- unique(unlist(ctx$csr$cell_rels[near], use.names = FALSE))
-    grown <- unique(c(near, ctx$rel_cell[relation_rows(ctx$csr, rels)]))
-    grown <- grown[grown != blocked]
-    full <- length(grown) == length(near)
-    near <- grown
-    if (radius == 1L && !full) next
-    res <- incremental_lp(ctx$rel_cell, ctx$rel_coef, ctx$rel_id, ctx$csr, near, k, dir, need,
-                          pattern, cost, ctx$v, ctx$cap, solver, time_limit)
-    if (!is.null(res) && (is.null(best) || res$cost < best$cost - 1e-9 * max(1, best$cost))) best <- res
-    if (!is.null(best) && (best$cost <= 0 || radius >= max_radius)) break
-    if (full || length(near) == n) break
-  }
+# value (incremental_move()). NULL when there is none.
+repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_limit) {
+  best <- incremental_move(ctx$csr, ctx$rel_cell, ctx$rel_coef, ctx$rel_id, k, dir, need, pattern,
+                           cost, ctx$v, ctx$cap, solver, time_limit, blocked = blocked)
   if (is.null(best)) return(NULL)
   moved <- abs(best$z) > 1e-9 * max(1, need)
   list(cells = best$cells[moved], z = best$z[moved])
@@ -168,12 +152,18 @@ heuristic_context <- function(table, req) {
 # until it has a solution or no suppressed cell is left to add (NULL: k
 # cannot be moved by `need`, the pattern does not protect it). Returns
 # list(cells, z) with the cells that move.
-witness_move <- function(ctx, k, dir, need, pattern, weight, solver, time_limit) {
+witness_move <- function(ctx, k, dir, need, pattern, weight, solver, time_limit,
+                         max_cells = 2500L) {
   near <- k
+  limit <- max_cells
+  none <- rep(FALSE, length(pattern))
   for (radius in seq_len(1e6)) {
     rels <- unique(unlist(ctx$csr$cell_rels[near], use.names = FALSE))
     grown <- unique(c(near, ctx$rel_cell[relation_rows(ctx$csr, rels)]))
     grown <- grown[pattern[grown]]
+    # many dimensions: the cheapest cells first, more while there is no witness
+    cut <- length(grown) > limit
+    if (cut) grown <- cheapest_cells(grown, near, none, weight, limit)
     full <- length(grown) == length(near)
     near <- grown
     if (radius == 1L && !full) next
@@ -183,6 +173,7 @@ witness_move <- function(ctx, k, dir, need, pattern, weight, solver, time_limit)
       moved <- abs(res$z) > 1e-9 * max(1, need)
       return(list(cells = res$cells[moved], z = res$z[moved]))
     }
-    if (full) return(NULL)
+    if (cut) limit <- 2L * limit
+    else if (full) return(NULL)
   }
 }

@@ -301,6 +301,7 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
       rounds <- rounds + 1L
       move <- incremental_move(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, costs$cost,
                                v, cap, solver, control$time_limit)
+      if (is.null(move)) stop("internal: the incremental attacker problem has no solution on the whole table")
       pattern[move$cells[abs(move$z) > 1e-9 * max(1, need)]] <- TRUE
       done <- certify_moves(done, move, req, v, cap)
     }
@@ -335,16 +336,26 @@ certify_moves <- function(done, move, req, v, cap) {
 # the problem and their deviation in its solution (zero on every published
 # cell when the suppressed ones already let k move by its protection: they
 # cost nothing). Solved on the cells within two relations of k first,
-# within more when that has no solution.
+# within more when that has no solution, the cheapest kept up to
+# `max_radius`. In tables of many dimensions two relations already reach
+# thousands of cells: a neighbourhood is then cut to its `max_cells`
+# cheapest cells (the suppressed ones, free, always kept), and the cut
+# doubles while the problem has no solution (any solution on fewer cells is
+# one on the table: the cells left out stay at their values).
 incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, cost, v,
-                             cap, solver, time_limit, max_radius = 6L) {
+                             cap, solver, time_limit, max_radius = 6L, max_cells = 2500L,
+                             blocked = integer()) {
   near <- k
   n <- length(v)
   best <- NULL
+  limit <- max_cells
   for (radius in seq_len(64L)) {
     rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
     rows <- relation_rows(csr, rels)
     grown <- unique(c(near, rel_cell[rows]))
+    if (length(blocked)) grown <- grown[!(grown %in% blocked)]
+    cut <- length(grown) > limit
+    if (cut) grown <- cheapest_cells(grown, near, pattern, cost, limit)
     full <- length(grown) == length(near)
     near <- grown
     if (radius == 1L && !full) next
@@ -352,13 +363,25 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
                           cap, solver, time_limit)
     # a wider neighbourhood may hold a cheaper cycle (one through the small
     # cells of a neighbouring group rather than a large sub-total): keep the
-    # cheapest up to max_radius (6: on the Adult age x education table 4 gave cost 4,713, 6 and 10 both 1,609), stop at a free one
+    # cheapest up to max_radius (6: on the Adult age x education table 4
+    # gave total cost 4,713, 6 and 10 both 1,609), stop at a free one or at
+    # the cut
     if (!is.null(res) && (is.null(best) || res$cost < best$cost - 1e-9 * max(1, best$cost))) best <- res
-    if (!is.null(best) && (best$cost <= 0 || radius >= max_radius)) break
-    if (full || length(near) == n) break
+    if (!is.null(best) && (best$cost <= 0 || radius >= max_radius || cut)) break
+    if (is.null(best) && cut) limit <- 2L * limit
+    else if (full || length(near) == n) break
   }
-  if (is.null(best)) stop("internal: the incremental attacker problem has no solution on the whole table")
   best
+}
+
+# The cells of a neighbourhood kept when it is cut to `limit`: those of the
+# last one and the suppressed ones first, then the cheapest others.
+cheapest_cells <- function(grown, near, pattern, cost, limit) {
+  new <- setdiff(grown, near)
+  first <- new[pattern[new]]
+  rest <- new[!pattern[new]]
+  rest <- rest[order(cost[rest], rest)]
+  c(near, first, utils::head(rest, max(0L, limit - length(near) - length(first))))
 }
 
 incremental_lp <- function(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, pattern, cost, v,
