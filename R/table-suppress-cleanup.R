@@ -95,7 +95,8 @@ try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solv
 # value (incremental_move()). NULL when there is none.
 repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_limit) {
   best <- incremental_move(ctx$csr, ctx$rel_cell, ctx$rel_coef, ctx$rel_id, k, dir, need, pattern,
-                           cost, ctx$v, ctx$cap, solver, time_limit, blocked = blocked)
+                           cost, ctx$v, ctx$cap, solver, time_limit, blocked = blocked,
+                           box = if (length(ctx$table$dims) >= 3L) sibling_box(ctx$table, k))
   if (is.null(best)) return(NULL)
   moved <- abs(best$z) > 1e-9 * max(1, need)
   list(cells = best$cells[moved], z = best$z[moved])
@@ -140,7 +141,7 @@ add_witness <- function(st, w, kd, req, cap, replace = integer()) {
 
 # The relations in the forms the deviation LPs need, built once per call.
 heuristic_context <- function(table, req) {
-  list(csr = table_relation_csr(table), rel_cell = table$relations$cell,
+  list(table = table, csr = table_relation_csr(table), rel_cell = table$relations$cell,
        rel_coef = table$relations$coef, rel_id = table$relations$relation,
        v = req$value, cap = model_cap(req))
 }

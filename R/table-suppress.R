@@ -300,7 +300,8 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
                       arg = "control")
       rounds <- rounds + 1L
       move <- incremental_move(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, costs$cost,
-                               v, cap, solver, control$time_limit)
+                               v, cap, solver, control$time_limit,
+                               box = if (length(table$dims) >= 3L) sibling_box(table, k))
       if (is.null(move)) stop("internal: the incremental attacker problem has no solution on the whole table")
       pattern[move$cells[abs(move$z) > 1e-9 * max(1, need)]] <- TRUE
       done <- certify_moves(done, move, req, v, cap)
@@ -344,10 +345,19 @@ certify_moves <- function(done, move, req, v, cap) {
 # one on the table: the cells left out stay at their values).
 incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, cost, v,
                              cap, solver, time_limit, max_radius = 6L, max_cells = 2500L,
-                             blocked = integer()) {
+                             blocked = integer(), box = NULL) {
   near <- k
   n <- length(v)
   best <- NULL
+  # with three or more dimensions, the cells around k in every dimension
+  # (sibling_box()) first: the relation neighbourhoods that hold a cycle of
+  # 2^d cells reach far too many cells, and the box's solution is taken
+  if (!is.null(box)) {
+    box <- box[!(box %in% blocked)]
+    res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, box, k, dir, need, pattern, cost, v,
+                          cap, solver, time_limit)
+    if (!is.null(res)) return(res)
+  }
   limit <- max_cells
   for (radius in seq_len(64L)) {
     rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
@@ -372,6 +382,34 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
     else if (full || length(near) == n) break
   }
   best
+}
+
+# The cells of a table whose code in every dimension lies in the subtree of
+# the parent of cell k's code (the whole dimension when k's code is its
+# total): cell k, its siblings and everything below them, the smallest
+# sub-table in which a cycle around k closes within every relation (the
+# parent's own relation upwards holds cells outside, so the parent stays
+# put). de Wolf's HiTaS and tau-argus's hypercubes work on such sub-tables.
+sibling_box <- function(table, k) {
+  keep <- rep(TRUE, nrow(table$index))
+  for (j in seq_along(table$dims)) {
+    nd <- table$nodes[[j]]
+    node <- table$index[k, j]
+    top <- if (is.na(nd$parent[[node]])) node else nd$parent[[node]]
+    keep <- keep & table$index[, j] %in% node_subtree(nd$parent, top)
+  }
+  which(keep)
+}
+
+# A node and all its descendants, from the parent of every node.
+node_subtree <- function(parent, top) {
+  out <- top
+  new <- top
+  while (length(new)) {
+    new <- which(parent %in% new)
+    out <- c(out, new)
+  }
+  out
 }
 
 # The cells of a neighbourhood kept when it is cut to `limit`: those of the

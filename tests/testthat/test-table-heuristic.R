@@ -129,3 +129,28 @@ test_that("every witness of the clean-up is a table the intruder cannot exclude"
   bare <- req$sensitive
   expect_null(witness_move(ctx, one, "up", 1, bare, costs$cost, pick_solver(NULL), 60))
 })
+
+test_that("three dimensions (the sibling sub-table first): the pattern is protected by lpSolve's LP", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  h <- hierarchy_category(data.frame(code = c("a1", "a2", "b1", "b2"), group = c("A", "A", "B", "B")))
+  set.seed(41)
+  for (i in 1:4) {
+    d <- expand.grid(code = c("a1", "a2", "b1", "b2"), s = c("f", "m"), t = c("x", "y", "z"),
+                     stringsAsFactors = FALSE)
+    d$n <- sample(0:6, nrow(d), replace = TRUE)
+    tab <- table_counts(d, c("code", "s", "t"), hierarchies = list(code = h), freq = "n")
+    req <- table_requirements(tab, list(cell_threshold(3)))
+    if (!any(req$sensitive)) next
+    # the sub-table of a cell holds it, and only codes below its parent
+    k <- which(req$sensitive)[[1]]
+    box <- sibling_box(tab, k)
+    expect_true(k %in% box)
+    heur <- suppress_table(tab, cell_threshold(3), method = "heuristic")
+    mem <- bf_membership(tab, list(code = h))
+    s <- which(req$sensitive)
+    iv <- bf_lp(mem, tab$count, !heur$suppressed, s)
+    expect_true(all(iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7))
+    expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
+  }
+})
