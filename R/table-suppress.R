@@ -357,6 +357,11 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
     res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, box, k, dir, need, pattern, cost, v,
                           cap, solver, time_limit)
     if (!is.null(res)) return(res)
+    # the relation neighbourhoods then as before the sub-tables: up to four
+    # relations, uncut (the cut and six relations cost minutes on the Adult
+    # age x education x race table)
+    max_radius <- 4L
+    max_cells <- Inf
   }
   limit <- max_cells
   for (radius in seq_len(64L)) {
