@@ -43,19 +43,25 @@ solver_packages <- c(highs = "highs", glpk = "Rglpk")
 #'   `epimask_error_solver`).
 #' @param max_rounds The most rounds of the optimal search (each solves the
 #'   master problem once and adds the intruder's cuts it violates).
+#' @param cleanup Whether the heuristic ends with its clean-up pass: every
+#'   secondary suppression, the most expensive first, is published again
+#'   when every sensitive cell stays protected without it (proved by a
+#'   witness table for each sensitive cell and direction; see the methods
+#'   vignette). It stops at the time limit with the pattern reached.
 #' @return A list of class `table_control`.
 #' @family count tables
 #' @examples
 #' table_control(time_limit = 30)
 #' @export
 table_control <- function(solver = NULL, time_limit = 300, on_failure = c("heuristic", "error"),
-                          max_rounds = 500) {
+                          max_rounds = 500, cleanup = TRUE) {
   if (!is.null(solver)) solver <- check_choice(solver, table_solvers, arg = "solver")
   time_limit <- check_number(time_limit, "time_limit", lower = 0, lower_open = TRUE)
   on_failure <- check_choice(on_failure, c("heuristic", "error"), arg = "on_failure")
   max_rounds <- check_count(max_rounds, "max_rounds")
+  check_flag(cleanup)
   structure(list(solver = solver, time_limit = time_limit, on_failure = on_failure,
-                 max_rounds = max_rounds), class = "table_control")
+                 max_rounds = max_rounds, cleanup = cleanup), class = "table_control")
 }
 
 #' @export
@@ -70,7 +76,8 @@ print.table_control <- function(x, ...) print_formatted(x, ...)
 check_table_control <- function(control, arg = "control") {
   if (is.null(control)) return(table_control())
   if (!inherits(control, "table_control")) abort_type(arg, "a table_control()")
-  table_control(control$solver, control$time_limit, control$on_failure, control$max_rounds)
+  table_control(control$solver, control$time_limit, control$on_failure, control$max_rounds,
+                control$cleanup %||% TRUE)
 }
 
 # The solver to use: the one asked for (which must be installed) or the

@@ -5,7 +5,14 @@
 # and the time of both in one run. sdcTable is not a dependency: install it
 # with tools/install-sdctable.sh; without it the epimask rows are printed.
 #
-#   Rscript inst/bench/bench-tables.R [sections]   sections: adult adult2 zip large solvers
+#   Rscript inst/bench/bench-tables.R [sections] [--cap=SECONDS]
+#   sections: adult2 adult zip solvers large (default: all, in that order)
+#
+# Every run is capped at --cap seconds (default 300): epimask by its own
+# table_control(time_limit = ), each sdcTable call (protectTable(), attack())
+# in a separate R process (callr) that is ended at the cap and reported as
+# "did not finish"; the script's total time is thus bounded by about
+# (number of runs) x cap.
 #
 # Times are elapsed seconds and CPU seconds (user + system) of this process:
 # on a shared machine the elapsed time mostly measures the other jobs.
@@ -15,7 +22,11 @@ suppressPackageStartupMessages({
   else library(epimask)
 })
 args <- commandArgs(trailingOnly = TRUE)
+cap_arg <- grep("^--cap=", args, value = TRUE)
+cap <- if (length(cap_arg)) as.numeric(sub("^--cap=", "", cap_arg[[1]])) else 300
+args <- setdiff(args, cap_arg)
 sections <- if (length(args)) args else c("adult2", "adult", "zip", "solvers", "large")
+have_callr <- requireNamespace("callr", quietly = TRUE)
 have_sdc <- requireNamespace("sdcTable", quietly = TRUE) && requireNamespace("sdcHierarchies", quietly = TRUE)
 cat(sprintf("machine: %s; load: %s\n", paste(R.version.string), paste(readLines("/proc/loadavg"), collapse = "")))
 cat(sprintf("solvers: %s; sdcTable %s\n", paste(Filter(function(s) epimask:::solver_installed(s),
@@ -71,16 +82,40 @@ sdc_cells <- function(tab, df) {
   match(theirs, ours)
 }
 
+# A function run in a fresh R process, ended after `cap` seconds: the value,
+# or a condition of class "timeout" (NULL value) when it did not finish.
+capped <- function(fun, args) {
+  if (!have_callr) return(timed(do.call(fun, args)))
+  t0 <- proc.time()
+  value <- tryCatch(callr::r(fun, args, timeout = cap),
+                    error = function(e) structure(list(message = conditionMessage(e)),
+                                                  class = if (inherits(e, "callr_timeout_error"))
+                                                    "timeout" else "failed"))
+  t <- proc.time() - t0
+  list(value = value, elapsed = t[["elapsed"]],
+       cpu = t[["user.child"]] + t[["sys.child"]] + t[["user.self"]] + t[["sys.self"]])
+}
+
+# sdcTable's protectTable() on our table's hierarchies, in a capped process:
+# sdcTable's status of each of our cells ("s", "u", "x"), or NULL if it did
+# not finish within the cap.
 sdc_run <- function(tab, data, maxN, method, freq = NULL, ...) {
   dims <- stats::setNames(lapply(seq_along(tab$dims), function(j) sdc_hierarchy(tab, j)), tab$dims)
   p <- sdcTable::makeProblem(data = data, dimList = dims, freqVarInd = freq)
   p <- sdcTable::primarySuppression(p, type = "freq", maxN = maxN)
-  res <- timed(suppressMessages(sdcTable::protectTable(p, method = method, ...)))
-  fd <- sdcTable::getInfo(res$value, type = "finalData")
+  res <- capped(function(p, method) {
+    t <- system.time(out <- suppressMessages(sdcTable::protectTable(p, method = method)))
+    list(fd = sdcTable::getInfo(out, type = "finalData"), cpu = t[["user.self"]] + t[["sys.self"]])
+  }, list(p = p, method = method))
+  if (inherits(res$value, c("timeout", "failed")))
+    return(list(problem = p, status = NULL, elapsed = res$elapsed, cpu = NA,
+                why = if (inherits(res$value, "timeout")) sprintf("did not finish in %s s", cap)
+                      else res$value$message))
+  fd <- res$value$fd
   cells <- sdc_cells(tab, fd)
   status <- rep("s", length(tab$count))
   status[cells] <- as.character(fd$sdcStatus)
-  list(problem = p, status = status, elapsed = res$elapsed, cpu = res$cpu)
+  list(problem = p, status = status, elapsed = res$elapsed, cpu = if (is.null(res$value$cpu)) res$cpu else res$value$cpu)
 }
 
 # sdcTable's attack() on a pattern of ours (primary "u" as sdcTable marks them).
@@ -101,7 +136,10 @@ sdc_attack <- function(tab, p, suppressed, primary) {
     set.seed(40)
     prim <- sort(sample(prim, attack_max))
   }
-  a <- timed(sdcTable::attack(p, to_attack = prim, verbose = FALSE))
+  a <- capped(function(p, prim) sdcTable::attack(p, to_attack = prim, verbose = FALSE),
+              list(p = p, prim = prim))
+  if (inherits(a$value, c("timeout", "failed")))
+    return(list(protected = NA, attacked = length(prim), elapsed = a$elapsed, cpu = a$cpu))
   list(protected = sum(a$value$protected), attacked = nrow(a$value), elapsed = a$elapsed, cpu = a$cpu)
 }
 
@@ -115,7 +153,7 @@ our_audit <- function(tab, rule, suppressed) {
        unsuppressed = sum(req$sensitive & !suppressed), elapsed = a$elapsed, cpu = a$cpu)
 }
 
-compare <- function(name, tab, rule, data, maxN, methods, sdc_methods, freq = NULL, time_limit = 600) {
+compare <- function(name, tab, rule, data, maxN, methods, sdc_methods, freq = NULL, time_limit = cap) {
   rows <- list()
   # cells in sdcTable's problem (it leaves out a group of one code, a duplicate)
   in_sdc <- rep(TRUE, length(tab$count))
@@ -127,7 +165,8 @@ compare <- function(name, tab, rule, data, maxN, methods, sdc_methods, freq = NU
       table = name, tool = tool, method = method, cells = length(v), primary = sum(primary),
       secondary = sum(sec), cost_counts = sum(v[sec]), dup_cells = sum(!in_sdc), seconds = round(elapsed, 1), cpu = round(cpu, 1),
       audit_ok = sprintf("%d/%d", au$protected, au$sensitive), audit_cpu = round(au$cpu, 1),
-      attack_ok = if (is.null(attack)) NA else sprintf("%d/%d", attack$protected, attack$attacked),
+      attack_ok = if (is.null(attack)) NA else if (is.na(attack$protected)) sprintf("not finished in %s s", cap)
+                  else sprintf("%d/%d", attack$protected, attack$attacked),
       stringsAsFactors = FALSE)
     print(rows[[length(rows)]], row.names = FALSE)
     utils::flush.console()
@@ -153,8 +192,15 @@ compare <- function(name, tab, rule, data, maxN, methods, sdc_methods, freq = NU
   }
   if (have_sdc) for (m in sdc_methods) {
     s <- tryCatch(sdc_run(tab, data, maxN, m, freq = freq), error = function(e) e)
-    if (inherits(s, "error")) {
-      cat(sprintf("  sdcTable %s failed: %s\n", m, conditionMessage(s)))
+    if (inherits(s, "error") || is.null(s$status)) {
+      cat(sprintf("  sdcTable %s: %s (elapsed %.0f s)\n", m,
+                  if (inherits(s, "error")) conditionMessage(s) else s$why,
+                  if (inherits(s, "error")) NA else s$elapsed))
+      rows[[length(rows) + 1L]] <- data.frame(
+        table = name, tool = "sdcTable", method = paste(m, "(did not finish)"), cells = length(tab$count),
+        primary = NA, secondary = NA, cost_counts = NA, dup_cells = sum(!in_sdc),
+        seconds = if (inherits(s, "error")) NA else round(s$elapsed, 1), cpu = NA, audit_ok = NA,
+        audit_cpu = NA, attack_ok = NA, stringsAsFactors = FALSE)
       next
     }
     supp <- s$status %in% c("u", "x")
@@ -177,7 +223,7 @@ if ("adult" %in% sections) {
   tab <- built$value
   cat(sprintf("table_counts: %d cells in %.1f s (cpu %.1f)\n", length(tab$count), built$elapsed, built$cpu))
   compare("adult 3-D", tab, cell_threshold(4), adult[c("age", "education", "race")], 3,
-          c("heuristic", "optimal"), c("SIMPLEHEURISTIC", "GAUSS"), time_limit = 900)
+          c("heuristic", "optimal"), c("SIMPLEHEURISTIC", "GAUSS"))
 }
 
 if ("adult2" %in% sections) {
@@ -186,7 +232,7 @@ if ("adult2" %in% sections) {
   h <- list(age = hierarchy_numeric(c(5, 20)), education = hierarchy_category(edu_groups))
   tab <- table_counts(adult, c("age", "education"), hierarchies = h)
   compare("adult 2-D", tab, cell_threshold(4), adult[c("age", "education")], 3,
-          c("heuristic", "optimal"), c("SIMPLEHEURISTIC", "GAUSS", "OPT"), time_limit = 600)
+          c("heuristic", "optimal"), c("SIMPLEHEURISTIC", "GAUSS", "OPT"))
 }
 
 if ("zip" %in% sections) {
@@ -204,7 +250,7 @@ if ("solvers" %in% sections && epimask:::solver_installed("highs") && epimask:::
                       hierarchies = list(age = hierarchy_numeric(c(5, 20)),
                                          education = hierarchy_category(edu_groups)))
   for (s in c("glpk", "highs")) {
-    ctl <- table_control(solver = s, time_limit = 600)
+    ctl <- table_control(solver = s, time_limit = cap)
     h <- timed(suppress_table(tab, cell_threshold(4), method = "heuristic", control = ctl))
     a <- timed(audit_table(h$value, control = ctl))
     cat(sprintf("%-5s heuristic: %d secondary, %.1f s (cpu %.1f); audit of %d suppressed cells: %.1f s (cpu %.1f)\n",
@@ -221,9 +267,24 @@ if ("large" %in% sections) {
   n_sens <- nrow(sensitive_cells(tab, cell_threshold(4)))
   cat(sprintf("table_counts: %d cells, %d sensitive, in %.1f s (cpu %.1f)\n", length(tab$count), n_sens,
               built$elapsed, built$cpu))
-  r <- timed(suppress_table(tab, cell_threshold(4), method = "heuristic",
-                            control = table_control(time_limit = 3600)))
-  cat(sprintf("heuristic + audit: %d secondary, %.1f s (cpu %.1f); audit alone cpu %.1f s; every sensitive cell protected: %s\n",
-              r$value$n_secondary, r$elapsed, r$cpu, attr(r$value$audit, "seconds"),
-              length(r$value$unprotected) == 0L))
+  gc(reset = TRUE)
+  r <- timed(tryCatch(suppress_table(tab, cell_threshold(4), method = "heuristic", cost = "value",
+                                     control = table_control(time_limit = cap)),
+                      epimask_error_time_limit = function(e) e))
+  mem <- sum(gc()[, 6])
+  if (inherits(r$value, "condition")) {
+    cat(sprintf("heuristic: did not finish within the cap of %s s (%.1f s elapsed, cpu %.1f)\n", cap,
+                r$elapsed, r$cpu))
+  } else {
+    cat(sprintf(paste0("heuristic + audit: %d secondary (cost %s), %.1f s (cpu %.1f); audit alone %.1f s; ",
+                       "every sensitive cell protected: %s; peak R memory %.0f MB\n"),
+                r$value$n_secondary, format(round(r$value$cost)), r$elapsed, r$cpu,
+                attr(r$value$audit, "seconds"), length(r$value$unprotected) == 0L, mem))
+  }
+  if (have_sdc) {
+    s <- sdc_run(tab, adult[c("age", "occupation", "education", "sex")], 3, "SIMPLEHEURISTIC")
+    if (is.null(s$status)) cat(sprintf("sdcTable SIMPLEHEURISTIC: %s\n", s$why))
+    else cat(sprintf("sdcTable SIMPLEHEURISTIC: %d secondary (count %s), %.1f s (cpu %.1f)\n",
+                     sum(s$status == "x"), format(sum(tab$count[s$status == "x"])), s$elapsed, s$cpu))
+  }
 }

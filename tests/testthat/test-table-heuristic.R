@@ -1,0 +1,156 @@
+# The heuristic secondary suppression and its clean-up pass (issue 40),
+# against independent references: the worked examples of the Handbook on
+# Statistical Disclosure Control (Hundepool et al., 2nd edition 2024,
+# chapter 4, typed in from sdcTools/HandbookSDC), brute-force enumeration of
+# the integer tables that agree with the published cells (helper-tables.R)
+# and the membership of the interior cells in every cell recomputed from the
+# hierarchies (not the package's relations).
+
+test_that("Handbook example 1a: one secondary suppression, the cheaper sub-sector, and its interval", {
+  skip_without_solver()
+  # production by three sub-sectors of a sector, total 56,600; sub-sector I
+  # (998) is sensitive; publishing the other two and the total discloses it
+  d <- data.frame(sub = c("I", "II", "III"), n = c(998, 47600, 8002))
+  tab <- table_counts(d, "sub", freq = "n")
+  rule <- cell_threshold(999)
+  for (method in c("optimal", "heuristic")) {
+    prot <- suppress_table(tab, rule, method = method, cost = "value")
+    out <- as.data.frame(prot)
+    # "selecting one of the two non-sensitive subsector cells": by value III
+    expect_equal(out$sub[out$status == "secondary"], "III")
+    expect_equal(prot$n_secondary, 1L)
+    expect_equal(sum(tab$count[prot$suppressed & !prot$primary]), 8002)
+    # I + III = 56,600 - 47,600 = 9,000: each anywhere in [0, 9000]
+    a <- audit_table(prot)
+    expect_equal(a$low, c(0, 0))
+    expect_equal(a$high, c(9000, 9000))
+  }
+  # by number of cells either sub-sector will do: one secondary
+  expect_equal(suppress_table(tab, rule, method = "heuristic")$n_secondary, 1L)
+})
+
+test_that("Handbook example 3 (Geurts 1992): the feasibility intervals of four suppressed cells", {
+  skip_without_solver()
+  # rows 1-3 x columns 1-2; the four cells of rows 1-2 suppressed; published
+  # row totals 7, 3, 6, column totals 9, 7, total 16; the handbook derives
+  # X11 in [3, 6]; then X12 = 7 - X11, X21 = 6 - X11, X22 = X11 - 3. Any true
+  # table that agrees with the published cells gives these intervals.
+  d <- data.frame(r = rep(c("1", "2", "3"), 2), c = rep(c("1", "2"), each = 3),
+                  n = c(4, 2, 3, 3, 1, 3))
+  tab <- table_counts(d, c("r", "c"), freq = "n")
+  cells <- as.data.frame(tab)
+  expect_equal(tab$count[cells$r == "*" & cells$c == "*"], 16)
+  hidden <- cells$interior & cells$r %in% c("1", "2")
+  req <- table_requirements(tab, list(cell_threshold(2)))
+  a <- run_audit(tab, hidden, req, pick_solver(NULL))
+  iv <- a[order(a$r, a$c), c("r", "c", "low", "high")]
+  expect_equal(iv$low, c(3, 1, 0, 0))
+  expect_equal(iv$high, c(6, 4, 3, 3))
+  # and the enumeration of the integer tables agrees
+  mem <- bf_membership(tab)
+  e <- bf_enumerate(mem, tab$count, !hidden, cap = 8)
+  expect_equal(unname(e$low[which(hidden)]), a$low[order(a$cell)])
+  expect_equal(unname(e$high[which(hidden)]), a$high[order(a$cell)])
+})
+
+# Random small tables: counts 0-5, counts 1-2 sensitive (protection 1).
+random_tables <- function(n_tables, seed) {
+  set.seed(seed)
+  lapply(seq_len(n_tables), function(i) {
+    shape <- if (i %% 2) c(3, 3) else c(2, 4)
+    data.frame(a = rep(letters[seq_len(shape[[1]])], shape[[2]]),
+               b = rep(LETTERS[seq_len(shape[[2]])], each = shape[[1]]),
+               n = sample(0:5, prod(shape), replace = TRUE, prob = c(1, 2, 2, 2, 2, 2)))
+  })
+}
+
+test_that("the heuristic's pattern is protected (enumeration) and locally minimal after the clean-up", {
+  skip_without_solver()
+  rule <- cell_threshold(3)
+  checked <- 0L
+  for (d in random_tables(12, 40)) {
+    tab <- table_counts(d, c("a", "b"), freq = "n")
+    req <- table_requirements(tab, list(rule))
+    if (!any(req$sensitive)) next
+    mem <- bf_membership(tab)
+    cap <- max(d$n) + 2
+    for (cost in c("cells", "value")) {
+      heur <- suppress_table(tab, rule, method = "heuristic", cost = cost)
+      if (sum(heur$suppressed[mem$interior]) > 5) next
+      checked <- checked + 1L
+      expect_true(bf_protects(mem, tab$count, heur$suppressed, req, cap))
+      # no secondary suppression can be published again: the pattern without
+      # any one of them leaves a sensitive cell too narrow (enumeration)
+      for (c in which(heur$suppressed & !req$sensitive)) {
+        fewer <- heur$suppressed
+        fewer[[c]] <- FALSE
+        expect_false(bf_protects(mem, tab$count, fewer, req, cap))
+      }
+      # the clean-up never costs more than the greedy pattern it starts from
+      raw <- suppress_table(tab, rule, method = "heuristic", cost = cost,
+                            control = table_control(cleanup = FALSE))
+      expect_true(bf_protects(mem, tab$count, raw$suppressed, req, cap))
+      expect_lte(heur$cost, raw$cost + 1e-9)
+    }
+  }
+  expect_gt(checked, 10L)
+})
+
+test_that("every witness of the clean-up is a table the intruder cannot exclude", {
+  skip_without_solver()
+  h <- hierarchy_category(data.frame(code = c("a1", "a2", "a3", "b1", "b2"),
+                                     group = c("A", "A", "A", "B", "B")))
+  d <- expand.grid(code = c("a1", "a2", "a3", "b1", "b2"), s = c("f", "m"), stringsAsFactors = FALSE)
+  d$n <- c(1, 4, 6, 2, 7, 5, 3, 8, 1, 9)
+  tab <- table_counts(d, c("code", "s"), hierarchies = list(code = h), freq = "n")
+  req <- table_requirements(tab, list(cell_threshold(3)))
+  prot <- suppress_table(tab, cell_threshold(3), method = "heuristic")
+  mem <- bf_membership(tab, list(code = h))
+  ctx <- heuristic_context(tab, req)
+  costs <- suppression_costs("cells", tab, req)
+  kd <- sensitive_directions(req)
+  expect_gt(nrow(kd), 0L)
+  for (i in seq_len(nrow(kd))) {
+    w <- witness_move(ctx, kd$cell[[i]], kd$dir[[i]], kd$need[[i]], prot$suppressed,
+                      costs$cost, pick_solver(NULL), 60)
+    expect_false(is.null(w))
+    z <- numeric(length(tab$count))
+    z[w$cells] <- w$z
+    x <- tab$count + z
+    # zero on the published cells, no negative cell, the sensitive cell moved
+    # by its protection, and every cell the sum of its interior cells
+    expect_true(all(z[!prot$suppressed] == 0))
+    expect_true(all(x >= -1e-9))
+    expect_equal(abs(z[[kd$cell[[i]]]]), kd$need[[i]], tolerance = 1e-9)
+    expect_equal(as.vector(mem$M %*% x[mem$interior]), x, tolerance = 1e-9)
+  }
+  # a pattern without a secondary the cell needs has no witness
+  one <- which(req$sensitive)[[1]]
+  bare <- req$sensitive
+  expect_null(witness_move(ctx, one, "up", 1, bare, costs$cost, pick_solver(NULL), 60))
+})
+
+test_that("three dimensions (the sibling sub-table first): the pattern is protected by lpSolve's LP", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  h <- hierarchy_category(data.frame(code = c("a1", "a2", "b1", "b2"), group = c("A", "A", "B", "B")))
+  set.seed(41)
+  for (i in 1:4) {
+    d <- expand.grid(code = c("a1", "a2", "b1", "b2"), s = c("f", "m"), t = c("x", "y", "z"),
+                     stringsAsFactors = FALSE)
+    d$n <- sample(0:6, nrow(d), replace = TRUE)
+    tab <- table_counts(d, c("code", "s", "t"), hierarchies = list(code = h), freq = "n")
+    req <- table_requirements(tab, list(cell_threshold(3)))
+    if (!any(req$sensitive)) next
+    # the sub-table of a cell holds it, and only codes below its parent
+    k <- which(req$sensitive)[[1]]
+    box <- sibling_box(tab, k)
+    expect_true(k %in% box)
+    heur <- suppress_table(tab, cell_threshold(3), method = "heuristic")
+    mem <- bf_membership(tab, list(code = h))
+    s <- which(req$sensitive)
+    iv <- bf_lp(mem, tab$count, !heur$suppressed, s)
+    expect_true(all(iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7))
+    expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
+  }
+})
