@@ -135,14 +135,24 @@ identifier_value_patterns <- list(
 )
 
 # Telephone numbers: 7 to 15 digits written with a leading "+" or with
-# separators (spaces, dashes, dots, parentheses); not a date, a decimal or
-# a ZIP+4 code.
+# separators (spaces, dashes, dots, parentheses); not a date, a decimal, a
+# ZIP+4 code or a range.
 is_phone_number <- function(v) {
   shape <- grepl("^[+(]?[0-9][0-9 ().-]{5,22}[0-9]$", v, perl = TRUE)
   digits <- nchar(gsub("[^0-9]", "", v))
   marked <- grepl("^\\+|[ ()-]|\\..*\\.", v, perl = TRUE)
   other <- grepl("^\\d{1,4}[./-]\\d{1,2}[./-]\\d{1,4}$|^\\d{5}-\\d{4}$", v, perl = TRUE)
-  shape & digits >= 7L & digits <= 15L & marked & !other
+  shape & digits >= 7L & digits <= 15L & marked & !other & !is_range_label(v)
+}
+
+# "1950-1954", "10000 - 19999": a generalization's label (hierarchy_date()'s
+# years, an income band), two numbers of as many digits, the second not
+# smaller. A local number written "1234-5678" reads as a range too; a
+# telephone column has other values that do not.
+is_range_label <- function(v) {
+  parts <- regmatches(v, regexec("^\\s*(\\d{1,7})\\s*-\\s*(\\d{1,7})\\s*$", v, perl = TRUE))
+  vapply(parts, function(p) length(p) == 3L && nchar(p[[2L]]) == nchar(p[[3L]]) &&
+           as.numeric(p[[2L]]) <= as.numeric(p[[3L]]), logical(1))
 }
 
 # Shapes that identify only with many distinct values: record numbers

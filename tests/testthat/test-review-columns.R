@@ -579,6 +579,14 @@ test_that("names and values that only resemble identifiers are not read as ident
   expect_identical(epimask:::is_phone_number(c("+44 20 7946 0958", "(555) 123-4567", "555-123-4567",
                                                "02138-1234", "2016-01-17", "1234567", "12.5")),
                    c(TRUE, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE))
+  # a generalized key's labels (years, bands) are ranges, not telephone numbers
+  expect_identical(epimask:::is_phone_number(c("1950-1954", "1960 - 1969", "10000-19999",
+                                               "555-1234", "1954-1950")),
+                   c(FALSE, FALSE, FALSE, TRUE, TRUE))
+  years <- data.frame(birth = rep(sprintf("%d-%d", seq(1930, 1995, 5), seq(1934, 1999, 5)), 20),
+                      age = sample(20:70, 280, TRUE))
+  rev_years <- review_columns(years, "age")
+  expect_false(rev_years$columns$role[rev_years$columns$column == "birth"] == "direct identifier")
   expect_identical(epimask:::match_name("ip_address", epimask:::identifier_name_patterns),
                    "a URL or IP address")
   expect_identical(epimask:::match_name("patientName", epimask:::identifier_name_patterns),
