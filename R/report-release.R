@@ -250,6 +250,21 @@ check_report_args <- function(data, vars, keys, sensitive, identifiers, choice, 
   invisible(TRUE)
 }
 
+# Text for a report's markdown, as the templates write it (free text and the
+# cells of their HTML tables, which pandoc reads as markdown too): HTML's
+# specials and markdown's brackets, emphasis, code and escape marks as
+# character references. Left raw, a paragraph with many unmatched "[" (the
+# levels "dose[0.6,0.7)" of a key refitted as a factor) costs pandoc's
+# link parser minutes and gigabytes; a "*" label becomes a bullet.
+md_escape <- function(x) {
+  x <- as.character(x)
+  marks <- c("&" = "&amp;", "<" = "&lt;", ">" = "&gt;", "\"" = "&quot;", "'" = "&#39;",
+             "[" = "&#91;", "]" = "&#93;", "*" = "&#42;", "_" = "&#95;", "`" = "&#96;",
+             "\\" = "&#92;")
+  for (m in names(marks)) x <- gsub(m, marks[[m]], x, fixed = TRUE)
+  x
+}
+
 render_report <- function(content, file, quiet = TRUE, template = "release-report.Rmd") {
   name <- template
   template <- system.file("report", name, package = "epimask")

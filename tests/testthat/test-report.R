@@ -191,3 +191,30 @@ test_that("a de-identified release is reported with its verdict, not as a scheme
   expect_equal(content$verdict$table$value, rr$overall)
   expect_identical(content$verdict$pass, rr$overall <= 0.2)
 })
+
+test_that("report text is escaped for markdown: brackets, emphasis and HTML read as text", {
+  expect_identical(epimask:::md_escape(c("dose[0.6,0.7)", "a*b_c `x` <i>&", "it's \\n")),
+                   c("dose&#91;0.6,0.7)", "a&#42;b&#95;c &#96;x&#96; &lt;i&gt;&amp;",
+                     "it&#39;s &#92;n"))
+  skip_if_not(rmarkdown::pandoc_available())
+  skip_if_not_installed("knitr")
+  # the dose refitted as a factor of interval labels: the note names a dozen
+  # levels "dose[a,b)", whose unmatched brackets pandoc's link parser took
+  # minutes and gigabytes to read when left raw
+  h <- list(city = hierarchy_flat(), sex = hierarchy_flat(),
+            age_exp = hierarchy_numeric(c(4, 8, 20)), dose = hierarchy_numeric(c(0.1, 0.3, 0.6)))
+  ctx <- release_context(public = FALSE, pr_attempt = 0.3, pr_acquaintance = 0.5,
+                         pr_breach = 0.1, threshold = 0.2)
+  rel <- deidentify(dose_cohort, c("city", "sex", "age_exp", "dose"), h, ctx, sensitive = "case",
+                    identifiers = "id",
+                    model = analysis_loss(case ~ dose, binomial(), term = "dose"))
+  levels_named <- regmatches(paste(rel$analysis, collapse = " "),
+                             gregexpr("dose\\[[0-9.]+,[0-9.]+\\)", paste(rel$analysis, collapse = " ")))[[1]]
+  expect_gt(length(levels_named), 5L)
+  f <- tempfile(fileext = ".html")
+  on.exit(unlink(f))
+  release_report(rel, file = f)
+  html <- paste(readLines(f, warn = FALSE), collapse = "\n")
+  # every level named in the refit's note reaches the page as written
+  for (lev in levels_named) expect_true(grepl(lev, html, fixed = TRUE), info = lev)
+})
