@@ -134,8 +134,8 @@ released_lines <- function(x) {
       sprintf("  An analyst fits the model to each copy and combines the fits by the %s.",
               x$synthetic_rule))
   } else if (!any(x$candidates$pass)) {
-    paste("No candidate passes: the generalized data in $data fail as stated above, and no",
-          "synthesis meets the criteria that apply to it.")
+    paste("No candidate passes: no data are released ($data is NULL: the generalization",
+          "fails as stated above), and no synthesis meets the criteria that apply to it.")
   } else "Released: the generalized data in $data (no synthesis passed with a larger U)."
 }
 
