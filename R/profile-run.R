@@ -140,19 +140,11 @@
 #' @param context `NULL` or a [release_context()]: its threshold becomes the
 #'   profile's risk budget (metadata `budget`), used by [recommend()] and
 #'   drawn by the plots.
-#' @param utility `NULL` or a model-free utility measure of
-#'   [utility_general()], computed on the masked columns `vars` of every
-#'   replicate against its unmasked data: `"pmse_ratio"` (pMSE over its null
-#'   expectation), `"spmse"` (synthpop's S_pMSE, over its permutation null),
-#'   `"pmse"`, `"ks"` (the largest Kolmogorov-Smirnov distance),
-#'   `"il1s"` or `"cor"` (the largest change of a correlation); lower is
-#'   better for all. Beside a model it adds the columns `utility` (mean over
-#'   the replicates) and `utility_se` (its Monte Carlo SE). Without
-#'   `formula` (a custodian who does not know the collaborator's model) the
-#'   profile rests on the measure alone: class `ru_utility_profile`, the model
-#'   columns NA, `vars` by default every numeric column, `pareto` the
-#'   frontier of low risk and low measure; its plot puts the measure on the x
-#'   axis, labelled with the direction that is better.
+#' @param seed `NULL` or an integer: the seed of the profile's random
+#'   streams. Each scheme's replicates draw from a stream derived from it (or
+#'   from one draw of the caller's random number generator when `NULL`), so a
+#'   profile is reproducible and identical serial and on any \pkg{future}
+#'   backend.
 #' @param control A [profile_control()]: the simulation study (`simulate`,
 #'   `truth`, `aggregate`), resampling (`bootstrap`, `risk_nrep`), the
 #'   model-free utility (`utility`), the person column (`id`), the

@@ -414,12 +414,15 @@ fuzz_method_of <- function(generic, obj) {
   generics <- sub("^.*::", "", table[, 1L])
   for (cl in class(obj)) {
     hit <- which(generics == generic & table[, 2L] == cl)
-    # A method registered from a test file (the outside criterion) has no name
-    # in the table: it is looked up by generic and class instead.
+    # A method registered from a test file (the outside criterion) makes the
+    # table a list matrix holding the function itself, or no name: it is
+    # taken as it is, or looked up by generic and class.
     if (length(hit)) {
-      name <- table[hit[1L], 3L]
-      return(if (is.na(name)) utils::getS3method(generic, cl) else
-        get(name, envir = asNamespace("epimask")))
+      name <- table[[hit[1L], 3L]]
+      if (is.function(name)) return(name)
+      if (is.character(name) && !is.na(name) && exists(name, envir = asNamespace("epimask")))
+        return(get(name, envir = asNamespace("epimask")))
+      return(utils::getS3method(generic, cl))
     }
   }
   NULL
