@@ -84,14 +84,24 @@ synthesis_candidate <- function(scheme, setup, model) {
     est <- data.frame(estimate = row$estimate_masked, se = row$se_masked,
                       U = row$analysis_potential)
   }
-  note <- if (!any(applies))
-    "no criterion applies to synthetic records (state the attacks or replicated uniques)" else
+  note <- if (!any(applies)) not_judged_note(results) else
     sprintf("%d of %d criteria apply, %s", sum(applies), length(results),
             if (pass) "all met" else "NOT all met")
   list(release = syn, criteria = criterion_rows(results),
        row = data.frame(candidate = format(scheme), kind = "synthesis", pass = pass,
                         estimate = est$estimate, se = est$se, U = est$U, criteria = note,
                         stringsAsFactors = FALSE))
+}
+
+# Why no criterion judged the copies: an attack stated but without a control
+# to measure against (a synthesis that held nothing out), or only criteria
+# of classes, which synthetic records do not have.
+not_judged_note <- function(results) {
+  notes <- vapply(results, function(r) paste(r$note %||% "", collapse = " "), "")
+  if (any(grepl("No control can be held out", notes, fixed = TRUE)))
+    return(paste("not judged: the attacks need a control the synthesis did not learn from;",
+                 "give the scheme a hold-out (mask_synth(holdout = 0.2))"))
+  "no criterion applies to synthetic records (state the attacks or replicated uniques)"
 }
 
 bound_at_threshold <- function(criterion, threshold) {

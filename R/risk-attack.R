@@ -157,7 +157,8 @@ attack_release <- function(release, original) {
   if (inherits(release, "epimask_synthetic")) {
     copies <- synthetic_copies(release)
     m <- length(copies)
-    holdout <- release$holdout
+    # a synthesis that held nothing out records no rows (integer(0))
+    if (length(release$holdout)) holdout <- release$holdout
     data <- do.call(rbind, lapply(copies, as.data.frame, stringsAsFactors = FALSE))
     kind <- "synthetic"
   } else if (inherits(release, "epimask_release")) {

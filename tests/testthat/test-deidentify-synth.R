@@ -141,3 +141,24 @@ test_that("bad synthesis candidates: classed errors naming the argument", {
   expect_s3_class(err, "epimask_error_value")
   expect_identical(err$arg, "synthesis")
 })
+
+test_that("a synthesis candidate without a hold-out, judged by an attack, fails and says why", {
+  d <- synth_case()[1:400, ]
+  ctx <- release_context(pr_attempt = 0.3, pr_acquaintance = 0.5, threshold = 0.5,
+                         criteria = singling_out(0.5, n_attacks = 100, seed = 1))
+  before <- d
+  rel <- suppressWarnings(deidentify(d, synth_keys, synth_h, ctx,
+                                     declare = declare_flagged(d, synth_keys),
+                                     control = deidentify_control(synthesis = mask_synth(m = 2))))
+  expect_identical(d, before)
+  syn_row <- rel$candidates[rel$candidates$kind == "synthesis", ]
+  expect_false(syn_row$pass)
+  expect_false(syn_row$chosen)
+  expect_match(syn_row$criteria, "mask_synth(holdout = 0.2)", fixed = TRUE)
+  expect_false(rel$synthesis_criteria[[1]]$pass)
+  # the attack alone on such copies says that no control can be held out
+  syn <- suppressWarnings(apply_mask(d, mask_synth(m = 2)))
+  expect_identical(length(syn$holdout), 0L)
+  expect_error(risk_singling_out(d, syn, n_attacks = 50, seed = 1),
+               class = "epimask_error_attack_control")
+})
