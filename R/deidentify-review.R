@@ -138,14 +138,25 @@ delivered_analysis <- function(metric, original, released, n, data = NULL) {
     return(out)
   }
   d <- as_plain_data(as.data.frame(released)[vars])
-  # a numeric variable released as labels (intervals, "*") is a factor to
-  # the model: said, since its coefficients change meaning
+  # a numeric variable released as interval labels is analysed at the
+  # intervals' midpoints, as the collaborator reads them (the release
+  # carries no group means); other labels (a user hierarchy's) make it a
+  # factor: said, since its coefficients change meaning
   if (!is.null(data)) {
     as_labels <- vars[vapply(vars, function(v) is.numeric(data[[v]]) && !is.numeric(d[[v]]),
                              logical(1))]
-    if (length(as_labels))
-      out$notes <- sprintf("%s released as labels (intervals): fitted as a factor",
-                           paste0("'", as_labels, "'", collapse = ", "))
+    for (v in as_labels) {
+      mid <- label_midpoints(d[[v]])
+      if (is.null(mid)) {
+        out$notes <- c(out$notes, sprintf("'%s' released as labels: fitted as a factor", v))
+      } else {
+        d[[v]] <- mid
+        out$notes <- c(out$notes, sprintf(paste(
+          "'%s' released as intervals: fitted at their midpoints (\"20-24\" as 22,",
+          "\"[20,25)\" as 22.5), as the collaborator reads the labels%s"), v,
+          if (any(is.na(mid) & !is.na(released[[v]]))) "; \"*\" as missing" else ""))
+      }
+    }
   }
   complete <- stats::complete.cases(d)
   out$records_missing <- sum(!complete)
@@ -188,6 +199,25 @@ delivered_analysis <- function(metric, original, released, n, data = NULL) {
   out$se <- est$se
   out$analysis_potential <- utility_table(original, est, NULL)$analysis_potential
   out
+}
+
+# The midpoints of interval labels: "20-24" (whole numbers, both ends in)
+# and "[20,25)" (hierarchy_numeric()'s two forms); "*" and NA are NA. NULL
+# when any other label is present (not intervals).
+label_midpoints <- function(x) {
+  x <- as.character(x)
+  num <- "(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
+  closed <- regmatches(x, regexec(sprintf("^%s-%s$", num, num), x, perl = TRUE))
+  open <- regmatches(x, regexec(sprintf("^\\[%s,%s\\)$", num, num), x, perl = TRUE))
+  ends <- function(m) if (length(m) == 3L) as.numeric(m[2:3]) else c(NA_real_, NA_real_)
+  lohi <- matrix(vapply(closed, ends, numeric(2)), ncol = 2L, byrow = TRUE)
+  from_open <- is.na(lohi[, 1L])
+  lohi[from_open, ] <- matrix(vapply(open[from_open], ends, numeric(2)), ncol = 2L, byrow = TRUE)
+  blank <- is.na(x) | x == "*"
+  if (any(is.na(lohi[, 1L]) & !blank)) return(NULL)
+  mid <- (lohi[, 1L] + lohi[, 2L]) / 2
+  mid[blank] <- NA_real_
+  mid
 }
 
 # The columns the review of a release flagged join the keys of the search

@@ -54,10 +54,16 @@ deidentify_candidates <- function(setup, res) {
 # The generalized release as a candidate: its pass, its model estimate and U
 # (the last step of the steps table).
 generalization_candidate <- function(res) {
+  # the collaborator's model refitted on the data delivered, as the copies'
+  # fits are (NA when it cannot be fitted there); the search's own figure
+  # without a model
   last <- res$steps[nrow(res$steps), ]
+  fit <- res$analysis
+  est <- if (is.null(fit)) c(last$estimate, last$se, last$analysis_potential) else
+    c(fit$estimate, fit$se, fit$analysis_potential)
   data.frame(candidate = "generalization (ola) and local suppression",
              kind = "generalization", pass = isTRUE(res$pass),
-             estimate = last$estimate, se = last$se, U = last$analysis_potential,
+             estimate = est[[1L]], se = est[[2L]], U = est[[3L]],
              criteria = sprintf("overall risk %s, threshold %s; %d criteria",
                                 format(signif(res$overall_risk, 3)),
                                 format(signif(res$context$threshold, 3)),

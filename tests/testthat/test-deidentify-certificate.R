@@ -124,6 +124,12 @@ test_that("Adult: the model refitted on the release as delivered equals glm() on
   a <- rel$analysis
   expect_true(a$fitted)
   dd <- rel$data[c("high_income", "age", "education.num", "sex")]
+  # ages released as "20-24" are read at their midpoints, as a collaborator would
+  for (v in c("age", "education.num")) if (is.character(dd[[v]])) {
+    blank <- dd[[v]] == "*"
+    dd[[v]] <- ifelse(blank, NA, (as.numeric(sub("-.*$", "", dd[[v]])) +
+                                    as.numeric(sub("^.*-", "", dd[[v]]))) / 2)
+  }
   complete <- stats::complete.cases(dd)
   fit <- suppressWarnings(glm(high_income ~ age + education.num + sex, binomial(), dd[complete, ]))
   expect_equal(a$estimate, coef(fit)[["sexMale"]], tolerance = 1e-7)
@@ -374,4 +380,33 @@ test_that("the plot of a release with no data says so instead of drawing a risk 
   expect_invisible(plot(rel))
   expect_null(rel$data)
   expect_true(is.na(rel$certificate$risk))
+})
+
+test_that("interval labels are refitted at their midpoints; other labels as a factor", {
+  expect_equal(epimask:::label_midpoints(c("20-24", "[20,25)", "*", NA, "-5--1", "[0.5,1e3)")),
+               c(22, 22.5, NA, NA, -3, 500.25))
+  expect_null(epimask:::label_midpoints(c("20-24", "young")))
+  set.seed(11)
+  d <- data.frame(age = sample(20:69, 500, TRUE), sex = sample(c("f", "m"), 500, TRUE))
+  d$y <- rbinom(500, 1, plogis(-3 + 0.05 * d$age))
+  m <- analysis_loss(y ~ age + sex, binomial(), "age")
+  fit0 <- glm(y ~ age + sex, binomial(), d)
+  orig <- data.frame(term = "age", estimate = coef(fit0)[["age"]],
+                     se = sqrt(diag(vcov(fit0)))[["age"]], stringsAsFactors = FALSE)
+  rel <- d
+  lo <- 10 * (d$age %/% 10)
+  rel$age <- paste0(lo, "-", lo + 9)
+  rel$age[1:7] <- "*"
+  a <- epimask:::delivered_analysis(m, orig, rel, nrow(d), d)
+  expect_true(a$fitted)
+  ref <- glm(y ~ age + sex, binomial(), data.frame(y = d$y, sex = d$sex,
+                                                    age = ifelse(seq_len(500) <= 7, NA, lo + 4.5)))
+  expect_equal(a$estimate, coef(ref)[["age"]], tolerance = 1e-7)
+  expect_equal(a$se, sqrt(diag(vcov(ref)))[["age"]], tolerance = 1e-6)
+  expect_identical(a$records_missing, 7L)
+  expect_match(a$notes[[1]], "fitted at their midpoints", fixed = TRUE)
+  rel$age <- ifelse(d$age < 45, "young", "old")
+  a <- epimask:::delivered_analysis(m, orig, rel, nrow(d), d)
+  expect_match(a$notes[[1]], "'age' released as labels: fitted as a factor", fixed = TRUE)
+  expect_false(a$fitted)
 })
