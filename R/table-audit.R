@@ -226,8 +226,10 @@ solve_part <- function(model, k, maximum, solver, time_limit) {
 #'   `"secondary"`), `low`, `high` (the intruder's interval), `lower`,
 #'   `upper` (the protection a sensitive cell needs, 0 for a secondary one)
 #'   `protected` (`TRUE` / `FALSE` for a sensitive cell, `NA` for a
-#'   secondary one) and `exact` (see `exact`); attributes `solver`, `integer`, `seconds`. Methods
-#'   `print()`, `format()`, `summary()`, `glance()`.
+#'   secondary one) and `exact` (see `exact`); attributes `solver`, `integer`, `seconds`,
+#'   `cells` (`"suppressed"` or `"sensitive"`: which cells have a row). Methods
+#'   `print()`, `format()`, `summary()`, `glance()` (one row: `audited`, `cells`, `primary`,
+#'   `secondary`, `unprotected`, `solver`, `integer`, `seconds`).
 #' @family count tables
 #' @examples
 #' \donttest{
@@ -293,8 +295,10 @@ format.epimask_table_audit <- function(x, ...) {
   d <- as.data.frame(x)
   prim <- d$status == "primary"
   n_bad <- sum(prim & !d$protected) + attr(x, "unsafe_published")
-  c(sprintf("<table audit> %d suppressed cells (%d primary, %d secondary); solver %s%s",
-            nrow(d), sum(prim), sum(!prim), attr(x, "solver"),
+  what <- if (identical(attr(x, "cells"), "sensitive"))
+    sprintf("%d sensitive cells audited (the secondary suppressions not listed)", nrow(d)) else
+    sprintf("%d suppressed cells (%d primary, %d secondary)", nrow(d), sum(prim), sum(!prim))
+  c(sprintf("<table audit> %s; solver %s%s", what, attr(x, "solver"),
             if (isTRUE(attr(x, "integer"))) ", integer programs" else ", linear programs"),
     if (n_bad) sprintf("  NOT PROTECTED: %d sensitive cells%s", n_bad,
                        if (attr(x, "unsafe_published")) sprintf(" (%d published)", attr(x, "unsafe_published")) else "")
@@ -327,7 +331,10 @@ as.data.frame.epimask_table_audit <- function(x, row.names = NULL, optional = FA
 glance.epimask_table_audit <- function(x, ...) {
   d <- as.data.frame(x)
   prim <- d$status == "primary"
-  data.frame(suppressed = nrow(d), primary = sum(prim), secondary = sum(!prim),
+  # `audited`: every suppressed cell, or (the audit suppress_table() keeps)
+  # the sensitive ones only
+  data.frame(audited = attr(x, "cells") %||% "suppressed", cells = nrow(d),
+             primary = sum(prim), secondary = sum(!prim),
              unprotected = sum(prim & !d$protected) + attr(x, "unsafe_published"),
              solver = attr(x, "solver"), integer = attr(x, "integer"),
              seconds = attr(x, "seconds"), stringsAsFactors = FALSE)
