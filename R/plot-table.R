@@ -5,15 +5,18 @@
 
 #' Plot a count table or a protected table
 #'
-#' Two or more dimensions: a grid of the cells of the first two dimensions
-#' (`dims`), every code and group in the table's order, the other
-#' dimensions at their total; the shade is the count (log scale), small
+#' Two or more dimensions: a grid of the cells of two dimensions (`dims`),
+#' every code and group in the table's order, the other dimensions at their
+#' total (said under the title, with how many of the suppressed cells the
+#' view shows); the shade is the count (log scale), small
 #' counts (1 to 10) are outlined. One dimension: the count of every cell in
 #' the table's order. For a protected table ([suppress_table()]) the
 #' suppressed cells are marked (primary: filled, secondary: hatched).
 #'
 #' @param x A table from [table_counts()] or [suppress_table()].
-#' @param dims The two dimensions to show (default the first two).
+#' @param dims The two dimensions to show; by default the pair whose view
+#'   shows the most suppressed cells (the first two for a table not
+#'   protected, and on ties).
 #' @param main The title.
 #' @param ... Passed to [graphics::image()] (two dimensions) or
 #'   [graphics::plot()] (one).
@@ -41,17 +44,33 @@ plot.epimask_protected_table <- function(x, dims = NULL, main = NULL, ...) {
   invisible(x)
 }
 
+# The cells of the view of two dimensions: the other dimensions at their
+# total.
+view_cells <- function(table, j) {
+  keep <- rep(TRUE, nrow(table$index))
+  for (o in setdiff(seq_along(table$dims), j)) keep <- keep &
+    table$nodes[[o]]$level[table$index[, o]] == max(table$nodes[[o]]$level)
+  keep
+}
+
+# The default view of three or more dimensions: the pair whose view shows
+# the most suppressed cells (the first pair on ties, and for a table not
+# protected), so that a pattern is not plotted as an empty grid.
+default_view <- function(table, status) {
+  pairs <- utils::combn(length(table$dims), 2L)
+  shown <- apply(pairs, 2L, function(j) sum(status[view_cells(table, j)] != "published"))
+  table$dims[pairs[, which.max(shown)]]
+}
+
 plot_table_cells <- function(table, value, status, dims, main, ...) {
   if (length(table$dims) == 1L) return(plot_table_line(table, value, status, main, ...))
-  dims <- dims %||% table$dims[1:2]
+  dims <- dims %||% default_view(table, status)
   if (!is.character(dims) || length(dims) != 2L || !all(dims %in% table$dims) ||
       dims[[1L]] == dims[[2L]])
     abort_value("dims", sprintf("two of the table's dimensions (%s)", paste(table$dims, collapse = ", ")))
   j <- match(dims, table$dims)
   others <- setdiff(seq_along(table$dims), j)
-  keep <- rep(TRUE, length(value))
-  for (o in others) keep <- keep & table$nodes[[o]]$level[table$index[, o]] ==
-    max(table$nodes[[o]]$level)
+  keep <- view_cells(table, j)
   rows <- table$index[keep, j[[1L]]]
   cols <- table$index[keep, j[[2L]]]
   nr <- nrow(table$nodes[[j[[1L]]]])
@@ -69,8 +88,17 @@ plot_table_cells <- function(table, value, status, dims, main, ...) {
   on.exit(graphics::par(old), add = TRUE)
   graphics::image(seq_len(nr), seq_len(nc), z, col = pal, axes = FALSE, xlab = "", ylab = "", ...)
   graphics::title(main = main, line = 2.5)
+  if (length(others)) {
+    n_supp <- sum(status != "published")
+    graphics::mtext(sprintf("%s at %s total%s", paste(table$dims[others], collapse = ", "),
+                            if (length(others) > 1L) "their" else "its",
+                            if (n_supp) sprintf("; %d of the %d suppressed cells in this view",
+                                                sum(status[keep] != "published"), n_supp) else ""),
+                    side = 3, line = 1.6, cex = 0.75)
+  }
   graphics::mtext(dims[[1L]], side = 1, line = 0.5, adj = 1, cex = 0.8)
-  graphics::mtext(dims[[2L]], side = 2, line = 0.5, adj = 1, cex = 0.8)
+  # above the grid, clear of the row labels
+  graphics::mtext(dims[[2L]], side = 3, line = 0.3, adj = 0, cex = 0.8)
   label_axis <- function(side, nodes, n) {
     at <- if (n > 40) unique(round(seq(1, n, length.out = 40))) else seq_len(n)
     lab <- nodes$code[at]

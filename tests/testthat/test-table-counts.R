@@ -113,3 +113,20 @@ test_that("print, format, summary, tidy, glance and plot work", {
   grDevices::dev.off()
   expect_true(file.exists(f))
 })
+
+test_that("the plot of three dimensions shows by default the view with the most suppressed cells", {
+  set.seed(5)
+  d <- data.frame(a = sample(c("a1", "a2"), 300, TRUE), b = sample(c("b1", "b2", "b3"), 300, TRUE),
+                  c = sample(c("c1", "c2", "c3", "c4"), 300, TRUE))
+  tab <- table_counts(d, c("a", "b", "c"))
+  cells <- as.data.frame(tab)
+  # suppressed: interior cells of a1 at b's total (in the view a x c only)
+  status <- ifelse(cells$a == "a1" & cells$b == "*" & cells$c != "*", "primary", "published")
+  # the view of each pair, counted here from the codes: the third dimension at "*"
+  in_view <- list(ab = cells$c == "*", ac = cells$b == "*", bc = cells$a == "*")
+  shown <- vapply(in_view, function(v) sum(status[v] != "published"), numeric(1))
+  expect_identical(names(which.max(shown)), "ac")
+  expect_identical(epimask:::default_view(tab, status), c("a", "c"))
+  # nothing suppressed: the first two
+  expect_identical(epimask:::default_view(tab, rep("published", nrow(cells))), c("a", "b"))
+})
