@@ -172,7 +172,7 @@ test_that("a profile combines each synthetic replicate; risk functions see the r
   expect_true(is.finite(row$unmasked))
   expect_true(row$ci_overlap > 0 && row$ci_overlap <= 1)
   expect_warning(ru_profile(d, mask_synth(m = 2, vars = names(d)), sbp ~ age + sex, vars = "age",
-                            term = "age", risk = risk_spec("kanon", keys = "sex"), seed = 3,
+                            term = "age", risk = avg_risk(NA, strict = TRUE, keys = "sex"), seed = 3,
                             progress = FALSE), class = "epimask_warning_synth_risk")
 })
 
