@@ -154,7 +154,8 @@ workbench_ui <- function(data, data_name) {
     wb_nav("4 Masking", value = "masking", wb_masking_ui("masking")),
     wb_nav("5 Profile", value = "profile", wb_profile_ui("profile")),
     wb_nav("6 De-identify", value = "deidentify", wb_deidentify_ui("deidentify")),
-    wb_nav("7 Release", value = "release", wb_release_ui("release"))
+    wb_nav("7 Release", value = "release", wb_release_ui("release")),
+    wb_nav("8 Table", value = "table", wb_table_ui("table"))
   )
 }
 
@@ -164,6 +165,10 @@ workbench_risk_choices <- function() {
   c("Record linkage by distance (sees noise; fast)" = "linkage",
     "Record matching probability (Reiter; Zhou et al.; sees noise; slower)" = "match",
     "k-anonymity strict average risk (quasi-identifiers)" = "kanon",
+    "Article 29: the three attacks (singling out, linkability, inference)" = "article29",
+    "Article 29: singling out" = "singling_out",
+    "Article 29: linkability (two halves of the known variables)" = "linkability",
+    "Article 29: inference of the secret" = "inference",
     "Identifiability by exact matching (Cologne; blind to noise)" = "identifiability",
     "None" = "none")
 }
