@@ -57,7 +57,8 @@ workbench_synth_schemes <- function(spec) {
     stop(workbench_condition(paste(
       "Synthesis is not offered with a person column (2 Variables): a person's records would be",
       "synthesised as unrelated records. Clear the person column or untick the synthesis.")))
-  m <- spec$synth_m %||% 5
+  # [[ ]]: `$` would match synth_methods when synth_m is absent
+  m <- spec[["synth_m"]] %||% 5
   if (length(m) != 1L || is.na(m) || m < 1 || m > 50 || m != round(m))
     stop(workbench_condition("The number of synthetic copies m must be a whole number from 1 to 50."))
   holdout <- workbench_synth_holdout(spec)
@@ -68,7 +69,7 @@ workbench_synth_schemes <- function(spec) {
 # singling-out attack one of at least half the records (its control must be
 # as large as the records behind the release).
 workbench_synth_holdout <- function(spec) {
-  h <- spec$synth_holdout %||% 0.5
+  h <- spec[["synth_holdout"]] %||% 0.5
   if (length(h) != 1L || is.na(h) || h < 0 || h > 0.9)
     stop(workbench_condition("The hold-out share of the synthesis must be from 0 to 0.9."))
   if (spec$risk %in% workbench_attack_risks() && h < 0.5)

@@ -13,7 +13,7 @@ workbench_table_max_cells <- 5000L
 
 # The most codes a dimension may have to be offered (a continuous column is
 # no dimension of a count table).
-workbench_table_max_codes <- 60L
+workbench_table_max_codes <- 100L
 
 # The columns offered as dimensions: few distinct values, no other test.
 table_dimension_choices <- function(data) {
