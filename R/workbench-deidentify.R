@@ -10,6 +10,16 @@
 
 wb_deidentify_ui <- function(id) {
   ns <- shiny::NS(id)
+  # the review first: the custodian declares the flagged columns before the run
+  shiny::tagList(
+    wb_card("Column review: every column's role (review_columns()); declare the flagged ones you judge safe",
+      shiny::tags$p(class = "small text-muted",
+        "A column outside the keys that the review flags is counted as a key by the certificate",
+        "unless you declare it safe here, with the reason (it is printed in the certificate).",
+        "An empty reason is no declaration."),
+      shiny::uiOutput(ns("review_status")),
+      shiny::tags$div(style = "overflow-x:auto", shiny::tableOutput(ns("review"))),
+      shiny::uiOutput(ns("declare_ui"))),
   shiny::fluidRow(
     shiny::column(5, wb_card("De-identify to the release context",
       shiny::tags$p(class = "small text-muted",
@@ -22,19 +32,11 @@ wb_deidentify_ui <- function(id) {
       shiny::numericInput(ns("max_suppress"), "Largest share suppressed (of persons with a person column, else of records)", 0.05, 0, 1, 0.01),
       shiny::checkboxInput(ns("synthesis"), paste("Offer a synthetic release as a candidate (mask_synth(), judged by",
                                                   "replicated uniques at the threshold and by the model)"), FALSE),
-      shiny::fluidRow(
+      shiny::conditionalPanel("input.synthesis", ns = ns, shiny::fluidRow(
         shiny::column(6, shiny::selectInput(ns("synth_method"), "Synthesis method", workbench_synth_choices())),
-        shiny::column(6, shiny::numericInput(ns("synth_m"), "Copies m", 5, 1, 50, 1))),
+        shiny::column(6, shiny::numericInput(ns("synth_m"), "Copies m", 5, 1, 50, 1)))),
       shiny::actionButton(ns("run"), "De-identify", class = "btn-primary"),
       shiny::uiOutput(ns("status")))),
-    shiny::column(12, wb_card("Column review: every column's role (review_columns()); declare the flagged ones you judge safe",
-      shiny::tags$p(class = "small text-muted",
-        "A column outside the keys that the review flags is counted as a key by the certificate",
-        "unless you declare it safe here, with the reason (it is printed in the certificate).",
-        "An empty reason is no declaration."),
-      shiny::uiOutput(ns("review_status")),
-      shiny::tags$div(style = "overflow-x:auto", shiny::tableOutput(ns("review"))),
-      shiny::uiOutput(ns("declare_ui")))),
     shiny::column(7, wb_card("Certificate: each attack of the context on the release",
       shiny::uiOutput(ns("verdict")),
       shiny::uiOutput(ns("failure")),
@@ -47,7 +49,7 @@ wb_deidentify_ui <- function(id) {
       shiny::tableOutput(ns("model_steps")),
       shiny::plotOutput(ns("risk_plot"), height = "320px"),
       # the download buttons exist only once there is a release
-      shiny::uiOutput(ns("downloads")))))
+      shiny::uiOutput(ns("downloads"))))))
 }
 
 # Interval widths proposed for a numeric key: about 1/20, 1/10 and 1/5 of its
@@ -247,7 +249,7 @@ released_phrase <- function(res, n_data, person) {
 
 # What was released: the generalization or the synthetic copies.
 released_text <- function(res) {
-  if (is.null(res$released)) return(NULL)
+  if (is.null(res$released) || is.null(res$candidates)) return(NULL)
   if (identical(res$released, "synthesis"))
     sprintf("Released: the synthetic copies (%d). %s", length(synthetic_copies(res$synthetic)),
             res$synthetic_rule %||% "")

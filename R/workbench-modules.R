@@ -674,8 +674,12 @@ wb_release_server <- function(id, loaded, result, profile, review = function() N
         # the app's profile was run through do.call(): it records the call
         # the custodian can type, its seed and the data's name here
         attr(ru, "meta")[c("call", "seed", "data_name")] <- list(res$run$call, s$seed, loaded$name())
+        # synthetic copies are named, not passed: the report's release
+        # tables count records of the data, which synthetic records are not
+        # (the profile's attacks and the Profile step's verdict judge them)
         release_report(ru, file, data = loaded$data(),
-                       release = list(scheme = rel$label, data = rel$data),
+                       release = list(scheme = rel$label,
+                                      data = if (!is_synthetic(rel$data)) rel$data),
                        risk = workbench_report_specs(s, loaded$data()), context = res$run$context)
       })
     invisible(NULL)

@@ -522,7 +522,8 @@ synthetic_risk_rows <- function(original, syn, keys) {
     original = c(NA_real_, if (is.null(orig_kan)) NA_real_ else orig_kan$max_risk,
                  if (is.null(orig_kan)) NA_real_ else orig_kan$strict_avg_risk, NA_real_),
     masked = c(if (!is.null(rep_u) && isTRUE(rep_u$applies)) rep_u$value else NA_real_, NA, NA, NA),
-    note = c("synthpop's repU on the quasi-identifiers", rep(paste("does not apply:", why), 3)),
+    note = c("synthpop's repU on the quasi-identifiers", paste("does not apply:", why),
+             rep("does not apply (as above)", 2)),
     stringsAsFactors = FALSE)
 }
 

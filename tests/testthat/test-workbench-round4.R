@@ -201,6 +201,11 @@ test_that("synthesis schemes join the profile with real verdicts and the Article
     expect_identical(names(got), c("copy", setdiff(names(d), "id")))
     expect_equal(as.vector(table(got$copy)), vapply(copies, nrow, 1L))
     expect_match(output[["release-status"]]$html, "2 synthetic copies of 1500 records")
+    if (rmarkdown::pandoc_available()) {
+      report <- gsub("\\s+", " ", paste(readLines(output[["release-download_report"]], warn = FALSE),
+                                       collapse = " "))
+      expect_match(report, paste("Chosen for release:", synth[2]), fixed = TRUE)
+    }
   })
   # record linkage cannot judge new records: said, not shown as NA
   v <- epimask:::synthetic_verdict(structure(list(), class = "epimask_synthetic"), character(),
