@@ -256,10 +256,12 @@ wb_masking_ui <- function(id) {
       shiny::selectInput(ns("noise_dist"), "Noise distribution", c("uniform", "normal")),
       shiny::checkboxGroupInput(ns("synth_methods"), "Synthesis of the masked variables (mask_synth())",
                                 workbench_synth_choices()),
-      shiny::fluidRow(
-        shiny::column(6, shiny::numericInput(ns("synth_m"), "Synthetic copies m", 5, 1, 50, 1)),
-        shiny::column(6, shiny::numericInput(ns("synth_holdout"), "Hold-out share (the attacks' control)",
-                                             0.5, 0, 0.9, 0.05))),
+      # the synthesis settings, shown once a method is ticked
+      shiny::conditionalPanel("input.synth_methods && input.synth_methods.length > 0", ns = ns,
+        shiny::fluidRow(
+          shiny::column(6, shiny::numericInput(ns("synth_m"), "Synthetic copies m", 5, 1, 50, 1)),
+          shiny::column(6, shiny::numericInput(ns("synth_holdout"), "Hold-out share (the attacks' control)",
+                                               0.5, 0, 0.9, 0.05)))),
       shiny::tags$p(class = "small text-muted",
         "A synthesis replaces the masked variables by m copies drawn from models fitted to the",
         "data; the collaborator's estimate combines the copies' fits by the synthetic-data rules.",
@@ -267,7 +269,10 @@ wb_masking_ui <- function(id) {
     shiny::column(7, wb_card("Risk measure and run",
       shiny::selectInput(ns("risk"), "Risk measure", workbench_risk_choices()),
       shiny::selectizeInput(ns("known"), "Variables the intruder knows", NULL, multiple = TRUE),
-      shiny::selectInput(ns("secret"), "Secret the intruder infers (Article 29 inference attack)", character()),
+      # the secret matters to the attacks that guess it (and singling out's predicates)
+      shiny::conditionalPanel("['article29', 'inference', 'singling_out'].indexOf(input.risk) >= 0", ns = ns,
+        shiny::selectInput(ns("secret"), "Secret the intruder infers (Article 29 inference attack)",
+                           character())),
       shiny::fluidRow(
         shiny::column(6, shiny::numericInput(ns("nrep"), "Replicates of random schemes", 10, 1, 1000, 1)),
         shiny::column(6, shiny::numericInput(ns("seed"), "Seed", 1, 1, .Machine$integer.max, 1))),

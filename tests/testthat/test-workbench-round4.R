@@ -422,6 +422,12 @@ test_that("the Table step's errors name the column, never stop the app", {
 
 # ---- in Chromium ------------------------------------------------------------------------
 
+# A screenshot kept for a reader when EPIMASK_SCREENSHOT_DIR names a folder.
+keep_screenshot <- function(shot, name) {
+  dir <- Sys.getenv("EPIMASK_SCREENSHOT_DIR")
+  if (nzchar(dir)) file.copy(shot, file.path(dir, sprintf("workbench-round4-%s.png", name)), overwrite = TRUE)
+}
+
 round4_driver <- function() {
   shinytest2::AppDriver$new(system.file("workbench", package = "epimask"),
                             name = "workbench-round4", width = 1300, height = 1100,
@@ -459,9 +465,10 @@ test_that("in Chromium: De-identify with a declaration typed in", {
   csv <- app$get_download("deidentify-download_data")
   got <- utils::read.csv(csv, stringsAsFactors = FALSE)
   expect_identical(nrow(got), nrow(ref$data))
-  shot <- "/tmp/workbench-round4-deidentify.png"
+  shot <- tempfile(fileext = ".png")
   app$get_screenshot(shot)
   expect_true(file.size(shot) > 10000)
+  keep_screenshot(shot, "deidentify")
 })
 
 test_that("in Chromium: the Table tab produces a protected table", {
@@ -493,7 +500,8 @@ test_that("in Chromium: the Table tab produces a protected table", {
   # the primary suppressions are the cells of 1 to 4 records
   expect_identical(got$status == "primary", n_cell > 0 & n_cell < 5)
   expect_equal(got$value[got$city == "*" & got$age_exp == "*"], nrow(dose))
-  shot <- "/tmp/workbench-round4-table.png"
+  shot <- tempfile(fileext = ".png")
   app$get_screenshot(shot)
   expect_true(file.size(shot) > 10000)
+  keep_screenshot(shot, "table")
 })
