@@ -27,28 +27,61 @@
 #'    ([risk_loglinear()]), and a cluster column for cluster risk
 #'    ([risk_individual()] with `cluster`): their rows join the risk tables
 #'    of steps 3 and 5 and the report, with notes on the model chosen.
-#' 4. **Masking**: sweeps of rounding (significant digits, decimal places) and
-#'    noise, the risk measure (by default record linkage, [risk_linkage()],
-#'    on the variables the intruder knows: it sees noise and is fast;
-#'    exact-match identifiability, blind to noise, is offered last and
-#'    warns), replicates and seed; the profile
+#' 4. **Masking**: sweeps of rounding (significant digits, decimal places),
+#'    noise and synthesis ([mask_synth()] of the masked variables, method
+#'    `"cart"` or `"parametric"`, `m` copies, a hold-out share kept out of the
+#'    synthesis as the attacks' control set); the risk measure, a risk
+#'    criterion (by default record linkage, [linkage_risk()], on the
+#'    variables the intruder knows: it sees noise and is fast; the Article 29
+#'    attacks, [article29_attacks()] or one of [singling_out()],
+#'    [linkability()] and [inference()] of a chosen secret, which also judge
+#'    synthetic copies; exact-match identifiability, blind to noise, is
+#'    offered last and warns), replicates and seed; the profile
 #'    ([ru_profile()]) runs in a background R process (\pkg{future} and
 #'    \pkg{promises}) with a progress bar and a cancel button, so the app
-#'    stays responsive.
+#'    stays responsive. The console call recorded in the report names the
+#'    criterion (no deprecated [risk_spec()]).
 #' 5. **Profile**: the R-U plot (click a point for the scheme's estimate with
-#'    its interval and its risk table: k-anonymity risks, the release risk of
-#'    each attack, l-diversity), the table of all schemes; pick a scheme.
-#' 6. **De-identify**: [deidentify()] on the quasi-identifiers, sensitive
+#'    its interval and its risk table: the profile's risks, the three attacks
+#'    among them, against the unmasked data; k-anonymity risks, the release
+#'    risk of each attack of the context, l-diversity), the table of all
+#'    schemes; pick a scheme. A synthetic scheme's verdict rests on the risks
+#'    that judge new records (the profile's attack and replicated uniques,
+#'    [replicated_uniques()], on the quasi-identifiers); its k-anonymity rows
+#'    say why they do not apply.
+#' 6. **De-identify**: the column review ([review_columns()]: each column's
+#'    role, flags and the evidence, in counts) with a declaration per flagged
+#'    column (a reason; an empty reason declares nothing) passed as
+#'    `declare =`; [deidentify()] on the quasi-identifiers, sensitive
 #'    variables and identifiers of step 2 under the context of step 3 (numeric
 #'    keys generalised by [hierarchy_numeric()] with interval widths the app
 #'    proposes and the custodian may edit, dates by [hierarchy_date()], the
-#'    others by [hierarchy_flat()]);
-#'    its certificate (each attack's risk recounted on the release, against
-#'    the threshold) is the verdict, shown with the steps taken and the risk
-#'    before and after; download the release (CSV) and its report.
-#' 7. **Release**: download the masked data (CSV, identifiers dropped, noise
-#'    drawn from an unrecorded seed) and the de-identification report
-#'    ([release_report()]).
+#'    others by [hierarchy_flat()]), optionally with a synthesis candidate
+#'    (`deidentify_control(synthesis = mask_synth(...))`, judged by
+#'    replicated uniques and the model; the step says which candidate was
+#'    released); its certificate (each attack of the context recounted on the
+#'    release, against the threshold) is the verdict, shown with the
+#'    declarations, the steps taken and the risk before and after; download
+#'    the release (CSV) and its report. A release that fails (`$data` is
+#'    `NULL`) shows the reason and what to try, and offers the report only.
+#' 7. **Release**: the column review again (roles, flags, declarations);
+#'    download the masked data (CSV, identifiers dropped, noise drawn from an
+#'    unrecorded seed; synthetic copies stacked with their copy number) and the
+#'    de-identification report ([release_report()]); no download before a
+#'    scheme is picked.
+#' 8. **Table**: a count table of the loaded data ([table_counts()]) over one
+#'    to three categorical dimensions, optionally with the sums of a
+#'    response; the primary rule ([cell_threshold()], and for sums
+#'    [dominance()] and [p_percent()]); the protection: cell suppression with
+#'    secondary suppression and its audit ([suppress_table()], optimal or
+#'    heuristic), controlled rounding or noise with a privacy budget
+#'    ([mask_count_table()] with [mask_round()]`(base = )` or
+#'    [mask_dp_counts()]); the protected table, the audit, the counts of
+#'    primary and secondary suppressions; download the table (CSV) and, for a
+#'    suppression pattern, its report ([release_report()]).
+#'
+#' Errors of every step are messages on the screen that name the column
+#' (never a stopped app).
 #'
 #' **Several records per person.** With a person column chosen on step 2
 #' (the bundled `trial_visits` proposes `pid`), the person is the unit of
@@ -154,7 +187,8 @@ workbench_ui <- function(data, data_name) {
     wb_nav("4 Masking", value = "masking", wb_masking_ui("masking")),
     wb_nav("5 Profile", value = "profile", wb_profile_ui("profile")),
     wb_nav("6 De-identify", value = "deidentify", wb_deidentify_ui("deidentify")),
-    wb_nav("7 Release", value = "release", wb_release_ui("release"))
+    wb_nav("7 Release", value = "release", wb_release_ui("release")),
+    wb_nav("8 Table", value = "table", wb_table_ui("table"))
   )
 }
 
@@ -164,6 +198,10 @@ workbench_risk_choices <- function() {
   c("Record linkage by distance (sees noise; fast)" = "linkage",
     "Record matching probability (Reiter; Zhou et al.; sees noise; slower)" = "match",
     "k-anonymity strict average risk (quasi-identifiers)" = "kanon",
+    "Article 29: the three attacks (singling out, linkability, inference)" = "article29",
+    "Article 29: singling out" = "singling_out",
+    "Article 29: linkability (two halves of the known variables)" = "linkability",
+    "Article 29: inference of the secret" = "inference",
     "Identifiability by exact matching (Cologne; blind to noise)" = "identifiability",
     "None" = "none")
 }

@@ -253,10 +253,26 @@ wb_masking_ui <- function(id) {
       shiny::checkboxGroupInput(ns("round_sig"), "Round to significant digits", 1:4, inline = TRUE),
       shiny::checkboxGroupInput(ns("round_dec"), "Round to decimal places", 0:3, inline = TRUE),
       shiny::textInput(ns("noise"), "Noise amounts (comma separated)", ""),
-      shiny::selectInput(ns("noise_dist"), "Noise distribution", c("uniform", "normal")))),
+      shiny::selectInput(ns("noise_dist"), "Noise distribution", c("uniform", "normal")),
+      shiny::checkboxGroupInput(ns("synth_methods"), "Synthesis of the masked variables (mask_synth())",
+                                workbench_synth_choices()),
+      # the synthesis settings, shown once a method is ticked
+      shiny::conditionalPanel("input.synth_methods && input.synth_methods.length > 0", ns = ns,
+        shiny::fluidRow(
+          shiny::column(6, shiny::numericInput(ns("synth_m"), "Synthetic copies m", 5, 1, 50, 1)),
+          shiny::column(6, shiny::numericInput(ns("synth_holdout"), "Hold-out share (the attacks' control)",
+                                               0.5, 0, 0.9, 0.05)))),
+      shiny::tags$p(class = "small text-muted",
+        "A synthesis replaces the masked variables by m copies drawn from models fitted to the",
+        "data; the collaborator's estimate combines the copies' fits by the synthetic-data rules.",
+        "Record linkage does not apply to new records: judge synthesis by an Article 29 attack."))),
     shiny::column(7, wb_card("Risk measure and run",
       shiny::selectInput(ns("risk"), "Risk measure", workbench_risk_choices()),
       shiny::selectizeInput(ns("known"), "Variables the intruder knows", NULL, multiple = TRUE),
+      # the secret matters to the attacks that guess it (and singling out's predicates)
+      shiny::conditionalPanel("['article29', 'inference', 'singling_out'].indexOf(input.risk) >= 0", ns = ns,
+        shiny::selectInput(ns("secret"), "Secret the intruder infers (Article 29 inference attack)",
+                           character())),
       shiny::fluidRow(
         shiny::column(6, shiny::numericInput(ns("nrep"), "Replicates of random schemes", 10, 1, 1000, 1)),
         shiny::column(6, shiny::numericInput(ns("seed"), "Seed", 1, 1, .Machine$integer.max, 1))),
@@ -279,6 +295,8 @@ wb_masking_server <- function(id, loaded, spec, context, start_plan = function()
       pre <- p$preset
       rv$result <- NULL
       shiny::updateSelectizeInput(session, "known", choices = p$cols, selected = intersect(pre$known, p$cols))
+      shiny::updateSelectInput(session, "secret", choices = p$cols,
+                               selected = c(intersect(pre$sensitive, p$cols), p$cols)[[1L]])
       shiny::updateSelectInput(session, "risk", selected = pre$risk)
       shiny::updateCheckboxGroupInput(session, "round_sig", selected = as.character(pre$schemes$round_sig))
       shiny::updateCheckboxGroupInput(session, "round_dec", selected = as.character(pre$schemes$round_dec))
@@ -289,7 +307,9 @@ wb_masking_server <- function(id, loaded, spec, context, start_plan = function()
       list(risk = input$risk %||% "none", known = input$known, round_sig = input$round_sig,
            round_dec = input$round_dec, noise = input$noise %||% "",
            noise_dist = input$noise_dist %||% "uniform", nrep = num(input$nrep) %||% 1,
-           seed = num(input$seed))
+           seed = num(input$seed), secret = if (nzchar(input$secret %||% "")) input$secret,
+           synth_methods = as.character(input$synth_methods %||% character()),
+           synth_m = num(input$synth_m), synth_holdout = num(input$synth_holdout))
     })
     shiny::observeEvent(input$run, {
       if (isTRUE(rv$running)) return()
@@ -452,7 +472,8 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
       s <- run()$spec
       v <- release_verdict(person_counted(m, loaded$data(), s$person), s$keys, run()$context,
                            ru()$risk[ru()$scheme == input$selected], ru_meta(ru())$risk,
-                           run()$threshold, id = s$person)
+                           run()$threshold, id = s$person,
+                           original = verdict_original(loaded$data(), s))
       message_box(verdict_text(v, input$selected), if (v$pass) "info" else "error",
                   "verdict-message")
     })
@@ -506,7 +527,8 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
       d <- d[, setdiff(names(d), setdiff(s$identifiers, s$person)), drop = FALSE]
       specs <- attempt(workbench_sample_specs(s, d))
       attempt(scheme_risk_table(d, m, s$keys, s$sensitive, run()$context,
-                                if (!failed(specs)) specs, id = s$person))
+                                if (!failed(specs)) specs, id = s$person, ru = ru(),
+                                label = input$selected))
     })
     output$risk <- shiny::renderTable({
       tab <- risk_table()
@@ -522,7 +544,7 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
     output$classes <- shiny::renderTable({
       m <- masked()
       s <- run()$spec
-      if (failed(m) || !length(s$keys)) return(NULL)
+      if (failed(m) || !length(s$keys) || is_synthetic(m)) return(NULL)
       class_size_counts(person_counted(m, loaded$data(), s$person), s$keys, s$person)
     }, caption = "Equivalence classes of the masked data on the quasi-identifiers, by size",
     spacing = "xs")
@@ -545,10 +567,11 @@ wb_profile_server <- function(id, loaded, result, context, spec, go_release = fu
 # variables (NULL without quasi-identifiers).
 workbench_report_risk <- function(spec) {
   if (!length(spec$keys)) return(NULL)
-  id <- if (!is.null(spec$person)) list(id = spec$person)
+  # the person column is the verb's `id` (the profile carries it), not the
+  # criterion's
   if (length(spec$sensitive))
-    do.call(risk_spec, c(list("ldiversity", keys = spec$keys, sensitive = spec$sensitive), id))
-  else do.call(risk_spec, c(list("kanon", keys = spec$keys), id))
+    l_diversity(NA, spec$sensitive, measure = "entropy", keys = spec$keys)
+  else avg_risk(NA, strict = TRUE, keys = spec$keys)
 }
 
 # The report's risk specs: the keys' spec first, then the rows for a release
@@ -568,17 +591,30 @@ download_buttons <- function(ns, labels) {
 
 wb_release_ui <- function(id) {
   ns <- shiny::NS(id)
-  wb_card("Release",
-    shiny::uiOutput(ns("status")),
-    # the download buttons exist only once a scheme is picked (a link
-    # before that would serve an error page)
-    shiny::uiOutput(ns("downloads")),
-    shiny::tags$p(class = "text-muted small mt-2",
-                  "The masked file carries no original values of the masked variables and no masking",
-                  "parameters; noise is drawn from a seed that is not recorded anywhere."))
+  shiny::tagList(
+    wb_card("Release",
+      shiny::uiOutput(ns("status")),
+      # the download buttons exist only once a scheme is picked (a link
+      # before that would serve an error page)
+      shiny::uiOutput(ns("downloads")),
+      shiny::tags$p(class = "text-muted small mt-2",
+                    "The masked file carries no original values of the masked variables and no masking",
+                    "parameters; noise is drawn from a seed that is not recorded anywhere. Synthetic",
+                    "copies are one file, the copy number in the first column.")),
+    wb_card("Column review (every column's role; declarations of 6 De-identify)",
+      shiny::uiOutput(ns("review_status")),
+      shiny::tableOutput(ns("review"))))
 }
 
-wb_release_server <- function(id, loaded, result, profile) {
+# The message a download gives when there is nothing to download yet (a
+# link opened before a scheme is picked): a clear sentence, not an error page.
+no_release_file <- function(file, what) {
+  writeLines(sprintf("No %s exists yet: pick a scheme on 5 Profile first.", what), file)
+}
+
+# `review()`: the column review of 6 De-identify (a list(review, declared)
+# or a condition), shown here as well.
+wb_release_server <- function(id, loaded, result, profile, review = function() NULL) {
   shiny::moduleServer(id, function(input, output, session) {
     output$status <- shiny::renderUI({
       if (is.null(profile$picked()))
@@ -586,46 +622,69 @@ wb_release_server <- function(id, loaded, result, profile) {
                            "warning", "release-message"))
       s <- result()$run$spec
       dropped <- c(s$identifiers, s$person)
-      message_box(sprintf("Release: %s, %d records%s, %d columns (identifiers dropped: %s).",
-                          profile$picked(), nrow(profile$picked_data()),
+      data <- profile$picked_data()
+      shape <- if (is_synthetic(data))
+        sprintf("%d synthetic copies of %d records", length(synthetic_copies(data)),
+                nrow(synthetic_copies(data)[[1L]]))
+      else sprintf("%d records", nrow(data))
+      cols <- if (is_synthetic(data)) ncol(synthetic_copies(data)[[1L]]) else ncol(data)
+      message_box(sprintf("Release: %s, %s%s, %d columns (identifiers dropped: %s).",
+                          profile$picked(), shape,
                           if (is.null(s$person)) "" else
                             sprintf(" of %d persons (person column '%s' dropped)",
                                     length(unique(loaded$data()[[s$person]])), s$person),
-                          ncol(profile$picked_data()),
-                          if (length(dropped)) paste(dropped, collapse = ", ") else "none"),
+                          cols, if (length(dropped)) paste(dropped, collapse = ", ") else "none"),
                   "info", "release-message")
     })
     # a release exists once a scheme is picked and its data are made
     release <- shiny::reactive({
       if (is.null(profile$picked())) return(NULL)
       data <- attempt(profile$picked_data())
-      if (failed(data) || !is.data.frame(data)) NULL else list(label = profile$picked(), data = data)
+      if (failed(data) || !(is.data.frame(data) || is_synthetic(data))) NULL
+      else list(label = profile$picked(), data = data)
     })
     output$downloads <- shiny::renderUI({
       if (is.null(release()) || is.null(result())) return(NULL)
       download_buttons(session$ns, c(download_data = "Masked data (CSV)",
                                      download_report = "De-identification report (HTML)"))
     })
+    output$review_status <- shiny::renderUI({
+      rev <- review()
+      if (is.null(rev)) return(message_box("The column review appears once data and quasi-identifiers are chosen.", "info"))
+      if (failed(rev)) return(message_box(conditionMessage(rev), "error", session$ns("review-message")))
+      message_box(review_summary(rev$review), if (length(rev$review$pending)) "warning" else "info",
+                  session$ns("review-message"))
+    })
+    output$review <- shiny::renderTable({
+      rev <- review()
+      if (is.null(rev) || failed(rev)) return(NULL)
+      review_display(rev$review)
+    }, striped = TRUE, spacing = "xs")
     output$download_data <- shiny::downloadHandler(
       filename = function() paste0("masked-", sanitize_name(loaded$name()), ".csv"),
       content = function(file) {
         rel <- release()
-        shiny::req(rel)
-        utils::write.csv(rel$data, file, row.names = FALSE)
+        if (is.null(rel)) return(no_release_file(file, "release"))
+        out <- if (is_synthetic(rel$data)) synthetic_csv(rel$data) else rel$data
+        utils::write.csv(out, file, row.names = FALSE)
       })
     output$download_report <- shiny::downloadHandler(
       filename = function() paste0("release-report-", sanitize_name(loaded$name()), ".html"),
       content = function(file) {
         rel <- release()
         res <- result()
-        shiny::req(res, rel)
+        if (is.null(rel) || is.null(res)) return(no_release_file(file, "release"))
         s <- res$run$spec
         ru <- res$ru
         # the app's profile was run through do.call(): it records the call
         # the custodian can type, its seed and the data's name here
         attr(ru, "meta")[c("call", "seed", "data_name")] <- list(res$run$call, s$seed, loaded$name())
+        # synthetic copies are named, not passed: the report's release
+        # tables count records of the data, which synthetic records are not
+        # (the profile's attacks and the Profile step's verdict judge them)
         release_report(ru, file, data = loaded$data(),
-                       release = list(scheme = rel$label, data = rel$data),
+                       release = list(scheme = rel$label,
+                                      data = if (!is_synthetic(rel$data)) rel$data),
                        risk = workbench_report_specs(s, loaded$data()), context = res$run$context)
       })
     invisible(NULL)

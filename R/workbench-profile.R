@@ -23,7 +23,7 @@ workbench_condition <- function(message) {
 }
 
 # The schemes of the sweeps the custodian ticked, weak to strong within each
-# generator.
+# generator, then the synthesis schemes (one per method ticked).
 workbench_schemes <- function(spec) {
   sig <- sort(as.integer(spec$round_sig), decreasing = TRUE)
   dec <- sort(as.integer(spec$round_dec), decreasing = TRUE)
@@ -32,11 +32,51 @@ workbench_schemes <- function(spec) {
   schemes <- c(
     lapply(sig, function(d) mask_round(d, type = "significant")),
     lapply(dec, function(d) mask_round(d, type = "decimal")),
-    lapply(amounts, function(a) mask_noise(a, dist = dist))
+    lapply(amounts, function(a) mask_noise(a, dist = dist)),
+    workbench_synth_schemes(spec)
   )
   if (!length(schemes))
-    stop(workbench_condition("Choose at least one masking scheme (a rounding or a noise amount)."))
+    stop(workbench_condition("Choose at least one masking scheme (a rounding, a noise amount or a synthesis)."))
   schemes
+}
+
+# The synthesis methods the app offers (mask_synth()'s main ones).
+workbench_synth_choices <- function() {
+  c("CART (sequential trees, as synthpop)" = "cart",
+    "Parametric (linear, logistic, multinomial models)" = "parametric")
+}
+
+# The synthesis schemes of 4 Masking: mask_synth(method, m, holdout) for each
+# method ticked. The hold-out is the attacks' control set: records kept out
+# of the synthesis, so that the attacks can tell leakage from what any model
+# of the population lets an intruder guess (singling out needs at least half).
+workbench_synth_schemes <- function(spec) {
+  methods <- intersect(as.character(spec$synth_methods %||% character()), workbench_synth_choices())
+  if (!length(methods)) return(list())
+  if (!is.null(spec$person))
+    stop(workbench_condition(paste(
+      "Synthesis is not offered with a person column (2 Variables): a person's records would be",
+      "synthesised as unrelated records. Clear the person column or untick the synthesis.")))
+  # [[ ]]: `$` would match synth_methods when synth_m is absent
+  m <- spec[["synth_m"]] %||% 5
+  if (length(m) != 1L || is.na(m) || m < 1 || m > 50 || m != round(m))
+    stop(workbench_condition("The number of synthetic copies m must be a whole number from 1 to 50."))
+  holdout <- workbench_synth_holdout(spec)
+  lapply(methods, function(method) mask_synth(method, m = as.integer(m), holdout = holdout))
+}
+
+# The hold-out share of the synthesis schemes; the attacks need one, and the
+# singling-out attack one of at least half the records (its control must be
+# as large as the records behind the release).
+workbench_synth_holdout <- function(spec) {
+  h <- spec[["synth_holdout"]] %||% 0.5
+  if (length(h) != 1L || is.na(h) || h < 0 || h > 0.9)
+    stop(workbench_condition("The hold-out share of the synthesis must be from 0 to 0.9."))
+  if (spec$risk %in% workbench_attack_risks() && h < 0.5)
+    stop(workbench_condition(sprintf(paste(
+      "The attacks judge a synthetic release against records held out of its synthesis:",
+      "with the risk '%s' the hold-out share must be at least 0.5 (got %s)."), spec$risk, format(h))))
+  h
 }
 
 # The custodian's release context as a release_context(); its warnings (e.g.
@@ -161,21 +201,69 @@ check_workbench_person <- function(spec, data) {
 }
 
 workbench_risk_args <- function(spec, data) {
+  risk <- workbench_risk_call(spec)
+  list(risk = if (!is.null(risk)) eval(risk, asNamespace("epimask")))
+}
+
+# The risk measures that are attacks (Article 29 WP, after anonymeter).
+workbench_attack_risks <- function() c("article29", "singling_out", "linkability", "inference")
+
+# The targets (and predicates) of each attack the app runs: enough for an
+# interval of about +-0.04 on a rate, in seconds on the bundled data.
+workbench_n_attacks <- 500L
+
+# The risk criterion of the custodian's choice as the call that makes it
+# (NULL for none): evaluated for the profile and written, as it is, into the
+# console call of the report, so that the two cannot differ. The attacks are
+# drawn from the profile's seed (every scheme attacked with the same draws).
+workbench_risk_call <- function(spec) {
   risk <- spec$risk %||% "none"
   need <- function(cols, what) {
     if (!length(cols)) stop(workbench_condition(sprintf("The risk measure '%s' needs %s.", risk, what)))
     cols
   }
+  known <- function() need(spec$known, "the variables the intruder knows")
+  aux2 <- function() {
+    aux <- known()
+    if (length(aux) < 2L)
+      stop(workbench_condition(sprintf(paste(
+        "The risk measure '%s' needs at least two variables the intruder knows (got %s): the",
+        "linkability attack joins two halves of them."), risk, paste(aux, collapse = ", "))))
+    aux
+  }
+  secret <- function(aux) {
+    s <- need(spec$secret, "the secret the intruder infers (4 Masking)")
+    if (s %in% aux)
+      stop(workbench_condition(sprintf(
+        "The secret '%s' is also a variable the intruder knows: choose another secret or drop it from the known.", s)))
+    s
+  }
+  seed <- as.integer(spec$seed %||% 1L)
+  n <- workbench_n_attacks
+  halves <- function(aux) {
+    half <- ceiling(length(aux) / 2)
+    list(aux[seq_len(half)], aux[-seq_len(half)])
+  }
   switch(risk,
-    linkage = list(risk = risk_spec("linkage",
-                                    known = need(spec$known, "the variables the intruder knows"))),
-    identifiability = list(risk = "identifiability",
-                           known = need(spec$known, "the variables the intruder knows")),
-    match = list(risk = "match", known = need(spec$known, "the variables the intruder knows"),
-                 unknown = if (length(spec$unknown)) spec$unknown else NULL),
-    kanon = list(risk = risk_spec("kanon", keys = need(spec$keys, "quasi-identifiers"),
-                                  measure = spec$kanon_measure %||% "strict_avg")),
-    none = list(risk = "none"),
+    linkage = call("linkage_risk", known()),
+    identifiability = call("identifiability", known()),
+    match = as.call(c(list(as.name("match_risk"), known()),
+                      if (length(spec$unknown)) list(unknown = spec$unknown))),
+    kanon = call("avg_risk", NA, strict = TRUE, keys = need(spec$keys, "quasi-identifiers")),
+    article29 = {
+      aux <- aux2()
+      call("article29_attacks", NA, aux = aux, secret = secret(aux), n_attacks = n, seed = seed)
+    },
+    singling_out = {
+      aux <- known()
+      call("singling_out", NA, n_attacks = n, columns = c(aux, secret(aux)), seed = seed)
+    },
+    linkability = call("linkability", NA, aux = halves(aux2()), n_attacks = n, seed = seed),
+    inference = {
+      aux <- known()
+      call("inference", NA, aux = aux, secret = secret(aux), n_attacks = n, seed = seed)
+    },
+    none = NULL,
     stop(workbench_condition(sprintf("Unknown risk measure '%s'.", risk))))
 }
 
@@ -189,8 +277,31 @@ release_data <- function(data, scheme, vars, identifiers = character()) {
   on.exit(if (is.null(old_seed)) rm(".Random.seed", envir = globalenv())
           else assign(".Random.seed", old_seed, envir = globalenv()), add = TRUE)
   set.seed(NULL)
-  out <- apply_mask(data, scheme, vars = vars)
+  # a synthesis warns of copies equal to original records: kept for the
+  # verdict's notes (the custodian reads them there, not on a console)
+  notes <- character()
+  out <- withCallingHandlers(apply_mask(data, scheme, vars = vars), epimask_warning = function(w) {
+    notes <<- c(notes, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  # synthetic copies stay whole for the custodian's measures (the attacks
+  # need their hold-out); their download is written by synthetic_csv()
+  if (is_synthetic(out)) {
+    attr(out, "workbench_notes") <- notes
+    return(out)
+  }
+  for (n in notes) warning(n, call. = FALSE)
   attributes(out) <- attributes(out)[c("names", "row.names", "class")]
+  out
+}
+
+# The synthetic copies as one data frame for the download: the copy number
+# first, no masking parameter and no hold-out row numbers.
+synthetic_csv <- function(syn) {
+  copies <- synthetic_copies(syn)
+  out <- do.call(rbind, lapply(seq_along(copies), function(i)
+    cbind(copy = i, as.data.frame(copies[[i]], stringsAsFactors = FALSE))))
+  rownames(out) <- NULL
   out
 }
 
@@ -237,11 +348,7 @@ risk_rows <- function(data, keys, sensitive, context, specs = NULL, original = N
   # releases that are samples: population uniqueness, log-linear and cluster
   # risk where a risk spec names them (report-sample-risk.R), by persons with
   # `id`
-  if (!is.null(id)) specs <- lapply(specs, function(sp) {
-    if (inherits(sp, "epimask_risk_spec") && is.null(sp$args$id)) sp$args$id <- id
-    sp
-  })
-  sample <- if (length(specs)) sample_risk_rows(data, specs, context, original, what)
+  sample <- if (length(specs)) sample_risk_rows(data, specs, context, original, what, id = id)
   if (!length(rows) && is.null(sample$table)) return(NULL)
   rows <- lapply(rows, unlist)
   out <- data.frame(measure = vapply(rows, `[[`, "", 1L),
@@ -303,9 +410,11 @@ workbench_sample_specs <- function(spec, data) {
     if (!is.finite(pi) || pi <= 0 || pi > 1)
       stop(workbench_condition(sprintf("The sampling fraction must be in (0, 1] (got %s).",
                                        format(pi))))
+    # the person column goes to the verbs (`id =`), not into the criteria
     for (m in measures)
-      specs <- c(specs, list(do.call(risk_spec, c(list(m, keys = keys, pi = pi),
-                                                  if (!is.null(person)) list(id = person)))))
+      specs <- c(specs, list(switch(m,
+        population = uniqueness(NA, population_model(pi), keys = keys),
+        loglinear = loglinear_risk(NA, pi = pi, keys = keys))))
   }
   if (!is.null(cluster)) {
     if (!is.null(person))
@@ -315,7 +424,7 @@ workbench_sample_specs <- function(spec, data) {
     if (!cluster %in% names(data) || cluster %in% keys)
       stop(workbench_condition(sprintf("The cluster column '%s' must be a column that is not a quasi-identifier.",
                                        cluster)))
-    specs <- c(specs, list(risk_spec("individual", keys = keys, cluster = cluster)))
+    specs <- c(specs, list(cluster_risk(NA, cluster, keys = keys)))
   }
   specs
 }
@@ -336,25 +445,86 @@ person_counted <- function(released, original, id) {
   released
 }
 
-# Original vs masked risk side by side.
+# Original vs masked risk side by side; with the profile (`ru`, `label`)
+# the rows of its risk criteria (the Article 29 attacks among them) for the
+# scheme against the unmasked data. Synthetic copies get their own rows
+# (synthetic_risk_rows()).
 scheme_risk_table <- function(original, masked, keys, sensitive, context, specs = NULL,
-                              source = original, id = NULL) {
+                              source = original, id = NULL, ru = NULL, label = NULL) {
+  profile_rows <- profile_risk_rows(ru, label)
+  if (is_synthetic(masked)) {
+    out <- rbind(profile_rows, synthetic_risk_rows(original, masked, keys))
+    return(within_column(out, context))
+  }
   masked <- person_counted(masked, original, id)
   a <- risk_rows(original, keys, sensitive, context, specs, original = source,
                  what = "the original data", id = id)
   b <- risk_rows(masked, keys, sensitive, context, specs, original = source,
                  what = "the release", id = id)
-  if (is.null(a) || is.null(b)) return(NULL)
+  if (is.null(a) || is.null(b)) return(within_column(profile_rows, context))
   notes <- c(attr(a, "notes"), attr(b, "notes"))
   out <- merge(a, b, by = "measure", sort = FALSE, suffixes = c("_original", "_masked"))
   names(out) <- c("measure", "original", "masked")
-  th <- context_threshold(context)
-  if (!is.null(th)) {
-    is_risk <- grepl("risk|Pr\\(re-id", out$measure, ignore.case = TRUE)
-    out$within_threshold <- ifelse(is_risk, ifelse(out$masked <= th, "yes", "no"), "")
-  }
+  if (!is.null(profile_rows)) out <- rbind(profile_rows[names(out)], out)
+  out <- within_column(out, context)
   if (length(notes)) attr(out, "notes") <- notes
   out
+}
+
+# The column `within_threshold` of a risk table (yes / no for the rows that
+# are risks, blank for counts and for rows that do not apply).
+within_column <- function(out, context) {
+  if (is.null(out) || !nrow(out)) return(NULL)
+  th <- context_threshold(context)
+  if (!is.null(th)) {
+    is_risk <- grepl("risk|Pr\\(re-id|replicated", out$measure, ignore.case = TRUE) & !is.na(out$masked)
+    out$within_threshold <- ifelse(is_risk, ifelse(out$masked <= th, "yes", "no"), "")
+  }
+  out
+}
+
+# The profile's risks of one scheme, beside those of the unmasked data (the
+# profile's "no masking" row): the profile risk and each further criterion
+# (risk_linkability, risk_inference of the Article 29 attacks). NULL
+# without a profile.
+profile_risk_rows <- function(ru, label) {
+  if (is.null(ru) || is.null(label) || !label %in% ru$scheme) return(NULL)
+  tab <- as.data.frame(ru)
+  cols <- c("risk", setdiff(grep("^risk_", names(tab), value = TRUE), c("risk_se")))
+  cols <- cols[!grepl("_se$", cols)]
+  ref <- tab[vapply(seq_len(nrow(tab)), function(i) isTRUE(tab$unmasked[i]), TRUE) |
+               tab$scheme == "no masking", , drop = FALSE]
+  row <- tab[tab$scheme == label, , drop = FALSE]
+  names_of <- c(risk = ru_meta(ru)$risk %||% "profile risk", risk_singling_out = "singling out",
+                risk_linkability = "linkability", risk_inference = "inference")
+  measure <- ifelse(cols %in% names(names_of), names_of[cols], sub("^risk_", "", cols))
+  data.frame(measure = sprintf("Profile risk: %s", measure),
+             original = if (nrow(ref)) as.numeric(ref[1L, cols]) else NA_real_,
+             masked = as.numeric(row[1L, cols]), note = "", stringsAsFactors = FALSE)[, c("measure", "original", "masked", "note")]
+}
+
+# The rows of synthetic copies: replicated uniques on the quasi-identifiers,
+# and the k-anonymity measures with the reason they do not apply (their
+# classes are of new records, not of persons of the data).
+synthetic_risk_rows <- function(original, syn, keys) {
+  if (!length(keys)) return(NULL)
+  rep_u <- tryCatch(run_criterion(replicated_uniques(keys = keys), syn, original = original),
+                    error = function(e) NULL)
+  kan <- tryCatch(run_criterion(k_anonymity(5, keys = keys), syn, original = original),
+                  error = function(e) NULL)
+  why <- if (!is.null(kan) && !isTRUE(kan$applies)) kan$note
+         else "synthetic records are not persons of the data"
+  na_rows <- c("Prosecutor (maximum) risk, 1 / smallest class", "Strict average risk (classes below k = 5 count fully)",
+               "Pr(re-id) of the context's attacks")
+  orig_kan <- tryCatch(risk_kanon(original, keys = keys), error = function(e) NULL)
+  data.frame(
+    measure = c("Replicated uniques (share of original records)", na_rows),
+    original = c(NA_real_, if (is.null(orig_kan)) NA_real_ else orig_kan$max_risk,
+                 if (is.null(orig_kan)) NA_real_ else orig_kan$strict_avg_risk, NA_real_),
+    masked = c(if (!is.null(rep_u) && isTRUE(rep_u$applies)) rep_u$value else NA_real_, NA, NA, NA),
+    note = c("synthpop's repU on the quasi-identifiers", paste("does not apply:", why),
+             rep("does not apply (as above)", 2)),
+    stringsAsFactors = FALSE)
 }
 
 # The profile row of one scheme, with its interval, as a two-column table.
@@ -445,16 +615,14 @@ workbench_profile_call <- function(spec, data_name = "data") {
   sig <- sort(as.integer(spec$round_sig), decreasing = TRUE)
   dec <- sort(as.integer(spec$round_dec), decreasing = TRUE)
   amounts <- tryCatch(sort(parse_amounts(spec$noise, "noise")), error = function(e) numeric())
+  synth <- tryCatch(workbench_synth_schemes(spec), error = function(e) list())
   schemes <- c(sprintf("mask_round(%d)", sig), sprintf("mask_round(%d, type = \"decimal\")", dec),
                sprintf("mask_noise(%s, dist = \"%s\")", vapply(amounts, format, ""),
-                       spec$noise_dist %||% "uniform"))
-  risk <- switch(spec$risk %||% "none",
-    linkage = sprintf("risk = risk_spec(\"linkage\", known = %s)", deparse1(spec$known)),
-    identifiability = sprintf("risk = \"identifiability\", known = %s", deparse1(spec$known)),
-    match = sprintf("risk = \"match\", known = %s", deparse1(spec$known)),
-    kanon = sprintf("risk = risk_spec(\"kanon\", keys = %s, measure = \"strict_avg\")",
-                    deparse1(spec$keys)),
-    "risk = \"none\"")
+                       spec$noise_dist %||% "uniform"),
+               vapply(synth, function(s) sprintf("mask_synth(\"%s\", m = %d, holdout = %s)",
+                                                 s$method, as.integer(s$m), format(s$holdout)), ""))
+  risk_call <- workbench_risk_call(spec)
+  risk <- paste0("risk = ", if (is.null(risk_call)) "NULL" else deparse1(risk_call))
   family <- if (spec$family == "err") "\"err\"" else sprintf("%s()", spec$family)
   term <- if (nzchar(spec$term %||% "")) sprintf(", term = \"%s\"", spec$term) else ""
   seed <- if (is.null(spec$seed)) "NULL" else format(spec$seed)
@@ -475,22 +643,67 @@ workbench_profile_call <- function(spec, data_name = "data") {
 # within the threshold only when every risk is; a risk that could not be
 # computed (NA) does not pass.
 release_verdict <- function(released, keys, context, profile_risk, risk_label, threshold,
-                            id = NULL) {
+                            id = NULL, original = NULL) {
+  if (is_synthetic(released))
+    return(synthetic_verdict(released, keys, profile_risk, risk_label, threshold, original))
   # no profile risk (NULL) for data that are no scheme of the profile
   rows <- data.frame(risk = character(), value = numeric(), stringsAsFactors = FALSE)
   if (!is.null(profile_risk))
     rows <- data.frame(risk = sprintf("Profile risk (%s)", risk_label %||% "risk measure"),
                        value = as.double(profile_risk), stringsAsFactors = FALSE)
+  release_risk <- NA_real_
   if (inherits(context, "release_context") && length(keys)) {
     rr <- tryCatch(risk_release(released, keys = keys, context = context, id = id),
                    error = function(e) NULL)
+    release_risk <- if (is.null(rr)) NA_real_ else rr$overall
     rows <- rbind(rows, data.frame(
       risk = sprintf("Release risk (the context's attacks on %s%s)", paste(keys, collapse = ", "),
                      if (is.null(id)) "" else ", by persons"),
-      value = if (is.null(rr)) NA_real_ else rr$overall, stringsAsFactors = FALSE))
+      value = release_risk, stringsAsFactors = FALSE))
   }
   rows$within_threshold <- !is.na(rows$value) & rows$value <= threshold
-  list(table = rows, pass = nrow(rows) > 0L && all(rows$within_threshold), threshold = threshold)
+  list(table = rows, pass = nrow(rows) > 0L && all(rows$within_threshold), threshold = threshold,
+       release_risk = release_risk)
+}
+
+# The verdict on synthetic copies: only the risks that judge new records
+# count. The context's attacks count classes of released records that are
+# persons of the data (k-anonymity), which synthetic records are not, so they
+# are replaced by replicated uniques on the quasi-identifiers (synthpop's
+# repU: an original unique whose keys a copy holds exactly once); a profile
+# risk that does not apply (record linkage: a synthetic record has no
+# original) is left out and said so in `notes`, never shown as NA.
+synthetic_verdict <- function(released, keys, profile_risk, risk_label, threshold, original) {
+  rows <- data.frame(risk = character(), value = numeric(), stringsAsFactors = FALSE)
+  notes <- character()
+  label <- risk_label %||% "risk measure"
+  if (!is.null(profile_risk) && !is.na(profile_risk))
+    rows <- data.frame(risk = sprintf("Profile risk (%s)", label), value = as.double(profile_risk),
+                       stringsAsFactors = FALSE)
+  else if (!is.null(profile_risk))
+    notes <- sprintf(paste("The profile risk (%s) does not apply to synthetic records (they have no",
+                           "original record to be linked to): choose an Article 29 attack on 4 Masking."),
+                     label)
+  release_risk <- NA_real_
+  if (length(keys) && !is.null(original)) {
+    ru_crit <- replicated_uniques(keys = keys)
+    res <- tryCatch(run_criterion(ru_crit, released, original = original), error = function(e) e)
+    if (inherits(res, "error") || !isTRUE(res$applies))
+      notes <- c(notes, sprintf("Replicated uniques could not be computed: %s",
+                                if (inherits(res, "error")) conditionMessage(res) else res$note))
+    else {
+      release_risk <- res$value
+      rows <- rbind(rows, data.frame(
+        risk = sprintf("Replicated uniques on %s (share of original records)", paste(keys, collapse = ", ")),
+        value = release_risk, stringsAsFactors = FALSE))
+    }
+  }
+  rows$within_threshold <- rows$value <= threshold
+  notes <- c(notes, attr(released, "workbench_notes"))
+  if (!nrow(rows))
+    notes <- c(notes, "No risk that applies to synthetic records was computed: the release cannot be judged.")
+  list(table = rows, pass = nrow(rows) > 0L && all(rows$within_threshold), threshold = threshold,
+       release_risk = release_risk, notes = notes, synthetic = TRUE)
 }
 
 # The verdicts of every scheme of a workbench run, on its released data sets
@@ -501,19 +714,29 @@ scheme_verdicts <- function(ru, releases, run, original = NULL) {
   rows <- lapply(ru$scheme, function(label) {
     v <- release_verdict(person_counted(releases[[label]], original, s$person), s$keys,
                          run$context, ru$risk[ru$scheme == label], ru_meta(ru)$risk,
-                         run$threshold, id = s$person)
-    data.frame(scheme = label, release_risk = if (nrow(v$table) > 1L) v$table$value[2] else NA_real_,
-               pass = v$pass, stringsAsFactors = FALSE)
+                         run$threshold, id = s$person, original = verdict_original(original, s))
+    data.frame(scheme = label, release_risk = v$release_risk, pass = v$pass,
+               stringsAsFactors = FALSE)
   })
   do.call(rbind, rows)
+}
+
+# The original data as the profile measured them (identifiers dropped, the
+# person column kept): what a synthetic release is compared with.
+verdict_original <- function(original, spec) {
+  if (is.null(original)) return(NULL)
+  original[, setdiff(names(original), setdiff(spec$identifiers, spec$person)), drop = FALSE]
 }
 
 # One sentence for the custodian: the verdict and which risk decides it.
 verdict_text <- function(v, label) {
   tab <- v$table
+  if (!nrow(tab))
+    return(sprintf("Verdict on '%s': cannot be judged. %s", label, paste(v$notes, collapse = " ")))
   parts <- sprintf("%s %s (%s)", tab$risk, format_num(tab$value, 2),
                    ifelse(tab$within_threshold, "within", "OVER"))
-  sprintf("Verdict on '%s': %s the threshold %s. %s.", label,
-          if (v$pass) "within" else "NOT within", format_num(v$threshold, 3),
-          paste(parts, collapse = "; "))
+  paste(c(sprintf("Verdict on '%s'%s: %s the threshold %s. %s.", label,
+                  if (isTRUE(v$synthetic)) " (synthetic copies)" else "",
+                  if (v$pass) "within" else "NOT within", format_num(v$threshold, 3),
+                  paste(parts, collapse = "; ")), v$notes), collapse = " ")
 }

@@ -32,15 +32,17 @@ workbench_server <- function(data, data_name, start_plan = function() invisible(
     profile <- wb_profile_server("profile", loaded, masking$result, context$context, spec,
                                  go_release = function()
                                    bslib::nav_select("tabs", "release", session = session))
-    wb_release_server("release", loaded, masking$result, profile)
     deid <- wb_deidentify_server("deidentify", loaded, roles, context$context)
+    wb_release_server("release", loaded, masking$result, profile, review = deid$review)
+    table <- wb_table_server("table", loaded)
 
     shiny::exportTestValues(
       profile = if (is.null(masking$result())) NULL else profile_display_table(masking$result()$ru),
       selected = profile$selected(), picked = profile$picked(), data_name = loaded$name(),
       running = masking$running(), async = masking$async, plot_points = profile$points(),
       progress = masking$progress(),
-      deidentified = if (is.null(deid$result())) NULL else deid$result()$certificate)
+      deidentified = if (is.null(deid$result())) NULL else deid$result()$certificate,
+      table_counts = table$counts())
   }
 }
 
@@ -61,7 +63,10 @@ workbench_spec <- function(input) {
        term = input$term %||% "", risk = input$risk %||% "none", known = input$known,
        round_sig = input$round_sig, round_dec = input$round_dec, noise = input$noise %||% "",
        noise_dist = input$noise_dist %||% "uniform", nrep = num(input$nrep) %||% 1,
-       seed = num(input$seed), public = isTRUE(input$public),
+       seed = num(input$seed), secret = input$secret,
+       synth_methods = as.character(input$synth_methods %||% character()),
+       synth_m = num(input$synth_m), synth_holdout = num(input$synth_holdout),
+       public = isTRUE(input$public),
        pr_attempt = num(input$pr_attempt), pr_acquaintance = num(input$pr_acquaintance),
        pr_breach = num(input$pr_breach), threshold = num(input$threshold),
        reasons = as.character(input$reasons %||% character()),

@@ -70,9 +70,11 @@ test_that("the sample settings make the population, log-linear and cluster rows"
     tv_spec(keys = keys, sample_population = 6000, sample_measures = c("population", "loglinear")),
     tv)
   expect_length(specs, 2L)
-  # (risk_spec() returns criteria: the sampling fraction is the population model's)
+  # criteria (not the deprecated risk_spec()): the sampling fraction is the
+  # population model's; the person column goes to the verbs' `id` (below,
+  # risk_rows(id = )), not into the criterion
   expect_equal(specs[[1L]]$model$pi, 600 / 6000)
-  expect_identical(specs[[1L]]$id, "pid")
+  expect_null(specs[[1L]]$id)
   tab <- epimask:::risk_rows(tv, keys, NULL, ctx, specs, original = tv, id = "pid")
   pop <- risk_population(tv, keys, population_model(0.1), compare = FALSE, id = "pid")
   got <- tab$value[grepl("Population uniques.*estimated number", tab$measure)]
@@ -91,7 +93,8 @@ test_that("the sample settings make the population, log-linear and cluster rows"
     tv_spec(keys = dkeys, person = NULL, sample_pi = 0.05, sample_measures = "population",
             cluster = "household"), d)
   expect_equal(specs[[1L]]$model$pi, 0.05)
-  expect_identical(specs[[2L]]$spec, "individual")
+  expect_s3_class(specs[[2L]], "risk_cluster_risk")
+  expect_identical(specs[[2L]]$cluster, "household")
   tab <- epimask:::risk_rows(d, dkeys, NULL, ctx, specs, original = d)
   ind <- risk_individual(d, dkeys, cluster = "household")
   # the expected re-identifications counting clusters, by the product formula by hand

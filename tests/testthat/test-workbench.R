@@ -150,7 +150,10 @@ test_that("the schemes, context and profile arguments follow the custodian's cho
   # (on 2,000 records: the exhaustive matching risk is quadratic)
   small <- dose[1:2000, ]
   for (risk in unname(epimask:::workbench_risk_choices())) {
-    spec <- modifyList(base, list(risk = risk, keys = c("city", "sex")))
+    # the attacks need two known variables (linkability joins two halves)
+    spec <- modifyList(base, list(risk = risk, keys = c("city", "sex"),
+                                  known = if (risk %in% epimask:::workbench_attack_risks())
+                                    c("dose", "age_exp") else "dose", secret = "case"))
     ru_app <- suppressWarnings(do.call(ru_profile, epimask:::workbench_profile_args(small, spec)))
     call <- epimask:::workbench_profile_call(spec, "dose_cohort")
     ru_call <- suppressWarnings(eval(parse(text = call)[[1]], list(dose_cohort = small),
@@ -185,7 +188,7 @@ test_that("the default risk measure sees noise: presets, the app's first choice"
   dose <- load_epimask_data("dose_cohort")[, -1]
   preset <- epimask:::workbench_presets()$dose_cohort
   spec <- epimask:::workbench_risk_args(preset, dose)$risk
-  expect_identical(spec, deprecated(risk_spec("linkage", known = "dose")))
+  expect_identical(spec, linkage_risk("dose"))
   set.seed(3)
   noisy <- lapply(c(0.001, 0.01, 0.1), function(a) apply_mask(dose, mask_noise(a), "dose"))
   linkage <- vapply(noisy, function(m) risk_value(spec, dose, m), numeric(1))
