@@ -277,6 +277,7 @@ benders_cut <- function(reduced, v, cap, need, pattern) {
 # relations of the cell first, on more when that has no solution.
 heuristic_suppression <- function(table, req, costs, solver, control, start = NULL) {
   started <- proc.time()[["elapsed"]]
+  solver <- heuristic_solvers(solver, control, table)
   v <- req$value
   cap <- model_cap(req)
   pattern <- req$sensitive | (if (is.null(start)) FALSE else start)
@@ -289,9 +290,12 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
   # directions already shown protected by a deviation found for another cell
   done <- list(up = req$upper <= 0, down = req$lower <= 0)
   rounds <- 0L
+  many <- length(table$dims) >= 3L
   for (k in sens) {
+    box <- NULL
     for (dir in c("up", "down")) {
       if (done[[dir]][[k]]) next
+      if (many && is.null(box)) box <- sibling_box(table, k)
       need <- if (dir == "up") req$upper[[k]] else req$lower[[k]]
       if (proc.time()[["elapsed"]] - started > control$time_limit)
         epimask_abort(sprintf(paste0("The heuristic secondary suppression exceeded the time limit of ",
@@ -301,7 +305,7 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
       rounds <- rounds + 1L
       move <- incremental_move(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, costs$cost,
                                v, cap, solver, control$time_limit,
-                               box = if (length(table$dims) >= 3L) sibling_box(table, k))
+                               box = box)
       if (is.null(move)) stop("internal: the incremental attacker problem has no solution on the whole table")
       pattern[move$cells[abs(move$z) > 1e-9 * max(1, need)]] <- TRUE
       done <- certify_moves(done, move, req, v, cap)
@@ -345,7 +349,7 @@ certify_moves <- function(done, move, req, v, cap) {
 # one on the table: the cells left out stay at their values).
 incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, cost, v,
                              cap, solver, time_limit, max_radius = 6L, max_cells = 2500L,
-                             blocked = integer(), box = NULL) {
+                             blocked = integer(), box = NULL, fallback = TRUE) {
   near <- k
   n <- length(v)
   best <- NULL
@@ -356,11 +360,12 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
     box <- box[!(box %in% blocked)]
     res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, box, k, dir, need, pattern, cost, v,
                           cap, solver, time_limit)
-    if (!is.null(res)) return(res)
-    # the relation neighbourhoods then as before the sub-tables: up to four
-    # relations, uncut (the cut and six relations cost minutes on the Adult
-    # age x education x race table)
-    max_radius <- 4L
+    if (!is.null(res) || !fallback) return(res)
+    # the relation neighbourhoods then, uncut, and the first that has a
+    # solution is taken (keeping the cheapest of up to four relations cost
+    # minutes on the Adult age x education x race table: the wider ones
+    # reach the whole table)
+    max_radius <- 1L
     max_cells <- Inf
   }
   limit <- max_cells
@@ -427,8 +432,25 @@ cheapest_cells <- function(grown, near, pattern, cost, limit) {
   c(near, first, utils::head(rest, max(0L, limit - length(near) - length(first))))
 }
 
+# The solvers of the heuristic's LPs: the one picked, and HiGHS for the
+# large ones when it is installed and no solver was asked for (GLPK took
+# 16-31 s on the 23,688 columns of a sub-total's LP in the Adult age x
+# education x race table, HiGHS 0.6 s; GLPK has less overhead on the many
+# small ones). A vector c(small, large), or the one solver.
+heuristic_solvers <- function(solver, control, table) {
+  if (length(table$dims) < 3L || !is.null(control$solver) || solver == "highs" ||
+      !solver_installed("highs")) return(solver)
+  c(solver, "highs")
+}
+
+# The solver for an LP of `columns` columns.
+lp_solver_for <- function(solver, columns, large = 4000L) {
+  if (length(solver) == 1L) solver else if (columns >= large) solver[[2L]] else solver[[1L]]
+}
+
 incremental_lp <- function(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, pattern, cost, v,
                            cap, solver, time_limit) {
+  solver <- lp_solver_for(solver, 2L * length(near))
   rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
   rows <- relation_rows(csr, rels)
   col <- match(rel_cell[rows], near)
