@@ -38,6 +38,12 @@ cleanup_secondaries <- function(table, req, pattern, costs, solver, control, sta
     st <- add_witness(st, w, kd, req, ctx$cap)
   }
   removed <- 0L
+  # three or more dimensions: the most expensive tenth of the secondary
+  # cells gets the thorough search (a witness among all suppressed cells,
+  # repairs beyond the sub-table), the others the sub-table only
+  first <- which(pattern & !req$sensitive)
+  thorough <- if (is.null(ctx$boxes)) -Inf
+              else if (length(first)) stats::quantile(costs$cost[first], 0.9, names = FALSE) else Inf
   # first with repairs (a publication may be paid for by cheaper new
   # suppressions), then plain publications of what is left, each round over
   # the secondary cells of the pattern as it stands, the most expensive first
@@ -49,7 +55,7 @@ cleanup_secondaries <- function(table, req, pattern, costs, solver, control, sta
         return(list(pattern = pattern, removed = removed, complete = FALSE))
       if (!pattern[[c]]) next
       step <- try_publish(ctx, st, kd, req, pattern, c, weight, costs$cost, repair, solver,
-                          control$time_limit)
+                          control$time_limit, thorough = costs$cost[[c]] >= thorough)
       if (is.null(step)) next
       pattern <- step$pattern
       st <- step$state
@@ -65,7 +71,8 @@ cleanup_secondaries <- function(table, req, pattern, costs, solver, control, sta
 # published, whose published cells are suppressed, as long as the cells
 # added cost less than c. NULL when c must stay suppressed; otherwise the
 # new pattern and witness state.
-try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solver, time_limit) {
+try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solver, time_limit,
+                        thorough = TRUE) {
   trial <- pattern
   trial[[c]] <- FALSE
   invalid <- st$uses[[c]]
@@ -74,11 +81,11 @@ try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solv
   for (d in which(st$owner %in% invalid)) {
     if (!(fresh$owner[[d]] %in% invalid)) next
     w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, weight, solver, time_limit,
-                      box = context_box(ctx, kd$cell[[d]]), give_up = TRUE)
+                      box = context_box(ctx, kd$cell[[d]]), give_up = !thorough)
     if (is.null(w)) {
       if (!repair) return(NULL)
       w <- repair_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, cost, c, solver,
-                       time_limit)
+                       time_limit, fallback = thorough)
       if (is.null(w)) return(NULL)
       new <- w$cells[!trial[w$cells]]
       added <- added + sum(cost[new])
@@ -94,13 +101,13 @@ try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solv
 # The heuristic's deviation of cell k (published cells charged their cost
 # per unit moved, suppressed ones free) with cell `blocked` held at its
 # value (incremental_move()). NULL when there is none.
-repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_limit) {
-  # three or more dimensions: the sibling sub-table only (the neighbourhoods
-  # beyond it cost most of the clean-up's time on the Adult age x education
-  # x race table and rarely pay: without a repair the cell stays suppressed)
+repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_limit,
+                        fallback = TRUE) {
+  # three or more dimensions: the sibling sub-table, and without `fallback`
+  # only it (without a repair the cell stays suppressed)
   best <- incremental_move(ctx$csr, ctx$rel_cell, ctx$rel_coef, ctx$rel_id, k, dir, need, pattern,
                            cost, ctx$v, ctx$cap, solver, time_limit, blocked = blocked,
-                           box = context_box(ctx, k), fallback = FALSE)
+                           box = context_box(ctx, k), fallback = fallback)
   if (is.null(best)) return(NULL)
   moved <- abs(best$z) > 1e-9 * max(1, need)
   list(cells = best$cells[moved], z = best$z[moved])
@@ -174,14 +181,22 @@ witness_move <- function(ctx, k, dir, need, pattern, weight, solver, time_limit,
     list(cells = res$cells[m], z = res$z[m])
   }
   # three or more dimensions: the suppressed cells of k's sibling sub-table
-  # first, in one LP; with `give_up`, no witness there is taken as none (the
-  # clean-up then keeps the cell suppressed: a step not proved is not taken)
+  # first, then every suppressed cell, one LP each (growing neighbourhoods
+  # cost most of the clean-up's time on the Adult age x education x race
+  # table, in LPs that had no solution); with `give_up`, no witness in the
+  # sub-table is taken as none (the clean-up then keeps the cell suppressed:
+  # a step not proved is not taken)
   if (!is.null(box)) {
     near <- box[pattern[box]]
     res <- incremental_lp(ctx$rel_cell, ctx$rel_coef, ctx$rel_id, ctx$csr, near, k, dir, need,
                           !pattern, weight, ctx$v, ctx$cap, solver, time_limit)
     if (!is.null(res)) return(moved(res))
     if (give_up) return(NULL)
+    all <- which(pattern)
+    if (length(all) == length(near)) return(NULL)
+    res <- incremental_lp(ctx$rel_cell, ctx$rel_coef, ctx$rel_id, ctx$csr, all, k, dir, need,
+                          !pattern, weight, ctx$v, ctx$cap, solver, time_limit)
+    return(if (is.null(res)) NULL else moved(res))
   }
   near <- k
   limit <- max_cells

@@ -54,7 +54,7 @@
 #'   (logical, one per cell), `audit` (the [audit_table()] result),
 #'   `unprotected` (the cells that could not be protected, normally none),
 #'   `n_secondary`, `cost` (of the secondary suppressions), `method`,
-#'   `optimal` (whether the pattern was proved optimal), `rounds`, `seconds`,
+#'   `optimal` (whether the pattern was proved optimal), `rounds`, `cleanup_complete` (the heuristic: whether its clean-up pass ran to the end within the time limit; `NA` without it), `seconds`,
 #'   `solver`, and the custodian-side `original` table and `requirements`.
 #'   `as.data.frame()` is the release: one row per cell with the codes of
 #'   its dimensions, `value` (`NA` where suppressed) and `status`
@@ -312,12 +312,15 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
     }
   }
   removed <- 0L
+  complete <- NA
   if (control$cleanup) {
     clean <- cleanup_secondaries(table, req, pattern, costs, solver, control, started)
     pattern <- clean$pattern
     removed <- clean$removed
+    complete <- clean$complete
   }
-  list(suppressed = pattern, optimal = FALSE, rounds = rounds, removed = removed)
+  list(suppressed = pattern, optimal = FALSE, rounds = rounds, removed = removed,
+       cleanup_complete = complete)
 }
 
 # A deviation z (a table the intruder cannot exclude minus the true one)
@@ -505,7 +508,8 @@ new_protected_table <- function(table, req, search, audit, costs, method, solver
                  n_primary = sum(req$sensitive), n_secondary = sum(secondary),
                  cost = sum(costs$cost[secondary]), cost_type = costs$type, method = method,
                  optimal = isTRUE(search$optimal), fallback = search$fallback,
-                 rounds = search$rounds, seconds = seconds, solver = solver, rules = rules,
+                 rounds = search$rounds, cleanup_complete = search$cleanup_complete,
+                 seconds = seconds, solver = solver, rules = rules,
                  form = "suppression"),
             class = c("epimask_protected_table", "epimask_table_release"))
 }
