@@ -33,11 +33,17 @@ cleanup_secondaries <- function(table, req, pattern, costs, solver, control, sta
   for (d in seq_len(nrow(kd))) {
     if (!is.na(st$owner[[d]])) next
     w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], pattern, weight, solver,
-                      control$time_limit)
+                      control$time_limit, box = context_box(ctx, kd$cell[[d]]))
     if (is.null(w)) stop("internal: a sensitive cell of the pattern has no witness")
     st <- add_witness(st, w, kd, req, ctx$cap)
   }
   removed <- 0L
+  # three or more dimensions: the most expensive tenth of the secondary
+  # cells gets the thorough search (a witness among all suppressed cells,
+  # repairs beyond the sub-table), the others the sub-table only
+  first <- which(pattern & !req$sensitive)
+  thorough <- if (is.null(ctx$boxes)) -Inf
+              else if (length(first)) stats::quantile(costs$cost[first], 0.9, names = FALSE) else Inf
   # first with repairs (a publication may be paid for by cheaper new
   # suppressions), then plain publications of what is left, each round over
   # the secondary cells of the pattern as it stands, the most expensive first
@@ -49,7 +55,7 @@ cleanup_secondaries <- function(table, req, pattern, costs, solver, control, sta
         return(list(pattern = pattern, removed = removed, complete = FALSE))
       if (!pattern[[c]]) next
       step <- try_publish(ctx, st, kd, req, pattern, c, weight, costs$cost, repair, solver,
-                          control$time_limit)
+                          control$time_limit, thorough = costs$cost[[c]] >= thorough)
       if (is.null(step)) next
       pattern <- step$pattern
       st <- step$state
@@ -65,7 +71,8 @@ cleanup_secondaries <- function(table, req, pattern, costs, solver, control, sta
 # published, whose published cells are suppressed, as long as the cells
 # added cost less than c. NULL when c must stay suppressed; otherwise the
 # new pattern and witness state.
-try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solver, time_limit) {
+try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solver, time_limit,
+                        thorough = TRUE) {
   trial <- pattern
   trial[[c]] <- FALSE
   invalid <- st$uses[[c]]
@@ -73,11 +80,12 @@ try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solv
   added <- 0
   for (d in which(st$owner %in% invalid)) {
     if (!(fresh$owner[[d]] %in% invalid)) next
-    w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, weight, solver, time_limit)
+    w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, weight, solver, time_limit,
+                      box = context_box(ctx, kd$cell[[d]]), give_up = !thorough)
     if (is.null(w)) {
       if (!repair) return(NULL)
       w <- repair_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], trial, cost, c, solver,
-                       time_limit)
+                       time_limit, fallback = thorough)
       if (is.null(w)) return(NULL)
       new <- w$cells[!trial[w$cells]]
       added <- added + sum(cost[new])
@@ -93,10 +101,13 @@ try_publish <- function(ctx, st, kd, req, pattern, c, weight, cost, repair, solv
 # The heuristic's deviation of cell k (published cells charged their cost
 # per unit moved, suppressed ones free) with cell `blocked` held at its
 # value (incremental_move()). NULL when there is none.
-repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_limit) {
+repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_limit,
+                        fallback = TRUE) {
+  # three or more dimensions: the sibling sub-table, and without `fallback`
+  # only it (without a repair the cell stays suppressed)
   best <- incremental_move(ctx$csr, ctx$rel_cell, ctx$rel_coef, ctx$rel_id, k, dir, need, pattern,
                            cost, ctx$v, ctx$cap, solver, time_limit, blocked = blocked,
-                           box = if (length(ctx$table$dims) >= 3L) sibling_box(ctx$table, k))
+                           box = context_box(ctx, k), fallback = fallback)
   if (is.null(best)) return(NULL)
   moved <- abs(best$z) > 1e-9 * max(1, need)
   list(cells = best$cells[moved], z = best$z[moved])
@@ -143,7 +154,17 @@ add_witness <- function(st, w, kd, req, cap, replace = integer()) {
 heuristic_context <- function(table, req) {
   list(table = table, csr = table_relation_csr(table), rel_cell = table$relations$cell,
        rel_coef = table$relations$coef, rel_id = table$relations$relation,
-       v = req$value, cap = model_cap(req))
+       v = req$value, cap = model_cap(req), boxes = if (length(table$dims) >= 3L) new.env())
+}
+
+# The sibling sub-table of cell k (sibling_box()) in three or more
+# dimensions, computed once per cell; NULL in one or two.
+context_box <- function(ctx, k) {
+  if (is.null(ctx$boxes)) return(NULL)
+  key <- as.character(k)
+  box <- ctx$boxes[[key]]
+  if (is.null(box)) box <- ctx$boxes[[key]] <- sibling_box(ctx$table, k)
+  box
 }
 
 # A witness for cell k in direction `dir` among the suppressed cells of
@@ -154,7 +175,29 @@ heuristic_context <- function(table, req) {
 # cannot be moved by `need`, the pattern does not protect it). Returns
 # list(cells, z) with the cells that move.
 witness_move <- function(ctx, k, dir, need, pattern, weight, solver, time_limit,
-                         max_cells = 2500L) {
+                         max_cells = 2500L, box = NULL, give_up = FALSE) {
+  moved <- function(res) {
+    m <- abs(res$z) > 1e-9 * max(1, need)
+    list(cells = res$cells[m], z = res$z[m])
+  }
+  # three or more dimensions: the suppressed cells of k's sibling sub-table
+  # first, then every suppressed cell, one LP each (growing neighbourhoods
+  # cost most of the clean-up's time on the Adult age x education x race
+  # table, in LPs that had no solution); with `give_up`, no witness in the
+  # sub-table is taken as none (the clean-up then keeps the cell suppressed:
+  # a step not proved is not taken)
+  if (!is.null(box)) {
+    near <- box[pattern[box]]
+    res <- incremental_lp(ctx$rel_cell, ctx$rel_coef, ctx$rel_id, ctx$csr, near, k, dir, need,
+                          !pattern, weight, ctx$v, ctx$cap, solver, time_limit)
+    if (!is.null(res)) return(moved(res))
+    if (give_up) return(NULL)
+    all <- which(pattern)
+    if (length(all) == length(near)) return(NULL)
+    res <- incremental_lp(ctx$rel_cell, ctx$rel_coef, ctx$rel_id, ctx$csr, all, k, dir, need,
+                          !pattern, weight, ctx$v, ctx$cap, solver, time_limit)
+    return(if (is.null(res)) NULL else moved(res))
+  }
   near <- k
   limit <- max_cells
   none <- rep(FALSE, length(pattern))
@@ -170,10 +213,7 @@ witness_move <- function(ctx, k, dir, need, pattern, weight, solver, time_limit,
     if (radius == 1L && !full) next
     res <- incremental_lp(ctx$rel_cell, ctx$rel_coef, ctx$rel_id, ctx$csr, near, k, dir, need,
                           !pattern, weight, ctx$v, ctx$cap, solver, time_limit)
-    if (!is.null(res)) {
-      moved <- abs(res$z) > 1e-9 * max(1, need)
-      return(list(cells = res$cells[moved], z = res$z[moved]))
-    }
+    if (!is.null(res)) return(moved(res))
     if (cut) limit <- 2L * limit
     else if (full) return(NULL)
   }

@@ -54,7 +54,7 @@
 #'   (logical, one per cell), `audit` (the [audit_table()] result),
 #'   `unprotected` (the cells that could not be protected, normally none),
 #'   `n_secondary`, `cost` (of the secondary suppressions), `method`,
-#'   `optimal` (whether the pattern was proved optimal), `rounds`, `seconds`,
+#'   `optimal` (whether the pattern was proved optimal), `rounds`, `cleanup_complete` (the heuristic: whether its clean-up pass ran to the end within the time limit; `NA` without it), `seconds`,
 #'   `solver`, and the custodian-side `original` table and `requirements`.
 #'   `as.data.frame()` is the release: one row per cell with the codes of
 #'   its dimensions, `value` (`NA` where suppressed) and `status`
@@ -277,6 +277,7 @@ benders_cut <- function(reduced, v, cap, need, pattern) {
 # relations of the cell first, on more when that has no solution.
 heuristic_suppression <- function(table, req, costs, solver, control, start = NULL) {
   started <- proc.time()[["elapsed"]]
+  solver <- heuristic_solvers(solver, control, table)
   v <- req$value
   cap <- model_cap(req)
   pattern <- req$sensitive | (if (is.null(start)) FALSE else start)
@@ -289,9 +290,12 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
   # directions already shown protected by a deviation found for another cell
   done <- list(up = req$upper <= 0, down = req$lower <= 0)
   rounds <- 0L
+  many <- length(table$dims) >= 3L
   for (k in sens) {
+    box <- NULL
     for (dir in c("up", "down")) {
       if (done[[dir]][[k]]) next
+      if (many && is.null(box)) box <- sibling_box(table, k)
       need <- if (dir == "up") req$upper[[k]] else req$lower[[k]]
       if (proc.time()[["elapsed"]] - started > control$time_limit)
         epimask_abort(sprintf(paste0("The heuristic secondary suppression exceeded the time limit of ",
@@ -301,19 +305,22 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
       rounds <- rounds + 1L
       move <- incremental_move(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, costs$cost,
                                v, cap, solver, control$time_limit,
-                               box = if (length(table$dims) >= 3L) sibling_box(table, k))
+                               box = box)
       if (is.null(move)) stop("internal: the incremental attacker problem has no solution on the whole table")
       pattern[move$cells[abs(move$z) > 1e-9 * max(1, need)]] <- TRUE
       done <- certify_moves(done, move, req, v, cap)
     }
   }
   removed <- 0L
+  complete <- NA
   if (control$cleanup) {
     clean <- cleanup_secondaries(table, req, pattern, costs, solver, control, started)
     pattern <- clean$pattern
     removed <- clean$removed
+    complete <- clean$complete
   }
-  list(suppressed = pattern, optimal = FALSE, rounds = rounds, removed = removed)
+  list(suppressed = pattern, optimal = FALSE, rounds = rounds, removed = removed,
+       cleanup_complete = complete)
 }
 
 # A deviation z (a table the intruder cannot exclude minus the true one)
@@ -345,7 +352,7 @@ certify_moves <- function(done, move, req, v, cap) {
 # one on the table: the cells left out stay at their values).
 incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, cost, v,
                              cap, solver, time_limit, max_radius = 6L, max_cells = 2500L,
-                             blocked = integer(), box = NULL) {
+                             blocked = integer(), box = NULL, fallback = TRUE) {
   near <- k
   n <- length(v)
   best <- NULL
@@ -356,11 +363,12 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
     box <- box[!(box %in% blocked)]
     res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, box, k, dir, need, pattern, cost, v,
                           cap, solver, time_limit)
-    if (!is.null(res)) return(res)
-    # the relation neighbourhoods then as before the sub-tables: up to four
-    # relations, uncut (the cut and six relations cost minutes on the Adult
-    # age x education x race table)
-    max_radius <- 4L
+    if (!is.null(res) || !fallback) return(res)
+    # the relation neighbourhoods then, uncut, and the first that has a
+    # solution is taken (keeping the cheapest of up to four relations cost
+    # minutes on the Adult age x education x race table: the wider ones
+    # reach the whole table)
+    max_radius <- 1L
     max_cells <- Inf
   }
   limit <- max_cells
@@ -427,8 +435,25 @@ cheapest_cells <- function(grown, near, pattern, cost, limit) {
   c(near, first, utils::head(rest, max(0L, limit - length(near) - length(first))))
 }
 
+# The solvers of the heuristic's LPs: the one picked, and HiGHS for the
+# large ones when it is installed and no solver was asked for (GLPK took
+# 16-31 s on the 23,688 columns of a sub-total's LP in the Adult age x
+# education x race table, HiGHS 0.6 s; GLPK has less overhead on the many
+# small ones). A vector c(small, large), or the one solver.
+heuristic_solvers <- function(solver, control, table) {
+  if (length(table$dims) < 3L || !is.null(control$solver) || solver == "highs" ||
+      !solver_installed("highs")) return(solver)
+  c(solver, "highs")
+}
+
+# The solver for an LP of `columns` columns.
+lp_solver_for <- function(solver, columns, large = 4000L) {
+  if (length(solver) == 1L) solver else if (columns >= large) solver[[2L]] else solver[[1L]]
+}
+
 incremental_lp <- function(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, pattern, cost, v,
                            cap, solver, time_limit) {
+  solver <- lp_solver_for(solver, 2L * length(near))
   rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
   rows <- relation_rows(csr, rels)
   col <- match(rel_cell[rows], near)
@@ -483,7 +508,8 @@ new_protected_table <- function(table, req, search, audit, costs, method, solver
                  n_primary = sum(req$sensitive), n_secondary = sum(secondary),
                  cost = sum(costs$cost[secondary]), cost_type = costs$type, method = method,
                  optimal = isTRUE(search$optimal), fallback = search$fallback,
-                 rounds = search$rounds, seconds = seconds, solver = solver, rules = rules,
+                 rounds = search$rounds, cleanup_complete = search$cleanup_complete,
+                 seconds = seconds, solver = solver, rules = rules,
                  form = "suppression"),
             class = c("epimask_protected_table", "epimask_table_release"))
 }

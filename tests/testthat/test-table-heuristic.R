@@ -154,3 +154,126 @@ test_that("three dimensions (the sibling sub-table first): the pattern is protec
     expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
   }
 })
+
+# A small 3-D table (code within groups x sex x three levels) for the paths
+# of three and more dimensions.
+heuristic_3d_table <- function(seed) {
+  h <- hierarchy_category(data.frame(code = c("a1", "a2", "b1", "b2"), group = c("A", "A", "B", "B")))
+  set.seed(seed)
+  d <- expand.grid(code = c("a1", "a2", "b1", "b2"), s = c("f", "m"), t = c("x", "y", "z"),
+                   stringsAsFactors = FALSE)
+  d$n <- sample(0:6, nrow(d), replace = TRUE)
+  list(tab = table_counts(d, c("code", "s", "t"), hierarchies = list(code = h), freq = "n"),
+       hier = list(code = h))
+}
+
+# A deviation z is a table the intruder cannot exclude under `pattern`: zero
+# on the published cells, no cell negative, every cell the sum of its
+# interior cells (membership recomputed from the hierarchies).
+expect_witness_table <- function(mem, values, pattern, cells, z, k, need) {
+  full <- numeric(length(values))
+  full[cells] <- z
+  x <- values + full
+  expect_true(all(full[!pattern] == 0))
+  expect_true(all(x >= -1e-9))
+  expect_equal(abs(full[[k]]), need, tolerance = 1e-9)
+  expect_equal(as.vector(mem$M %*% x[mem$interior]), x, tolerance = 1e-9)
+}
+
+test_that("three dimensions: the first-feasible fallback beyond the sub-table gives a valid deviation", {
+  skip_without_solver()
+  checked <- 0L
+  for (seed in 41:44) {
+    b <- heuristic_3d_table(seed)
+    tab <- b$tab
+    req <- table_requirements(tab, list(cell_threshold(3)))
+    if (!any(req$sensitive)) next
+    mem <- bf_membership(tab, b$hier)
+    ctx <- heuristic_context(tab, req)
+    costs <- suppression_costs("value", tab, req)
+    for (k in which(req$sensitive)) {
+      need <- req$upper[[k]]
+      # a sub-table of k alone has no cycle: the neighbourhoods are tried,
+      # and without the fallback there is no solution
+      expect_null(incremental_move(ctx$csr, ctx$rel_cell, ctx$rel_coef, ctx$rel_id, k, "up", need,
+                                   req$sensitive, costs$cost, ctx$v, ctx$cap, pick_solver(NULL), 60,
+                                   box = k, fallback = FALSE))
+      mv <- incremental_move(ctx$csr, ctx$rel_cell, ctx$rel_coef, ctx$rel_id, k, "up", need,
+                             req$sensitive, costs$cost, ctx$v, ctx$cap, pick_solver(NULL), 60, box = k)
+      expect_false(is.null(mv))
+      # the move's published cells become suppressed: then it is a witness
+      pattern <- req$sensitive
+      pattern[mv$cells[abs(mv$z) > 1e-9]] <- TRUE
+      expect_witness_table(mem, tab$count, pattern, mv$cells, mv$z, k, need)
+      checked <- checked + 1L
+    }
+  }
+  expect_gt(checked, 5L)
+})
+
+test_that("three dimensions: the clean-up's sub-table witnesses are valid and its pattern protected (lpSolve)", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  for (seed in 45:48) {
+    b <- heuristic_3d_table(seed)
+    tab <- b$tab
+    rule <- cell_threshold(3)
+    req <- table_requirements(tab, list(rule))
+    if (!any(req$sensitive)) next
+    mem <- bf_membership(tab, b$hier)
+    for (cost in c("cells", "value")) {
+      heur <- suppress_table(tab, rule, method = "heuristic", cost = cost)
+      raw <- suppress_table(tab, rule, method = "heuristic", cost = cost,
+                            control = table_control(cleanup = FALSE))
+      expect_lte(heur$cost, raw$cost + 1e-9)
+      s <- which(req$sensitive)
+      iv <- bf_lp(mem, tab$count, !heur$suppressed, s)
+      expect_true(all(iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7))
+      expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
+    }
+    # every witness found in a sensitive cell's sub-table is a table the
+    # intruder cannot exclude
+    ctx <- heuristic_context(tab, req)
+    kd <- sensitive_directions(req)
+    w8 <- suppression_costs("cells", tab, req)$cost
+    for (i in seq_len(nrow(kd))) {
+      k <- kd$cell[[i]]
+      box <- context_box(ctx, k)
+      expect_setequal(box, sibling_box(tab, k))
+      w <- witness_move(ctx, k, kd$dir[[i]], kd$need[[i]], heur$suppressed, w8, pick_solver(NULL), 60,
+                        box = box, give_up = TRUE)
+      if (is.null(w)) next
+      expect_true(all(w$cells %in% box))
+      expect_witness_table(mem, tab$count, heur$suppressed, w$cells, w$z, k, kd$need[[i]])
+    }
+  }
+})
+
+test_that("the heuristic's large LPs go to HiGHS only in three and more dimensions, when no solver is asked for", {
+  two <- list(dims = c("a", "b"))
+  three <- list(dims = c("a", "b", "c"))
+  expect_identical(heuristic_solvers("glpk", table_control(), two), "glpk")
+  expect_identical(heuristic_solvers("glpk", table_control(solver = "glpk"), three), "glpk")
+  expect_identical(heuristic_solvers("highs", table_control(), three), "highs")
+  expect_identical(lp_solver_for("glpk", 1e6), "glpk")
+  expect_identical(lp_solver_for(c("glpk", "highs"), 10), "glpk")
+  expect_identical(lp_solver_for(c("glpk", "highs"), 5000), "highs")
+  skip_if_not_installed("highs")
+  skip_if_not_installed("Rglpk")
+  skip_if_not_installed("lpSolve")
+  expect_identical(heuristic_solvers("glpk", table_control(), three), c("glpk", "highs"))
+  # every LP of the heuristic to HiGHS, then by size: the patterns are protected (lpSolve)
+  b <- heuristic_3d_table(41)
+  tab <- b$tab
+  req <- table_requirements(tab, list(cell_threshold(3)))
+  mem <- bf_membership(tab, b$hier)
+  s <- which(req$sensitive)
+  for (large in c(0L, 60L)) {
+    local_mocked_bindings(lp_solver_for = function(solver, columns, ...)
+      if (length(solver) == 1L) solver else if (columns >= large) solver[[2L]] else solver[[1L]])
+    heur <- suppress_table(tab, cell_threshold(3), method = "heuristic", cost = "value")
+    iv <- bf_lp(mem, tab$count, !heur$suppressed, s)
+    expect_true(all(iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7))
+    expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
+  }
+})
