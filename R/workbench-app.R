@@ -218,6 +218,9 @@ workbench_css <- function() {
         ".wb-error{background:#f8d7da;color:#58151c}.wb-warning{background:#fff3cd;color:#664d03}",
         ".wb-info{background:#d1e7dd;color:#0a3622}",
         ".card{margin-bottom:1rem}",
+        # a wide table (the steps of De-identify) scrolls inside its card
+        # instead of running out of it
+        ".card-body .shiny-html-output{overflow-x:auto}",
         ".shiny-input-container:not(.shiny-input-container-inline){width:100%}", sep = "\n")
 }
 
