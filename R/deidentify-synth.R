@@ -103,8 +103,9 @@ synthesis_candidate <- function(scheme, setup, model) {
 # to measure against (a synthesis that held nothing out), or only criteria
 # of classes, which synthetic records do not have.
 not_judged_note <- function(results) {
-  notes <- vapply(results, function(r) paste(r$note %||% "", collapse = " "), "")
-  if (any(grepl("No control can be held out", notes, fixed = TRUE)))
+  no_control <- vapply(results, function(r) inherits(r$detail, "epimask_error_attack_control"),
+                       logical(1))
+  if (any(no_control))
     return(paste("not judged: the attacks need a control the synthesis did not learn from;",
                  "give the scheme a hold-out (mask_synth(holdout = 0.2))"))
   "no criterion applies to synthetic records (state the attacks or replicated uniques)"

@@ -831,7 +831,8 @@ attack_criterion_result <- function(criterion, release, original, id, run, gener
                   epimask_error_attack_control = function(e) e,
                   epimask_error_attack_coding = function(e) e)
   if (inherits(res, "error"))
-    return(criterion_not_applicable(criterion, conditionMessage(res)))
+    # the condition kept: a caller can tell a missing control from the rest
+    return(criterion_not_applicable(criterion, conditionMessage(res), detail = res))
   unit <- res$unit
   result <- new_criterion_result(
     criterion, res$risk$value, detail = res,

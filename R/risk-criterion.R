@@ -520,8 +520,9 @@ missing_criterion_method <- function(criterion, generic) {
 
 # The result of a measure that does not apply to a release (k-anonymity of
 # synthetic records, say): NA with the reason.
-criterion_not_applicable <- function(criterion, why, unit = "records") {
-  new_criterion_result(criterion, NA_real_, applies = FALSE, note = why, unit = unit)
+criterion_not_applicable <- function(criterion, why, unit = "records", detail = NULL) {
+  new_criterion_result(criterion, NA_real_, detail = detail, applies = FALSE, note = why,
+                       unit = unit)
 }
 
 # What a criterion of the classes of keys checks first: the keys are known,

@@ -492,15 +492,14 @@ profile_risk_rows <- function(ru, label) {
   tab <- as.data.frame(ru)
   cols <- c("risk", setdiff(grep("^risk_", names(tab), value = TRUE), c("risk_se")))
   cols <- cols[!grepl("_se$", cols)]
-  ref <- tab[vapply(seq_len(nrow(tab)), function(i) isTRUE(tab$unmasked[i]), TRUE) |
-               tab$scheme == "no masking", , drop = FALSE]
+  ref <- tab[tab$unmasked %in% TRUE | tab$scheme == "no masking", , drop = FALSE]
   row <- tab[tab$scheme == label, , drop = FALSE]
   names_of <- c(risk = ru_meta(ru)$risk %||% "profile risk", risk_singling_out = "singling out",
                 risk_linkability = "linkability", risk_inference = "inference")
   measure <- ifelse(cols %in% names(names_of), names_of[cols], sub("^risk_", "", cols))
   data.frame(measure = sprintf("Profile risk: %s", measure),
              original = if (nrow(ref)) as.numeric(ref[1L, cols]) else NA_real_,
-             masked = as.numeric(row[1L, cols]), note = "", stringsAsFactors = FALSE)[, c("measure", "original", "masked", "note")]
+             masked = as.numeric(row[1L, cols]), note = "", stringsAsFactors = FALSE)
 }
 
 # The rows of synthetic copies: replicated uniques on the quasi-identifiers,
