@@ -47,7 +47,9 @@ solver_packages <- c(highs = "highs", glpk = "Rglpk")
 #'   secondary suppression, the most expensive first, is published again
 #'   when every sensitive cell stays protected without it (proved by a
 #'   witness table for each sensitive cell and direction; see the methods
-#'   vignette). It stops at the time limit with the pattern reached.
+#'   vignette). It stops at the time limit with the pattern reached. Tables
+#'   of one and two dimensions only: the sub-table heuristic of three and
+#'   more has no clean-up (measured too slow for what it removes).
 #' @return A list of class `table_control`.
 #' @family count tables
 #' @examples

@@ -32,6 +32,8 @@ cleanup_secondaries <- function(table, req, pattern, costs, solver, control, sta
   st <- new_witness_state(length(v), nrow(kd))
   for (d in seq_len(nrow(kd))) {
     if (!is.na(st$owner[[d]])) next
+    if (proc.time()[["elapsed"]] - started > control$time_limit)
+      return(list(pattern = pattern, removed = 0L, complete = FALSE))
     w <- witness_move(ctx, kd$cell[[d]], kd$dir[[d]], kd$need[[d]], pattern, weight, solver,
                       control$time_limit, box = context_box(ctx, kd$cell[[d]]))
     if (is.null(w)) stop("internal: a sensitive cell of the pattern has no witness")

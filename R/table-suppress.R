@@ -28,7 +28,12 @@
 #' twice the largest cell plus the largest protection; see the methods
 #' vignette). `method = "heuristic"` starts from the primary suppressions and,
 #' for one disclosed cell at a time, adds the cheapest cells of the cut its
-#' LP gives until it is protected: fast on large tables, not optimal.
+#' LP gives until it is protected: fast on large tables, not optimal. With
+#' three and more dimensions it works in de Wolf's HiTaS order: the
+#' sub-tables without hierarchy (one parent code and its children in every
+#' dimension), the topmost first, each cell's LP on its sub-table alone;
+#' the cells the whole-table audit then does not prove get the whole-table
+#' LP (see the methods vignette).
 #'
 #' Every pattern is audited (the intruder's LPs of [audit_table()], bounds 0
 #' and infinity, with `exact = FALSE`: an LP is skipped when a table found by
@@ -275,13 +280,17 @@ benders_cut <- function(reduced, v, cap, need, pattern) {
 # More suppressions only widen intervals: a cell once protected stays so,
 # and one pass suffices. The LP is solved on the cells within a few
 # relations of the cell first, on more when that has no solution.
-heuristic_suppression <- function(table, req, costs, solver, control, start = NULL) {
+heuristic_suppression <- function(table, req, costs, solver, control, start = NULL, only = NULL,
+                                  cleanup = control$cleanup) {
   started <- proc.time()[["elapsed"]]
+  # three and more dimensions: HiTaS's sub-tables (table-suppress-hitas.R)
+  if (length(table$dims) >= 3L && is.null(only))
+    return(hitas_suppression(table, req, costs, solver, control, started, start))
   solver <- heuristic_solvers(solver, control, table)
   v <- req$value
   cap <- model_cap(req)
   pattern <- req$sensitive | (if (is.null(start)) FALSE else start)
-  sens <- which(req$sensitive)
+  sens <- if (is.null(only)) which(req$sensitive) else only
   sens <- sens[order(-pmax(req$upper[sens], req$lower[sens]), sens)]
   csr <- table_relation_csr(table)
   rel_cell <- table$relations$cell
@@ -313,7 +322,7 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
   }
   removed <- 0L
   complete <- NA
-  if (control$cleanup) {
+  if (cleanup) {
     clean <- cleanup_secondaries(table, req, pattern, costs, solver, control, started)
     pattern <- clean$pattern
     removed <- clean$removed
@@ -403,15 +412,22 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
 # sub-table in which a cycle around k closes within every relation (the
 # parent's own relation upwards holds cells outside, so the parent stays
 # put). de Wolf's HiTaS and tau-argus's hypercubes work on such sub-tables.
-sibling_box <- function(table, k) {
-  keep <- rep(TRUE, nrow(table$index))
+sibling_box <- function(table, k) subtree_box(table, k)
+
+# The cells whose code in every dimension lies in the subtree of the
+# ancestor `up` levels above cell k's code (the parent by default; the
+# total where the code has fewer ancestors), by the table's numbering (cell
+# = 1 + sum (code - 1) * stride), in increasing order.
+subtree_box <- function(table, k, up = 1L) {
+  stride <- cumprod(c(1, vapply(table$nodes, nrow, integer(1))))[seq_along(table$dims)]
+  cells <- 1
   for (j in seq_along(table$dims)) {
     nd <- table$nodes[[j]]
-    node <- table$index[k, j]
-    top <- if (is.na(nd$parent[[node]])) node else nd$parent[[node]]
-    keep <- keep & table$index[, j] %in% node_subtree(nd$parent, top)
+    top <- table$index[k, j]
+    for (u in seq_len(up)) if (!is.na(nd$parent[[top]])) top <- nd$parent[[top]]
+    cells <- as.vector(outer(cells, (node_subtree(nd$parent, top) - 1) * stride[[j]], `+`))
   }
-  which(keep)
+  sort(as.integer(cells))
 }
 
 # A node and all its descendants, from the parent of every node.
@@ -452,9 +468,11 @@ lp_solver_for <- function(solver, columns, large = 4000L) {
 }
 
 incremental_lp <- function(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, pattern, cost, v,
-                           cap, solver, time_limit) {
+                           cap, solver, time_limit, rels = NULL) {
   solver <- lp_solver_for(solver, 2L * length(near))
-  rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
+  # every relation of the cells (the cells outside `near` fixed), or the
+  # relations given (a HiTaS sub-table's: the codes below its children free)
+  if (is.null(rels)) rels <- unique(unlist(csr$cell_rels[near], use.names = FALSE))
   rows <- relation_rows(csr, rels)
   col <- match(rel_cell[rows], near)
   keep <- !is.na(col)
@@ -567,7 +585,7 @@ format.epimask_protected_table <- function(x, ...) {
     if (length(x$unprotected))
       sprintf("  NOT PROTECTED: %d sensitive cells (see $unprotected)", length(x$unprotected))
     else sprintf("  audit (%s, %s s): every sensitive cell's interval reaches its protection",
-                 x$solver, format_num(attr(x$audit, "seconds"), 2)))
+                 attr(x$audit, "solver") %||% x$solver, format_num(attr(x$audit, "seconds"), 2)))
 }
 
 #' @rdname suppress_table

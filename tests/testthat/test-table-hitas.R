@@ -1,0 +1,129 @@
+# HiTaS's sub-tables (R/table-suppress-hitas.R), the heuristic of tables of
+# three and more dimensions: the sub-tables against their definition
+# recomputed from the codes (a loop over every cell and every relation), and
+# the patterns against lpSolve's LP on the interior formulation
+# (helper-tables.R), which uses neither the package's relations nor its
+# solver.
+
+# A 3-D table with two nested dimensions: code within groups, age in
+# 5-year bands within 10-year bands, and a flat one.
+hitas_table <- function(seed, n = 0:5) {
+  h <- hierarchy_category(data.frame(code = c("a1", "a2", "b1", "b2", "b3"),
+                                     group = c("A", "A", "B", "B", "B")))
+  ha <- hierarchy_numeric(c(5, 10))
+  set.seed(seed)
+  d <- expand.grid(code = c("a1", "a2", "b1", "b2", "b3"), age = c(2, 7, 12, 17), s = c("f", "m"),
+                   stringsAsFactors = FALSE)
+  d$k <- sample(n, nrow(d), replace = TRUE)
+  list(tab = table_counts(d, c("code", "age", "s"), hierarchies = list(code = h, age = ha), freq = "k"),
+       hier = list(code = h, age = ha))
+}
+
+test_that("the sub-tables are every choice of one parent code per dimension, topmost first", {
+  tab <- hitas_table(1)$tab
+  subs <- hitas_subtables(tab)
+  inner <- lapply(tab$nodes, function(nd) which(!nd$leaf))
+  expect_length(subs$parents, prod(lengths(inner)))
+  expect_false(anyDuplicated(vapply(subs$parents, paste, "", collapse = ",")) > 0)
+  # depth by walking up to the total, per dimension
+  depth_of <- function(nd, node) { d <- 0; while (!is.na(nd$parent[[node]])) { node <- nd$parent[[node]]; d <- d + 1 }; d }
+  total_depth <- vapply(subs$parents, function(p)
+    sum(vapply(seq_along(p), function(j) depth_of(tab$nodes[[j]], p[[j]]), 0)), 0)
+  expect_false(is.unsorted(total_depth))
+  expect_identical(total_depth[[1]], 0)
+})
+
+test_that("a sub-table's cells and relations are those of its definition (every cell, every relation)", {
+  tab <- hitas_table(2)$tab
+  csr <- table_relation_csr(tab)
+  rel <- tab$relations
+  for (p in hitas_subtables(tab)$parents) {
+    # a cell belongs when, in every dimension, its code is the parent or a child of it
+    inside <- vapply(seq_along(tab$count), function(cell) all(vapply(seq_along(p), function(j) {
+      code <- tab$index[cell, j]
+      code == p[[j]] || identical(tab$nodes[[j]]$parent[[code]], p[[j]])
+    }, TRUE)), TRUE)
+    cells <- hitas_cells(tab, p)
+    expect_setequal(cells, which(inside))
+    # a relation belongs when every one of its cells does
+    want <- vapply(seq_len(tab$n_relations), function(r) all(inside[rel$cell[rel$relation == r]]), TRUE)
+    expect_setequal(hitas_relations(csr, cells, length(tab$count)), which(want))
+  }
+})
+
+test_that("the subtree box is the cells below the parent of each code (every cell checked)", {
+  tab <- hitas_table(3)$tab
+  for (k in c(1L, 7L, 40L, length(tab$count))) {
+    keep <- vapply(seq_along(tab$count), function(cell) all(vapply(seq_along(tab$dims), function(j) {
+      nd <- tab$nodes[[j]]
+      top <- tab$index[k, j]
+      if (!is.na(nd$parent[[top]])) top <- nd$parent[[top]]
+      node <- tab$index[cell, j]
+      while (node != top && !is.na(nd$parent[[node]])) node <- nd$parent[[node]]
+      node == top
+    }, TRUE)), TRUE)
+    expect_identical(subtree_box(tab, k), which(keep))
+  }
+})
+
+test_that("HiTaS patterns protect every sensitive cell (lpSolve), by either cost", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  checked <- 0L
+  for (seed in 11:16) {
+    b <- hitas_table(seed)
+    tab <- b$tab
+    rule <- cell_threshold(3)
+    req <- table_requirements(tab, list(rule))
+    if (!any(req$sensitive)) next
+    mem <- bf_membership(tab, b$hier)
+    s <- which(req$sensitive)
+    for (cost in c("cells", "value")) {
+      prot <- suppress_table(tab, rule, method = "heuristic", cost = cost)
+      # the sub-table pass, its repairs, and no clean-up
+      expect_true(is.na(prot$cleanup_complete))
+      expect_length(prot$unprotected, 0L)
+      iv <- bf_lp(mem, tab$count, !prot$suppressed, s)
+      expect_true(all(iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7))
+      expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
+      checked <- checked + 1L
+    }
+  }
+  expect_gt(checked, 6L)
+})
+
+test_that("a sub-table's move keeps its relations, and the repair leaves no sensitive cell unproved", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  b <- hitas_table(21)
+  tab <- b$tab
+  req <- table_requirements(tab, list(cell_threshold(3)))
+  costs <- suppression_costs("value", tab, req)
+  ctl <- table_control(cleanup = FALSE)
+  greedy <- hitas_greedy(tab, req, costs, pick_solver(NULL), ctl, proc.time()[["elapsed"]])
+  expect_true(all(greedy$pattern[req$sensitive]))
+  # one sub-table's LP by hand: its solution balances every relation of the sub-table
+  csr <- table_relation_csr(tab)
+  # the topmost sub-table that holds a sensitive cell
+  for (p in hitas_subtables(tab)$parents) {
+    cells <- hitas_cells(tab, p)
+    if (any(req$sensitive[cells])) break
+  }
+  rels <- hitas_relations(csr, cells, length(tab$count))
+  t <- which(req$sensitive[cells])[[1]]
+  lp <- subtable_lp(tab, csr, cells, rels, req$value, model_cap(req), pick_solver(NULL), 60)
+  mv <- lp(t, "up", 1, rep(TRUE, length(cells)), costs$cost[cells])
+  z <- numeric(length(tab$count))
+  z[mv$cells] <- mv$z
+  expect_equal(z[cells[[t]]], 1)
+  sums <- tapply(tab$relations$coef * z[tab$relations$cell], tab$relations$relation, sum)
+  expect_true(all(abs(sums[as.character(rels)]) < 1e-9))
+  expect_true(all(req$value + z >= -1e-9))
+  # the repair: after it every sensitive cell is protected by lpSolve's LP
+  rep <- hitas_repair(tab, req, costs, pick_solver(NULL), ctl, greedy$pattern, proc.time()[["elapsed"]])
+  mem <- bf_membership(tab, b$hier)
+  s <- which(req$sensitive)
+  iv <- bf_lp(mem, tab$count, !rep$pattern, s)
+  expect_true(all(iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7))
+  expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
+})
