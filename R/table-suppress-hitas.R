@@ -60,7 +60,7 @@ hitas_greedy <- function(table, req, costs, solver, control, started, start = NU
       for (t in order_t) {
         for (dir in c("up", "down")) {
           if (done[[dir]][[t]]) next
-          check_hitas_time(control, started)
+          check_heuristic_time(control, started)
           need <- if (dir == "up") need_up[[t]] else need_down[[t]]
           movable <- !processed[cells] | pattern[cells]
           w <- ifelse(pattern[cells], 0, costs$cost[cells])
@@ -79,7 +79,7 @@ hitas_greedy <- function(table, req, costs, solver, control, started, start = NU
           moved_up[move$cells] <- pmax(moved_up[move$cells], move$z)
           moved_down[move$cells] <- pmax(moved_down[move$cells], -move$z)
           at <- match(move$cells, cells)
-          done <- certify_sub_moves(done, at, move$z, sub_req, v[cells], cap)
+          done <- certify_moves(done, list(cells = at, z = move$z), sub_req, v[cells], cap)
         }
       }
     }
@@ -174,7 +174,7 @@ hitas_repair <- function(table, req, costs, solver, control, pattern, started) {
                    exact = FALSE)
     bad <- a$cell[a$status == "primary" & !a$protected]
     if (!length(bad)) break
-    check_hitas_time(control, started)
+    check_heuristic_time(control, started)
     res <- heuristic_suppression(table, req, costs, solver, control, start = pattern, only = bad,
                                  cleanup = FALSE)
     rounds <- rounds + res$rounds
@@ -185,25 +185,13 @@ hitas_repair <- function(table, req, costs, solver, control, pattern, started) {
   list(pattern = pattern, rounds = rounds, cells = repaired)
 }
 
-check_hitas_time <- function(control, started) {
+# The heuristic's time limit (table_control(time_limit = )), over its whole search.
+check_heuristic_time <- function(control, started) {
   if (proc.time()[["elapsed"]] - started > control$time_limit)
     epimask_abort(sprintf(paste0("The heuristic secondary suppression exceeded the time limit of ",
                                  "%s s (table_control(time_limit = ))."), format_num(control$time_limit)),
                   c("epimask_error_time_limit", "epimask_error_solver", "epimask_error_value"),
                   arg = "control")
-}
-
-# certify_moves() on a sub-table's own cells and needs: `at` the positions
-# of the move's cells among the sub-table's.
-certify_sub_moves <- function(done, at, z, sub_req, v, cap) {
-  tol <- 1e-7 * pmax(1, v[at])
-  done$up[at] <- done$up[at] | (z >= sub_req$upper[at] - tol)
-  done$down[at] <- done$down[at] | (-z >= sub_req$lower[at] - tol)
-  if (all(z <= v[at] + tol & -z <= cap - v[at] + tol)) {
-    done$up[at] <- done$up[at] | (-z >= sub_req$upper[at] - tol)
-    done$down[at] <- done$down[at] | (z >= sub_req$lower[at] - tol)
-  }
-  done
 }
 
 # The sub-tables of a table: one parent code per dimension (a code with

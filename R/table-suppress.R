@@ -306,11 +306,7 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
       if (done[[dir]][[k]]) next
       if (many && is.null(box)) box <- sibling_box(table, k)
       need <- if (dir == "up") req$upper[[k]] else req$lower[[k]]
-      if (proc.time()[["elapsed"]] - started > control$time_limit)
-        epimask_abort(sprintf(paste0("The heuristic secondary suppression exceeded the time limit of ",
-                                     "%s s (table_control(time_limit = ))."), format_num(control$time_limit)),
-                      c("epimask_error_time_limit", "epimask_error_solver", "epimask_error_value"),
-                      arg = "control")
+      check_heuristic_time(control, started)
       rounds <- rounds + 1L
       move <- incremental_move(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, costs$cost,
                                v, cap, solver, control$time_limit,
