@@ -38,9 +38,12 @@ free_parts <- function(table, free, csr = table_relation_csr(table)) {
 # Returns list(low, high) for the targets; with `cuts = TRUE` also the
 # reduced costs of every cell in the target's LPs (the Benders cut of the
 # optimal secondary suppression, table-suppress.R): list(up, down) of
-# named numeric vectors, one per target.
+# named numeric vectors, one per target. `time_limit` bounds each LP,
+# `deadline` (a time of proc.time()'s clock) all of them: past it the
+# audit stops with the classed time-limit error.
 intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
-                               integer = FALSE, cuts = FALSE, csr = NULL, reach = NULL) {
+                               integer = FALSE, cuts = FALSE, csr = NULL, reach = NULL,
+                               deadline = Inf) {
   free <- hi > lo
   if (is.null(csr)) csr <- table_relation_csr(table)
   parts <- free_parts(table, free, csr)
@@ -58,8 +61,9 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
   rels_of <- split(seq_len(csr$n_rel), factor(rel_part))
   by_part <- split(todo, parts[targets[todo]])
   for (p in names(by_part)) {
-    model <- part_model(table, lo, hi, rels_of[[p]], integer, csr)
-    solve <- part_solver(model, solver, time_limit, length(by_part[[p]]))
+    model <- part_model(table, lo, hi, rels_of[[p]], integer, csr, keep_fixed = cuts)
+    solve <- deadline_solver(part_solver(model, solver, time_limit, length(by_part[[p]])),
+                             time_limit, deadline)
     ts <- by_part[[p]]
     if (!is.null(reach)) {
       # verdict mode: a solution that puts a target past the value it must
@@ -69,11 +73,21 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
       col <- match(targets[ts], model$cells)
       best_up <- rep(-Inf, length(ts))
       best_down <- rep(Inf, length(ts))
+      truth <- reach$value[model$cells]
+      # a table found, and its reflection through the true table (the
+      # deviation reversed, shortened to stay within the bounds: the
+      # relations are linear, so it is a table the intruder cannot exclude)
       see <- function(x) {
-        best_up <<- pmax(best_up, x[col])
-        best_down <<- pmin(best_down, x[col])
+        back <- reflected_table(x, truth, model$lower, model$upper, integer)
+        best_up <<- pmax(best_up, x[col], back[col])
+        best_down <<- pmin(best_down, x[col], back[col])
       }
       tol <- 1e-7 * pmax(1, abs(reach$up[ts]), abs(reach$down[ts]), na.rm = TRUE)
+      if (length(ts) >= batch_min_targets && !integer) {
+        found <- batch_witnesses(model, col, reach$up[ts], reach$down[ts], tol, solver,
+                                 time_limit, deadline)
+        for (x in found) see(x)
+      }
       for (a in seq_along(ts)) {
         t <- ts[[a]]
         k <- targets[[t]]
@@ -111,16 +125,111 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
   list(low = low, high = high, up = cut_up, down = cut_down, exact = exact)
 }
 
-# The LP of one part: its relations as rows, every cell they hold as a
-# column with the intruder's bounds (the published cells fixed at their
-# value, so their reduced costs say what publishing them less would give).
-part_model <- function(table, lo, hi, rels, integer, csr) {
+# Verdict audits of parts with this many targets or more start with the
+# batch LPs of batch_witnesses().
+batch_min_targets <- 8L
+
+# Tables that prove many directions at once (the verdict audit): one LP
+# moves every target not yet proved in one direction towards the value it
+# must reach (the sum of their values maximised, or minimised, each capped at
+# that value so that none runs off alone); the other direction next; repeated
+# while a round proves more. A capped LP only narrows what the intruder could
+# consider, so each solution is a table the intruder cannot exclude. What the
+# rounds leave unproved gets its own LPs (intruder_intervals()), which decide.
+# Measured on the Adult 3-D pattern with GLPK: see inst/bench/README.md.
+batch_witnesses <- function(model, col, reach_up, reach_down, tol, solver, time_limit, deadline,
+                            max_rounds = 20L) {
+  best_up <- rep(-Inf, length(col))
+  best_down <- rep(Inf, length(col))
+  found <- list()
+  n <- length(model$cells)
+  for (round in seq_len(max_rounds)) {
+    progress <- FALSE
+    for (up in c(TRUE, FALSE)) {
+      open <- if (up) which(!is.na(reach_up) & best_up < reach_up - tol)
+              else which(!is.na(reach_down) & best_down > reach_down + tol)
+      if (!length(open)) next
+      obj <- numeric(n)
+      obj[col[open]] <- 1
+      lower <- model$lower
+      upper <- model$upper
+      if (up) upper[col[open]] <- pmax(pmin(upper[col[open]], reach_up[open]), lower[col[open]])
+      else lower[col[open]] <- pmin(pmax(lower[col[open]], reach_down[open]), upper[col[open]])
+      p <- new_program(obj, model$i, model$j, model$v, model$nrow, rep("==", model$nrow),
+                       model$rhs, lower, upper, model$types, maximum = up)
+      res <- solve_program(p, solver, audit_time_left(time_limit, deadline))
+      if (res$status != "optimal") next
+      x <- res$x
+      proved_before <- sum(best_up >= reach_up - tol, na.rm = TRUE) +
+        sum(best_down <= reach_down + tol, na.rm = TRUE)
+      best_up <- pmax(best_up, x[col])
+      best_down <- pmin(best_down, x[col])
+      proved <- sum(best_up >= reach_up - tol, na.rm = TRUE) +
+        sum(best_down <= reach_down + tol, na.rm = TRUE)
+      if (proved > proved_before) {
+        found[[length(found) + 1L]] <- x
+        progress <- TRUE
+      }
+    }
+    if (!progress) break
+  }
+  found
+}
+
+# The reflection of a table x through the true table: truth - t (x - truth)
+# with the largest t <= 1 that keeps every cell within its bounds (t = 1
+# only for the integer programs: a shortened deviation need not be whole).
+reflected_table <- function(x, truth, lower, upper, integer = FALSE) {
+  d <- x - truth
+  room <- ifelse(d > 0, (truth - lower) / d, ifelse(d < 0, (upper - truth) / -d, Inf))
+  t <- min(1, room)
+  if (!is.finite(t) || t <= 0 || (integer && t < 1)) return(truth)
+  truth - t * d
+}
+
+# The seconds the next LP of an audit may take: at most `time_limit`, and
+# none past the deadline.
+audit_time_left <- function(time_limit, deadline) {
+  left <- deadline - proc.time()[["elapsed"]]
+  if (left <= 0) audit_time_out()
+  min(time_limit, left)
+}
+
+# The LP of one part: its relations as rows, the cells they hold as columns
+# with the intruder's bounds. With `keep_fixed` the published cells are
+# columns fixed at their value (their reduced costs say what publishing them
+# less would give: the optimal search's cuts); otherwise they are moved to
+# the right-hand sides, which leaves the free cells alone as columns (on
+# the Adult 4-D pattern 29,120 of 81,694; the LP is the same).
+part_model <- function(table, lo, hi, rels, integer, csr, keep_fixed = TRUE) {
   rows <- relation_rows(csr, rels)
   r <- table$relations[rows, , drop = FALSE]
+  rhs <- numeric(length(rels))
+  if (!keep_fixed) {
+    fixed <- lo[r$cell] == hi[r$cell]
+    row_of_fixed <- match(r$relation[fixed], rels)
+    rhs <- -as.vector(tapply(r$coef[fixed] * lo[r$cell[fixed]],
+                             factor(row_of_fixed, levels = seq_along(rels)), sum, default = 0))
+    r <- r[!fixed, , drop = FALSE]
+  }
   cells <- sort(unique(r$cell))
   list(cells = cells, i = match(r$relation, rels), j = match(r$cell, cells), v = r$coef,
-       nrow = length(rels), lower = lo[cells], upper = hi[cells],
+       nrow = length(rels), rhs = rhs, lower = lo[cells], upper = hi[cells],
        types = if (integer) rep("I", length(cells)) else rep("C", length(cells)))
+}
+
+# A part's solver under the audit's deadline: each LP gets the time left
+# (at most `time_limit`), and none starts past the deadline.
+deadline_solver <- function(solve, time_limit, deadline) {
+  if (!is.finite(deadline)) return(function(k, maximum) solve(k, maximum, time_limit))
+  function(k, maximum) solve(k, maximum, audit_time_left(time_limit, deadline))
+}
+
+audit_time_out <- function() {
+  epimask_abort(paste0("The audit of the suppression pattern exceeded the time limit ",
+                       "(table_control(time_limit = )); no pattern is returned unaudited."),
+                c("epimask_error_time_limit", "epimask_error_solver", "epimask_error_value"),
+                arg = "control")
 }
 
 # A function(k, maximum) giving the largest or smallest value of cell k in a
@@ -131,17 +240,16 @@ part_model <- function(table, lo, hi, rels, integer, csr) {
 # LP is solved from scratch.
 part_solver <- function(model, solver, time_limit, n_targets) {
   if (solver != "highs" || integer_model(model) || length(model$cells) * n_targets < 2000)
-    return(function(k, maximum) solve_part(model, k, maximum, solver, time_limit))
+    return(function(k, maximum, limit = time_limit) solve_part(model, k, maximum, solver, limit))
   A <- structure(list(i = model$i, j = model$j, v = model$v, nrow = model$nrow,
                       ncol = length(model$cells), dimnames = NULL), class = "simple_triplet_matrix")
   hm <- highs::highs_model(L = numeric(length(model$cells)), lower = model$lower,
-                           upper = model$upper, A = A, lhs = rep(0, model$nrow),
-                           rhs = rep(0, model$nrow))
+                           upper = model$upper, A = A, lhs = model$rhs, rhs = model$rhs)
   hs <- highs::hi_new_solver(hm)
   highs::hi_solver_set_option(hs, "output_flag", FALSE)
-  if (is.finite(time_limit)) highs::hi_solver_set_option(hs, "time_limit", as.double(time_limit))
   previous <- NULL
-  function(k, maximum) {
+  function(k, maximum, limit = time_limit) {
+    if (is.finite(limit)) highs::hi_solver_set_option(hs, "time_limit", as.double(limit))
     col <- match(k, model$cells)
     if (!is.null(previous)) highs::hi_solver_set_objective(hs, previous - 1L, 0)
     highs::hi_solver_set_objective(hs, col - 1L, 1)
@@ -171,7 +279,7 @@ solve_part <- function(model, k, maximum, solver, time_limit) {
   col <- match(k, model$cells)
   obj[[col]] <- 1
   p <- new_program(obj, model$i, model$j, model$v, model$nrow, rep("==", model$nrow),
-                   rep(0, model$nrow), model$lower, model$upper, model$types, maximum)
+                   model$rhs, model$lower, model$upper, model$types, maximum)
   res <- solve_program(p, solver, time_limit)
   if (res$status == "unbounded" && maximum)
     return(list(value = Inf, reduced = NULL))
@@ -256,9 +364,13 @@ audit_table <- function(protected, integer = FALSE, cells = c("suppressed", "sen
             control$time_limit, integer, sensitive_only = cells == "sensitive", exact = exact)
 }
 
+# `time_limit` bounds each LP and, from the audit's start, the whole audit;
+# `deadline` (a time of proc.time()'s clock) may end it sooner (the
+# heuristic's own limit when it audits its pattern).
 run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer = FALSE,
-                      sensitive_only = FALSE, exact = TRUE) {
+                      sensitive_only = FALSE, exact = TRUE, deadline = Inf) {
   started <- proc.time()[["elapsed"]]
+  deadline <- min(deadline, started + time_limit)
   v <- req$value
   lo <- ifelse(suppressed, 0, v)
   hi <- ifelse(suppressed, Inf, v)
@@ -266,9 +378,10 @@ run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer 
   reach <- if (!exact) {
     sens <- req$sensitive[targets]
     list(up = ifelse(sens, v[targets] + req$upper[targets], NA_real_),
-         down = ifelse(sens, v[targets] - req$lower[targets], NA_real_))
+         down = ifelse(sens, v[targets] - req$lower[targets], NA_real_), value = v)
   }
-  iv <- intruder_intervals(table, lo, hi, targets, solver, time_limit, integer, reach = reach)
+  iv <- intruder_intervals(table, lo, hi, targets, solver, time_limit, integer, reach = reach,
+                           deadline = deadline)
   tol <- 1e-7 * pmax(1, abs(v[targets]))
   sens <- req$sensitive[targets]
   protected <- ifelse(sens, iv$high >= v[targets] + req$upper[targets] - tol &

@@ -35,7 +35,12 @@ solver_packages <- c(highs = "highs", glpk = "Rglpk")
 #' @param solver `NULL` (the first installed of GLPK, package Rglpk, and
 #'   HiGHS, package highs), `"glpk"` or `"highs"`.
 #' @param time_limit The most seconds one call of the solver (one MILP or LP)
-#'   may take, and, for the optimal secondary suppression, the whole search.
+#'   may take; also the most the whole search of either method of
+#'   [suppress_table()] (the heuristic's repairs and the audits among them
+#'   included) and the whole audit of a pattern ([audit_table()] and the
+#'   audit [suppress_table()] ends with) may take. Past it the call ends
+#'   with an error of class `epimask_error_time_limit` (or the optimal
+#'   search falls back to the heuristic, `on_failure`).
 #' @param on_failure What [suppress_table()]`(method = "optimal")` does when
 #'   the optimal search fails or runs out of time: `"heuristic"` (the
 #'   heuristic pattern, audited, with a warning of class

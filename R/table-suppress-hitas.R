@@ -31,7 +31,7 @@ hitas_suppression <- function(table, req, costs, solver, control, started, start
   # whole search, and in 415 s it removed 7 % of the count without finishing
   list(suppressed = repaired$pattern, optimal = FALSE, rounds = greedy$rounds + repaired$rounds,
        removed = 0L, cleanup_complete = NA, subtables = greedy$subtables,
-       repaired = repaired$cells)
+       repaired = repaired$cells, audit = repaired$audit)
 }
 
 # The pass over the sub-tables, topmost first.
@@ -164,25 +164,31 @@ check_deviation_status <- function(status, message, solver) {
 # The directions of sensitive cells the whole-table audit does not prove
 # get the whole-table heuristic, on those cells alone; repeated while the
 # audit finds new ones (a repair only adds suppressions, so what was proved
-# stays proved).
+# stays proved). The audits and repairs share the heuristic's time limit.
+# Returns the last audit too: when it proved every cell it is the verdict
+# suppress_table() would compute again on the same pattern.
 hitas_repair <- function(table, req, costs, solver, control, pattern, started) {
   rounds <- 0L
   repaired <- integer()
   audit_solver <- pick_solver(control$solver, prefer = "highs")
+  deadline <- started + control$time_limit
+  audit <- NULL
   for (pass in 1:5) {
-    a <- run_audit(table, pattern, req, audit_solver, control$time_limit, sensitive_only = TRUE,
-                   exact = FALSE)
-    bad <- a$cell[a$status == "primary" & !a$protected]
+    audit <- run_audit(table, pattern, req, audit_solver, control$time_limit, sensitive_only = TRUE,
+                       exact = FALSE, deadline = deadline)
+    bad <- audit$cell[audit$status == "primary" & !audit$protected]
     if (!length(bad)) break
     check_heuristic_time(control, started)
     res <- heuristic_suppression(table, req, costs, solver, control, start = pattern, only = bad,
-                                 cleanup = FALSE)
+                                 cleanup = FALSE, started = started)
     rounds <- rounds + res$rounds
     repaired <- union(repaired, bad)
     if (identical(res$suppressed, pattern)) break
+    # a new pattern: the audit above is no longer its verdict
+    audit <- NULL
     pattern <- res$suppressed
   }
-  list(pattern = pattern, rounds = rounds, cells = repaired)
+  list(pattern = pattern, rounds = rounds, cells = repaired, audit = audit)
 }
 
 # The heuristic's time limit (table_control(time_limit = )), over its whole search.

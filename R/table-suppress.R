@@ -100,9 +100,11 @@ suppress_table <- function(table, rules, method = c("optimal", "heuristic"),
             else if (method == "optimal") optimal_or_fallback(table, req, costs, solver, control)
             else heuristic_suppression(table, req, costs, solver, control)
   # the verdict on every sensitive cell, LPs skipped where a table found
-  # already proves a direction (audit_table() gives the exact intervals)
-  audit <- run_audit(table, search$suppressed, req, pick_solver(control$solver, prefer = "highs"),
-                     control$time_limit, sensitive_only = TRUE, exact = FALSE)
+  # already proves a direction (audit_table() gives the exact intervals);
+  # the sub-table heuristic's last audit is that verdict on this pattern
+  audit <- search$audit %||%
+    run_audit(table, search$suppressed, req, pick_solver(control$solver, prefer = "highs"),
+              control$time_limit, sensitive_only = TRUE, exact = FALSE)
   new_protected_table(table, req, search, audit, costs, method, solver, rules,
                       proc.time()[["elapsed"]] - started)
 }
@@ -281,8 +283,7 @@ benders_cut <- function(reduced, v, cap, need, pattern) {
 # and one pass suffices. The LP is solved on the cells within a few
 # relations of the cell first, on more when that has no solution.
 heuristic_suppression <- function(table, req, costs, solver, control, start = NULL, only = NULL,
-                                  cleanup = control$cleanup) {
-  started <- proc.time()[["elapsed"]]
+                                  cleanup = control$cleanup, started = proc.time()[["elapsed"]]) {
   # three and more dimensions: HiTaS's sub-tables (table-suppress-hitas.R)
   if (length(table$dims) >= 3L && is.null(only))
     return(hitas_suppression(table, req, costs, solver, control, started, start))

@@ -127,3 +127,93 @@ test_that("a sub-table's move keeps its relations, and the repair leaves no sens
   expect_true(all(iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7))
   expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
 })
+
+test_that("the sub-table heuristic's last audit is the verdict returned, checked by lpSolve", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  b <- hitas_table(13)
+  tab <- b$tab
+  rule <- cell_threshold(3)
+  req <- table_requirements(tab, list(rule))
+  prot <- suppress_table(tab, rule, method = "heuristic", cost = "value")
+  a <- as.data.frame(prot$audit)
+  s <- which(req$sensitive)
+  expect_setequal(a$cell, s)
+  expect_true(all(a$protected))
+  # the audit's low and high are tables found (exact = FALSE) or the LP's
+  # ends: inside the intruder's interval by lpSolve's LP
+  iv <- bf_lp(bf_membership(tab, b$hier), tab$count, !prot$suppressed, a$cell)
+  expect_true(all(a$low >= iv[, "low"] - 1e-7))
+  expect_true(all(a$high <= iv[, "high"] + 1e-7))
+  expect_true(all(a$high >= tab$count[a$cell] + req$upper[a$cell] - 1e-7))
+  expect_true(all(a$low <= tab$count[a$cell] - req$lower[a$cell] + 1e-7))
+})
+
+test_that("an audit past its deadline is a classed time-limit error, never a verdict", {
+  skip_without_solver()
+  b <- hitas_table(13)
+  tab <- b$tab
+  req <- table_requirements(tab, list(cell_threshold(3)))
+  prot <- suppress_table(tab, cell_threshold(3), method = "heuristic")
+  expect_error(run_audit(tab, prot$suppressed, req, pick_solver(NULL), 60, sensitive_only = TRUE,
+                         exact = FALSE, deadline = proc.time()[["elapsed"]] - 1),
+               class = "epimask_error_time_limit")
+  # the heuristic's repairs share its deadline: started long ago, it stops
+  costs <- suppression_costs("cells", tab, req)
+  ctl <- table_control(time_limit = 5, cleanup = FALSE)
+  greedy <- hitas_greedy(tab, req, costs, pick_solver(NULL), ctl, proc.time()[["elapsed"]])
+  expect_error(hitas_repair(tab, req, costs, pick_solver(NULL), ctl, greedy$pattern,
+                            started = proc.time()[["elapsed"]] - 10),
+               class = "epimask_error_time_limit")
+})
+
+test_that("the verdict audit's batch LPs and reflections agree with lpSolve's intervals", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  checked <- 0L
+  for (seed in 31:34) {
+    b <- hitas_table(seed, n = 0:4)
+    tab <- b$tab
+    req <- table_requirements(tab, list(cell_threshold(4)))
+    s <- which(req$sensitive)
+    if (length(s) < 8L) next
+    mem <- bf_membership(tab, b$hier)
+    prot <- suppress_table(tab, cell_threshold(4), method = "heuristic")
+    # a protected pattern, and one with too few secondary suppressions
+    secondary <- which(prot$suppressed & !req$sensitive)
+    thin <- prot$suppressed
+    thin[secondary[seq_along(secondary) %% 2 == 0]] <- FALSE
+    for (pattern in list(prot$suppressed, thin)) {
+      a <- run_audit(tab, pattern, req, pick_solver(NULL), 60, sensitive_only = TRUE, exact = FALSE)
+      iv <- bf_lp(mem, tab$count, !pattern, a$cell)
+      truth <- iv[, "high"] >= tab$count[a$cell] + req$upper[a$cell] - 1e-7 &
+        iv[, "low"] <= tab$count[a$cell] - req$lower[a$cell] + 1e-7
+      expect_equal(a$protected, unname(truth))
+      # every table found lies within the intruder's interval
+      expect_true(all(a$low >= iv[, "low"] - 1e-7))
+      expect_true(all(a$high <= iv[, "high"] + 1e-7))
+      checked <- checked + 1L
+    }
+  }
+  expect_gt(checked, 3L)
+})
+
+test_that("a reflected table keeps every relation and bound (explicit sums)", {
+  b <- hitas_table(13)
+  tab <- b$tab
+  v <- tab$count
+  mem <- bf_membership(tab, b$hier)
+  leaf <- which(as.data.frame(tab)$interior)
+  for (k in leaf[v[leaf] > 0][1:3]) {
+    # the same records and two more in leaf k: a table that keeps every relation
+    x <- v + 2 * mem$M[, match(k, leaf)]
+    back <- reflected_table(x, v, rep(0, length(v)), rep(Inf, length(v)))
+    expect_true(all(back >= -1e-12))
+    sums <- tapply(tab$relations$coef * back[tab$relations$cell], tab$relations$relation, sum)
+    expect_true(all(abs(sums) < 1e-9))
+    # moved down by as much as the leaf's count allows (its totals are larger)
+    expect_equal(back[[k]], v[[k]] - min(2, v[[k]]))
+    whole <- reflected_table(x, v, rep(0, length(v)), rep(Inf, length(v)), integer = TRUE)
+    expect_equal(whole[[k]], if (v[[k]] >= 2) v[[k]] - 2 else v[[k]])
+  }
+})
