@@ -249,7 +249,7 @@ part_solver <- function(model, solver, time_limit, n_targets) {
   highs::hi_solver_set_option(hs, "output_flag", FALSE)
   previous <- NULL
   function(k, maximum, limit = time_limit) {
-    if (is.finite(limit)) highs::hi_solver_set_option(hs, "time_limit", as.double(limit))
+    highs_run_limit(hs, limit)
     col <- match(k, model$cells)
     if (!is.null(previous)) highs::hi_solver_set_objective(hs, previous - 1L, 0)
     highs::hi_solver_set_objective(hs, col - 1L, 1)
@@ -269,6 +269,16 @@ part_solver <- function(model, solver, time_limit, n_targets) {
 }
 
 integer_model <- function(model) any(model$types != "C")
+
+# The time limit of the next run of a kept HiGHS solver. HiGHS compares its
+# option time_limit with the solver's run time summed over all its runs
+# (highs 1.15: a limit below that sum stops the next run at once), so the
+# limit of one more run is that sum plus the seconds it may take.
+highs_run_limit <- function(hs, limit) {
+  if (is.finite(limit))
+    highs::hi_solver_set_option(hs, "time_limit", as.double(highs::hi_solver_get_run_time(hs) + limit))
+  invisible(hs)
+}
 
 # The largest (maximum = TRUE) or smallest value of cell k in a part's LP.
 # An unbounded maximum is Inf. A solver that fails is an error of class

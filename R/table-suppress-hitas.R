@@ -139,12 +139,12 @@ subtable_lp <- function(table, csr, cells, rels, v, cap, solver, time_limit) {
                                                 upper = c(up_cap, down_cap), A = A,
                                                 lhs = rep(0, length(rels)), rhs = rep(0, length(rels))))
   highs::hi_solver_set_option(hs, "output_flag", FALSE)
-  if (is.finite(time_limit)) highs::hi_solver_set_option(hs, "time_limit", as.double(time_limit))
   every <- seq_len(2L * m) - 1L
   function(t, dir, need, movable, w) {
     b <- bounds(t, dir, need, movable)
     highs::hi_solver_set_objective(hs, every, c(w, w))
     highs::hi_solver_set_variable_bounds(hs, every, b$lower, b$upper)
+    highs_run_limit(hs, time_limit)
     highs::hi_solver_run(hs)
     status <- highs::hi_solver_status_message(hs)
     if (status %in% c("Infeasible", "Primal infeasible or unbounded")) return(NULL)

@@ -217,3 +217,34 @@ test_that("GLPK and HiGHS (warm-started) give the same intervals", {
   expect_equal(g$high, h$high, tolerance = 1e-7)
   expect_gt(nrow(g), 50L)
 })
+
+test_that("a kept HiGHS solver's time limit counts per run, not over its whole life", {
+  skip_if_not_installed("highs")
+  set.seed(1)
+  n <- 400L
+  m <- 200L
+  at <- sample(m * n, 2000L) - 1L
+  A <- structure(list(i = at %% m + 1L, j = at %/% m + 1L, v = rnorm(2000L),
+                      nrow = m, ncol = n, dimnames = NULL), class = "simple_triplet_matrix")
+  hm <- highs::highs_model(L = rnorm(n), lower = rep(0, n), upper = rep(1, n), A = A,
+                           lhs = rep(-1, m), rhs = rep(1, m))
+  run <- function(hs) {
+    highs::hi_solver_set_objective(hs, seq_len(n) - 1L, rnorm(n))
+    highs::hi_solver_clear_solver(hs)
+    highs::hi_solver_run(hs)
+    highs::hi_solver_status_message(hs)
+  }
+  hs <- highs::hi_new_solver(hm)
+  highs::hi_solver_set_option(hs, "output_flag", FALSE)
+  for (i in 1:3) run(hs)
+  so_far <- highs::hi_solver_get_run_time(hs)
+  # HiGHS itself: a limit below the summed run time stops the next run at once
+  highs::hi_solver_set_option(hs, "time_limit", so_far / 2)
+  expect_identical(run(hs), "Time limit reached")
+  # the package's limit is per run: the seconds given, counted from the sum so far
+  before <- highs::hi_solver_get_run_time(hs)
+  highs_run_limit(hs, so_far / 2)
+  expect_equal(highs::hi_solver_get_dbl_option(hs, "time_limit"), before + so_far / 2)
+  highs_run_limit(hs, 60)
+  expect_identical(run(hs), "Optimal")
+})
