@@ -6,7 +6,7 @@
 # with tools/install-sdctable.sh; without it the epimask rows are printed.
 #
 #   Rscript inst/bench/bench-tables.R [sections] [--cap=SECONDS] [--methods=M,...] [--sdc=M,...]
-#   sections: adult2 adult zip solvers large (default: all, in that order)
+#   sections: adult2 adult zip solvers large zip1e5 (default: all, in that order)
 #   --methods: epimask's methods to run (heuristic, optimal; default both)
 #   --sdc: sdcTable's methods to run (default: each section's list; "none" for none)
 #   --exact-audit: epimask's audit of every pattern with both LPs of every
@@ -36,7 +36,7 @@ list_arg <- function(name) {
 only_methods <- list_arg("methods")
 only_sdc <- list_arg("sdc")
 args <- args[!grepl("^--(methods|sdc)=", args) & args != "--exact-audit"]
-sections <- if (length(args)) args else c("adult2", "adult", "zip", "solvers", "large")
+sections <- if (length(args)) args else c("adult2", "adult", "zip", "solvers", "large", "zip1e5")
 have_callr <- requireNamespace("callr", quietly = TRUE)
 have_sdc <- requireNamespace("sdcTable", quietly = TRUE) && requireNamespace("sdcHierarchies", quietly = TRUE)
 cat(sprintf("machine: %s; load: %s\n", paste(R.version.string), paste(readLines("/proc/loadavg"), collapse = "")))
@@ -305,4 +305,80 @@ if ("large" %in% sections) {
     else cat(sprintf("sdcTable SIMPLEHEURISTIC: %d secondary (count %s), %.1f s (cpu %.1f)\n",
                      sum(s$status == "x"), format(sum(tab$count[s$status == "x"])), s$elapsed, s$cpu))
   }
+}
+
+if ("zip1e5" %in% sections) {
+  # Small-area counts of about 1e5 cells, the shape of the seeds' application
+  # (deaths by zip code): a simulated population (fixed seed) of n_zip zip
+  # codes within 3-digit areas within 1-digit regions, zip sizes lognormal
+  # (median 150 people), ages from a declining pyramid. 2-D: zip x 18 5-year
+  # age groups; 3-D: zip x 9 10-year groups x sex. Counts 1-3 sensitive,
+  # cost "value"; the whole suppress_table() with its audit, GLPK alone (as
+  # in CI) and with HiGHS when installed (the audit's LPs go to it).
+  simulated_zips <- function(n_zip, seed = 1) {
+    set.seed(seed)
+    zips <- sprintf("%05d", sort(sample(10000:99999, n_zip)))
+    size <- round(stats::rlnorm(n_zip, log(150), 1))
+    zip <- rep(zips, size)
+    age <- sample(0:89, length(zip), replace = TRUE, prob = pmax(0.2, 1 - (0:89) / 100))
+    sex <- sample(c("F", "M"), length(zip), replace = TRUE)
+    list(data = data.frame(zip = zip, age = age, sex = sex, stringsAsFactors = FALSE),
+         hierarchy = hierarchy_category(data.frame(code = zips, area = substr(zips, 1, 3),
+                                                   region = substr(zips, 1, 1))))
+  }
+  zip_table <- function(n_zip, shape) {
+    pop <- simulated_zips(n_zip)
+    d <- pop$data
+    if (shape == "2-D") {
+      d$age <- cut(d$age, seq(0, 90, 5), right = FALSE)
+      table_counts(d, c("zip", "age"), hierarchies = list(zip = pop$hierarchy))
+    } else {
+      d$age <- cut(d$age, seq(0, 90, 10), right = FALSE)
+      table_counts(d, c("zip", "age", "sex"), hierarchies = list(zip = pop$hierarchy))
+    }
+  }
+  report <- function(label, r) {
+    if (inherits(r$value, "condition")) {
+      cat(sprintf("  %-34s did not finish within %s s (%.1f s elapsed)\n", label, cap, r$elapsed))
+      return(invisible())
+    }
+    p <- r$value
+    cat(sprintf("  %-34s %6d secondary (count %7s) %7.1f s (cpu %.1f); audit %.1f s: all protected %s\n",
+                label, p$n_secondary, format(round(p$cost)), r$elapsed, r$cpu,
+                attr(p$audit, "seconds"), length(p$unprotected) == 0L))
+  }
+  solvers <- Filter(function(s) epimask:::solver_installed(s), c("glpk", "highs"))
+  for (case in list(list(4500, "2-D"), list(3000, "3-D"))) {
+    tab <- zip_table(case[[1]], case[[2]])
+    n_sens <- nrow(sensitive_cells(tab, cell_threshold(4)))
+    cat(sprintf("\n== simulated zip codes, %s: %d zip codes, %d cells, %d sensitive (counts 1-3)\n",
+                case[[2]], case[[1]], length(tab$count), n_sens))
+    for (s in solvers) {
+      # solver NULL with HiGHS installed: GLPK for the search, HiGHS for the audit
+      ctl <- table_control(solver = if (s == "glpk") "glpk", time_limit = cap)
+      r <- timed(tryCatch(suppress_table(tab, cell_threshold(4), method = "heuristic", cost = "value",
+                                         control = ctl),
+                          epimask_error_time_limit = function(e) e))
+      report(sprintf("heuristic (sub-tables), %s", if (s == "glpk") "GLPK" else "GLPK + HiGHS"), r)
+    }
+  }
+  # the ratio against the neighbourhood heuristic with its clean-up, which
+  # 2-D tables up to 10,000 cells keep, on a table it finishes (500 zip codes)
+  tab <- zip_table(500, "2-D")
+  cat(sprintf("\n== simulated zip codes, 2-D: 500 zip codes, %d cells: sub-tables against neighbourhoods\n",
+              length(tab$count)))
+  ctl <- table_control(solver = "glpk", time_limit = cap)
+  sub <- timed(suppress_table(tab, cell_threshold(4), method = "heuristic", cost = "value", control = ctl))
+  report("heuristic (sub-tables)", sub)
+  req <- epimask:::table_requirements(tab, list(cell_threshold(4)))
+  costs <- epimask:::suppression_costs("value", tab, req)
+  whole <- timed({
+    h <- epimask:::heuristic_suppression(tab, req, costs, "glpk", ctl, subtables = FALSE)
+    a <- epimask:::run_audit(tab, h$suppressed, req, "glpk", cap, sensitive_only = TRUE, exact = FALSE)
+    list(n_secondary = sum(h$suppressed & !req$sensitive),
+         cost = sum(req$value[h$suppressed & !req$sensitive]),
+         audit = structure(a, seconds = NA), unprotected = which(req$sensitive)[!a$protected])
+  })
+  report("heuristic (neighbourhoods, clean-up)", whole)
+  cat(sprintf("  time ratio neighbourhoods / sub-tables: %.1f\n", whole$elapsed / sub$elapsed))
 }

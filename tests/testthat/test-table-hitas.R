@@ -217,3 +217,62 @@ test_that("a reflected table keeps every relation and bound (explicit sums)", {
     expect_equal(whole[[k]], if (v[[k]] >= 2) v[[k]] - 2 else v[[k]])
   }
 })
+
+# A 2-D table of codes within groups by age in 5-year within 10-year bands.
+hitas_table_2d <- function(seed, n = 0:5) {
+  b <- hitas_table(seed, n)
+  d <- expand.grid(code = c("a1", "a2", "b1", "b2", "b3"), age = c(2, 7, 12, 17), stringsAsFactors = FALSE)
+  set.seed(seed)
+  d$k <- sample(n, nrow(d), replace = TRUE)
+  list(tab = table_counts(d, c("code", "age"), hierarchies = b$hier, freq = "k"), hier = b$hier)
+}
+
+test_that("2-D tables in sub-tables protect every sensitive cell (lpSolve)", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  checked <- 0L
+  for (seed in 31:38) {
+    b <- hitas_table_2d(seed)
+    tab <- b$tab
+    req <- table_requirements(tab, list(cell_threshold(3)))
+    if (!any(req$sensitive)) next
+    costs <- suppression_costs("value", tab, req)
+    h <- heuristic_suppression(tab, req, costs, pick_solver(NULL), table_control(), subtables = TRUE)
+    # the sub-table pass (no clean-up) and its verdict audit
+    expect_true(is.na(h$cleanup_complete))
+    expect_false(is.null(h$audit))
+    s <- which(req$sensitive)
+    iv <- bf_lp(bf_membership(tab, b$hier), tab$count, !h$suppressed, s)
+    expect_true(all(iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7))
+    expect_true(all(iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7))
+    checked <- checked + 1L
+  }
+  expect_gt(checked, 5L)
+})
+
+test_that("tables of one or two dimensions go to the sub-tables above 10,000 cells", {
+  flat <- table_counts(data.frame(a = rep(c("x", "y"), 3), b = rep(c("u", "v", "w"), 2)), c("a", "b"))
+  expect_false(use_subtables(flat))
+  expect_true(use_subtables(flat, max_cells = 5L))
+  expect_true(use_subtables(hitas_table(11)$tab, max_cells = 1e6))
+  skip_without_solver()
+  # 10,000 leaf codes in 100 groups by 2 codes: 10,101 x 3 cells, a few sensitive
+  codes <- sprintf("c%05d", 1:10000)
+  h <- hierarchy_category(data.frame(code = codes, group = substr(codes, 1, 4)))
+  set.seed(5)
+  d <- data.frame(code = rep(codes, 2), s = rep(c("f", "m"), each = 10000))
+  d$k <- rpois(nrow(d), 30)
+  d$k[sample(nrow(d), 12)] <- 1
+  tab <- table_counts(d, c("code", "s"), hierarchies = list(code = h), freq = "k")
+  expect_gt(length(tab$count), 10000L)
+  prot <- suppress_table(tab, cell_threshold(3), method = "heuristic", cost = "value")
+  # the sub-table path: no clean-up
+  expect_true(is.na(prot$cleanup_complete))
+  expect_length(prot$unprotected, 0L)
+  # the exact intervals (both LPs of every sensitive cell) agree with the verdict
+  ex <- audit_table(prot, exact = TRUE)
+  sens <- ex[ex$status == "primary", ]
+  expect_equal(nrow(sens), sum(prot$primary))
+  expect_true(all(sens$protected))
+  expect_true(all(sens$high >= sens$value + sens$upper - 1e-7 & sens$low <= sens$value - sens$lower + 1e-7))
+})
