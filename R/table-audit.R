@@ -71,8 +71,9 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
       # its own LP is then not needed. `reach$up`, `reach$down`: the value
       # each target must reach (NA: no need).
       col <- match(targets[ts], model$cells)
-      best_up <- rep(-Inf, length(ts))
-      best_down <- rep(Inf, length(ts))
+      # what an audit of a pattern this one contains found (reach$known_*)
+      best_up <- if (is.null(reach$known_up)) rep(-Inf, length(ts)) else reach$known_up[ts]
+      best_down <- if (is.null(reach$known_down)) rep(Inf, length(ts)) else reach$known_down[ts]
       truth <- reach$value[model$cells]
       # a table found, and its reflection through the true table (the
       # deviation reversed, shortened to stay within the bounds: the
@@ -85,7 +86,7 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
       tol <- 1e-7 * pmax(1, abs(reach$up[ts]), abs(reach$down[ts]), na.rm = TRUE)
       if (length(ts) >= batch_min_targets && !integer) {
         found <- batch_witnesses(model, col, reach$up[ts], reach$down[ts], tol, solver,
-                                 time_limit, deadline)
+                                 time_limit, deadline, best_up, best_down)
         for (x in found) see(x)
       }
       for (a in seq_along(ts)) {
@@ -138,9 +139,8 @@ batch_min_targets <- 8L
 # rounds leave unproved gets its own LPs (intruder_intervals()), which decide.
 # Measured on the Adult 3-D pattern with GLPK: see inst/bench/README.md.
 batch_witnesses <- function(model, col, reach_up, reach_down, tol, solver, time_limit, deadline,
+                            best_up = rep(-Inf, length(col)), best_down = rep(Inf, length(col)),
                             max_rounds = 20L) {
-  best_up <- rep(-Inf, length(col))
-  best_down <- rep(Inf, length(col))
   found <- list()
   n <- length(model$cells)
   for (round in seq_len(max_rounds)) {
@@ -376,9 +376,15 @@ audit_table <- function(protected, integer = FALSE, cells = c("suppressed", "sen
 
 # `time_limit` bounds each LP and, from the audit's start, the whole audit;
 # `deadline` (a time of proc.time()'s clock) may end it sooner (the
-# heuristic's own limit when it audits its pattern).
+# heuristic's own limit when it audits its pattern). `known` (verdict mode
+# only): an earlier run_audit() of a pattern that this one contains (every
+# cell suppressed there is suppressed here). Every table the intruder could
+# not exclude there is one here too (fewer cells published, the same
+# relations), so the values its tables reached are kept and only the
+# directions they did not prove get LPs (the repair rounds of the sub-table
+# heuristic, which only add suppressions).
 run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer = FALSE,
-                      sensitive_only = FALSE, exact = TRUE, deadline = Inf) {
+                      sensitive_only = FALSE, exact = TRUE, deadline = Inf, known = NULL) {
   started <- proc.time()[["elapsed"]]
   deadline <- min(deadline, started + time_limit)
   v <- req$value
@@ -389,6 +395,15 @@ run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer 
     sens <- req$sensitive[targets]
     list(up = ifelse(sens, v[targets] + req$upper[targets], NA_real_),
          down = ifelse(sens, v[targets] - req$lower[targets], NA_real_), value = v)
+  }
+  if (!is.null(known)) {
+    if (exact || !all(suppressed[attr(known, "suppressed")]))
+      stop("internal: an earlier audit is kept only in verdict mode, for a pattern this one contains")
+    at <- match(targets, known$cell)
+    reach$known_up <- ifelse(is.na(at), -Inf, known$high[at])
+    reach$known_down <- ifelse(is.na(at), Inf, known$low[at])
+    reach$known_up[is.na(reach$known_up)] <- -Inf
+    reach$known_down[is.na(reach$known_down)] <- Inf
   }
   iv <- intruder_intervals(table, lo, hi, targets, solver, time_limit, integer, reach = reach,
                            deadline = deadline)
@@ -410,6 +425,7 @@ run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer 
   rownames(out) <- NULL
   structure(out, class = c("epimask_table_audit", "data.frame"), solver = solver,
             integer = integer, cells = if (sensitive_only) "sensitive" else "suppressed", seconds = proc.time()[["elapsed"]] - started,
+            suppressed = which(suppressed),
             unsafe_published = sum(req$sensitive & !suppressed))
 }
 
@@ -443,7 +459,7 @@ print.epimask_table_audit <- function(x, n = 10L, ...) {
 #' @export
 as.data.frame.epimask_table_audit <- function(x, row.names = NULL, optional = FALSE, ...) {
   attr(x, "solver") <- attr(x, "integer") <- attr(x, "seconds") <- NULL
-  attr(x, "unsafe_published") <- attr(x, "cells") <- NULL
+  attr(x, "unsafe_published") <- attr(x, "cells") <- attr(x, "suppressed") <- NULL
   class(x) <- "data.frame"
   apply_row_names(x, row.names, optional)
 }

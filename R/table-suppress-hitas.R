@@ -172,10 +172,13 @@ hitas_repair <- function(table, req, costs, solver, control, pattern, started) {
   repaired <- integer()
   audit_solver <- pick_solver(control$solver, prefer = "highs")
   deadline <- started + control$time_limit
-  audit <- NULL
+  audit <- previous <- NULL
   for (pass in 1:5) {
+    # the tables the audit before found stay possible: only the cells it did
+    # not prove get LPs
     audit <- run_audit(table, pattern, req, audit_solver, control$time_limit, sensitive_only = TRUE,
-                       exact = FALSE, deadline = deadline)
+                       exact = FALSE, deadline = deadline, known = previous)
+    previous <- audit
     bad <- audit$cell[audit$status == "primary" & !audit$protected]
     if (!length(bad)) break
     check_heuristic_time(control, started)

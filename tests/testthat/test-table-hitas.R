@@ -276,3 +276,40 @@ test_that("tables of one or two dimensions go to the sub-tables above 10,000 cel
   expect_true(all(sens$protected))
   expect_true(all(sens$high >= sens$value + sens$upper - 1e-7 & sens$low <= sens$value - sens$lower + 1e-7))
 })
+
+test_that("an audit that keeps an earlier audit's tables gives lpSolve's verdicts on the larger pattern", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  checked <- 0L
+  for (seed in 31:36) {
+    b <- hitas_table(seed, n = 0:4)
+    tab <- b$tab
+    req <- table_requirements(tab, list(cell_threshold(4)))
+    if (sum(req$sensitive) < 8L) next
+    mem <- bf_membership(tab, b$hier)
+    prot <- suppress_table(tab, cell_threshold(4), method = "heuristic")
+    secondary <- which(prot$suppressed & !req$sensitive)
+    # the earlier pattern: half the secondary suppressions; the later one all
+    thin <- prot$suppressed
+    thin[secondary[seq_along(secondary) %% 2 == 0]] <- FALSE
+    before <- run_audit(tab, thin, req, pick_solver(NULL), 60, sensitive_only = TRUE, exact = FALSE)
+    after <- run_audit(tab, prot$suppressed, req, pick_solver(NULL), 60, sensitive_only = TRUE,
+                       exact = FALSE, known = before)
+    iv <- bf_lp(mem, tab$count, !prot$suppressed, after$cell)
+    truth <- iv[, "high"] >= tab$count[after$cell] + req$upper[after$cell] - 1e-7 &
+      iv[, "low"] <= tab$count[after$cell] - req$lower[after$cell] + 1e-7
+    expect_equal(after$protected, unname(truth))
+    # the values kept and found are those of tables the intruder cannot exclude
+    expect_true(all(after$low >= iv[, "low"] - 1e-7))
+    expect_true(all(after$high <= iv[, "high"] + 1e-7))
+    # what the earlier audit proved is not solved again: at least as far
+    kept <- match(after$cell, before$cell)
+    expect_true(all(after$high >= before$high[kept] - 1e-9, na.rm = TRUE))
+    expect_true(all(after$low <= before$low[kept] + 1e-9, na.rm = TRUE))
+    checked <- checked + 1L
+  }
+  expect_gt(checked, 2L)
+  # an earlier audit of a pattern this one does not contain is refused
+  expect_error(run_audit(tab, thin, req, pick_solver(NULL), 60, sensitive_only = TRUE, exact = FALSE,
+                         known = after), "internal")
+})
