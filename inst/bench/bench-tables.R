@@ -276,9 +276,23 @@ if ("solvers" %in% sections && epimask:::solver_installed("highs") && epimask:::
 }
 
 if ("large" %in% sections) {
-  cat("\n== a table of about 1e5 cells: Adult age x occupation x education x sex; counts 1-3 sensitive\n")
   adult <- read_adult()
   h <- list(age = hierarchy_numeric(c(5, 20)), education = hierarchy_category(edu_groups))
+  cat("\n== a 3-D table of about 1e5 cells: Adult age x education x native-country; counts 1-3 sensitive\n")
+  tab <- table_counts(adult, c("age", "education", "native_country"), hierarchies = h)
+  cat(sprintf("%d cells, %d sensitive\n", length(tab$count), nrow(sensitive_cells(tab, cell_threshold(4)))))
+  for (s in Filter(function(s) epimask:::solver_installed(s), c("glpk", "highs"))) {
+    r <- timed(tryCatch(suppress_table(tab, cell_threshold(4), method = "heuristic", cost = "value",
+                                       control = table_control(solver = if (s == "glpk") "glpk",
+                                                               time_limit = cap)),
+                        epimask_error_time_limit = function(e) e))
+    if (inherits(r$value, "condition")) cat(sprintf("  %s: did not finish within %s s\n", s, cap))
+    else cat(sprintf("  heuristic + audit, %s: %d secondary (cost %s), %.1f s (cpu %.1f); last audit %.1f s; all protected: %s\n",
+                     if (s == "glpk") "GLPK" else "GLPK + HiGHS", r$value$n_secondary,
+                     format(round(r$value$cost)), r$elapsed, r$cpu, attr(r$value$audit, "seconds"),
+                     length(r$value$unprotected) == 0L))
+  }
+  cat("\n== a table of about 1e5 cells: Adult age x occupation x education x sex; counts 1-3 sensitive\n")
   built <- timed(table_counts(adult, c("age", "occupation", "education", "sex"), hierarchies = h))
   tab <- built$value
   n_sens <- nrow(sensitive_cells(tab, cell_threshold(4)))
