@@ -167,31 +167,46 @@ test_that("an audit past its deadline is a classed time-limit error, never a ver
                class = "epimask_error_time_limit")
 })
 
+# A table with at least 8 sensitive cells (counts 1-3), its heuristic
+# pattern, and that pattern with every other secondary suppression published
+# (too few); NULL when the seed gives fewer sensitive cells.
+audit_case <- function(seed) {
+  b <- hitas_table(seed, n = 0:4)
+  tab <- b$tab
+  req <- table_requirements(tab, list(cell_threshold(4)))
+  if (sum(req$sensitive) < 8L) return(NULL)
+  prot <- suppress_table(tab, cell_threshold(4), method = "heuristic")
+  secondary <- which(prot$suppressed & !req$sensitive)
+  thin <- prot$suppressed
+  thin[secondary[seq_along(secondary) %% 2 == 0]] <- FALSE
+  list(tab = tab, req = req, mem = bf_membership(tab, b$hier), prot = prot, thin = thin)
+}
+
+# A verdict audit's verdicts equal lpSolve's intervals on the pattern, and
+# every table it found lies within them.
+expect_lpsolve_verdicts <- function(a, mem, tab, req, pattern) {
+  iv <- bf_lp(mem, tab$count, !pattern, a$cell)
+  truth <- iv[, "high"] >= tab$count[a$cell] + req$upper[a$cell] - 1e-7 &
+    iv[, "low"] <= tab$count[a$cell] - req$lower[a$cell] + 1e-7
+  expect_equal(a$protected, unname(truth))
+  expect_true(all(a$low >= iv[, "low"] - 1e-7))
+  expect_true(all(a$high <= iv[, "high"] + 1e-7))
+}
+
 test_that("the verdict audit's batch LPs and reflections agree with lpSolve's intervals", {
   skip_without_solver()
   skip_if_not_installed("lpSolve")
   checked <- 0L
   for (seed in 31:34) {
-    b <- hitas_table(seed, n = 0:4)
-    tab <- b$tab
-    req <- table_requirements(tab, list(cell_threshold(4)))
-    s <- which(req$sensitive)
-    if (length(s) < 8L) next
-    mem <- bf_membership(tab, b$hier)
-    prot <- suppress_table(tab, cell_threshold(4), method = "heuristic")
+    cs <- audit_case(seed)
+    if (is.null(cs)) next
+    tab <- cs$tab
+    req <- cs$req
+    mem <- cs$mem
     # a protected pattern, and one with too few secondary suppressions
-    secondary <- which(prot$suppressed & !req$sensitive)
-    thin <- prot$suppressed
-    thin[secondary[seq_along(secondary) %% 2 == 0]] <- FALSE
-    for (pattern in list(prot$suppressed, thin)) {
+    for (pattern in list(cs$prot$suppressed, cs$thin)) {
       a <- run_audit(tab, pattern, req, pick_solver(NULL), 60, sensitive_only = TRUE, exact = FALSE)
-      iv <- bf_lp(mem, tab$count, !pattern, a$cell)
-      truth <- iv[, "high"] >= tab$count[a$cell] + req$upper[a$cell] - 1e-7 &
-        iv[, "low"] <= tab$count[a$cell] - req$lower[a$cell] + 1e-7
-      expect_equal(a$protected, unname(truth))
-      # every table found lies within the intruder's interval
-      expect_true(all(a$low >= iv[, "low"] - 1e-7))
-      expect_true(all(a$high <= iv[, "high"] + 1e-7))
+      expect_lpsolve_verdicts(a, mem, tab, req, pattern)
       checked <- checked + 1L
     }
   }
@@ -282,26 +297,19 @@ test_that("an audit that keeps an earlier audit's tables gives lpSolve's verdict
   skip_if_not_installed("lpSolve")
   checked <- 0L
   for (seed in 31:36) {
-    b <- hitas_table(seed, n = 0:4)
-    tab <- b$tab
-    req <- table_requirements(tab, list(cell_threshold(4)))
-    if (sum(req$sensitive) < 8L) next
-    mem <- bf_membership(tab, b$hier)
-    prot <- suppress_table(tab, cell_threshold(4), method = "heuristic")
-    secondary <- which(prot$suppressed & !req$sensitive)
+    cs <- audit_case(seed)
+    if (is.null(cs)) next
+    tab <- cs$tab
+    req <- cs$req
+    mem <- cs$mem
+    prot <- cs$prot
     # the earlier pattern: half the secondary suppressions; the later one all
-    thin <- prot$suppressed
-    thin[secondary[seq_along(secondary) %% 2 == 0]] <- FALSE
+    thin <- cs$thin
     before <- run_audit(tab, thin, req, pick_solver(NULL), 60, sensitive_only = TRUE, exact = FALSE)
     after <- run_audit(tab, prot$suppressed, req, pick_solver(NULL), 60, sensitive_only = TRUE,
                        exact = FALSE, known = before)
-    iv <- bf_lp(mem, tab$count, !prot$suppressed, after$cell)
-    truth <- iv[, "high"] >= tab$count[after$cell] + req$upper[after$cell] - 1e-7 &
-      iv[, "low"] <= tab$count[after$cell] - req$lower[after$cell] + 1e-7
-    expect_equal(after$protected, unname(truth))
     # the values kept and found are those of tables the intruder cannot exclude
-    expect_true(all(after$low >= iv[, "low"] - 1e-7))
-    expect_true(all(after$high <= iv[, "high"] + 1e-7))
+    expect_lpsolve_verdicts(after, mem, tab, req, prot$suppressed)
     # what the earlier audit proved is not solved again: at least as far
     kept <- match(after$cell, before$cell)
     expect_true(all(after$high >= before$high[kept] - 1e-9, na.rm = TRUE))
