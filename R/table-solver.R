@@ -53,8 +53,9 @@ solver_packages <- c(highs = "highs", glpk = "Rglpk")
 #'   when every sensitive cell stays protected without it (proved by a
 #'   witness table for each sensitive cell and direction; see the methods
 #'   vignette). It stops at the time limit with the pattern reached. Tables
-#'   of one and two dimensions only: the sub-table heuristic of three and
-#'   more has no clean-up (measured too slow for what it removes).
+#'   of one and two dimensions up to 10,000 cells only: the sub-table
+#'   heuristic of larger tables and of three and more dimensions has no
+#'   clean-up (measured too slow for what it removes).
 #' @return A list of class `table_control`.
 #' @family count tables
 #' @examples
