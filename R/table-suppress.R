@@ -597,8 +597,8 @@ format.epimask_protected_table <- function(x, ...) {
               if (!is.null(x$fallback)) ", heuristic after the optimal search failed" else ""),
     sprintf("  rules: %s", paste(vapply(x$rules, format, character(1)), collapse = "; ")),
     sprintf("  secondary cost %s (%s); interior %s suppressed: %s of %s",
-            format_num(x$cost, 4), x$cost_type, if (is.null(tab$value)) "counts" else "value",
-            format_num(lost, 4), format_num(total_v, 4)),
+            format_cost(x), x$cost_type, if (is.null(tab$value)) "counts" else "value",
+            format_num(lost, 7, integers = TRUE), format_num(total_v, 7, integers = TRUE)),
     if (length(x$unprotected))
       sprintf("  NOT PROTECTED: %d sensitive cells (see $unprotected)", length(x$unprotected))
     else sprintf("  audit (%s, %s s): every sensitive cell's interval reaches its protection",
@@ -624,13 +624,28 @@ print.epimask_protected_table <- function(x, n = 10L, ...) {
 #' @param object A protected table.
 #' @export
 summary.epimask_protected_table <- function(object, ...) {
-  structure(list(glance = glance(object), audit = glance(object$audit)),
+  structure(list(glance = glance(object), audit = glance(object$audit),
+                 cost_shown = format_cost(object)),
             class = "summary.epimask_protected_table")
+}
+
+# The cost of the secondary suppressions as a custodian reads it: their
+# number or their total value to the last digit (without the tie-breaking
+# share of suppression_costs(), less than 1 in all), a custom cost to 6
+# significant digits.
+format_cost <- function(x) {
+  secondary <- x$suppressed & !x$primary
+  switch(x$cost_type,
+         cells = format_num(sum(secondary), integers = TRUE),
+         value = format_num(sum(x$requirements$value[secondary]), 7, integers = TRUE),
+         format_num(x$cost, 6))
 }
 
 #' @export
 format.summary.epimask_protected_table <- function(x, ...) {
-  c("Protected table", utils::capture.output(print(format_table(x$glance), row.names = FALSE)),
+  g <- x$glance
+  g$cost <- x$cost_shown %||% format_num(g$cost, 6)
+  c("Protected table", utils::capture.output(print(format_table(g), row.names = FALSE)),
     "", "Audit", utils::capture.output(print(format_table(x$audit), row.names = FALSE)))
 }
 

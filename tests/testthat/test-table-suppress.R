@@ -248,3 +248,21 @@ test_that("a kept HiGHS solver's time limit counts per run, not over its whole l
   highs_run_limit(hs, 60)
   expect_identical(run(hs), "Optimal")
 })
+
+test_that("print and summary show the secondary cost and the counts to the last digit", {
+  skip_without_solver()
+  d <- expand.grid(a = c("x", "y", "z"), b = c("u", "v", "w"), stringsAsFactors = FALSE)
+  d$k <- c(1, 12347, 23458, 34569, 45671, 56782, 67893, 78914, 89125)
+  tab <- table_counts(d, c("a", "b"), freq = "k")
+  prot <- suppress_table(tab, cell_threshold(3), method = "heuristic", cost = "value")
+  secondary <- prot$suppressed & !prot$primary
+  expect_gt(sum(secondary), 0L)
+  total <- sum(as.data.frame(tab)$count[secondary])
+  # the exact sum (the tie-breaking share of the cost left out), not 4 significant digits
+  expect_match(paste(format(prot), collapse = "\n"), sprintf("secondary cost %s \\(value\\)", format(total, scientific = FALSE)))
+  expect_match(paste(format(prot), collapse = "\n"), sprintf("of %s", format(sum(d$k), scientific = FALSE)))
+  expect_match(paste(format(summary(prot)), collapse = "\n"), format(total, scientific = FALSE))
+  cells <- suppress_table(tab, cell_threshold(3), method = "heuristic", cost = "cells")
+  expect_match(paste(format(cells), collapse = "\n"),
+               sprintf("secondary cost %d \\(cells\\)", cells$n_secondary))
+})
