@@ -644,7 +644,7 @@ format_cost <- function(x) {
 #' @export
 format.summary.epimask_protected_table <- function(x, ...) {
   g <- x$glance
-  g$cost <- x$cost_shown %||% format_num(g$cost, 6)
+  g$cost <- x$cost_shown
   c("Protected table", utils::capture.output(print(format_table(g), row.names = FALSE)),
     "", "Audit", utils::capture.output(print(format_table(x$audit), row.names = FALSE)))
 }
