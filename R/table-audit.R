@@ -233,13 +233,17 @@ audit_time_out <- function() {
 }
 
 # A function(k, maximum) giving the largest or smallest value of cell k in a
-# part's LP. With HiGHS and several cells to bound in a large part, one
+# part's LP. With HiGHS and several cells to bound in a mid-sized part, one
 # solver keeps the part's model and its last basis, and each LP changes only
 # the objective (a warm start: measured 3 times faster than GLPK from
 # scratch on a part of 1,469 cells, inst/bench/README.md); otherwise every
-# LP is solved from scratch.
+# LP is solved from scratch. A part of highs_ipm_min_columns cells or more
+# is solved from scratch by the interior-point method (solve_highs()): on
+# a part of 10,375 cells the warm-started simplex took 1-15 s per LP, the
+# interior-point method 0.33 s.
 part_solver <- function(model, solver, time_limit, n_targets) {
-  if (solver != "highs" || integer_model(model) || length(model$cells) * n_targets < 2000)
+  if (solver != "highs" || integer_model(model) || length(model$cells) * n_targets < 2000 ||
+      length(model$cells) >= highs_ipm_min_columns)
     return(function(k, maximum, limit = time_limit) solve_part(model, k, maximum, solver, limit))
   A <- structure(list(i = model$i, j = model$j, v = model$v, nrow = model$nrow,
                       ncol = length(model$cells), dimnames = NULL), class = "simple_triplet_matrix")

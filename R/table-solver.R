@@ -32,8 +32,11 @@ solver_packages <- c(highs = "highs", glpk = "Rglpk")
 #' used by [suppress_table()], [audit_table()], controlled rounding
 #' ([mask_round()] with `base`) and the margin repair of [mask_dp_counts()].
 #'
-#' @param solver `NULL` (the first installed of GLPK, package Rglpk, and
-#'   HiGHS, package highs), `"glpk"` or `"highs"`.
+#' @param solver `NULL`, `"glpk"` (package Rglpk) or `"highs"` (package
+#'   highs). `NULL` uses GLPK for the searches (many small programs) and
+#'   HiGHS, when installed, for the audits (an interior-point method on a
+#'   part of 2,000 suppressed cells and more, as measured in the methods
+#'   vignette); either alone when only one is installed.
 #' @param time_limit The most seconds one call of the solver (one MILP or LP)
 #'   may take; also the most the whole search of either method of
 #'   [suppress_table()] (the heuristic's repairs and the audits among them
@@ -155,6 +158,11 @@ solve_glpk <- function(p, time_limit) {
        reduced = if (!mip) res$solution_dual, message = res$message %||% sprintf("GLPK status %s", code))
 }
 
+# The LPs of this many columns or more go to HiGHS's interior-point method.
+highs_ipm_min_columns <- 2000L
+highs_verdicts <- c("Optimal", "Infeasible", "Unbounded", "Primal infeasible or unbounded",
+                    "Time limit reached")
+
 solve_highs <- function(p, time_limit) {
   lhs <- ifelse(p$dir == "<=", -Inf, p$rhs)
   rhs <- ifelse(p$dir == ">=", Inf, p$rhs)
@@ -163,11 +171,28 @@ solve_highs <- function(p, time_limit) {
   control <- highs::highs_control(log_to_console = FALSE)
   if (is.finite(time_limit)) control$time_limit <- time_limit
   mip <- any(p$types != "C")
-  res <- tryCatch(highs::highs_solve(L = p$obj, lower = p$lower, upper = p$upper, A = A,
-                                     lhs = lhs, rhs = rhs, types = p$types,
-                                     maximum = p$maximum, control = control),
-                  error = function(e) list(status = -1L, status_message = conditionMessage(e)))
+  # a large LP goes to HiGHS's interior-point method, crossover on (so the
+  # solution is a vertex with its reduced costs, as from the simplex): on the
+  # intruder's LPs of a part of 10,375 cells 0.33 s against 1.0 s for its
+  # dual simplex and 3 s for GLPK's (inst/bench/README.md, eighth round)
+  if (!mip && p$ncol >= highs_ipm_min_columns) {
+    control$solver <- "ipm"
+    control$run_crossover <- "on"
+  }
+  run <- function(control)
+    tryCatch(highs::highs_solve(L = p$obj, lower = p$lower, upper = p$upper, A = A,
+                                lhs = lhs, rhs = rhs, types = p$types,
+                                maximum = p$maximum, control = control),
+             error = function(e) list(status = -1L, status_message = conditionMessage(e)))
+  res <- run(control)
   msg <- res$status_message %||% ""
+  # an interior-point run that ends without a verdict (HiGHS's "Unknown")
+  # is solved again by the simplex
+  if (identical(control$solver, "ipm") && !msg %in% highs_verdicts) {
+    control$solver <- "simplex"
+    res <- run(control)
+    msg <- res$status_message %||% ""
+  }
   status <- switch(msg, "Optimal" = "optimal", "Infeasible" = "infeasible",
                    "Unbounded" = "unbounded", "Primal infeasible or unbounded" = "infeasible",
                    "Time limit reached" = "time_limit", "error")

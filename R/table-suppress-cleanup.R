@@ -111,7 +111,7 @@ repair_move <- function(ctx, k, dir, need, pattern, cost, blocked, solver, time_
                            cost, ctx$v, ctx$cap, solver, time_limit, blocked = blocked,
                            box = context_box(ctx, k), fallback = fallback)
   if (is.null(best)) return(NULL)
-  moved <- abs(best$z) > 1e-9 * max(1, need)
+  moved <- moved_by(best$z, need)
   list(cells = best$cells[moved], z = best$z[moved])
 }
 
@@ -179,7 +179,7 @@ context_box <- function(ctx, k) {
 witness_move <- function(ctx, k, dir, need, pattern, weight, solver, time_limit,
                          max_cells = 2500L, box = NULL, give_up = FALSE) {
   moved <- function(res) {
-    m <- abs(res$z) > 1e-9 * max(1, need)
+    m <- moved_by(res$z, need)
     list(cells = res$cells[m], z = res$z[m])
   }
   # three or more dimensions: the suppressed cells of k's sibling sub-table

@@ -73,7 +73,7 @@ hitas_greedy <- function(table, req, costs, solver, control, started, start = NU
             move <- lp(t, dir, need, rep(TRUE, length(cells)), w)
           }
           if (is.null(move)) next
-          hit <- abs(move$z) > 1e-9 * max(1, need)
+          hit <- moved_by(move$z, need)
           move$z[!hit] <- 0
           pattern[move$cells[hit]] <- TRUE
           moved_up[move$cells] <- pmax(moved_up[move$cells], move$z)

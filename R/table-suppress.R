@@ -321,7 +321,7 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
                                v, cap, solver, control$time_limit,
                                box = box)
       if (is.null(move)) stop("internal: the incremental attacker problem has no solution on the whole table")
-      pattern[move$cells[abs(move$z) > 1e-9 * max(1, need)]] <- TRUE
+      pattern[move$cells[moved_by(move$z, need)]] <- TRUE
       done <- certify_moves(done, move, req, v, cap)
     }
   }
@@ -479,6 +479,11 @@ heuristic_solvers <- function(solver, control, table) {
   c(solver, "highs")
 }
 
+# The cells a deviation moves: |z| above 1e-6 of max(1, need). A smaller
+# value is the solver's rounding, not a move (HiGHS's feasibility tolerance
+# is 1e-7). The audit, not this, certifies the pattern.
+moved_by <- function(z, need) abs(z) > 1e-6 * max(1, need)
+
 # The solver for an LP of `columns` columns.
 lp_solver_for <- function(solver, columns, large = 4000L) {
   if (length(solver) == 1L) solver else if (columns >= large) solver[[2L]] else solver[[1L]]
@@ -522,7 +527,7 @@ incremental_lp <- function(rel_cell, rel_coef, rel_id, csr, near, k, dir, need, 
                   c(if (res$status == "time_limit") "epimask_error_time_limit",
                     "epimask_error_solver", "epimask_error_value"), arg = "control")
   z <- res$x[seq_len(m)] - res$x[m + seq_len(m)]
-  list(cells = near, z = z, cost = sum(cost[near][!pattern[near] & abs(z) > 1e-9 * max(1, need)]))
+  list(cells = near, z = z, cost = sum(cost[near][!pattern[near] & moved_by(z, need)]))
 }
 
 # ---- the result ----------------------------------------------------------------------

@@ -218,6 +218,41 @@ test_that("GLPK and HiGHS (warm-started) give the same intervals", {
   expect_gt(nrow(g), 50L)
 })
 
+test_that("a part of 2,000 cells and more (HiGHS's interior-point method) gives the Frechet bounds", {
+  skip_if_not_installed("highs")
+  # every interior cell of a 50 x 50 table suppressed, the margins published:
+  # the intruder's interval of cell (i, j) is [max(0, r_i + c_j - N), min(r_i, c_j)]
+  set.seed(13)
+  d <- expand.grid(r = sprintf("r%02d", 1:50), c = sprintf("c%02d", 1:50), stringsAsFactors = FALSE)
+  d$n <- stats::rpois(nrow(d), 3)
+  tab <- table_counts(d, c("r", "c"), freq = "n")
+  cells <- as.data.frame(tab)
+  expect_gte(sum(cells$interior), highs_ipm_min_columns)
+  v <- tab$count
+  lo <- ifelse(cells$interior, 0, v)
+  hi <- ifelse(cells$interior, Inf, v)
+  targets <- sample(which(cells$interior), 5)
+  row_total <- v[match(paste(cells$r[targets], "*"), paste(cells$r, cells$c))]
+  col_total <- v[match(paste("*", cells$c[targets]), paste(cells$r, cells$c))]
+  grand <- v[cells$r == "*" & cells$c == "*"]
+  iv <- intruder_intervals(tab, lo, hi, targets, "highs")
+  expect_equal(iv$low, pmax(0, row_total + col_total - grand), tolerance = 1e-7)
+  expect_equal(iv$high, pmin(row_total, col_total), tolerance = 1e-7)
+  # a vertex with its reduced costs, as the optimal search's cuts need: min
+  # c'x with each block of 50 columns summing to 10 puts 10 on the cheapest
+  # column of each block; the reduced cost of x_j is c_j less its block's minimum
+  cost <- stats::runif(2500)
+  block <- rep(1:50, each = 50)
+  p <- new_program(cost, block, seq_len(2500), rep(1, 2500), 50, rep("==", 50), rep(10, 50),
+                   numeric(2500), rep(Inf, 2500))
+  res <- solve_program(p, "highs", Inf)
+  expect_equal(res$status, "optimal")
+  cheapest <- as.vector(tapply(cost, block, min))
+  expect_equal(res$objval, 10 * sum(cheapest), tolerance = 1e-9)
+  expect_equal(res$x, 10 * (cost == cheapest[block]), tolerance = 1e-9)
+  expect_equal(res$reduced, cost - cheapest[block], tolerance = 1e-9)
+})
+
 test_that("a kept HiGHS solver's time limit counts per run, not over its whole life", {
   skip_if_not_installed("highs")
   set.seed(1)
