@@ -84,28 +84,34 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
         best_down <<- pmin(best_down, x[col], back[col])
       }
       tol <- 1e-7 * pmax(1, abs(reach$up[ts]), abs(reach$down[ts]), na.rm = TRUE)
+      # a screen (reach$decide FALSE) of a large part stops at the tables
+      # found: what they leave open is reported unproved without its own LP
+      decide <- !isFALSE(reach$decide) || length(model$cells) < screen_min_cells
       if (length(ts) >= batch_min_targets && !integer) {
         found <- batch_witnesses(model, col, reach$up[ts], reach$down[ts], tol, solver,
-                                 time_limit, deadline, best_up, best_down)
+                                 time_limit, deadline, best_up, best_down,
+                                 min_gain = if (decide) 1L else batch_screen_min_gain)
         for (x in found) see(x)
       }
       for (a in seq_along(ts)) {
         t <- ts[[a]]
         k <- targets[[t]]
-        if (!is.na(reach$up[[t]]) && best_up[[a]] < reach$up[[t]] - tol[[a]]) {
+        if (!is.na(reach$up[[t]]) && best_up[[a]] < reach$up[[t]] - tol[[a]] && decide) {
           r <- solve(k, TRUE)
           high[[t]] <- r$value
           if (is.finite(r$value) && !is.null(r$x)) see(r$x) else best_up[[a]] <- r$value
         } else {
-          high[[t]] <- if (is.na(reach$up[[t]])) NA_real_ else best_up[[a]]
+          # (a screen leaves an open direction at the tables found, the true
+          # one among them)
+          high[[t]] <- if (is.na(reach$up[[t]])) NA_real_ else max(best_up[[a]], truth[[col[[a]]]])
           exact[[t]] <- FALSE
         }
-        if (!is.na(reach$down[[t]]) && best_down[[a]] > reach$down[[t]] + tol[[a]]) {
+        if (!is.na(reach$down[[t]]) && best_down[[a]] > reach$down[[t]] + tol[[a]] && decide) {
           r <- solve(k, FALSE)
           low[[t]] <- r$value
           if (!is.null(r$x)) see(r$x)
         } else {
-          low[[t]] <- if (is.na(reach$down[[t]])) NA_real_ else best_down[[a]]
+          low[[t]] <- if (is.na(reach$down[[t]])) NA_real_ else min(best_down[[a]], truth[[col[[a]]]])
           exact[[t]] <- FALSE
         }
       }
@@ -126,6 +132,13 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
   list(low = low, high = high, up = cut_up, down = cut_down, exact = exact)
 }
 
+# A screen leaves the cells' own LPs out on parts of this many free cells or
+# more, where each takes seconds (4-5 s by GLPK on the Adult 3-D part of
+# 10,375); on smaller parts they are cheap, and the repair of a cell they
+# would prove can add suppressions (Adult age x education x race: 1,870
+# secondary suppressions against 1,847 when every part was screened).
+screen_min_cells <- 5000L
+
 # Verdict audits of parts with this many targets or more start with the
 # batch LPs of batch_witnesses().
 batch_min_targets <- 8L
@@ -137,14 +150,16 @@ batch_min_targets <- 8L
 # while a round proves more. A capped LP only narrows what the intruder could
 # consider, so each solution is a table the intruder cannot exclude. What the
 # rounds leave unproved gets its own LPs (intruder_intervals()), which decide.
-# Measured on the Adult 3-D pattern with GLPK: see inst/bench/README.md.
+# Measured on the Adult 3-D pattern with GLPK: see inst/bench/README.md. The
+# rounds stop when one proves fewer than `min_gain` directions (a screen's
+# batch_screen_min_gain).
 batch_witnesses <- function(model, col, reach_up, reach_down, tol, solver, time_limit, deadline,
                             best_up = rep(-Inf, length(col)), best_down = rep(Inf, length(col)),
-                            max_rounds = 20L) {
+                            max_rounds = 20L, min_gain = 1L) {
   found <- list()
   n <- length(model$cells)
   for (round in seq_len(max_rounds)) {
-    progress <- FALSE
+    gain <- 0L
     for (up in c(TRUE, FALSE)) {
       open <- if (up) which(!is.na(reach_up) & best_up < reach_up - tol)
               else which(!is.na(reach_down) & best_down > reach_down + tol)
@@ -168,13 +183,18 @@ batch_witnesses <- function(model, col, reach_up, reach_down, tol, solver, time_
         sum(best_down <= reach_down + tol, na.rm = TRUE)
       if (proved > proved_before) {
         found[[length(found) + 1L]] <- x
-        progress <- TRUE
+        gain <- gain + proved - proved_before
       }
     }
-    if (!progress) break
+    if (gain < min_gain) break
   }
   found
 }
+
+# A screen's batch rounds stop below this many directions proved: two more
+# LPs of the part (5 s each by GLPK on the Adult 3-D part) cost more than the
+# repair of a few cells.
+batch_screen_min_gain <- 5L
 
 # The reflection of a table x through the true table: truth - t (x - truth)
 # with the largest t <= 1 that keeps every cell within its bounds (t = 1
@@ -386,9 +406,14 @@ audit_table <- function(protected, integer = FALSE, cells = c("suppressed", "sen
 # not exclude there is one here too (fewer cells published, the same
 # relations), so the values its tables reached are kept and only the
 # directions they did not prove get LPs (the repair rounds of the sub-table
-# heuristic, which only add suppressions).
+# heuristic, which only add suppressions). `decide = FALSE` (verdict mode
+# only) makes it a screen: on a part of screen_min_cells free cells or more
+# the directions the tables found leave open are reported unprotected
+# without their own LPs, which decide them (a cell so reported may be
+# protected; a cell reported protected is).
 run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer = FALSE,
-                      sensitive_only = FALSE, exact = TRUE, deadline = Inf, known = NULL) {
+                      sensitive_only = FALSE, exact = TRUE, deadline = Inf, known = NULL,
+                      decide = TRUE) {
   started <- proc.time()[["elapsed"]]
   deadline <- min(deadline, started + time_limit)
   v <- req$value
@@ -398,7 +423,8 @@ run_audit <- function(table, suppressed, req, solver, time_limit = Inf, integer 
   reach <- if (!exact) {
     sens <- req$sensitive[targets]
     list(up = ifelse(sens, v[targets] + req$upper[targets], NA_real_),
-         down = ifelse(sens, v[targets] - req$lower[targets], NA_real_), value = v)
+         down = ifelse(sens, v[targets] - req$lower[targets], NA_real_), value = v,
+         decide = decide)
   }
   if (!is.null(known)) {
     if (exact || !all(suppressed[attr(known, "suppressed")]))

@@ -213,6 +213,61 @@ test_that("the verdict audit's batch LPs and reflections agree with lpSolve's in
   expect_gt(checked, 3L)
 })
 
+test_that("a screening audit reports protected only what lpSolve's intervals protect", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  # without the single LPs (decide = FALSE) a direction the tables found do
+  # not prove is reported unprotected: never a cell lpSolve finds exposed
+  # reported protected, and every value reported is a table's (inside the
+  # intruder's interval); every part screened, however small
+  local_mocked_bindings(screen_min_cells = 0L)
+  checked <- open <- 0L
+  for (seed in 31:36) {
+    cs <- audit_case(seed)
+    if (is.null(cs)) next
+    for (pattern in list(cs$prot$suppressed, cs$thin)) {
+      a <- run_audit(cs$tab, pattern, cs$req, pick_solver(NULL), 60, sensitive_only = TRUE,
+                     exact = FALSE, decide = FALSE)
+      iv <- bf_lp(cs$mem, cs$tab$count, !pattern, a$cell)
+      v <- cs$tab$count[a$cell]
+      truth <- iv[, "high"] >= v + cs$req$upper[a$cell] - 1e-7 & iv[, "low"] <= v - cs$req$lower[a$cell] + 1e-7
+      expect_true(all(truth[a$protected]))
+      expect_true(all(!a$protected[!truth]))
+      expect_true(all(a$low >= iv[, "low"] - 1e-7 & a$low <= v + 1e-7))
+      expect_true(all(a$high <= iv[, "high"] + 1e-7 & a$high >= v - 1e-7))
+      # the deciding audit with the screen's tables kept gives lpSolve's verdicts
+      d <- run_audit(cs$tab, pattern, cs$req, pick_solver(NULL), 60, sensitive_only = TRUE,
+                     exact = FALSE, known = a)
+      expect_lpsolve_verdicts(d, cs$mem, cs$tab, cs$req, pattern)
+      open <- open + sum(!a$protected)
+      checked <- checked + 1L
+    }
+    # the repair rounds, whose audits are screens, end with a deciding audit:
+    # lpSolve's verdicts on the pattern they return
+    for (passes in 1:2) {
+      rep <- hitas_repair(cs$tab, cs$req, suppression_costs("cells", cs$tab, cs$req), pick_solver(NULL),
+                          table_control(), cs$thin, proc.time()[["elapsed"]], passes = passes)
+      expect_identical(attr(rep$audit, "suppressed"), which(rep$pattern))
+      expect_lpsolve_verdicts(rep$audit, cs$mem, cs$tab, cs$req, rep$pattern)
+    }
+  }
+  expect_gt(checked, 3L)
+  expect_gt(open, 0L)
+})
+
+test_that("a screen of parts smaller than screen_min_cells is the deciding audit", {
+  skip_without_solver()
+  cs <- audit_case(31)
+  for (pattern in list(cs$prot$suppressed, cs$thin)) {
+    a <- run_audit(cs$tab, pattern, cs$req, pick_solver(NULL), 60, sensitive_only = TRUE,
+                   exact = FALSE, decide = FALSE)
+    d <- run_audit(cs$tab, pattern, cs$req, pick_solver(NULL), 60, sensitive_only = TRUE, exact = FALSE)
+    expect_lt(sum(pattern), screen_min_cells)
+    expect_identical(a$protected, d$protected)
+    expect_equal(a[c("low", "high")], d[c("low", "high")])
+  }
+})
+
 test_that("a reflected table keeps every relation and bound (explicit sums)", {
   b <- hitas_table(13)
   tab <- b$tab
