@@ -89,8 +89,7 @@ intruder_intervals <- function(table, lo, hi, targets, solver, time_limit = Inf,
       decide <- !isFALSE(reach$decide) || length(model$cells) < screen_min_cells
       if (length(ts) >= batch_min_targets && !integer) {
         found <- batch_witnesses(model, col, reach$up[ts], reach$down[ts], tol, solver,
-                                 time_limit, deadline, best_up, best_down,
-                                 min_gain = if (decide) 1L else batch_screen_min_gain)
+                                 time_limit, deadline, best_up, best_down)
         for (x in found) see(x)
       }
       for (a in seq_along(ts)) {
@@ -150,16 +149,14 @@ batch_min_targets <- 8L
 # while a round proves more. A capped LP only narrows what the intruder could
 # consider, so each solution is a table the intruder cannot exclude. What the
 # rounds leave unproved gets its own LPs (intruder_intervals()), which decide.
-# Measured on the Adult 3-D pattern with GLPK: see inst/bench/README.md. The
-# rounds stop when one proves fewer than `min_gain` directions (a screen's
-# batch_screen_min_gain).
+# Measured on the Adult 3-D pattern with GLPK: see inst/bench/README.md.
 batch_witnesses <- function(model, col, reach_up, reach_down, tol, solver, time_limit, deadline,
                             best_up = rep(-Inf, length(col)), best_down = rep(Inf, length(col)),
-                            max_rounds = 20L, min_gain = 1L) {
+                            max_rounds = 20L) {
   found <- list()
   n <- length(model$cells)
   for (round in seq_len(max_rounds)) {
-    gain <- 0L
+    progress <- FALSE
     for (up in c(TRUE, FALSE)) {
       open <- if (up) which(!is.na(reach_up) & best_up < reach_up - tol)
               else which(!is.na(reach_down) & best_down > reach_down + tol)
@@ -183,18 +180,13 @@ batch_witnesses <- function(model, col, reach_up, reach_down, tol, solver, time_
         sum(best_down <= reach_down + tol, na.rm = TRUE)
       if (proved > proved_before) {
         found[[length(found) + 1L]] <- x
-        gain <- gain + proved - proved_before
+        progress <- TRUE
       }
     }
-    if (gain < min_gain) break
+    if (!progress) break
   }
   found
 }
-
-# A screen's batch rounds stop below this many directions proved: two more
-# LPs of the part (5 s each by GLPK on the Adult 3-D part) cost more than the
-# repair of a few cells.
-batch_screen_min_gain <- 5L
 
 # The reflection of a table x through the true table: truth - t (x - truth)
 # with the largest t <= 1 that keeps every cell within its bounds (t = 1
