@@ -9,13 +9,8 @@ RSCRIPT := Rscript --vanilla
 # (CRAN incoming lookups, URL checks, the clock check); README explains this.
 # R_RD4PDF drops the inconsolata font, which only Debian's 500 MB
 # texlive-fonts-extra provides; the manual is built with the default fonts.
-# The enhanced package highs (HiGHS) is not installed by deps: it compiles
-# its C++ solver from source (18 minutes on the 2-core machine, 4 December
-# 2026, beside other jobs); the tests that compare with it skip,
-# and the NOTE that it is "not available for checking" is switched off.
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_REMOTE_=false _R_CHECK_CRAN_INCOMING_=false \
              _R_CHECK_SYSTEM_CLOCK_=false _R_CHECK_FORCE_SUGGESTS_=true \
-             _R_CHECK_PACKAGE_DEPENDS_IGNORE_MISSING_ENHANCES_=true \
              R_RD4PDF=times,hyper \
              R_MAKEVARS_USER=$(CURDIR)/tools/check.Makevars
 

@@ -18,11 +18,14 @@ new_program <- function(obj, i, j, v, nrow, dir, rhs, lower, upper, types = NULL
        types = types %||% rep("C", length(obj)), maximum = isTRUE(maximum))
 }
 
-# The solvers the table verbs can use, in order of preference. GLPK (Rglpk,
-# a suggested package; Debian's r-cran-rglpk installs in seconds) is the one
-# the package is tested and measured with (inst/bench/bench-tables.R); HiGHS
-# (the highs package, which builds its C++ solver from source for the better
-# part of an hour) is used when asked for or when GLPK is missing.
+# The solvers the table verbs can use, in order of preference when one is
+# asked for everything. Both are suggested packages, installed by
+# tools/install-deps.sh and tested by the check: GLPK (Rglpk; Debian's
+# r-cran-rglpk installs in seconds) for the many small LPs of the searches,
+# HiGHS (highs, which builds its C++ solver from source: 5 minutes with two
+# cores) for the audits when it is installed (pick_solver(prefer =
+# "highs")), as measured in inst/bench/README.md; either alone when only one
+# is installed.
 table_solvers <- c("glpk", "highs")
 solver_packages <- c(highs = "highs", glpk = "Rglpk")
 
@@ -131,8 +134,7 @@ solve_program <- function(p, solver, time_limit = Inf) {
 solve_glpk <- function(p, time_limit) {
   mat <- structure(list(i = p$i, j = p$j, v = p$v, nrow = p$nrow, ncol = p$ncol, dimnames = NULL),
                    class = "simple_triplet_matrix")
-  bounds <- list(lower = list(ind = seq_len(p$ncol), val = p$lower),
-                 upper = list(ind = seq_len(p$ncol), val = p$upper))
+  bounds <- glpk_bounds(p$lower, p$upper)
   control <- list(canonicalize_status = FALSE, verbose = FALSE, presolve = TRUE)
   if (is.finite(time_limit)) control$tm_limit <- max(1L, as.integer(ceiling(time_limit * 1000)))
   mip <- any(p$types != "C")
@@ -157,6 +159,29 @@ solve_glpk <- function(p, time_limit) {
   list(status = status, objval = res$optimum, x = res$solution,
        reduced = if (!mip) res$solution_dual, message = res$message %||% sprintf("GLPK status %s", code))
 }
+
+# The bounds of every column in the form Rglpk hands to GLPK (its class
+# "bound_table": GLPK's bound type of each column, then lower and upper),
+# built here in one pass. From the list form (indices and values) Rglpk
+# builds it with expand.grid() and labels it, which took a fifth of the
+# sub-table pass on the Adult 3-D table (5,084 LPs; inst/bench/README.md).
+# Rglpk calls as.list() on the bounds before it dispatches on their class,
+# so ours keeps its class through as.list(). Bounds Rglpk would refuse go
+# the list way, to its own error.
+glpk_bounds <- function(lower, upper) {
+  if (any(lower > upper) || any(lower == Inf) || any(upper == -Inf))
+    return(list(lower = list(ind = seq_along(lower), val = lower),
+                upper = list(ind = seq_along(upper), val = upper)))
+  # GLPK's types: 1 free, 2 lower bound only, 3 upper only, 4 both, 5 fixed
+  type <- ifelse(is.finite(lower), ifelse(is.finite(upper), 4L, 2L),
+                 ifelse(is.finite(upper), 3L, 1L))
+  type[lower == upper] <- 5L
+  structure(list(type = type, lower = lower, upper = upper), row.names = c(NA, -length(lower)),
+            class = c("epimask_glpk_bounds", "bound_table", "data.frame"))
+}
+
+#' @export
+as.list.epimask_glpk_bounds <- function(x, ...) x
 
 # The LPs of this many columns or more go to HiGHS's interior-point method.
 highs_ipm_min_columns <- 2000L

@@ -20,10 +20,11 @@ r_minima=$(Rscript --vanilla -e '
   e <- trimws(unlist(strsplit(paste(d[!is.na(d)], collapse = ","), ",")))
   e <- e[grepl(">=", e, fixed = TRUE)]
   cat(paste0(trimws(sub("\\(.*", "", e)), ":", trimws(sub(".*>=\\s*([^)]*)\\).*", "\\1", e))))')
-# command:Debian packages providing it (pdflatex builds the PDF manual;
+# command:Debian packages providing it (cmake builds HiGHS for highs;
+# pdflatex builds the PDF manual;
 # chromium runs the workbench's browser tests; slurm-wlm and munge the
 # single-node Slurm cluster of tools/start-slurm.sh for the cluster tests).
-sys_tools="pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended chromium:chromium slurmctld:slurm-wlm,slurm-client munged:munge"
+sys_tools="cmake:cmake pandoc:pandoc qpdf:qpdf tidy:tidy pdflatex:texlive-latex-base,texlive-latex-recommended,texlive-fonts-recommended chromium:chromium slurmctld:slurm-wlm,slurm-client munged:munge"
 # Headers that CRAN source builds of shinytest2's dependencies (curl,
 # websocket, openssl) need.
 dev_libs="libcurl4-openssl-dev libssl-dev libxml2-dev libglpk-dev"
@@ -52,6 +53,8 @@ echo "install-deps: missing R packages: ${missing:-none}; tools: ${missing_sys:-
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   debs="$missing_sys $dev_libs"
   for p in $missing; do debs="$debs r-cran-$(echo "$p" | tr 'A-Z' 'a-z')"; done
+  # highs is not packaged by Debian; what its source build needs is
+  case " $missing " in *" highs "*) debs="$debs cmake r-cran-rcpp" ;; esac
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq || true
   # One package at a time would be slow; try all, then fall back to each
@@ -66,6 +69,16 @@ cran() {
   Rscript --vanilla -e "install.packages(strsplit('$1', ' ')[[1]], lib = '$lib', repos = 'https://cloud.r-project.org', Ncpus = 2)"
 }
 still=$(missing_r)
+# highs (HiGHS, which the table verbs' audits use; Debian does not package
+# it) compiles its C++ solver from source: on its own, with both cores and
+# without debug information (tools/highs.Makevars), 5 minutes on the 2-core
+# machine of inst/bench/README.md against 18 as one of the CRAN batch.
+case " $still " in
+  *" highs "*)
+    echo "install-deps: building highs (HiGHS) from CRAN's source"
+    MAKEFLAGS="-j$(nproc 2>/dev/null || echo 2)" R_MAKEVARS_USER="$PWD/tools/highs.Makevars" cran highs
+    still=$(missing_r) ;;
+esac
 if [ -n "$still" ]; then
   echo "install-deps: installing from CRAN: $still"
   cran "$still"

@@ -202,6 +202,41 @@ test_that("the release holds no suppressed value; methods print", {
   expect_true(file.exists(f))
 })
 
+test_that("GLPK's bounds built in one pass equal Rglpk's own, and the LP lpSolve's", {
+  skip_if_not_installed("Rglpk")
+  skip_if_not_installed("lpSolve")
+  # every bound type: free, lower only, upper only, both, fixed
+  lower <- c(-Inf, 0, -Inf, 1, 2, 0)
+  upper <- c(Inf, Inf, 4, 3, 2, 5)
+  b <- glpk_bounds(lower, upper)
+  own <- Rglpk:::glp_bounds(list(lower = list(ind = 1:6, val = lower),
+                                 upper = list(ind = 1:6, val = upper)), 6L)
+  expect_identical(as.integer(b$type), as.integer(own$type))
+  expect_identical(b$lower, own$lower)
+  expect_identical(b$upper, own$upper)
+  expect_s3_class(as.list(b), "bound_table")
+  # an LP with fixed, double- and lower-bounded columns by GLPK against
+  # lpSolve (x >= 0 there), its bounds written as rows
+  p <- new_program(c(1, 1, 2, -1, 1, 0.5), i = c(1, 1, 2, 2, 2, 3, 3), j = c(1, 2, 3, 4, 5, 1, 6),
+                   v = c(1, 1, 1, -1, 1, 1, -1), nrow = 3, dir = c("==", "<=", ">="),
+                   rhs = c(10, 6, -3), lower = c(0, 0, 0, 1, 2, 0), upper = c(8, Inf, 4, 3, 2, 5),
+                   maximum = TRUE)
+  g <- solve_program(p, "glpk")
+  rows <- matrix(0, 3, 6)
+  rows[cbind(p$i, p$j)] <- p$v
+  ub <- diag(6)[is.finite(p$upper), , drop = FALSE]
+  lb <- diag(6)[p$lower > 0, , drop = FALSE]
+  ref <- lpSolve::lp("max", p$obj, rbind(rows, ub, lb),
+                     c("=", "<=", ">=", rep("<=", nrow(ub)), rep(">=", nrow(lb))),
+                     c(p$rhs, p$upper[is.finite(p$upper)], p$lower[p$lower > 0]))
+  expect_identical(g$status, "optimal")
+  expect_equal(g$objval, ref$objval, tolerance = 1e-9)
+  # bounds GLPK would refuse still reach Rglpk's own check, as a failed solve
+  bad <- p
+  bad$lower[[3]] <- 5
+  expect_identical(solve_program(bad, "glpk")$status, "error")
+})
+
 test_that("GLPK and HiGHS (warm-started) give the same intervals", {
   skip_if_not_installed("Rglpk")
   skip_if_not_installed("highs")
