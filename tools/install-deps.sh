@@ -66,7 +66,7 @@ fi
 
 lib=$(Rscript --vanilla -e 'cat(.libPaths()[1])')
 cran() {
-  Rscript --vanilla -e "install.packages(strsplit('$1', ' ')[[1]], lib = '$lib', repos = 'https://cloud.r-project.org', Ncpus = 2)"
+  Rscript --vanilla -e "install.packages(strsplit('$1', ' ')[[1]], lib = '$lib', repos = 'https://cloud.r-project.org', Ncpus = 2, quiet = ${2:-FALSE})"
 }
 still=$(missing_r)
 # highs (HiGHS, which the table verbs' audits use; Debian does not package
@@ -75,8 +75,9 @@ still=$(missing_r)
 # machine of inst/bench/README.md against 18 as one of the CRAN batch.
 case " $still " in
   *" highs "*)
-    echo "install-deps: building highs (HiGHS) from CRAN's source"
-    MAKEFLAGS="-j$(nproc 2>/dev/null || echo 2)" R_MAKEVARS_USER="$PWD/tools/highs.Makevars" cran highs
+    # (quietly: its cmake build prints every compiler line, 600 kB)
+    echo "install-deps: building highs (HiGHS) from CRAN's source, about 5 minutes"
+    MAKEFLAGS="-j$(nproc 2>/dev/null || echo 2)" R_MAKEVARS_USER="$PWD/tools/highs.Makevars" cran highs TRUE
     still=$(missing_r) ;;
 esac
 if [ -n "$still" ]; then
