@@ -211,6 +211,61 @@ test_that("three dimensions: the first-feasible fallback beyond the sub-table gi
   expect_gt(checked, 5L)
 })
 
+test_that("three dimensions: a large box's suppressed cells first give a free witness, or the box's own LP", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  free_found <- 0L
+  box_found <- 0L
+  for (seed in 41:46) {
+    b <- heuristic_3d_table(seed)
+    tab <- b$tab
+    req <- table_requirements(tab, list(cell_threshold(3)))
+    if (!any(req$sensitive)) next
+    mem <- bf_membership(tab, b$hier)
+    ctx <- heuristic_context(tab, req)
+    costs <- suppression_costs("value", tab, req)
+    # a pattern with room: the heuristic's own, whose suppressed cells often
+    # already let a sensitive cell move within its sub-table
+    pattern <- suppress_table(tab, cell_threshold(3), method = "heuristic",
+                              control = table_control(cleanup = FALSE))$suppressed
+    for (k in which(req$sensitive)) for (dir in c("up", "down")) {
+      need <- if (dir == "up") req$upper[[k]] else req$lower[[k]]
+      if (need <= 0) next
+      box <- sibling_box(tab, k)
+      move <- function(free_first)
+        incremental_move(ctx$csr, ctx$rel_cell, ctx$rel_coef, ctx$rel_id, k, dir, need, pattern,
+                         costs$cost, ctx$v, ctx$cap, pick_solver(NULL), 60, box = box,
+                         fallback = FALSE, free_first = free_first)
+      first <- move(1L)
+      plain <- move(.Machine$integer.max)
+      # the box's own LP, by the brute-force reference: is there a deviation
+      # within the box that moves no published cell?
+      free <- box[pattern[box]]
+      lp_free <- bf_lp(mem, tab$count, !(seq_along(tab$count) %in% free), k)
+      free_exists <- if (dir == "up") lp_free[, "high"] >= tab$count[[k]] + need - 1e-7
+                     else lp_free[, "low"] <= tab$count[[k]] - need + 1e-7
+      if (free_exists) {
+        # the free witness: no published cell moves, so the pattern stays
+        expect_false(is.null(first))
+        expect_true(all(first$cells %in% free))
+        expect_equal(first$cost, 0)
+        expect_witness_table(mem, tab$count, pattern, first$cells, first$z, k, need)
+        expect_equal(plain$cost, 0, tolerance = 1e-9)
+        free_found <- free_found + 1L
+      } else {
+        # none: the box's LP decides, as without the first step
+        expect_identical(is.null(first), is.null(plain))
+        if (!is.null(first)) {
+          expect_equal(first$cost, plain$cost)
+          box_found <- box_found + 1L
+        }
+      }
+    }
+  }
+  expect_gt(free_found, 3L)
+  expect_gt(box_found, 0L)
+})
+
 test_that("three dimensions: the clean-up's sub-table witnesses are valid and its pattern protected (lpSolve)", {
   skip_without_solver()
   skip_if_not_installed("lpSolve")
