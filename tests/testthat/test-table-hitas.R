@@ -376,3 +376,48 @@ test_that("an audit that keeps an earlier audit's tables gives lpSolve's verdict
   expect_error(run_audit(tab, thin, req, pick_solver(NULL), 60, sensitive_only = TRUE, exact = FALSE,
                          known = after), "internal")
 })
+
+test_that("free witnesses prove exactly the directions the suppressed cells protect (lpSolve), and the verdict keeps them", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  proved <- refuted <- 0L
+  for (seed in 11:14) {
+    b <- hitas_table(seed)
+    tab <- b$tab
+    req <- table_requirements(tab, list(cell_threshold(3)))
+    if (!any(req$sensitive)) next
+    mem <- bf_membership(tab, b$hier)
+    costs <- suppression_costs("value", tab, req)
+    ctl <- table_control()
+    # the sub-table pass alone: a pattern some of whose sensitive cells are
+    # protected and some not (the repair's starting point)
+    pattern <- hitas_greedy(tab, req, costs, pick_solver(NULL), ctl, proc.time()[["elapsed"]])$pattern
+    solver <- pick_solver(NULL, prefer = "highs")
+    audit <- run_audit(tab, pattern, req, solver, 60, sensitive_only = TRUE, exact = FALSE)
+    # as a screen that found no table: every sensitive cell open, at its value
+    blind <- audit
+    blind$high <- ifelse(is.na(audit$high), NA, tab$count[audit$cell])
+    blind$low <- ifelse(is.na(audit$low), NA, tab$count[audit$cell])
+    s <- which(req$sensitive)
+    free <- free_witnesses(tab, req, costs, pattern, blind, s, ctl, proc.time()[["elapsed"]],
+                           min_gain = 0L, max_lps = 10000L)
+    # the intruder's intervals by lpSolve on the interior formulation
+    iv <- bf_lp(mem, tab$count, !pattern, s)
+    safe_up <- iv[, "high"] >= tab$count[s] + req$upper[s] - 1e-7
+    safe_down <- iv[, "low"] <= tab$count[s] - req$lower[s] + 1e-7
+    expect_identical(free$done$up[s], safe_up | req$upper[s] <= 0)
+    expect_identical(free$done$down[s], safe_down | req$lower[s] <= 0)
+    proved <- proved + sum(free$done$up[s] & req$upper[s] > 0) + sum(free$done$down[s] & req$lower[s] > 0)
+    refuted <- refuted + sum(!free$done$up[s]) + sum(!free$done$down[s])
+    # the tables found are ones the intruder cannot exclude: within lpSolve's intervals
+    at <- match(s, free$audit$cell)
+    expect_true(all(free$audit$high[at] <= iv[, "high"] + 1e-7))
+    expect_true(all(free$audit$low[at] >= iv[, "low"] - 1e-7))
+    # a verdict audit keeping them agrees with lpSolve
+    verdict <- run_audit(tab, pattern, req, solver, 60, sensitive_only = TRUE, exact = FALSE,
+                         known = free$audit)
+    expect_identical(verdict$protected[match(s, verdict$cell)], safe_up & safe_down)
+  }
+  expect_gt(proved, 0L)
+  expect_gt(refuted, 0L)
+})
