@@ -191,14 +191,8 @@ hitas_repair <- function(table, req, costs, solver, control, pattern, started, p
     bad <- unproved(audit)
     if (!length(bad)) break
     check_heuristic_time(control, started)
-    # the directions the suppressed cells already protect need no repair;
-    # the tables that show it join the audit's, for the verdict
-    free <- free_witnesses(table, req, costs, pattern, audit, bad, control, started)
-    previous <- free$audit
-    bad <- bad[!(free$done$up[bad] & free$done$down[bad])]
-    if (!length(bad)) break
     res <- heuristic_suppression(table, req, costs, solver, control, start = pattern, only = bad,
-                                 cleanup = FALSE, started = started, done = free$done)
+                                 cleanup = FALSE, started = started)
     rounds <- rounds + res$rounds
     repaired <- union(repaired, bad)
     if (identical(res$suppressed, pattern)) break
@@ -209,78 +203,6 @@ hitas_repair <- function(table, req, costs, solver, control, pattern, started, p
   # a screen that left cells open is no verdict: their own LPs decide
   if (is.null(audit) || length(unproved(audit))) audit <- audit_of(pattern, decide = TRUE)
   list(pattern = pattern, rounds = rounds, cells = repaired, audit = audit)
-}
-
-# Free witnesses of the directions a screen left open (methods vignette
-# section 30). A screen reports open the directions its batch tables do not
-# reach, many of which the suppressed cells protect already (on the Adult
-# 4-D table each of 16 tried). The incremental LP of an open direction on
-# the pattern's suppressed cells alone (every published cell held at its
-# value) decides it: a solution is a table the intruder cannot exclude that
-# moves the cell by its protection, and HiGHS's interior-point solution
-# moves most suppressed cells, so it proves many other directions as well
-# (certify_moves()); none means the repair must add suppressions. Run, the
-# largest need first, while an LP proves `min_gain` directions or more, at
-# most `max_lps` LPs (on the Adult 4-D table 12 LPs of 58,240 columns,
-# 45 s, proved 1,636 of 4,446 open directions). Returns list(done, audit):
-# the directions proved (TRUE outside `bad`), and the audit with the tables
-# found (and their reflections) in its low and high, which a later audit
-# keeps (run_audit(known = )).
-free_witnesses <- function(table, req, costs, pattern, audit, bad, control, started,
-                           min_gain = 10L, max_lps = 100L) {
-  n <- length(req$value)
-  v <- req$value
-  cap <- model_cap(req)
-  csr <- table_relation_csr(table)
-  rel <- table$relations
-  free <- which(pattern)
-  done <- list(up = rep(TRUE, n), down = rep(TRUE, n))
-  done$up[bad] <- req$upper[bad] <= 0
-  done$down[bad] <- req$lower[bad] <= 0
-  # directions with no free witness: left to the repair
-  none <- list(up = rep(FALSE, n), down = rep(FALSE, n))
-  solver <- pick_solver(control$solver, prefer = "highs")
-  row_of <- match(seq_len(n), audit$cell)
-  n_open <- function(done) sum(!done$up) + sum(!done$down)
-  for (i in seq_len(max_lps)) {
-    up <- which(!done$up & !none$up)
-    down <- which(!done$down & !none$down)
-    if (!length(up) && !length(down)) break
-    cells <- c(up, down)
-    dirs <- rep(c("up", "down"), c(length(up), length(down)))
-    needs <- c(req$upper[up], req$lower[down])
-    first <- order(-needs, cells)[[1L]]
-    k <- cells[[first]]
-    dir <- dirs[[first]]
-    check_heuristic_time(control, started)
-    before <- n_open(done)
-    move <- incremental_lp(rel$cell, rel$coef, rel$relation, csr, free, k, dir, needs[[first]],
-                           pattern, costs$cost, v, cap, solver, control$time_limit)
-    if (is.null(move)) {
-      none[[dir]][[k]] <- TRUE
-      next
-    }
-    done <- certify_moves(done, move, req, v, cap)
-    audit <- audit_with_table(audit, row_of, move, v)
-    if (before - n_open(done) < min_gain) break
-  }
-  list(done = done, audit = audit)
-}
-
-# An audit (verdict mode) with one more table the intruder cannot exclude:
-# the deviation `move` (list(cells, z), zero on every published cell) and
-# its reflection through the true table, shortened to keep every cell >= 0
-# (reflected_table()), widen the low and high of the audited cells it moves.
-audit_with_table <- function(audit, row_of, move, v) {
-  truth <- v[move$cells]
-  x <- truth + move$z
-  back <- reflected_table(x, truth, rep(0, length(x)), rep(Inf, length(x)))
-  rows <- row_of[move$cells]
-  on <- !is.na(rows)
-  rows <- rows[on]
-  audit$high[rows] <- pmax(audit$high[rows], x[on], back[on])
-  audit$low[rows] <- pmin(audit$low[rows], x[on], back[on])
-  audit
 }
 
 # The heuristic's time limit (table_control(time_limit = )), over its whole search.

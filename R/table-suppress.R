@@ -290,7 +290,7 @@ benders_cut <- function(reduced, v, cap, need, pattern) {
 # relations of the cell first, on more when that has no solution.
 heuristic_suppression <- function(table, req, costs, solver, control, start = NULL, only = NULL,
                                   cleanup = control$cleanup, started = proc.time()[["elapsed"]],
-                                  subtables = use_subtables(table), done = NULL) {
+                                  subtables = use_subtables(table)) {
   # three and more dimensions, or many cells: HiTaS's sub-tables
   # (table-suppress-hitas.R)
   if (is.null(only) && subtables)
@@ -305,9 +305,8 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
   rel_cell <- table$relations$cell
   rel_coef <- table$relations$coef
   rel_id <- table$relations$relation
-  # directions already shown protected by a deviation found for another
-  # cell (or, in a repair, by a free witness: hitas_repair())
-  done <- done %||% list(up = req$upper <= 0, down = req$lower <= 0)
+  # directions already shown protected by a deviation found for another cell
+  done <- list(up = req$upper <= 0, down = req$lower <= 0)
   rounds <- 0L
   many <- length(table$dims) >= 3L
   for (k in sens) {
