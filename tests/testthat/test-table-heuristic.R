@@ -180,17 +180,25 @@ expect_witness_table <- function(mem, values, pattern, cells, z, k, need) {
   expect_equal(as.vector(mem$M %*% x[mem$interior]), x, tolerance = 1e-9)
 }
 
+# The small 3-D table of `seed` with its requirements (counts 1-2
+# sensitive), brute-force membership, heuristic context and cell values as
+# costs; NULL when no cell is sensitive.
+heuristic_3d_case <- function(seed) {
+  b <- heuristic_3d_table(seed)
+  req <- table_requirements(b$tab, list(cell_threshold(3)))
+  if (!any(req$sensitive)) return(NULL)
+  list(tab = b$tab, req = req, mem = bf_membership(b$tab, b$hier),
+       ctx = heuristic_context(b$tab, req), costs = suppression_costs("value", b$tab, req))
+}
+
 test_that("three dimensions: the first-feasible fallback beyond the sub-table gives a valid deviation", {
   skip_without_solver()
   checked <- 0L
   for (seed in 41:44) {
-    b <- heuristic_3d_table(seed)
-    tab <- b$tab
-    req <- table_requirements(tab, list(cell_threshold(3)))
-    if (!any(req$sensitive)) next
-    mem <- bf_membership(tab, b$hier)
-    ctx <- heuristic_context(tab, req)
-    costs <- suppression_costs("value", tab, req)
+    case <- heuristic_3d_case(seed)
+    if (is.null(case)) next
+    # tab, req, mem, ctx, costs
+    list2env(case, environment())
     for (k in which(req$sensitive)) {
       need <- req$upper[[k]]
       # a sub-table of k alone has no cycle: the neighbourhoods are tried,
@@ -217,13 +225,10 @@ test_that("three dimensions: a large box's suppressed cells first give a free wi
   free_found <- 0L
   box_found <- 0L
   for (seed in 41:46) {
-    b <- heuristic_3d_table(seed)
-    tab <- b$tab
-    req <- table_requirements(tab, list(cell_threshold(3)))
-    if (!any(req$sensitive)) next
-    mem <- bf_membership(tab, b$hier)
-    ctx <- heuristic_context(tab, req)
-    costs <- suppression_costs("value", tab, req)
+    case <- heuristic_3d_case(seed)
+    if (is.null(case)) next
+    # tab, req, mem, ctx, costs
+    list2env(case, environment())
     # a pattern with room: the heuristic's own, whose suppressed cells often
     # already let a sensitive cell move within its sub-table
     pattern <- suppress_table(tab, cell_threshold(3), method = "heuristic",
