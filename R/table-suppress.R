@@ -319,7 +319,7 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
       rounds <- rounds + 1L
       move <- incremental_move(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, costs$cost,
                                v, cap, solver, control$time_limit,
-                               box = box)
+                               box = box, wider = if (many) function() wider_boxes(table, k))
       if (is.null(move)) stop("internal: the incremental attacker problem has no solution on the whole table")
       pattern[move$cells[moved_by(move$z, need)]] <- TRUE
       done <- certify_moves(done, move, req, v, cap)
@@ -379,28 +379,43 @@ certify_moves <- function(done, move, req, v, cap) {
 incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, cost, v,
                              cap, solver, time_limit, max_radius = 6L, max_cells = 2500L,
                              blocked = integer(), box = NULL, fallback = TRUE,
-                             free_first = 20000L) {
+                             free_first = 20000L, wider = NULL) {
   near <- k
   n <- length(v)
   best <- NULL
+  # the LP on a box of cells: a large box (free_first cells or more) on its
+  # suppressed cells alone first. A solution there moves no published cell,
+  # so it costs nothing, the box's optimum; and it is a third of the box's
+  # LP: on the Adult 4-D table, where the repair's boxes of the top cells
+  # are the whole table, 4-8 s against 60-99 s (inst/bench/README.md,
+  # eleventh round). `whole = FALSE`: the suppressed cells alone.
+  box_lp <- function(box, whole = TRUE) {
+    if (length(box) >= free_first || !whole) {
+      res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, box[pattern[box] | box == k], k, dir,
+                            need, pattern, cost, v, cap, solver, time_limit)
+      if (!is.null(res) || !whole) return(res)
+    }
+    incremental_lp(rel_cell, rel_coef, rel_id, csr, box, k, dir, need, pattern, cost, v, cap,
+                   solver, time_limit)
+  }
   # with three or more dimensions, the cells around k in every dimension
   # (sibling_box()) first: the relation neighbourhoods that hold a cycle of
   # 2^d cells reach far too many cells, and the box's solution is taken
   if (!is.null(box)) {
-    box <- box[!(box %in% blocked)]
-    # a large box (free_first cells or more): its suppressed cells alone
-    # first. A solution there moves no published cell, so it costs nothing,
-    # the box's optimum; and it is a third of the box's LP: on the Adult
-    # 4-D table, where the repair's boxes of the top cells are the whole
-    # table, 4-8 s against 60-99 s (inst/bench/README.md, eleventh round)
-    if (length(box) >= free_first) {
-      res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, box[pattern[box] | box == k], k, dir,
-                            need, pattern, cost, v, cap, solver, time_limit)
+    res <- box_lp(box[!(box %in% blocked)])
+    if (!is.null(res)) return(res)
+    # then the box grown by one level in one dimension at a time (wider_boxes()),
+    # the smallest first, a large one on its suppressed cells alone: on the
+    # Adult 4-D table's repair, 11 of 21 sampled cells whose box had no
+    # solution had one there (total cost 10), where the relation
+    # neighbourhoods' first solution cost 27,994 (inst/bench/README.md,
+    # twelfth round)
+    for (wide in if (is.null(wider)) list() else wider()) {
+      wide <- wide[!(wide %in% blocked)]
+      res <- box_lp(wide, whole = length(wide) < free_first)
       if (!is.null(res)) return(res)
     }
-    res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, box, k, dir, need, pattern, cost, v,
-                          cap, solver, time_limit)
-    if (!is.null(res) || !fallback) return(res)
+    if (!fallback) return(NULL)
     # the relation neighbourhoods then, uncut, and the first that has a
     # solution is taken (keeping the cheapest of up to four relations cost
     # minutes on the Adult age x education x race table: the wider ones
@@ -442,17 +457,32 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
 # put). de Wolf's HiTaS and tau-argus's hypercubes work on such sub-tables.
 sibling_box <- function(table, k) subtree_box(table, k)
 
+# The sibling box of cell k grown by one level in one dimension (that
+# dimension's grandparent code, the parent in the others), one box per
+# dimension where k's parent code is not the total, the smallest first: a
+# cycle through a neighbouring group's small cells closes there where the
+# sibling box holds none.
+wider_boxes <- function(table, k) {
+  d <- length(table$dims)
+  base <- length(sibling_box(table, k))
+  boxes <- lapply(seq_len(d), function(j) subtree_box(table, k, up = replace(rep(1L, d), j, 2L)))
+  boxes <- boxes[lengths(boxes) > base]
+  boxes[order(lengths(boxes))]
+}
+
 # The cells whose code in every dimension lies in the subtree of the
 # ancestor `up` levels above cell k's code (the parent by default; the
-# total where the code has fewer ancestors), by the table's numbering (cell
-# = 1 + sum (code - 1) * stride), in increasing order.
+# total where the code has fewer ancestors; one `up` per dimension or one
+# for all), by the table's numbering (cell = 1 + sum (code - 1) * stride),
+# in increasing order.
 subtree_box <- function(table, k, up = 1L) {
   stride <- cumprod(c(1, vapply(table$nodes, nrow, integer(1))))[seq_along(table$dims)]
+  up <- rep_len(up, length(table$dims))
   cells <- 1
   for (j in seq_along(table$dims)) {
     nd <- table$nodes[[j]]
     top <- table$index[k, j]
-    for (u in seq_len(up)) if (!is.na(nd$parent[[top]])) top <- nd$parent[[top]]
+    for (u in seq_len(up[[j]])) if (!is.na(nd$parent[[top]])) top <- nd$parent[[top]]
     cells <- as.vector(outer(cells, (node_subtree(nd$parent, top) - 1) * stride[[j]], `+`))
   }
   sort(as.integer(cells))

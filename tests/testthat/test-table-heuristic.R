@@ -271,6 +271,60 @@ test_that("three dimensions: a large box's suppressed cells first give a free wi
   expect_gt(box_found, 0L)
 })
 
+test_that("three dimensions: the wider boxes are tried in order, a large one on its suppressed cells (lpSolve)", {
+  skip_without_solver()
+  skip_if_not_installed("lpSolve")
+  found <- c(full = 0L, free = 0L, none = 0L, beyond = 0L)
+  for (seed in 41:46) {
+    case <- heuristic_3d_case(seed)
+    if (is.null(case)) next
+    # tab, req, mem, ctx, costs
+    list2env(case, environment())
+    n <- length(tab$count)
+    pattern <- suppress_table(tab, cell_threshold(3), method = "heuristic",
+                              control = table_control(cleanup = FALSE))$suppressed
+    # whether some table the intruder cannot exclude moves k by `need` with
+    # only `cells` free (the rest at their values), by lpSolve
+    reaches <- function(cells, k, dir, need) {
+      iv <- bf_lp(mem, tab$count, !(seq_len(n) %in% cells), k)
+      if (dir == "up") isTRUE(iv[, "high"] >= tab$count[[k]] + need - 1e-7)
+      else isTRUE(iv[, "low"] <= tab$count[[k]] - need + 1e-7)
+    }
+    for (k in which(req$sensitive)) for (dir in c("up", "down")) {
+      need <- if (dir == "up") req$upper[[k]] else req$lower[[k]]
+      if (need <= 0) next
+      # k's own box of one cell has no cycle; then its sibling box, then the whole table
+      wide <- list(sibling_box(tab, k), seq_len(n))
+      move <- function(free_first)
+        incremental_move(ctx$csr, ctx$rel_cell, ctx$rel_coef, ctx$rel_id, k, dir, need, pattern,
+                         costs$cost, ctx$v, ctx$cap, pick_solver(NULL), 60, box = k,
+                         fallback = FALSE, free_first = free_first, wider = function() wide)
+      for (large in c(FALSE, TRUE)) {
+        # small boxes: their own LP; large ones (free_first 1): their suppressed cells alone
+        tried <- if (large) lapply(wide, function(b) b[pattern[b] | b == k]) else wide
+        first <- Position(function(b) reaches(b, k, dir, need), tried)
+        got <- move(if (large) 1L else .Machine$integer.max)
+        if (is.na(first)) {
+          expect_null(got)
+          found[["none"]] <- found[["none"]] + 1L
+          next
+        }
+        expect_false(is.null(got))
+        moved <- got$cells[abs(got$z) > 1e-9]
+        expect_true(all(moved %in% tried[[first]]))
+        if (large) expect_true(all(moved %in% which(pattern)))
+        after <- pattern
+        after[moved] <- TRUE
+        expect_witness_table(mem, tab$count, after, got$cells, got$z, k, need)
+        found[[if (large) "free" else "full"]] <- found[[if (large) "free" else "full"]] + 1L
+        if (first > 1L) found[["beyond"]] <- found[["beyond"]] + 1L
+      }
+    }
+  }
+  # some directions have no solution in the sibling box and one in the whole table
+  expect_true(all(found[c("full", "free", "beyond")] > 3L))
+})
+
 test_that("three dimensions: the clean-up's sub-table witnesses are valid and its pattern protected (lpSolve)", {
   skip_without_solver()
   skip_if_not_installed("lpSolve")

@@ -66,6 +66,37 @@ test_that("the subtree box is the cells below the parent of each code (every cel
   }
 })
 
+test_that("the wider boxes grow the subtree box by one level in one dimension (every cell checked)", {
+  tab <- hitas_table(3)$tab
+  d <- length(tab$dims)
+  # the cells whose code in dimension j lies below the ancestor ups[[j]] levels above k's code
+  below <- function(k, ups) which(vapply(seq_along(tab$count), function(cell) all(vapply(seq_len(d), function(j) {
+    nd <- tab$nodes[[j]]
+    top <- tab$index[k, j]
+    for (u in seq_len(ups[[j]])) if (!is.na(nd$parent[[top]])) top <- nd$parent[[top]]
+    node <- tab$index[cell, j]
+    while (node != top && !is.na(nd$parent[[node]])) node <- nd$parent[[node]]
+    node == top
+  }, TRUE)), TRUE))
+  grew <- 0L
+  for (k in c(1L, 7L, 40L, 93L, length(tab$count))) {
+    base <- below(k, rep(1L, d))
+    want <- lapply(seq_len(d), function(j) below(k, replace(rep(1L, d), j, 2L)))
+    want <- want[lengths(want) > length(base)]
+    got <- wider_boxes(tab, k)
+    expect_length(got, length(want))
+    expect_false(is.unsorted(lengths(got)))
+    # each box is one of the grown ones, and each grown one is there
+    key <- function(b) paste(b, collapse = ",")
+    expect_setequal(vapply(got, key, ""), vapply(want, key, ""))
+    expect_true(all(vapply(got, function(b) all(base %in% b), TRUE)))
+    grew <- grew + length(got)
+  }
+  expect_gt(grew, 3L)
+  # the total's box is the whole table: nothing wider
+  expect_length(wider_boxes(tab, 1L), 0L)
+})
+
 test_that("HiTaS patterns protect every sensitive cell (lpSolve), by either cost", {
   skip_without_solver()
   skip_if_not_installed("lpSolve")
