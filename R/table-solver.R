@@ -150,10 +150,14 @@ solve_glpk <- function(p, time_limit) {
   if (!mip && identical(res$status, 1L)) res <- call(utils::modifyList(control, list(presolve = FALSE)))
   elapsed <- proc.time()[["elapsed"]] - started
   code <- res$status
+  # GLPK's 4 (no feasible solution) is a proof; its 3 (the basis it stopped
+  # at is infeasible) is also what a run stopped by the time limit in its
+  # first phase reports, so it is the time limit when that was reached
   status <- if (identical(code, 5L)) "optimal"
             else if (identical(code, 6L)) "unbounded"
-            else if (code %in% c(3L, 4L)) "infeasible"
+            else if (identical(code, 4L)) "infeasible"
             else if (is.finite(time_limit) && elapsed >= 0.95 * time_limit) "time_limit"
+            else if (identical(code, 3L)) "infeasible"
             else if (mip && identical(code, 1L)) "infeasible"
             else "error"
   list(status = status, objval = res$optimum, x = res$solution,

@@ -155,6 +155,7 @@ model_cap <- function(req) 2 * max(req$value) + max(req$upper) + 1
 
 optimal_suppression <- function(table, req, costs, solver, control) {
   started <- proc.time()[["elapsed"]]
+  deadline <- started + control$time_limit
   n <- length(req$value)
   cap <- model_cap(req)
   cuts <- initial_cuts(table, req, cap)
@@ -164,7 +165,12 @@ optimal_suppression <- function(table, req, costs, solver, control) {
     left <- control$time_limit - (proc.time()[["elapsed"]] - started)
     if (left <= 0) solver_time_out(control, pattern)
     pattern <- solve_master(n, costs$cost, req$sensitive, cuts, solver, left, pattern)
-    found <- violated_cuts(table, req, pattern, sens, cap, solver, left)
+    # the intruder's LPs of a round share what is left of the time limit
+    # (thousands of LPs of seconds each on a table of 1e5 cells: without
+    # the deadline the Adult 3-D table's first round ran past 13 minutes
+    # under a limit of 300 s)
+    found <- tryCatch(violated_cuts(table, req, pattern, sens, cap, solver, left, deadline),
+                      epimask_error_time_limit = function(e) solver_time_out(control, pattern))
     if (!length(found)) return(list(suppressed = pattern, optimal = TRUE, rounds = round))
     cuts <- c(cuts, found)
   }
@@ -242,11 +248,11 @@ solve_master <- function(n, cost, fixed, cuts, solver, time_limit, previous) {
 
 # The cuts a pattern violates: for every sensitive cell whose interval (cells
 # bounded by `cap`) does not reach its protection, the Benders cut of its LP.
-violated_cuts <- function(table, req, pattern, sens, cap, solver, time_limit) {
+violated_cuts <- function(table, req, pattern, sens, cap, solver, time_limit, deadline = Inf) {
   v <- req$value
   lo <- ifelse(pattern, 0, v)
   hi <- ifelse(pattern, cap, v)
-  iv <- intruder_intervals(table, lo, hi, sens, solver, time_limit, cuts = TRUE)
+  iv <- intruder_intervals(table, lo, hi, sens, solver, time_limit, cuts = TRUE, deadline = deadline)
   out <- list()
   for (t in seq_along(sens)) {
     k <- sens[[t]]

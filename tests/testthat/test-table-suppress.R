@@ -158,6 +158,32 @@ test_that("a failing or timed-out solver: the heuristic with a classed warning, 
                class = "epimask_error_solver")
 })
 
+test_that("the optimal search's intruder LPs share its time limit: past it, the heuristic", {
+  skip_without_solver()
+  tab <- table_counts(sdc_counts, c("region", "gender"), freq = "n")
+  seen <- new.env()
+  orig <- intruder_intervals
+  # the cuts' LPs (cuts = TRUE) find the deadline passed; the audits run as they are
+  local_mocked_bindings(intruder_intervals = function(..., cuts = FALSE, deadline = Inf) {
+    if (cuts) {
+      seen$deadline <- deadline
+      audit_time_out()
+    }
+    orig(..., cuts = cuts, deadline = deadline)
+  })
+  before <- proc.time()[["elapsed"]]
+  expect_warning(prot <- suppress_table(tab, cell_threshold(3), control = table_control(time_limit = 50)),
+                 "time limit of 50", class = "epimask_warning_solver")
+  after <- proc.time()[["elapsed"]]
+  # the deadline is the search's start plus its limit, not each LP's own limit
+  expect_true(seen$deadline >= before + 50 && seen$deadline <= after + 50)
+  expect_false(prot$optimal)
+  expect_true(all(prot$audit$protected[prot$audit$status == "primary"]))
+  expect_error(suppress_table(tab, cell_threshold(3),
+                              control = table_control(time_limit = 50, on_failure = "error")),
+               class = "epimask_error_time_limit")
+})
+
 test_that("a solver that is missing is a classed error saying what to install", {
   tab <- table_counts(sdc_counts, c("region", "gender"), freq = "n")
   local_mocked_bindings(solver_installed = function(s) FALSE)
@@ -235,6 +261,21 @@ test_that("GLPK's bounds built in one pass equal Rglpk's own, and the LP lpSolve
   bad <- p
   bad$lower[[3]] <- 5
   expect_identical(solve_program(bad, "glpk")$status, "error")
+})
+
+test_that("GLPK stopped by its time limit is a time limit, not an infeasible LP", {
+  skip_if_not_installed("Rglpk")
+  # a feasible transportation problem of 150 x 150 routes (supplies equal demands)
+  m <- 150L
+  set.seed(7)
+  supply <- rep(10, m)
+  i <- c(rep(seq_len(m), each = m), m + rep(seq_len(m), times = m))
+  j <- c(seq_len(m * m), seq_len(m * m))
+  p <- new_program(stats::runif(m * m), i, j, rep(1, 2L * m * m), 2L * m, rep("==", 2L * m),
+                   c(supply, supply), lower = numeric(m * m), upper = rep(Inf, m * m))
+  stopped <- solve_program(p, "glpk", time_limit = 1e-3)
+  expect_identical(stopped$status, "time_limit")
+  expect_identical(solve_program(p, "glpk")$status, "optimal")
 })
 
 test_that("GLPK and HiGHS (warm-started) give the same intervals", {
