@@ -81,7 +81,7 @@ table_control <- function(solver = NULL, time_limit = 300, on_failure = c("heuri
 #' @export
 format.table_control <- function(x, ...) {
   sprintf("<table_control> solver %s, time limit %s s, on failure: %s, at most %d rounds",
-          x$solver %||% "auto", format_num(x$time_limit), x$on_failure, x$max_rounds)
+          x$solver %||% "auto", format_num(x$time_limit, integers = TRUE), x$on_failure, x$max_rounds)
 }
 
 #' @export

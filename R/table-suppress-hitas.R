@@ -60,7 +60,9 @@ hitas_greedy <- function(table, req, costs, solver, control, started, start = NU
       for (t in order_t) {
         for (dir in c("up", "down")) {
           if (done[[dir]][[t]]) next
-          check_heuristic_time(control, started)
+          check_heuristic_time(control, started,
+                               search_progress("the sub-table pass", s - 1L, length(subs$parents),
+                                               "sub-tables"))
           need <- if (dir == "up") need_up[[t]] else need_down[[t]]
           movable <- !processed[cells] | pattern[cells]
           w <- ifelse(pattern[cells], 0, costs$cost[cells])
@@ -190,7 +192,7 @@ hitas_repair <- function(table, req, costs, solver, control, pattern, started, p
     previous <- audit
     bad <- unproved(audit)
     if (!length(bad)) break
-    check_heuristic_time(control, started)
+    check_heuristic_time(control, started, sprintf("in repair round %d (the sub-table pass done)", pass))
     res <- heuristic_suppression(table, req, costs, solver, control, start = pattern, only = bad,
                                  cleanup = FALSE, started = started)
     rounds <- rounds + res$rounds
@@ -205,14 +207,22 @@ hitas_repair <- function(table, req, costs, solver, control, pattern, started, p
   list(pattern = pattern, rounds = rounds, cells = repaired, audit = audit)
 }
 
-# The heuristic's time limit (table_control(time_limit = )), over its whole search.
-check_heuristic_time <- function(control, started) {
+# The heuristic's time limit (table_control(time_limit = )), over its whole
+# search; `where` says how far the search got, so that the custodian can
+# judge how much more time it needs.
+check_heuristic_time <- function(control, started, where = NULL) {
   if (proc.time()[["elapsed"]] - started > control$time_limit)
     epimask_abort(sprintf(paste0("The heuristic secondary suppression exceeded the time limit of ",
-                                 "%s s (table_control(time_limit = ))."), format_num(control$time_limit)),
+                                 "%s s (table_control(time_limit = ))%s."), format_num(control$time_limit, integers = TRUE),
+                          if (is.null(where)) "" else paste0(" ", where)),
                   c("epimask_error_time_limit", "epimask_error_solver", "epimask_error_value"),
                   arg = "control")
 }
+
+# How far a search got, for check_heuristic_time(): "in <stage>, <done> of <total> <what> done".
+search_progress <- function(stage, done, total, what)
+  sprintf("in %s, %s of %s %s done", stage, format_num(done, integers = TRUE),
+          format_num(total, integers = TRUE), what)
 
 # The sub-tables of a table: one parent code per dimension (a code with
 # children), in HiTaS's order (the sum of the parents' depths, then the

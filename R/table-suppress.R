@@ -186,7 +186,7 @@ solver_time_out <- function(control, pattern) {
   err <- structure(class = c("epimask_error_time_limit", "epimask_error_solver",
                              "epimask_error_value", "epimask_error", "error", "condition"),
                    list(message = sprintf("it exceeded the time limit of %s s (table_control(time_limit = ))",
-                                          format_num(control$time_limit)),
+                                          format_num(control$time_limit, integers = TRUE)),
                         call = NULL, arg = "control", pattern = pattern))
   stop(err)
 }
@@ -315,13 +315,15 @@ heuristic_suppression <- function(table, req, costs, solver, control, start = NU
   done <- list(up = req$upper <= 0, down = req$lower <= 0)
   rounds <- 0L
   many <- length(table$dims) >= 3L
-  for (k in sens) {
+  stage <- if (is.null(only)) "the search" else "the repair of the cells the audit did not prove"
+  for (a in seq_along(sens)) {
+    k <- sens[[a]]
     box <- NULL
     for (dir in c("up", "down")) {
       if (done[[dir]][[k]]) next
       if (many && is.null(box)) box <- sibling_box(table, k)
       need <- if (dir == "up") req$upper[[k]] else req$lower[[k]]
-      check_heuristic_time(control, started)
+      check_heuristic_time(control, started, search_progress(stage, a - 1L, length(sens), "cells"))
       rounds <- rounds + 1L
       move <- incremental_move(csr, rel_cell, rel_coef, rel_id, k, dir, need, pattern, costs$cost,
                                v, cap, solver, control$time_limit,

@@ -196,6 +196,17 @@ test_that("an audit past its deadline is a classed time-limit error, never a ver
   expect_error(hitas_repair(tab, req, costs, pick_solver(NULL), ctl, greedy$pattern,
                             started = proc.time()[["elapsed"]] - 10),
                class = "epimask_error_time_limit")
+  # the error says how far the search got
+  n_subs <- length(hitas_subtables(tab)$parents)
+  expect_error(hitas_greedy(tab, req, costs, pick_solver(NULL), ctl, proc.time()[["elapsed"]] - 10),
+               sprintf("in the sub-table pass, [0-9]+ of %d sub-tables done", n_subs),
+               class = "epimask_error_time_limit")
+  open <- which(req$sensitive)
+  expect_error(heuristic_suppression(tab, req, costs, pick_solver(NULL), ctl, start = greedy$pattern,
+                                     only = open, cleanup = FALSE,
+                                     started = proc.time()[["elapsed"]] - 10),
+               sprintf("the repair of the cells the audit did not prove, 0 of %d cells done", length(open)),
+               class = "epimask_error_time_limit")
 })
 
 # A table with at least 8 sensitive cells (counts 1-3), its heuristic

@@ -173,7 +173,7 @@ test_that("the optimal search's intruder LPs share its time limit: past it, the 
   })
   before <- proc.time()[["elapsed"]]
   expect_warning(prot <- suppress_table(tab, cell_threshold(3), control = table_control(time_limit = 50)),
-                 "time limit of 50", class = "epimask_warning_solver")
+                 "time limit of 50 s", class = "epimask_warning_solver")
   after <- proc.time()[["elapsed"]]
   # the deadline is the search's start plus its limit, not each LP's own limit
   expect_true(seen$deadline >= before + 50 && seen$deadline <= after + 50)
