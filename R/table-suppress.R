@@ -41,6 +41,16 @@
 #' table (measured on a 2-D table of 16,986 cells: 1 % fewer secondary
 #' suppressions in 18 times the time; see the methods vignette).
 #'
+#' The optimal search proves tables of a few hundred cells and small
+#' two-dimensional ones; on a table of thousands of cells it seldom ends
+#' within the time limit, and `method = "heuristic"` saves that time. On
+#' tables of about 1e5 cells (measured on a 2-core machine with HiGHS
+#' installed; inst/bench/README.md) the heuristic took 45 s on Adult age x
+#' education x native-country (82,908 cells) and 22 minutes on Adult age x
+#' occupation x education x sex (88,830 cells, 16,496 sensitive): give such
+#' a table `table_control(time_limit = )` to match. Past the limit the error
+#' says how far the search got.
+#'
 #' Every pattern is audited (the intruder's LPs of [audit_table()], bounds 0
 #' and infinity, with `exact = FALSE`: an LP is skipped when a table found by
 #' another LP already proves that direction) before it is returned. A sensitive cell that could not be protected (it
