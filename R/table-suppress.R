@@ -406,12 +406,12 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
   # so it costs nothing, the box's optimum; and it is a third of the box's
   # LP: on the Adult 4-D table, where the repair's boxes of the top cells
   # are the whole table, 4-8 s against 60-99 s (inst/bench/README.md,
-  # eleventh round). `whole = FALSE`: the suppressed cells alone.
-  box_lp <- function(box, whole = TRUE) {
-    if (length(box) >= free_first || !whole) {
+  # eleventh round). `free_only`: the suppressed cells alone, not the box after them.
+  box_lp <- function(box, free_only = FALSE) {
+    if (free_only || length(box) >= free_first) {
       res <- incremental_lp(rel_cell, rel_coef, rel_id, csr, box[pattern[box] | box == k], k, dir,
                             need, pattern, cost, v, cap, solver, time_limit)
-      if (!is.null(res) || !whole) return(res)
+      if (!is.null(res) || free_only) return(res)
     }
     incremental_lp(rel_cell, rel_coef, rel_id, csr, box, k, dir, need, pattern, cost, v, cap,
                    solver, time_limit)
@@ -430,7 +430,7 @@ incremental_move <- function(csr, rel_cell, rel_coef, rel_id, k, dir, need, patt
     # twelfth round)
     for (wide in if (is.null(wider)) list() else wider()) {
       wide <- wide[!(wide %in% blocked)]
-      res <- box_lp(wide, whole = length(wide) < free_first)
+      res <- box_lp(wide, free_only = length(wide) >= free_first)
       if (!is.null(res)) return(res)
     }
     if (!fallback) return(NULL)
